@@ -1,0 +1,136 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { connect, type Sql } from "../db/client";
+import { createTestDb, type TestDb } from "../db/test-db";
+import { claim } from "./claim";
+import { auditJob, getJob, newJob, operator, rejectionsOf, runJob, seedTenants, supervisor, worker } from "./test-helpers";
+import { transition } from "./transition";
+import type { TransitionResult } from "./types";
+
+// Each contender gets its own connection pool, so the races are real
+// concurrent transactions on separate PostgreSQL backends.
+let t: TestDb;
+let a: Sql;
+let b: Sql;
+beforeAll(async () => {
+  t = await createTestDb();
+  await seedTenants(t.sql);
+  a = connect(t.url, { max: 1 });
+  b = connect(t.url, { max: 1 });
+});
+afterAll(async () => {
+  await a.end();
+  await b.end();
+  await t.close();
+});
+
+const ROUNDS = 25;
+const outcome = (r: TransitionResult) => (r.ok ? "applied" : r.kind);
+
+describe("the races of seed 000: exactly one wins, the loser learns the current state", () => {
+  it("a late worker's finish racing the supervisor's reclaim", async () => {
+    for (let i = 0; i < ROUNDS; i++) {
+      const job = await runJob(t.sql, await newJob(t.sql));
+      const expected = { state: job.state, version: job.stateVersion };
+      const [fin, rec] = await Promise.all([
+        transition(a, { jobId: job.id, event: "finish", actor: worker(), attempt: 1, expected }),
+        transition(b, { jobId: job.id, event: "reclaim", actor: supervisor, expected, staleBefore: new Date(Date.now() + 60_000) }),
+      ]);
+      expect([outcome(fin), outcome(rec)].sort()).toEqual(["applied", "conflict"]);
+      const loser = fin.ok ? rec : fin;
+      const row = await getJob(t.sql, job.id);
+      expect(loser.ok ? null : loser.current?.state).toBe(row.state);
+      expect(row.state).toBe(fin.ok ? "succeeded" : "queued");
+      expect(await auditJob(t.sql, job.id)).toEqual([]);
+    }
+  });
+
+  it("a tenant's cancel racing the worker's finish", async () => {
+    for (let i = 0; i < ROUNDS; i++) {
+      const job = await runJob(t.sql, await newJob(t.sql));
+      const expected = { state: job.state, version: job.stateVersion };
+      const [cancel, fin] = await Promise.all([
+        transition(a, { jobId: job.id, event: "cancel", actor: { kind: "tenant", id: "acme-user" }, expected }),
+        transition(b, { jobId: job.id, event: "finish", actor: worker(), attempt: 1, expected }),
+      ]);
+      expect([outcome(cancel), outcome(fin)].sort()).toEqual(["applied", "conflict"]);
+      const row = await getJob(t.sql, job.id);
+      expect(row.state).toBe(cancel.ok ? "cancelling" : "succeeded");
+      const loser = cancel.ok ? fin : cancel;
+      expect(loser.ok ? null : loser.current?.state).toBe(row.state);
+    }
+  });
+
+  it("two claimers on one job: one claims attempt 1, the other gets nothing", async () => {
+    for (let i = 0; i < ROUNDS; i++) {
+      const job = await newJob(t.sql);
+      const [x, y] = await Promise.all([
+        claim(a, { workerId: "w-a", queues: [job.queue], limit: 1 }),
+        claim(b, { workerId: "w-b", queues: [job.queue], limit: 1 }),
+      ]);
+      expect(x.length + y.length).toBe(1);
+      const row = await getJob(t.sql, job.id);
+      expect(row).toMatchObject({ state: "claimed", attempt: 1, leaseOwner: x.length ? "w-a" : "w-b" });
+      expect(await auditJob(t.sql, job.id)).toEqual([]);
+    }
+  });
+
+  it("a blocked writer re-checks the guard after the winner commits (EvalPlanQual), not before", async () => {
+    const job = await runJob(t.sql, await newJob(t.sql));
+    const expected = { state: job.state, version: job.stateVersion };
+    // Hold the row locked in an open transaction, as a slow winner would.
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const winner = a.begin(async (tx) => {
+      await tx`SELECT set_config('jobscope.write_path', 'on', true)`;
+      await tx`UPDATE jobs SET state = 'paused', state_version = state_version + 1 WHERE id = ${job.id}`;
+      await held;
+    });
+    await new Promise((r) => setTimeout(r, 100));
+    const late = transition(b, { jobId: job.id, event: "finish", actor: worker(), attempt: 1, expected });
+    await new Promise((r) => setTimeout(r, 100));
+    release();
+    await winner;
+    expect(await late).toMatchObject({ ok: false, kind: "conflict", current: { state: "paused" } });
+  });
+});
+
+describe("seed 001: the stale worker", () => {
+  it("both read version 7, the reclaim lands first, the late finish changes nothing", async () => {
+    const job = await newJob(t.sql);
+    await runJob(t.sql, job, "w-14");
+    await transition(t.sql, { jobId: job.id, event: "reclaim", actor: supervisor, staleBefore: new Date(Date.now() + 1000) });
+    await runJob(t.sql, job, "w-14");
+    await transition(t.sql, { jobId: job.id, event: "pause", actor: operator });
+    await transition(t.sql, { jobId: job.id, event: "resume", actor: operator });
+    const seenByWorker = await getJob(a, job.id);
+    const seenBySupervisor = await getJob(b, job.id);
+    expect([seenByWorker.stateVersion, seenBySupervisor.stateVersion]).toEqual([7, 7]);
+
+    const rec = await transition(b, { jobId: job.id, event: "reclaim", actor: supervisor, expected: { state: "running", version: 7 }, staleBefore: new Date(Date.now() + 1000) });
+    expect(rec).toMatchObject({ ok: true, job: { state: "queued", stateVersion: 8 } });
+    const before = await getJob(t.sql, job.id);
+    const fin = await transition(a, { jobId: job.id, event: "finish", actor: worker("w-14"), attempt: 2, expected: { state: "running", version: 7 }, result: { zombie: true } });
+    expect(fin).toMatchObject({ ok: false, kind: "conflict", current: { state: "queued", stateVersion: 8, movedBy: { actorKind: "supervisor", event: "reclaim" } } });
+    expect(await getJob(t.sql, job.id)).toEqual(before);
+    const runs = await t.sql`SELECT attempt, outcome, result FROM job_runs WHERE job_id = ${job.id} ORDER BY attempt`;
+    expect(runs).toEqual([
+      { attempt: 1, outcome: "lease_expired", result: null },
+      { attempt: 2, outcome: "lease_expired", result: null },
+    ]);
+    expect((await rejectionsOf(t.sql, job.id)).map((r) => [r.kind, r.event, r.actorId])).toEqual([["conflict", "finish", "w-14"]]);
+  });
+});
+
+describe("drift", () => {
+  it("is reported when the version matches but the state does not, and is recorded", async () => {
+    const job = await runJob(t.sql, await newJob(t.sql));
+    // An incident-time manual UPDATE that bypasses the write-path trigger.
+    await t.sql.begin(async (tx) => {
+      await tx`SET LOCAL session_replication_role = replica`;
+      await tx`UPDATE jobs SET state = 'paused' WHERE id = ${job.id}`;
+    });
+    const r = await transition(t.sql, { jobId: job.id, event: "pause", actor: operator, expected: { state: "running", version: job.stateVersion } });
+    expect(r).toMatchObject({ ok: false, kind: "drift", current: { state: "paused", stateVersion: job.stateVersion } });
+    expect((await rejectionsOf(t.sql, job.id)).map((x) => x.kind)).toEqual(["drift"]);
+  });
+});

@@ -1,0 +1,89 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { connect, type Sql } from "../db/client";
+import { createTestDb, type TestDb } from "../db/test-db";
+import { auditJob, getJob, newJob, rejectionsOf, runJob, seedTenants, worker } from "../jobs/test-helpers";
+import { transition } from "../jobs/transition";
+import { createSupervisor } from "./supervisor";
+
+let t: TestDb;
+let other: Sql;
+beforeAll(async () => {
+  t = await createTestDb();
+  await seedTenants(t.sql);
+  other = connect(t.url, { max: 2 });
+});
+afterAll(async () => {
+  await other.end();
+  await t.close();
+});
+
+/** Age a job's heartbeat, as a worker that stopped beating would. */
+const ageHeartbeat = (id: string, ms: number) =>
+  t.sql`UPDATE jobs SET heartbeat_at = now() - ${ms} * interval '1 millisecond' WHERE id = ${id}`;
+
+describe("supervisor", () => {
+  it("reclaims a stale running job with attempts left, closing its run as lease_expired", async () => {
+    const job = await runJob(t.sql, await newJob(t.sql, { maxAttempts: 3 }));
+    await ageHeartbeat(job.id, 60_000);
+    const sup = createSupervisor({ sql: t.sql, id: "sup-a", staleAfterMs: 10_000 });
+    const report = await sup.tick();
+    expect(report.reclaimed).toBeGreaterThanOrEqual(1);
+    expect(await getJob(t.sql, job.id)).toMatchObject({ state: "queued", attempt: 1, leaseOwner: null });
+    const [run] = await t.sql`SELECT outcome, error_class FROM job_runs WHERE job_id = ${job.id}`;
+    expect(run).toEqual({ outcome: "lease_expired", errorClass: "LeaseExpired" });
+  });
+
+  it("abandons instead when the last attempt went stale", async () => {
+    const job = await runJob(t.sql, await newJob(t.sql, { maxAttempts: 1 }));
+    await ageHeartbeat(job.id, 60_000);
+    await createSupervisor({ sql: t.sql, staleAfterMs: 10_000 }).tick();
+    expect(await getJob(t.sql, job.id)).toMatchObject({ state: "dead", attempt: 1 });
+    expect(await auditJob(t.sql, job.id)).toEqual([]);
+  });
+
+  it("never reclaims a job that keeps beating, however long it runs", async () => {
+    const job = await runJob(t.sql, await newJob(t.sql));
+    await t.sql`UPDATE job_runs SET started_at = now() - interval '5 hours' WHERE job_id = ${job.id}`;
+    await createSupervisor({ sql: t.sql, staleAfterMs: 10_000 }).tick();
+    expect((await getJob(t.sql, job.id)).state).toBe("running");
+  });
+
+  it("turns a stale cancelling job into cancelled, never back into queued", async () => {
+    const job = await runJob(t.sql, await newJob(t.sql));
+    await transition(t.sql, { jobId: job.id, event: "cancel", actor: { kind: "tenant", id: "acme-user" } });
+    await ageHeartbeat(job.id, 60_000);
+    await createSupervisor({ sql: t.sql, staleAfterMs: 10_000 }).tick();
+    expect((await getJob(t.sql, job.id)).state).toBe("cancelled");
+  });
+
+  it("promotes due retries and leaves future ones waiting", async () => {
+    const due = await runJob(t.sql, await newJob(t.sql));
+    const future = await runJob(t.sql, await newJob(t.sql));
+    const err = { class: "UpstreamTimeout", message: "timed out" };
+    await transition(t.sql, { jobId: due.id, event: "fail", actor: worker(), attempt: 1, retryAt: new Date(Date.now() - 1000), error: err });
+    await transition(t.sql, { jobId: future.id, event: "fail", actor: worker(), attempt: 1, retryAt: new Date(Date.now() + 3_600_000), error: err });
+    await createSupervisor({ sql: t.sql }).tick();
+    expect((await getJob(t.sql, due.id)).state).toBe("queued");
+    expect((await getJob(t.sql, future.id)).state).toBe("retry_wait");
+  });
+
+  it("two supervisors at once reclaim each job once; the duplicate attempts show up as rejections", async () => {
+    const jobs = [];
+    for (let i = 0; i < 20; i++) jobs.push(await runJob(t.sql, await newJob(t.sql)));
+    for (const j of jobs) await ageHeartbeat(j.id, 60_000);
+    const a = createSupervisor({ sql: t.sql, id: "sup-a", staleAfterMs: 10_000 });
+    const b = createSupervisor({ sql: other, id: "sup-b", staleAfterMs: 10_000 });
+    const [ra, rb] = await Promise.all([a.tick(), b.tick()]);
+    for (const j of jobs) {
+      expect(await getJob(t.sql, j.id)).toMatchObject({ state: "queued", stateVersion: 3 });
+      const [{ n } = { n: -1 }] = await t.sql<{ n: number }[]>`
+        SELECT count(*)::int AS n FROM job_events WHERE job_id = ${j.id} AND event = 'reclaim'`;
+      expect(n).toBe(1);
+      expect(await auditJob(t.sql, j.id)).toEqual([]);
+    }
+    const duplicates = (await Promise.all(jobs.map((j) => rejectionsOf(t.sql, j.id)))).flat();
+    expect(duplicates.every((r) => r.kind === "conflict" && r.event === "reclaim")).toBe(true);
+    expect(ra.reclaimed + rb.reclaimed).toBe(jobs.length);
+    expect(duplicates.length).toBe(ra.refused + rb.refused);
+  });
+});

@@ -1,0 +1,101 @@
+import { canApply, findTransition } from "../fsm/machine";
+import { HEARTBEAT_STATES, type JobEvent, type JobState } from "../fsm/table";
+import type { Sql } from "../db/client";
+import { transition } from "../jobs/transition";
+import type { Actor } from "../jobs/types";
+
+/** What the supervisor may do to a job whose heartbeat went stale, in order of preference. */
+const RECOVERY: readonly JobEvent[] = ["reclaim", "abandon"];
+const PROMOTE = findTransition("retry_wait", "retry");
+if (!PROMOTE?.actors.includes("supervisor" as never)) throw new Error("the table lets no supervisor retry a retry_wait job");
+
+export type SupervisorOptions = {
+  sql: Sql;
+  id?: string;
+  /** A lease whose heartbeat is older than this is presumed dead. A few heartbeat intervals. */
+  staleAfterMs?: number;
+  intervalMs?: number;
+  batch?: number;
+  log?: (line: string) => void;
+};
+
+export type TickReport = { reclaimed: number; abandoned: number; promoted: number; refused: number };
+
+type Candidate = { id: string; state: JobState; stateVersion: number; attempt: number; maxAttempts: number };
+
+export function createSupervisor(opts: SupervisorOptions) {
+  const sql = opts.sql;
+  const actor: Actor = { kind: "supervisor", id: opts.id ?? `sup-${process.pid}` };
+  const staleAfterMs = opts.staleAfterMs ?? 10_000;
+  const batch = opts.batch ?? 200;
+  const log = opts.log ?? (() => {});
+  let timer: NodeJS.Timeout | null = null;
+  let running: Promise<unknown> = Promise.resolve();
+
+  /** Reclaim (or, on the last attempt, abandon) every job whose lease went stale. */
+  async function recoverStale(report: TickReport) {
+    // The database's clock decides staleness, the same clock heartbeats write.
+    const [{ cutoff } = { cutoff: new Date(0) }] = await sql<{ cutoff: Date }[]>`
+      SELECT now() - ${staleAfterMs} * interval '1 millisecond' AS cutoff`;
+    const stale = await sql<Candidate[]>`
+      SELECT id, state, state_version, attempt, max_attempts FROM jobs
+       WHERE state IN ${sql(HEARTBEAT_STATES)} AND heartbeat_at < ${cutoff}
+       ORDER BY heartbeat_at LIMIT ${batch}`;
+    for (const job of stale) {
+      const event = RECOVERY.find((e) => canApply(job, e, actor.kind));
+      if (!event) continue;
+      const r = await transition(sql, {
+        jobId: job.id,
+        event,
+        actor,
+        expected: { state: job.state, version: job.stateVersion },
+        staleBefore: cutoff,
+        error: { class: "LeaseExpired", message: `no heartbeat for more than ${staleAfterMs} ms` },
+      });
+      if (!r.ok) report.refused++;
+      else if (event === "reclaim") report.reclaimed++;
+      else report.abandoned++;
+      if (r.ok) log(`${event} ${job.id} (attempt ${job.attempt}, was ${job.state})`);
+    }
+  }
+
+  /** Move retry_wait jobs whose backoff has passed back to queued. */
+  async function promoteDue(report: TickReport) {
+    const due = await sql<Candidate[]>`
+      SELECT id, state, state_version, attempt, max_attempts FROM jobs
+       WHERE state = 'retry_wait' AND not_before <= now() ORDER BY not_before LIMIT ${batch}`;
+    for (const job of due) {
+      const r = await transition(sql, { jobId: job.id, event: "retry", actor, expected: { state: job.state, version: job.stateVersion } });
+      if (r.ok) report.promoted++;
+      else report.refused++;
+    }
+  }
+
+  async function tick(): Promise<TickReport> {
+    const report: TickReport = { reclaimed: 0, abandoned: 0, promoted: 0, refused: 0 };
+    await recoverStale(report);
+    await promoteDue(report);
+    return report;
+  }
+
+  function loop() {
+    running = tick()
+      .catch((e: unknown) => log(`tick failed: ${e instanceof Error ? e.message : String(e)}`))
+      .finally(() => {
+        if (timer !== null) timer = setTimeout(loop, opts.intervalMs ?? 1000);
+      });
+  }
+
+  return {
+    id: actor.id,
+    tick,
+    start() {
+      timer = setTimeout(loop, 0);
+    },
+    async stop() {
+      if (timer) clearTimeout(timer);
+      timer = null;
+      await running;
+    },
+  };
+}
