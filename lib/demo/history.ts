@@ -1,0 +1,82 @@
+import type { Sql } from "../db/client";
+import type { JobEvent } from "../fsm/table";
+import { claim } from "../jobs/claim";
+import { enqueue, type EnqueueInput } from "../jobs/enqueue";
+import { transition } from "../jobs/transition";
+import type { Actor, JobRow, TransitionInput } from "../jobs/types";
+
+export const SUPERVISOR: Actor = { kind: "supervisor", id: "sup-demo" };
+export const OPERATOR: Actor = { kind: "operator", id: "ops@jobscope.dev" };
+
+/**
+ * Writes one job's past through the real write path with back-dated clocks,
+ * so demo histories are made of the same events, runs and guards as live ones.
+ */
+export class History {
+  private job!: JobRow;
+  private worker = "";
+
+  constructor(
+    private readonly sql: Sql,
+    private t: number,
+  ) {}
+
+  get id() {
+    return this.job.id;
+  }
+  get attemptsLeft() {
+    return this.job.maxAttempts - this.job.attempt;
+  }
+
+  async submit(input: EnqueueInput, actor: Actor) {
+    this.job = (await enqueue(this.sql, input, actor, { at: new Date(this.t) })).job;
+    return this;
+  }
+
+  /** Wait `waitMs`, then worker `w` claims the job. */
+  async claim(w: string, waitMs: number) {
+    this.t += waitMs;
+    const at = new Date(this.t);
+    const [c] = await claim(this.sql, { workerId: w, queues: [this.job.queue], limit: 1, onlyJobIds: [this.job.id], at });
+    if (!c) throw new Error(`demo: could not claim ${this.job.id}`);
+    this.job = c;
+    this.worker = w;
+    return this;
+  }
+
+  /** Wait `afterMs`, then apply `event`; a worker's events name its attempt. */
+  async step(event: JobEvent, afterMs: number, actor?: Actor, extra: Partial<TransitionInput> = {}) {
+    this.t += afterMs;
+    const who = actor ?? { kind: "worker", id: this.worker };
+    const r = await transition(this.sql, {
+      jobId: this.job.id,
+      event,
+      actor: who,
+      attempt: who.kind === "worker" ? this.job.attempt : undefined,
+      at: new Date(this.t),
+      ...extra,
+    });
+    if (!r.ok) throw new Error(`demo: ${event} on ${this.job.id} refused: ${r.reason}`);
+    this.job = r.job;
+    return this;
+  }
+
+  async run(w: string, waitMs: number, startMs = 300) {
+    await this.claim(w, waitMs);
+    return this.step("start", startMs);
+  }
+
+  /** The attempt fails; unless `wait`, the supervisor promotes the retry once the backoff has passed. */
+  async fail(afterMs: number, error: { class: string; message: string }, backoffMs: number, wait = false) {
+    await this.step("fail", afterMs, undefined, { error, retryAt: new Date(this.t + afterMs + backoffMs) });
+    return wait ? this : this.step("retry", backoffMs + 400, SUPERVISOR);
+  }
+
+  /** The worker stops heart-beating; the supervisor notices after `staleMs`. */
+  async loseLease(afterMs: number, staleMs = 30_000) {
+    const event = this.job.attempt < this.job.maxAttempts ? "reclaim" : "abandon";
+    return this.step(event, afterMs + staleMs, SUPERVISOR, {
+      error: { class: "LeaseExpired", message: `no heartbeat for more than ${staleMs} ms` },
+    });
+  }
+}

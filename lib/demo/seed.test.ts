@@ -1,0 +1,33 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestDb, type TestDb } from "../db/test-db";
+import { auditJob } from "../jobs/test-helpers";
+import { seedDemo } from "./seed";
+
+let t: TestDb;
+beforeAll(async () => {
+  t = await createTestDb();
+});
+afterAll(() => t.close());
+
+describe("the demo seed", () => {
+  it("writes consistent multi-attempt histories through the write path, in every resting state", async () => {
+    const { slowExportId } = await seedDemo(t.sql, { jobs: 400 });
+    const states = await t.sql<{ state: string }[]>`SELECT DISTINCT state FROM jobs ORDER BY state`;
+    expect(states.map((s) => s.state)).toEqual(
+      expect.arrayContaining(["queued", "paused", "retry_wait", "succeeded", "dead", "cancelled"]),
+    );
+    const outcomes = await t.sql<{ outcome: string }[]>`SELECT DISTINCT outcome FROM job_runs WHERE outcome IS NOT NULL`;
+    expect(outcomes.map((o) => o.outcome).sort()).toEqual(["abandoned", "cancelled", "failed", "lease_expired", "succeeded"]);
+    const ids = await t.sql<{ id: string }[]>`SELECT id FROM jobs`;
+    const problems = (await Promise.all(ids.map((j) => auditJob(t.sql, j.id)))).flat();
+    expect(problems).toEqual([]);
+
+    const runs = await t.sql`SELECT attempt, worker_id, outcome, error_class FROM job_runs WHERE job_id = ${slowExportId} ORDER BY attempt`;
+    expect(runs.map((r) => `${r.attempt}:${r.workerId}:${r.outcome}`)).toEqual([
+      "1:w-14:lease_expired",
+      "2:w-03:failed",
+      "3:w-07:failed",
+      "4:w-05:succeeded",
+    ]);
+  });
+});

@@ -1,0 +1,119 @@
+// `npm start`: the whole product on one machine. Starts PostgreSQL (embedded
+// unless DATABASE_URL is set), migrates, seeds a demo on first run, builds the
+// console if needed, then runs the web app, workers, a supervisor and demo
+// traffic until Ctrl-C, which drains the workers and stops everything.
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { existsSync, readdirSync, statSync } from "node:fs";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { connect } from "../lib/db/client";
+import { advertiseUrl, ensureDatabase, startEmbeddedPostgres } from "../lib/db/embedded";
+import { migrateDatabase } from "../lib/db/migrate";
+import { seedDemo } from "../lib/demo/seed";
+import { startTraffic } from "../lib/demo/traffic";
+
+const { values: args } = parseArgs({
+  options: {
+    port: { type: "string", default: process.env.PORT ?? "3000" },
+    host: { type: "string", default: "127.0.0.1" },
+    data: { type: "string", default: ".data/pg" },
+    fresh: { type: "boolean", default: false },
+    "no-traffic": { type: "boolean", default: false },
+    "demo-jobs": { type: "string", default: "3000" },
+    workers: { type: "string", default: "2" },
+    dev: { type: "boolean", default: false },
+  },
+});
+const say = (s: string) => console.log(`[jobscope] ${s}`);
+const node = process.execPath;
+const children = new Set<ChildProcess>();
+let stopping = false;
+
+async function database(): Promise<{ url: string; stop: () => Promise<void> }> {
+  if (process.env.DATABASE_URL) return { url: process.env.DATABASE_URL, stop: async () => {} };
+  say(`starting embedded PostgreSQL (data in ${args.data})`);
+  const server = await startEmbeddedPostgres({ dataDir: args.data, fresh: args.fresh });
+  const url = await ensureDatabase(server.adminUrl, "jobscope");
+  return { url, stop: server.stop };
+}
+
+function newestMtime(p: string): number {
+  if (!existsSync(p)) return 0;
+  const st = statSync(p);
+  if (!st.isDirectory()) return st.mtimeMs;
+  return Math.max(st.mtimeMs, ...readdirSync(p).map((f) => newestMtime(path.join(p, f))));
+}
+
+function buildIfNeeded() {
+  const id = ".next/BUILD_ID";
+  const built = existsSync(id) ? statSync(id).mtimeMs : 0;
+  const sources = Math.max(...["app", "components", "lib", "next.config.js", "package.json", "postcss.config.mjs"].map(newestMtime));
+  if (built > sources) return;
+  say("building the console (next build)…");
+  const r = spawnSync(node, ["node_modules/next/dist/bin/next", "build"], { stdio: "inherit", env: { ...process.env, NODE_ENV: "production" } });
+  if (r.status !== 0) throw new Error("next build failed");
+}
+
+/** Run a child; restart it when it dies unexpectedly (a poison job kills its worker). */
+function keep(name: string, argv: string[], env: NodeJS.ProcessEnv, restart: boolean) {
+  const child = spawn(node, argv, { stdio: "inherit", env });
+  children.add(child);
+  child.on("exit", (code, signal) => {
+    children.delete(child);
+    if (stopping) return;
+    say(`${name} exited (${signal ?? `code ${code}`})${restart ? ": restarting it" : ""}`);
+    if (restart) setTimeout(() => !stopping && keep(name, argv, env, restart), 1000);
+    else void shutdown(1);
+  });
+}
+
+let shutdown: (code: number) => Promise<void> = async (code) => process.exit(code);
+
+async function main() {
+  const db = await database();
+  if (!process.env.DATABASE_URL) advertiseUrl(db.url);
+  await migrateDatabase(db.url);
+  const sql = connect(db.url, { max: 4, appName: "jobscope-start" });
+  const [{ n } = { n: 0 }] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM tenants`;
+  if (n === 0) {
+    say(`seeding demo data (${args["demo-jobs"]} job histories)…`);
+    const t0 = Date.now();
+    const { slowExportId } = await seedDemo(sql, { jobs: Number(args["demo-jobs"]), log: say });
+    say(`seeded in ${((Date.now() - t0) / 1000).toFixed(1)} s; the slow export is job ${slowExportId}`);
+  }
+  if (!args.dev) buildIfNeeded();
+
+  const env = { ...process.env, DATABASE_URL: db.url };
+  const next = ["node_modules/next/dist/bin/next", args.dev ? "dev" : "start", "-p", args.port, "-H", args.host];
+  keep("web", next, { ...env, NODE_ENV: args.dev ? "development" : "production" }, false);
+  for (let i = 1; i <= Number(args.workers); i++) {
+    keep(`worker ${i}`, ["--import", "tsx", "scripts/worker.ts"], { ...env, JOBSCOPE_WORKER_ID: `w-local-${i}` }, true);
+  }
+  keep("supervisor", ["--import", "tsx", "scripts/supervisor.ts"], { ...env, JOBSCOPE_SUPERVISOR_ID: "sup-local" }, true);
+  const stopTraffic = args["no-traffic"] ? () => {} : startTraffic(sql, { log: say });
+
+  shutdown = async (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    say("stopping: draining workers…");
+    stopTraffic();
+    const exited = [...children].map((c) => new Promise((r) => c.once("exit", r)));
+    for (const c of children) c.kill("SIGTERM");
+    const timeout = setTimeout(() => [...children].forEach((c) => c.kill("SIGKILL")), 40_000);
+    await Promise.all(exited);
+    clearTimeout(timeout);
+    await sql.end({ timeout: 5 });
+    if (!process.env.DATABASE_URL) advertiseUrl(null);
+    await db.stop();
+    say("stopped");
+    process.exit(code);
+  };
+  process.on("SIGINT", () => void shutdown(0));
+  process.on("SIGTERM", () => void shutdown(0));
+  say(`Jobscope is running at http://${args.host === "0.0.0.0" ? "localhost" : args.host}:${args.port}  (Ctrl-C stops it)`);
+}
+
+main().catch(async (e: unknown) => {
+  console.error(`[jobscope] failed to start: ${e instanceof Error ? e.message : String(e)}`);
+  await shutdown(1);
+});
