@@ -56,7 +56,9 @@ function buildIfNeeded() {
 
 /** Run a child; restart it when it dies unexpectedly (a poison job kills its worker). */
 function keep(name: string, argv: string[], env: NodeJS.ProcessEnv, restart: boolean) {
-  const child = spawn(node, argv, { stdio: "inherit", env });
+  // Its own process group: Ctrl-C reaches only this script, which then stops
+  // the children once each, in order (a second SIGTERM makes a worker skip its drain).
+  const child = spawn(node, argv, { stdio: "inherit", env, detached: true });
   children.add(child);
   child.on("exit", (code, signal) => {
     children.delete(child);
@@ -67,11 +69,18 @@ function keep(name: string, argv: string[], env: NodeJS.ProcessEnv, restart: boo
   });
 }
 
-let shutdown: (code: number) => Promise<void> = async (code) => process.exit(code);
+let stopDatabase = async () => {};
+let shutdown = async (code: number): Promise<void> => {
+  await stopDatabase();
+  process.exit(code);
+};
 
 async function main() {
   const db = await database();
-  if (!process.env.DATABASE_URL) advertiseUrl(db.url);
+  stopDatabase = db.stop;
+  // Tell `npm run worker` where the database is, for the default data directory only.
+  const advertise = !process.env.DATABASE_URL && path.resolve(args.data) === path.resolve(".data/pg");
+  if (advertise) advertiseUrl(db.url);
   await migrateDatabase(db.url);
   const sql = connect(db.url, { max: 4, appName: "jobscope-start" });
   const [{ n } = { n: 0 }] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM tenants`;
@@ -103,7 +112,7 @@ async function main() {
     await Promise.all(exited);
     clearTimeout(timeout);
     await sql.end({ timeout: 5 });
-    if (!process.env.DATABASE_URL) advertiseUrl(null);
+    if (advertise) advertiseUrl(null);
     await db.stop();
     say("stopped");
     process.exit(code);

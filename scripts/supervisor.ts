@@ -1,11 +1,11 @@
 // `npm run supervisor`: reclaims stale leases and promotes due retries until SIGTERM.
-import { closeHandles, handles } from "../lib/db/client";
+import { closeHandles, pool } from "../lib/db/client";
 import { createSupervisor } from "../lib/supervisor/supervisor";
 
 const staleAfterMs = Number(process.env.JOBSCOPE_STALE_AFTER_MS ?? 10_000);
 const verbose = process.argv.includes("--verbose");
 const supervisor = createSupervisor({
-  sql: handles().sql,
+  sql: pool(),
   id: process.env.JOBSCOPE_SUPERVISOR_ID,
   staleAfterMs,
   log: verbose ? (line) => console.log(`[supervisor] ${line}`) : undefined,

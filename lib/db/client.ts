@@ -28,23 +28,36 @@ export function connect(url: string, opts: { max?: number; appName?: string } = 
   });
 }
 
-type Handles = { sql: Sql; db: ReturnType<typeof drizzle<typeof schema>> };
-const g = globalThis as unknown as { __jobscope?: Handles };
+type Db = ReturnType<typeof drizzle<typeof schema>>;
+const g = globalThis as unknown as { __jobscope?: { sql: Sql; db?: Db; dbSql?: Sql } };
+const appName = () => process.env.JOBSCOPE_ROLE ?? "jobscope";
 
 /**
- * The process's one connection pool, created on first use. Kept on globalThis
- * so Next.js hot reloads in development do not open a new pool each time.
+ * The process's connection pool, created on first use. Kept on globalThis so
+ * Next.js hot reloads in development do not open a new pool each time.
  */
-export function handles(): Handles {
-  if (!g.__jobscope) {
-    const sql = connect(databaseUrl(), { appName: process.env.JOBSCOPE_ROLE ?? "jobscope" });
-    g.__jobscope = { sql, db: drizzle(sql, { schema }) };
+export function pool(): Sql {
+  g.__jobscope ??= { sql: connect(databaseUrl(), { appName: appName() }) };
+  return g.__jobscope.sql;
+}
+
+/**
+ * The pool, and drizzle on a small pool of its own: drizzle's postgres-js
+ * driver replaces a pool's timestamp and JSON serializers with pass-throughs,
+ * which would break the write path's Date and JSON parameters on a shared pool.
+ */
+export function handles(): { sql: Sql; db: Db } {
+  const sql = pool();
+  const h = g.__jobscope!;
+  if (!h.db) {
+    h.dbSql = connect(databaseUrl(), { appName: `${appName()}-drizzle`, max: 4 });
+    h.db = drizzle(h.dbSql, { schema });
   }
-  return g.__jobscope;
+  return { sql, db: h.db };
 }
 
 export async function closeHandles() {
   const h = g.__jobscope;
   g.__jobscope = undefined;
-  await h?.sql.end({ timeout: 5 });
+  await Promise.all([h?.sql.end({ timeout: 5 }), h?.dbSql?.end({ timeout: 5 })]);
 }

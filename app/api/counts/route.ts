@@ -1,0 +1,26 @@
+import { NextResponse } from "next/server";
+import type { ApiErrorBody, CountsResponse } from "@/components/query-keys";
+import { pool } from "@/lib/db/client";
+import { countJobsByState } from "@/lib/jobs/counts";
+import { STATES } from "@/lib/fsm/table";
+
+// Polled live by the overview: never prerendered at build time, never cached.
+export const dynamic = "force-dynamic";
+
+const NO_STORE = { "Cache-Control": "no-store" };
+
+export async function GET() {
+  try {
+    const counts = await countJobsByState(pool());
+    const total = STATES.reduce((sum, state) => sum + counts[state], 0);
+    const body: CountsResponse = { counts, total, at: new Date().toISOString() };
+    return NextResponse.json(body, { headers: NO_STORE });
+  } catch (err) {
+    // The cause goes to the server log only: a database error can name tables, hosts or credentials.
+    console.error("GET /api/counts failed:", err);
+    const body: ApiErrorBody = {
+      error: { code: "internal", message: "Could not count jobs: the database did not answer. Details are in the server log." },
+    };
+    return NextResponse.json(body, { status: 500, headers: NO_STORE });
+  }
+}

@@ -1,0 +1,234 @@
+"use client";
+
+import { useQuery } from "@tanstack/react-query";
+import { useState, useSyncExternalStore } from "react";
+import { countsQuery, type CountsResponse } from "@/components/query-keys";
+import { STATE_STYLES } from "@/components/state-badge";
+import { STATES, TERMINAL_STATES, type JobState } from "@/lib/fsm/table";
+
+const POLL_MS = 2_000;
+const numbers = new Intl.NumberFormat("en-US");
+const isTerminal = (state: JobState) => (TERMINAL_STATES as readonly JobState[]).includes(state);
+
+export default function OverviewPage() {
+  const [isPaused, setIsPaused] = useState(false);
+  const query = useQuery({
+    ...countsQuery(),
+    refetchInterval: isPaused ? false : POLL_MS,
+    // Paused means frozen: no refresh on tab focus either.
+    refetchOnWindowFocus: !isPaused,
+  });
+  const data = query.data;
+  const lastError = useLastError(query.error);
+  // Whether the latest response was a failure. Not `query.isError`: with no data yet,
+  // TanStack resets the status to pending at every retry, and the page would flicker.
+  const isFailing = query.errorUpdatedAt > query.dataUpdatedAt;
+  const isLoading = !data && !isFailing;
+  // Known only once a response arrives; a failed first load shows "unavailable", not zeros.
+  const figure = (n: number | undefined) => (n !== undefined ? numbers.format(n) : isLoading ? "loading" : "unavailable");
+
+  return (
+    <div className="space-y-6">
+      <div className="flex flex-wrap items-end justify-between gap-4">
+        <div>
+          <h1 className="text-2xl font-semibold tracking-tight">Overview</h1>
+          <p className="mt-1 text-sm text-neutral-500">Jobs by state across every queue and tenant.</p>
+        </div>
+        <div className="flex items-center gap-3">
+          <Freshness updatedAt={data ? query.dataUpdatedAt : null} isPaused={isPaused} isFailing={isFailing} />
+          <button
+            type="button"
+            aria-pressed={isPaused}
+            onClick={() => setIsPaused((p) => !p)}
+            className={`inline-flex items-center gap-2 rounded-md border px-3 py-1.5 text-sm font-medium shadow-xs ${
+              isPaused
+                ? "border-amber-300 bg-amber-50 text-amber-900 hover:bg-amber-100"
+                : "border-neutral-300 bg-white text-neutral-700 hover:bg-neutral-50"
+            }`}
+          >
+            <PauseIcon />
+            Pause updates
+          </button>
+        </div>
+      </div>
+
+      {isFailing && (
+        <LoadError message={lastError?.message ?? ""} hasData={!!data} onRetry={() => void query.refetch()} />
+      )}
+      {isLoading && (
+        <p role="status" className="text-sm text-neutral-500">
+          Loading counts…
+        </p>
+      )}
+
+      <section aria-labelledby="total-heading" className="rounded-lg border border-neutral-200 bg-white p-5 shadow-xs">
+        <div role="group" aria-label={`total: ${figure(data?.total)}`} className="flex items-baseline gap-3">
+          <h2 id="total-heading" className="text-sm font-medium text-neutral-500">
+            Total
+          </h2>
+          <Figure value={data?.total} text={figure(data?.total)} className="text-3xl" />
+          <span className="text-sm text-neutral-500">jobs</span>
+        </div>
+        <DistributionBar data={data} />
+      </section>
+
+      <ul
+        aria-label="Jobs by state"
+        aria-busy={isLoading}
+        className="grid grid-cols-2 gap-3 sm:grid-cols-3"
+      >
+        {STATES.map((state) => {
+          const n = data?.counts[state];
+          return (
+            <li
+              key={state}
+              aria-label={`${state}: ${figure(n)}`}
+              className="rounded-lg border border-neutral-200 bg-white p-4 shadow-xs"
+            >
+              <div className="flex flex-wrap items-center justify-between gap-x-2 gap-y-1">
+                <span className="flex items-center gap-2 font-mono text-sm text-neutral-700">
+                  <span aria-hidden="true" className={`size-2 rounded-full ${STATE_STYLES[state].swatch}`} />
+                  {state}
+                </span>
+                {isTerminal(state) && <span className="hidden text-xs text-neutral-500 sm:inline">terminal</span>}
+              </div>
+              <div className="mt-3 flex items-baseline justify-between gap-2">
+                <Figure value={n} text={figure(n)} className="text-2xl" />
+                {data && n !== undefined && data.total > 0 && (
+                  <span className="text-xs text-neutral-500 tabular-nums">{percent(n, data.total)}</span>
+                )}
+              </div>
+            </li>
+          );
+        })}
+      </ul>
+
+      {data?.total === 0 && (
+        <div className="rounded-lg border border-dashed border-neutral-300 bg-white px-6 py-10 text-center">
+          <p className="font-medium">No jobs yet</p>
+          <p className="mt-1 text-sm text-neutral-500">Jobs appear here as soon as they are submitted.</p>
+        </div>
+      )}
+    </div>
+  );
+}
+
+/** The most recent error, kept while a retry is in flight (TanStack clears `error` when it refetches). */
+function useLastError(error: Error | null) {
+  const [last, setLast] = useState<Error | null>(error);
+  // Adjusting state while rendering, as React documents for values derived from a previous render.
+  if (error && error !== last) setLast(error);
+  return last;
+}
+
+function Figure({ value, text, className }: { value: number | undefined; text: string; className: string }) {
+  if (value === undefined && text === "loading") {
+    return <span aria-hidden="true" className="inline-block h-7 w-16 rounded bg-neutral-200 motion-safe:animate-pulse" />;
+  }
+  if (value === undefined) {
+    return (
+      <span aria-hidden="true" className={`${className} font-semibold text-neutral-300`}>
+        —
+      </span>
+    );
+  }
+  return (
+    <data value={value} className={`${className} font-semibold tracking-tight tabular-nums`}>
+      {text}
+    </data>
+  );
+}
+
+/** Each state's share of all jobs, in the order of STATES; decorative, the numbers are in the cards. */
+function DistributionBar({ data }: { data: CountsResponse | undefined }) {
+  return (
+    <div aria-hidden="true" className="mt-4 flex h-2 gap-px overflow-hidden rounded-full bg-neutral-100">
+      {data &&
+        data.total > 0 &&
+        STATES.map((state) => {
+          const n = data.counts[state];
+          if (n === 0) return null;
+          return (
+            <div key={state} className={STATE_STYLES[state].swatch} style={{ width: `${(n / data.total) * 100}%` }} />
+          );
+        })}
+    </div>
+  );
+}
+
+function percent(n: number, total: number) {
+  const p = (n / total) * 100;
+  if (p > 0 && p < 1) return "<1%";
+  return `${Math.round(p)}%`;
+}
+
+function LoadError({ message, hasData, onRetry }: { message: string; hasData: boolean; onRetry: () => void }) {
+  return (
+    <div role="alert" className="flex flex-wrap items-start justify-between gap-3 rounded-lg border border-red-200 bg-red-50 p-4">
+      <div className="text-sm">
+        <p className="font-medium text-red-900">
+          {hasData ? "Could not refresh the counts; showing the last ones received." : "Could not load the counts."}
+        </p>
+        <p className="mt-1 text-red-800">{message}</p>
+      </div>
+      <button
+        type="button"
+        onClick={onRetry}
+        className="rounded-md border border-red-300 bg-white px-3 py-1.5 text-sm font-medium text-red-900 hover:bg-red-100"
+      >
+        Try again
+      </button>
+    </div>
+  );
+}
+
+function Freshness({ updatedAt, isPaused, isFailing }: { updatedAt: number | null; isPaused: boolean; isFailing: boolean }) {
+  const now = useNow();
+  // The clock ticks once a second and may lag a response by up to a second: never show a negative age.
+  const age = updatedAt === null || now === 0 ? null : Math.max(0, Math.round((now - updatedAt) / 1000));
+  return (
+    <p className="flex items-center gap-2 text-sm text-neutral-500">
+      <span
+        aria-hidden="true"
+        className={`size-2 rounded-full ${
+          isPaused ? "bg-amber-400" : isFailing ? "bg-red-500" : "bg-emerald-500 motion-safe:animate-pulse"
+        }`}
+      />
+      <span className="font-medium text-neutral-700">{isPaused ? "Paused" : isFailing ? "Not updating" : "Live"}</span>
+      {age !== null && <span className="tabular-nums">Updated {formatAge(age)} ago</span>}
+    </p>
+  );
+}
+
+function formatAge(seconds: number) {
+  return seconds < 60 ? `${seconds} s` : `${Math.floor(seconds / 60)} min`;
+}
+
+// A once-a-second clock shared by every subscriber. The server snapshot is 0:
+// the page has no data during server rendering, so no age is shown there.
+let clock = 0;
+function subscribeClock(onTick: () => void) {
+  clock = Date.now();
+  const id = setInterval(() => {
+    clock = Date.now();
+    onTick();
+  }, 1_000);
+  return () => clearInterval(id);
+}
+
+function useNow() {
+  return useSyncExternalStore(
+    subscribeClock,
+    () => clock,
+    () => 0,
+  );
+}
+
+function PauseIcon() {
+  return (
+    <svg aria-hidden="true" viewBox="0 0 16 16" className="size-4" fill="currentColor">
+      <rect x="4" y="3" width="3" height="10" rx="1" />
+      <rect x="9" y="3" width="3" height="10" rx="1" />
+    </svg>
+  );
+}

@@ -1,0 +1,52 @@
+import { existsSync } from "node:fs";
+import { defineConfig, devices } from "@playwright/test";
+
+const PORT = 3100;
+const baseURL = `http://127.0.0.1:${PORT}`;
+
+// Prefer Debian's Chromium where it is installed (CI images, containers without
+// Playwright's browser download); otherwise use the Playwright-managed browser.
+const SYSTEM_CHROMIUM = "/usr/bin/chromium";
+const launchOptions = existsSync(SYSTEM_CHROMIUM)
+  ? {
+      executablePath: SYSTEM_CHROMIUM,
+      args: [
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        "--disable-quic",
+      ],
+    }
+  : {};
+
+export default defineConfig({
+  testDir: "e2e",
+  // One app and one database serve every spec; specs that change data must not race each other.
+  workers: 1,
+  forbidOnly: !!process.env.CI,
+  retries: process.env.CI ? 1 : 0,
+  reporter: process.env.CI ? [["list"], ["html", { open: "never" }]] : "list",
+  use: {
+    baseURL,
+    trace: "retain-on-failure",
+    screenshot: "only-on-failure",
+  },
+  projects: [
+    {
+      name: "chromium",
+      use: { ...devices["Desktop Chrome"], launchOptions },
+    },
+  ],
+  webServer: {
+    command: `npx tsx scripts/start.ts --port ${PORT} --data .data/e2e --fresh --no-traffic`,
+    url: `${baseURL}/api/counts`,
+    timeout: 240_000,
+    reuseExistingServer: false,
+    // Let start.ts drain its workers, stop PostgreSQL and withdraw .data/embedded-url
+    // (Playwright's default is SIGKILL, which leaves that file pointing at a dead server).
+    gracefulShutdown: { signal: "SIGTERM", timeout: 45_000 },
+  },
+});
