@@ -1,0 +1,63 @@
+import type { JobType } from "../jobs/job-types";
+import { JobCancelled } from "./errors";
+import type { Lease } from "./lease";
+import { withFields } from "./log";
+import type { JobContext, Logger } from "./types";
+
+/**
+ * How old the worker's knowledge of a job's state may be before a checkpoint
+ * asks the database. The heartbeat keeps it fresh anyway when its interval is
+ * shorter; this bounds how long a cancel or pause goes unnoticed when it is not.
+ */
+export const CHECKPOINT_FRESHNESS_MS = 500;
+
+export type ContextDeps = {
+  workerId: string;
+  allowProcessKill: boolean;
+  log: Logger;
+  /** Ask the database for this job's state now (a one-job heartbeat); never throws. */
+  refresh: (lease: Lease) => Promise<void>;
+};
+
+export function createContext<P>(lease: Lease, params: P, deps: ContextDeps): JobContext<P> {
+  const { job } = lease;
+  return {
+    job: {
+      id: job.id,
+      tenantId: job.tenantId,
+      // The worker only builds a context for a type it found in JOB_TYPES.
+      type: job.type as JobType,
+      queue: job.queue,
+      priority: job.priority,
+      attempt: job.attempt,
+      maxAttempts: job.maxAttempts,
+      createdAt: job.createdAt,
+      params,
+    },
+    attempt: job.attempt,
+    signal: lease.signal,
+    checkpoint: () => checkpoint(lease, deps),
+    log: withFields(deps.log, { jobId: job.id, type: job.type, attempt: job.attempt }),
+    worker: { id: deps.workerId, allowProcessKill: deps.allowProcessKill },
+  };
+}
+
+async function checkpoint(lease: Lease, deps: ContextDeps): Promise<void> {
+  try {
+    for (;;) {
+      if (lease.signal.aborted) throw lease.signal.reason;
+      if (Date.now() - Math.max(lease.knownAt, lease.checkedAt) > CHECKPOINT_FRESHNESS_MS) {
+        await deps.refresh(lease);
+        if (lease.signal.aborted) throw lease.signal.reason;
+      }
+      if (lease.state === "cancelling") throw new JobCancelled(lease.id);
+      if (lease.state !== "paused") return;
+      // Paused: hold here. Heartbeats (or our own refresh once this knowledge
+      // is stale) tell us when an operator resumes or cancels.
+      lease.heldAtCheckpoint = true;
+      await lease.waitForChange(CHECKPOINT_FRESHNESS_MS);
+    }
+  } finally {
+    lease.heldAtCheckpoint = false;
+  }
+}

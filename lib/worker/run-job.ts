@@ -1,0 +1,81 @@
+import { z } from "zod";
+import { transition } from "../jobs/transition";
+import { isJobType, JOB_TYPES, type JobParams, type JobType } from "../jobs/job-types";
+import { DEFAULT_RETRY, type BackoffOptions } from "./backoff";
+import { createContext, type ContextDeps } from "./context";
+import { withDbRetry } from "./db-retry";
+import { describeError, DrainTimeout, JobCancelled, PermanentError } from "./errors";
+import type { Lease } from "./lease";
+import { report, type HandlerOutcome, type ReportDeps } from "./report";
+import type { HandlerSpec, Handlers, JobContext, JobOutcome } from "./types";
+
+export type RunDeps = ReportDeps & ContextDeps & { handlers: Handlers; retry: Partial<BackoffOptions> };
+
+/** A handler bound to its parsed params, or why the job cannot run here. */
+type Prepared =
+  | { ok: true; retry: Partial<BackoffOptions> | undefined; call: (ctx: <P>(params: P) => JobContext<P>) => Promise<unknown> }
+  | { ok: false; error: Error };
+
+class NoHandlerError extends Error {
+  override name = "NoHandlerError";
+}
+class InvalidParamsError extends PermanentError {
+  override name = "InvalidParamsError";
+}
+
+function prepare<T extends JobType>(type: T, handlers: Handlers, raw: unknown): Prepared {
+  const spec: HandlerSpec<T> | undefined = handlers[type];
+  // Another worker may have the handler, so this is worth a retry, not a permanent error.
+  if (!spec) return { ok: false, error: new NoHandlerError(`this worker has no handler for ${type}`) };
+  // JOB_TYPES[T]["params"] is a union of schemas under a generic key; its output is JobParams<T>.
+  const schema = JOB_TYPES[type].params as unknown as z.ZodType<JobParams<T>>;
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) return { ok: false, error: new InvalidParamsError(z.prettifyError(parsed.error)) };
+  const run = typeof spec === "function" ? spec : spec.run;
+  return { ok: true, retry: typeof spec === "function" ? undefined : spec.retry, call: (ctx) => run(ctx(parsed.data)) };
+}
+
+/** One attempt of one claimed job: start, run the handler, report how it ended. */
+export async function runJob(lease: Lease, deps: RunDeps): Promise<JobOutcome> {
+  const base = { jobId: lease.id, type: lease.job.type, attempt: lease.attempt };
+  const elapsed = () => Date.now() - lease.startedAt;
+  const start = {
+    jobId: lease.id,
+    event: "start",
+    actor: { kind: "worker", id: deps.workerId },
+    attempt: lease.attempt,
+    expected: { state: lease.state, version: lease.stateVersion },
+  } as const;
+  let started;
+  try {
+    started = (await withDbRetry("start", () => transition(deps.sql, start), { log: deps.log, signal: lease.signal })).value;
+  } catch (e) {
+    deps.log.error("could not start a claimed job; its lease will expire", { ...base, ...describeError(e) });
+    return { ...base, status: lease.lost ? "lease_lost" : "failed_to_report", event: "start", durationMs: elapsed() };
+  }
+  if (!started.ok) {
+    deps.log.info("start refused; dropping the job", { ...base, kind: started.kind, reason: started.reason });
+    return { ...base, status: "refused", event: "start", state: started.current?.state, reason: started.reason, durationMs: elapsed() };
+  }
+  lease.learn(started.job.state, started.job.stateVersion);
+
+  const prepared: Prepared = isJobType(lease.job.type)
+    ? prepare(lease.job.type, deps.handlers, lease.job.params)
+    : { ok: false, error: new PermanentError(`unknown job type ${lease.job.type}`) };
+  const retry = { ...DEFAULT_RETRY, ...deps.retry, ...(prepared.ok ? prepared.retry : undefined) };
+  let outcome: HandlerOutcome;
+  try {
+    if (!prepared.ok) throw prepared.error;
+    const result = await prepared.call((params) => createContext(lease, params, deps));
+    outcome = { kind: "success", result };
+  } catch (e) {
+    if (e instanceof JobCancelled) outcome = { kind: "cancelled", error: describeError(e), retry };
+    else outcome = { kind: "error", error: describeError(e), permanent: e instanceof PermanentError, retry };
+  }
+  if (lease.lost) {
+    // Whatever the handler did after the lease went, the next attempt owns the job now.
+    const status = lease.signal.reason instanceof DrainTimeout ? "drained" : "lease_lost";
+    return { ...base, status, durationMs: elapsed() };
+  }
+  return report(lease, outcome, deps);
+}

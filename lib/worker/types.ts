@@ -1,0 +1,114 @@
+import type { Sql } from "../db/client";
+import type { JobEvent, JobState } from "../fsm/table";
+import type { JobParams, JobType } from "../jobs/job-types";
+import type { BackoffOptions } from "./backoff";
+
+export type LogFields = Record<string, unknown>;
+export type Logger = {
+  debug(msg: string, fields?: LogFields): void;
+  info(msg: string, fields?: LogFields): void;
+  warn(msg: string, fields?: LogFields): void;
+  error(msg: string, fields?: LogFields): void;
+};
+
+/** What a handler sees of its job. */
+export type JobInfo<P> = {
+  id: string;
+  tenantId: string;
+  type: JobType;
+  queue: string;
+  priority: number;
+  attempt: number;
+  maxAttempts: number;
+  createdAt: Date;
+  /** Parsed with the type's zod schema from JOB_TYPES: defaults applied. */
+  params: P;
+};
+
+export type JobContext<P = unknown> = {
+  job: JobInfo<P>;
+  /**
+   * The fencing token of this attempt. Delivery is at-least-once: a handler
+   * whose lease was lost may still be running while another worker runs the
+   * next attempt. Pass `attempt` (with `job.id`) to downstream systems that
+   * have side effects, so they can refuse a write from an older attempt.
+   */
+  attempt: number;
+  /**
+   * Aborted when the lease is lost (the supervisor reclaimed the job, or it was
+   * cancelled outside the worker) or when `stop()` gave up waiting. Pass it to
+   * fetch() and friends. Nothing the handler does afterwards is reported.
+   */
+  signal: AbortSignal;
+  /**
+   * A safe point. Throws `JobCancelled` when the job is cancelling, waits while
+   * it is paused (until resumed, cancelled or the lease is lost), and throws
+   * the abort reason when the lease is lost. Cheap to call often: it asks the
+   * database only when the worker's last word on the job is older than ~500ms.
+   */
+  checkpoint(): Promise<void>;
+  log: Logger;
+  worker: { id: string; allowProcessKill: boolean };
+};
+
+export type JobHandler<T extends JobType> = (ctx: JobContext<JobParams<T>>) => Promise<unknown>;
+
+/** A handler, or a handler with its own retry backoff. */
+export type HandlerSpec<T extends JobType> = JobHandler<T> | { run: JobHandler<T>; retry?: Partial<BackoffOptions> };
+
+export type Handlers = { [T in JobType]?: HandlerSpec<T> };
+
+/** One line per job: what the worker did with it. */
+export type JobOutcome = {
+  jobId: string;
+  type: string;
+  attempt: number;
+  /**
+   * reported: the transition applied. refused: the write path refused it (someone
+   * else moved the job). lease_lost / drained: not reported, the lease will expire
+   * or already has. failed_to_report: the database kept failing.
+   */
+  status: "reported" | "refused" | "lease_lost" | "drained" | "failed_to_report";
+  event?: JobEvent;
+  state?: JobState;
+  durationMs: number;
+  error?: { class: string; message: string };
+  reason?: string;
+};
+
+export type WorkerOptions = {
+  sql: Sql;
+  /** Also the lease owner written on claimed jobs. Default: host-pid-random. */
+  id?: string;
+  queues: string[];
+  concurrency: number;
+  handlers: Handlers;
+  heartbeatIntervalMs?: number;
+  pollIntervalMs?: number;
+  drainTimeoutMs?: number;
+  /** Retry backoff for every type; a handler spec may override it per type. */
+  retry?: Partial<BackoffOptions>;
+  log?: Logger;
+  /** Called once per job when the worker is done with it. */
+  onOutcome?: (outcome: JobOutcome) => void;
+  /** The demo's poison.crash handler may SIGKILL the process only when this is set (`npm run worker`). */
+  allowProcessKill?: boolean;
+};
+
+export type InFlightInfo = {
+  jobId: string;
+  type: string;
+  attempt: number;
+  state: JobState;
+  /** The handler is waiting in `checkpoint()` because the job is paused. */
+  heldAtCheckpoint: boolean;
+  lost: boolean;
+};
+
+export type Worker = {
+  readonly id: string;
+  start(): Promise<void>;
+  /** Stop claiming, let in-flight jobs finish (up to drainTimeoutMs), then abort the rest. */
+  stop(): Promise<void>;
+  inFlight(): InFlightInfo[];
+};

@@ -1,0 +1,362 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { createTestDb, type TestDb } from "../db/test-db";
+import { transition } from "../jobs/transition";
+import { DrainTimeout, JobCancelled, LeaseLost, PermanentError } from "./errors";
+import { silentLogger } from "./log";
+import {
+  deferred, eventsOf, freshQueue, getJob, jobIn, OPERATOR, rejectionsOf, runsOf, seedTenant, submit, SUPERVISOR, waitFor,
+} from "./test-support";
+import type { Handlers, JobOutcome, Worker, WorkerOptions } from "./types";
+import { sleep } from "./wakeup";
+import { createWorker } from "./worker";
+
+let t: TestDb;
+let started: Worker[] = [];
+beforeAll(async () => {
+  t = await createTestDb({ max: 20 });
+  await seedTenant(t.sql);
+});
+afterEach(async () => {
+  await Promise.all(started.map((w) => w.stop()));
+  started = [];
+});
+afterAll(() => t.close());
+
+async function startWorker(queue: string, handlers: Handlers, over: Partial<WorkerOptions> = {}) {
+  const outcomes: JobOutcome[] = [];
+  const worker = createWorker({
+    sql: t.sql, queues: [queue], concurrency: 4, handlers, heartbeatIntervalMs: 100, pollIntervalMs: 200,
+    drainTimeoutMs: 2_000, log: silentLogger, onOutcome: (o) => outcomes.push(o), ...over,
+  });
+  await worker.start();
+  started.push(worker);
+  return { worker, outcomes };
+}
+
+class FlakyError extends Error {}
+
+describe("the worker", () => {
+  it("runs a job to succeeded, stores the result on its run record, and registers itself", async () => {
+    const queue = freshQueue();
+    const seen: unknown[] = [];
+    const { worker } = await startWorker(queue, {
+      "export.tenant_data": async (ctx) => {
+        seen.push({ params: ctx.job.params, attempt: ctx.attempt });
+        return { rows: ctx.job.params.rows, url: "https://x.example/e.csv" };
+      },
+    });
+    const job = await submit(t.sql, queue, { type: "export.tenant_data", params: { dataset: "orders", rows: 500 } });
+    const done = await jobIn(t.sql, job.id, "succeeded", "dead", "retry_wait");
+    expect(done).toMatchObject({ state: "succeeded", attempt: 1, leaseOwner: null });
+    // The handler got params parsed with the type's schema: defaults applied.
+    expect(seen).toEqual([{ params: { dataset: "orders", rows: 500, chunkRows: 10_000, format: "csv" }, attempt: 1 }]);
+    const [run, ...more] = await runsOf(t.sql, job.id);
+    expect(more).toEqual([]);
+    expect(run).toMatchObject({ attempt: 1, workerId: worker.id, outcome: "succeeded", result: { rows: 500, url: "https://x.example/e.csv" } });
+    expect(run?.startedAt).toBeInstanceOf(Date);
+    const events = await eventsOf(t.sql, job.id);
+    expect(events.map((e) => `${e.event}:${e.actorKind}:${e.toState}`)).toEqual([
+      "submit:api:queued", "claim:worker:claimed", "start:worker:running", "finish:worker:succeeded",
+    ]);
+    expect(events.filter((e) => e.actorKind === "worker").every((e) => e.actorId === worker.id)).toBe(true);
+
+    const [row] = await t.sql`SELECT host, pid, queues, concurrency, last_seen_at, stopped_at FROM workers WHERE id = ${worker.id}`;
+    expect(row).toMatchObject({ pid: process.pid, queues: [queue], concurrency: 4, stoppedAt: null });
+    const firstSeen = (row?.lastSeenAt as Date).getTime();
+    await waitFor("last_seen_at to advance", async () => {
+      const [r] = await t.sql`SELECT last_seen_at FROM workers WHERE id = ${worker.id}`;
+      return (r?.lastSeenAt as Date).getTime() > firstSeen;
+    });
+    await worker.stop();
+    const [after] = await t.sql`SELECT stopped_at FROM workers WHERE id = ${worker.id}`;
+    expect(after?.stoppedAt).toBeInstanceOf(Date);
+  });
+
+  it("claims at once when a job is announced on jobscope_queued, without waiting for the poll", async () => {
+    const queue = freshQueue();
+    const other = freshQueue();
+    await startWorker(queue, { "report.generate": async () => ({ ok: true }) }, { pollIntervalMs: 600_000 });
+    const job = await submit(t.sql, queue);
+    expect(await jobIn(t.sql, job.id, "succeeded")).toMatchObject({ state: "succeeded" });
+    // A job on a queue the worker does not serve is left alone.
+    const foreign = await submit(t.sql, other);
+    const second = await submit(t.sql, queue);
+    await jobIn(t.sql, second.id, "succeeded");
+    expect((await getJob(t.sql, foreign.id)).state).toBe("queued");
+  });
+
+  it("fails a throwing job to retry_wait with backoff, and abandons it on the last attempt", async () => {
+    const queue = freshQueue();
+    await startWorker(queue, {
+      // A per-type backoff, without jitter so the delay is exact.
+      "report.generate": { run: async () => { throw new FlakyError("partner said no"); }, retry: { baseMs: 120_000, jitter: 0 } },
+    }, { retry: { baseMs: 1_000 } });
+    const job = await submit(t.sql, queue, { maxAttempts: 2 });
+    const waiting = await jobIn(t.sql, job.id, "retry_wait", "dead", "succeeded");
+    expect(waiting).toMatchObject({ state: "retry_wait", attempt: 1, leaseOwner: null });
+    const delay = waiting.notBefore.getTime() - waiting.updatedAt.getTime();
+    expect(delay).toBeGreaterThan(115_000);
+    expect(delay).toBeLessThan(125_000);
+    expect(await runsOf(t.sql, job.id)).toEqual([
+      expect.objectContaining({ attempt: 1, outcome: "failed", errorClass: "FlakyError", errorMessage: "partner said no" }),
+    ]);
+
+    // "Retry now" puts it back at once; the second attempt is the last, so its failure abandons it.
+    const retried = await transition(t.sql, { jobId: job.id, event: "retry", actor: OPERATOR });
+    expect(retried.ok).toBe(true);
+    const dead = await jobIn(t.sql, job.id, "dead", "retry_wait", "succeeded");
+    expect(dead).toMatchObject({ state: "dead", attempt: 2 });
+    const runs = await runsOf(t.sql, job.id);
+    expect(runs.map((r) => [r.attempt, r.outcome, r.errorClass])).toEqual([[1, "failed", "FlakyError"], [2, "failed", "FlakyError"]]);
+    const events = await eventsOf(t.sql, job.id);
+    expect(events.map((e) => e.event)).toEqual(["submit", "claim", "start", "fail", "retry", "claim", "start", "abandon"]);
+    expect(events.at(-1)).toMatchObject({ actorKind: "worker", toState: "dead", payload: { error: { class: "FlakyError" } } });
+    expect(await rejectionsOf(t.sql, job.id)).toEqual([]);
+  });
+
+  it("abandons a job at once on a PermanentError", async () => {
+    const queue = freshQueue();
+    await startWorker(queue, { "report.generate": async () => { throw new PermanentError("period 2026-11 has no data"); } });
+    const job = await submit(t.sql, queue, { maxAttempts: 5 });
+    const dead = await jobIn(t.sql, job.id, "dead", "retry_wait", "succeeded");
+    expect(dead).toMatchObject({ state: "dead", attempt: 1 });
+    expect(await runsOf(t.sql, job.id)).toEqual([
+      expect.objectContaining({ outcome: "failed", errorClass: "PermanentError", errorMessage: "period 2026-11 has no data" }),
+    ]);
+    expect((await eventsOf(t.sql, job.id)).at(-1)).toMatchObject({ event: "abandon", actorKind: "worker", fromState: "running" });
+  });
+
+  it("stops a running job that is cancelled: checkpoint throws and the run ends cancelled", async () => {
+    const queue = freshQueue();
+    const inLoop = deferred();
+    let thrown: unknown;
+    await startWorker(queue, {
+      "report.generate": async (ctx) => {
+        inLoop.resolve();
+        try {
+          for (;;) {
+            await ctx.checkpoint();
+            await sleep(20);
+          }
+        } catch (e) {
+          thrown = e;
+          throw e;
+        }
+      },
+    });
+    const job = await submit(t.sql, queue);
+    await inLoop.promise;
+    const running = await jobIn(t.sql, job.id, "running");
+    // A long job keeps beating: its heartbeat advances while it runs.
+    await waitFor("a heartbeat", async () => (await getJob(t.sql, job.id)).heartbeatAt! > running.heartbeatAt!);
+    const cancel = await transition(t.sql, { jobId: job.id, event: "cancel", actor: OPERATOR });
+    expect(cancel).toMatchObject({ ok: true, job: { state: "cancelling" } });
+    const done = await jobIn(t.sql, job.id, "cancelled", "succeeded", "dead", "retry_wait");
+    expect(done.state).toBe("cancelled");
+    expect(thrown).toBeInstanceOf(JobCancelled);
+    expect(await runsOf(t.sql, job.id)).toEqual([expect.objectContaining({ outcome: "cancelled", errorClass: null })]);
+    expect((await eventsOf(t.sql, job.id)).slice(-2)).toEqual([
+      expect.objectContaining({ event: "cancel", actorKind: "operator", toState: "cancelling" }),
+      expect.objectContaining({ event: "stop", actorKind: "worker", fromState: "cancelling", toState: "cancelled" }),
+    ]);
+  });
+
+  it("holds a paused job at its checkpoint until it is resumed", async () => {
+    const queue = freshQueue();
+    const CHUNKS = 15;
+    let progress = 0;
+    const { worker } = await startWorker(queue, {
+      "report.generate": async (ctx) => {
+        for (let i = 1; i <= CHUNKS; i++) {
+          await ctx.checkpoint();
+          await sleep(20);
+          progress = i;
+        }
+        return { chunks: progress };
+      },
+    });
+    const job = await submit(t.sql, queue);
+    await waitFor("some progress", () => progress >= 2);
+    expect(await transition(t.sql, { jobId: job.id, event: "pause", actor: OPERATOR })).toMatchObject({ ok: true });
+    await waitFor("the handler to be held", () => worker.inFlight().find((j) => j.jobId === job.id)?.heldAtCheckpoint);
+    const held = progress;
+    expect(held).toBeLessThan(CHUNKS);
+    // Let several heartbeat ticks pass (the worker's own clock, read from the database) while paused.
+    const [w0] = await t.sql`SELECT last_seen_at FROM workers WHERE id = ${worker.id}`;
+    for (let ticks = 0, last = (w0?.lastSeenAt as Date).getTime(); ticks < 3; ticks++) {
+      last = await waitFor("a worker tick", async () => {
+        const [w] = await t.sql`SELECT last_seen_at FROM workers WHERE id = ${worker.id}`;
+        const at = (w?.lastSeenAt as Date).getTime();
+        return at > last ? at : null;
+      });
+    }
+    expect(progress).toBe(held);
+    expect((await getJob(t.sql, job.id)).state).toBe("paused");
+
+    expect(await transition(t.sql, { jobId: job.id, event: "resume", actor: OPERATOR })).toMatchObject({ ok: true });
+    const done = await jobIn(t.sql, job.id, "succeeded", "dead", "retry_wait", "cancelled");
+    expect(done.state).toBe("succeeded");
+    expect(progress).toBe(CHUNKS);
+    expect(await runsOf(t.sql, job.id)).toEqual([expect.objectContaining({ outcome: "succeeded", result: { chunks: CHUNKS } })]);
+    expect((await eventsOf(t.sql, job.id)).map((e) => e.event)).toEqual(["submit", "claim", "start", "pause", "resume", "finish"]);
+  });
+
+  it("aborts ctx.signal when the lease is lost and never reports for that attempt", async () => {
+    const queue = freshQueue();
+    const firstRunning = deferred();
+    let abortReason: unknown;
+    const { outcomes } = await startWorker(queue, {
+      "report.generate": async (ctx) => {
+        if (ctx.attempt === 1) {
+          firstRunning.resolve();
+          await new Promise((resolve) => ctx.signal.addEventListener("abort", resolve, { once: true }));
+          abortReason = ctx.signal.reason;
+          // A stale handler that carries on regardless: its result must go nowhere.
+          return { from: "attempt 1" };
+        }
+        return { from: `attempt ${ctx.attempt}` };
+      },
+    });
+    const job = await submit(t.sql, queue, { maxAttempts: 3 });
+    await firstRunning.promise;
+    // The supervisor decides the lease expired (here without waiting for staleness).
+    const reclaimed = await transition(t.sql, { jobId: job.id, event: "reclaim", actor: SUPERVISOR });
+    expect(reclaimed).toMatchObject({ ok: true, job: { state: "queued" } });
+    await waitFor("the handler to be aborted", () => abortReason);
+    expect(abortReason).toBeInstanceOf(LeaseLost);
+    const done = await jobIn(t.sql, job.id, "succeeded", "dead", "retry_wait");
+    expect(done).toMatchObject({ state: "succeeded", attempt: 2 });
+    expect((await runsOf(t.sql, job.id)).map((r) => [r.attempt, r.outcome, r.result])).toEqual([
+      [1, "lease_expired", null],
+      [2, "succeeded", { from: "attempt 2" }],
+    ]);
+    expect(await rejectionsOf(t.sql, job.id)).toEqual([]);
+    await waitFor("both outcomes", () => outcomes.length >= 2);
+    expect(outcomes.find((o) => o.attempt === 1)).toMatchObject({ status: "lease_lost" });
+  });
+
+  it("re-decides once when the job moved under it: a permanent error on a cancelled job ends it cancelled", async () => {
+    const queue = freshQueue();
+    const gate = deferred();
+    const entered = deferred();
+    // A slow heartbeat, so the worker still believes the job is running when it reports.
+    await startWorker(queue, {
+      "report.generate": async () => {
+        entered.resolve();
+        await gate.promise;
+        throw new PermanentError("bad input");
+      },
+    }, { heartbeatIntervalMs: 60_000 });
+    const job = await submit(t.sql, queue);
+    await entered.promise;
+    await jobIn(t.sql, job.id, "running");
+    expect(await transition(t.sql, { jobId: job.id, event: "cancel", actor: OPERATOR })).toMatchObject({ ok: true });
+    gate.resolve();
+    expect(await jobIn(t.sql, job.id, "cancelled", "dead")).toMatchObject({ state: "cancelled" });
+    // abandon (chosen from `running`) was refused; fail from `cancelling` applied.
+    expect(await rejectionsOf(t.sql, job.id)).toEqual([expect.objectContaining({ kind: "conflict", event: "abandon", actorKind: "worker" })]);
+    expect((await eventsOf(t.sql, job.id)).at(-1)).toMatchObject({ event: "fail", fromState: "cancelling", toState: "cancelled" });
+    expect(await runsOf(t.sql, job.id)).toEqual([expect.objectContaining({ outcome: "failed", errorClass: "PermanentError" })]);
+  });
+
+  it("holds a result reached while paused until the job is resumed", async () => {
+    const queue = freshQueue();
+    const gate = deferred();
+    const entered = deferred();
+    await startWorker(queue, {
+      "report.generate": async () => {
+        entered.resolve();
+        await gate.promise;
+        return { done: true };
+      },
+    }, { heartbeatIntervalMs: 60_000 });
+    const job = await submit(t.sql, queue);
+    await entered.promise;
+    await jobIn(t.sql, job.id, "running");
+    expect(await transition(t.sql, { jobId: job.id, event: "pause", actor: OPERATOR })).toMatchObject({ ok: true });
+    gate.resolve();
+    // The worker tried to finish, was refused, and now holds the result.
+    await waitFor("the refused finish", async () => (await rejectionsOf(t.sql, job.id)).length > 0);
+    expect(await getJob(t.sql, job.id)).toMatchObject({ state: "paused" });
+    expect(await transition(t.sql, { jobId: job.id, event: "resume", actor: OPERATOR })).toMatchObject({ ok: true });
+    expect(await jobIn(t.sql, job.id, "succeeded", "dead")).toMatchObject({ state: "succeeded" });
+    expect(await runsOf(t.sql, job.id)).toEqual([expect.objectContaining({ outcome: "succeeded", result: { done: true } })]);
+  });
+
+  it("runs at most `concurrency` jobs at once and survives failing ones", async () => {
+    const queue = freshQueue();
+    // Submitted before the worker starts, so both slots fill at once.
+    const jobs = [];
+    for (let i = 0; i < 6; i++) {
+      const report = i % 3 === 0 ? "audit_trail" : "daily_usage";
+      jobs.push(await submit(t.sql, queue, { params: { report, period: "2026-11" } }));
+    }
+    let now = 0;
+    let peak = 0;
+    await startWorker(queue, {
+      "report.generate": async (ctx) => {
+        peak = Math.max(peak, ++now);
+        await sleep(40);
+        now--;
+        if (ctx.job.params.report === "audit_trail") throw new PermanentError("no audit trail");
+        return { ok: true };
+      },
+    }, { concurrency: 2 });
+    const ends = await Promise.all(jobs.map((j) => jobIn(t.sql, j.id, "succeeded", "dead")));
+    expect(ends.map((j) => j.state)).toEqual(["dead", "succeeded", "succeeded", "dead", "succeeded", "succeeded"]);
+    expect(peak).toBe(2);
+  });
+
+  it("drains in-flight work on stop() and claims nothing more", async () => {
+    const queue = freshQueue();
+    const gate = deferred();
+    const entered = deferred();
+    const { worker } = await startWorker(queue, {
+      "report.generate": async () => {
+        entered.resolve();
+        await gate.promise;
+        return { drained: true };
+      },
+    });
+    const job = await submit(t.sql, queue);
+    await entered.promise;
+    let stopped = false;
+    const stopping = worker.stop().then(() => (stopped = true));
+    const late = await submit(t.sql, queue);
+    expect(stopped).toBe(false);
+    expect((await getJob(t.sql, job.id)).state).toBe("running");
+    gate.resolve();
+    await stopping;
+    expect((await getJob(t.sql, job.id)).state).toBe("succeeded");
+    expect(await runsOf(t.sql, job.id)).toEqual([expect.objectContaining({ outcome: "succeeded", result: { drained: true } })]);
+    expect((await getJob(t.sql, late.id)).state).toBe("queued");
+    const [row] = await t.sql`SELECT stopped_at FROM workers WHERE id = ${worker.id}`;
+    expect(row?.stoppedAt).toBeInstanceOf(Date);
+  });
+
+  it("aborts handlers still running when the drain times out, leaving their leases to expire", async () => {
+    const queue = freshQueue();
+    const entered = deferred();
+    let reason: unknown;
+    const { worker, outcomes } = await startWorker(queue, {
+      "report.generate": async (ctx) => {
+        entered.resolve();
+        await new Promise((resolve) => ctx.signal.addEventListener("abort", resolve, { once: true }));
+        reason = ctx.signal.reason;
+        throw ctx.signal.reason;
+      },
+    }, { drainTimeoutMs: 150 });
+    const job = await submit(t.sql, queue);
+    await entered.promise;
+    await worker.stop();
+    expect(reason).toBeInstanceOf(DrainTimeout);
+    expect(outcomes).toEqual([expect.objectContaining({ jobId: job.id, status: "drained" })]);
+    // Nothing was reported: the job is still running under the old lease, for the supervisor to reclaim.
+    expect(await getJob(t.sql, job.id)).toMatchObject({ state: "running", leaseOwner: worker.id });
+    expect(await runsOf(t.sql, job.id)).toEqual([expect.objectContaining({ outcome: null })]);
+    const heartbeatAt = (await getJob(t.sql, job.id)).heartbeatAt;
+    // The stopped worker no longer beats for it. Proving an absence takes time: a few heartbeat intervals.
+    await sleep(300);
+    expect((await getJob(t.sql, job.id)).heartbeatAt).toEqual(heartbeatAt);
+  });
+});

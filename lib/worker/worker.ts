@@ -1,0 +1,163 @@
+import { claim } from "../jobs/claim";
+import type { ClaimedJob } from "../jobs/types";
+import { backoffDelay, DB_RETRY } from "./backoff";
+import { DrainTimeout } from "./errors";
+import { beat, everyInterval } from "./heartbeats";
+import { Lease } from "./lease";
+import { consoleLogger, errorFields, withFields } from "./log";
+import { defaultWorkerId, markWorkerStopped, registerWorker, touchWorker } from "./registry";
+import { runJob, type RunDeps } from "./run-job";
+import type { JobOutcome, Worker, WorkerOptions } from "./types";
+import { sleep, Wakeup } from "./wakeup";
+
+/** The channel `enqueue` (and `retry`/`replay`) notify with the queue's name. */
+export const QUEUED_CHANNEL = "jobscope_queued";
+
+export function createWorker(opts: WorkerOptions): Worker {
+  const { sql, queues, concurrency } = opts;
+  const id = opts.id ?? defaultWorkerId();
+  const heartbeatIntervalMs = opts.heartbeatIntervalMs ?? 1000;
+  const pollIntervalMs = opts.pollIntervalMs ?? 1000;
+  const drainTimeoutMs = opts.drainTimeoutMs ?? 30_000;
+  const log = withFields(opts.log ?? consoleLogger(), { worker: id });
+  const record = { id, queues, concurrency };
+  // Keyed by job and attempt: a handler that lost its lease may still be running
+  // when this same worker claims the job's next attempt.
+  const leases = new Map<string, Lease>();
+  const running = new Set<Promise<void>>();
+  const wakeup = new Wakeup();
+  let phase: "idle" | "running" | "stopping" | "stopped" = "idle";
+  let claimLoop: Promise<void> = Promise.resolve();
+  let beats: { stop: () => Promise<void> } | null = null;
+  let unlisten: (() => Promise<void>) | null = null;
+  let listening = false;
+  let stopping: Promise<void> | null = null;
+
+  const refresh = async (lease: Lease) => {
+    lease.checkedAt = Date.now();
+    try {
+      await beat(sql, id, [lease]);
+    } catch (e) {
+      log.warn("checkpoint could not refresh the job's state; using the last known one", { jobId: lease.id, ...errorFields(e) });
+    }
+  };
+  const deps: RunDeps = {
+    sql, workerId: id, log, refresh, handlers: opts.handlers, retry: opts.retry ?? {}, allowProcessKill: opts.allowProcessKill ?? false,
+  };
+
+  function launch(job: ClaimedJob) {
+    const key = `${job.id}:${job.attempt}`;
+    const lease = new Lease(job);
+    leases.set(key, lease);
+    const done = runJob(lease, deps)
+      .then((outcome) => emit(outcome))
+      // runJob reports refusals and database failures as outcomes; this is a bug in the worker itself.
+      .catch((e: unknown) => log.error("job runner or onOutcome threw", { jobId: job.id, ...errorFields(e) }))
+      .finally(() => {
+        leases.delete(key);
+        running.delete(done);
+        wakeup.ring();
+      });
+    running.add(done);
+  }
+
+  function emit(outcome: JobOutcome) {
+    log.debug("job done", { ...outcome });
+    opts.onOutcome?.(outcome);
+  }
+
+  async function loop() {
+    let failures = 0;
+    while (phase === "running") {
+      // A handler that lost its lease still holds its slot until it returns: it may still be using the CPU.
+      const free = concurrency - leases.size;
+      if (free > 0) {
+        let jobs: ClaimedJob[];
+        try {
+          jobs = await claim(sql, { workerId: id, queues, limit: free });
+          failures = 0;
+        } catch (e) {
+          const delay = backoffDelay(++failures, DB_RETRY);
+          log.warn(`claim failed; retrying in ${delay}ms`, errorFields(e));
+          await wakeup.wait(delay);
+          continue;
+        }
+        // Jobs claimed while stop() was called are ours all the same: the drain waits for them.
+        for (const job of jobs) launch(job);
+        if (jobs.length === free) continue;
+      }
+      await wakeup.wait(pollIntervalMs);
+    }
+  }
+
+  async function listen() {
+    if (listening) return;
+    listening = true;
+    try {
+      const meta = await sql.listen(QUEUED_CHANNEL, (queue) => {
+        if (queues.includes(queue)) wakeup.ring();
+      });
+      unlisten = meta.unlisten;
+    } catch (e) {
+      listening = false;
+      log.warn("LISTEN failed; claiming by polling until it works", errorFields(e));
+    }
+  }
+
+  // One tick per heartbeatIntervalMs: the worker's own row, then every job it holds.
+  async function beatOnce() {
+    if (!listening && phase === "running") void listen();
+    try {
+      await touchWorker(sql, record);
+    } catch (e) {
+      log.warn("could not update workers.last_seen_at", errorFields(e));
+    }
+    try {
+      await beat(sql, id, [...leases.values()]);
+    } catch (e) {
+      log.warn("heartbeat failed; the next tick tries again", errorFields(e));
+    }
+  }
+
+  async function drain() {
+    phase = "stopping";
+    wakeup.ring();
+    await claimLoop;
+    await unlisten?.().catch((e: unknown) => log.warn("UNLISTEN failed", errorFields(e)));
+    const timeout = new AbortController();
+    const allDone = Promise.allSettled([...running]).then(() => true);
+    const drained = await Promise.race([allDone, sleep(drainTimeoutMs, timeout.signal).then(() => false)]);
+    timeout.abort();
+    if (!drained) {
+      log.warn("drain timed out; aborting the remaining handlers, their leases will expire", { jobs: leases.size });
+      for (const lease of leases.values()) lease.lose(new DrainTimeout(lease.id));
+      // A short grace for handlers that honour the signal, so their outcomes are logged.
+      const grace = new AbortController();
+      await Promise.race([Promise.allSettled([...running]), sleep(1000, grace.signal)]);
+      grace.abort();
+    }
+    phase = "stopped";
+    await beats?.stop();
+    await markWorkerStopped(sql, id).catch((e: unknown) => log.warn("could not mark the worker stopped", errorFields(e)));
+    log.info("worker stopped");
+  }
+
+  return {
+    id,
+    async start() {
+      if (phase !== "idle") throw new Error(`worker ${id} was already started`);
+      await registerWorker(sql, record);
+      phase = "running";
+      await listen();
+      beats = everyInterval(heartbeatIntervalMs, beatOnce);
+      claimLoop = loop();
+      log.info("worker started", { queues, concurrency });
+    },
+    stop() {
+      if (phase === "idle") phase = "stopped";
+      stopping ??= phase === "stopped" ? Promise.resolve() : drain();
+      return stopping;
+    },
+    inFlight: () => [...leases.values()].map((l) => l.info()),
+  };
+}

@@ -1,0 +1,88 @@
+// `npm run worker`: a worker process running the demo handlers against the
+// database of a running `npm start` (or DATABASE_URL).
+import { parseArgs } from "node:util";
+import { connect, databaseUrl } from "../lib/db/client";
+import { JOB_TYPES } from "../lib/jobs/job-types";
+import { demoHandlers } from "../lib/worker/demo-handlers";
+import { consoleLogger } from "../lib/worker/log";
+import type { JobOutcome } from "../lib/worker/types";
+import { createWorker } from "../lib/worker/worker";
+
+const USAGE = `usage: npm run worker -- [--queues a,b] [--concurrency N] [--id ID] [--verbose]
+  --queues       queues to claim from (default: every queue in JOB_TYPES)
+  --concurrency  jobs run at once (default 8)
+  --id           worker id, also the lease owner (default host-pid-xxxx)
+  --verbose      print one line per job outcome`;
+
+function options() {
+  const { values } = parseArgs({
+    options: {
+      queues: { type: "string" },
+      concurrency: { type: "string", default: "8" },
+      id: { type: "string" },
+      verbose: { type: "boolean", short: "v", default: false },
+      help: { type: "boolean", short: "h", default: false },
+    },
+  });
+  if (values.help) {
+    console.log(USAGE);
+    process.exit(0);
+  }
+  const allQueues = [...new Set(Object.values(JOB_TYPES).map((t) => t.queue))];
+  const queues = values.queues ? values.queues.split(",").map((q) => q.trim()).filter(Boolean) : allQueues;
+  const concurrency = Number(values.concurrency);
+  if (!Number.isInteger(concurrency) || concurrency < 1 || queues.length === 0) {
+    console.error(USAGE);
+    process.exit(2);
+  }
+  return { queues, concurrency, id: values.id, verbose: values.verbose };
+}
+
+function describe(o: JobOutcome): string {
+  const what = o.status === "reported" ? `${o.event} → ${o.state}` : `${o.status}${o.event ? ` (${o.event})` : ""}`;
+  const err = o.error ? ` ${o.error.class}: ${o.error.message.split("\n")[0]}` : "";
+  const why = o.status === "refused" && o.reason ? ` — ${o.reason}` : "";
+  return `${o.type} ${o.jobId} attempt ${o.attempt}: ${what} in ${o.durationMs}ms${err}${why}`;
+}
+
+async function main() {
+  const opts = options();
+  // Not `handles().sql`: `handles()` wraps that pool with drizzle, and drizzle's postgres-js
+  // driver replaces the pool's timestamptz and jsonb serializers with identity functions,
+  // so the write path's Date and JSON parameters (retryAt, result, error) fail to encode.
+  const sql = connect(databaseUrl(), { appName: "jobscope-worker", max: Math.min(20, opts.concurrency + 2) });
+  const log = consoleLogger("info");
+  const worker = createWorker({
+    sql,
+    id: opts.id,
+    queues: opts.queues,
+    concurrency: opts.concurrency,
+    handlers: demoHandlers,
+    log,
+    // poison.crash demonstrates a worker dying mid-job; here that is the point.
+    allowProcessKill: true,
+    onOutcome: opts.verbose ? (o) => console.log(describe(o)) : undefined,
+  });
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) {
+      log.warn(`${signal} again: exiting without waiting for in-flight jobs`);
+      process.exit(1);
+    }
+    stopping = true;
+    log.info(`${signal}: draining in-flight jobs`);
+    await worker.stop();
+    await sql.end({ timeout: 5 });
+    process.exit(0);
+  };
+  process.on("SIGTERM", () => void shutdown("SIGTERM"));
+  process.on("SIGINT", () => void shutdown("SIGINT"));
+
+  await worker.start();
+}
+
+main().catch((e: unknown) => {
+  console.error(e instanceof Error ? e.message : e);
+  process.exit(1);
+});
