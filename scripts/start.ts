@@ -96,7 +96,7 @@ async function main() {
   const next = ["node_modules/next/dist/bin/next", args.dev ? "dev" : "start", "-p", args.port, "-H", args.host];
   keep("web", next, { ...env, NODE_ENV: args.dev ? "development" : "production" }, false);
   for (let i = 1; i <= Number(args.workers); i++) {
-    keep(`worker ${i}`, ["--import", "tsx", "scripts/worker.ts"], { ...env, JOBSCOPE_WORKER_ID: `w-local-${i}` }, true);
+    keep(`worker ${i}`, ["--import", "tsx", "scripts/worker.ts", "--drain-ms", "10000"], env, true);
   }
   keep("supervisor", ["--import", "tsx", "scripts/supervisor.ts"], { ...env, JOBSCOPE_SUPERVISOR_ID: "sup-local" }, true);
   const stopTraffic = args["no-traffic"] ? () => {} : startTraffic(sql, { log: say });
@@ -113,7 +113,7 @@ async function main() {
     clearTimeout(timeout);
     await sql.end({ timeout: 5 });
     if (advertise) advertiseUrl(null);
-    await db.stop();
+    await Promise.race([db.stop(), new Promise((r) => setTimeout(r, 15_000))]);
     say("stopped");
     process.exit(code);
   };
@@ -122,7 +122,31 @@ async function main() {
   say(`Jobscope is running at http://${args.host === "0.0.0.0" ? "localhost" : args.host}:${args.port}  (Ctrl-C stops it)`);
 }
 
-main().catch(async (e: unknown) => {
-  console.error(`[jobscope] failed to start: ${e instanceof Error ? e.message : String(e)}`);
-  await shutdown(1);
-});
+/**
+ * Ctrl-C signals the terminal's whole process group, PostgreSQL included, and
+ * PostgreSQL stops at once on SIGINT, before the workers have drained. So the
+ * process the terminal started only relays: the real work runs in a process
+ * group of its own (with PostgreSQL under it), stopped by one SIGTERM.
+ */
+function relay() {
+  const child = spawn(node, [...process.execArgv, ...process.argv.slice(1)], {
+    stdio: "inherit",
+    detached: true,
+    env: { ...process.env, JOBSCOPE_DETACHED: "1" },
+  });
+  let relayed = false;
+  const forward = () => {
+    if (!relayed) child.kill("SIGTERM");
+    relayed = true;
+  };
+  process.on("SIGINT", forward);
+  process.on("SIGTERM", forward);
+  child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+}
+
+if (process.env.JOBSCOPE_DETACHED === "1") {
+  main().catch(async (e: unknown) => {
+    console.error(`[jobscope] failed to start: ${e instanceof Error ? e.message : String(e)}`);
+    await shutdown(1);
+  });
+} else relay();

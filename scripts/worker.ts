@@ -8,10 +8,11 @@ import { consoleLogger } from "../lib/worker/log";
 import type { JobOutcome } from "../lib/worker/types";
 import { createWorker } from "../lib/worker/worker";
 
-const USAGE = `usage: npm run worker -- [--queues a,b] [--concurrency N] [--id ID] [--verbose]
+const USAGE = `usage: npm run worker -- [--queues a,b] [--concurrency N] [--id ID] [--drain-ms N] [--verbose]
   --queues       queues to claim from (default: every queue in JOB_TYPES)
   --concurrency  jobs run at once (default 8)
   --id           worker id, also the lease owner (default host-pid-xxxx)
+  --drain-ms     on SIGTERM, how long in-flight jobs may take to finish (default 30000)
   --verbose      print one line per job outcome`;
 
 function options() {
@@ -20,6 +21,7 @@ function options() {
       queues: { type: "string" },
       concurrency: { type: "string", default: "8" },
       id: { type: "string" },
+      "drain-ms": { type: "string", default: "30000" },
       verbose: { type: "boolean", short: "v", default: false },
       help: { type: "boolean", short: "h", default: false },
     },
@@ -31,11 +33,12 @@ function options() {
   const allQueues = [...new Set(Object.values(JOB_TYPES).map((t) => t.queue))];
   const queues = values.queues ? values.queues.split(",").map((q) => q.trim()).filter(Boolean) : allQueues;
   const concurrency = Number(values.concurrency);
-  if (!Number.isInteger(concurrency) || concurrency < 1 || queues.length === 0) {
+  const drainMs = Number(values["drain-ms"]);
+  if (!Number.isInteger(concurrency) || concurrency < 1 || queues.length === 0 || !(drainMs >= 0)) {
     console.error(USAGE);
     process.exit(2);
   }
-  return { queues, concurrency, id: values.id, verbose: values.verbose };
+  return { queues, concurrency, drainMs, id: values.id, verbose: values.verbose };
 }
 
 function describe(o: JobOutcome): string {
@@ -57,6 +60,7 @@ async function main() {
     id: opts.id,
     queues: opts.queues,
     concurrency: opts.concurrency,
+    drainTimeoutMs: opts.drainMs,
     handlers: demoHandlers,
     log,
     // poison.crash demonstrates a worker dying mid-job; here that is the point.
