@@ -43,14 +43,14 @@ export async function getJob(sql: Sql, id: string): Promise<JobRow> {
 }
 
 export async function eventsOf(sql: Sql, id: string) {
-  return sql<(LoggedEvent & { actorId: string })[]>`
-    SELECT event, from_state, to_state, actor_kind, actor_id, attempt, state_version FROM job_events
+  return sql<(LoggedEvent & { actorId: string; payload: unknown })[]>`
+    SELECT event, from_state, to_state, actor_kind, actor_id, attempt, state_version, payload FROM job_events
      WHERE job_id = ${id} ORDER BY state_version`;
 }
 
 export async function rejectionsOf(sql: Sql, id: string) {
-  return sql<{ kind: string; event: string; actorId: string; currentState: JobState | null; reason: string }[]>`
-    SELECT kind, event, actor_id, current_state, reason FROM transition_rejections WHERE job_id = ${id} ORDER BY id`;
+  return sql<{ kind: string; event: string; actorKind: string; actorId: string; currentState: JobState | null; reason: string }[]>`
+    SELECT kind, event, actor_kind, actor_id, current_state, reason FROM transition_rejections WHERE job_id = ${id} ORDER BY id`;
 }
 
 /**

@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createTestDb, type TestDb } from "../db/test-db";
 import { createDemoHandlers } from "./demo-handlers";
 import { silentLogger } from "./log";
-import { freshQueue, jobIn, runsOf, seedTenant, submit } from "./test-support";
+import { freshQueue, jobIn, runsOf, seedTenants, submit } from "./test-support";
 import type { Worker } from "./types";
 import { createWorker } from "./worker";
 
@@ -10,7 +10,7 @@ let t: TestDb;
 let worker: Worker | undefined;
 beforeAll(async () => {
   t = await createTestDb();
-  await seedTenant(t.sql);
+  await seedTenants(t.sql);
 });
 afterEach(async () => {
   await worker?.stop();

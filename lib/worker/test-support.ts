@@ -5,18 +5,14 @@ import type { JobState } from "../fsm/table";
 import { enqueue } from "../jobs/enqueue";
 import type { JobType } from "../jobs/job-types";
 import type { JobRow } from "../jobs/types";
+import { api as API, getJob } from "../jobs/test-helpers";
 
-export const API = { kind: "api", id: "worker-test" } as const;
-export const OPERATOR = { kind: "operator", id: "test" } as const;
-export const SUPERVISOR = { kind: "supervisor", id: "sup-test" } as const;
+export { eventsOf, getJob, rejectionsOf, seedTenants } from "../jobs/test-helpers";
+export { api as API, operator as OPERATOR, supervisor as SUPERVISOR } from "../jobs/test-helpers";
 
 let n = 0;
 /** A queue of its own per test, so a test's worker never claims another test's jobs. */
 export const freshQueue = () => `wq${++n}-${randomBytes(3).toString("hex")}`;
-
-export async function seedTenant(sql: Sql, id = "acme") {
-  await sql`INSERT INTO tenants (id, name) VALUES (${id}, ${id.toUpperCase()}) ON CONFLICT DO NOTHING`;
-}
 
 export async function submit(
   sql: Sql,
@@ -48,12 +44,6 @@ export async function waitFor<T>(what: string, fn: () => Promise<T> | T, timeout
   }
 }
 
-export async function getJob(sql: Sql, id: string): Promise<JobRow> {
-  const [row] = await sql<JobRow[]>`SELECT * FROM jobs WHERE id = ${id}`;
-  if (!row) throw new Error(`no job ${id}`);
-  return row;
-}
-
 export function jobIn(sql: Sql, id: string, ...states: JobState[]): Promise<JobRow> {
   return waitFor(`job ${id} in ${states.join("|")}`, async () => {
     const job = await getJob(sql, id);
@@ -74,15 +64,6 @@ export type RunRow = {
 export const runsOf = (sql: Sql, id: string) =>
   sql<RunRow[]>`SELECT attempt, worker_id, started_at, finished_at, outcome, error_class, error_message, result
                   FROM job_runs WHERE job_id = ${id} ORDER BY attempt`;
-
-export type EventRow = { event: string; fromState: string | null; toState: string; actorKind: string; actorId: string; attempt: number; payload: unknown };
-export const eventsOf = (sql: Sql, id: string) =>
-  sql<EventRow[]>`SELECT event, from_state, to_state, actor_kind, actor_id, attempt, payload
-                    FROM job_events WHERE job_id = ${id} ORDER BY state_version`;
-
-export const rejectionsOf = (sql: Sql, id: string) =>
-  sql<{ kind: string; event: string; actorKind: string; actorId: string }[]>`
-    SELECT kind, event, actor_kind, actor_id FROM transition_rejections WHERE job_id = ${id} ORDER BY id`;
 
 /** A promise with its resolver outside: a gate a handler waits at, or a flag a test waits for. */
 export function deferred<T = void>() {

@@ -4,7 +4,7 @@ import { transition } from "../jobs/transition";
 import { DrainTimeout, JobCancelled, LeaseLost, PermanentError } from "./errors";
 import { silentLogger } from "./log";
 import {
-  deferred, eventsOf, freshQueue, getJob, jobIn, OPERATOR, rejectionsOf, runsOf, seedTenant, submit, SUPERVISOR, waitFor,
+  deferred, eventsOf, freshQueue, getJob, jobIn, OPERATOR, rejectionsOf, runsOf, seedTenants, submit, SUPERVISOR, waitFor,
 } from "./test-support";
 import type { Handlers, JobOutcome, Worker, WorkerOptions } from "./types";
 import { sleep } from "./wakeup";
@@ -14,7 +14,7 @@ let t: TestDb;
 let started: Worker[] = [];
 beforeAll(async () => {
   t = await createTestDb({ max: 20 });
-  await seedTenant(t.sql);
+  await seedTenants(t.sql);
 });
 afterEach(async () => {
   await Promise.all(started.map((w) => w.stop()));
