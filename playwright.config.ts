@@ -41,11 +41,11 @@ export default defineConfig({
     },
   ],
   webServer: {
-    command: `npx tsx scripts/start.ts --port ${PORT} --data .data/e2e --fresh --no-traffic`,
+    command: `npx tsx scripts/start.ts --port ${PORT} --data .data/e2e --fresh --no-traffic --demo-jobs 400`,
     url: `${baseURL}/api/counts`,
     timeout: 240_000,
     reuseExistingServer: false,
-    // Let start.ts drain its workers, stop PostgreSQL and withdraw .data/embedded-url
+    // Let start.ts drain its workers, stop PostgreSQL and withdraw .data/e2e.url
     // (Playwright's default is SIGKILL, which leaves that file pointing at a dead server).
     gracefulShutdown: { signal: "SIGTERM", timeout: 45_000 },
   },

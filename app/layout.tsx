@@ -9,8 +9,12 @@ export const metadata: Metadata = {
   description: "Look inside the job state machine: jobs, attempts, runs and events.",
 };
 
-// Sections are added here as their pages land (jobs, dead jobs, workers, rejections).
-const NAV = [{ href: "/", label: "Overview" }] as const;
+// Sections are added here as their pages land (workers, rejections next).
+const NAV = [
+  { href: "/", label: "Overview" },
+  { href: "/jobs", label: "Jobs" },
+  { href: "/dead", label: "Dead jobs" },
+] as const;
 
 export default function RootLayout({ children }: { children: ReactNode }) {
   return (

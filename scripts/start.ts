@@ -7,7 +7,7 @@ import { existsSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { connect } from "../lib/db/client";
-import { advertiseUrl, ensureDatabase, startEmbeddedPostgres } from "../lib/db/embedded";
+import { advertiseUrl, DEFAULT_DATA_DIR, ensureDatabase, startEmbeddedPostgres } from "../lib/db/embedded";
 import { migrateDatabase } from "../lib/db/migrate";
 import { seedDemo } from "../lib/demo/seed";
 import { startTraffic } from "../lib/demo/traffic";
@@ -16,7 +16,7 @@ const { values: args } = parseArgs({
   options: {
     port: { type: "string", default: process.env.PORT ?? "3000" },
     host: { type: "string", default: "127.0.0.1" },
-    data: { type: "string", default: ".data/pg" },
+    data: { type: "string", default: DEFAULT_DATA_DIR },
     fresh: { type: "boolean", default: false },
     "no-traffic": { type: "boolean", default: false },
     "demo-jobs": { type: "string", default: "3000" },
@@ -78,9 +78,9 @@ let shutdown = async (code: number): Promise<void> => {
 async function main() {
   const db = await database();
   stopDatabase = db.stop;
-  // Tell `npm run worker` where the database is, for the default data directory only.
-  const advertise = !process.env.DATABASE_URL && path.resolve(args.data) === path.resolve(".data/pg");
-  if (advertise) advertiseUrl(db.url);
+  // Tell `npm run worker` and the e2e fixtures where the database is.
+  const advertise = !process.env.DATABASE_URL;
+  if (advertise) advertiseUrl(args.data, db.url);
   await migrateDatabase(db.url);
   const sql = connect(db.url, { max: 4, appName: "jobscope-start" });
   const [{ n } = { n: 0 }] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM tenants`;
@@ -112,7 +112,7 @@ async function main() {
     await Promise.all(exited);
     clearTimeout(timeout);
     await sql.end({ timeout: 5 });
-    if (advertise) advertiseUrl(null);
+    if (advertise) advertiseUrl(args.data, null);
     await Promise.race([db.stop(), new Promise((r) => setTimeout(r, 15_000))]);
     say("stopped");
     process.exit(code);

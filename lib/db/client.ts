@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
-import path from "node:path";
 import { drizzle } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
+import { DEFAULT_DATA_DIR, urlFileFor } from "./embedded";
 import * as schema from "./schema";
 
 export type Sql = postgres.Sql;
@@ -13,7 +13,7 @@ export type Sql = postgres.Sql;
 export function databaseUrl(): string {
   const fromEnv = process.env.DATABASE_URL;
   if (fromEnv) return fromEnv;
-  const advertised = path.resolve(".data/embedded-url");
+  const advertised = urlFileFor(DEFAULT_DATA_DIR);
   if (existsSync(advertised)) return readFileSync(advertised, "utf8").trim();
   throw new Error("DATABASE_URL is not set and no embedded PostgreSQL is running: run `npm start`, or set DATABASE_URL.");
 }

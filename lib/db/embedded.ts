@@ -91,13 +91,18 @@ export async function ensureDatabase(adminUrl: string, name: string, template?: 
   return url.toString();
 }
 
-/** Where a running `npm start` tells other local processes (`npm run worker`) how to reach its database. */
-export const EMBEDDED_URL_FILE = path.resolve(".data/embedded-url");
+/**
+ * Where a running `npm start` tells other local processes (`npm run worker`,
+ * the end-to-end fixtures) how to reach its database: `<data dir>.url`.
+ */
+export const urlFileFor = (dataDir: string) => `${path.resolve(dataDir)}.url`;
+export const DEFAULT_DATA_DIR = ".data/pg";
 
-export function advertiseUrl(url: string | null) {
-  if (url === null) rmSync(EMBEDDED_URL_FILE, { force: true });
+export function advertiseUrl(dataDir: string, url: string | null) {
+  const file = urlFileFor(dataDir);
+  if (url === null) rmSync(file, { force: true });
   else {
-    mkdirSync(path.dirname(EMBEDDED_URL_FILE), { recursive: true });
-    writeFileSync(EMBEDDED_URL_FILE, url);
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(file, url);
   }
 }

@@ -174,3 +174,38 @@ export const workers = pgTable("workers", {
   lastSeenAt: tz("last_seen_at").notNull().defaultNow(),
   stoppedAt: tz("stopped_at"),
 });
+
+export const BULK_STATUSES = ["running", "done", "failed"] as const;
+export const bulkStatus = pgEnum("bulk_status", BULK_STATUSES);
+
+/**
+ * A bulk action confirmed in the console. Its selection is frozen at
+ * confirmation in `bulk_operation_items` (each job with the state and version
+ * the dry run saw), so jobs that arrive later are never swept in.
+ */
+export const bulkOperations = pgTable("bulk_operations", {
+  id: uuid("id").primaryKey().defaultRandom(),
+  event: jobEvent("event").notNull(),
+  actorKind: actorKind("actor_kind").notNull(),
+  actorId: text("actor_id").notNull(),
+  /** What was selected, in words: "12 selected jobs", "dead · media.render · OutOfMemoryError". */
+  description: text("description").notNull(),
+  total: integer("total").notNull(),
+  status: bulkStatus("status").notNull().default("running"),
+  createdAt: tz("created_at").notNull().defaultNow(),
+  finishedAt: tz("finished_at"),
+});
+
+export const bulkOperationItems = pgTable(
+  "bulk_operation_items",
+  {
+    operationId: uuid("operation_id").notNull().references(() => bulkOperations.id),
+    jobId: uuid("job_id").notNull(),
+    expectedState: jobState("expected_state").notNull(),
+    expectedVersion: integer("expected_version").notNull(),
+    /** null until processed; "applied" or a rejection kind. */
+    outcome: text("outcome"),
+    reason: text("reason"),
+  },
+  (t) => [primaryKey({ columns: [t.operationId, t.jobId] })],
+);

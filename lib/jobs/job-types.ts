@@ -44,6 +44,8 @@ export const JOB_TYPES = {
       endpoint: z.string().min(1).max(500),
       /** Probability that an attempt times out, 0..1. */
       timeoutRate: z.number().min(0).max(1).default(0.3),
+      /** The first n attempts time out whatever the rate: a partner that recovers. */
+      failFirstAttempts: z.int().min(0).max(100).default(0),
     }),
   },
   "poison.crash": {

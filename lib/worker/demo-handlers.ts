@@ -75,14 +75,15 @@ export function createDemoHandlers(random: () => number = Math.random): Handlers
     },
 
     "upstream.call": async (ctx) => {
-      const { endpoint, timeoutRate } = ctx.job.params;
+      const { endpoint, timeoutRate, failFirstAttempts } = ctx.job.params;
       // A 4xx from the partner will not change on a retry.
       const status = /[?&]status=(4\d\d)\b/.exec(endpoint)?.[1];
       if (status) {
         await work(ctx, between(50, 200));
         throw new PermanentError(`${endpoint} answered ${status}`);
       }
-      if (random() < timeoutRate) {
+      // A flaky partner that recovers: deterministic failures for the first attempts.
+      if (ctx.attempt <= failFirstAttempts || random() < timeoutRate) {
         await work(ctx, UPSTREAM_TIMEOUT_MS);
         throw new UpstreamTimeoutError(`${endpoint} did not answer within ${UPSTREAM_TIMEOUT_MS}ms`);
       }

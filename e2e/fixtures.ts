@@ -1,0 +1,60 @@
+import { readFileSync } from "node:fs";
+import { test as base, expect } from "@playwright/test";
+import { connect, type Sql } from "../lib/db/client";
+import { urlFileFor } from "../lib/db/embedded";
+import { History, OPERATOR } from "../lib/demo/history";
+import { enqueue, type EnqueueInput } from "../lib/jobs/enqueue";
+import type { JobRow } from "../lib/jobs/types";
+
+/** The e2e server's data directory (playwright.config.ts starts it with --data .data/e2e). */
+const E2E_DATA = ".data/e2e";
+
+/** A queue no worker of the e2e server consumes: jobs there stay exactly as a spec leaves them. */
+export const HELD_QUEUE = "e2e-held";
+
+export const SPEC_ACTOR = { kind: "api", id: "e2e-spec" } as const;
+export { OPERATOR };
+
+type Fixtures = {
+  /** The e2e server's database, to create jobs and to check rows after a click. */
+  db: Sql;
+  /** Submit a job through the write path. */
+  submit: (input: EnqueueInput) => Promise<JobRow>;
+  /** Write a job's past through the write path with back-dated clocks (see lib/demo/history.ts). */
+  history: (startedAgoMs: number) => History;
+};
+
+export const test = base.extend<Fixtures>({
+  // Playwright's fixture signature requires the (empty) destructuring pattern.
+  db: async ({}, use) => {
+    const url = process.env.DATABASE_URL ?? readFileSync(urlFileFor(E2E_DATA), "utf8").trim();
+    const sql = connect(url, { max: 3, appName: "jobscope-e2e" });
+    await use(sql);
+    await sql.end({ timeout: 5 });
+  },
+  submit: async ({ db }, use) => {
+    await use(async (input) => (await enqueue(db, input, SPEC_ACTOR)).job);
+  },
+  history: async ({ db }, use) => {
+    await use((startedAgoMs) => new History(db, Date.now() - startedAgoMs));
+  },
+});
+
+export { expect };
+
+/** Poll the database until `fn` returns something truthy. */
+export async function eventually<T>(fn: () => Promise<T>, timeoutMs = 30_000): Promise<NonNullable<T>> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v) return v as NonNullable<T>;
+    if (Date.now() > deadline) throw new Error("timed out waiting for the database");
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+export async function jobRow(db: Sql, id: string): Promise<JobRow> {
+  const [row] = await db<JobRow[]>`SELECT * FROM jobs WHERE id = ${id}`;
+  if (!row) throw new Error(`no job ${id}`);
+  return row;
+}

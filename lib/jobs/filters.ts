@@ -1,0 +1,66 @@
+import { z } from "zod";
+import { STATES } from "../fsm/table";
+
+const text = (max: number) => z.string().trim().min(1).max(max).optional().catch(undefined);
+const date = z.coerce.date().optional().catch(undefined);
+
+/**
+ * The jobs list's filters, as they travel in the URL so a link can be shared.
+ * Unknown or malformed values are dropped rather than failing the page.
+ */
+export const JobFilters = z.object({
+  state: z.enum(STATES).optional().catch(undefined),
+  tenant: text(100),
+  type: text(200),
+  queue: text(100),
+  errorClass: text(200),
+  worker: text(200),
+  createdFrom: date,
+  createdTo: date,
+  finishedFrom: date,
+  finishedTo: date,
+  /** A job id, or an idempotency key. */
+  q: text(200),
+  sort: z.enum(["created", "finished"]).default("created").catch("created"),
+  /** An opaque keyset cursor from a previous page. */
+  after: text(200),
+  before: text(200),
+  limit: z.coerce.number().int().min(1).max(200).default(50).catch(50),
+});
+export type JobFilters = z.output<typeof JobFilters>;
+
+/** Parse filters from a URL's search params (or a page's `searchParams`). */
+export function parseJobFilters(params: URLSearchParams | Record<string, string | string[] | undefined>): JobFilters {
+  const entries =
+    params instanceof URLSearchParams
+      ? Object.fromEntries(params.entries())
+      : Object.fromEntries(Object.entries(params).map(([k, v]) => [k, Array.isArray(v) ? v[0] : v]));
+  const cleaned = Object.fromEntries(Object.entries(entries).filter(([, v]) => v !== undefined && v !== ""));
+  return JobFilters.parse(cleaned);
+}
+
+/** The inverse of `parseJobFilters`: only what differs from the defaults, cursor excluded unless given. */
+export function filtersToSearch(f: Partial<JobFilters>): URLSearchParams {
+  const out = new URLSearchParams();
+  for (const [k, v] of Object.entries(f)) {
+    if (v === undefined || v === null || v === "") continue;
+    if (k === "sort" && v === "created") continue;
+    if (k === "limit" && v === 50) continue;
+    out.set(k, v instanceof Date ? v.toISOString() : String(v));
+  }
+  return out;
+}
+
+export type Cursor = { at: Date; id: string };
+
+export function encodeCursor(c: Cursor): string {
+  return Buffer.from(`${c.at.toISOString()}|${c.id}`).toString("base64url");
+}
+
+export function decodeCursor(s: string | undefined): Cursor | null {
+  if (!s) return null;
+  const [at, id] = Buffer.from(s, "base64url").toString().split("|");
+  const d = new Date(at ?? "");
+  if (!id || Number.isNaN(d.getTime()) || !/^[0-9a-f-]{36}$/i.test(id)) return null;
+  return { at: d, id };
+}

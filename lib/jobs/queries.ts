@@ -1,0 +1,166 @@
+import type { Sql } from "../db/client";
+import { STATES, type JobState } from "../fsm/table";
+import type { RejectionKind } from "../db/schema";
+import { decodeCursor, encodeCursor, type JobFilters } from "./filters";
+import type { JobRow, MovedBy } from "./types";
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The WHERE clause of a filter (state excluded: tabs count every state under the same filter). */
+function where(sql: Sql, f: Omit<Partial<JobFilters>, "state">) {
+  const parts = [sql`TRUE`];
+  if (f.tenant) parts.push(sql`j.tenant_id = ${f.tenant}`);
+  if (f.type) parts.push(sql`j.type = ${f.type}`);
+  if (f.queue) parts.push(sql`j.queue = ${f.queue}`);
+  if (f.createdFrom) parts.push(sql`j.created_at >= ${f.createdFrom}`);
+  if (f.createdTo) parts.push(sql`j.created_at < ${f.createdTo}`);
+  if (f.finishedFrom) parts.push(sql`j.finished_at >= ${f.finishedFrom}`);
+  if (f.finishedTo) parts.push(sql`j.finished_at < ${f.finishedTo}`);
+  if (f.errorClass) parts.push(sql`EXISTS (SELECT 1 FROM job_runs r WHERE r.job_id = j.id AND r.error_class = ${f.errorClass})`);
+  if (f.worker) parts.push(sql`EXISTS (SELECT 1 FROM job_runs r WHERE r.job_id = j.id AND r.worker_id = ${f.worker})`);
+  if (f.q) {
+    parts.push(UUID.test(f.q) ? sql`(j.id = ${f.q} OR j.idempotency_key = ${f.q})` : sql`j.idempotency_key = ${f.q}`);
+  }
+  return parts.reduce((acc, p) => sql`${acc} AND ${p}`);
+}
+
+export type JobListRow = Pick<
+  JobRow,
+  "id" | "tenantId" | "type" | "queue" | "priority" | "state" | "attempt" | "maxAttempts" | "stateVersion" | "createdAt" | "updatedAt" | "finishedAt"
+> & { lastErrorClass: string | null; lastWorker: string | null };
+
+export type JobPage = { jobs: JobListRow[]; next: string | null; prev: string | null };
+
+/**
+ * One page of jobs, newest first by created or finished time, with keyset
+ * cursors (never OFFSET): `after` pages towards older jobs, `before` back.
+ */
+export async function listJobs(sql: Sql, f: JobFilters): Promise<JobPage> {
+  const col = f.sort === "finished" ? sql`j.finished_at` : sql`j.created_at`;
+  const after = decodeCursor(f.after);
+  const before = after ? null : decodeCursor(f.before);
+  const keyset = after
+    ? sql`AND (${col}, j.id) < (${after.at}, ${after.id}::uuid)`
+    : before
+      ? sql`AND (${col}, j.id) > (${before.at}, ${before.id}::uuid)`
+      : sql``;
+  const dir = before ? sql`ASC` : sql`DESC`;
+  const rows = await sql<(JobListRow & { sortAt: Date })[]>`
+    SELECT j.id, j.tenant_id, j.type, j.queue, j.priority, j.state, j.attempt, j.max_attempts, j.state_version,
+           j.created_at, j.updated_at, j.finished_at, ${col} AS sort_at,
+           r.error_class AS last_error_class, r.worker_id AS last_worker
+      FROM jobs j
+      LEFT JOIN LATERAL (
+        SELECT error_class, worker_id FROM job_runs WHERE job_id = j.id ORDER BY attempt DESC LIMIT 1
+      ) r ON true
+     WHERE ${where(sql, f)} ${f.state ? sql`AND j.state = ${f.state}` : sql``}
+       ${f.sort === "finished" ? sql`AND j.finished_at IS NOT NULL` : sql``} ${keyset}
+     ORDER BY ${col} ${dir}, j.id ${dir}
+     LIMIT ${f.limit + 1}`;
+  const more = rows.length > f.limit;
+  const page = rows.slice(0, f.limit);
+  if (before) page.reverse();
+  const cursor = (r: (typeof page)[number] | undefined) => (r ? encodeCursor({ at: r.sortAt, id: r.id }) : null);
+  const jobs = page.map(({ sortAt: _sortAt, ...j }) => j);
+  return {
+    jobs,
+    next: before || more ? cursor(page.at(-1)) : null,
+    prev: after || (before && more) ? cursor(page[0]) : null,
+  };
+}
+
+/** Above this many jobs in a state, a count says "10,000+" instead of scanning on. */
+export const COUNT_CAP = 10_000;
+
+export type StateCounts = Record<JobState, { n: number; capped: boolean }>;
+
+/**
+ * Jobs per state under a filter, for the tabs. Each count stops at COUNT_CAP
+ * (an index scan of at most that many rows), so polling stays cheap at any
+ * table size; a capped count is marked and shown as "10,000+".
+ */
+export async function countByState(
+  sql: Sql,
+  f: Omit<Partial<JobFilters>, "state"> = {},
+  cap = COUNT_CAP,
+): Promise<StateCounts> {
+  const rows = await sql<{ state: JobState; n: number }[]>`
+    SELECT s.state, (SELECT count(*)::int FROM (
+              SELECT 1 FROM jobs j WHERE j.state = s.state AND ${where(sql, f)} LIMIT ${cap + 1}) x) AS n
+      FROM unnest(${STATES as unknown as string[]}::job_state[]) AS s(state)`;
+  const byState = new Map(rows.map((r) => [r.state, r.n]));
+  return Object.fromEntries(
+    STATES.map((s) => {
+      const n = byState.get(s) ?? 0;
+      return [s, { n: Math.min(n, cap), capped: n > cap }];
+    }),
+  ) as StateCounts;
+}
+
+export type RunRecord = {
+  attempt: number;
+  workerId: string;
+  claimedAt: Date;
+  startedAt: Date | null;
+  finishedAt: Date | null;
+  outcome: string | null;
+  errorClass: string | null;
+  errorMessage: string | null;
+  result: unknown;
+};
+
+export type EventRecord = MovedBy & {
+  id: number;
+  fromState: JobState | null;
+  toState: JobState;
+  attempt: number;
+  stateVersion: number;
+  payload: Record<string, unknown> | null;
+};
+
+export type RejectionRecord = {
+  id: number;
+  event: string;
+  kind: RejectionKind;
+  actorKind: string;
+  actorId: string;
+  expectedState: JobState | null;
+  expectedVersion: number | null;
+  currentState: JobState | null;
+  currentVersion: number | null;
+  reason: string;
+  at: Date;
+};
+
+export type JobDetail = {
+  job: JobRow;
+  runs: RunRecord[];
+  events: EventRecord[];
+  /** Shown events are the newest EVENT_LIMIT; this is how many there are. */
+  eventCount: number;
+  rejections: RejectionRecord[];
+};
+
+export const EVENT_LIMIT = 500;
+
+/** Everything the job page shows, or null when there is no such job. */
+export async function getJobDetail(sql: Sql, id: string): Promise<JobDetail | null> {
+  if (!UUID.test(id)) return null;
+  const [job] = await sql<JobRow[]>`SELECT * FROM jobs WHERE id = ${id}`;
+  if (!job) return null;
+  const [runs, events, [count], rejections] = await Promise.all([
+    sql<RunRecord[]>`
+      SELECT attempt, worker_id, claimed_at, started_at, finished_at, outcome, error_class, error_message, result
+        FROM job_runs WHERE job_id = ${id} ORDER BY attempt`,
+    sql<EventRecord[]>`
+      SELECT * FROM (
+        SELECT id, event, from_state, to_state, actor_kind, actor_id, attempt, state_version, at, payload
+          FROM job_events WHERE job_id = ${id} ORDER BY state_version DESC LIMIT ${EVENT_LIMIT}) e
+       ORDER BY state_version`,
+    sql<{ n: number }[]>`SELECT count(*)::int AS n FROM job_events WHERE job_id = ${id}`,
+    sql<RejectionRecord[]>`
+      SELECT id, event, kind, actor_kind, actor_id, expected_state, expected_version, current_state, current_version, reason, at
+        FROM transition_rejections WHERE job_id = ${id} ORDER BY id DESC LIMIT 50`,
+  ]);
+  return { job, runs, events, eventCount: count?.n ?? events.length, rejections };
+}
