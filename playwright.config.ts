@@ -1,7 +1,9 @@
 import { existsSync } from "node:fs";
 import { defineConfig, devices } from "@playwright/test";
 
-const PORT = 3100;
+// Overridable so that several checkouts (or people) can run the suite side by side.
+const PORT = Number(process.env.E2E_PORT ?? 3100);
+const DATA = process.env.E2E_DATA ?? ".data/e2e";
 const baseURL = `http://127.0.0.1:${PORT}`;
 
 // Prefer Debian's Chromium where it is installed (CI images, containers without
@@ -41,11 +43,11 @@ export default defineConfig({
     },
   ],
   webServer: {
-    command: `npx tsx scripts/start.ts --port ${PORT} --data .data/e2e --fresh --no-traffic --demo-jobs 400`,
+    command: `npx tsx scripts/start.ts --port ${PORT} --data ${DATA} --fresh --no-traffic --demo-jobs 400`,
     url: `${baseURL}/api/counts`,
     timeout: 240_000,
     reuseExistingServer: false,
-    // Let start.ts drain its workers, stop PostgreSQL and withdraw .data/e2e.url
+    // Let start.ts drain its workers, stop PostgreSQL and withdraw its .url file
     // (Playwright's default is SIGKILL, which leaves that file pointing at a dead server).
     gracefulShutdown: { signal: "SIGTERM", timeout: 45_000 },
   },

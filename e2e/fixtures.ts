@@ -6,8 +6,8 @@ import { History, OPERATOR } from "../lib/demo/history";
 import { enqueue, type EnqueueInput } from "../lib/jobs/enqueue";
 import type { JobRow } from "../lib/jobs/types";
 
-/** The e2e server's data directory (playwright.config.ts starts it with --data .data/e2e). */
-const E2E_DATA = ".data/e2e";
+/** The e2e server's data directory (playwright.config.ts starts it with --data $E2E_DATA). */
+const E2E_DATA = process.env.E2E_DATA ?? ".data/e2e";
 
 /** A queue no worker of the e2e server consumes: jobs there stay exactly as a spec leaves them. */
 export const HELD_QUEUE = "e2e-held";

@@ -45,7 +45,7 @@ function newestMtime(p: string): number {
 }
 
 function buildIfNeeded() {
-  const id = ".next/BUILD_ID";
+  const id = path.join(process.env.JOBSCOPE_DIST_DIR ?? ".next", "BUILD_ID");
   const built = existsSync(id) ? statSync(id).mtimeMs : 0;
   const sources = Math.max(...["app", "components", "lib", "next.config.js", "package.json", "postcss.config.mjs"].map(newestMtime));
   if (built > sources) return;
