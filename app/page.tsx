@@ -62,11 +62,11 @@ export default function OverviewPage() {
       )}
 
       <section aria-labelledby="total-heading" className="rounded-lg border border-neutral-200 bg-white p-5 shadow-xs">
-        <div role="group" aria-label={`total: ${figure(data?.total)}`} className="flex items-baseline gap-3">
+        <div role="group" aria-label={`total: ${figure(data?.total)}${data?.capped.length ? "+" : ""}`} className="flex items-baseline gap-3">
           <h2 id="total-heading" className="text-sm font-medium text-neutral-500">
             Total
           </h2>
-          <Figure value={data?.total} text={figure(data?.total)} className="text-3xl" />
+          <Figure value={data?.total} text={`${figure(data?.total)}${data?.capped.length ? "+" : ""}`} className="text-3xl" />
           <span className="text-sm text-neutral-500">jobs</span>
         </div>
         <DistributionBar data={data} />
@@ -79,10 +79,12 @@ export default function OverviewPage() {
       >
         {STATES.map((state) => {
           const n = data?.counts[state];
+          const plus = data?.capped.includes(state) ? "+" : "";
           return (
             <li
               key={state}
-              aria-label={`${state}: ${figure(n)}`}
+              aria-label={`${state}: ${figure(n)}${plus}`}
+              title={plus ? "Counting stops here to keep the page fast at any size" : undefined}
               className="rounded-lg border border-neutral-200 bg-white p-4 shadow-xs"
             >
               <div className="flex flex-wrap items-center justify-between gap-x-2 gap-y-1">
@@ -93,7 +95,7 @@ export default function OverviewPage() {
                 {isTerminal(state) && <span className="hidden text-xs text-neutral-500 sm:inline">terminal</span>}
               </div>
               <div className="mt-3 flex items-baseline justify-between gap-2">
-                <Figure value={n} text={figure(n)} className="text-2xl" />
+                <Figure value={n} text={`${figure(n)}${plus}`} className="text-2xl" />
                 {data && n !== undefined && data.total > 0 && (
                   <span className="text-xs text-neutral-500 tabular-nums">{percent(n, data.total)}</span>
                 )}

@@ -1,8 +1,12 @@
 import { queryOptions } from "@tanstack/react-query";
 import { STATES, type JobState } from "@/lib/fsm/table";
 
-/** What GET /api/counts answers. */
-export type CountsResponse = { counts: Record<JobState, number>; total: number; at: string };
+/**
+ * What GET /api/counts answers. Each count stops at a cap (lib/jobs/queries.ts
+ * COUNT_CAP); the states in `capped` have at least that many jobs, and then
+ * the total is a lower bound too.
+ */
+export type CountsResponse = { counts: Record<JobState, number>; capped: JobState[]; total: number; at: string };
 
 /** What every GET route handler answers on failure. */
 export type ApiErrorBody = { error: { code: string; message: string } };
@@ -30,7 +34,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 function isCountsResponse(body: unknown): body is CountsResponse {
   if (!isRecord(body) || typeof body.total !== "number" || typeof body.at !== "string") return false;
   const counts = body.counts;
-  return isRecord(counts) && STATES.every((state) => typeof counts[state] === "number");
+  return isRecord(counts) && STATES.every((state) => typeof counts[state] === "number") && Array.isArray(body.capped);
 }
 
 function errorMessage(body: unknown): string | null {

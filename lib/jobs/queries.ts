@@ -45,9 +45,9 @@ export async function listJobs(sql: Sql, f: JobFilters): Promise<JobPage> {
       ? sql`AND (${col}, j.id) > (${before.at}, ${before.id}::uuid)`
       : sql``;
   const dir = before ? sql`ASC` : sql`DESC`;
-  const rows = await sql<(JobListRow & { sortAt: Date })[]>`
+  const rows = await sql<JobListRow[]>`
     SELECT j.id, j.tenant_id, j.type, j.queue, j.priority, j.state, j.attempt, j.max_attempts, j.state_version,
-           j.created_at, j.updated_at, j.finished_at, ${col} AS sort_at,
+           j.created_at, j.updated_at, j.finished_at,
            r.error_class AS last_error_class, r.worker_id AS last_worker
       FROM jobs j
       LEFT JOIN LATERAL (
@@ -60,10 +60,11 @@ export async function listJobs(sql: Sql, f: JobFilters): Promise<JobPage> {
   const more = rows.length > f.limit;
   const page = rows.slice(0, f.limit);
   if (before) page.reverse();
-  const cursor = (r: (typeof page)[number] | undefined) => (r ? encodeCursor({ at: r.sortAt, id: r.id }) : null);
-  const jobs = page.map(({ sortAt: _sortAt, ...j }) => j);
+  const cursor = (r: JobListRow | undefined) =>
+    r ? encodeCursor({ at: (f.sort === "finished" ? r.finishedAt : r.createdAt) ?? r.createdAt, id: r.id }) : null;
+
   return {
-    jobs,
+    jobs: page,
     next: before || more ? cursor(page.at(-1)) : null,
     prev: after || (before && more) ? cursor(page[0]) : null,
   };

@@ -1,8 +1,8 @@
 import { NextResponse } from "next/server";
 import type { ApiErrorBody, CountsResponse } from "@/components/query-keys";
 import { pool } from "@/lib/db/client";
-import { countJobsByState } from "@/lib/jobs/counts";
-import { STATES } from "@/lib/fsm/table";
+import { countByState } from "@/lib/jobs/queries";
+import { STATES, type JobState } from "@/lib/fsm/table";
 
 // Polled live by the overview: never prerendered at build time, never cached.
 export const dynamic = "force-dynamic";
@@ -11,9 +11,11 @@ const NO_STORE = { "Cache-Control": "no-store" };
 
 export async function GET() {
   try {
-    const counts = await countJobsByState(pool());
+    const byState = await countByState(pool());
+    const counts = Object.fromEntries(STATES.map((s) => [s, byState[s].n])) as Record<JobState, number>;
+    const capped = STATES.filter((s) => byState[s].capped);
     const total = STATES.reduce((sum, state) => sum + counts[state], 0);
-    const body: CountsResponse = { counts, total, at: new Date().toISOString() };
+    const body: CountsResponse = { counts, capped, total, at: new Date().toISOString() };
     return NextResponse.json(body, { headers: NO_STORE });
   } catch (err) {
     // The cause goes to the server log only: a database error can name tables, hosts or credentials.
