@@ -86,6 +86,9 @@ export const jobs = pgTable(
     index("jobs_tenant_created_idx").on(t.tenantId, t.createdAt.desc(), t.id.desc()),
     index("jobs_created_idx").on(t.createdAt.desc(), t.id.desc()),
     index("jobs_type_created_idx").on(t.type, t.createdAt.desc(), t.id.desc()),
+    index("jobs_queue_created_idx").on(t.queue, t.createdAt.desc(), t.id.desc()),
+    // The state tabs' capped counts under a tenant filter.
+    index("jobs_tenant_state_idx").on(t.tenantId, t.state),
     index("jobs_finished_idx").on(t.finishedAt.desc(), t.id.desc()).where(sql`finished_at IS NOT NULL`),
   ],
 );
@@ -111,6 +114,8 @@ export const jobRuns = pgTable(
     check("job_runs_attempt_positive", sql`${t.attempt} >= 1`),
     check("job_runs_closed_iff_outcome", sql`(${t.outcome} IS NULL) = (${t.finishedAt} IS NULL)`),
     index("job_runs_worker_idx").on(t.workerId, t.claimedAt.desc()),
+    // The console's error-class filter and the dead-jobs groups.
+    index("job_runs_error_class_idx").on(t.errorClass, t.jobId).where(sql`error_class IS NOT NULL`),
     index("job_runs_finished_idx").on(t.finishedAt.desc()).where(sql`finished_at IS NOT NULL`),
   ],
 );

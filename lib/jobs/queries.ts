@@ -44,7 +44,8 @@ export async function listJobs(sql: Sql, f: JobFilters): Promise<JobPage> {
     : before
       ? sql`AND (${col}, j.id) > (${before.at}, ${before.id}::uuid)`
       : sql``;
-  const dir = before ? sql`ASC` : sql`DESC`;
+  // NULLS LAST / FIRST as in the indexes (drizzle's DESC NULLS LAST): a mismatch makes the planner sort the table.
+  const dir = before ? sql`ASC NULLS FIRST` : sql`DESC NULLS LAST`;
   const rows = await sql<JobListRow[]>`
     SELECT j.id, j.tenant_id, j.type, j.queue, j.priority, j.state, j.attempt, j.max_attempts, j.state_version,
            j.created_at, j.updated_at, j.finished_at,

@@ -1,0 +1,26 @@
+import { NextResponse, type NextRequest } from "next/server";
+import type { ApiErrorBody, JobsResponse } from "@/app/jobs/_components/wire";
+import { loadJobs } from "@/app/jobs/load";
+import { pool } from "@/lib/db/client";
+import { parseJobFilters } from "@/lib/jobs/filters";
+
+// Polled live by the jobs list: never prerendered, never cached.
+export const dynamic = "force-dynamic";
+
+const NO_STORE = { "Cache-Control": "no-store" };
+
+/** One page of jobs and the per-state counts, for the same query string as /jobs. */
+export async function GET(request: NextRequest) {
+  const filters = parseJobFilters(request.nextUrl.searchParams);
+  try {
+    const body: JobsResponse = await loadJobs(pool(), filters);
+    return NextResponse.json(body, { headers: NO_STORE });
+  } catch (err) {
+    // The cause goes to the server log only: a database error can name tables, hosts or credentials.
+    console.error("GET /api/jobs failed:", err);
+    const body: ApiErrorBody = {
+      error: { code: "internal", message: "Could not list jobs: the database did not answer. Details are in the server log." },
+    };
+    return NextResponse.json(body, { status: 500, headers: NO_STORE });
+  }
+}

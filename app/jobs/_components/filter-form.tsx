@@ -1,0 +1,91 @@
+"use client";
+
+import { useRouter } from "next/navigation";
+import type { FormEvent } from "react";
+import { JOB_TYPES } from "@/lib/jobs/job-types";
+import type { JobFilters } from "@/lib/jobs/filters";
+import { Field, INPUT, PRIMARY, SECONDARY } from "./fields";
+import { jobsHref, refilteredHref } from "./url";
+
+const TEXT_FIELDS = [
+  ["tenant", "Tenant", "acme"],
+  ["queue", "Queue", "default"],
+  ["errorClass", "Error class", "UpstreamTimeout"],
+  ["worker", "Worker", "worker id"],
+] as const;
+
+const DATE_FIELDS = [
+  ["createdFrom", "Created from"],
+  ["createdTo", "Created before"],
+  ["finishedFrom", "Finished from"],
+  ["finishedTo", "Finished before"],
+] as const;
+
+// Times are entered and shown in UTC, so a shared link means the same instant to everyone.
+const toInput = (d: Date | undefined) => (d ? d.toISOString().slice(0, 16) : "");
+const fromInput = (v: FormDataEntryValue | null) => {
+  if (typeof v !== "string" || !v) return undefined;
+  const d = new Date(`${v}:00Z`);
+  return Number.isNaN(d.getTime()) ? undefined : d;
+};
+const text = (v: FormDataEntryValue | null) => (typeof v === "string" && v.trim() ? v.trim() : undefined);
+
+/** The filters, as a form whose submit puts them in the URL (and starts again from the newest page). */
+export function FilterForm({ filters }: { filters: JobFilters }) {
+  const router = useRouter();
+
+  function onSubmit(e: FormEvent<HTMLFormElement>) {
+    e.preventDefault();
+    const form = new FormData(e.currentTarget);
+    const sort = form.get("sort") === "finished" ? "finished" : "created";
+    router.push(
+      refilteredHref(filters, {
+        ...Object.fromEntries(TEXT_FIELDS.map(([name]) => [name, text(form.get(name))])),
+        ...Object.fromEntries(DATE_FIELDS.map(([name]) => [name, fromInput(form.get(name))])),
+        type: text(form.get("type")),
+        sort,
+      }),
+    );
+  }
+
+  return (
+    <form role="search" aria-label="Filter jobs" onSubmit={onSubmit}>
+      <div className="grid grid-cols-2 gap-3 md:grid-cols-5">
+        <Field id="f-type" label="Type">
+          <select id="f-type" name="type" defaultValue={filters.type ?? ""} className={INPUT}>
+            <option value="">Any type</option>
+            {Object.keys(JOB_TYPES).map((t) => (
+              <option key={t} value={t}>
+                {t}
+              </option>
+            ))}
+          </select>
+        </Field>
+        {TEXT_FIELDS.map(([name, label, placeholder]) => (
+          <Field key={name} id={`f-${name}`} label={label}>
+            <input id={`f-${name}`} name={name} defaultValue={filters[name] ?? ""} placeholder={placeholder} maxLength={200} className={INPUT} />
+          </Field>
+        ))}
+        {DATE_FIELDS.map(([name, label]) => (
+          <Field key={name} id={`f-${name}`} label={label} hint="UTC">
+            <input id={`f-${name}`} name={name} type="datetime-local" defaultValue={toInput(filters[name])} className={INPUT} />
+          </Field>
+        ))}
+        <Field id="f-sort" label="Sort by">
+          <select id="f-sort" name="sort" defaultValue={filters.sort} className={INPUT}>
+            <option value="created">Newest created</option>
+            <option value="finished">Newest finished (finished jobs only)</option>
+          </select>
+        </Field>
+      </div>
+      <div className="mt-3 flex items-center justify-end gap-2">
+        <button type="button" className={SECONDARY} onClick={() => router.push(jobsHref({ state: filters.state }))}>
+          Clear filters
+        </button>
+        <button type="submit" className={PRIMARY}>
+          Apply filters
+        </button>
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,120 @@
+"use client";
+
+import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { useState } from "react";
+import { STATES, type ActorKind, type JobState } from "@/lib/fsm/table";
+import { parseJobFilters } from "@/lib/jobs/filters";
+import { BulkFlow, type PickedSelection } from "./bulk-flow";
+import { FilterForm } from "./filter-form";
+import { Freshness, PauseButton } from "./freshness";
+import { JobsTable } from "./jobs-table";
+import { LoadError, EmptyState, LoadingRows } from "./states";
+import { Lookup } from "./lookup";
+import { offeredEvents } from "./offered-events";
+import { Pager } from "./pager";
+import { jobsQuery } from "./queries";
+import { StateTabs } from "./state-tabs";
+import { searchOf } from "./url";
+import type { JobsResponse } from "./wire";
+
+const POLL_MS = 3_000;
+
+type Props = { search: string; initial: JobsResponse | null; actorKind: ActorKind };
+type Picked = { search: string; ids: ReadonlySet<string>; everything: boolean };
+
+/** The jobs list: server-rendered first, then polled live under the filters in the URL. */
+export function JobsView({ search, initial, actorKind }: Props) {
+  const filters = parseJobFilters(new URLSearchParams(search));
+  const [isPaused, setIsPaused] = useState(false);
+  const query = useQuery({
+    ...jobsQuery(search),
+    initialData: initial ?? undefined,
+    initialDataUpdatedAt: initial ? Date.parse(initial.at) : undefined,
+    refetchInterval: isPaused ? false : POLL_MS,
+    refetchOnWindowFocus: !isPaused,
+  });
+  const data = query.data;
+  const isFailing = query.errorUpdatedAt > query.dataUpdatedAt || (!data && query.isError);
+
+  // A selection belongs to the list it was made on: another filter or page starts empty.
+  const [picked, setPicked] = useState<Picked>({ search, ids: new Set(), everything: false });
+  const current = picked.search === search ? picked : { search, ids: new Set<string>(), everything: false };
+  const setIds = (ids: ReadonlySet<string>) => setPicked({ search, ids, everything: false });
+
+  const jobs = data?.jobs ?? [];
+  const counts = data?.counts ?? null;
+  const filterStates: JobState[] = filters.state ? [filters.state] : [...STATES];
+  const filterCount = counts
+    ? { n: filterStates.reduce((n, s) => n + counts[s].n, 0), capped: filterStates.some((s) => counts[s].capped) }
+    : null;
+
+  let selection: PickedSelection | null = null;
+  let events = offeredEvents(jobs.filter((j) => current.ids.has(j.id)).map((j) => j.state), actorKind);
+  if (current.everything && filterCount) {
+    selection = { kind: "filter", search: searchOf({ ...filters, after: undefined, before: undefined }), ...filterCount, count: filterCount.n };
+    events = offeredEvents(filterStates.filter((s) => counts && counts[s].n > 0), actorKind);
+  } else if (current.ids.size > 0) {
+    selection = { kind: "ids", ids: [...current.ids], count: current.ids.size, capped: false };
+  }
+  const allOnPage = jobs.length > 0 && jobs.every((j) => current.ids.has(j.id));
+  const exact = filters.q && jobs.length === 1 && jobs[0]?.id === filters.q.toLowerCase() ? jobs[0] : null;
+
+  return (
+    <div className="space-y-5">
+      <div className="flex flex-wrap items-end justify-between gap-4">
+        <div>
+          <h1 className="text-2xl font-semibold tracking-tight">Jobs</h1>
+          <p className="mt-1 text-sm text-neutral-500">Every job, newest first, live. Filters live in the URL: share the link.</p>
+        </div>
+        <div className="flex items-center gap-3">
+          <Freshness updatedAt={data ? query.dataUpdatedAt : null} isPaused={isPaused} isFailing={isFailing} />
+          <PauseButton isPaused={isPaused} onToggle={() => setIsPaused((p) => !p)} />
+        </div>
+      </div>
+
+      <div className="space-y-4 rounded-lg border border-neutral-200 bg-white p-4 shadow-xs">
+        <Lookup key={`q-${search}`} filters={filters} />
+        <div className="border-t border-neutral-100 pt-4">
+          <FilterForm key={`f-${search}`} filters={filters} />
+        </div>
+      </div>
+      <StateTabs filters={filters} counts={counts} />
+
+      {isFailing && <LoadError message={query.error?.message ?? ""} hasData={!!data} onRetry={() => void query.refetch()} />}
+      {exact && (
+        <p className="rounded-lg border border-sky-200 bg-sky-50 px-4 py-2.5 text-sm text-sky-950">
+          Exact id match:{" "}
+          <Link href={`/jobs/${exact.id}`} prefetch={false} className="font-mono font-medium text-sky-800 underline underline-offset-2">
+            open job {exact.id}
+          </Link>
+        </p>
+      )}
+
+      <BulkFlow
+        selection={selection}
+        events={events}
+        filterCount={allOnPage && !current.everything && filterCount && filterCount.n > jobs.length ? filterCount : null}
+        onSelectFilter={() => setPicked({ search, ids: current.ids, everything: true })}
+        onClear={() => setIds(new Set())}
+      />
+
+      {!data && !isFailing && <LoadingRows />}
+      {data && jobs.length === 0 && <EmptyState filtered={search !== ""} />}
+      {jobs.length > 0 && (
+        <JobsTable
+          jobs={jobs}
+          selected={current.everything ? new Set(jobs.map((j) => j.id)) : current.ids}
+          onToggle={(id) => {
+            const ids = new Set(current.everything ? jobs.map((j) => j.id) : current.ids);
+            if (ids.has(id)) ids.delete(id);
+            else ids.add(id);
+            setIds(ids);
+          }}
+          onTogglePage={(select) => setIds(select ? new Set(jobs.map((j) => j.id)) : new Set())}
+        />
+      )}
+      {data && <Pager filters={filters} prev={data.prev} next={data.next} shown={jobs.length} />}
+    </div>
+  );
+}

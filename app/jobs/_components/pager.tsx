@@ -1,0 +1,45 @@
+import Link from "next/link";
+import type { JobFilters } from "@/lib/jobs/filters";
+import { SECONDARY } from "./fields";
+import { jobsHref } from "./url";
+
+/** Keyset paging: Newer and Older follow the page's cursors; there are no page numbers to jump to. */
+export function Pager({ filters, prev, next, shown }: { filters: JobFilters; prev: string | null; next: string | null; shown: number }) {
+  const base = { ...filters, after: undefined, before: undefined };
+  const isFirst = !filters.after && !filters.before;
+  return (
+    <nav aria-label="Pages" className="flex items-center justify-between gap-3 text-sm text-neutral-500">
+      <p className="tabular-nums">
+        {shown} {shown === 1 ? "job" : "jobs"} on this page, newest {filters.sort === "finished" ? "finished" : "created"} first
+      </p>
+      <div className="flex items-center gap-2">
+        {!isFirst && (
+          <Link href={jobsHref(base)} prefetch={false} className={SECONDARY}>
+            Newest
+          </Link>
+        )}
+        <PageLink href={prev ? jobsHref({ ...base, before: prev }) : null} label="Newer" rel="prev" />
+        <PageLink href={next ? jobsHref({ ...base, after: next }) : null} label="Older" rel="next" />
+      </div>
+    </nav>
+  );
+}
+
+function PageLink({ href, label, rel }: { href: string | null; label: string; rel: "prev" | "next" }) {
+  if (!href) {
+    return (
+      <span role="link" aria-disabled="true" className={`${SECONDARY} cursor-not-allowed opacity-50`}>
+        {rel === "prev" ? "← " : ""}
+        {label}
+        {rel === "next" ? " →" : ""}
+      </span>
+    );
+  }
+  return (
+    <Link href={href} rel={rel} prefetch={false} className={SECONDARY}>
+      {rel === "prev" ? "← " : ""}
+      {label}
+      {rel === "next" ? " →" : ""}
+    </Link>
+  );
+}

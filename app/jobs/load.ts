@@ -1,0 +1,31 @@
+import type { Sql } from "@/lib/db/client";
+import type { JobFilters } from "@/lib/jobs/filters";
+import { countByState, listJobs } from "@/lib/jobs/queries";
+import type { JobsResponse } from "./_components/wire";
+
+/** One page of the list and the tab counts under the same filters: the page's first render and every poll. */
+export async function loadJobs(sql: Sql, filters: JobFilters): Promise<JobsResponse> {
+  // The tabs count every state under the other filters; the cursor and sort do not narrow a count.
+  const countFilters = { ...filters, state: undefined, after: undefined, before: undefined };
+  const [page, counts] = await Promise.all([listJobs(sql, filters), countByState(sql, countFilters)]);
+  return {
+    jobs: page.jobs.map((j) => ({
+      id: j.id,
+      tenantId: j.tenantId,
+      type: j.type,
+      queue: j.queue,
+      state: j.state,
+      attempt: j.attempt,
+      maxAttempts: j.maxAttempts,
+      stateVersion: j.stateVersion,
+      lastErrorClass: j.lastErrorClass,
+      lastWorker: j.lastWorker,
+      createdAt: j.createdAt.toISOString(),
+      finishedAt: j.finishedAt?.toISOString() ?? null,
+    })),
+    next: page.next,
+    prev: page.prev,
+    counts,
+    at: new Date().toISOString(),
+  };
+}

@@ -1,0 +1,129 @@
+import { randomBytes } from "node:crypto";
+import type { Page } from "@playwright/test";
+import { transition } from "../lib/jobs/transition";
+import { eventually, expect as baseExpect, HELD_QUEUE, jobRow, OPERATOR, SPEC_ACTOR, test } from "./fixtures";
+
+// Navigations and polls wait on a server that may share its CPUs with builds and other suites:
+// allow more than the default 5 s before calling a page wrong.
+const expect = baseExpect.configure({ timeout: 15_000 });
+
+/** A queue of this test's own (no worker consumes it), so `queue=` selects only its jobs. */
+const ownQueue = () => `${HELD_QUEUE}-${randomBytes(4).toString("hex")}`;
+const REPORT = { type: "report.generate", params: { report: "daily_usage", period: "2026-11" } } as const;
+
+const dialog = (page: Page) => page.getByRole("dialog", { name: /dry run/ });
+const progress = (page: Page) => page.getByRole("region", { name: "Bulk action progress" });
+
+test.describe("bulk actions", () => {
+  test("dry run, confirm, progress: the result matches the database, and a job that moved is refused", async ({
+    page,
+    db,
+    submit,
+    history,
+  }) => {
+    const queue = ownQueue();
+    const queued = [await submit({ tenantId: "acme", queue, ...REPORT }), await submit({ tenantId: "acme", queue, ...REPORT })];
+    const waiting = await history(3_600_000).submit({ tenantId: "acme", queue, ...REPORT }, SPEC_ACTOR);
+    await waiting.run("w-e2e-bulk", 1_000);
+    // Waits for a retry two hours from its back-dated clock: the supervisor leaves it alone.
+    await waiting.fail(500, { class: "UpstreamTimeout", message: "slow" }, 7_200_000, true);
+    const succeeded = await history(3_600_000).submit({ tenantId: "acme", queue, ...REPORT }, SPEC_ACTOR);
+    await succeeded.run("w-e2e-bulk", 1_000);
+    await succeeded.step("finish", 500);
+    const cancelled = await submit({ tenantId: "acme", queue, ...REPORT });
+    await transition(db, { jobId: cancelled.id, event: "cancel", actor: OPERATOR });
+
+    await page.goto(`/jobs?queue=${queue}`);
+    const table = page.getByRole("table");
+    await expect(table.getByRole("checkbox", { name: /^Select job / })).toHaveCount(5);
+    // One by keyboard, then the rest of the page at once.
+    const first = table.getByRole("checkbox", { name: `Select job ${queued[0]!.id}` });
+    await first.focus();
+    await page.keyboard.press("Space");
+    await expect(first).toBeChecked();
+    await expect(page.getByText("1 selected on this page")).toBeVisible();
+    await page.getByRole("checkbox", { name: "Select all on this page" }).check();
+    await expect(page.getByText("5 selected on this page")).toBeVisible();
+
+    const actions = page.getByRole("group", { name: "Actions on the selection" });
+    // Offered: what some selected job could take, in the table's order (queued and retry_wait can be
+    // cancelled, retry_wait also abandoned or retried; succeeded and cancelled take nothing).
+    await expect(actions.getByRole("button")).toHaveText(["Cancel…", "Abandon…", "Retry…"]);
+    await actions.getByRole("button", { name: "Cancel…" }).click();
+    await expect(dialog(page).getByLabel("will move 3")).toBeVisible();
+    await expect(dialog(page).getByLabel("will skip 2")).toBeVisible();
+    const reasons = dialog(page).getByRole("list", { name: "Why jobs will be skipped" });
+    await expect(reasons.getByRole("listitem")).toHaveCount(2);
+    await expect(reasons).toContainText("already cancelled");
+    await expect(reasons).toContainText("cancel is not allowed from succeeded");
+
+    // Between the dry run and the confirmation, someone else cancels one of the queued jobs.
+    const moved = await transition(db, { jobId: queued[1]!.id, event: "cancel", actor: { kind: "operator", id: "someone-else" } });
+    expect(moved.ok).toBe(true);
+
+    await dialog(page).getByRole("button", { name: "Cancel 3 jobs" }).click();
+    await expect(dialog(page)).toBeHidden();
+    // Submitted after confirming, on the same queue: never part of this action.
+    const late = await submit({ tenantId: "acme", queue, ...REPORT });
+
+    await expect(progress(page).getByRole("status")).toContainText("done", { timeout: 20_000 });
+    await expect(progress(page)).toContainText("3 of 3 processed · applied 2 · refused 1");
+    await expect(progress(page).getByRole("list", { name: "Refused jobs by reason" })).toContainText("already moved since the dry run");
+
+    // The database agrees with what the page reports.
+    const [op] = await db<{ id: string; status: string; total: number; actorId: string }[]>`
+      SELECT o.id, o.status, o.total, o.actor_id FROM bulk_operations o
+        JOIN bulk_operation_items i ON i.operation_id = o.id
+       WHERE i.job_id = ${queued[0]!.id}`;
+    expect(op).toMatchObject({ status: "done", total: 3 });
+    const items = await db<{ jobId: string; outcome: string }[]>`
+      SELECT job_id, outcome FROM bulk_operation_items WHERE operation_id = ${op!.id} ORDER BY outcome`;
+    expect(items.map((i) => [i.jobId, i.outcome]).sort()).toEqual(
+      [
+        [queued[0]!.id, "applied"],
+        [waiting.id, "applied"],
+        [queued[1]!.id, "conflict"],
+      ].sort(),
+    );
+    expect((await jobRow(db, queued[0]!.id)).state).toBe("cancelled");
+    expect((await jobRow(db, waiting.id)).state).toBe("cancelled");
+    expect((await jobRow(db, succeeded.id)).state).toBe("succeeded");
+    const [byOther] = await db`SELECT actor_id FROM job_events WHERE job_id = ${queued[1]!.id} AND event = 'cancel'`;
+    expect(byOther).toEqual({ actorId: "someone-else" });
+    expect((await jobRow(db, late.id)).state).toBe("queued");
+  });
+
+  test("everything matching a filter: frozen at confirmation, so a job submitted afterwards is not swept in", async ({
+    page,
+    db,
+    submit,
+  }) => {
+    const queue = ownQueue();
+    const before = [];
+    for (let i = 0; i < 3; i++) before.push(await submit({ tenantId: "globex", queue, ...REPORT }));
+
+    // Two per page, so the filter holds more than the page.
+    await page.goto(`/jobs?queue=${queue}&state=queued&limit=2`);
+    await page.getByRole("checkbox", { name: "Select all on this page" }).check();
+    await page.getByRole("button", { name: "Select everything matching this filter (3)" }).click();
+    await expect(page.getByText("All 3 jobs matching this filter are selected")).toBeVisible();
+    await page.getByRole("group", { name: "Actions on the selection" }).getByRole("button", { name: "Cancel…" }).click();
+    await expect(dialog(page).getByLabel("will move 3")).toBeVisible();
+    await expect(dialog(page).getByLabel("will skip 0")).toBeVisible();
+
+    await dialog(page).getByRole("button", { name: "Cancel 3 jobs" }).click();
+    // The dialog closes once the action is recorded: this job arrives after the confirmation.
+    await expect(dialog(page)).toBeHidden();
+    const late = await submit({ tenantId: "globex", queue, ...REPORT });
+    await expect(progress(page).getByRole("status")).toContainText("done", { timeout: 20_000 });
+    await expect(progress(page)).toContainText("3 of 3 processed · applied 3 · refused 0");
+
+    for (const j of before) expect((await jobRow(db, j.id)).state).toBe("cancelled");
+    expect((await jobRow(db, late.id)).state).toBe("queued");
+    const swept = await db`SELECT 1 FROM bulk_operation_items WHERE job_id = ${late.id}`;
+    expect(swept).toHaveLength(0);
+    // The list catches up: only the late job is left on the queued tab.
+    await eventually(async () => (await page.getByRole("table").getByRole("checkbox", { name: /^Select job / }).count()) === 1);
+    await expect(page.getByRole("table").getByRole("checkbox", { name: `Select job ${late.id}` })).toBeVisible();
+  });
+});
