@@ -20,13 +20,12 @@ import {
   EVENTS,
   HEARTBEAT_STATES,
   LEASED_STATES,
+  REJECTION_KINDS,
   RUN_OUTCOMES,
   STATES,
   TERMINAL_STATES,
 } from "../fsm/table";
 
-export const REJECTION_KINDS = ["conflict", "illegal", "drift"] as const;
-export type RejectionKind = (typeof REJECTION_KINDS)[number];
 
 export const jobState = pgEnum("job_state", STATES);
 export const jobEvent = pgEnum("job_event", EVENTS);

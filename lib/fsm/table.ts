@@ -53,6 +53,14 @@ export type ActorKind = (typeof ACTOR_KINDS)[number];
 export const RUN_OUTCOMES = ["succeeded", "failed", "lease_expired", "cancelled", "abandoned"] as const;
 export type RunOutcome = (typeof RUN_OUTCOMES)[number];
 
+/**
+ * Why the write path refused a transition: someone moved the job first
+ * (conflict), the table does not allow it (illegal), or the row was written
+ * outside the write path (drift).
+ */
+export const REJECTION_KINDS = ["conflict", "illegal", "drift"] as const;
+export type RejectionKind = (typeof REJECTION_KINDS)[number];
+
 export const TERMINAL_STATES = ["succeeded", "dead", "cancelled"] as const satisfies readonly JobState[];
 
 /** States in which a worker holds the lease (`lease_owner` is set). */

@@ -1,6 +1,5 @@
 import type { Sql } from "../db/client";
-import { STATES, type JobState } from "../fsm/table";
-import type { RejectionKind } from "../db/schema";
+import { STATES, type JobState, type RejectionKind } from "../fsm/table";
 import { decodeCursor, encodeCursor, type JobFilters } from "./filters";
 import type { JobRow, MovedBy } from "./types";
 
@@ -112,7 +111,8 @@ export type RunRecord = {
 };
 
 export type EventRecord = MovedBy & {
-  id: number;
+  /** bigint: postgres.js returns it as a string. */
+  id: string;
   fromState: JobState | null;
   toState: JobState;
   attempt: number;
@@ -121,7 +121,8 @@ export type EventRecord = MovedBy & {
 };
 
 export type RejectionRecord = {
-  id: number;
+  /** bigint: postgres.js returns it as a string. */
+  id: string;
   event: string;
   kind: RejectionKind;
   actorKind: string;

@@ -1,5 +1,4 @@
-import type { ActorKind, JobEvent, JobState } from "../fsm/table";
-import type { RejectionKind } from "../db/schema";
+import type { ActorKind, JobEvent, JobState, RejectionKind } from "../fsm/table";
 
 /** Who applies a transition: recorded in `job_events.actor_*`. */
 export type Actor = { kind: ActorKind; id: string };

@@ -6,11 +6,12 @@ import { heartbeat } from "./heartbeat";
 import { getJob, newJob, runJob, seedTenants } from "./test-helpers";
 
 const ROOT = path.resolve(__dirname, "../..");
-const SKIP = new Set(["node_modules", ".next", ".data", ".git", "test-results", "playwright-report"]);
+// Build output, data and tool folders (.next*, .data, .git) are not source.
+const SKIP = (name: string) => name.startsWith(".") || ["node_modules", "test-results", "playwright-report"].includes(name);
 
 function sourceFiles(dir: string, out: string[] = []): string[] {
   for (const name of readdirSync(dir)) {
-    if (SKIP.has(name)) continue;
+    if (SKIP(name)) continue;
     const p = path.join(dir, name);
     if (statSync(p).isDirectory()) sourceFiles(p, out);
     else if (/\.(ts|tsx|js|mjs|sql)$/.test(name)) out.push(path.relative(ROOT, p));

@@ -1,0 +1,29 @@
+import { NextResponse } from "next/server";
+import type { ApiErrorBody } from "@/components/query-keys";
+import { pool } from "@/lib/db/client";
+import { getJobDetail } from "@/lib/jobs/queries";
+
+// Polled live by the job page: never prerendered, never cached.
+export const dynamic = "force-dynamic";
+
+const NO_STORE = { "Cache-Control": "no-store" };
+
+function failure(status: number, code: string, message: string) {
+  const body: ApiErrorBody = { error: { code, message } };
+  return NextResponse.json(body, { status, headers: NO_STORE });
+}
+
+/** One job with its runs, events and rejections: the same JobDetail the page renders first, as JSON. */
+export async function GET(_request: Request, { params }: { params: Promise<{ id: string }> }) {
+  const { id } = await params;
+  try {
+    // getJobDetail answers null for a malformed id too: both are "no such job" to the caller.
+    const detail = await getJobDetail(pool(), id);
+    if (!detail) return failure(404, "not_found", "No such job: it may have been removed, or the link is wrong.");
+    return NextResponse.json(detail, { headers: NO_STORE });
+  } catch (err) {
+    // The cause goes to the server log only: a database error can name tables, hosts or credentials.
+    console.error(`GET /api/jobs/${id.slice(0, 80)} failed:`, err);
+    return failure(500, "internal", "Could not load the job: the database did not answer. Details are in the server log.");
+  }
+}

@@ -1,0 +1,120 @@
+import { queryOptions } from "@tanstack/react-query";
+import { z } from "zod";
+import { ACTOR_KINDS, EVENTS, REJECTION_KINDS, STATES } from "@/lib/fsm/table";
+import type { JobDetail } from "@/lib/jobs/queries";
+
+/** TanStack Query keys for one job's page (riverui's `jobKeys.detail(id)`). */
+export const jobKeys = {
+  all: ["jobs"] as const,
+  detail: (id: string) => [...jobKeys.all, "detail", id] as const,
+};
+
+// The wire format is JobDetail as JSON: timestamps arrive as ISO strings and
+// become Dates again here, so the page works on one type whether its data came
+// from the server render or from a poll.
+const date = z.coerce.date();
+const state = z.enum(STATES);
+const event = z.enum(EVENTS);
+const actorKind = z.enum(ACTOR_KINDS);
+// Event and rejection ids are bigint columns, which postgres.js sends as strings.
+const bigintId = z.string();
+
+const JobDetailSchema: z.ZodType<JobDetail> = z.object({
+  job: z.object({
+    id: z.string(),
+    tenantId: z.string(),
+    type: z.string(),
+    queue: z.string(),
+    priority: z.number(),
+    state,
+    attempt: z.number(),
+    maxAttempts: z.number(),
+    stateVersion: z.number(),
+    leaseOwner: z.string().nullable(),
+    heartbeatAt: date.nullable(),
+    notBefore: date,
+    params: z.unknown(),
+    idempotencyKey: z.string().nullable(),
+    createdAt: date,
+    updatedAt: date,
+    finishedAt: date.nullable(),
+  }),
+  runs: z.array(
+    z.object({
+      attempt: z.number(),
+      workerId: z.string(),
+      claimedAt: date,
+      startedAt: date.nullable(),
+      finishedAt: date.nullable(),
+      outcome: z.string().nullable(),
+      errorClass: z.string().nullable(),
+      errorMessage: z.string().nullable(),
+      result: z.unknown(),
+    }),
+  ),
+  events: z.array(
+    z.object({
+      id: bigintId,
+      event,
+      fromState: state.nullable(),
+      toState: state,
+      actorKind,
+      actorId: z.string(),
+      attempt: z.number(),
+      stateVersion: z.number(),
+      at: date,
+      payload: z.record(z.string(), z.unknown()).nullable(),
+    }),
+  ),
+  eventCount: z.number(),
+  rejections: z.array(
+    z.object({
+      id: bigintId,
+      event: z.string(),
+      kind: z.enum(REJECTION_KINDS),
+      actorKind: z.string(),
+      actorId: z.string(),
+      expectedState: state.nullable(),
+      expectedVersion: z.number().nullable(),
+      currentState: state.nullable(),
+      currentVersion: z.number().nullable(),
+      reason: z.string(),
+      at: date,
+    }),
+  ),
+});
+
+/** A failed read: `notFound` lets the page say the job is gone rather than "try again". */
+export class JobDetailError extends Error {
+  constructor(
+    message: string,
+    readonly isNotFound: boolean,
+  ) {
+    super(message);
+    this.name = "JobDetailError";
+  }
+}
+
+export async function fetchJobDetail(id: string, signal?: AbortSignal): Promise<JobDetail> {
+  const res = await fetch(`/api/jobs/${encodeURIComponent(id)}`, {
+    signal,
+    cache: "no-store",
+    headers: { accept: "application/json" },
+  });
+  const body: unknown = await res.json().catch(() => null);
+  if (!res.ok) throw new JobDetailError(errorMessage(body) ?? `The server answered ${res.status}.`, res.status === 404);
+  const parsed = JobDetailSchema.safeParse(body);
+  if (!parsed.success) {
+    const where = parsed.error.issues[0]?.path.join(".") ?? "";
+    throw new JobDetailError(`The server sent the job in an unexpected shape${where ? ` (at ${where})` : ""}.`, false);
+  }
+  return parsed.data;
+}
+
+export const jobDetailQuery = (id: string) =>
+  queryOptions({ queryKey: jobKeys.detail(id), queryFn: ({ signal }) => fetchJobDetail(id, signal) });
+
+function errorMessage(body: unknown): string | null {
+  const parsed = z.object({ error: z.object({ message: z.string() }) }).safeParse(body);
+  return parsed.success ? parsed.data.error.message : null;
+}

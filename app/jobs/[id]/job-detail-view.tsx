@@ -1,0 +1,98 @@
+"use client";
+
+import { useQuery, useQueryClient } from "@tanstack/react-query";
+import Link from "next/link";
+import { useCallback, useState } from "react";
+import { JsonViewer } from "@/components/json-viewer";
+import type { ActorKind } from "@/lib/fsm/table";
+import type { JobDetail } from "@/lib/jobs/queries";
+import { EventLog, Rejections } from "./event-log";
+import { Freshness, PauseButton } from "./freshness";
+import { JobActions } from "./job-actions";
+import { JobDetailError, jobDetailQuery, jobKeys } from "./job-detail-query";
+import { JobHeader } from "./job-header";
+import { RunRecords } from "./run-records";
+import { Section } from "./section";
+import { TimelineSection } from "./timeline-section";
+import { useNow } from "./use-now";
+
+const POLL_MS = 2_000;
+
+type Props = { id: string; initial: JobDetail; renderedAt: number; actorKind: ActorKind };
+
+export function JobDetailView({ id, initial, renderedAt, actorKind }: Props) {
+  const [isPaused, setIsPaused] = useState(false);
+  const queryClient = useQueryClient();
+  const query = useQuery({
+    ...jobDetailQuery(id),
+    initialData: initial,
+    initialDataUpdatedAt: renderedAt,
+    refetchInterval: isPaused ? false : POLL_MS,
+    // Paused means frozen: no refresh on tab focus either.
+    refetchOnWindowFocus: !isPaused,
+  });
+  const now = useNow(renderedAt);
+  const refresh = useCallback(() => queryClient.invalidateQueries({ queryKey: jobKeys.detail(id) }), [queryClient, id]);
+  const detail = query.data;
+  const { job } = detail;
+  const isFailing = query.errorUpdatedAt > query.dataUpdatedAt;
+  const isGone = isFailing && query.error instanceof JobDetailError && query.error.isNotFound;
+  const result = detail.runs.find((r) => r.outcome === "succeeded")?.result;
+
+  return (
+    <div className="space-y-6">
+      <nav aria-label="Breadcrumb" className="text-sm text-neutral-500">
+        <Link href="/jobs" className="hover:text-neutral-900 hover:underline">
+          Jobs
+        </Link>
+        <span aria-hidden="true" className="px-2">
+          /
+        </span>
+        <span className="font-mono text-neutral-700">{job.id}</span>
+      </nav>
+
+      <JobHeader
+        job={job}
+        now={now}
+        status={
+          <div className="flex flex-wrap items-center gap-3">
+            <Freshness updatedAt={query.dataUpdatedAt} now={now} isPaused={isPaused} isFailing={isFailing} />
+            <PauseButton isPaused={isPaused} onToggle={() => setIsPaused((p) => !p)} />
+          </div>
+        }
+      >
+        <JobActions job={job} actorKind={actorKind} onSettled={refresh} />
+      </JobHeader>
+
+      {isFailing && (
+        <div role="alert" className="rounded-lg border border-red-200 bg-red-50 p-4 text-sm">
+          <p className="font-medium text-red-900">
+            {isGone ? "This job no longer exists." : "Could not refresh the job; showing what was last received."}
+          </p>
+          {!isGone && <p className="mt-1 text-red-800">{query.error?.message}</p>}
+        </div>
+      )}
+
+      <TimelineSection detail={detail} now={now} />
+
+      <div className="grid gap-6 lg:grid-cols-2">
+        <Section title="Params" id="params">
+          <JsonViewer value={job.params} label="Params" />
+        </Section>
+        <Section title="Result" id="result">
+          {result === undefined || result === null ? (
+            <p className="text-sm text-neutral-500">
+              {job.state === "succeeded" ? "The job succeeded without a result." : "No result yet: no attempt has succeeded."}
+            </p>
+          ) : (
+            <JsonViewer value={result} label="Result" />
+          )}
+        </Section>
+      </div>
+
+      <RunRecords runs={detail.runs} maxAttempts={job.maxAttempts} now={now} />
+      <EventLog events={detail.events} eventCount={detail.eventCount} now={now} />
+      <Rejections rejections={detail.rejections} now={now} />
+    </div>
+  );
+}

@@ -1,0 +1,88 @@
+import type { ReactNode } from "react";
+import { RelativeTime, Timestamp } from "@/components/relative-time";
+import { StateBadge } from "@/components/state-badge";
+import type { JobRow } from "@/lib/jobs/types";
+
+/** Who the job is, where it stands, and (as children) what may be done to it. */
+export function JobHeader({ job, now, status, children }: { job: JobRow; now: number; status: ReactNode; children: ReactNode }) {
+  const isScheduled = job.notBefore.getTime() > now && (job.state === "queued" || job.state === "retry_wait");
+  return (
+    <section aria-labelledby="job-heading" className="rounded-lg border border-neutral-200 bg-white shadow-xs">
+      <div className="flex flex-wrap items-start justify-between gap-4 border-b border-neutral-100 p-5">
+        <div className="min-w-0 space-y-1.5">
+          <div className="flex flex-wrap items-center gap-3">
+            <h1 id="job-heading" className="font-mono text-xl font-semibold tracking-tight">
+              {job.type}
+            </h1>
+            {/* A polite live region: when a poll moves the job on, a screen reader hears the new state. */}
+            <span role="status" aria-label={`State: ${job.state}`}>
+              <StateBadge state={job.state} />
+            </span>
+          </div>
+          <p className="font-mono text-xs break-all text-neutral-500">{job.id}</p>
+        </div>
+        {status}
+      </div>
+
+      <dl className="grid grid-cols-2 gap-x-6 gap-y-4 p-5 text-sm sm:grid-cols-3 lg:grid-cols-4">
+        <Item term="Attempt">
+          <span className="tabular-nums">
+            {job.attempt} of {job.maxAttempts}
+          </span>
+        </Item>
+        <Item term="State version">
+          <span className="tabular-nums">{job.stateVersion}</span>
+        </Item>
+        <Item term="Tenant">{job.tenantId}</Item>
+        <Item term="Queue">
+          <span className="font-mono">{job.queue}</span>
+        </Item>
+        <Item term="Priority">
+          <span className="tabular-nums">{job.priority}</span>
+        </Item>
+        <Item term="Idempotency key">
+          {job.idempotencyKey ? (
+            <span className="font-mono break-all">{job.idempotencyKey}</span>
+          ) : (
+            <span className="text-neutral-400">none</span>
+          )}
+        </Item>
+        {job.leaseOwner && (
+          <Item term="Lease">
+            <span className="font-mono">{job.leaseOwner}</span>
+            {job.heartbeatAt && (
+              <span className="block text-neutral-500">
+                heartbeat <RelativeTime at={job.heartbeatAt} now={now} />
+              </span>
+            )}
+          </Item>
+        )}
+        {isScheduled && (
+          <Item term="Not before">
+            <Timestamp at={job.notBefore} now={now} />
+          </Item>
+        )}
+        <Item term="Created">
+          <Timestamp at={job.createdAt} now={now} />
+        </Item>
+        <Item term="Updated">
+          <Timestamp at={job.updatedAt} now={now} />
+        </Item>
+        <Item term="Finished">
+          {job.finishedAt ? <Timestamp at={job.finishedAt} now={now} /> : <span className="text-neutral-400">not yet</span>}
+        </Item>
+      </dl>
+
+      <div className="border-t border-neutral-100 p-5">{children}</div>
+    </section>
+  );
+}
+
+function Item({ term, children }: { term: string; children: ReactNode }) {
+  return (
+    <div className="min-w-0">
+      <dt className="text-xs font-medium tracking-wide text-neutral-500 uppercase">{term}</dt>
+      <dd className="mt-1 text-neutral-900">{children}</dd>
+    </div>
+  );
+}

@@ -1,0 +1,176 @@
+import type { Page } from "@playwright/test";
+import { heartbeat } from "../lib/jobs/heartbeat";
+import { transition } from "../lib/jobs/transition";
+import { eventually, expect, HELD_QUEUE, jobRow, SPEC_ACTOR, test } from "./fixtures";
+
+/** The console's operator until sign-in exists (lib/auth/actor.ts). */
+const DEV_OPERATOR = process.env.JOBSCOPE_DEV_OPERATOR ?? "dev-operator@jobscope.local";
+const UNTRUSTED = `<img src=x onerror="window.__pwned=1"> timed out after 30000 ms`;
+
+const stateOnPage = (page: Page, state: string) => page.getByRole("status", { name: `State: ${state}`, exact: true });
+const outcomeRegion = (page: Page) => page.getByRole("status", { name: "Action outcome" });
+const runRow = (page: Page, attempt: number) =>
+  page.getByRole("region", { name: "Run records" }).getByRole("row", { name: new RegExp(`^Attempt ${attempt}\\b`) });
+
+async function runOutcome(db: Parameters<typeof jobRow>[0], id: string, attempt: number) {
+  const [run] = await db<{ outcome: string | null }[]>`SELECT outcome FROM job_runs WHERE job_id = ${id} AND attempt = ${attempt}`;
+  return run?.outcome ?? null;
+}
+
+test.describe("job detail", () => {
+  test("shows every attempt of a job: a lane each with its outcome, and each attempt's error", async ({ page, history }) => {
+    const h = await history(10 * 60_000).submit(
+      { tenantId: "acme", type: "upstream.call", queue: HELD_QUEUE, maxAttempts: 3, params: { endpoint: "https://partner.example/e2e" } },
+      SPEC_ACTOR,
+    );
+    await h.run("w-e2e-1", 1_000);
+    await h.loseLease(5_000, 30_000);
+    await h.run("w-e2e-2", 500);
+    await h.fail(3_000, { class: "UpstreamTimeout", message: UNTRUSTED }, 5_000);
+    await h.run("w-e2e-3", 500);
+    await h.step("finish", 2_000, undefined, { result: { status: 200, note: "<b>not bold</b>" } });
+
+    await page.goto(`/jobs/${h.id}`);
+    await expect(page.getByRole("heading", { level: 1, name: "upstream.call" })).toBeVisible();
+    await expect(stateOnPage(page, "succeeded")).toBeVisible();
+    await expect(page.getByText("3 of 3", { exact: true })).toBeVisible();
+
+    const lanes = page.getByRole("list", { name: "Attempts" }).getByRole("listitem");
+    await expect(lanes).toHaveCount(4);
+    await expect(lanes.nth(0)).toHaveAccessibleName("Queued: before the first attempt");
+    await expect(lanes.nth(1)).toHaveAccessibleName("Attempt 1, worker w-e2e-1: lease expired");
+    await expect(lanes.nth(2)).toHaveAccessibleName("Attempt 2, worker w-e2e-2: failed");
+    await expect(lanes.nth(3)).toHaveAccessibleName("Attempt 3, worker w-e2e-3: succeeded");
+
+    await expect(runRow(page, 1)).toContainText("LeaseExpired");
+    await expect(runRow(page, 1)).toContainText("no heartbeat for more than 30000 ms");
+    await expect(runRow(page, 2)).toContainText("UpstreamTimeout");
+    await expect(runRow(page, 3)).toContainText("succeeded");
+    // Untrusted text is shown as text, never as markup.
+    await expect(runRow(page, 2).getByText(UNTRUSTED)).toBeVisible();
+    await expect(page.locator("img[src=x]")).toHaveCount(0);
+    expect(await page.evaluate(() => (window as { __pwned?: number }).__pwned)).toBeUndefined();
+    await expect(page.getByRole("group", { name: "Result" })).toContainText('"<b>not bold</b>"');
+  });
+
+  test("cancels a running export: cancelling, then cancelled at the worker's checkpoint", async ({ page, db, submit }) => {
+    test.setTimeout(150_000);
+    const job = await submit({ tenantId: "acme", type: "export.tenant_data", params: { dataset: "orders", rows: 2_000_000, chunkRows: 10_000 } });
+    await eventually(async () => (await jobRow(db, job.id)).state === "running", 90_000);
+
+    await page.goto(`/jobs/${job.id}`);
+    await expect(stateOnPage(page, "running")).toBeVisible();
+    await page.getByRole("button", { name: "Cancel", exact: true }).click();
+    const dialog = page.getByRole("dialog", { name: "Cancel this job?" });
+    await expect(dialog).toContainText("the worker stops at its next checkpoint");
+    await dialog.getByRole("button", { name: "Yes, cancel" }).click();
+
+    await expect(outcomeRegion(page)).toHaveText(/^Applied: cancel → cancelling/);
+    await expect(stateOnPage(page, "cancelled")).toBeVisible({ timeout: 30_000 });
+    await expect(page.getByRole("group", { name: "Job actions" }).getByRole("button")).toHaveCount(0);
+
+    const row = await jobRow(db, job.id);
+    expect(row.state).toBe("cancelled");
+    expect(await runOutcome(db, job.id, 1)).toBe("cancelled");
+    const [cancel] = await db<{ actorKind: string; actorId: string; fromState: string }[]>`
+      SELECT actor_kind, actor_id, from_state FROM job_events WHERE job_id = ${job.id} AND event = 'cancel'`;
+    expect(cancel).toEqual({ actorKind: "operator", actorId: DEV_OPERATOR, fromState: "running" });
+    const [stop] = await db<{ actorKind: string }[]>`SELECT actor_kind FROM job_events WHERE job_id = ${job.id} AND event = 'stop'`;
+    expect(stop?.actorKind).toBe("worker");
+  });
+
+  test("replays a dead job: queued, then it runs and succeeds, and the log names the operator", async ({ page, db, submit }) => {
+    test.setTimeout(120_000);
+    const job = await submit({
+      tenantId: "acme",
+      type: "upstream.call",
+      maxAttempts: 1,
+      params: { endpoint: "https://partner.example/e2e", timeoutRate: 0, failFirstAttempts: 1 },
+    });
+    await eventually(async () => (await jobRow(db, job.id)).state === "dead", 60_000);
+
+    await page.goto(`/jobs/${job.id}`);
+    await expect(stateOnPage(page, "dead")).toBeVisible();
+    await expect(runRow(page, 1)).toContainText("UpstreamTimeoutError");
+    await page.getByRole("button", { name: "Replay", exact: true }).click();
+    await expect(outcomeRegion(page)).toHaveText(/^Applied: replay → queued/);
+    await expect(stateOnPage(page, "succeeded")).toBeVisible({ timeout: 30_000 });
+
+    const replay = page.getByRole("region", { name: "Event log" }).getByRole("row").filter({ hasText: "replay" });
+    await expect(replay).toContainText("operator");
+    await expect(replay).toContainText(DEV_OPERATOR);
+    await expect(page.getByRole("list", { name: "Attempts" }).getByRole("listitem").nth(2)).toHaveAccessibleName(/^Attempt 2, .*: succeeded$/);
+
+    const row = await jobRow(db, job.id);
+    expect({ state: row.state, attempt: row.attempt }).toEqual({ state: "succeeded", attempt: 2 });
+  });
+
+  test("a stale page is refused: cancelling a job that has since succeeded names the worker and changes nothing", async ({
+    page,
+    db,
+    history,
+  }) => {
+    const worker = "w-e2e-stale";
+    const h = await history(5_000).submit(
+      { tenantId: "acme", type: "report.generate", queue: HELD_QUEUE, params: { report: "daily_usage", period: "2026-11" } },
+      SPEC_ACTOR,
+    );
+    await h.run(worker, 500);
+    // Keep the lease alive, as the worker would, so the supervisor does not reclaim the job mid-test.
+    const beatOnce = () => heartbeat(db, { workerId: worker, jobs: [{ id: h.id, attempt: 1 }] });
+    await beatOnce();
+    const beat = setInterval(() => void beatOnce(), 1_000);
+    try {
+      await page.goto(`/jobs/${h.id}`);
+      await expect(stateOnPage(page, "running")).toBeVisible();
+      await page.getByRole("button", { name: "Pause updates" }).click();
+      await expect(page.getByText("Paused", { exact: true })).toBeVisible();
+
+      const finished = await transition(db, {
+        jobId: h.id,
+        event: "finish",
+        actor: { kind: "worker", id: worker },
+        attempt: 1,
+        result: { rows: 12 },
+      });
+      expect(finished.ok).toBe(true);
+      const before = await jobRow(db, h.id);
+      expect(before).toMatchObject({ state: "succeeded", stateVersion: 3 });
+      // The page still shows what it showed before: running, with its Cancel button.
+      await expect(stateOnPage(page, "running")).toBeVisible();
+
+      await page.getByRole("button", { name: "Cancel", exact: true }).click();
+      await page.getByRole("dialog", { name: "Cancel this job?" }).getByRole("button", { name: "Yes, cancel" }).click();
+      await expect(outcomeRegion(page)).toHaveText(
+        /^Refused: worker w-e2e-stale applied finish (at|on \d{4}-\d\d-\d\d at) \d\d:\d\d:\d\d UTC; the job is now succeeded \(version 3\)\. Nothing was changed\.$/,
+      );
+
+      const after = await jobRow(db, h.id);
+      expect({ state: after.state, stateVersion: after.stateVersion, updatedAt: after.updatedAt }).toEqual({
+        state: before.state,
+        stateVersion: before.stateVersion,
+        updatedAt: before.updatedAt,
+      });
+      const [cancels] = await db<{ n: number }[]>`SELECT count(*)::int AS n FROM job_events WHERE job_id = ${h.id} AND event = 'cancel'`;
+      expect(cancels?.n).toBe(0);
+      expect(await runOutcome(db, h.id, 1)).toBe("succeeded");
+      // The refusal is recorded and, once the page refreshes, listed with the job.
+      const rejections = page.getByRole("region", { name: "Rejections" });
+      await expect(rejections.getByRole("row").filter({ hasText: "conflict" })).toContainText(DEV_OPERATOR);
+    } finally {
+      clearInterval(beat);
+    }
+  });
+
+  test("a malformed or unknown id is a 404, on the page and in the API", async ({ page, request }) => {
+    const missing = "00000000-0000-4000-8000-000000000000";
+    for (const id of ["not-a-uuid", missing]) {
+      const res = await page.goto(`/jobs/${id}`);
+      expect(res?.status()).toBe(404);
+      await expect(page.getByRole("heading", { name: "No such job" })).toBeVisible();
+      const api = await request.get(`/api/jobs/${id}`);
+      expect(api.status()).toBe(404);
+      expect(((await api.json()) as { error: { code: string } }).error.code).toBe("not_found");
+    }
+  });
+});
