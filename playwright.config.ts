@@ -26,6 +26,8 @@ const launchOptions = existsSync(SYSTEM_CHROMIUM)
 
 export default defineConfig({
   testDir: "e2e",
+  // Per data dir, so side-by-side runs do not delete each other's traces.
+  outputDir: `test-results/${DATA.replace(/[^a-z0-9-]/gi, "_")}`,
   // One app and one database serve every spec; specs that change data must not race each other.
   workers: 1,
   forbidOnly: !!process.env.CI,

@@ -1,3 +1,4 @@
+import { rmSync } from "node:fs";
 import type { TestProject } from "vitest/node";
 import { ensureDatabase, startEmbeddedPostgres } from "./embedded";
 import { migrateDatabase } from "./migrate";
@@ -20,9 +21,14 @@ export default async function setup(project: TestProject) {
   let adminUrl = process.env.TEST_DATABASE_URL;
   let stop: (() => Promise<void>) | undefined;
   if (!adminUrl) {
-    const server = await startEmbeddedPostgres({ dataDir: ".data/test-pg", fresh: true });
+    // One data dir per run, so two test runs on one machine do not share a server.
+    const dataDir = `.data/test-pg-${process.pid}`;
+    const server = await startEmbeddedPostgres({ dataDir, fresh: true });
     adminUrl = server.adminUrl;
-    stop = server.stop;
+    stop = async () => {
+      await server.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    };
   }
   const templateUrl = await ensureDatabase(adminUrl, TEMPLATE_DB);
   await migrateDatabase(templateUrl);
