@@ -89,6 +89,9 @@ export const jobs = pgTable(
     // The state tabs' capped counts under a tenant filter.
     index("jobs_tenant_state_idx").on(t.tenantId, t.state),
     index("jobs_finished_idx").on(t.finishedAt.desc(), t.id.desc()).where(sql`finished_at IS NOT NULL`),
+    // The dead-jobs page: a group's pages, and the capped groups query over the newest dead jobs.
+    index("jobs_dead_type_finished_idx").on(t.type, t.finishedAt.desc(), t.id.desc()).where(sql`state = 'dead'`),
+    index("jobs_dead_finished_idx").on(t.finishedAt.desc(), t.id.desc()).where(sql`state = 'dead'`),
   ],
 );
 

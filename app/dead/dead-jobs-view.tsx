@@ -1,0 +1,168 @@
+"use client";
+
+import { useQuery } from "@tanstack/react-query";
+import { useCallback, useRef, useState } from "react";
+import { deadGroupsQuery, type DeadGroupsResponse } from "./dead-query";
+import { numbers, plural } from "./format";
+import { Freshness, PauseButton } from "./freshness";
+import { GroupsTable } from "./groups-table";
+import { ReplayDialog } from "./replay-dialog";
+import type { ReplayRequest, ReplaySelectionInput } from "./replay-types";
+import { ScopeForm } from "./scope-form";
+import type { DeadScopeParams } from "./scope";
+
+const POLL_MS = 5_000;
+
+export function DeadJobsView({ scope, initial }: { scope: DeadScopeParams; initial: DeadGroupsResponse | null }) {
+  const [isPaused, setIsPaused] = useState(false);
+  const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
+  const [replay, setReplay] = useState<ReplayRequest | null>(null);
+  const nextKey = useRef(0);
+  const query = useQuery({
+    ...deadGroupsQuery(scope),
+    initialData: initial ?? undefined,
+    initialDataUpdatedAt: initial ? Date.parse(initial.at) : undefined,
+    refetchInterval: isPaused ? false : POLL_MS,
+    // Paused means frozen: no refresh on tab focus either.
+    refetchOnWindowFocus: !isPaused,
+  });
+  const data = query.data;
+  // Not `query.isError`: with no data yet, TanStack resets the status to pending at every retry.
+  const isFailing = query.errorUpdatedAt > query.dataUpdatedAt;
+  const total = data?.groups.reduce((n, g) => n + g.count, 0) ?? 0;
+  const isScoped = !!scope.tenant || scope.window !== "all";
+
+  const toggle = useCallback((ids: string[], on: boolean) => {
+    setSelected((prev) => {
+      const next = new Set(prev);
+      for (const id of ids) {
+        if (on) next.add(id);
+        else next.delete(id);
+      }
+      return next;
+    });
+  }, []);
+  const ask = useCallback((selection: ReplaySelectionInput, title: string) => {
+    setReplay({ key: ++nextKey.current, selection, title });
+  }, []);
+
+  return (
+    <div className="space-y-6">
+      <div className="flex flex-wrap items-end justify-between gap-4">
+        <div>
+          <h1 className="text-2xl font-semibold tracking-tight">Dead jobs</h1>
+          <p className="mt-1 max-w-2xl text-sm text-neutral-500">
+            Grouped by job type and the error of the attempt that killed them. Replay sends a job back to queued with
+            its history kept; every replay shows a dry run first.
+          </p>
+        </div>
+        <div className="flex items-center gap-3">
+          <Freshness updatedAt={data ? query.dataUpdatedAt : null} isPaused={isPaused} isFailing={isFailing} />
+          <PauseButton isPaused={isPaused} onToggle={() => setIsPaused((p) => !p)} />
+        </div>
+      </div>
+
+      <ScopeForm scope={scope} />
+
+      {isFailing && (
+        <div role="alert" className="flex flex-wrap items-start justify-between gap-3 rounded-lg border border-red-200 bg-red-50 p-4">
+          <div className="text-sm">
+            <p className="font-medium text-red-900">
+              {data ? "Could not refresh the dead jobs; showing the last ones received." : "Could not load the dead jobs."}
+            </p>
+            <p className="mt-1 text-red-800">{query.error?.message}</p>
+          </div>
+          <button
+            type="button"
+            onClick={() => void query.refetch()}
+            className="rounded-md border border-red-300 bg-white px-3 py-1.5 text-sm font-medium text-red-900 hover:bg-red-100"
+          >
+            Try again
+          </button>
+        </div>
+      )}
+
+      {!data && !isFailing && (
+        <p role="status" className="text-sm text-neutral-500">
+          Loading dead jobs…
+        </p>
+      )}
+
+      {data && data.groups.length === 0 && (
+        <div className="rounded-lg border border-dashed border-neutral-300 bg-white px-6 py-10 text-center">
+          <p className="font-medium">No dead jobs</p>
+          <p className="mt-1 text-sm text-neutral-500">
+            {isScoped
+              ? "None in this scope. Widen the time range or clear the tenant to see more."
+              : "Jobs land here when their attempts run out, an error is permanent, or an operator gives up on them."}
+          </p>
+        </div>
+      )}
+
+      {data && data.groups.length > 0 && (
+        <section aria-labelledby="groups-heading" className="space-y-3">
+          <div className="flex flex-wrap items-center justify-between gap-3">
+            <h2 id="groups-heading" className="text-sm text-neutral-600">
+              <span className="font-semibold text-neutral-900 tabular-nums">{plural(total, "dead job")}</span> in{" "}
+              {plural(data.groups.length, "group")}
+              {data.capped && (
+                <span className="ml-2 rounded bg-amber-50 px-1.5 py-0.5 text-xs text-amber-900">
+                  counted over the newest {numbers.format(data.scanCap)}; narrow the time range for exact counts
+                </span>
+              )}
+            </h2>
+            <div className="flex flex-wrap items-center gap-2">
+              <div role="group" aria-label="Selection" className="flex items-center gap-2">
+                <span className="text-sm text-neutral-600 tabular-nums" aria-live="polite">
+                  {numbers.format(selected.size)} selected
+                </span>
+                <button
+                  type="button"
+                  disabled={selected.size === 0}
+                  onClick={() => setSelected(new Set())}
+                  className="rounded-md px-2.5 py-1.5 text-sm font-medium text-neutral-600 hover:bg-neutral-100 disabled:opacity-40"
+                >
+                  Clear selection
+                </button>
+                <button
+                  type="button"
+                  disabled={selected.size === 0}
+                  onClick={() => ask({ kind: "ids", ids: [...selected] }, `Replay ${plural(selected.size, "selected job")}`)}
+                  className="rounded-md bg-neutral-900 px-3 py-1.5 text-sm font-medium text-white shadow-xs hover:bg-neutral-700 disabled:bg-neutral-300"
+                >
+                  Replay selected
+                </button>
+              </div>
+              <span aria-hidden="true" className="mx-1 h-5 w-px bg-neutral-300" />
+              <button
+                type="button"
+                onClick={() => ask({ kind: "all", scope }, isScoped ? "Replay all dead jobs in this scope" : "Replay all dead jobs")}
+                className="rounded-md border border-neutral-300 bg-white px-3 py-1.5 text-sm font-medium text-neutral-800 shadow-xs hover:bg-neutral-50"
+              >
+                Replay all
+              </button>
+            </div>
+          </div>
+          <GroupsTable
+            groups={data.groups}
+            at={data.at}
+            scope={scope}
+            isPaused={isPaused}
+            selected={selected}
+            onToggle={toggle}
+            onReplay={ask}
+          />
+        </section>
+      )}
+
+      {replay && (
+        <ReplayDialog
+          key={replay.key}
+          request={replay}
+          onClose={() => setReplay(null)}
+          onApplied={(ids) => toggle(ids, false)}
+        />
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,26 @@
+import type { Metadata } from "next";
+import { pool } from "@/lib/db/client";
+import { DEAD_GROUP_SCAN_CAP, listDeadGroups } from "@/lib/jobs/dead";
+import { DeadJobsView } from "./dead-jobs-view";
+import { toGroupDto, type DeadGroupsResponse } from "./dead-query";
+import { parseDeadScope, resolveScope } from "./scope";
+
+export const metadata: Metadata = { title: "Dead jobs" };
+// Live data: rendered per request, never at build time.
+export const dynamic = "force-dynamic";
+
+type Props = { searchParams: Promise<Record<string, string | string[] | undefined>> };
+
+/** The first view is rendered here; the browser then polls GET /api/dead. */
+export default async function DeadJobsPage({ searchParams }: Props) {
+  const scope = parseDeadScope(await searchParams);
+  let initial: DeadGroupsResponse | null = null;
+  try {
+    const { groups, capped } = await listDeadGroups(pool(), resolveScope(scope));
+    initial = { groups: groups.map(toGroupDto), capped, scanCap: DEAD_GROUP_SCAN_CAP, at: new Date().toISOString() };
+  } catch (err) {
+    // The page still renders: the browser's first poll shows the error state and retries.
+    console.error("/dead: could not list dead jobs:", err);
+  }
+  return <DeadJobsView scope={scope} initial={initial} />;
+}

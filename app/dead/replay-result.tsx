@@ -1,0 +1,75 @@
+import type { ReplayProgress } from "./dead-query";
+import { numbers, plural } from "./format";
+
+const KIND_WORDS: Record<string, string> = {
+  conflict: "conflict: the job moved after the dry run",
+  illegal: "illegal: replay is not allowed from its state now",
+  drift: "drift: the row changed outside the write path",
+  not_found: "not found",
+  error: "error: the write failed",
+};
+
+/** A running replay's progress, then its result: applied, and refused by kind with one reason each. */
+export function ReplayResult({ expected, progress, error }: { expected: number; progress: ReplayProgress | undefined; error: Error | null }) {
+  if (!progress) {
+    return error ? (
+      <p role="alert" className="rounded-md bg-red-50 px-3 py-2 text-sm text-red-900">
+        Could not read the replay&apos;s progress: {error.message}
+      </p>
+    ) : (
+      <p role="status" className="text-sm text-neutral-600">
+        Starting the replay…
+      </p>
+    );
+  }
+  const { status, total, done, applied, refused } = progress;
+  const isRunning = status === "running";
+  return (
+    <section aria-label="Replay result" className="space-y-3 text-sm">
+      <div>
+        <div className="flex justify-between text-neutral-600">
+          <span role="status">
+            {isRunning ? "Replaying…" : status === "failed" ? "The replay stopped with an error." : "Replay finished."}
+          </span>
+          <span className="tabular-nums">
+            {numbers.format(done)} of {numbers.format(total)}
+          </span>
+        </div>
+        <div
+          role="progressbar"
+          aria-label="Replay progress"
+          aria-valuemin={0}
+          aria-valuemax={total}
+          aria-valuenow={done}
+          className="mt-1 h-2 overflow-hidden rounded-full bg-neutral-100"
+        >
+          <div className="h-full bg-sky-500 transition-[width]" style={{ width: `${total ? (done / total) * 100 : 100}%` }} />
+        </div>
+      </div>
+      <dl className="grid grid-cols-[auto_1fr] gap-x-4 gap-y-1">
+        <dt className="text-neutral-600">Applied</dt>
+        <dd className="font-semibold tabular-nums" aria-label={`applied: ${applied}`}>
+          {numbers.format(applied)}
+          {!isRunning && applied !== expected && (
+            <span className="ml-2 font-normal text-neutral-500">of {numbers.format(expected)} in the dry run</span>
+          )}
+        </dd>
+        <dt className="text-neutral-600">Refused</dt>
+        <dd className="tabular-nums">{numbers.format(refused.reduce((n, r) => n + r.count, 0))}</dd>
+      </dl>
+      {refused.length > 0 && (
+        <ul aria-label="Refused" className="space-y-1.5">
+          {refused.map((r) => (
+            <li key={r.kind} className="rounded-md bg-amber-50 px-3 py-2 text-amber-950">
+              <span className="font-medium">
+                {plural(r.count, "job")} refused — {KIND_WORDS[r.kind] ?? r.kind}
+              </span>
+              {r.sampleReason && <span className="mt-0.5 block text-xs break-words text-amber-900">e.g. {r.sampleReason}</span>}
+            </li>
+          ))}
+        </ul>
+      )}
+      {isRunning && <p className="text-neutral-500">The replay goes on if you close this.</p>}
+    </section>
+  );
+}

@@ -1,0 +1,16 @@
+import type { BulkPreview } from "@/lib/jobs/bulk";
+
+/** What every server action on this page answers: never a raw database error. */
+export type ActionResult<T> = { ok: true; data: T } | { ok: false; error: { code: string; message: string } };
+
+/** A dry run's answer: what the confirm sends back (`frozen`), and what the dialog says. */
+export type ReplayPreview = BulkPreview & { description: string };
+
+/** What the page asks to replay; the server checks it with strict zod (actions.ts). */
+export type ReplaySelectionInput =
+  | { kind: "ids"; ids: string[] }
+  | { kind: "group"; type: string; errorClass: string | null; scope: { tenant?: string; window: string } }
+  | { kind: "all"; scope: { tenant?: string; window: string } };
+
+/** A replay the person asked for: what, and how the dialog names it. */
+export type ReplayRequest = { key: number; selection: ReplaySelectionInput; title: string };

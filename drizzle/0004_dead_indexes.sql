@@ -1,0 +1,2 @@
+CREATE INDEX "jobs_dead_type_finished_idx" ON "jobs" USING btree ("type","finished_at" DESC NULLS LAST,"id" DESC NULLS LAST) WHERE state = 'dead';--> statement-breakpoint
+CREATE INDEX "jobs_dead_finished_idx" ON "jobs" USING btree ("finished_at" DESC NULLS LAST,"id" DESC NULLS LAST) WHERE state = 'dead';
