@@ -1,13 +1,15 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
-import { useState, useSyncExternalStore } from "react";
+import { useState } from "react";
+import { Freshness, PauseButton } from "@/components/freshness";
+import { LoadError } from "@/components/load-error";
+import { numbers } from "@/components/numbers";
 import { countsQuery, type CountsResponse } from "@/components/query-keys";
 import { STATE_STYLES } from "@/components/state-badge";
 import { STATES, TERMINAL_STATES, type JobState } from "@/lib/fsm/table";
 
 const POLL_MS = 2_000;
-const numbers = new Intl.NumberFormat("en-US");
 const isTerminal = (state: JobState) => (TERMINAL_STATES as readonly JobState[]).includes(state);
 
 export default function OverviewPage() {
@@ -36,24 +38,16 @@ export default function OverviewPage() {
         </div>
         <div className="flex items-center gap-3">
           <Freshness updatedAt={data ? query.dataUpdatedAt : null} isPaused={isPaused} isFailing={isFailing} />
-          <button
-            type="button"
-            aria-pressed={isPaused}
-            onClick={() => setIsPaused((p) => !p)}
-            className={`inline-flex items-center gap-2 rounded-md border px-3 py-1.5 text-sm font-medium shadow-xs ${
-              isPaused
-                ? "border-amber-300 bg-amber-50 text-amber-900 hover:bg-amber-100"
-                : "border-neutral-300 bg-white text-neutral-700 hover:bg-neutral-50"
-            }`}
-          >
-            <PauseIcon />
-            Pause updates
-          </button>
+          <PauseButton isPaused={isPaused} onToggle={() => setIsPaused((p) => !p)} />
         </div>
       </div>
 
       {isFailing && (
-        <LoadError message={lastError?.message ?? ""} hasData={!!data} onRetry={() => void query.refetch()} />
+        <LoadError
+          title={data ? "Could not refresh the counts; showing the last ones received." : "Could not load the counts."}
+          message={lastError?.message}
+          onRetry={() => void query.refetch()}
+        />
       )}
       {isLoading && (
         <p role="status" className="text-sm text-neutral-500">
@@ -162,75 +156,4 @@ function percent(n: number, total: number) {
   const p = (n / total) * 100;
   if (p > 0 && p < 1) return "<1%";
   return `${Math.round(p)}%`;
-}
-
-function LoadError({ message, hasData, onRetry }: { message: string; hasData: boolean; onRetry: () => void }) {
-  return (
-    <div role="alert" className="flex flex-wrap items-start justify-between gap-3 rounded-lg border border-red-200 bg-red-50 p-4">
-      <div className="text-sm">
-        <p className="font-medium text-red-900">
-          {hasData ? "Could not refresh the counts; showing the last ones received." : "Could not load the counts."}
-        </p>
-        <p className="mt-1 text-red-800">{message}</p>
-      </div>
-      <button
-        type="button"
-        onClick={onRetry}
-        className="rounded-md border border-red-300 bg-white px-3 py-1.5 text-sm font-medium text-red-900 hover:bg-red-100"
-      >
-        Try again
-      </button>
-    </div>
-  );
-}
-
-function Freshness({ updatedAt, isPaused, isFailing }: { updatedAt: number | null; isPaused: boolean; isFailing: boolean }) {
-  const now = useNow();
-  // The clock ticks once a second and may lag a response by up to a second: never show a negative age.
-  const age = updatedAt === null || now === 0 ? null : Math.max(0, Math.round((now - updatedAt) / 1000));
-  return (
-    <p className="flex items-center gap-2 text-sm text-neutral-500">
-      <span
-        aria-hidden="true"
-        className={`size-2 rounded-full ${
-          isPaused ? "bg-amber-400" : isFailing ? "bg-red-500" : "bg-emerald-500 motion-safe:animate-pulse"
-        }`}
-      />
-      <span className="font-medium text-neutral-700">{isPaused ? "Paused" : isFailing ? "Not updating" : "Live"}</span>
-      {age !== null && <span className="tabular-nums">Updated {formatAge(age)} ago</span>}
-    </p>
-  );
-}
-
-function formatAge(seconds: number) {
-  return seconds < 60 ? `${seconds} s` : `${Math.floor(seconds / 60)} min`;
-}
-
-// A once-a-second clock shared by every subscriber. The server snapshot is 0:
-// the page has no data during server rendering, so no age is shown there.
-let clock = 0;
-function subscribeClock(onTick: () => void) {
-  clock = Date.now();
-  const id = setInterval(() => {
-    clock = Date.now();
-    onTick();
-  }, 1_000);
-  return () => clearInterval(id);
-}
-
-function useNow() {
-  return useSyncExternalStore(
-    subscribeClock,
-    () => clock,
-    () => 0,
-  );
-}
-
-function PauseIcon() {
-  return (
-    <svg aria-hidden="true" viewBox="0 0 16 16" className="size-4" fill="currentColor">
-      <rect x="4" y="3" width="3" height="10" rx="1" />
-      <rect x="9" y="3" width="3" height="10" rx="1" />
-    </svg>
-  );
 }

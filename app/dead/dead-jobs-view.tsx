@@ -2,9 +2,10 @@
 
 import { useQuery } from "@tanstack/react-query";
 import { useCallback, useRef, useState } from "react";
+import { Freshness, PauseButton } from "@/components/freshness";
+import { LoadError } from "@/components/load-error";
+import { numbers, plural } from "@/components/numbers";
 import { deadGroupsQuery, type DeadGroupsResponse } from "./dead-query";
-import { numbers, plural } from "./format";
-import { Freshness, PauseButton } from "./freshness";
 import { GroupsTable } from "./groups-table";
 import { ReplayDialog } from "./replay-dialog";
 import type { ReplayRequest, ReplaySelectionInput } from "./replay-types";
@@ -65,21 +66,11 @@ export function DeadJobsView({ scope, initial }: { scope: DeadScopeParams; initi
       <ScopeForm scope={scope} />
 
       {isFailing && (
-        <div role="alert" className="flex flex-wrap items-start justify-between gap-3 rounded-lg border border-red-200 bg-red-50 p-4">
-          <div className="text-sm">
-            <p className="font-medium text-red-900">
-              {data ? "Could not refresh the dead jobs; showing the last ones received." : "Could not load the dead jobs."}
-            </p>
-            <p className="mt-1 text-red-800">{query.error?.message}</p>
-          </div>
-          <button
-            type="button"
-            onClick={() => void query.refetch()}
-            className="rounded-md border border-red-300 bg-white px-3 py-1.5 text-sm font-medium text-red-900 hover:bg-red-100"
-          >
-            Try again
-          </button>
-        </div>
+        <LoadError
+          title={data ? "Could not refresh the dead jobs; showing the last ones received." : "Could not load the dead jobs."}
+          message={query.error?.message}
+          onRetry={() => void query.refetch()}
+        />
       )}
 
       {!data && !isFailing && (

@@ -19,6 +19,11 @@ export type DeadGroupsResponse = {
 /** What GET /api/dead?type=… answers: one page of a group's jobs. */
 export type DeadJobsResponse = { jobs: DeadJobDto[]; next: string | null; at: string };
 
+/** The name of the group of dead jobs that carry no error class. */
+export const NO_ERROR = "(no error)";
+/** A group as the page names it: "email.send · SmtpTimeout". */
+export const groupName = (g: Pick<DeadGroupDto, "type" | "errorClass">) => `${g.type} · ${g.errorClass ?? NO_ERROR}`;
+
 export const toGroupDto = (g: DeadGroup): DeadGroupDto => ({
   ...g,
   firstSeen: g.firstSeen.toISOString(),

@@ -2,8 +2,8 @@
 
 import { useInfiniteQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { deadJobsQuery, type DeadGroupDto } from "./dead-query";
-import { formatAbsolute, formatRelative } from "./format";
+import { formatAgo, formatUtcLong } from "@/components/relative-time";
+import { deadJobsQuery, groupName, NO_ERROR, type DeadGroupDto } from "./dead-query";
 import type { ReplaySelectionInput } from "./replay-types";
 import type { DeadScopeParams } from "./scope";
 
@@ -28,7 +28,7 @@ export function GroupJobs({ group, scope, isPaused, selected, onToggle, onReplay
   const pages = query.data?.pages ?? [];
   const jobs = pages.flatMap((p) => p.jobs);
   const at = pages[0]?.at ?? new Date(0).toISOString();
-  const label = `${group.type} · ${group.errorClass ?? "(no error)"}`;
+  const label = groupName(group);
   const allOn = jobs.length > 0 && jobs.every((j) => selected.has(j.id));
   const isFailing = query.errorUpdatedAt > query.dataUpdatedAt;
   const th = "px-2 py-1.5 text-left text-xs font-medium text-neutral-500";
@@ -108,12 +108,12 @@ export function GroupJobs({ group, scope, isPaused, selected, onToggle, onReplay
                 </td>
                 <td className="px-2 py-2 text-xs">
                   <time dateTime={j.finishedAt} className="block">
-                    {formatRelative(j.finishedAt, at)}
+                    {formatAgo(Date.parse(at) - Date.parse(j.finishedAt))}
                   </time>
-                  <span className="block whitespace-nowrap text-neutral-500 tabular-nums">{formatAbsolute(j.finishedAt)}</span>
+                  <span className="block whitespace-nowrap text-neutral-500 tabular-nums">{formatUtcLong(new Date(j.finishedAt))}</span>
                 </td>
                 <td className="px-2 py-2 text-xs">
-                  <span className="font-mono text-red-800">{j.errorClass ?? "(no error)"}</span>
+                  <span className="font-mono text-red-800">{j.errorClass ?? NO_ERROR}</span>
                   {j.errorMessage && (
                     <p className="line-clamp-2 break-words text-neutral-700" title={j.errorMessage}>
                       {j.errorMessage}

@@ -1,8 +1,9 @@
 "use client";
 
 import { Fragment, useState } from "react";
-import type { DeadGroupDto } from "./dead-query";
-import { formatAbsolute, formatRelative, NO_ERROR, numbers } from "./format";
+import { numbers } from "@/components/numbers";
+import { formatAgo, formatUtcLong } from "@/components/relative-time";
+import { groupName, NO_ERROR, type DeadGroupDto } from "./dead-query";
 import { GroupJobs } from "./group-jobs";
 import type { ReplaySelectionInput } from "./replay-types";
 import type { DeadScopeParams } from "./scope";
@@ -19,7 +20,6 @@ type Props = {
 };
 
 const groupId = (g: Pick<DeadGroupDto, "type" | "errorClass">) => JSON.stringify([g.type, g.errorClass]);
-export const groupName = (g: Pick<DeadGroupDto, "type" | "errorClass">) => `${g.type} · ${g.errorClass ?? NO_ERROR}`;
 
 export function GroupsTable({ groups, at, scope, isPaused, selected, onToggle, onReplay }: Props) {
   const [open, setOpen] = useState<ReadonlySet<string>>(new Set());
@@ -103,9 +103,9 @@ export function GroupsTable({ groups, at, scope, isPaused, selected, onToggle, o
                   </td>
                   <td className="px-3 py-2.5">
                     <time dateTime={g.lastSeen} className="block text-neutral-900">
-                      {formatRelative(g.lastSeen, at)}
+                      {formatAgo(Date.parse(at) - Date.parse(g.lastSeen))}
                     </time>
-                    <span className="block text-xs whitespace-nowrap text-neutral-500 tabular-nums">{formatAbsolute(g.lastSeen)}</span>
+                    <span className="block text-xs whitespace-nowrap text-neutral-500 tabular-nums">{formatUtcLong(new Date(g.lastSeen))}</span>
                   </td>
                   <td className="px-3 py-2.5">
                     {/* Inert text: React escapes it; clamped, with the sample in full on hover. */}

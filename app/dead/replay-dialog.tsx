@@ -2,9 +2,9 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useRef } from "react";
+import { numbers, plural } from "@/components/numbers";
 import { previewReplayAction, startReplayAction } from "./actions";
 import { deadKeys, replayProgressQuery } from "./dead-query";
-import { numbers, plural } from "./format";
 import { ReplayResult } from "./replay-result";
 import type { ActionResult, ReplayPreview, ReplayRequest } from "./replay-types";
 

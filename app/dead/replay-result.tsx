@@ -1,5 +1,5 @@
+import { numbers, plural } from "@/components/numbers";
 import type { ReplayProgress } from "./dead-query";
-import { numbers, plural } from "./format";
 
 const KIND_WORDS: Record<string, string> = {
   conflict: "conflict: the job moved after the dry run",

@@ -3,18 +3,18 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useCallback, useState } from "react";
+import { Freshness, PauseButton } from "@/components/freshness";
 import { JsonViewer } from "@/components/json-viewer";
+import { useNow } from "@/components/use-now";
 import type { ActorKind } from "@/lib/fsm/table";
 import type { JobDetail } from "@/lib/jobs/queries";
 import { EventLog, Rejections } from "./event-log";
-import { Freshness, PauseButton } from "./freshness";
 import { JobActions } from "./job-actions";
 import { JobDetailError, jobDetailQuery, jobKeys } from "./job-detail-query";
 import { JobHeader } from "./job-header";
 import { RunRecords } from "./run-records";
 import { Section } from "./section";
 import { TimelineSection } from "./timeline-section";
-import { useNow } from "./use-now";
 
 const POLL_MS = 2_000;
 
@@ -31,7 +31,7 @@ export function JobDetailView({ id, initial, renderedAt, actorKind }: Props) {
     // Paused means frozen: no refresh on tab focus either.
     refetchOnWindowFocus: !isPaused,
   });
-  const now = useNow(renderedAt);
+  const now = useNow({ serverNow: renderedAt });
   const refresh = useCallback(() => queryClient.invalidateQueries({ queryKey: jobKeys.detail(id) }), [queryClient, id]);
   const detail = query.data;
   const { job } = detail;
@@ -56,7 +56,7 @@ export function JobDetailView({ id, initial, renderedAt, actorKind }: Props) {
         now={now}
         status={
           <div className="flex flex-wrap items-center gap-3">
-            <Freshness updatedAt={query.dataUpdatedAt} now={now} isPaused={isPaused} isFailing={isFailing} />
+            <Freshness updatedAt={query.dataUpdatedAt} serverNow={renderedAt} isPaused={isPaused} isFailing={isFailing} />
             <PauseButton isPaused={isPaused} onToggle={() => setIsPaused((p) => !p)} />
           </div>
         }

@@ -1,9 +1,8 @@
 "use client";
 
+import { numbers } from "@/components/numbers";
 import type { BulkEvent } from "@/lib/jobs/bulk";
 import { BUTTON, SECONDARY } from "./fields";
-
-const numbers = new Intl.NumberFormat("en-US");
 
 type Props = {
   /** How many jobs the selection holds: ids picked, or the filter's count. */

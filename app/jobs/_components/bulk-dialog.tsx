@@ -1,11 +1,11 @@
 "use client";
 
 import { useEffect, useRef } from "react";
+import { numbers } from "@/components/numbers";
 import type { BulkPreviewData } from "../actions";
 import { capitalize } from "./bulk-bar";
 import { DANGER, PRIMARY, SECONDARY } from "./fields";
 
-const numbers = new Intl.NumberFormat("en-US");
 const DESTRUCTIVE = new Set(["cancel", "abandon"]);
 
 export type DialogState =

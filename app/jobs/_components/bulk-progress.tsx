@@ -2,10 +2,10 @@
 
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect } from "react";
+import { numbers } from "@/components/numbers";
 import { capitalize } from "./bulk-bar";
 import { jobKeys, bulkProgressQuery } from "./queries";
 
-const numbers = new Intl.NumberFormat("en-US");
 const POLL_MS = 1_000;
 
 const KIND_LABELS: Record<string, string> = {

@@ -2,8 +2,9 @@
 
 import Link from "next/link";
 import { useEffect, useRef } from "react";
+import { TimeAgo } from "@/components/relative-time";
 import { StateBadge } from "@/components/state-badge";
-import { RelativeTime } from "./time";
+import { useNow } from "@/components/use-now";
 import type { JobWire } from "./wire";
 
 type Props = {
@@ -29,6 +30,8 @@ function Clip({ value, width, mono }: { value: string | null; width: string; mon
 export function JobsTable({ jobs, selected, onToggle, onTogglePage }: Props) {
   const onPage = jobs.filter((j) => selected.has(j.id)).length;
   const all = jobs.length > 0 && onPage === jobs.length;
+  // Minutes and hours need no per-second tick: a relative time here may lag by up to ten seconds.
+  const now = useNow({ tickMs: 10_000 });
   return (
     <div className="overflow-x-auto rounded-lg border border-neutral-200 bg-white shadow-xs">
       <table className="w-full text-sm">
@@ -87,8 +90,8 @@ export function JobsTable({ jobs, selected, onToggle, onTogglePage }: Props) {
                 </td>
                 <td className={TD}><Clip value={job.lastErrorClass} width="max-w-36" mono /></td>
                 <td className={TD}><Clip value={job.lastWorker} width="max-w-28" mono /></td>
-                <td className={`${TD} text-neutral-600`}><RelativeTime iso={job.createdAt} /></td>
-                <td className={`${TD} text-neutral-600`}><RelativeTime iso={job.finishedAt} /></td>
+                <td className={`${TD} text-neutral-600`}><TimeAgo at={new Date(job.createdAt)} now={now} /></td>
+                <td className={`${TD} text-neutral-600`}><TimeAgo at={job.finishedAt ? new Date(job.finishedAt) : null} now={now} /></td>
               </tr>
             );
           })}

@@ -3,13 +3,14 @@
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
+import { Freshness, PauseButton } from "@/components/freshness";
+import { LoadError } from "@/components/load-error";
 import { STATES, type ActorKind, type JobState } from "@/lib/fsm/table";
 import { parseJobFilters } from "@/lib/jobs/filters";
 import { BulkFlow, type PickedSelection } from "./bulk-flow";
 import { FilterForm } from "./filter-form";
-import { Freshness, PauseButton } from "./freshness";
 import { JobsTable } from "./jobs-table";
-import { LoadError, EmptyState, LoadingRows } from "./states";
+import { EmptyState, LoadingRows } from "./states";
 import { Lookup } from "./lookup";
 import { offeredEvents } from "./offered-events";
 import { Pager } from "./pager";
@@ -69,7 +70,12 @@ export function JobsView({ search, initial, actorKind }: Props) {
         </div>
         <div className="flex items-center gap-3">
           <Freshness updatedAt={data ? query.dataUpdatedAt : null} isPaused={isPaused} isFailing={isFailing} />
-          <PauseButton isPaused={isPaused} onToggle={() => setIsPaused((p) => !p)} />
+          {/* This page draws its focus rings in its controls' colours, over the global blue one. */}
+          <PauseButton
+            isPaused={isPaused}
+            onToggle={() => setIsPaused((p) => !p)}
+            className="focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-neutral-900"
+          />
         </div>
       </div>
 
@@ -81,7 +87,14 @@ export function JobsView({ search, initial, actorKind }: Props) {
       </div>
       <StateTabs filters={filters} counts={counts} />
 
-      {isFailing && <LoadError message={query.error?.message ?? ""} hasData={!!data} onRetry={() => void query.refetch()} />}
+      {isFailing && (
+        <LoadError
+          title={data ? "Could not refresh the list; showing the last jobs received." : "Could not load the jobs."}
+          message={query.error?.message}
+          onRetry={() => void query.refetch()}
+          retryClassName="focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-red-900"
+        />
+      )}
       {exact && (
         <p className="rounded-lg border border-sky-200 bg-sky-50 px-4 py-2.5 text-sm text-sky-950">
           Exact id match:{" "}

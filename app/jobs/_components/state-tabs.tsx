@@ -1,11 +1,10 @@
 import Link from "next/link";
+import { numbers } from "@/components/numbers";
 import { STATE_STYLES } from "@/components/state-badge";
 import { STATES, type JobState } from "@/lib/fsm/table";
 import type { JobFilters } from "@/lib/jobs/filters";
 import type { StateCounts } from "@/lib/jobs/queries";
 import { refilteredHref } from "./url";
-
-const numbers = new Intl.NumberFormat("en-US");
 
 /** One tab per state in the machine's order, plus "All", each with its count under the other filters. */
 export function StateTabs({ filters, counts }: { filters: JobFilters; counts: StateCounts | null }) {

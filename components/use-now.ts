@@ -1,3 +1,5 @@
+"use client";
+
 import { useSyncExternalStore } from "react";
 
 type Clock = { subscribe: (onTick: () => void) => () => void; read: () => number };
@@ -8,14 +10,20 @@ const clocks = new Map<number, Clock>();
 function clockFor(tickMs: number): Clock {
   const existing = clocks.get(tickMs);
   if (existing) return existing;
+  // 0 while nobody watches: the next reader starts from the current time, not a stale one.
   let now = 0;
   let timer: ReturnType<typeof setInterval> | undefined;
   const listeners = new Set<() => void>();
   const clock: Clock = {
-    read: () => now,
+    read() {
+      // A render before the first subscription (a client-side navigation) still gets a real time.
+      if (now === 0) now = Date.now();
+      return now;
+    },
     subscribe(onTick) {
       listeners.add(onTick);
       if (!timer) {
+        // React reads the snapshot again after subscribing, so the fresh time shows at once.
         now = Date.now();
         timer = setInterval(() => {
           now = Date.now();
@@ -27,6 +35,7 @@ function clockFor(tickMs: number): Clock {
         if (!listeners.size && timer) {
           clearInterval(timer);
           timer = undefined;
+          now = 0;
         }
       };
     },
@@ -35,13 +44,15 @@ function clockFor(tickMs: number): Clock {
   return clock;
 }
 
-const onServer = () => 0;
-
 /**
- * Milliseconds since the epoch, ticking every `tickMs`. The server snapshot is 0:
- * server rendering knows no "now", so relative times and ages appear after hydration.
+ * Milliseconds since the epoch, ticking every `tickMs` (one shared timer per tick length).
+ *
+ * `serverNow` is what the server rendering and hydration use. The default, 0, means
+ * "no time known yet": pages hide ages and relative times until the browser ticks.
+ * A page whose server render already shows them passes the time it rendered at,
+ * so both renders agree.
  */
-export function useNow(tickMs = 1_000): number {
-  const c = clockFor(tickMs);
-  return useSyncExternalStore(c.subscribe, c.read, onServer);
+export function useNow({ tickMs = 1_000, serverNow = 0 }: { tickMs?: number; serverNow?: number } = {}): number {
+  const clock = clockFor(tickMs);
+  return useSyncExternalStore(clock.subscribe, clock.read, () => serverNow);
 }

@@ -1,19 +1,27 @@
 "use client";
 
-/** Live / Paused / Not updating, and how old the data on screen is; the overview's look. */
+import { useNow } from "./use-now";
+
+/**
+ * Live / Paused / Not updating, and how old the data on screen is: the strip at the
+ * top of every polled page. `serverNow` is for a page whose server render already has
+ * data (see useNow); without it the age appears once the browser's clock ticks.
+ */
 export function Freshness({
   updatedAt,
-  now,
   isPaused,
   isFailing,
+  serverNow,
 }: {
-  updatedAt: number;
-  now: number;
+  /** When the data on screen arrived (TanStack's `dataUpdatedAt`); null while there is none. */
+  updatedAt: number | null;
   isPaused: boolean;
   isFailing: boolean;
+  serverNow?: number;
 }) {
+  const now = useNow({ serverNow });
   // The clock ticks once a second and may lag a response by up to a second: never show a negative age.
-  const age = Math.max(0, Math.round((now - updatedAt) / 1000));
+  const age = updatedAt === null || now === 0 ? null : Math.max(0, Math.round((now - updatedAt) / 1000));
   return (
     <p className="flex items-center gap-2 text-sm text-neutral-500">
       <span
@@ -23,12 +31,20 @@ export function Freshness({
         }`}
       />
       <span className="font-medium text-neutral-700">{isPaused ? "Paused" : isFailing ? "Not updating" : "Live"}</span>
-      <span className="tabular-nums">Updated {age < 60 ? `${age} s` : `${Math.floor(age / 60)} min`} ago</span>
+      {age !== null && <span className="tabular-nums">Updated {formatAge(age)} ago</span>}
     </p>
   );
 }
 
-export function PauseButton({ isPaused, onToggle }: { isPaused: boolean; onToggle: () => void }) {
+function formatAge(seconds: number) {
+  return seconds < 60 ? `${seconds} s` : `${Math.floor(seconds / 60)} min`;
+}
+
+/**
+ * Stops and restarts a page's polling. One label whatever the state: `aria-pressed`
+ * says whether updates are paused. `className` adds to the button's own classes.
+ */
+export function PauseButton({ isPaused, onToggle, className }: { isPaused: boolean; onToggle: () => void; className?: string }) {
   return (
     <button
       type="button"
@@ -38,7 +54,7 @@ export function PauseButton({ isPaused, onToggle }: { isPaused: boolean; onToggl
         isPaused
           ? "border-amber-300 bg-amber-50 text-amber-900 hover:bg-amber-100"
           : "border-neutral-300 bg-white text-neutral-700 hover:bg-neutral-50"
-      }`}
+      }${className ? ` ${className}` : ""}`}
     >
       <svg aria-hidden="true" viewBox="0 0 16 16" className="size-4" fill="currentColor">
         <rect x="4" y="3" width="3" height="10" rx="1" />
