@@ -22,9 +22,8 @@ type Fixtures = {
   submit: (input: EnqueueInput) => Promise<JobRow>;
   /**
    * Write a job's past through the write path with back-dated clocks (see lib/demo/history.ts).
-   * The e2e server's supervisor presumes a lease dead once its heartbeat is 10 s old, and a
-   * back-dated claim's heartbeat is as old as the claim: keep histories that pass through a
-   * claim within the last few seconds, or they are reclaimed or abandoned under the spec.
+   * A back-dated claim's heartbeat is as old as the claim, so the e2e server's supervisor
+   * runs with a 6-hour stale threshold (playwright.config.ts): keep histories younger than that.
    */
   history: (startedAgoMs: number) => History;
 };
