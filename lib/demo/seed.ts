@@ -30,6 +30,9 @@ const between = (r: Rand, lo: number, hi: number) => Math.round(lo + r() * (hi -
 const workerId = (r: Rand) => `w-${String(between(r, 1, 16)).padStart(2, "0")}`;
 const TIMEOUT = { class: "UpstreamTimeout", message: "POST https://partner.example/api/v2/sync timed out after 30000 ms" };
 const OOM = { class: "OutOfMemoryError", message: "render worker exceeded its 2 GiB memory limit at frame 4812" };
+const GONE = { class: "PermanentError", message: "partner returned 410 Gone for account 8812" };
+/** The error that kills a job at once: renders run out of memory, the rest hit a permanent refusal. */
+const fatalFor = (type: string) => (type === "media.render" ? OOM : GONE);
 
 export function randomJob(r: Rand, tenantId: string): EnqueueInput {
   const kind = r();
@@ -40,7 +43,7 @@ export function randomJob(r: Rand, tenantId: string): EnqueueInput {
 }
 
 /** One job's story, chosen by weight: where a real system's histories come from. */
-async function story(h: History, r: Rand) {
+async function story(h: History, r: Rand, type: string) {
   const x = r();
   const run = between(r, 2_000, 90_000);
   if (x < 0.55) return (await h.run(workerId(r), between(r, 200, 20_000))).step("finish", run, undefined, { result: { ok: true } });
@@ -64,7 +67,7 @@ async function story(h: History, r: Rand) {
   }
   if (x < 0.79) {
     await h.run(workerId(r), between(r, 100, 3_000));
-    return h.step("abandon", between(r, 5_000, 60_000), undefined, { error: OOM });
+    return h.step("abandon", between(r, 5_000, 60_000), undefined, { error: fatalFor(type) });
   }
   if (x < 0.83) return h.step("cancel", between(r, 1_000, 10 * MIN), { kind: "tenant", id: "user@tenant" });
   if (x < 0.86) {
@@ -75,7 +78,7 @@ async function story(h: History, r: Rand) {
   if (x < 0.89) {
     // Dead, then replayed by an operator after the outage, then fine.
     await h.run(workerId(r), between(r, 100, 3_000));
-    await h.step("abandon", between(r, 1_000, 30_000), undefined, { error: { class: "PermanentError", message: "partner returned 410 Gone for account 8812" } });
+    await h.step("abandon", between(r, 1_000, 30_000), undefined, { error: GONE });
     await h.step("replay", between(r, 10 * MIN, 2 * HOUR), OPERATOR);
     return (await h.run(workerId(r), between(r, 100, 3_000))).step("finish", run);
   }
@@ -162,8 +165,9 @@ export async function seedDemo(sql: Sql, opts: { jobs?: number; log?: (s: string
       await h.submit({ tenantId: s.tenant, type: "poison.crash", params: {} }, actor);
       await poisonStory(h, rr);
     } else {
-      await h.submit(randomJob(rr, s.tenant), actor);
-      await story(h, rr);
+      const input = randomJob(rr, s.tenant);
+      await h.submit(input, actor);
+      await story(h, rr, input.type);
     }
     if ((i + 1) % 500 === 0) opts.log?.(`seeded ${i + 1} of ${total} job histories`);
   });
