@@ -6,8 +6,11 @@ import type { Actor } from "../jobs/types";
 
 /** What the supervisor may do to a job whose heartbeat went stale, in order of preference. */
 const RECOVERY: readonly JobEvent[] = ["reclaim", "abandon"];
-const PROMOTE = findTransition("retry_wait", "retry");
-if (!PROMOTE?.actors.includes("supervisor" as never)) throw new Error("the table lets no supervisor retry a retry_wait job");
+const promote = findTransition("retry_wait", "retry");
+if (!promote || !(promote.actors as readonly string[]).includes("supervisor")) {
+  throw new Error("the table lets no supervisor retry a retry_wait job");
+}
+const PROMOTE = promote;
 
 export type SupervisorOptions = {
   sql: Sql;
@@ -63,9 +66,14 @@ export function createSupervisor(opts: SupervisorOptions) {
   async function promoteDue(report: TickReport) {
     const due = await sql<Candidate[]>`
       SELECT id, state, state_version, attempt, max_attempts FROM jobs
-       WHERE state = 'retry_wait' AND not_before <= now() ORDER BY not_before LIMIT ${batch}`;
+       WHERE state = ${PROMOTE.from} AND not_before <= now() ORDER BY not_before LIMIT ${batch}`;
     for (const job of due) {
-      const r = await transition(sql, { jobId: job.id, event: "retry", actor, expected: { state: job.state, version: job.stateVersion } });
+      const r = await transition(sql, {
+        jobId: job.id,
+        event: PROMOTE.event,
+        actor,
+        expected: { state: job.state, version: job.stateVersion },
+      });
       if (r.ok) report.promoted++;
       else report.refused++;
     }
