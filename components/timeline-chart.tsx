@@ -2,9 +2,13 @@
 
 import { useEffect, useId, useRef, useState } from "react";
 import { formatUtc, formatUtcTime } from "@/components/relative-time";
+import type { RunOutcome } from "@/lib/fsm/table";
 import { formatDuration, type AttemptOutcome, type Lane, type Segment, type SegmentKind, type Timeline } from "@/lib/jobs/timeline";
 
-/** Colours per attempt outcome: `solid` for the run itself, `light` behind the patterns of waits. */
+/**
+ * Colours per attempt outcome: `solid` for the run itself, `light` behind the patterns of waits.
+ * `satisfies` a record keyed by RunOutcome, so a new outcome fails to compile until it has a colour.
+ */
 const TONES = {
   succeeded: { solid: "#059669", light: "#d1fae5", label: "succeeded" },
   failed: { solid: "#dc2626", light: "#fee2e2", label: "failed" },
@@ -15,7 +19,7 @@ const TONES = {
   waiting: { solid: "#0284c7", light: "#e0f2fe", label: "before the first attempt" },
   /** The legend's pattern swatches: no outcome, so no colour. */
   neutral: { solid: "#525252", light: "#f5f5f5", label: "" },
-} as const;
+} as const satisfies Record<RunOutcome | "open" | "waiting" | "neutral", { solid: string; light: string; label: string }>;
 type Tone = keyof typeof TONES;
 const toneOf = (o: AttemptOutcome): Tone => o ?? "waiting";
 

@@ -10,6 +10,7 @@ import {
   eventsFrom,
   findTransition,
   IllegalTransition,
+  isDestructive,
   isTerminal,
   replayEvents,
   submitted,
@@ -85,6 +86,11 @@ describe("the transition table", () => {
     expect(() => apply(at("running", 3, 3), "reclaim", "supervisor")).toThrow(/needs attempts left/);
     expect(apply(at("running", 3, 3), "abandon", "supervisor").state).toBe("dead");
     expect(apply(at("cancelling", 3, 3), "reclaim", "supervisor").state).toBe("cancelled");
+  });
+
+  it("derives which operator events need a confirmation: those that can end a job without a result", () => {
+    const operatorEvents = [...new Set(TRANSITIONS.filter((t) => (t.actors as readonly string[]).includes("operator")).map((t) => t.event))];
+    expect(operatorEvents.filter(isDestructive).sort()).toEqual(["abandon", "cancel"]);
   });
 
   it("extends the attempt budget on replay", () => {

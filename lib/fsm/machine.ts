@@ -49,6 +49,15 @@ export function eventsFor(state: JobState, actor: ActorKind): JobEvent[] {
 }
 
 const terminal = new Set<JobState>(TERMINAL_STATES);
+
+/**
+ * Events that can end a job without a result (into `dead` or `cancelled`, or on
+ * the way there): the console asks before applying them. Derived from the table.
+ */
+const destructive = new Set<JobEvent>(
+  TRANSITIONS.filter((t) => t.to === "dead" || t.to === "cancelled" || t.to === "cancelling").map((t) => t.event),
+);
+export const isDestructive = (e: JobEvent) => destructive.has(e);
 const leased = new Set<JobState>(LEASED_STATES);
 const watched = new Set<JobState>(HEARTBEAT_STATES);
 

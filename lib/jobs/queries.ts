@@ -1,5 +1,5 @@
 import type { Sql } from "../db/client";
-import { STATES, type JobState, type RejectionKind } from "../fsm/table";
+import { STATES, type JobState, type RejectionKind, type RunOutcome } from "../fsm/table";
 import { decodeCursor, encodeCursor, type JobFilters } from "./filters";
 import type { JobRow, MovedBy } from "./types";
 
@@ -104,7 +104,7 @@ export type RunRecord = {
   claimedAt: Date;
   startedAt: Date | null;
   finishedAt: Date | null;
-  outcome: string | null;
+  outcome: RunOutcome | null;
   errorClass: string | null;
   errorMessage: string | null;
   result: unknown;

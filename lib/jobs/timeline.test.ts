@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ActorKind, JobEvent, JobState } from "../fsm/table";
+import type { ActorKind, JobEvent, JobState, RunOutcome } from "../fsm/table";
 import { buildTimeline, formatDuration, summarizeTimeline, type Timeline } from "./timeline";
 
 const T0 = Date.UTC(2026, 10, 29, 12, 0, 0);
@@ -14,7 +14,7 @@ type Ev = {
   actorKind: ActorKind;
   actorId: string;
 };
-type Run = { attempt: number; workerId: string; outcome: string | null };
+type Run = { attempt: number; workerId: string; outcome: RunOutcome | null };
 
 /**
  * A history written as the write path would log it: each step names the event,
@@ -43,7 +43,7 @@ const shape = (t: Timeline) =>
     outcome: l.outcome,
     segments: l.segments.map((s) => [s.kind, (s.start - T0) / S, (s.end - T0) / S]),
   }));
-const withOutcomes = (runs: Run[], ...outcomes: (string | null)[]) =>
+const withOutcomes = (runs: Run[], ...outcomes: (RunOutcome | null)[]) =>
   runs.map((r, i) => ({ ...r, outcome: outcomes[i] ?? null }));
 
 describe("buildTimeline", () => {

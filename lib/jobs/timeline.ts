@@ -1,4 +1,4 @@
-import { RUN_OUTCOMES, type JobEvent, type JobState, type RunOutcome } from "../fsm/table";
+import { type JobEvent, type JobState, type RunOutcome } from "../fsm/table";
 import type { EventRecord, RunRecord } from "./queries";
 import type { JobRow } from "./types";
 
@@ -63,9 +63,6 @@ export type Timeline = {
   isOngoing: boolean;
 };
 
-const isRunOutcome = (s: string | null | undefined): s is RunOutcome =>
-  s != null && (RUN_OUTCOMES as readonly string[]).includes(s);
-
 type TimelineJob = Pick<JobRow, "createdAt">;
 type TimelineRun = Pick<RunRecord, "attempt" | "workerId" | "outcome">;
 type TimelineEvent = Pick<EventRecord, "event" | "toState" | "attempt" | "stateVersion" | "at" | "actorKind" | "actorId">;
@@ -86,8 +83,7 @@ export function buildTimeline(
   const workerOf = (attempt: number) => runOf.get(attempt)?.workerId ?? claimedBy.get(attempt) ?? null;
   const outcomeOf = (attempt: number): AttemptOutcome => {
     if (attempt === 0) return null;
-    const outcome = runOf.get(attempt)?.outcome;
-    return isRunOutcome(outcome) ? outcome : "open";
+    return runOf.get(attempt)?.outcome ?? "open";
   };
 
   const segments: Segment[] = [];

@@ -1,7 +1,7 @@
 "use client";
 
 import { useState, useTransition } from "react";
-import { eventsFor, eventsFrom, findTransition } from "@/lib/fsm/machine";
+import { eventsFor, eventsFrom, findTransition, isDestructive } from "@/lib/fsm/machine";
 import { TRANSITIONS, type ActorKind, type JobEvent, type JobState } from "@/lib/fsm/table";
 import type { JobRow } from "@/lib/jobs/types";
 import { applyJobEventAction } from "./actions";
@@ -11,7 +11,6 @@ import { ConfirmDialog } from "./confirm-dialog";
 /** Button words where the event's own name is not what a person would say. */
 const LABELS: Partial<Record<JobEvent, string>> = { retry: "Retry now" };
 /** Events that throw work away: asked twice. */
-const DESTRUCTIVE: ReadonlySet<JobEvent> = new Set<JobEvent>(["cancel", "abandon"]);
 
 const labelOf = (e: JobEvent) => LABELS[e] ?? e.charAt(0).toUpperCase() + e.slice(1);
 
@@ -53,7 +52,7 @@ export function JobActions({
   };
   const onClick = (event: JobEvent) => {
     const intent = { event, state: job.state, version: job.stateVersion };
-    if (DESTRUCTIVE.has(event)) setConfirming(intent);
+    if (isDestructive(event)) setConfirming(intent);
     else apply(intent);
   };
 
@@ -74,7 +73,7 @@ export function JobActions({
             disabled={isPending}
             onClick={() => onClick(event)}
             className={`rounded-md border px-3 py-1.5 text-sm font-medium shadow-xs disabled:cursor-not-allowed disabled:opacity-50 ${
-              DESTRUCTIVE.has(event)
+              isDestructive(event)
                 ? "border-red-300 bg-white text-red-700 hover:bg-red-50"
                 : "border-neutral-300 bg-white text-neutral-800 hover:bg-neutral-50"
             }`}

@@ -1,6 +1,6 @@
 import { queryOptions } from "@tanstack/react-query";
 import { z } from "zod";
-import { ACTOR_KINDS, EVENTS, REJECTION_KINDS, STATES } from "@/lib/fsm/table";
+import { ACTOR_KINDS, EVENTS, REJECTION_KINDS, RUN_OUTCOMES, STATES } from "@/lib/fsm/table";
 import type { JobDetail } from "@/lib/jobs/queries";
 
 /** TanStack Query keys for one job's page (riverui's `jobKeys.detail(id)`). */
@@ -46,7 +46,7 @@ const JobDetailSchema: z.ZodType<JobDetail> = z.object({
       claimedAt: date,
       startedAt: date.nullable(),
       finishedAt: date.nullable(),
-      outcome: z.string().nullable(),
+      outcome: z.enum(RUN_OUTCOMES).nullable(),
       errorClass: z.string().nullable(),
       errorMessage: z.string().nullable(),
       result: z.unknown(),

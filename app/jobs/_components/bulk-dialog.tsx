@@ -2,11 +2,11 @@
 
 import { useEffect, useRef } from "react";
 import { numbers } from "@/components/numbers";
+import { isDestructive } from "@/lib/fsm/machine";
 import type { BulkPreviewData } from "../actions";
 import { capitalize } from "./bulk-bar";
 import { DANGER, PRIMARY, SECONDARY } from "./fields";
 
-const DESTRUCTIVE = new Set(["cancel", "abandon"]);
 
 export type DialogState =
   | { phase: "closed" }
@@ -62,7 +62,7 @@ export function BulkDialog({ state, onClose, onConfirm }: Props) {
             type="button"
             onClick={() => onConfirm(state.preview)}
             disabled={state.preview.willApply === 0 || state.isStarting}
-            className={DESTRUCTIVE.has(state.preview.event) ? DANGER : PRIMARY}
+            className={isDestructive(state.preview.event) ? DANGER : PRIMARY}
           >
             {state.isStarting ? "Starting…" : `${capitalize(state.preview.event)} ${plural(state.preview.willApply, "job", "jobs")}`}
           </button>
