@@ -1,5 +1,5 @@
 // `npm run supervisor`: reclaims stale leases and promotes due retries until SIGTERM.
-import { closeHandles, pool } from "../lib/db/client";
+import { closePool, pool } from "../lib/db/client";
 import { createSupervisor } from "../lib/supervisor/supervisor";
 
 const staleAfterMs = Number(process.env.JOBSCOPE_STALE_AFTER_MS ?? 10_000);
@@ -16,7 +16,7 @@ console.log(`[supervisor] ${supervisor.id} watching heartbeats (stale after ${st
 for (const signal of ["SIGTERM", "SIGINT"] as const) {
   process.once(signal, async () => {
     await supervisor.stop();
-    await closeHandles();
+    await closePool();
     process.exit(0);
   });
 }

@@ -50,9 +50,7 @@ function describe(o: JobOutcome): string {
 
 async function main() {
   const opts = options();
-  // Not `handles().sql`: `handles()` wraps that pool with drizzle, and drizzle's postgres-js
-  // driver replaces the pool's timestamptz and jsonb serializers with identity functions,
-  // so the write path's Date and JSON parameters (retryAt, result, error) fail to encode.
+  // A pool sized to the concurrency: every in-flight job reports and heartbeats through it.
   const sql = connect(databaseUrl(), { appName: "jobscope-worker", max: Math.min(20, opts.concurrency + 2) });
   const log = consoleLogger("info");
   const worker = createWorker({

@@ -1,8 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
-import { drizzle } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
 import { DEFAULT_DATA_DIR, urlFileFor } from "./embedded";
-import * as schema from "./schema";
 
 export type Sql = postgres.Sql;
 
@@ -28,36 +26,24 @@ export function connect(url: string, opts: { max?: number; appName?: string } = 
   });
 }
 
-type Db = ReturnType<typeof drizzle<typeof schema>>;
-const g = globalThis as unknown as { __jobscope?: { sql: Sql; db?: Db; dbSql?: Sql } };
-const appName = () => process.env.JOBSCOPE_ROLE ?? "jobscope";
+const g = globalThis as unknown as { __jobscope?: Sql };
 
 /**
  * The process's connection pool, created on first use. Kept on globalThis so
  * Next.js hot reloads in development do not open a new pool each time.
+ *
+ * Queries use postgres.js directly. (drizzle-orm defines the schema and runs
+ * the migrations; its postgres-js driver, if ever wrapped around a pool,
+ * replaces that pool's timestamp and JSON serializers with pass-throughs,
+ * which breaks the write path's Date and JSON parameters: give it its own.)
  */
 export function pool(): Sql {
-  g.__jobscope ??= { sql: connect(databaseUrl(), { appName: appName() }) };
-  return g.__jobscope.sql;
+  g.__jobscope ??= connect(databaseUrl(), { appName: process.env.JOBSCOPE_ROLE ?? "jobscope" });
+  return g.__jobscope;
 }
 
-/**
- * The pool, and drizzle on a small pool of its own: drizzle's postgres-js
- * driver replaces a pool's timestamp and JSON serializers with pass-throughs,
- * which would break the write path's Date and JSON parameters on a shared pool.
- */
-export function handles(): { sql: Sql; db: Db } {
-  const sql = pool();
-  const h = g.__jobscope!;
-  if (!h.db) {
-    h.dbSql = connect(databaseUrl(), { appName: `${appName()}-drizzle`, max: 4 });
-    h.db = drizzle(h.dbSql, { schema });
-  }
-  return { sql, db: h.db };
-}
-
-export async function closeHandles() {
-  const h = g.__jobscope;
+export async function closePool() {
+  const sql = g.__jobscope;
   g.__jobscope = undefined;
-  await Promise.all([h?.sql.end({ timeout: 5 }), h?.dbSql?.end({ timeout: 5 })]);
+  await sql?.end({ timeout: 5 });
 }
