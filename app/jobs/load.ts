@@ -1,10 +1,10 @@
-import type { Sql } from "@/lib/db/client";
+import type { Db } from "@/lib/db/client";
 import type { JobFilters } from "@/lib/jobs/filters";
 import { countByState, listJobs } from "@/lib/jobs/queries";
 import type { JobsResponse } from "./_components/wire";
 
 /** One page of the list and the tab counts under the same filters: the page's first render and every poll. */
-export async function loadJobs(sql: Sql, filters: JobFilters): Promise<JobsResponse> {
+export async function loadJobs(sql: Db, filters: JobFilters): Promise<JobsResponse> {
   // The tabs count every state under the other filters; the cursor and sort do not narrow a count.
   const countFilters = { ...filters, state: undefined, after: undefined, before: undefined };
   const [page, counts] = await Promise.all([listJobs(sql, filters), countByState(sql, countFilters)]);

@@ -3,6 +3,8 @@ import postgres from "postgres";
 import { DEFAULT_DATA_DIR, urlFileFor } from "./embedded";
 
 export type Sql = postgres.Sql;
+/** Anything that runs queries: the pool, or a transaction (a tenant-scoped request, a write-path savepoint). */
+export type Db = postgres.ISql;
 
 /**
  * The database this process talks to: `DATABASE_URL`, or the embedded

@@ -1,4 +1,4 @@
-import type { Sql } from "../db/client";
+import type { Db } from "../db/client";
 import { decodeCursor, encodeCursor } from "./filters";
 
 /**
@@ -45,7 +45,7 @@ export type DeadGroupKey = { type: string; errorClass: string | null };
 const SAMPLE_CHARS = 300;
 export const DEAD_PAGE_MAX = 200;
 
-function scope(sql: Sql, s: DeadScope) {
+function scope(sql: Db, s: DeadScope) {
   return sql`${s.tenant ? sql`AND j.tenant_id = ${s.tenant}` : sql``}
              ${s.since ? sql`AND j.finished_at >= ${s.since}` : sql``}`;
 }
@@ -54,7 +54,7 @@ function scope(sql: Sql, s: DeadScope) {
  * The run that killed each job: its highest attempt, found through the
  * primary key (job_id, attempt) one index probe per job.
  */
-const lastRun = (sql: Sql) => sql`
+const lastRun = (sql: Db) => sql`
   LEFT JOIN LATERAL (
     SELECT r.error_class, r.error_message FROM job_runs r
      WHERE r.job_id = j.id ORDER BY r.attempt DESC LIMIT 1
@@ -74,7 +74,7 @@ export type DeadGroups = {
 };
 
 /** Dead jobs by (type, last run's error class), the most recently seen group first. */
-export async function listDeadGroups(sql: Sql, s: DeadScope & { cap?: number } = {}): Promise<DeadGroups> {
+export async function listDeadGroups(sql: Db, s: DeadScope & { cap?: number } = {}): Promise<DeadGroups> {
   const cap = s.cap ?? DEAD_GROUP_SCAN_CAP;
   const rows = await sql<(DeadGroup & { capped: boolean })[]>`
     WITH recent AS (
@@ -97,7 +97,7 @@ export async function listDeadGroups(sql: Sql, s: DeadScope & { cap?: number } =
   return { groups, capped: rows[0]?.capped ?? false };
 }
 
-function groupWhere(sql: Sql, g: DeadGroupKey & DeadScope) {
+function groupWhere(sql: Db, g: DeadGroupKey & DeadScope) {
   // IS NOT DISTINCT FROM: the "(no error)" group is the NULL class.
   return sql`j.state = 'dead' AND j.type = ${g.type}
              AND r.error_class IS NOT DISTINCT FROM ${g.errorClass}::text ${scope(sql, g)}`;
@@ -105,7 +105,7 @@ function groupWhere(sql: Sql, g: DeadGroupKey & DeadScope) {
 
 /** One page of a group's jobs, newest death first; keyset on (finished_at, id), never OFFSET. */
 export async function listDeadJobs(
-  sql: Sql,
+  sql: Db,
   p: DeadGroupKey & DeadScope & { cursor?: string | null; limit?: number },
 ): Promise<DeadJobPage> {
   const limit = Math.min(Math.max(Math.trunc(p.limit ?? 50), 1), DEAD_PAGE_MAX);
@@ -129,7 +129,7 @@ export async function listDeadJobs(
  * consistent snapshot.
  */
 export async function listDeadGroupIds(
-  sql: Sql,
+  sql: Db,
   g: DeadGroupKey & DeadScope & { cap: number },
 ): Promise<{ ids: string[]; capped: boolean }> {
   const rows = await sql<{ id: string }[]>`

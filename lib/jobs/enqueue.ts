@@ -3,7 +3,7 @@ import { submitted } from "../fsm/machine";
 import { TRANSITIONS, type ActorKind } from "../fsm/table";
 import type { Sql } from "../db/client";
 import { isJobType, JOB_TYPES } from "./job-types";
-import { clock, inWritePath, JOB_COLUMNS } from "./write-path";
+import { clock, inWritePath, JOB_COLUMNS, type Tx } from "./write-path";
 import type { Actor, JobRow } from "./types";
 
 const SUBMIT = TRANSITIONS.find((t) => t.from === null)!;
@@ -40,7 +40,7 @@ const issuesOf = (e: z.ZodError) => e.issues.map((i) => ({ path: i.path.join("."
  * job (`created: false`) instead of a copy.
  */
 export async function enqueue(
-  sql: Sql,
+  sql: Sql | Tx,
   raw: EnqueueInput,
   actor: Actor,
   opts: { at?: Date } = {},

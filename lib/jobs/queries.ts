@@ -1,4 +1,4 @@
-import type { Sql } from "../db/client";
+import type { Db } from "../db/client";
 import { STATES, type JobState, type RejectionKind, type RunOutcome } from "../fsm/table";
 import { decodeCursor, encodeCursor, type JobFilters } from "./filters";
 import type { JobRow, MovedBy } from "./types";
@@ -6,7 +6,7 @@ import type { JobRow, MovedBy } from "./types";
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The WHERE clause of a filter (state excluded: tabs count every state under the same filter). */
-function where(sql: Sql, f: Omit<Partial<JobFilters>, "state">) {
+function where(sql: Db, f: Omit<Partial<JobFilters>, "state">) {
   const parts = [sql`TRUE`];
   if (f.tenant) parts.push(sql`j.tenant_id = ${f.tenant}`);
   if (f.type) parts.push(sql`j.type = ${f.type}`);
@@ -34,7 +34,7 @@ export type JobPage = { jobs: JobListRow[]; next: string | null; prev: string | 
  * One page of jobs, newest first by created or finished time, with keyset
  * cursors (never OFFSET): `after` pages towards older jobs, `before` back.
  */
-export async function listJobs(sql: Sql, f: JobFilters): Promise<JobPage> {
+export async function listJobs(sql: Db, f: JobFilters): Promise<JobPage> {
   const col = f.sort === "finished" ? sql`j.finished_at` : sql`j.created_at`;
   const after = decodeCursor(f.after);
   const before = after ? null : decodeCursor(f.before);
@@ -81,7 +81,7 @@ export type StateCounts = Record<JobState, { n: number; capped: boolean }>;
  * table size; a capped count is marked and shown as "10,000+".
  */
 export async function countByState(
-  sql: Sql,
+  sql: Db,
   f: Omit<Partial<JobFilters>, "state"> = {},
   cap = COUNT_CAP,
 ): Promise<StateCounts> {
@@ -147,7 +147,7 @@ export type JobDetail = {
 export const EVENT_LIMIT = 500;
 
 /** Everything the job page shows, or null when there is no such job. */
-export async function getJobDetail(sql: Sql, id: string): Promise<JobDetail | null> {
+export async function getJobDetail(sql: Db, id: string): Promise<JobDetail | null> {
   if (!UUID.test(id)) return null;
   const [job] = await sql<JobRow[]>`SELECT * FROM jobs WHERE id = ${id}`;
   if (!job) return null;

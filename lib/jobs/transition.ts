@@ -16,7 +16,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * heartbeat), the `job_events` row, and the run record. Zero rows is not an
  * error: the row is read again and the refusal classified and recorded.
  */
-export async function transition(sql: Sql, input: TransitionInput): Promise<TransitionResult> {
+export async function transition(sql: Sql | Tx, input: TransitionInput): Promise<TransitionResult> {
   if (!UUID.test(input.jobId)) {
     return { ok: false, kind: "not_found", reason: `no job ${JSON.stringify(input.jobId.slice(0, 80))}`, current: null };
   }

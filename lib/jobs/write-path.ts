@@ -7,13 +7,18 @@ export type Tx = postgres.TransactionSql;
  * Run `fn` in a transaction marked as the write path. The `jobs` table's
  * trigger refuses any change to state, version or attempts, and any insert,
  * from a transaction without this mark (drizzle/0001_write_path_guard.sql).
- * Only the modules in lib/jobs call this; a test keeps it that way.
+ * Only the modules in lib/jobs call this; a test keeps it that way. The mark
+ * is transaction-local: inside a caller's transaction it stays set until that commits.
  */
-export async function inWritePath<T>(sql: Sql, fn: (tx: Tx) => Promise<T>): Promise<T> {
-  return (await sql.begin(async (tx) => {
+export async function inWritePath<T>(sql: Sql | Tx, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  const body = async (tx: Tx) => {
     await tx`SELECT set_config('jobscope.write_path', 'on', true)`;
     return fn(tx);
-  })) as T;
+  };
+  // Inside a caller's transaction (a console request scoped to a tenant, with its
+  // audit row): a savepoint, so a refusal's writes and the caller's share one commit.
+  if ("savepoint" in sql) return (await sql.savepoint(body)) as T;
+  return (await sql.begin(body)) as T;
 }
 
 /** The clock of a write: the database's, unless the demo seeder back-dates it. */

@@ -1,0 +1,28 @@
+import type postgres from "postgres";
+import type { Sql } from "./client";
+
+/**
+ * What rows a transaction may see under row-level security
+ * (drizzle/0005_identity.sql): every tenant's (staff), or one tenant's.
+ * A transaction that sets neither sees no rows at all.
+ */
+export type Scope = { all: true } | { tenantId: string };
+
+export type ScopedSql = postgres.TransactionSql;
+
+/**
+ * Run `fn` in one transaction whose tenant scope is set with bound
+ * parameters, local to the transaction (`set_config(…, true)`): it cannot
+ * leak into the next request that borrows the pooled connection.
+ */
+export async function withScope<T>(sql: Sql, scope: Scope, fn: (tx: ScopedSql) => Promise<T>): Promise<T> {
+  return (await sql.begin(async (tx) => {
+    if ("all" in scope) {
+      await tx`SELECT set_config('jobscope.scope', 'all', true)`;
+    } else {
+      if (!scope.tenantId) throw new Error("withScope: a tenant scope needs a tenant id");
+      await tx`SELECT set_config('jobscope.tenant', ${scope.tenantId}, true)`;
+    }
+    return fn(tx);
+  })) as T;
+}
