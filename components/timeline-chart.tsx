@@ -15,6 +15,7 @@ const TONES = {
   lease_expired: { solid: "#ea580c", light: "#ffedd5", label: "lease expired" },
   cancelled: { solid: "#64748b", light: "#e2e8f0", label: "cancelled" },
   abandoned: { solid: "#9f1239", light: "#ffe4e6", label: "abandoned" },
+  released: { solid: "#0d9488", light: "#ccfbf1", label: "released (worker shut down)" },
   open: { solid: "#7c3aed", light: "#ede9fe", label: "in progress" },
   waiting: { solid: "#0284c7", light: "#e0f2fe", label: "before the first attempt" },
   /** The legend's pattern swatches: no outcome, so no colour. */

@@ -27,9 +27,9 @@ const at = (state: JobSnapshot["state"], attempt = 1, maxAttempts = 3): JobSnaps
 });
 
 describe("the transition table", () => {
-  it("has the design's 9 states and 24 transitions, each (from, event) once", () => {
+  it("has the design's 9 states and 25 transitions (24 + the worker's release), each (from, event) once", () => {
     expect(STATES).toHaveLength(9);
-    expect(TRANSITIONS).toHaveLength(24);
+    expect(TRANSITIONS).toHaveLength(25);
     const keys = TRANSITIONS.map((t) => `${t.from}:${t.event}`);
     expect(new Set(keys).size).toBe(keys.length);
   });
@@ -70,7 +70,7 @@ describe("the transition table", () => {
         }
       }
     }
-    expect(rejected).toBe(STATES.length * EVENTS.length - 23);
+    expect(rejected).toBe(STATES.length * EVENTS.length - 24);
   });
 
   it("refuses an actor the table does not name", () => {
@@ -96,6 +96,12 @@ describe("the transition table", () => {
   it("extends the attempt budget on replay", () => {
     expect(apply(at("dead", 3, 3), "replay", "operator")).toMatchObject({ state: "queued", attempt: 3, maxAttempts: 4 });
     expect(apply(at("dead", 1, 3), "replay", "operator")).toMatchObject({ maxAttempts: 3 });
+  });
+
+  it("refunds the attempt of a released (never started) claim: the attempt stays, the budget grows", () => {
+    expect(apply(at("claimed", 3, 3), "release", "worker")).toEqual({ state: "queued", attempt: 3, maxAttempts: 4, stateVersion: 6 });
+    expect(() => apply(at("running", 1, 3), "release", "worker")).toThrow(IllegalTransition);
+    expect(() => apply(at("claimed", 1, 3), "release", "supervisor")).toThrow(/a supervisor may not release/);
   });
 
   it("never changes the value it is given", () => {

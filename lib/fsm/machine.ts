@@ -97,7 +97,12 @@ export function step(job: JobSnapshot, event: JobEvent, actor?: ActorKind): Step
     state: t.to,
     attempt: t.run === "open" ? job.attempt + 1 : job.attempt,
     // A replay extends the budget by one attempt when it is spent (as Oban's retry_job does).
-    maxAttempts: event === "replay" ? Math.max(job.maxAttempts, job.attempt + 1) : job.maxAttempts,
+    maxAttempts:
+      event === "replay"
+        ? Math.max(job.maxAttempts, job.attempt + 1)
+        : t.refundsAttempt
+          ? job.maxAttempts + 1
+          : job.maxAttempts,
     stateVersion: job.stateVersion + 1,
   };
   const run: Transition["run"] = t.run;

@@ -43,6 +43,7 @@ export const EVENTS = [
   "stop",
   "retry",
   "replay",
+  "release",
 ] as const;
 export type JobEvent = (typeof EVENTS)[number];
 
@@ -50,7 +51,7 @@ export const ACTOR_KINDS = ["api", "tenant", "operator", "worker", "supervisor"]
 export type ActorKind = (typeof ACTOR_KINDS)[number];
 
 /** How an attempt's run record ended. */
-export const RUN_OUTCOMES = ["succeeded", "failed", "lease_expired", "cancelled", "abandoned"] as const;
+export const RUN_OUTCOMES = ["succeeded", "failed", "lease_expired", "cancelled", "abandoned", "released"] as const;
 export type RunOutcome = (typeof RUN_OUTCOMES)[number];
 
 /**
@@ -90,6 +91,12 @@ export type Transition = {
   actors: readonly ActorKind[];
   /** Only while `attempt < max_attempts`. */
   needsAttemptsLeft?: true;
+  /**
+   * The attempt does not count against the budget: `max_attempts` grows by one.
+   * The attempt number itself never goes back (it is the fencing token, and
+   * the run record's key), so the refund is on the budget side.
+   */
+  refundsAttempt?: true;
   run?: RunEffect;
   /** Sets `not_before`: to now (claimable at once) or to the retry time the worker chose. */
   schedules?: "now" | "retry_at";
@@ -102,6 +109,7 @@ export const TRANSITIONS = [
   { from: "queued", event: "claim", to: "claimed", actors: ["worker"], needsAttemptsLeft: true, run: "open", note: "attempt + 1 in the claiming UPDATE; lease taken; run record opened" },
   { from: "queued", event: "cancel", to: "cancelled", actors: ["tenant", "operator"], note: "" },
   { from: "claimed", event: "start", to: "running", actors: ["worker"], run: "start", note: "run started" },
+  { from: "claimed", event: "release", to: "queued", actors: ["worker"], refundsAttempt: true, run: "released", schedules: "now", note: "a draining worker hands back a job it never started; the attempt is refunded" },
   { from: "claimed", event: "reclaim", to: "queued", actors: ["supervisor"], needsAttemptsLeft: true, run: "lease_expired", note: "heartbeat stale" },
   { from: "claimed", event: "cancel", to: "cancelled", actors: ["tenant", "operator"], run: "cancelled", note: "" },
   { from: "claimed", event: "abandon", to: "dead", actors: ["supervisor"], run: "lease_expired", note: "stale on the last attempt" },

@@ -6,10 +6,16 @@ import { createContext, type ContextDeps } from "./context";
 import { withDbRetry } from "./db-retry";
 import { describeError, DrainTimeout, JobCancelled, PermanentError } from "./errors";
 import type { Lease } from "./lease";
-import { report, type HandlerOutcome, type ReportDeps } from "./report";
+import { report, send, type HandlerOutcome, type ReportDeps } from "./report";
 import type { HandlerSpec, Handlers, JobContext, JobOutcome } from "./types";
 
-export type RunDeps = ReportDeps & ContextDeps & { handlers: Handlers; retry: Partial<BackoffOptions> };
+export type RunDeps = ReportDeps &
+  ContextDeps & {
+    handlers: Handlers;
+    retry: Partial<BackoffOptions>;
+    /** True once the worker is draining: a job not started yet is released instead (issue 7). */
+    draining?: () => boolean;
+  };
 
 /** A handler bound to its parsed params, or why the job cannot run here. */
 type Prepared =
@@ -46,9 +52,10 @@ export async function runJob(lease: Lease, deps: RunDeps): Promise<JobOutcome> {
     attempt: lease.attempt,
     expected: { state: lease.state, version: lease.stateVersion },
   } as const;
+  if (deps.draining?.()) return release(lease, deps, base, elapsed);
   let started;
   try {
-    started = (await withDbRetry("start", () => transition(deps.sql, start), { log: deps.log, signal: lease.signal })).value;
+    started = (await withDbRetry("start", () => send(deps, lease, start), { log: deps.log, signal: lease.signal })).value;
   } catch (e) {
     deps.log.error("could not start a claimed job; its lease will expire", { ...base, ...describeError(e) });
     return { ...base, status: lease.lost ? "lease_lost" : "failed_to_report", event: "start", durationMs: elapsed() };
@@ -78,4 +85,32 @@ export async function runJob(lease: Lease, deps: RunDeps): Promise<JobOutcome> {
     return { ...base, status, durationMs: elapsed() };
   }
   return report(lease, outcome, deps);
+}
+
+/**
+ * Hand a claimed, never-started job back to the queue while draining: the
+ * `release` event refunds the attempt (lib/fsm/table.ts). If it cannot be
+ * written, the lease expires and the supervisor reclaims the job instead.
+ */
+async function release(
+  lease: Lease,
+  deps: RunDeps,
+  base: { jobId: string; type: string; attempt: number },
+  elapsed: () => number,
+): Promise<JobOutcome> {
+  const input = {
+    jobId: lease.id,
+    event: "release",
+    actor: { kind: "worker", id: deps.workerId },
+    attempt: lease.attempt,
+    expected: { state: lease.state, version: lease.stateVersion },
+  } as const;
+  try {
+    const r = (await withDbRetry("release", () => transition(deps.sql, input), { log: deps.log, signal: lease.signal, tries: 3 })).value;
+    if (r.ok) return { ...base, status: "released", event: "release", state: r.job.state, durationMs: elapsed() };
+    return { ...base, status: "refused", event: "release", state: r.current?.state, reason: r.reason, durationMs: elapsed() };
+  } catch (e) {
+    deps.log.warn("could not release a claimed job; its lease will expire", { ...base, ...describeError(e) });
+    return { ...base, status: "failed_to_report", event: "release", durationMs: elapsed() };
+  }
 }

@@ -66,9 +66,10 @@ export type JobOutcome = {
   /**
    * reported: the transition applied. refused: the write path refused it (someone
    * else moved the job). lease_lost / drained: not reported, the lease will expire
-   * or already has. failed_to_report: the database kept failing.
+   * or already has. failed_to_report: the database kept failing. released: claimed
+   * while the worker was draining, handed back unstarted (attempt refunded).
    */
-  status: "reported" | "refused" | "lease_lost" | "drained" | "failed_to_report";
+  status: "reported" | "refused" | "lease_lost" | "drained" | "failed_to_report" | "released";
   event?: JobEvent;
   state?: JobState;
   durationMs: number;
@@ -86,6 +87,17 @@ export type WorkerOptions = {
   heartbeatIntervalMs?: number;
   pollIntervalMs?: number;
   drainTimeoutMs?: number;
+  /**
+   * Batch the worker's own transitions (default true): starts and completions of many
+   * jobs go in one statement, flushed every `batchDelayMs` (default 2), and claims
+   * prefetch `prefetch` jobs (default: concurrency) into a local buffer. `false`:
+   * one transaction per transition, claims only for free slots.
+   */
+  batch?: boolean;
+  batchDelayMs?: number;
+  prefetch?: number;
+  /** After a claim finds the queue empty, wait this long before the next (default 2 ms). */
+  fetchCooldownMs?: number;
   /** Retry backoff for every type; a handler spec may override it per type. */
   retry?: Partial<BackoffOptions>;
   log?: Logger;

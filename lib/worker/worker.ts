@@ -1,4 +1,6 @@
 import { claim } from "../jobs/claim";
+import { applyWorkerBatch, Batcher, type BatchItem } from "../jobs/complete";
+import type { TransitionResult } from "../jobs/types";
 import type { ClaimedJob } from "../jobs/types";
 import { backoffDelay, DB_RETRY } from "./backoff";
 import { DrainTimeout } from "./errors";
@@ -32,6 +34,19 @@ export function createWorker(opts: WorkerOptions): Worker {
   let unlisten: (() => Promise<void>) | null = null;
   let listening = false;
   let stopping: Promise<void> | null = null;
+  // Batching (default on): starts and completions of many jobs share one statement, flushed every
+  // few ms; claims prefetch up to `prefetch` jobs beyond the free slots into a local buffer.
+  const batching = opts.batch !== false;
+  const batch = batching
+    ? new Batcher<BatchItem, TransitionResult | null>((items) => applyWorkerBatch(sql, id, items), {
+        delayMs: opts.batchDelayMs ?? 2,
+        maxSize: 1000,
+      })
+    : undefined;
+  const prefetch = opts.prefetch ?? (batching ? concurrency : 0);
+  const fetchCooldownMs = opts.fetchCooldownMs ?? 2;
+  /** Claimed, not yet launched: heartbeated with the rest, launched as slots free. */
+  const buffer: Lease[] = [];
 
   const refresh = async (lease: Lease) => {
     lease.checkedAt = Date.now();
@@ -43,11 +58,13 @@ export function createWorker(opts: WorkerOptions): Worker {
   };
   const deps: RunDeps = {
     sql, workerId: id, log, refresh, handlers: opts.handlers, retry: opts.retry ?? {}, allowProcessKill: opts.allowProcessKill ?? false,
+    draining: () => phase !== "running",
+    batch,
   };
 
-  function launch(job: ClaimedJob) {
+  function launch(lease: Lease) {
+    const job = lease.job;
     const key = `${job.id}:${job.attempt}`;
-    const lease = new Lease(job);
     leases.set(key, lease);
     const done = runJob(lease, deps)
       .then((outcome) => emit(outcome))
@@ -68,13 +85,19 @@ export function createWorker(opts: WorkerOptions): Worker {
 
   async function loop() {
     let failures = 0;
+    let emptyAt = 0;
     while (phase === "running") {
+      launchBuffered();
       // A handler that lost its lease still holds its slot until it returns: it may still be using the CPU.
-      const free = concurrency - leases.size;
-      if (free > 0) {
+      const want = concurrency + prefetch - leases.size - buffer.length;
+      // Refill the prefetch buffer when it is half empty, not on every freed slot.
+      if (want > 0 && (leases.size < concurrency || buffer.length <= prefetch / 2)) {
+        // A short cooldown after a fetch that found the queue empty: a burst of NOTIFYs becomes one claim.
+        const cooldown = emptyAt + fetchCooldownMs - Date.now();
+        if (cooldown > 0) await sleep(cooldown);
         let jobs: ClaimedJob[];
         try {
-          jobs = await claim(sql, { workerId: id, queues, limit: free });
+          jobs = await claim(sql, { workerId: id, queues, limit: want });
           failures = 0;
         } catch (e) {
           const delay = backoffDelay(++failures, DB_RETRY);
@@ -82,11 +105,21 @@ export function createWorker(opts: WorkerOptions): Worker {
           await wakeup.wait(delay);
           continue;
         }
-        // Jobs claimed while stop() was called are ours all the same: the drain waits for them.
-        for (const job of jobs) launch(job);
-        if (jobs.length === free) continue;
+        // Jobs claimed while stop() was called are ours all the same: the drain launches (or releases) them.
+        for (const job of jobs) buffer.push(new Lease(job));
+        launchBuffered();
+        if (jobs.length === want) continue;
+        emptyAt = Date.now();
       }
       await wakeup.wait(pollIntervalMs);
+    }
+  }
+
+  /** Move buffered claims into free slots; a buffered job whose lease was lost is dropped. */
+  function launchBuffered() {
+    while (buffer.length > 0 && (leases.size < concurrency || phase !== "running")) {
+      const lease = buffer.shift()!;
+      if (!lease.lost) launch(lease);
     }
   }
 
@@ -113,7 +146,7 @@ export function createWorker(opts: WorkerOptions): Worker {
       log.warn("could not update workers.last_seen_at", errorFields(e));
     }
     try {
-      await beat(sql, id, [...leases.values()]);
+      await beat(sql, id, [...leases.values(), ...buffer]);
     } catch (e) {
       log.warn("heartbeat failed; the next tick tries again", errorFields(e));
     }
@@ -123,6 +156,8 @@ export function createWorker(opts: WorkerOptions): Worker {
     phase = "stopping";
     wakeup.ring();
     await claimLoop;
+    // Buffered claims never started: launched now, each is released while draining.
+    launchBuffered();
     await unlisten?.().catch((e: unknown) => log.warn("UNLISTEN failed", errorFields(e)));
     const timeout = new AbortController();
     const allDone = Promise.allSettled([...running]).then(() => true);
