@@ -1,8 +1,9 @@
 import type { Sql } from "../db/client";
 import { canApply, findTransition, type JobSnapshot } from "../fsm/machine";
 import type { JobEvent, JobState } from "../fsm/table";
+import type { Batcher, BatchItem } from "../jobs/complete";
 import { transition } from "../jobs/transition";
-import type { TransitionInput } from "../jobs/types";
+import type { TransitionInput, TransitionResult } from "../jobs/types";
 import { retryAt, type BackoffOptions } from "./backoff";
 import { CHECKPOINT_FRESHNESS_MS } from "./context";
 import { withDbRetry } from "./db-retry";
@@ -32,7 +33,28 @@ export function chooseEvent(o: HandlerOutcome, job: JobSnapshot): JobEvent | nul
   return candidates(o).find((e) => canApply(job, e, "worker")) ?? null;
 }
 
-export type ReportDeps = { sql: Sql; workerId: string; log: Logger; refresh: (lease: Lease) => Promise<void> };
+export type ReportDeps = {
+  sql: Sql;
+  workerId: string;
+  log: Logger;
+  refresh: (lease: Lease) => Promise<void>;
+  /** The worker's batch of reports (lib/jobs/complete.ts); without it, each report is its own transaction. */
+  batch?: Batcher<BatchItem, TransitionResult | null>;
+};
+
+/**
+ * Send one of the worker's own transitions (start, finish, fail, ...): through
+ * the worker's batch when it has one — many jobs in one statement, flushed
+ * every few ms — else alone. A report that loses its guard in the batch goes
+ * through `transition()`, which re-reads the row, classifies and records it.
+ */
+export async function send(deps: ReportDeps, lease: Lease, input: TransitionInput & { expected: { state: JobState; version: number } }) {
+  if (deps.batch) {
+    const r = await deps.batch.add({ ...input, attempt: lease.attempt, maxAttempts: lease.job.maxAttempts });
+    if (r) return r;
+  }
+  return transition(deps.sql, input);
+}
 
 /**
  * How many refusals may be re-decided. Each re-decision needs the job to have
@@ -69,7 +91,7 @@ export async function report(lease: Lease, o: HandlerOutcome, deps: ReportDeps):
     const input = buildInput(lease, deps.workerId, event, { state, version }, o);
     let sent;
     try {
-      sent = await withDbRetry(`report ${event}`, () => transition(deps.sql, input), { log: deps.log, signal: lease.signal });
+      sent = await withDbRetry(`report ${event}`, () => send(deps, lease, input), { log: deps.log, signal: lease.signal });
     } catch (e) {
       if (lease.lost) continue;
       deps.log.error("could not report; the lease will expire and the supervisor will reclaim the job", {
@@ -111,9 +133,9 @@ function buildInput(
   event: JobEvent,
   expected: { state: JobState; version: number },
   o: HandlerOutcome,
-): TransitionInput {
+): TransitionInput & { expected: { state: JobState; version: number } } {
   const { state } = expected;
-  const input: TransitionInput = { jobId: lease.id, event, actor: { kind: "worker", id: workerId }, attempt: lease.attempt, expected };
+  const input: TransitionInput & { expected: { state: JobState; version: number } } = { jobId: lease.id, event, actor: { kind: "worker", id: workerId }, attempt: lease.attempt, expected };
   // An undefined result stays SQL NULL on the run record rather than JSON null.
   if (o.kind === "success") {
     if (o.result !== undefined) input.result = o.result;

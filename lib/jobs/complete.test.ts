@@ -1,0 +1,78 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestDb, type TestDb } from "../db/test-db";
+import { applyWorkerBatch, Batcher, type BatchItem } from "./complete";
+import { auditJob, eventsOf, getJob, newJob, operator, rejectionsOf, runJob, seedTenants, worker } from "./test-helpers";
+import { transition } from "./transition";
+import type { JobRow } from "./types";
+
+let t: TestDb;
+beforeAll(async () => {
+  t = await createTestDb();
+  await seedTenants(t.sql);
+});
+afterAll(() => t.close());
+
+const item = (job: JobRow, over: Partial<BatchItem> = {}): BatchItem => ({
+  jobId: job.id,
+  event: "finish",
+  actor: worker("w-1"),
+  attempt: job.attempt,
+  maxAttempts: job.maxAttempts,
+  expected: { state: job.state, version: job.stateVersion },
+  ...over,
+});
+
+describe("the batched worker write path", () => {
+  it("finishes, fails and abandons many jobs in one statement, with runs and events consistent", async () => {
+    const a = await runJob(t.sql, await newJob(t.sql));
+    const b = await runJob(t.sql, await newJob(t.sql));
+    const c = await runJob(t.sql, await newJob(t.sql, { maxAttempts: 1 }));
+    const retryAt = new Date(Date.now() + 60_000);
+    const out = await applyWorkerBatch(t.sql, "w-1", [
+      item(a, { result: { rows: 3 } }),
+      item(b, { event: "fail", error: { class: "Boom", message: "no" }, retryAt }),
+      item(c, { event: "abandon", error: { class: "Fatal", message: "gone" } }),
+    ]);
+    expect(out.map((r) => r?.ok && r.job.state)).toEqual(["succeeded", "retry_wait", "dead"]);
+    expect((await getJob(t.sql, b.id)).notBefore.getTime()).toBe(retryAt.getTime());
+    const [run] = await t.sql`SELECT outcome, result FROM job_runs WHERE job_id = ${a.id}`;
+    expect(run).toMatchObject({ outcome: "succeeded", result: { rows: 3 } });
+    const [failed] = await t.sql`SELECT outcome, error_class FROM job_runs WHERE job_id = ${b.id}`;
+    expect(failed).toMatchObject({ outcome: "failed", errorClass: "Boom" });
+    expect((await eventsOf(t.sql, b.id)).at(-1)).toMatchObject({ event: "fail", toState: "retry_wait", actorId: "w-1" });
+    for (const j of [a, b, c]) expect(await auditJob(t.sql, j.id)).toEqual([]);
+  });
+
+  it("starts claimed jobs in a batch", async () => {
+    const job = await newJob(t.sql);
+    const { claim } = await import("./claim");
+    const [claimed] = await claim(t.sql, { workerId: "w-1", queues: [job.queue], limit: 1 });
+    const [r] = await applyWorkerBatch(t.sql, "w-1", [item(claimed!, { event: "start" })]);
+    expect(r?.ok && r.job.state).toBe("running");
+    const [run] = await t.sql`SELECT started_at FROM job_runs WHERE job_id = ${job.id}`;
+    expect(run?.startedAt).toBeInstanceOf(Date);
+  });
+
+  it("returns the rows that lost their guard, writes nothing for them; transition() then records why", async () => {
+    const won = await runJob(t.sql, await newJob(t.sql));
+    const lost = await runJob(t.sql, await newJob(t.sql));
+    const stale = await runJob(t.sql, await newJob(t.sql));
+    // An operator cancels one first; another is reported by a worker that does not hold the lease.
+    await transition(t.sql, { jobId: lost.id, event: "cancel", actor: operator });
+    const out = await applyWorkerBatch(t.sql, "w-1", [item(won), item(lost), item(stale, { attempt: stale.attempt + 1 })]);
+    expect(out.map((r) => (r ? r.ok : null))).toEqual([true, null, null]);
+    expect((await getJob(t.sql, lost.id)).state).toBe("cancelling");
+    expect((await getJob(t.sql, stale.id)).state).toBe("running");
+    const refused = await transition(t.sql, item(lost));
+    expect(refused).toMatchObject({ ok: false, kind: "conflict" });
+    expect(await rejectionsOf(t.sql, lost.id)).toHaveLength(1);
+    for (const j of [won, lost, stale]) expect(await auditJob(t.sql, j.id)).toEqual([]);
+  });
+
+  it("a batcher flushes once for many adds and hands each caller its own answer", async () => {
+    const flushes: number[][] = [];
+    const b = new Batcher<number, number>(async (xs) => (flushes.push(xs), xs.map((x) => x * 2)), { delayMs: 5, maxSize: 100 });
+    expect(await Promise.all([1, 2, 3].map((x) => b.add(x)))).toEqual([2, 4, 6]);
+    expect(flushes).toEqual([[1, 2, 3]]);
+  });
+});
