@@ -87,3 +87,21 @@ describe("supervisor", () => {
     expect(duplicates.length).toBe(ra.refused + rb.refused);
   });
 });
+
+describe("supervisor without a database", () => {
+  it("backs off while the database is unreachable instead of ticking at its interval", async () => {
+    const { freePort } = await import("../db/embedded");
+    const nowhere = connect(`postgres://postgres:x@127.0.0.1:${await freePort()}/none`, { max: 1 });
+    const lines: string[] = [];
+    const sup = createSupervisor({ sql: nowhere, id: "sup-off", intervalMs: 20, log: (l) => lines.push(l) });
+    sup.start();
+    await new Promise((r) => setTimeout(r, 1_500));
+    await sup.stop();
+    await nowhere.end({ timeout: 1 });
+    const failed = lines.filter((l) => l.startsWith("tick failed"));
+    // At a 20 ms interval that would be ~75 ticks; with 250 ms doubling backoff it is a handful.
+    expect(failed.length).toBeGreaterThanOrEqual(2);
+    expect(failed.length).toBeLessThanOrEqual(6);
+    expect(failed[1]).toMatch(/\(2 in a row\)/);
+  });
+});

@@ -3,6 +3,7 @@ import { HEARTBEAT_STATES, type JobEvent, type JobState } from "../fsm/table";
 import type { Sql } from "../db/client";
 import { transition } from "../jobs/transition";
 import type { Actor } from "../jobs/types";
+import { backoffDelay, DB_RETRY } from "../worker/backoff";
 
 /** What the supervisor may do to a job whose heartbeat went stale, in order of preference. */
 const RECOVERY: readonly JobEvent[] = ["reclaim", "abandon"];
@@ -86,11 +87,23 @@ export function createSupervisor(opts: SupervisorOptions) {
     return report;
   }
 
+  // Consecutive failed ticks: while the database is unreachable the supervisor
+  // backs off (DB_RETRY: 250 ms doubling to 30 s) instead of hammering it, and
+  // the pool reconnects on the first tick that gets through.
+  let failures = 0;
   function loop() {
     running = tick()
-      .catch((e: unknown) => log(`tick failed: ${e instanceof Error ? e.message : String(e)}`))
+      .then(() => {
+        if (failures > 0) log(`database reachable again after ${failures} failed tick(s)`);
+        failures = 0;
+      })
+      .catch((e: unknown) => {
+        failures++;
+        log(`tick failed (${failures} in a row): ${e instanceof Error ? e.message : String(e)}`);
+      })
       .finally(() => {
-        if (timer !== null) timer = setTimeout(loop, opts.intervalMs ?? 1000);
+        const delay = failures > 0 ? Math.max(opts.intervalMs ?? 1000, backoffDelay(failures, DB_RETRY)) : (opts.intervalMs ?? 1000);
+        if (timer !== null) timer = setTimeout(loop, delay);
       });
   }
 

@@ -6,6 +6,7 @@ import { backoffDelay, DB_RETRY } from "./backoff";
 import { DrainTimeout } from "./errors";
 import { beat, everyInterval } from "./heartbeats";
 import { Lease } from "./lease";
+import { withDbRetry } from "./db-retry";
 import { consoleLogger, errorFields, withFields } from "./log";
 import { defaultWorkerId, markWorkerStopped, registerWorker, touchWorker } from "./registry";
 import { runJob, type RunDeps } from "./run-job";
@@ -181,7 +182,8 @@ export function createWorker(opts: WorkerOptions): Worker {
     id,
     async start() {
       if (phase !== "idle") throw new Error(`worker ${id} was already started`);
-      await registerWorker(sql, record);
+      // A worker started while the database is down (or restarting) waits for it with backoff.
+      await withDbRetry("register", () => registerWorker(sql, record), { log, tries: 12 });
       phase = "running";
       await listen();
       beats = everyInterval(heartbeatIntervalMs, beatOnce);

@@ -1,0 +1,182 @@
+import type { Db } from "../db/client";
+import { IllegalTransition, isLeased, step, submitted, type JobSnapshot } from "../fsm/machine";
+import type { ActorKind, JobEvent, JobState, RunOutcome } from "../fsm/table";
+
+/**
+ * The integrity audit: for every job, replay its event log through the state
+ * machine and compare the result with the job's row and its run records.
+ * The events are the source of truth (DESIGN.md, "One write path"); a
+ * mismatch means a write bypassed the write path or the write path has a bug.
+ *
+ * It is incremental: it checks the jobs that had an event in a time window
+ * (the `job_events.at` index finds them), so a scheduled run only reads
+ * what changed since the last one.
+ */
+
+export type Mismatch = { jobId: string; problem: string };
+export type AuditResult = {
+  windowFrom: Date;
+  windowTo: Date;
+  jobsChecked: number;
+  eventsReplayed: number;
+  mismatches: Mismatch[];
+  durationMs: number;
+};
+
+type EventRow = { jobId: string; event: JobEvent; fromState: JobState | null; toState: JobState; actorKind: ActorKind; attempt: number; stateVersion: number; payload: { maxAttempts?: number } | null };
+type JobRowLite = { id: string; state: JobState; attempt: number; maxAttempts: number; stateVersion: number; leaseOwner: string | null; finishedAt: Date | null };
+type RunRow = { jobId: string; attempt: number; startedAt: Date | null; finishedAt: Date | null; outcome: RunOutcome | null };
+
+/** Check one job given everything stored about it. Pure: the chaos harness and the tests call it too. */
+export function checkJob(job: JobRowLite, events: readonly EventRow[], runs: readonly RunRow[]): string[] {
+  const problems: string[] = [];
+  const [first, ...rest] = events;
+  if (!first || first.event !== "submit" || first.stateVersion !== 0) return ["the event log does not start with submit at version 0"];
+  let snap: JobSnapshot = submitted(first.payload?.maxAttempts ?? job.maxAttempts);
+  // What the log says each attempt's run record must look like.
+  const expected = new Map<number, { started: boolean; outcome: RunOutcome | null; closings: number }>();
+  for (const e of rest) {
+    if (e.fromState !== snap.state) {
+      problems.push(`v${e.stateVersion}: logged from ${e.fromState}, replayed state is ${snap.state}`);
+      return problems;
+    }
+    let s;
+    try {
+      s = step(snap, e.event, e.actorKind);
+    } catch (err) {
+      if (err instanceof IllegalTransition) {
+        problems.push(`v${e.stateVersion}: ${err.message}`);
+        return problems;
+      }
+      throw err;
+    }
+    const n = s.next;
+    if (n.state !== e.toState || n.attempt !== e.attempt || n.stateVersion !== e.stateVersion) {
+      problems.push(`v${e.stateVersion}: logged ${e.toState}/attempt ${e.attempt}/v${e.stateVersion}, replayed ${n.state}/attempt ${n.attempt}/v${n.stateVersion}`);
+      return problems;
+    }
+    if (s.opensRun) expected.set(n.attempt, { started: false, outcome: null, closings: 0 });
+    const open = expected.get(snap.attempt);
+    if (s.startsRun && open) open.started = true;
+    if (s.closesRun) {
+      if (!open) problems.push(`v${e.stateVersion}: ${e.event} closes a run for attempt ${snap.attempt} that no claim opened`);
+      else {
+        open.closings++;
+        open.outcome = s.closesRun;
+      }
+    }
+    snap = n;
+  }
+  if (snap.state !== job.state || snap.attempt !== job.attempt || snap.stateVersion !== job.stateVersion || snap.maxAttempts !== job.maxAttempts) {
+    problems.push(
+      `row is ${job.state}/attempt ${job.attempt}/${job.maxAttempts}/v${job.stateVersion}, the log replays to ${snap.state}/attempt ${snap.attempt}/${snap.maxAttempts}/v${snap.stateVersion}`,
+    );
+  }
+  for (const [attempt, want] of expected) {
+    if (want.closings > 1) problems.push(`attempt ${attempt} was finalized ${want.closings} times`);
+  }
+  const byAttempt = new Map(runs.map((r) => [r.attempt, r]));
+  for (const r of runs) if (!expected.has(r.attempt)) problems.push(`run record for attempt ${r.attempt} has no claim in the log`);
+  for (const [attempt, want] of expected) {
+    const run = byAttempt.get(attempt);
+    if (!run) {
+      problems.push(`attempt ${attempt} was claimed but has no run record`);
+      continue;
+    }
+    if (run.outcome !== want.outcome) problems.push(`run ${attempt}: outcome ${run.outcome ?? "open"}, the log says ${want.outcome ?? "open"}`);
+    if ((run.startedAt !== null) !== want.started) problems.push(`run ${attempt}: started_at ${run.startedAt ? "set" : "empty"}, the log says ${want.started ? "started" : "not started"}`);
+  }
+  const openRuns = runs.filter((r) => r.outcome === null).map((r) => r.attempt);
+  const shouldBeOpen = isLeased(job.state) ? [job.attempt] : [];
+  if (openRuns.join() !== shouldBeOpen.join()) problems.push(`open runs [${openRuns.join(", ")}], expected [${shouldBeOpen.join(", ")}] for a ${job.state} job`);
+  return problems;
+}
+
+/** Check the given jobs: three queries per batch, the comparison in memory. */
+export async function auditJobs(sql: Db, ids: readonly string[]): Promise<{ mismatches: Mismatch[]; events: number; jobs: number }> {
+  const mismatches: Mismatch[] = [];
+  let events = 0;
+  let jobs = 0;
+  const BATCH = 500;
+  for (let i = 0; i < ids.length; i += BATCH) {
+    const batch = ids.slice(i, i + BATCH);
+    const [rows, evs, runs] = await Promise.all([
+      sql<JobRowLite[]>`SELECT id, state, attempt, max_attempts, state_version, lease_owner, finished_at FROM jobs WHERE id = ANY(${batch}::uuid[])`,
+      sql<EventRow[]>`
+        SELECT job_id, event, from_state, to_state, actor_kind, attempt, state_version, CASE WHEN event = 'submit' THEN payload END AS payload
+          FROM job_events WHERE job_id = ANY(${batch}::uuid[]) ORDER BY job_id, state_version`,
+      sql<RunRow[]>`SELECT job_id, attempt, started_at, finished_at, outcome FROM job_runs WHERE job_id = ANY(${batch}::uuid[]) ORDER BY job_id, attempt`,
+    ]);
+    const group = <T extends { jobId: string }>(xs: readonly T[]) => {
+      const m = new Map<string, T[]>();
+      for (const x of xs) m.set(x.jobId, [...(m.get(x.jobId) ?? []), x]);
+      return m;
+    };
+    const evBy = group(evs);
+    const runBy = group(runs);
+    events += evs.length;
+    for (const job of rows) {
+      jobs++;
+      for (const problem of checkJob(job, evBy.get(job.id) ?? [], runBy.get(job.id) ?? [])) mismatches.push({ jobId: job.id, problem });
+    }
+    for (const id of batch) if (!rows.some((r) => r.id === id) && evBy.has(id)) mismatches.push({ jobId: id, problem: "events exist but the job row is missing" });
+  }
+  return { mismatches, events, jobs };
+}
+
+/** Audit every job with an event in [from, to). */
+export async function auditWindow(sql: Db, from: Date, to: Date): Promise<AuditResult> {
+  const started = performance.now();
+  const ids = await sql<{ jobId: string }[]>`
+    SELECT DISTINCT job_id FROM job_events WHERE at >= ${from} AND at < ${to}`;
+  const r = await auditJobs(sql, ids.map((x) => x.jobId));
+  return { windowFrom: from, windowTo: to, jobsChecked: r.jobs, eventsReplayed: r.events, mismatches: r.mismatches, durationMs: Math.round(performance.now() - started) };
+}
+
+export type StoredAudit = {
+  id: number;
+  windowFrom: Date;
+  windowTo: Date;
+  jobsChecked: number;
+  mismatches: number;
+  details: Mismatch[];
+  durationMs: number;
+  actor: string;
+  at: Date;
+};
+
+/** At most this many mismatches are stored per audit; the count is always exact. */
+const STORED_DETAILS = 200;
+
+/**
+ * The scheduled audit: from the end of the last stored audit (or `since`) up
+ * to now minus `lagMs` (so transactions still in flight are not half-read),
+ * then store the result. Running it every few minutes keeps each run small.
+ */
+export async function runIncrementalAudit(
+  sql: Db,
+  opts: { actor: string; since?: Date; lagMs?: number; from?: Date; to?: Date },
+): Promise<AuditResult & { id: number }> {
+  const [{ now } = { now: new Date() }] = await sql<{ now: Date }[]>`SELECT now() AS now`;
+  const to = opts.to ?? new Date(now.getTime() - (opts.lagMs ?? 5_000));
+  let from = opts.from;
+  if (!from) {
+    const [last] = await sql<{ windowTo: Date }[]>`SELECT window_to FROM integrity_audits ORDER BY window_to DESC LIMIT 1`;
+    from = last?.windowTo ?? opts.since ?? new Date(0);
+  }
+  if (from > to) from = to;
+  const result = await auditWindow(sql, from, to);
+  const [row] = await sql<{ id: number }[]>`
+    INSERT INTO integrity_audits (window_from, window_to, jobs_checked, mismatches, details, duration_ms, actor)
+    VALUES (${from}, ${to}, ${result.jobsChecked}, ${result.mismatches.length},
+            ${sql.json(result.mismatches.slice(0, STORED_DETAILS) as never)}, ${result.durationMs}, ${opts.actor})
+    RETURNING id`;
+  return { ...result, id: Number(row!.id) };
+}
+
+export async function recentAudits(sql: Db, limit = 20): Promise<StoredAudit[]> {
+  const rows = await sql<StoredAudit[]>`
+    SELECT id, window_from, window_to, jobs_checked, mismatches, details, duration_ms, actor, at
+      FROM integrity_audits ORDER BY at DESC, id DESC LIMIT ${limit}`;
+  return rows.map((r) => ({ ...r, id: Number(r.id) }));
+}
