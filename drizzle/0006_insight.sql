@@ -1,2 +1,13 @@
--- 0006_insight: placeholder, filled by its issue. Hand-written SQL; statements separated by --> statement-breakpoint
-SELECT 1;
+-- 0006_insight: indexes for the insight pages (issue 5). Each serves one query in lib/insight/*.ts;
+-- see docs/insight.md for the plans. Hand-written; statements separated by statement-breakpoint markers.
+-- Poison suspects: only the attempts whose lease expired (rare), by when, and by job for the jobs-list filter.
+CREATE INDEX IF NOT EXISTS "job_runs_lease_lost_idx" ON "job_runs" USING btree ("finished_at" DESC, "job_id") WHERE outcome = 'lease_expired';--> statement-breakpoint
+CREATE INDEX IF NOT EXISTS "job_runs_lease_lost_job_idx" ON "job_runs" USING btree ("job_id") WHERE outcome = 'lease_expired';--> statement-breakpoint
+-- "Why was this slow": the same tenant's recent jobs of the same type.
+CREATE INDEX IF NOT EXISTS "jobs_tenant_type_created_idx" ON "jobs" USING btree ("tenant_id", "type", "created_at" DESC NULLS LAST);--> statement-breakpoint
+-- Workers page: workers seen recently.
+CREATE INDEX IF NOT EXISTS "workers_last_seen_idx" ON "workers" USING btree ("last_seen_at" DESC);--> statement-breakpoint
+-- Rejections page: newest first (by id) under each filter.
+CREATE INDEX IF NOT EXISTS "transition_rejections_kind_id_idx" ON "transition_rejections" USING btree ("kind", "id" DESC);--> statement-breakpoint
+CREATE INDEX IF NOT EXISTS "transition_rejections_event_id_idx" ON "transition_rejections" USING btree ("event", "id" DESC);--> statement-breakpoint
+CREATE INDEX IF NOT EXISTS "transition_rejections_actor_id_idx" ON "transition_rejections" USING btree ("actor_id", "id" DESC);

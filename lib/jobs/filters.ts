@@ -15,6 +15,8 @@ export const JobFilters = z.object({
   queue: text(100),
   errorClass: text(200),
   worker: text(200),
+  /** "1": only poison suspects, jobs whose attempts repeatedly ended lease_expired (lib/insight/windows.ts). */
+  poison: z.literal("1").optional().catch(undefined),
   createdFrom: date,
   createdTo: date,
   finishedFrom: date,

@@ -1,6 +1,7 @@
 import type { Db } from "../db/client";
 import { STATES, type JobState, type RejectionKind, type RunOutcome } from "../fsm/table";
 import { decodeCursor, encodeCursor, type JobFilters } from "./filters";
+import { POISON_LOSSES } from "../insight/windows";
 import type { JobRow, MovedBy } from "./types";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -17,6 +18,10 @@ function where(sql: Db, f: Omit<Partial<JobFilters>, "state">) {
   if (f.finishedTo) parts.push(sql`j.finished_at < ${f.finishedTo}`);
   if (f.errorClass) parts.push(sql`EXISTS (SELECT 1 FROM job_runs r WHERE r.job_id = j.id AND r.error_class = ${f.errorClass})`);
   if (f.worker) parts.push(sql`EXISTS (SELECT 1 FROM job_runs r WHERE r.job_id = j.id AND r.worker_id = ${f.worker})`);
+  // Poison suspects: served by job_runs_lease_lost_job_idx (lease losses only, a small partial index).
+  if (f.poison) {
+    parts.push(sql`j.id IN (SELECT job_id FROM job_runs WHERE outcome = 'lease_expired' GROUP BY job_id HAVING count(*) >= ${POISON_LOSSES})`);
+  }
   if (f.q) {
     parts.push(UUID.test(f.q) ? sql`(j.id = ${f.q} OR j.idempotency_key = ${f.q})` : sql`j.idempotency_key = ${f.q}`);
   }
@@ -26,7 +31,7 @@ function where(sql: Db, f: Omit<Partial<JobFilters>, "state">) {
 export type JobListRow = Pick<
   JobRow,
   "id" | "tenantId" | "type" | "queue" | "priority" | "state" | "attempt" | "maxAttempts" | "stateVersion" | "createdAt" | "updatedAt" | "finishedAt"
-> & { lastErrorClass: string | null; lastWorker: string | null };
+> & { lastErrorClass: string | null; lastWorker: string | null; /** Attempts that ended lease_expired: POISON_LOSSES or more is a poison suspect. */ leaseLosses: number };
 
 export type JobPage = { jobs: JobListRow[]; next: string | null; prev: string | null };
 
@@ -48,7 +53,8 @@ export async function listJobs(sql: Db, f: JobFilters): Promise<JobPage> {
   const rows = await sql<JobListRow[]>`
     SELECT j.id, j.tenant_id, j.type, j.queue, j.priority, j.state, j.attempt, j.max_attempts, j.state_version,
            j.created_at, j.updated_at, j.finished_at,
-           r.error_class AS last_error_class, r.worker_id AS last_worker
+           r.error_class AS last_error_class, r.worker_id AS last_worker,
+           (SELECT count(*)::int FROM job_runs WHERE job_id = j.id AND outcome = 'lease_expired') AS lease_losses
       FROM jobs j
       LEFT JOIN LATERAL (
         SELECT error_class, worker_id FROM job_runs WHERE job_id = j.id ORDER BY attempt DESC LIMIT 1

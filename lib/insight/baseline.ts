@@ -1,0 +1,97 @@
+import type { Db } from "../db/client";
+import type { EventRecord, RunRecord } from "../jobs/queries";
+import type { JobRow } from "../jobs/types";
+import { analyzeSlowness, baselineOf, type Baseline, type SlownessJob } from "./slowness";
+
+/** How many recent finished jobs of the same type (or type and tenant) a comparison is taken from. */
+export const BASELINE_SAMPLE = 300;
+/** How recent they must be. */
+export const BASELINE_WINDOW_MS = 7 * 24 * 3_600_000;
+/** "Jobs ahead at submit" counts among at most this many jobs submitted just before it. */
+export const AHEAD_SCAN = 10_000;
+
+export type SlownessContextData = {
+  aheadAtSubmit: number | null;
+  /** The count reached AHEAD_SCAN: at least that many. */
+  aheadCapped: boolean;
+  baselines: Baseline[];
+};
+
+type Subject = Pick<JobRow, "id" | "type" | "queue" | "tenantId" | "priority" | "createdAt">;
+
+/**
+ * What the "why was this slow" analysis compares a job with: p50/p95 per
+ * phase of recent finished jobs of its type (all tenants: staff only) and of
+ * its type and tenant, and how many jobs of its queue were ahead of it when it
+ * was submitted. Each baseline runs the same pure analysis over the sample, so
+ * the phases compared are defined once.
+ *
+ * `tenantOnly`: the viewer is a tenant member; only their tenant's jobs are
+ * read (row-level security enforces the same).
+ */
+export async function slownessContext(sql: Db, job: Subject, opts: { tenantOnly: boolean; now?: Date }): Promise<SlownessContextData> {
+  const now = opts.now ?? new Date();
+  const [tenant, all, ahead] = await Promise.all([
+    sampleBaseline(sql, job, { tenant: job.tenantId, label: `${job.tenantId}'s ${job.type} jobs`, now }),
+    opts.tenantOnly ? null : sampleBaseline(sql, job, { label: `${job.type} jobs (all tenants)`, now }),
+    jobsAhead(sql, job),
+  ]);
+  return { aheadAtSubmit: ahead.n, aheadCapped: ahead.capped, baselines: [tenant, ...(all ? [all] : [])] };
+}
+
+/**
+ * Served by jobs_type_created_idx (type, created_at DESC), or
+ * jobs_tenant_type_created_idx for one tenant; then job_runs_pkey and
+ * job_events_one_per_version for the sample's runs and events.
+ */
+async function sampleBaseline(sql: Db, job: Subject, o: { tenant?: string; label: string; now: Date }): Promise<Baseline> {
+  const since = new Date(o.now.getTime() - BASELINE_WINDOW_MS);
+  const jobs = await sql<(SlownessJob & { id: string })[]>`
+    SELECT id, type, queue, state, created_at, not_before FROM jobs
+     WHERE type = ${job.type} ${o.tenant ? sql`AND tenant_id = ${o.tenant}` : sql``}
+       AND created_at >= ${since} AND finished_at IS NOT NULL AND id <> ${job.id}
+     ORDER BY created_at DESC LIMIT ${BASELINE_SAMPLE}`;
+  if (jobs.length === 0) return baselineOf(o.label, []);
+  const ids = jobs.map((j) => j.id);
+  const [runs, events] = await Promise.all([
+    sql<(RunRecord & { jobId: string })[]>`
+      SELECT job_id, attempt, worker_id, claimed_at, started_at, finished_at, outcome, error_class
+        FROM job_runs WHERE job_id = ANY(${ids}::uuid[])`,
+    sql<(EventRecord & { jobId: string })[]>`
+      SELECT job_id, event, to_state, actor_kind, actor_id, attempt, state_version, at
+        FROM job_events WHERE job_id = ANY(${ids}::uuid[])`,
+  ]);
+  const runsOf = group(runs);
+  const eventsOf = group(events);
+  const reports = jobs.map((j) => analyzeSlowness(j, runsOf.get(j.id) ?? [], eventsOf.get(j.id) ?? [], { now: o.now.getTime() }));
+  return baselineOf(o.label, reports);
+}
+
+/**
+ * Jobs of its queue, of its priority or more urgent, submitted before it and
+ * still waiting for their first claim when it was submitted. Counted among the
+ * AHEAD_SCAN jobs of the queue submitted just before it: served by
+ * jobs_queue_created_idx (queue, created_at DESC) and job_runs_pkey.
+ */
+async function jobsAhead(sql: Db, job: Subject): Promise<{ n: number; capped: boolean }> {
+  const [row] = await sql<{ n: number }[]>`
+    SELECT count(*) FILTER (
+             WHERE o.priority <= ${job.priority}
+               AND (o.finished_at IS NULL OR o.finished_at > ${job.createdAt})
+               AND NOT EXISTS (SELECT 1 FROM job_runs r WHERE r.job_id = o.id AND r.attempt = 1 AND r.claimed_at <= ${job.createdAt})
+           )::int AS n
+      FROM (SELECT id, priority, finished_at FROM jobs
+             WHERE queue = ${job.queue} AND created_at < ${job.createdAt}
+             ORDER BY created_at DESC LIMIT ${AHEAD_SCAN}) o`;
+  return { n: row?.n ?? 0, capped: (row?.n ?? 0) >= AHEAD_SCAN };
+}
+
+function group<T extends { jobId: string }>(rows: readonly T[]): Map<string, T[]> {
+  const m = new Map<string, T[]>();
+  for (const r of rows) {
+    const list = m.get(r.jobId) ?? [];
+    list.push(r);
+    m.set(r.jobId, list);
+  }
+  return m;
+}

@@ -1,0 +1,22 @@
+/**
+ * The recent windows insight queries read. Every chart and table reads a
+ * bounded window through an index on a timestamp, never the whole history.
+ */
+export const WINDOWS = {
+  "1h": { ms: 3_600_000, stepMs: 60_000, label: "last hour" },
+  "6h": { ms: 6 * 3_600_000, stepMs: 5 * 60_000, label: "last 6 hours" },
+  "24h": { ms: 24 * 3_600_000, stepMs: 15 * 60_000, label: "last 24 hours" },
+} as const;
+export type WindowKey = keyof typeof WINDOWS;
+export const WINDOW_KEYS = Object.keys(WINDOWS) as WindowKey[];
+
+export function parseWindow(v: string | null | undefined, fallback: WindowKey = "24h"): WindowKey {
+  return v && v in WINDOWS ? (v as WindowKey) : fallback;
+}
+
+/** A job whose attempts ended `lease_expired` this many times is a poison suspect: it kills its workers. */
+export const POISON_LOSSES = 2;
+/** How far back the overview looks for poison suspects. */
+export const POISON_LOOKBACK_MS = 7 * 24 * 3_600_000;
+/** A worker that has not touched its row for this long, and did not say it stopped, is silent. */
+export const SILENT_AFTER_MS = 30_000;
