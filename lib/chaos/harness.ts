@@ -1,0 +1,512 @@
+// The chaos harness (issue 7): real worker and supervisor processes against an embedded
+// PostgreSQL of its own, a steady stream of jobs, operators and tenants clicking, and
+// faults injected one after another. Afterwards every invariant is checked by SQL and
+// by replaying every job's events. `npm run chaos` runs it; lib/chaos/chaos.test.ts
+// runs its short profile inside `npm test`.
+import { spawn, type ChildProcess } from "node:child_process";
+import { createWriteStream, mkdirSync, readdirSync, readFileSync, rmSync, type WriteStream } from "node:fs";
+import path from "node:path";
+import { connect, type Sql } from "../db/client";
+import { ensureDatabase, freePort, startEmbeddedPostgres, type EmbeddedServer } from "../db/embedded";
+import { migrateDatabase } from "../db/migrate";
+import { canApply } from "../fsm/machine";
+import type { JobEvent, JobState } from "../fsm/table";
+import { enqueue, type EnqueueInput } from "../jobs/enqueue";
+import { transition } from "../jobs/transition";
+import type { Actor } from "../jobs/types";
+import { auditJobs } from "../integrity/audit";
+
+export const FAULT_KINDS = ["kill9", "pg_restart", "sigstop", "terminate_backends", "drop_listen", "sigterm_drain"] as const;
+export type FaultKind = (typeof FAULT_KINDS)[number];
+
+export type ChaosOptions = {
+  durationMs: number;
+  workers: number;
+  concurrency: number;
+  jobsPerSecond: number;
+  /** Quiet time between two faults. Faults run one at a time, in FAULT_KINDS order, round and round. */
+  faultGapMs: number;
+  staleAfterMs: number;
+  drainMs: number;
+  /** After the load stops, how long the queue may take to empty before the workers are stopped. */
+  settleMs: number;
+  dataDir: string;
+  /** Remove the data dir at the end. */
+  cleanup: boolean;
+  log: (line: string) => void;
+};
+
+export const SHORT_PROFILE: Omit<ChaosOptions, "dataDir" | "log"> = {
+  durationMs: 32_000,
+  workers: 3,
+  concurrency: 5,
+  jobsPerSecond: 8,
+  faultGapMs: 2_500,
+  staleAfterMs: 3_000,
+  drainMs: 2_000,
+  settleMs: 5_000,
+  cleanup: true,
+};
+
+export type ChaosReport = {
+  seconds: number;
+  jobs: number;
+  transitions: number;
+  states: Record<string, number>;
+  runs: Record<string, number>;
+  faults: Record<FaultKind, number>;
+  faultDetails: {
+    killedMidJob: number;
+    stoppedPastLease: number;
+    lateReportsFenced: number;
+    backendsTerminated: number;
+    listenConnectionsDropped: number;
+    claimsAfterListenDrop: number;
+    drainsClean: number;
+    pgDowntimeMs: number[];
+    firstClaimAfterRestartMs: number[];
+  };
+  workerRestarts: number;
+  operators: Record<string, number>;
+  producer: { submitted: number; retriedSubmits: number; idempotentResubmits: number };
+  rejections: Record<string, number>;
+  audit: { jobs: number; events: number; ms: number; jobsPerSecond: number };
+  crashLines: number;
+  violations: Record<string, number>;
+  violationExamples: string[];
+};
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const pick = <T>(xs: readonly T[]): T | undefined => xs[Math.floor(Math.random() * xs.length)];
+const errText = (e: unknown) => (e instanceof Error ? e.message : String(e));
+
+type Proc = { name: string; kind: "worker" | "supervisor"; id: string; child: ChildProcess; exited: Promise<number | null>; expectedExit: boolean };
+
+export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
+  const log = opts.log;
+  const t0 = Date.now();
+  const stamp = () => `${((Date.now() - t0) / 1000).toFixed(1).padStart(6)}s`;
+  const say = (line: string) => log(`${stamp()} ${line}`);
+  const dataDir = path.resolve(opts.dataDir);
+  const logDir = `${dataDir}-logs`;
+  rmSync(logDir, { recursive: true, force: true });
+  mkdirSync(logDir, { recursive: true });
+
+  // --- the database: its own embedded server, restartable on the same port ---
+  const port = await freePort();
+  let server: EmbeddedServer = await startEmbeddedPostgres({ dataDir, port, fresh: true });
+  const url = await ensureDatabase(server.adminUrl, "jobscope_chaos");
+  await migrateDatabase(url);
+  const admin = connect(url, { max: 3, appName: "jobscope-chaos-admin" });
+  await admin`INSERT INTO tenants (id, name) VALUES ('acme', 'Acme'), ('globex', 'Globex') ON CONFLICT DO NOTHING`;
+  const producerSql = connect(url, { max: 2, appName: "jobscope-console" });
+  const consoleSql = connect(url, { max: 4, appName: "jobscope-console" });
+  say(`embedded PostgreSQL on port ${port}, data in ${dataDir}`);
+
+  // --- processes ---
+  const procs = new Map<string, Proc>();
+  const logs: WriteStream[] = [];
+  let generation = 0;
+  let workerRestarts = 0;
+  let running = true;
+  const env = { ...process.env, DATABASE_URL: url };
+  function launch(kind: Proc["kind"], slot: string): Proc {
+    const id = kind === "worker" ? `chaos-${slot}-g${++generation}` : `chaos-${slot}`;
+    const args =
+      kind === "worker"
+        ? ["--import", "tsx", "scripts/worker.ts", "--id", id, "--concurrency", String(opts.concurrency), "--drain-ms", String(opts.drainMs)]
+        : ["--import", "tsx", "scripts/supervisor.ts", "--verbose"];
+    const child = spawn(process.execPath, args, {
+      cwd: process.cwd(),
+      env: { ...env, JOBSCOPE_SUPERVISOR_ID: id, JOBSCOPE_STALE_AFTER_MS: String(opts.staleAfterMs), JOBSCOPE_ROLE: "jobscope-supervisor" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const out = createWriteStream(path.join(logDir, `${id}.log`));
+    logs.push(out);
+    child.stdout?.pipe(out, { end: false });
+    child.stderr?.pipe(out, { end: false });
+    const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+    const p: Proc = { name: slot, kind, id, child, exited, expectedExit: false };
+    procs.set(slot, p);
+    void exited.then((code) => {
+      if (!running || p.expectedExit || procs.get(slot) !== p) return;
+      // A worker that died on its own (it should not): start another in its slot.
+      say(`${id} exited unexpectedly (code ${code}); restarting`);
+      workerRestarts++;
+      setTimeout(() => running && launch(kind, slot), 500);
+    });
+    return p;
+  }
+  const workerSlots = Array.from({ length: opts.workers }, (_, i) => `w${i + 1}`);
+  for (const s of workerSlots) launch("worker", s);
+  for (const s of ["sup-a", "sup-b"]) launch("supervisor", s);
+  const liveWorkers = () => workerSlots.map((s) => procs.get(s)!).filter((p) => p.child.exitCode === null && p.child.signalCode === null);
+
+  // --- the job stream ---
+  const submitted: { id: string; key: string; tenantId: string }[] = [];
+  const producer = { submitted: 0, retriedSubmits: 0, idempotentResubmits: 0 };
+  const violationExamples: string[] = [];
+  let idempotencyViolations = 0;
+  let seq = 0;
+  function jobInput(key: string): EnqueueInput {
+    const tenantId = Math.random() < 0.5 ? "acme" : "globex";
+    const r = Math.random();
+    const base = { tenantId, idempotencyKey: key };
+    if (r < 0.4) return { ...base, type: "report.generate", params: { report: "daily_usage", period: "2026-11" } };
+    if (r < 0.65) return { ...base, type: "upstream.call", params: { endpoint: "https://partner.example/v1", timeoutRate: 0.2 } };
+    if (r < 0.7) return { ...base, type: "upstream.call", params: { endpoint: "https://partner.example/v1?status=410", timeoutRate: 0 } };
+    if (r < 0.9) return { ...base, type: "media.render", params: { assetId: `a-${key}`, frames: 400 + Math.floor(Math.random() * 1200), resolution: "720p" } };
+    return { ...base, type: "export.tenant_data", params: { dataset: "orders", rows: 5000, chunkRows: 2500 } };
+  }
+  async function submitOne(input: EnqueueInput) {
+    // Retried with the same idempotency key until the database answers: a submit whose commit
+    // was acknowledged on a connection that then dropped is not duplicated.
+    for (let tries = 0; ; tries++) {
+      try {
+        return await enqueue(producerSql, input, { kind: "api", id: "chaos-producer" });
+      } catch (e) {
+        if (!running) throw e;
+        producer.retriedSubmits++;
+        await sleep(Math.min(2_000, 100 * 2 ** tries));
+      }
+    }
+  }
+  async function produce(until: number) {
+    const interval = 1000 / opts.jobsPerSecond;
+    let next = Date.now();
+    while (Date.now() < until) {
+      const key = `chaos-${++seq}`;
+      const input = jobInput(key);
+      const { job } = await submitOne(input);
+      submitted.push({ id: job.id, key, tenantId: input.tenantId });
+      producer.submitted++;
+      if (Math.random() < 0.02 && submitted.length > 10) {
+        // A client that retries a request it already made: same key, same job.
+        const earlier = pick(submitted)!;
+        const again = await submitOne({ ...jobInput(earlier.key), tenantId: earlier.tenantId });
+        producer.idempotentResubmits++;
+        if (again.created || again.job.id !== earlier.id) {
+          idempotencyViolations++;
+          violationExamples.push(`idempotency: key ${earlier.key} gave job ${again.job.id}, first ${earlier.id}`);
+        }
+      }
+      next += interval;
+      const wait = next - Date.now();
+      if (wait > 0) await sleep(wait);
+      else next = Date.now();
+    }
+  }
+
+  // --- operators and tenants, through the same write path as the console's actions ---
+  const operators: Record<string, number> = {};
+  const count = (k: string) => (operators[k] = (operators[k] ?? 0) + 1);
+  const CANDIDATE_STATES: Record<string, JobState[]> = { pause: ["running"], resume: ["paused"], replay: ["dead"] };
+  async function person(actor: Actor, until: number) {
+    while (Date.now() < until) {
+      await sleep(150 + Math.random() * 350);
+      try {
+        const event: JobEvent =
+          actor.kind === "tenant" ? "cancel" : (pick(["cancel", "cancel", "pause", "resume", "resume", "replay"] as const) ?? "cancel");
+        let job: { id: string; state: JobState; stateVersion: number; attempt: number; maxAttempts: number } | undefined;
+        const states = CANDIDATE_STATES[event];
+        if (states) {
+          const rows = await consoleSql<NonNullable<typeof job>[]>`
+            SELECT id, state, state_version, attempt, max_attempts FROM jobs WHERE state = ANY(${states}::job_state[])
+             ORDER BY updated_at DESC LIMIT 10`;
+          job = pick(rows);
+        } else {
+          const recent = submitted.slice(-300);
+          const target = pick(recent);
+          if (target) {
+            [job] = await consoleSql<NonNullable<typeof job>[]>`
+              SELECT id, state, state_version, attempt, max_attempts FROM jobs WHERE id = ${target.id}`;
+          }
+        }
+        if (!job || !canApply(job, event, actor.kind)) continue;
+        await sleep(Math.random() * 40); // the page was rendered a moment ago
+        const r = await transition(consoleSql, { jobId: job.id, event, actor, expected: { state: job.state, version: job.stateVersion } });
+        count(r.ok ? `applied:${event}` : `refused:${r.kind}`);
+      } catch (e) {
+        // A terminated connection or a restarting server: the console shows an error and the person tries again.
+        count("db_error");
+        if (!/terminat|ECONNREFUSED|ECONNRESET|shutting down|connection|CONNECT_TIMEOUT|starting up|recovery/i.test(errText(e))) {
+          say(`console action failed unexpectedly: ${errText(e)}`);
+          count("unexpected_error");
+        }
+        await sleep(300);
+      }
+    }
+  }
+
+  // --- faults ---
+  const faults = Object.fromEntries(FAULT_KINDS.map((k) => [k, 0])) as Record<FaultKind, number>;
+  const fd: ChaosReport["faultDetails"] = {
+    killedMidJob: 0, stoppedPastLease: 0, lateReportsFenced: 0, backendsTerminated: 0, listenConnectionsDropped: 0,
+    claimsAfterListenDrop: 0, drainsClean: 0, pgDowntimeMs: [], firstClaimAfterRestartMs: [],
+  };
+  const sigconts: { workerId: string; at: Date }[] = [];
+  async function busyWorker(): Promise<Proc | undefined> {
+    const live = liveWorkers();
+    try {
+      const rows = await admin<{ leaseOwner: string }[]>`
+        SELECT lease_owner FROM jobs WHERE state = 'running' GROUP BY lease_owner ORDER BY count(*) DESC`;
+      const busy = live.filter((p) => rows.some((r) => r.leaseOwner === p.id));
+      return pick(busy.length ? busy : live);
+    } catch {
+      return pick(live);
+    }
+  }
+  async function respawn(p: Proc) {
+    await p.exited;
+    if (running) launch("worker", p.name);
+  }
+  async function claimsSince(at: Date): Promise<number> {
+    const [r] = await admin<{ n: number }[]>`SELECT count(*)::int AS n FROM job_events WHERE event = 'claim' AND at > ${at}`;
+    return r?.n ?? 0;
+  }
+  async function dbNow(): Promise<Date> {
+    const [r] = await admin<{ now: Date }[]>`SELECT now() AS now`;
+    return r!.now;
+  }
+  async function inject(kind: FaultKind) {
+    faults[kind]++;
+    if (kind === "kill9") {
+      const p = await busyWorker();
+      if (!p) return;
+      const [r] = await admin<{ n: number }[]>`SELECT count(*)::int AS n FROM jobs WHERE lease_owner = ${p.id} AND state = 'running'`;
+      if ((r?.n ?? 0) > 0) fd.killedMidJob++;
+      p.expectedExit = true;
+      p.child.kill("SIGKILL");
+      say(`fault kill -9 ${p.id} (${r?.n ?? 0} jobs running)`);
+      await sleep(1_000);
+      await respawn(p);
+    } else if (kind === "sigstop") {
+      const p = await busyWorker();
+      if (!p) return;
+      p.child.kill("SIGSTOP");
+      const pauseMs = opts.staleAfterMs + 2_500;
+      say(`fault SIGSTOP ${p.id} for ${pauseMs} ms (stale after ${opts.staleAfterMs} ms)`);
+      await sleep(pauseMs);
+      const at = await dbNow();
+      p.child.kill("SIGCONT");
+      sigconts.push({ workerId: p.id, at });
+      fd.stoppedPastLease++;
+      say(`SIGCONT ${p.id}`);
+    } else if (kind === "terminate_backends") {
+      const rows = await admin<{ n: number }[]>`
+        SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity
+         WHERE application_name IN ('jobscope-worker', 'jobscope-console', 'jobscope-supervisor') AND pid <> pg_backend_pid()`;
+      fd.backendsTerminated += rows[0]?.n ?? 0;
+      say(`fault pg_terminate_backend on ${rows[0]?.n ?? 0} worker, supervisor and console connections`);
+    } else if (kind === "drop_listen") {
+      const rows = await admin<{ n: number }[]>`
+        SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity
+         WHERE application_name = 'jobscope-worker' AND query ILIKE 'listen%' AND pid <> pg_backend_pid()`;
+      fd.listenConnectionsDropped += rows[0]?.n ?? 0;
+      const at = await dbNow();
+      await sleep(3_000);
+      const n = await claimsSince(at);
+      fd.claimsAfterListenDrop += n;
+      say(`fault dropped ${rows[0]?.n ?? 0} LISTEN connections; ${n} claims in the next 3 s`);
+    } else if (kind === "sigterm_drain") {
+      const p = pick(liveWorkers());
+      if (!p) return;
+      p.expectedExit = true;
+      const started = Date.now();
+      p.child.kill("SIGTERM");
+      const code = await Promise.race([p.exited, sleep(opts.drainMs + 8_000).then(() => "timeout" as const)]);
+      const ms = Date.now() - started;
+      if (code === 0) fd.drainsClean++;
+      else {
+        violationExamples.push(`drain: ${p.id} exited ${code} after ${ms} ms`);
+        p.child.kill("SIGKILL");
+      }
+      say(`fault SIGTERM ${p.id}: exited ${code} after ${ms} ms`);
+      await respawn(p);
+    } else if (kind === "pg_restart") {
+      const down = Date.now();
+      say("fault PostgreSQL restart: stopping");
+      await server.stop();
+      await sleep(1_500);
+      server = await startEmbeddedPostgres({ dataDir, port });
+      fd.pgDowntimeMs.push(Date.now() - down);
+      say(`PostgreSQL back after ${Date.now() - down} ms`);
+      // Recovery: the workers find the server again by themselves.
+      for (const deadline = Date.now() + 60_000; Date.now() < deadline; ) {
+        try {
+          const at = new Date(down);
+          if ((await claimsSince(at)) > 0) {
+            fd.firstClaimAfterRestartMs.push(Date.now() - down);
+            break;
+          }
+        } catch {
+          /* the harness's own pool reconnects too */
+        }
+        await sleep(200);
+      }
+    }
+  }
+  async function faultLoop(until: number) {
+    let i = 0;
+    await sleep(opts.faultGapMs);
+    while (Date.now() < until) {
+      const kind = FAULT_KINDS[i++ % FAULT_KINDS.length]!;
+      try {
+        await inject(kind);
+      } catch (e) {
+        say(`fault ${kind} failed to inject: ${errText(e)}`);
+      }
+      await sleep(opts.faultGapMs);
+    }
+  }
+
+  // --- run ---
+  const until = Date.now() + opts.durationMs;
+  say(`running ${opts.durationMs / 1000} s: ${opts.workers} workers × ${opts.concurrency}, 2 supervisors, ${opts.jobsPerSecond} jobs/s`);
+  const ops = [
+    person({ kind: "operator", id: "chaos-op-1" }, until),
+    person({ kind: "operator", id: "chaos-op-2" }, until),
+    person({ kind: "tenant", id: "chaos-tenant" }, until),
+  ];
+  const finished = <T>(what: string, p: Promise<T>) => p.then((v) => (Date.now() > until + 2_000 && say(`${what} finished late`), v));
+  await Promise.all([finished("producer", produce(until)), finished("faults", faultLoop(until)), ...ops.map((o, i) => finished(`person ${i + 1}`, o))]);
+
+  // --- wind down: resume what is paused, drain the workers, let the supervisors reclaim what was left ---
+  say("load stopped; resuming paused jobs and letting the queue settle");
+  const paused = await admin<{ id: string; stateVersion: number }[]>`SELECT id, state_version FROM jobs WHERE state = 'paused'`;
+  for (const j of paused) {
+    await transition(admin, { jobId: j.id, event: "resume", actor: { kind: "operator", id: "chaos-wind-down" }, expected: { state: "paused", version: j.stateVersion } });
+  }
+  for (const deadline = Date.now() + opts.settleMs; Date.now() < deadline; ) {
+    const [r] = await admin<{ n: number }[]>`SELECT count(*)::int AS n FROM jobs WHERE state IN ('claimed', 'running', 'cancelling') OR (state = 'queued' AND not_before <= now())`;
+    if ((r?.n ?? 0) === 0) break;
+    await sleep(500);
+  }
+  running = false;
+  say("SIGTERM to every worker");
+  const workersNow = workerSlots.map((s) => procs.get(s)!);
+  for (const p of workersNow) {
+    p.expectedExit = true;
+    p.child.kill("SIGTERM");
+  }
+  await Promise.all(workersNow.map((p) => Promise.race([p.exited, sleep(opts.drainMs + 8_000).then(() => p.child.kill("SIGKILL"))])));
+  // Leases of workers killed near the end expire now; the supervisors (still running) reclaim them.
+  await sleep(opts.staleAfterMs + 2_500);
+  for (const s of ["sup-a", "sup-b"]) {
+    const p = procs.get(s)!;
+    p.expectedExit = true;
+    p.child.kill("SIGTERM");
+  }
+  await Promise.all(["sup-a", "sup-b"].map((s) => Promise.race([procs.get(s)!.exited, sleep(5_000)])));
+  for (const p of procs.values()) if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill("SIGKILL");
+  await Promise.all([producerSql.end({ timeout: 2 }), consoleSql.end({ timeout: 2 })]);
+
+  // --- checks ---
+  say("checking invariants");
+  const report = await check(admin, submitted, sigconts, opts.staleAfterMs);
+  report.violations.idempotency = idempotencyViolations;
+  report.violations.unclean_drain = opts.workers > 0 ? faults.sigterm_drain - fd.drainsClean : 0;
+  report.violationExamples.unshift(...violationExamples);
+  fd.lateReportsFenced = report.faultDetails.lateReportsFenced;
+  await admin.end({ timeout: 2 });
+  await server.stop();
+  for (const l of logs) l.end();
+  let crashLines = 0;
+  for (const f of readdirSync(logDir)) {
+    const text = readFileSync(path.join(logDir, f), "utf8");
+    crashLines += (text.match(/Uncaught|Unhandled|TypeError|ReferenceError|job runner or onOutcome threw/g) ?? []).length;
+  }
+  if (opts.cleanup) rmSync(dataDir, { recursive: true, force: true });
+  const full: ChaosReport = {
+    ...report,
+    seconds: Math.round((Date.now() - t0) / 1000),
+    faults,
+    faultDetails: fd,
+    workerRestarts,
+    operators,
+    producer,
+    crashLines,
+  };
+  say(`done: ${full.jobs} jobs, ${full.transitions} transitions, violations ${JSON.stringify(full.violations)}`);
+  return full;
+}
+
+/** Every invariant of issue 7, by SQL and by replaying every job's events. */
+async function check(
+  sql: Sql,
+  submitted: readonly { id: string }[],
+  sigconts: readonly { workerId: string; at: Date }[],
+  staleAfterMs: number,
+): Promise<Omit<ChaosReport, "seconds" | "faults" | "workerRestarts" | "operators" | "producer" | "crashLines">> {
+  const examples: string[] = [];
+  const ids = (await sql<{ id: string }[]>`SELECT id FROM jobs`).map((r) => r.id);
+  const have = new Set(ids);
+  // 1. None lost: every acknowledged submit has its row, and nothing is stranded under a dead lease.
+  const missing = submitted.filter((s) => !have.has(s.id));
+  for (const m of missing.slice(0, 5)) examples.push(`lost: ${m.id} was acknowledged but has no row`);
+  const stranded = await sql<{ id: string; state: string }[]>`
+    SELECT id, state FROM jobs WHERE state IN ('claimed', 'running', 'cancelling')
+       AND heartbeat_at < now() - ${staleAfterMs} * interval '1 millisecond'`;
+  for (const s of stranded.slice(0, 5)) examples.push(`stranded: ${s.id} is ${s.state} under a lease nobody renews`);
+  // 2. No attempt finalized twice (the run records allow it once; the log must agree), no job finished twice.
+  const twice = await sql<{ jobId: string }[]>`SELECT job_id FROM job_events WHERE event = 'finish' GROUP BY job_id HAVING count(*) > 1`;
+  for (const s of twice.slice(0, 5)) examples.push(`finished twice: ${s.jobId}`);
+  // 3. Replaying each job's events reproduces its row and its run records.
+  const started = performance.now();
+  const audit = await auditJobs(sql, ids);
+  const auditMs = Math.round(performance.now() - started);
+  const finalizedTwice = audit.mismatches.filter((m) => /finalized \d+ times/.test(m.problem));
+  const replayMismatch = audit.mismatches.filter((m) => !/finalized \d+ times/.test(m.problem));
+  for (const m of audit.mismatches.slice(0, 5)) examples.push(`audit: ${m.jobId}: ${m.problem}`);
+  // 4. Attempts that counted stay within the budget, which only a replay raises (a release refunds its own attempt).
+  const overBudget = await sql<{ id: string }[]>`
+    SELECT j.id FROM jobs j
+      JOIN job_events s ON s.job_id = j.id AND s.event = 'submit'
+     WHERE (SELECT count(*) FROM job_runs r WHERE r.job_id = j.id AND r.outcome IS DISTINCT FROM 'released')
+         > (s.payload->>'maxAttempts')::int + (SELECT count(*) FROM job_events e WHERE e.job_id = j.id AND e.event = 'replay')`;
+  for (const o of overBudget.slice(0, 5)) examples.push(`over budget: ${o.id}`);
+  // 5. No drift.
+  const [drift] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM transition_rejections WHERE kind = 'drift'`;
+  // 6. A cancelled job never ran again: no claim or start after it became cancelled, no run opened or started later.
+  const ranAgain = await sql<{ jobId: string }[]>`
+    WITH c AS (SELECT job_id, min(state_version) AS v, min(at) AS at FROM job_events WHERE to_state = 'cancelled' GROUP BY job_id)
+    SELECT c.job_id FROM c
+     WHERE EXISTS (SELECT 1 FROM job_events e WHERE e.job_id = c.job_id AND e.state_version > c.v)
+        OR EXISTS (SELECT 1 FROM job_runs r WHERE r.job_id = c.job_id AND (r.claimed_at > c.at OR r.started_at > c.at))`;
+  for (const r of ranAgain.slice(0, 5)) examples.push(`cancelled but ran again: ${r.jobId}`);
+
+  // Figures.
+  const [events] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM job_events`;
+  const states = await sql<{ k: string; n: number }[]>`SELECT state::text AS k, count(*)::int AS n FROM jobs GROUP BY 1 ORDER BY 1`;
+  const runs = await sql<{ k: string; n: number }[]>`SELECT coalesce(outcome::text, 'open') AS k, count(*)::int AS n FROM job_runs GROUP BY 1 ORDER BY 1`;
+  const rejections = await sql<{ k: string; n: number }[]>`
+    SELECT kind || ':' || actor_kind || ':' || event AS k, count(*)::int AS n FROM transition_rejections GROUP BY 1 ORDER BY 2 DESC`;
+  let lateReportsFenced = 0;
+  for (const s of sigconts) {
+    const [r] = await sql<{ n: number }[]>`
+      SELECT count(*)::int AS n FROM transition_rejections WHERE actor_id = ${s.workerId} AND at >= ${s.at} AND kind = 'conflict'`;
+    lateReportsFenced += r?.n ?? 0;
+  }
+  const kv = (rows: { k: string; n: number }[]) => Object.fromEntries(rows.map((r) => [r.k, r.n]));
+  return {
+    jobs: ids.length,
+    transitions: events?.n ?? 0,
+    states: kv(states),
+    runs: kv(runs),
+    faultDetails: { lateReportsFenced } as ChaosReport["faultDetails"],
+    rejections: kv(rejections),
+    audit: { jobs: audit.jobs, events: audit.events, ms: auditMs, jobsPerSecond: auditMs ? Math.round((audit.jobs / auditMs) * 1000) : audit.jobs },
+    violations: {
+      lost: missing.length,
+      stranded: stranded.length,
+      finalized_twice: twice.length + finalizedTwice.length,
+      replay_mismatch: replayMismatch.length,
+      over_budget: overBudget.length,
+      drift: drift?.n ?? 0,
+      cancelled_ran_again: ranAgain.length,
+    },
+    violationExamples: examples,
+  };
+}
+
+export const totalViolations = (r: ChaosReport) => Object.values(r.violations).reduce((a, b) => a + b, 0);
