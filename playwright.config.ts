@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import { defineConfig, devices } from "@playwright/test";
+import { storageStateFor } from "./e2e/auth";
 
 // Overridable so that several checkouts (or people) can run the suite side by side.
 const PORT = Number(process.env.E2E_PORT ?? 3100);
@@ -39,15 +40,18 @@ export default defineConfig({
     screenshot: "only-on-failure",
   },
   projects: [
+    { name: "setup", testMatch: /auth\.setup\.ts/, use: { ...devices["Desktop Chrome"], launchOptions } },
     {
       name: "chromium",
-      use: { ...devices["Desktop Chrome"], launchOptions },
+      dependencies: ["setup"],
+      // Signed in as the demo operator unless a spec says otherwise (e2e/auth.ts SIGNED_OUT + signInAs).
+      use: { ...devices["Desktop Chrome"], launchOptions, storageState: storageStateFor("operator") },
     },
   ],
   webServer: {
     // Specs write back-dated histories (lib/demo/history.ts) whose leases look hours old; the
     // e2e supervisor only presumes a lease dead after 6 h, so it never races a spec's history.
-    command: `JOBSCOPE_STALE_AFTER_MS=21600000 npx tsx scripts/start.ts --port ${PORT} --data ${DATA} --fresh --no-traffic --demo-jobs 400`,
+    command: `JOBSCOPE_STALE_AFTER_MS=21600000 JOBSCOPE_SIGN_IN_PER_MINUTE=1000 npx tsx scripts/start.ts --port ${PORT} --data ${DATA} --fresh --no-traffic --demo-jobs 400`,
     url: `${baseURL}/api/counts`,
     timeout: 240_000,
     reuseExistingServer: false,

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Locator, Page } from "@playwright/test";
-import { currentActor } from "../lib/auth/actor";
+import { DEMO_USERS } from "../lib/demo/users";
 import type { Sql } from "../lib/db/client";
 import type { History } from "../lib/demo/history";
 import { transition } from "../lib/jobs/transition";
@@ -43,6 +43,9 @@ async function lastEvent(db: Sql, id: string) {
     SELECT event, actor_kind, actor_id, to_state FROM job_events WHERE job_id = ${id} ORDER BY state_version DESC LIMIT 1`;
   return e;
 }
+
+/** The operator the e2e specs are signed in as (e2e/auth.setup.ts). */
+const SIGNED_IN_OPERATOR = { kind: "operator", id: DEMO_USERS.operator.email } as const;
 
 test.describe("dead jobs", () => {
   test("a group shows its count, and expands to its jobs with their last error as text", async ({ page, history }) => {
@@ -91,7 +94,7 @@ test.describe("dead jobs", () => {
     await expect(dialog.getByText("Replay finished.")).toBeVisible({ timeout: FINISH_MS });
     await expect(dialog.getByLabel("applied: 4")).toBeVisible();
 
-    const operator = await currentActor();
+    const operator = SIGNED_IN_OPERATOR;
     for (const id of ids) {
       expect((await jobRow(db, id)).state).toBe("queued");
       expect(await lastEvent(db, id)).toEqual({ event: "replay", actorKind: operator.kind, actorId: operator.id, toState: "queued" });
@@ -121,7 +124,7 @@ test.describe("dead jobs", () => {
     const replays = await db<{ actorId: string }[]>`
       SELECT actor_id FROM job_events WHERE job_id = ${moved} AND event = 'replay'`;
     expect(replays.map((r) => r.actorId)).toEqual([OPERATOR.id]);
-    const operator = await currentActor();
+    const operator = SIGNED_IN_OPERATOR;
     const refusals = await db<{ kind: string }[]>`
       SELECT kind FROM transition_rejections WHERE job_id = ${moved} AND actor_id = ${operator.id}`;
     expect(refusals.map((r) => r.kind)).toEqual(["conflict"]);

@@ -1,10 +1,11 @@
 import type { Page } from "@playwright/test";
 import { heartbeat } from "../lib/jobs/heartbeat";
 import { transition } from "../lib/jobs/transition";
+import { DEMO_USERS } from "../lib/demo/users";
 import { eventually, expect, HELD_QUEUE, jobRow, SPEC_ACTOR, test } from "./fixtures";
 
-/** The console's operator until sign-in exists (lib/auth/actor.ts). */
-const DEV_OPERATOR = process.env.JOBSCOPE_DEV_OPERATOR ?? "dev-operator@jobscope.local";
+/** The operator the e2e specs are signed in as (e2e/auth.setup.ts). */
+const DEV_OPERATOR = DEMO_USERS.operator.email;
 const UNTRUSTED = `<img src=x onerror="window.__pwned=1"> timed out after 30000 ms`;
 
 const stateOnPage = (page: Page, state: string) => page.getByRole("status", { name: `State: ${state}`, exact: true });

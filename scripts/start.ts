@@ -3,14 +3,18 @@
 // console if needed, then runs the web app, workers, a supervisor and demo
 // traffic until Ctrl-C, which drains the workers and stops everything.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { connect } from "../lib/db/client";
 import { advertiseUrl, DEFAULT_DATA_DIR, ensureDatabase, startEmbeddedPostgres } from "../lib/db/embedded";
 import { migrateDatabase } from "../lib/db/migrate";
+import { provisionRoles } from "../lib/db/roles";
 import { seedDemo } from "../lib/demo/seed";
+import { seedDemoUsers } from "../lib/demo/seed-users";
 import { startTraffic } from "../lib/demo/traffic";
+import { DEMO_PASSWORD } from "../lib/demo/users";
 
 const { values: args } = parseArgs({
   options: {
@@ -35,6 +39,16 @@ async function database(): Promise<{ url: string; stop: () => Promise<void> }> {
   const server = await startEmbeddedPostgres({ dataDir: args.data, fresh: args.fresh });
   const url = await ensureDatabase(server.adminUrl, "jobscope");
   return { url, stop: server.stop };
+}
+
+/** The deployment secret (sessions, DB role passwords): BETTER_AUTH_SECRET, or one kept next to the data dir. */
+function deploymentSecret(): string {
+  if (process.env.BETTER_AUTH_SECRET) return process.env.BETTER_AUTH_SECRET;
+  const file = `${path.resolve(args.data)}.secret`;
+  if (!args.fresh && existsSync(file)) return readFileSync(file, "utf8").trim();
+  const secret = randomBytes(32).toString("hex");
+  writeFileSync(file, secret, { mode: 0o600 });
+  return secret;
 }
 
 function newestMtime(p: string): number {
@@ -82,6 +96,9 @@ async function main() {
   const advertise = !process.env.DATABASE_URL;
   if (advertise) advertiseUrl(args.data, db.url);
   await migrateDatabase(db.url);
+  const secret = deploymentSecret();
+  // The web app and the workers do not connect as the owner: row-level security applies to them.
+  const roles = await provisionRoles(db.url, secret);
   const sql = connect(db.url, { max: 4, appName: "jobscope-start" });
   const [{ n } = { n: 0 }] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM tenants`;
   if (n === 0) {
@@ -90,11 +107,13 @@ async function main() {
     const { slowExportId } = await seedDemo(sql, { jobs: Number(args["demo-jobs"]), log: say });
     say(`seeded in ${((Date.now() - t0) / 1000).toFixed(1)} s; the slow export is job ${slowExportId}`);
   }
+  const logins = await seedDemoUsers(sql);
   if (!args.dev) buildIfNeeded();
 
-  const env = { ...process.env, DATABASE_URL: db.url };
+  const env = { ...process.env, DATABASE_URL: roles.worker };
   const next = ["node_modules/next/dist/bin/next", args.dev ? "dev" : "start", "-p", args.port, "-H", args.host];
-  keep("web", next, { ...env, NODE_ENV: args.dev ? "development" : "production" }, false);
+  const webEnv = { ...process.env, DATABASE_URL: roles.app, BETTER_AUTH_SECRET: secret, NODE_ENV: (args.dev ? "development" : "production") as "development" | "production" };
+  keep("web", next, webEnv, false);
   for (let i = 1; i <= Number(args.workers); i++) {
     keep(`worker ${i}`, ["--import", "tsx", "scripts/worker.ts", "--drain-ms", "10000"], env, true);
   }
@@ -119,6 +138,7 @@ async function main() {
   };
   process.on("SIGINT", () => void shutdown(0));
   process.on("SIGTERM", () => void shutdown(0));
+  say(`demo logins (password "${DEMO_PASSWORD}"):\n    ${logins.join("\n    ")}`);
   say(`Jobscope is running at http://${args.host === "0.0.0.0" ? "localhost" : args.host}:${args.port}  (Ctrl-C stops it)`);
 }
 

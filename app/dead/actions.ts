@@ -1,7 +1,9 @@
 "use server";
 
 import { z } from "zod";
-import { currentActor } from "@/lib/auth/actor";
+import { auditBulkItems } from "@/lib/audit/bulk";
+import { auditDenied } from "@/lib/audit/console";
+import { actorOf, authorize, withViewer } from "@/lib/auth/viewer";
 import { pool } from "@/lib/db/client";
 import { eventsFor } from "@/lib/fsm/machine";
 import { BULK_CAP, previewBulk, startBulk, type FrozenJob } from "@/lib/jobs/bulk";
@@ -36,9 +38,14 @@ const StartInput = z.strictObject({ selection: ReplaySelection, frozen: z.array(
 const refuse = (code: string, message: string) => ({ ok: false as const, error: { code, message } });
 
 /** Who is calling, and may they replay? Asked inside every action: the browser is never trusted. */
-async function replayer() {
-  const actor = await currentActor();
-  return eventsFor("dead", actor.kind).includes("replay") ? actor : null;
+async function replayer(action: string) {
+  const auth = await authorize("jobs:operate");
+  if (!auth.ok) {
+    await auditDenied(auth, action);
+    return null;
+  }
+  const actor = actorOf(auth.viewer);
+  return actor && eventsFor("dead", actor.kind).includes("replay") ? { viewer: auth.viewer, actor } : null;
 }
 
 function describe(s: ReplaySelection): string {
@@ -52,8 +59,9 @@ function describe(s: ReplaySelection): string {
 
 /** The dry run: resolve the selection now, and say how many would be replayed and why others would not. */
 export async function previewReplayAction(input: unknown): Promise<ActionResult<ReplayPreview>> {
-  const actor = await replayer();
-  if (!actor) return refuse("forbidden", "Only an operator may replay dead jobs.");
+  const who = await replayer("replay.preview");
+  if (!who) return refuse("forbidden", "Only an operator may replay dead jobs.");
+  const { viewer, actor } = who;
   const parsed = ReplaySelection.safeParse(input);
   if (!parsed.success) {
     const tooMany = parsed.error.issues.some((i) => i.code === "too_big" && i.path[0] === "ids");
@@ -63,7 +71,7 @@ export async function previewReplayAction(input: unknown): Promise<ActionResult<
   }
   const s = parsed.data;
   try {
-    const sql = pool();
+    return await withViewer(viewer, async (sql) => {
     if (s.kind === "all") {
       // Every dead job in scope: exactly the jobs list's "dead" tab under the same tenant and time range.
       const { tenant, since } = resolveScope(s.scope);
@@ -84,6 +92,7 @@ export async function previewReplayAction(input: unknown): Promise<ActionResult<
     if (ids.length === 0) return refuse("empty", "This group has no dead jobs any more.");
     const p = await previewBulk(sql, { selection: { ids }, event: "replay", actor });
     return { ok: true, data: { ...p, capped: p.capped || groupCapped, description: describe(s) } };
+    });
   } catch (err) {
     console.error("previewReplayAction failed:", err);
     return refuse("internal", "Could not prepare the replay: the database did not answer. Details are in the server log.");
@@ -92,15 +101,18 @@ export async function previewReplayAction(input: unknown): Promise<ActionResult<
 
 /** Confirmed: replay exactly the jobs the dry run froze, each only if it is still as the dry run saw it. */
 export async function startReplayAction(input: unknown): Promise<ActionResult<{ operationId: string }>> {
-  const actor = await replayer();
-  if (!actor) return refuse("forbidden", "Only an operator may replay dead jobs.");
+  const who = await replayer("replay.start");
+  if (!who) return refuse("forbidden", "Only an operator may replay dead jobs.");
+  const { viewer, actor } = who;
   const parsed = StartInput.safeParse(input);
   if (!parsed.success) return refuse("invalid_input", "That replay is not valid: run the dry run again.");
   try {
     // The frozen list comes back from the browser; each item is still a guarded transition,
     // applied as this server-side actor and only from the state and version named here.
     const frozen: FrozenJob[] = parsed.data.frozen;
-    const { operationId } = await startBulk(pool(), { frozen, event: "replay", actor, description: describe(parsed.data.selection) });
+    const description = describe(parsed.data.selection);
+    const onItem = auditBulkItems(viewer, "replay", description);
+    const { operationId } = await startBulk(pool(), { frozen, event: "replay", actor, description, onItem });
     return { ok: true, data: { operationId } };
   } catch (err) {
     console.error("startReplayAction failed:", err);

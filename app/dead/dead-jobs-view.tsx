@@ -14,7 +14,16 @@ import type { DeadScopeParams } from "./scope";
 
 const POLL_MS = 5_000;
 
-export function DeadJobsView({ scope, initial }: { scope: DeadScopeParams; initial: DeadGroupsResponse | null }) {
+export function DeadJobsView({
+  scope,
+  initial,
+  canReplay,
+}: {
+  scope: DeadScopeParams;
+  initial: DeadGroupsResponse | null;
+  /** Operators replay; support sees the same groups without the buttons. */
+  canReplay: boolean;
+}) {
   const [isPaused, setIsPaused] = useState(false);
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
   const [replay, setReplay] = useState<ReplayRequest | null>(null);
@@ -102,7 +111,7 @@ export function DeadJobsView({ scope, initial }: { scope: DeadScopeParams; initi
                 </span>
               )}
             </h2>
-            <div className="flex flex-wrap items-center gap-2">
+            {canReplay && <div className="flex flex-wrap items-center gap-2">
               <div role="group" aria-label="Selection" className="flex items-center gap-2">
                 <span className="text-sm text-neutral-600 tabular-nums" aria-live="polite">
                   {numbers.format(selected.size)} selected
@@ -132,7 +141,7 @@ export function DeadJobsView({ scope, initial }: { scope: DeadScopeParams; initi
               >
                 Replay all
               </button>
-            </div>
+            </div>}
           </div>
           <GroupsTable
             groups={data.groups}
@@ -141,7 +150,7 @@ export function DeadJobsView({ scope, initial }: { scope: DeadScopeParams; initi
             isPaused={isPaused}
             selected={selected}
             onToggle={toggle}
-            onReplay={ask}
+            onReplay={canReplay ? ask : undefined}
           />
         </section>
       )}

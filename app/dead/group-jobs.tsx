@@ -15,7 +15,7 @@ type Props = {
   isPaused: boolean;
   selected: ReadonlySet<string>;
   onToggle: (ids: string[], on: boolean) => void;
-  onReplay: (selection: ReplaySelectionInput, title: string) => void;
+  onReplay?: (selection: ReplaySelectionInput, title: string) => void;
 };
 
 /** One group's jobs, newest death first, with checkboxes and a replay per job. */
@@ -121,14 +121,14 @@ export function GroupJobs({ group, scope, isPaused, selected, onToggle, onReplay
                   )}
                 </td>
                 <td className="px-2 py-2 text-right">
-                  <button
+                  {onReplay && <button
                     type="button"
                     aria-label={`Replay job ${j.id}`}
                     onClick={() => onReplay({ kind: "ids", ids: [j.id] }, `Replay job ${j.id.slice(0, 8)}`)}
                     className="rounded-md border border-neutral-300 bg-white px-2 py-0.5 text-xs font-medium text-neutral-800 shadow-xs hover:bg-neutral-50"
                   >
                     Replay
-                  </button>
+                  </button>}
                 </td>
               </tr>
             ))}

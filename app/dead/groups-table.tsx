@@ -16,7 +16,8 @@ type Props = {
   isPaused: boolean;
   selected: ReadonlySet<string>;
   onToggle: (ids: string[], on: boolean) => void;
-  onReplay: (selection: ReplaySelectionInput, title: string) => void;
+  /** Absent for roles that may not replay: no replay buttons are shown. */
+  onReplay?: (selection: ReplaySelectionInput, title: string) => void;
 };
 
 const groupId = (g: Pick<DeadGroupDto, "type" | "errorClass">) => JSON.stringify([g.type, g.errorClass]);
@@ -114,7 +115,7 @@ export function GroupsTable({ groups, at, scope, isPaused, selected, onToggle, o
                     </p>
                   </td>
                   <td className="px-3 py-2.5 text-right">
-                    <button
+                    {onReplay && <button
                       type="button"
                       aria-label={`Replay group ${groupName(g)}`}
                       onClick={() =>
@@ -126,7 +127,7 @@ export function GroupsTable({ groups, at, scope, isPaused, selected, onToggle, o
                       className="rounded-md border border-neutral-300 bg-white px-2.5 py-1 text-xs font-medium whitespace-nowrap text-neutral-800 shadow-xs hover:bg-neutral-50"
                     >
                       Replay group
-                    </button>
+                    </button>}
                   </td>
                 </tr>
                 {isOpen && (

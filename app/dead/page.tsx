@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
-import { pool } from "@/lib/db/client";
+import { requirePage, withViewer } from "@/lib/auth/viewer";
+import { can } from "@/lib/auth/permissions";
 import { DEAD_GROUP_SCAN_CAP, listDeadGroups } from "@/lib/jobs/dead";
 import { DeadJobsView } from "./dead-jobs-view";
 import { toGroupDto, type DeadGroupsResponse } from "./dead-query";
@@ -13,14 +14,15 @@ type Props = { searchParams: Promise<Record<string, string | string[] | undefine
 
 /** The first view is rendered here; the browser then polls GET /api/dead. */
 export default async function DeadJobsPage({ searchParams }: Props) {
+  const viewer = await requirePage("insight:read", "/dead");
   const scope = parseDeadScope(await searchParams);
   let initial: DeadGroupsResponse | null = null;
   try {
-    const { groups, capped } = await listDeadGroups(pool(), resolveScope(scope));
+    const { groups, capped } = await withViewer(viewer, (tx) => listDeadGroups(tx, resolveScope(scope)));
     initial = { groups: groups.map(toGroupDto), capped, scanCap: DEAD_GROUP_SCAN_CAP, at: new Date().toISOString() };
   } catch (err) {
     // The page still renders: the browser's first poll shows the error state and retries.
     console.error("/dead: could not list dead jobs:", err);
   }
-  return <DeadJobsView scope={scope} initial={initial} />;
+  return <DeadJobsView scope={scope} initial={initial} canReplay={can(viewer, "jobs:operate")} />;
 }

@@ -1,7 +1,9 @@
 "use server";
 
 import { z } from "zod";
-import { currentActor } from "@/lib/auth/actor";
+import { auditBulkItems } from "@/lib/audit/bulk";
+import { auditDenied, auditRefusedRequest } from "@/lib/audit/console";
+import { actorOf, authorize, withViewer } from "@/lib/auth/viewer";
 import { pool } from "@/lib/db/client";
 import { STATES } from "@/lib/fsm/table";
 import { BULK_CAP, BULK_EVENTS, previewBulk, startBulk, type BulkEvent, type BulkSelection } from "@/lib/jobs/bulk";
@@ -44,17 +46,29 @@ export type BulkPreviewData = {
 const invalid = (message: string) => ({ ok: false, error: { code: "invalid_input", message } }) as const;
 const forbidden = { ok: false, error: { code: "forbidden", message: "Only an operator may run bulk actions." } } as const;
 
+/** The signed-in operator, checked inside every action (a server action is a public POST endpoint). */
+async function bulkOperator(action: string) {
+  const auth = await authorize("jobs:operate");
+  const actor = auth.ok ? actorOf(auth.viewer) : null;
+  if (!auth.ok || !actor) {
+    if (!auth.ok) await auditDenied(auth, action);
+    return null;
+  }
+  return { viewer: auth.viewer, actor };
+}
+
 /** The dry run: what `event` would do to the selection now, without changing anything. */
 export async function previewBulkAction(input: unknown): Promise<ActionResult<BulkPreviewData>> {
-  const actor = await currentActor();
-  if (actor.kind !== "operator") return forbidden;
+  const who = await bulkOperator("bulk.preview");
+  if (!who) return forbidden;
+  const { viewer, actor } = who;
   const parsed = PreviewInput.safeParse(input);
   if (!parsed.success) return invalid("The selection or the action was not understood; reload the page and try again.");
   const { event, selection } = parsed.data;
   const filters = "search" in selection ? parseJobFilters(new URLSearchParams(selection.search)) : null;
   const target: BulkSelection = filters ? { filter: filters } : { ids: "ids" in selection ? selection.ids : [] };
   try {
-    const p = await previewBulk(pool(), { selection: target, event, actor });
+    const p = await withViewer(viewer, (tx) => previewBulk(tx, { selection: target, event, actor }));
     const jobs = `${p.total} ${p.total === 1 ? "job" : "jobs"}`;
     const description = filters
       ? `${describeFilter(filters)} (${p.capped ? `the newest ${jobs}` : jobs})`
@@ -79,17 +93,25 @@ export async function previewBulkAction(input: unknown): Promise<ActionResult<Bu
 
 /** Confirm a dry run: record the frozen selection and start moving it in the background. */
 export async function startBulkAction(input: unknown): Promise<ActionResult<{ operationId: string }>> {
-  const actor = await currentActor();
-  if (actor.kind !== "operator") return forbidden;
+  const who = await bulkOperator("bulk.start");
+  if (!who) return forbidden;
+  const { viewer, actor } = who;
   const parsed = StartInput.safeParse(input);
-  if (!parsed.success) return invalid("The confirmed selection was not understood; run the dry run again.");
+  if (!parsed.success) {
+    const message = "The confirmed selection was not understood; run the dry run again.";
+    await auditRefusedRequest(viewer, "bulk.start", "invalid", message);
+    return invalid(message);
+  }
   const { event, description, frozen } = parsed.data;
   try {
+    // The frozen list comes back from the browser: each item is still a guarded transition from the
+    // state and version named here, applied as this operator, audited in its own transaction.
     const { operationId } = await startBulk(pool(), {
       frozen: frozen.map(([id, state, version]) => ({ id, state, version })),
       event,
       actor,
       description,
+      onItem: auditBulkItems(viewer, event, description),
     });
     return { ok: true, data: { operationId } };
   } catch (err) {

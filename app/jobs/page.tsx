@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
-import { currentActor } from "@/lib/auth/actor";
-import { pool } from "@/lib/db/client";
+import { actorOf, confineTenant, requirePage, withViewer } from "@/lib/auth/viewer";
+import { can } from "@/lib/auth/permissions";
 import { parseJobFilters } from "@/lib/jobs/filters";
 import { JobsView } from "./_components/jobs-view";
 import { searchOf } from "./_components/url";
@@ -13,14 +13,15 @@ export const dynamic = "force-dynamic";
 type Props = { searchParams: Promise<Record<string, string | string[] | undefined>> };
 
 export default async function JobsPage({ searchParams }: Props) {
-  const filters = parseJobFilters(await searchParams);
-  const actor = await currentActor();
+  const viewer = await requirePage("jobs:read", "/jobs");
+  const filters = confineTenant(viewer, parseJobFilters(await searchParams));
   let initial: JobsResponse | null = null;
   try {
-    initial = await loadJobs(pool(), filters);
+    initial = await withViewer(viewer, (tx) => loadJobs(tx, filters));
   } catch (err) {
     // The client shows the failure and keeps retrying; the cause stays in the server log.
     console.error("/jobs: first render could not list jobs:", err);
   }
-  return <JobsView search={searchOf(filters)} initial={initial} actorKind={actor.kind} />;
+  const bulkActor = can(viewer, "jobs:operate") ? (actorOf(viewer)?.kind ?? null) : null;
+  return <JobsView search={searchOf(filters)} initial={initial} actorKind={bulkActor} />;
 }

@@ -1,40 +1,53 @@
+import { headers } from "next/headers";
 import { notFound, redirect } from "next/navigation";
+import { cache } from "react";
 import { pool } from "../db/client";
 import { withScope, type ScopedSql } from "../db/scope";
 import type { Actor } from "../jobs/types";
-import { actorKindOf, can, tenantScopeOf, type Permission, type Principal } from "./permissions";
+import { auth } from "./auth";
+import { actorKindOf, can, ROLES, tenantScopeOf, type Permission, type Principal, type Role } from "./permissions";
 
 /** The signed-in person, as every server-side check sees them. */
-export type Viewer = Principal & { userId: string; email: string; name: string };
+export type Viewer = Principal & { userId: string; email: string; name: string; tenantOwner: boolean };
 
-/**
- * The signed-in user of this request, or null.
- * PROVISIONAL (issue 4 in progress): replaced by the better-auth session lookup.
- */
-export async function getViewer(): Promise<Viewer | null> {
-  return { userId: "dev", email: "dev-operator@jobscope.local", name: "Dev operator", role: "admin", tenantId: null };
-}
+/** The signed-in user of this request (from the better-auth session cookie), or null. */
+export const getViewer = cache(async (): Promise<Viewer | null> => {
+  const session = await auth().api.getSession({ headers: await headers() });
+  if (!session) return null;
+  const u = session.user as typeof session.user & { role?: string; tenantId?: string | null; tenantOwner?: boolean };
+  const role = (ROLES as readonly string[]).includes(u.role ?? "") ? (u.role as Role) : null;
+  if (!role) return null;
+  return { userId: u.id, email: u.email, name: u.name, role, tenantId: u.tenantId ?? null, tenantOwner: !!u.tenantOwner };
+});
 
 /** For pages: signed out → the sign-in page; signed in without the permission → 404. */
-export async function requirePage(permission: Permission): Promise<Viewer> {
+export async function requirePage(permission: Permission, from?: string): Promise<Viewer> {
   const viewer = await getViewer();
-  if (!viewer) redirect("/sign-in");
+  if (!viewer) redirect(from ? `/sign-in?next=${encodeURIComponent(from)}` : "/sign-in");
   if (!can(viewer, permission)) notFound();
   return viewer;
 }
 
-export type Authorized = { ok: true; viewer: Viewer } | { ok: false; status: 401 | 403; code: "unauthenticated" | "forbidden"; message: string };
+export type Denied = {
+  ok: false;
+  status: 401 | 403;
+  code: "unauthenticated" | "forbidden";
+  message: string;
+  /** Who was refused (null when signed out): the audit log names them. */
+  viewer: Viewer | null;
+};
+export type Authorized = { ok: true; viewer: Viewer } | Denied;
 
 /** For route handlers and server actions: the check runs inside the handler, every time. */
 export async function authorize(permission: Permission): Promise<Authorized> {
   const viewer = await getViewer();
-  if (!viewer) return { ok: false, status: 401, code: "unauthenticated", message: "Sign in to do this." };
-  if (!can(viewer, permission)) return { ok: false, status: 403, code: "forbidden", message: "Your role may not do this." };
+  if (!viewer) return { ok: false, status: 401, code: "unauthenticated", message: "Sign in to do this.", viewer: null };
+  if (!can(viewer, permission)) return { ok: false, status: 403, code: "forbidden", message: "Your role may not do this.", viewer };
   return { ok: true, viewer };
 }
 
 /** The JSON response for a refused route-handler request. */
-export function denied(a: Extract<Authorized, { ok: false }>): Response {
+export function denied(a: Denied): Response {
   return Response.json({ error: { code: a.code, message: a.message } }, { status: a.status });
 }
 
@@ -51,4 +64,10 @@ export function actorOf(viewer: Viewer): Actor | null {
 export async function withViewer<T>(viewer: Principal, fn: (tx: ScopedSql) => Promise<T>): Promise<T> {
   const tenant = tenantScopeOf(viewer);
   return withScope(pool(), tenant ? { tenantId: tenant } : { all: true }, fn);
+}
+
+/** A filter's tenant, confined to the viewer's own for tenant members (the application-level half of isolation). */
+export function confineTenant<T extends { tenant?: string | undefined }>(viewer: Principal, filters: T): T {
+  const tenant = tenantScopeOf(viewer);
+  return tenant ? { ...filters, tenant } : filters;
 }

@@ -2,6 +2,8 @@ import { rmSync } from "node:fs";
 import type { TestProject } from "vitest/node";
 import { ensureDatabase, startEmbeddedPostgres } from "./embedded";
 import { migrateDatabase } from "./migrate";
+import { provisionRoles } from "./roles";
+import { TEST_SECRET } from "./test-db";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -32,6 +34,7 @@ export default async function setup(project: TestProject) {
   }
   const templateUrl = await ensureDatabase(adminUrl, TEMPLATE_DB);
   await migrateDatabase(templateUrl);
+  await provisionRoles(templateUrl, TEST_SECRET);
   project.provide("templateAdminUrl", adminUrl);
   return async () => {
     await stop?.();

@@ -1,10 +1,12 @@
-import type { Sql } from "../db/client";
+import type { Db, Sql } from "../db/client";
+import { withScope } from "../db/scope";
 import { canApply, type JobSnapshot } from "../fsm/machine";
 import { TRANSITIONS, type JobState } from "../fsm/table";
 import type { JobFilters } from "./filters";
 import { COUNT_CAP, listJobs } from "./queries";
 import { transition } from "./transition";
 import type { Actor, Rejection } from "./types";
+import type { Tx } from "./write-path";
 
 type OperatorEvent<T> = T extends { from: JobState; event: infer E; actors: readonly (infer A)[] }
   ? "operator" extends A
@@ -46,7 +48,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 type Resolved = { jobs: (JobSnapshot & { id: string })[]; missing: number; capped: boolean };
 
-async function resolveIds(sql: Sql, ids: string[]): Promise<Resolved> {
+async function resolveIds(sql: Db, ids: string[]): Promise<Resolved> {
   const unique = [...new Set(ids.map((id) => id.toLowerCase()))];
   const valid = unique.filter((id) => UUID.test(id)).slice(0, BULK_CAP);
   const jobs = valid.length
@@ -61,7 +63,7 @@ async function resolveIds(sql: Sql, ids: string[]): Promise<Resolved> {
  * its keyset cursor, so "everything matching this filter" is exactly what the
  * list shows under that filter.
  */
-async function resolveFilter(sql: Sql, filter: JobFilters): Promise<Resolved> {
+async function resolveFilter(sql: Db, filter: JobFilters): Promise<Resolved> {
   const jobs: Resolved["jobs"] = [];
   let f: JobFilters = { ...filter, sort: "created", before: undefined, after: undefined, limit: PAGE };
   for (;;) {
@@ -78,7 +80,7 @@ const targetsOf = (event: BulkEvent) => new Set<JobState>(TRANSITIONS.filter((t)
 
 /** Resolve the selection now and say, with the state machine, what `event` would do to each job. */
 export async function previewBulk(
-  sql: Sql,
+  sql: Db,
   { selection, event, actor }: { selection: BulkSelection; event: BulkEvent; actor: Actor },
 ): Promise<BulkPreview> {
   const { jobs, missing, capped } = "ids" in selection ? await resolveIds(sql, selection.ids) : await resolveFilter(sql, selection.filter);
@@ -113,7 +115,13 @@ const LANES = 4;
  */
 export async function startBulk(
   sql: Sql,
-  { frozen, event, actor, description }: { frozen: FrozenJob[]; event: BulkEvent; actor: Actor; description: string },
+  {
+    frozen,
+    event,
+    actor,
+    description,
+    onItem,
+  }: { frozen: FrozenJob[]; event: BulkEvent; actor: Actor; description: string; onItem?: OnItem },
 ): Promise<{ operationId: string }> {
   const operationId = await sql.begin(async (tx) => {
     const [op] = await tx<{ id: string }[]>`
@@ -131,7 +139,7 @@ export async function startBulk(
     }
     return op.id;
   });
-  void runBulk(sql, operationId, event, actor).catch(async (err: unknown) => {
+  void runBulk(sql, operationId, event, actor, onItem).catch(async (err: unknown) => {
     console.error(`[jobscope] bulk operation ${operationId} failed:`, err);
     await sql`UPDATE bulk_operations SET status = 'failed', finished_at = now() WHERE id = ${operationId}`.catch(
       (e: unknown) => console.error(`[jobscope] could not mark bulk operation ${operationId} failed:`, e),
@@ -142,7 +150,10 @@ export async function startBulk(
 
 type Item = { jobId: string; expectedState: JobState; expectedVersion: number };
 
-async function runBulk(sql: Sql, operationId: string, event: BulkEvent, actor: Actor) {
+/** Called in each item's transaction after its transition (applied or refused): the console writes its audit row here. */
+export type OnItem = (tx: Tx, jobId: string, outcome: { outcome: BulkOutcome; reason: string | null }) => Promise<void>;
+
+async function runBulk(sql: Sql, operationId: string, event: BulkEvent, actor: Actor, onItem?: OnItem) {
   for (;;) {
     const items = await sql<Item[]>`
       SELECT job_id, expected_state, expected_version FROM bulk_operation_items
@@ -151,7 +162,7 @@ async function runBulk(sql: Sql, operationId: string, event: BulkEvent, actor: A
     const results: { outcome: BulkOutcome; reason: string | null }[] = new Array(items.length);
     let next = 0;
     const lane = async () => {
-      for (let i = next++; i < items.length; i = next++) results[i] = await applyOne(sql, items[i]!, event, actor);
+      for (let i = next++; i < items.length; i = next++) results[i] = await applyOne(sql, items[i]!, event, actor, onItem);
     };
     await Promise.all(Array.from({ length: LANES }, lane));
     await sql`
@@ -163,15 +174,26 @@ async function runBulk(sql: Sql, operationId: string, event: BulkEvent, actor: A
   await sql`UPDATE bulk_operations SET status = 'done', finished_at = now() WHERE id = ${operationId}`;
 }
 
-async function applyOne(sql: Sql, item: Item, event: BulkEvent, actor: Actor): Promise<{ outcome: BulkOutcome; reason: string | null }> {
+async function applyOne(
+  sql: Sql,
+  item: Item,
+  event: BulkEvent,
+  actor: Actor,
+  onItem?: OnItem,
+): Promise<{ outcome: BulkOutcome; reason: string | null }> {
   try {
-    const r = await transition(sql, {
-      jobId: item.jobId,
-      event,
-      actor,
-      expected: { state: item.expectedState, version: item.expectedVersion },
+    // Bulk actions are an operator's: every tenant's rows are in scope (row-level security).
+    return await withScope(sql, { all: true }, async (tx) => {
+      const r = await transition(tx, {
+        jobId: item.jobId,
+        event,
+        actor,
+        expected: { state: item.expectedState, version: item.expectedVersion },
+      });
+      const result = r.ok ? { outcome: "applied" as const, reason: null } : { outcome: r.kind, reason: r.reason.slice(0, 2000) };
+      await onItem?.(tx, item.jobId, result);
+      return result;
     });
-    return r.ok ? { outcome: "applied", reason: null } : { outcome: r.kind, reason: r.reason.slice(0, 2000) };
   } catch (err) {
     // One job's failure must not stop the others; the cause stays in the server log.
     console.error(`[jobscope] bulk ${event} on job ${item.jobId} failed:`, err);
@@ -195,7 +217,7 @@ export type BulkProgress = {
 };
 
 /** How far a bulk action has got, or null when there is no such operation. */
-export async function getBulkProgress(sql: Sql, operationId: string): Promise<BulkProgress | null> {
+export async function getBulkProgress(sql: Db, operationId: string): Promise<BulkProgress | null> {
   if (!UUID.test(operationId)) return null;
   const [op] = await sql<Omit<BulkProgress, "done" | "applied" | "refused">[]>`
     SELECT id, event, description, status, total, created_at, finished_at FROM bulk_operations WHERE id = ${operationId}`;

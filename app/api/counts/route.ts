@@ -1,6 +1,6 @@
 import { NextResponse } from "next/server";
 import type { ApiErrorBody, CountsResponse } from "@/components/query-keys";
-import { pool } from "@/lib/db/client";
+import { authorize, denied, withViewer } from "@/lib/auth/viewer";
 import { countByState } from "@/lib/jobs/queries";
 import { STATES, type JobState } from "@/lib/fsm/table";
 
@@ -10,8 +10,11 @@ export const dynamic = "force-dynamic";
 const NO_STORE = { "Cache-Control": "no-store" };
 
 export async function GET() {
+  const auth = await authorize("jobs:read");
+  if (!auth.ok) return denied(auth);
+  const { viewer } = auth;
   try {
-    const byState = await countByState(pool());
+    const byState = await withViewer(viewer, (tx) => countByState(tx, viewer.role === "tenant" ? { tenant: viewer.tenantId ?? "" } : {}));
     const counts = Object.fromEntries(STATES.map((s) => [s, byState[s].n])) as Record<JobState, number>;
     const capped = STATES.filter((s) => byState[s].capped);
     const total = STATES.reduce((sum, state) => sum + counts[state], 0);

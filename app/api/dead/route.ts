@@ -1,8 +1,9 @@
 import { NextResponse, type NextRequest } from "next/server";
 import { toGroupDto, toJobDto, type DeadGroupsResponse, type DeadJobsResponse } from "@/app/dead/dead-query";
-import { parseDeadScope, resolveScope } from "@/app/dead/scope";
+import { parseDeadScope, resolveScope, type DeadScopeParams } from "@/app/dead/scope";
 import type { ApiErrorBody } from "@/components/query-keys";
-import { pool } from "@/lib/db/client";
+import { authorize, denied, withViewer } from "@/lib/auth/viewer";
+import type { Db } from "@/lib/db/client";
 import { DEAD_GROUP_SCAN_CAP, listDeadGroups, listDeadJobs } from "@/lib/jobs/dead";
 
 // Polled live by the dead jobs page: never prerendered, never cached.
@@ -16,6 +17,8 @@ const NO_STORE = { "Cache-Control": "no-store" };
  * no `errorClass` means the "(no error)" group.
  */
 export async function GET(req: NextRequest) {
+  const auth = await authorize("insight:read");
+  if (!auth.ok) return denied(auth);
   const params = req.nextUrl.searchParams;
   const scope = parseDeadScope(params);
   const type = params.get("type")?.trim();
@@ -23,27 +26,30 @@ export async function GET(req: NextRequest) {
     return fail(400, "invalid_input", "type must be 1 to 200 characters.");
   }
   try {
-    const sql = pool();
-    const at = new Date().toISOString();
-    if (type === undefined) {
-      const { groups, capped } = await listDeadGroups(sql, resolveScope(scope));
-      const body: DeadGroupsResponse = { groups: groups.map(toGroupDto), capped, scanCap: DEAD_GROUP_SCAN_CAP, at };
-      return NextResponse.json(body, { headers: NO_STORE });
-    }
-    const page = await listDeadJobs(sql, {
-      ...resolveScope(scope),
-      type,
-      errorClass: params.get("errorClass")?.slice(0, 200) || null,
-      cursor: params.get("cursor"),
-      limit: 50,
-    });
-    const body: DeadJobsResponse = { jobs: page.jobs.map(toJobDto), next: page.next, at };
-    return NextResponse.json(body, { headers: NO_STORE });
+    return await withViewer(auth.viewer, (sql) => respond(sql, scope, type, params));
   } catch (err) {
     // The cause goes to the server log only: a database error can name tables, hosts or credentials.
     console.error("GET /api/dead failed:", err);
     return fail(500, "internal", "Could not read the dead jobs: the database did not answer. Details are in the server log.");
   }
+}
+
+async function respond(sql: Db, scope: DeadScopeParams, type: string | undefined, params: URLSearchParams) {
+  const at = new Date().toISOString();
+  if (type === undefined) {
+    const { groups, capped } = await listDeadGroups(sql, resolveScope(scope));
+    const body: DeadGroupsResponse = { groups: groups.map(toGroupDto), capped, scanCap: DEAD_GROUP_SCAN_CAP, at };
+    return NextResponse.json(body, { headers: NO_STORE });
+  }
+  const page = await listDeadJobs(sql, {
+    ...resolveScope(scope),
+    type,
+    errorClass: params.get("errorClass")?.slice(0, 200) || null,
+    cursor: params.get("cursor"),
+    limit: 50,
+  });
+  const body: DeadJobsResponse = { jobs: page.jobs.map(toJobDto), next: page.next, at };
+  return NextResponse.json(body, { headers: NO_STORE });
 }
 
 function fail(status: number, code: string, message: string) {

@@ -1,7 +1,7 @@
 import { NextResponse, type NextRequest } from "next/server";
 import type { ApiErrorBody, JobsResponse } from "@/app/jobs/_components/wire";
 import { loadJobs } from "@/app/jobs/load";
-import { pool } from "@/lib/db/client";
+import { authorize, confineTenant, denied, withViewer } from "@/lib/auth/viewer";
 import { parseJobFilters } from "@/lib/jobs/filters";
 
 // Polled live by the jobs list: never prerendered, never cached.
@@ -11,9 +11,12 @@ const NO_STORE = { "Cache-Control": "no-store" };
 
 /** One page of jobs and the per-state counts, for the same query string as /jobs. */
 export async function GET(request: NextRequest) {
-  const filters = parseJobFilters(request.nextUrl.searchParams);
+  const auth = await authorize("jobs:read");
+  if (!auth.ok) return denied(auth);
+  const { viewer } = auth;
+  const filters = confineTenant(viewer, parseJobFilters(request.nextUrl.searchParams));
   try {
-    const body: JobsResponse = await loadJobs(pool(), filters);
+    const body: JobsResponse = await withViewer(viewer, (tx) => loadJobs(tx, filters));
     return NextResponse.json(body, { headers: NO_STORE });
   } catch (err) {
     // The cause goes to the server log only: a database error can name tables, hosts or credentials.

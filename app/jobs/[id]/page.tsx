@@ -1,7 +1,6 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
-import { currentActor } from "@/lib/auth/actor";
-import { pool } from "@/lib/db/client";
+import { actorOf, requirePage, withViewer, type Viewer } from "@/lib/auth/viewer";
 import { getJobDetail } from "@/lib/jobs/queries";
 import { JobDetailView } from "./job-detail-view";
 
@@ -13,20 +12,21 @@ export async function generateMetadata({ params }: Props): Promise<Metadata> {
 }
 
 /** The job's detail and when it was read: the page's "updated n s ago" and its clock start there. */
-async function load(id: string) {
-  const detail = await getJobDetail(pool(), id);
+async function load(viewer: Viewer, id: string) {
+  const detail = await withViewer(viewer, (tx) => getJobDetail(tx, id));
   return { detail, readAt: Date.now() };
 }
 
 /**
  * The job page. The first view is rendered here from the database; the client
  * then keeps it live by polling GET /api/jobs/[id] for the same JobDetail.
+ * Another tenant's job is "not found", exactly like a job that does not exist.
  */
 export default async function JobPage({ params }: Props) {
   const { id } = await params;
-  // getJobDetail answers null for a malformed id as well as a missing job.
-  const { detail, readAt } = await load(id);
+  const viewer = await requirePage("jobs:read", `/jobs/${encodeURIComponent(id)}`);
+  // getJobDetail answers null for a malformed id as well as a missing (or invisible) job.
+  const { detail, readAt } = await load(viewer, id);
   if (!detail) notFound();
-  const actor = await currentActor();
-  return <JobDetailView id={detail.job.id} initial={detail} renderedAt={readAt} actorKind={actor.kind} />;
+  return <JobDetailView id={detail.job.id} initial={detail} renderedAt={readAt} actorKind={actorOf(viewer)?.kind ?? null} />;
 }

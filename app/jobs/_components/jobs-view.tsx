@@ -21,7 +21,8 @@ import type { JobsResponse } from "./wire";
 
 const POLL_MS = 3_000;
 
-type Props = { search: string; initial: JobsResponse | null; actorKind: ActorKind };
+/** `actorKind`: who the viewer acts as in bulk actions; null for roles that may not run them. */
+type Props = { search: string; initial: JobsResponse | null; actorKind: ActorKind | null };
 type Picked = { search: string; ids: ReadonlySet<string>; everything: boolean };
 
 /** The jobs list: server-rendered first, then polled live under the filters in the URL. */
@@ -51,10 +52,11 @@ export function JobsView({ search, initial, actorKind }: Props) {
     : null;
 
   let selection: PickedSelection | null = null;
-  let events = offeredEvents(jobs.filter((j) => current.ids.has(j.id)).map((j) => j.state), actorKind);
+  const offered = (states: JobState[]) => (actorKind ? offeredEvents(states, actorKind) : []);
+  let events = offered(jobs.filter((j) => current.ids.has(j.id)).map((j) => j.state));
   if (current.everything && filterCount) {
     selection = { kind: "filter", search: searchOf({ ...filters, after: undefined, before: undefined }), ...filterCount, count: filterCount.n };
-    events = offeredEvents(filterStates.filter((s) => counts && counts[s].n > 0), actorKind);
+    events = offered(filterStates.filter((s) => counts && counts[s].n > 0));
   } else if (current.ids.size > 0) {
     selection = { kind: "ids", ids: [...current.ids], count: current.ids.size, capped: false };
   }
@@ -104,13 +106,13 @@ export function JobsView({ search, initial, actorKind }: Props) {
         </p>
       )}
 
-      <BulkFlow
+      {actorKind && <BulkFlow
         selection={selection}
         events={events}
         filterCount={allOnPage && !current.everything && filterCount && filterCount.n > jobs.length ? filterCount : null}
         onSelectFilter={() => setPicked({ search, ids: current.ids, everything: true })}
         onClear={() => setIds(new Set())}
-      />
+      />}
 
       {!data && !isFailing && <LoadingRows />}
       {data && jobs.length === 0 && <EmptyState filtered={search !== ""} />}

@@ -1,6 +1,6 @@
 import { NextResponse, type NextRequest } from "next/server";
 import type { ApiErrorBody, BulkProgressWire } from "@/app/jobs/_components/wire";
-import { pool } from "@/lib/db/client";
+import { authorize, denied, withViewer } from "@/lib/auth/viewer";
 import { getBulkProgress } from "@/lib/jobs/bulk";
 
 export const dynamic = "force-dynamic";
@@ -13,8 +13,10 @@ const failure = (status: number, code: string, message: string) =>
 /** How far a bulk action has got: polled by the progress panel until it is done. */
 export async function GET(_request: NextRequest, { params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
+  const auth = await authorize("jobs:operate");
+  if (!auth.ok) return denied(auth);
   try {
-    const progress = await getBulkProgress(pool(), id);
+    const progress = await withViewer(auth.viewer, (tx) => getBulkProgress(tx, id));
     if (!progress) return failure(404, "not_found", "There is no such bulk action.");
     const body: BulkProgressWire = {
       ...progress,

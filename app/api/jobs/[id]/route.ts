@@ -1,6 +1,6 @@
 import { NextResponse } from "next/server";
 import type { ApiErrorBody } from "@/components/query-keys";
-import { pool } from "@/lib/db/client";
+import { authorize, denied, withViewer } from "@/lib/auth/viewer";
 import { getJobDetail } from "@/lib/jobs/queries";
 
 // Polled live by the job page: never prerendered, never cached.
@@ -16,9 +16,11 @@ function failure(status: number, code: string, message: string) {
 /** One job with its runs, events and rejections: the same JobDetail the page renders first, as JSON. */
 export async function GET(_request: Request, { params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
+  const auth = await authorize("jobs:read");
+  if (!auth.ok) return denied(auth);
   try {
-    // getJobDetail answers null for a malformed id too: both are "no such job" to the caller.
-    const detail = await getJobDetail(pool(), id);
+    // getJobDetail answers null for a malformed id, and for another tenant's job: all are "no such job".
+    const detail = await withViewer(auth.viewer, (tx) => getJobDetail(tx, id));
     if (!detail) return failure(404, "not_found", "No such job: it may have been removed, or the link is wrong.");
     return NextResponse.json(detail, { headers: NO_STORE });
   } catch (err) {

@@ -1,0 +1,47 @@
+"use server";
+
+import { APIError } from "better-auth/api";
+import { headers } from "next/headers";
+import { redirect } from "next/navigation";
+import { z } from "zod";
+import { auth } from "@/lib/auth/auth";
+import { safeNext } from "./next-path";
+
+export type SignInState = { error: string | null; email: string };
+
+const Form = z.object({
+  email: z.string().trim().min(3).max(200),
+  password: z.string().min(1).max(200),
+  next: z.string().max(2000).optional(),
+});
+
+/** Sign in with email and password; better-auth verifies it and sets the session cookie. */
+export async function signInAction(_prev: SignInState, form: FormData): Promise<SignInState> {
+  const parsed = Form.safeParse({ email: form.get("email"), password: form.get("password"), next: form.get("next") ?? undefined });
+  const email = typeof form.get("email") === "string" ? String(form.get("email")).slice(0, 200) : "";
+  if (!parsed.success) return { error: "Enter your email and password.", email };
+  let home = "/";
+  try {
+    const res = await auth().api.signInEmail({ body: { email: parsed.data.email, password: parsed.data.password }, headers: await headers() });
+    // Tenant members have no cross-tenant overview: their home is their jobs.
+    if ((res.user as { role?: string }).role === "tenant") home = "/jobs";
+  } catch (err) {
+    if (err instanceof APIError) {
+      const tooMany = err.status === "TOO_MANY_REQUESTS";
+      return { error: tooMany ? "Too many attempts: wait a minute and try again." : "That email and password do not match an account.", email };
+    }
+    console.error("sign-in failed:", err);
+    return { error: "Could not sign in: the server could not check your password. Try again.", email };
+  }
+  const next = safeNext(parsed.data.next);
+  redirect(next === "/" ? home : next);
+}
+
+export async function signOutAction(): Promise<void> {
+  try {
+    await auth().api.signOut({ headers: await headers() });
+  } catch (err) {
+    console.error("sign-out failed:", err);
+  }
+  redirect("/sign-in");
+}

@@ -1,0 +1,73 @@
+import type { Db } from "../db/client";
+import type { Role } from "../auth/permissions";
+
+export type AuditOutcome = "applied" | "refused" | "denied" | "invalid" | "error";
+
+/** Who acted: a signed-in user, an API key, or nobody (an unauthenticated call). */
+export type AuditPrincipal = {
+  userId: string | null;
+  /** An email, `api-key:<prefix>`, or `anonymous`. */
+  actor: string;
+  role: Role | null;
+  tenantId: string | null;
+};
+
+export type AuditEntry = AuditPrincipal & {
+  via: "console" | "api";
+  action: string;
+  jobIds?: readonly string[];
+  outcome: AuditOutcome;
+  reason?: string | null;
+};
+
+export const ANONYMOUS: AuditPrincipal = { userId: null, actor: "anonymous", role: null, tenantId: null };
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * Append one row to the audit log. Call it with the transaction that applied
+ * (or refused) the transition, so the record and the change commit together.
+ */
+export async function recordAudit(db: Db, e: AuditEntry): Promise<void> {
+  // Only well-formed ids are kept as targets: a fuzzed id is described in the reason instead.
+  const jobIds = (e.jobIds ?? []).filter((id) => UUID.test(id)).slice(0, 10_000);
+  await db`
+    INSERT INTO audit_log (user_id, actor, role, tenant_id, via, action, job_ids, outcome, reason)
+    VALUES (${e.userId}, ${e.actor.slice(0, 200)}, ${e.role}, ${e.tenantId}, ${e.via}, ${e.action.slice(0, 100)},
+            ${jobIds}::uuid[], ${e.outcome}, ${e.reason ? e.reason.slice(0, 2000) : null})`;
+}
+
+export type AuditRow = {
+  id: number;
+  at: Date;
+  actor: string;
+  role: string | null;
+  tenantId: string | null;
+  via: string;
+  action: string;
+  jobIds: string[];
+  outcome: AuditOutcome;
+  reason: string | null;
+};
+
+export type AuditFilters = { actor?: string; action?: string; outcome?: AuditOutcome; since?: Date; until?: Date; before?: number };
+export const AUDIT_PAGE = 50;
+
+/** Newest first, keyset on id (ids only grow, in commit order close enough for a log). */
+export async function listAudit(db: Db, f: AuditFilters): Promise<{ rows: AuditRow[]; next: number | null }> {
+  const rows = await db<AuditRow[]>`
+    SELECT id, at, actor, role, tenant_id, via, action, job_ids, outcome, reason
+    FROM audit_log
+    WHERE true
+      ${f.actor ? db`AND actor = ${f.actor}` : db``}
+      ${f.action ? db`AND action = ${f.action}` : db``}
+      ${f.outcome ? db`AND outcome = ${f.outcome}` : db``}
+      ${f.since ? db`AND at >= ${f.since}` : db``}
+      ${f.until ? db`AND at < ${f.until}` : db``}
+      ${f.before ? db`AND id < ${f.before}` : db``}
+    ORDER BY id DESC
+    LIMIT ${AUDIT_PAGE + 1}`;
+  const more = rows.length > AUDIT_PAGE;
+  const page = rows.slice(0, AUDIT_PAGE);
+  return { rows: page, next: more ? page[page.length - 1]!.id : null };
+}

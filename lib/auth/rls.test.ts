@@ -1,0 +1,141 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { connect, type Sql } from "../db/client";
+import { withScope } from "../db/scope";
+import { createTestDb, type TestDb } from "../db/test-db";
+import { enqueue } from "../jobs/enqueue";
+import { api, getJob, newJob, operator, runJob, seedTenants, worker } from "../jobs/test-helpers";
+import { transition } from "../jobs/transition";
+import type { JobRow } from "../jobs/types";
+
+const TENANT_TABLES = ["jobs", "job_runs", "job_events", "transition_rejections"] as const;
+
+let db: TestDb;
+let app: Sql;
+let workerRole: Sql;
+let acmeJob: JobRow;
+let globexJob: JobRow;
+
+const count = (sql: Sql | Parameters<Parameters<typeof withScope>[2]>[0], table: string) =>
+  sql.unsafe<{ n: number }[]>(`SELECT count(*)::int AS n FROM ${table}`).then((r) => r[0]!.n);
+
+beforeAll(async () => {
+  db = await createTestDb();
+  app = connect(db.roleUrl("app"), { max: 2 });
+  workerRole = connect(db.roleUrl("worker"), { max: 2 });
+  await seedTenants(db.sql);
+  acmeJob = await newJob(db.sql, { tenantId: "acme" });
+  globexJob = await newJob(db.sql, { tenantId: "globex" });
+  // Give each job a run record, events and a rejection.
+  for (const j of [acmeJob, globexJob]) {
+    await runJob(db.sql, j);
+    await transition(db.sql, { jobId: j.id, event: "start", actor: worker("w-1"), attempt: 1 }); // refused: already running
+  }
+});
+
+afterAll(async () => {
+  await app?.end({ timeout: 5 });
+  await workerRole?.end({ timeout: 5 });
+  await db?.close();
+});
+
+describe("the database roles (catalog)", () => {
+  it("the runtime roles are not superusers, cannot bypass RLS and own none of the tenant tables", async () => {
+    const roles = await db.sql<{ rolname: string; rolsuper: boolean; rolbypassrls: boolean; rolcanlogin: boolean }[]>`
+      SELECT rolname, rolsuper, rolbypassrls, rolcanlogin FROM pg_roles WHERE rolname IN ('jobscope_app', 'jobscope_worker') ORDER BY rolname`;
+    expect(roles).toEqual([
+      { rolname: "jobscope_app", rolsuper: false, rolbypassrls: false, rolcanlogin: true },
+      { rolname: "jobscope_worker", rolsuper: false, rolbypassrls: false, rolcanlogin: true },
+    ]);
+    const owners = await db.sql<{ relname: string; owner: string }[]>`
+      SELECT c.relname, pg_get_userbyid(c.relowner) AS owner FROM pg_class c
+       WHERE c.relnamespace = 'public'::regnamespace AND c.relkind IN ('r', 'p')
+         AND pg_get_userbyid(c.relowner) IN ('jobscope_app', 'jobscope_worker')`;
+    expect(owners).toEqual([]);
+  });
+
+  it("every tenant table has row-level security enabled and forced", async () => {
+    const rows = await db.sql<{ relname: string; relrowsecurity: boolean; relforcerowsecurity: boolean }[]>`
+      SELECT relname, relrowsecurity, relforcerowsecurity FROM pg_class
+       WHERE relnamespace = 'public'::regnamespace AND relname = ANY(${[...TENANT_TABLES]}) ORDER BY relname`;
+    expect(rows).toHaveLength(TENANT_TABLES.length);
+    for (const r of rows) expect(r, r.relname).toMatchObject({ relrowsecurity: true, relforcerowsecurity: true });
+  });
+
+  it("the console's role cannot delete job history or rewrite the audit log", async () => {
+    await expect(app`DELETE FROM job_events`).rejects.toThrow(/permission denied/);
+    await expect(app`DELETE FROM jobs`).rejects.toThrow(/permission denied/);
+    await expect(app`UPDATE audit_log SET reason = 'x'`).rejects.toThrow(/permission denied/);
+    await expect(app`DELETE FROM audit_log`).rejects.toThrow(/permission denied/);
+    await db.sql`INSERT INTO audit_log (actor, via, action, outcome) VALUES ('t', 'console', 'test', 'applied')`;
+    // Even the owner cannot change a written audit row: a trigger refuses it.
+    await expect(db.sql`UPDATE audit_log SET reason = 'rewritten'`).rejects.toThrow(/append-only/);
+    await expect(db.sql`DELETE FROM audit_log`).rejects.toThrow(/append-only/);
+  });
+});
+
+describe("row-level security, with no application filter at all", () => {
+  it("a tenant-scoped transaction sees only its tenant's jobs, runs, events and rejections", async () => {
+    const seen = await withScope(app, { tenantId: "acme" }, async (tx) => ({
+      jobs: await tx<{ tenantId: string }[]>`SELECT tenant_id FROM jobs`,
+      runs: await tx<{ jobId: string }[]>`SELECT job_id FROM job_runs`,
+      events: await tx<{ jobId: string }[]>`SELECT DISTINCT job_id FROM job_events`,
+      rejections: await tx<{ jobId: string }[]>`SELECT job_id FROM transition_rejections`,
+    }));
+    expect(new Set(seen.jobs.map((r) => r.tenantId))).toEqual(new Set(["acme"]));
+    expect(seen.runs.map((r) => r.jobId)).toEqual([acmeJob.id]);
+    expect(seen.events.map((r) => r.jobId)).toEqual([acmeJob.id]);
+    expect(seen.rejections.map((r) => r.jobId)).toEqual([acmeJob.id]);
+  });
+
+  it("with no tenant set, the console's role sees zero rows, never all rows", async () => {
+    for (const t of TENANT_TABLES) expect(await count(app, t), t).toBe(0);
+    // A tenant setting left empty is no tenant either.
+    const empty = await app.begin(async (tx) => {
+      await tx`SELECT set_config('jobscope.tenant', '', true)`;
+      return count(tx, "jobs");
+    });
+    expect(empty).toBe(0);
+  });
+
+  it("the setting is transaction-local: it does not leak to the next use of the connection", async () => {
+    const one = connect(db.roleUrl("app"), { max: 1 });
+    try {
+      expect(await withScope(one, { tenantId: "globex" }, (tx) => count(tx, "jobs"))).toBe(1);
+      expect(await count(one, "jobs")).toBe(0);
+    } finally {
+      await one.end({ timeout: 5 });
+    }
+  });
+
+  it("staff scope sees every tenant; the worker role sees everything without a scope", async () => {
+    expect(await withScope(app, { all: true }, (tx) => count(tx, "jobs"))).toBe(2);
+    expect(await count(workerRole, "jobs")).toBe(2);
+    expect(await count(workerRole, "job_events")).toBeGreaterThan(0);
+  });
+
+  it("a tenant cannot write another tenant's job through the write path", async () => {
+    // Cancel globex's job from an acme-scoped transaction: the row is invisible, so "not found".
+    const r = await withScope(app, { tenantId: "acme" }, (tx) =>
+      transition(tx, { jobId: globexJob.id, event: "cancel", actor: { kind: "tenant", id: "dana@acme.example" } }),
+    );
+    expect(r).toMatchObject({ ok: false, kind: "not_found" });
+    expect((await getJob(db.sql, globexJob.id)).state).toBe("running");
+    // Nor can it insert a job for another tenant: the policy's WITH CHECK refuses the row.
+    await expect(
+      withScope(app, { tenantId: "acme" }, (tx) =>
+        enqueue(tx, { tenantId: "globex", type: "report.generate", params: { report: "daily_usage", period: "2026-11" } }, api),
+      ),
+    ).rejects.toThrow(/row-level security/);
+    expect(await count(db.sql, "jobs")).toBe(2);
+  });
+
+  it("a tenant's own cancel goes through, under the same policies", async () => {
+    const r = await withScope(app, { tenantId: "acme" }, (tx) =>
+      transition(tx, { jobId: acmeJob.id, event: "cancel", actor: { kind: "tenant", id: "dana@acme.example" } }),
+    );
+    expect(r).toMatchObject({ ok: true, job: { state: "cancelling" } });
+    // An operator in staff scope can act on any tenant's job.
+    const op = await withScope(app, { all: true }, (tx) => transition(tx, { jobId: globexJob.id, event: "pause", actor: operator }));
+    expect(op).toMatchObject({ ok: true, job: { state: "paused" } });
+  });
+});

@@ -1,0 +1,129 @@
+import { sql } from "drizzle-orm";
+import { bigint, boolean, check, index, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { tenants } from "./schema";
+
+const tz = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });
+
+/**
+ * better-auth's tables (user, session, account, verification), with two
+ * Jobscope fields on the user: the role (lib/auth/permissions.ts) and, for
+ * tenant members, their tenant. Column keys are the names better-auth uses.
+ */
+export const users = pgTable(
+  "users",
+  {
+    id: text("id").primaryKey(),
+    name: text("name").notNull(),
+    email: text("email").notNull().unique(),
+    emailVerified: boolean("email_verified").notNull().default(false),
+    image: text("image"),
+    role: text("role").notNull().default("tenant"),
+    tenantId: text("tenant_id").references(() => tenants.id),
+    /** A tenant member who may manage the tenant's API keys. */
+    tenantOwner: boolean("tenant_owner").notNull().default(false),
+    createdAt: tz("created_at").notNull().defaultNow(),
+    updatedAt: tz("updated_at").notNull().defaultNow(),
+  },
+  (t) => [
+    check("users_role_known", sql`${t.role} IN ('tenant', 'support', 'operator', 'admin')`),
+    check("users_tenant_iff_member", sql`(${t.role} = 'tenant') = (${t.tenantId} IS NOT NULL)`),
+  ],
+);
+
+export const sessions = pgTable(
+  "sessions",
+  {
+    id: text("id").primaryKey(),
+    expiresAt: tz("expires_at").notNull(),
+    token: text("token").notNull().unique(),
+    createdAt: tz("created_at").notNull().defaultNow(),
+    updatedAt: tz("updated_at").notNull().defaultNow(),
+    ipAddress: text("ip_address"),
+    userAgent: text("user_agent"),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+  },
+  (t) => [index("sessions_user_idx").on(t.userId)],
+);
+
+export const accounts = pgTable(
+  "accounts",
+  {
+    id: text("id").primaryKey(),
+    accountId: text("account_id").notNull(),
+    providerId: text("provider_id").notNull(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    accessToken: text("access_token"),
+    refreshToken: text("refresh_token"),
+    idToken: text("id_token"),
+    accessTokenExpiresAt: tz("access_token_expires_at"),
+    refreshTokenExpiresAt: tz("refresh_token_expires_at"),
+    scope: text("scope"),
+    password: text("password"),
+    createdAt: tz("created_at").notNull().defaultNow(),
+    updatedAt: tz("updated_at").notNull().defaultNow(),
+  },
+  (t) => [index("accounts_user_idx").on(t.userId)],
+);
+
+export const verifications = pgTable("verifications", {
+  id: text("id").primaryKey(),
+  identifier: text("identifier").notNull(),
+  value: text("value").notNull(),
+  expiresAt: tz("expires_at").notNull(),
+  createdAt: tz("created_at").notNull().defaultNow(),
+  updatedAt: tz("updated_at").notNull().defaultNow(),
+});
+
+export const AUDIT_OUTCOMES = ["applied", "refused", "denied", "invalid", "error"] as const;
+
+/**
+ * Every console and API action: who (user or API key, role, tenant), what,
+ * on which jobs, and how it ended. Append-only for the application's role.
+ */
+export const auditLog = pgTable(
+  "audit_log",
+  {
+    id: bigint("id", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+    at: tz("at").notNull().defaultNow(),
+    userId: text("user_id"),
+    actor: text("actor").notNull(),
+    role: text("role"),
+    tenantId: text("tenant_id"),
+    via: text("via").notNull(),
+    action: text("action").notNull(),
+    jobIds: uuid("job_ids").array().notNull().default(sql`'{}'::uuid[]`),
+    outcome: text("outcome").notNull(),
+    reason: text("reason"),
+  },
+  (t) => [
+    check("audit_log_outcome_known", sql`${t.outcome} IN ('applied', 'refused', 'denied', 'invalid', 'error')`),
+    check("audit_log_via_known", sql`${t.via} IN ('console', 'api')`),
+    index("audit_log_at_idx").on(t.at),
+    index("audit_log_actor_idx").on(t.actor, t.id.desc()),
+    index("audit_log_action_idx").on(t.action, t.id.desc()),
+  ],
+);
+
+/** Per-tenant API keys: the secret is shown once; only its SHA-256 is kept. */
+export const apiKeys = pgTable(
+  "api_keys",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    tenantId: text("tenant_id")
+      .notNull()
+      .references(() => tenants.id),
+    name: text("name").notNull(),
+    /** The first characters of the key, to recognise it in lists. */
+    prefix: text("prefix").notNull(),
+    hash: text("hash").notNull().unique(),
+    createdBy: text("created_by").notNull(),
+    createdAt: tz("created_at").notNull().defaultNow(),
+    lastUsedAt: tz("last_used_at"),
+    revokedAt: tz("revoked_at"),
+  },
+  (t) => [index("api_keys_tenant_idx").on(t.tenantId, t.createdAt.desc())],
+);
