@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import type { ReactNode } from "react";
+import { DriftAlarm } from "@/components/drift-alarm";
 import { Providers } from "@/components/providers";
 import "./globals.css";
 
@@ -51,6 +52,7 @@ export default function RootLayout({ children }: { children: ReactNode }) {
           </div>
         </header>
         <Providers>
+          <DriftAlarm />
           <main id="main" className="mx-auto max-w-6xl px-4 py-8 sm:px-6">
             {children}
           </main>

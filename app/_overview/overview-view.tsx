@@ -8,12 +8,15 @@ import { numbers } from "@/components/numbers";
 import { countsQuery, type CountsResponse } from "@/components/query-keys";
 import { STATE_STYLES } from "@/components/state-badge";
 import { STATES, TERMINAL_STATES, type JobState } from "@/lib/fsm/table";
+import type { WindowKey } from "@/lib/insight/windows";
+import { InsightPanels } from "./insight-panels";
 
 const POLL_MS = 2_000;
 const isTerminal = (state: JobState) => (TERMINAL_STATES as readonly JobState[]).includes(state);
 
-export default function OverviewPage() {
+export function OverviewView() {
   const [isPaused, setIsPaused] = useState(false);
+  const [range, setRange] = useState<WindowKey>("24h");
   const query = useQuery({
     ...countsQuery(),
     refetchInterval: isPaused ? false : POLL_MS,
@@ -34,7 +37,7 @@ export default function OverviewPage() {
       <div className="flex flex-wrap items-end justify-between gap-4">
         <div>
           <h1 className="text-2xl font-semibold tracking-tight">Overview</h1>
-          <p className="mt-1 text-sm text-neutral-500">Jobs by state across every queue and tenant.</p>
+          <p className="mt-1 text-sm text-neutral-500">Jobs by state, throughput, latency, errors and poison jobs across every queue and tenant.</p>
         </div>
         <div className="flex items-center gap-3">
           <Freshness updatedAt={data ? query.dataUpdatedAt : null} isPaused={isPaused} isFailing={isFailing} />
@@ -105,6 +108,8 @@ export default function OverviewPage() {
           <p className="mt-1 text-sm text-neutral-500">Jobs appear here as soon as they are submitted.</p>
         </div>
       )}
+
+      <InsightPanels isPaused={isPaused} window={range} onWindow={setRange} />
     </div>
   );
 }

@@ -15,6 +15,7 @@ import { JobHeader } from "./job-header";
 import { RunRecords } from "./run-records";
 import { Section } from "./section";
 import { TimelineSection } from "./timeline-section";
+import { WhySlow } from "./why-slow";
 
 const POLL_MS = 2_000;
 
@@ -73,6 +74,7 @@ export function JobDetailView({ id, initial, renderedAt, actorKind }: Props) {
         </div>
       )}
 
+      <WhySlow detail={detail} now={now} />
       <TimelineSection detail={detail} now={now} />
 
       <div className="grid gap-6 lg:grid-cols-2">

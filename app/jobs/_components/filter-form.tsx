@@ -43,6 +43,7 @@ export function FilterForm({ filters }: { filters: JobFilters }) {
         ...Object.fromEntries(TEXT_FIELDS.map(([name]) => [name, text(form.get(name))])),
         ...Object.fromEntries(DATE_FIELDS.map(([name]) => [name, fromInput(form.get(name))])),
         type: text(form.get("type")),
+        poison: form.get("poison") === "1" ? "1" : undefined,
         sort,
       }),
     );
@@ -79,6 +80,10 @@ export function FilterForm({ filters }: { filters: JobFilters }) {
         </Field>
       </div>
       <div className="mt-3 flex items-center justify-end gap-2">
+        <label className="mr-auto flex items-center gap-2 text-sm text-neutral-700">
+          <input type="checkbox" name="poison" value="1" defaultChecked={filters.poison === "1"} className="size-4 rounded border-neutral-300 accent-neutral-900" />
+          Poison suspects only <span className="text-xs text-neutral-500">(leases lost twice or more)</span>
+        </label>
         <button type="button" className={SECONDARY} onClick={() => router.push(jobsHref({ state: filters.state }))}>
           Clear filters
         </button>

@@ -5,6 +5,8 @@ import { useEffect, useRef } from "react";
 import { TimeAgo } from "@/components/relative-time";
 import { StateBadge } from "@/components/state-badge";
 import { useNow } from "@/components/use-now";
+import { PoisonBadge } from "@/components/charts/poison-badge";
+import { POISON_LOSSES } from "@/lib/insight/windows";
 import type { JobWire } from "./wire";
 
 type Props = {
@@ -79,7 +81,10 @@ export function JobsTable({ jobs, selected, onToggle, onTogglePage }: Props) {
                   </Link>
                 </td>
                 <td className={TD}>
-                  <StateBadge state={job.state} />
+                  <span className="flex items-center gap-1.5">
+                    <StateBadge state={job.state} />
+                    {job.leaseLosses >= POISON_LOSSES && <PoisonBadge losses={job.leaseLosses} />}
+                  </span>
                 </td>
                 <td className={TD}><Clip value={job.type} width="max-w-40" mono /></td>
                 <td className={TD}><Clip value={job.tenantId} width="max-w-24" /></td>

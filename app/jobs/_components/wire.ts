@@ -14,6 +14,8 @@ export type JobWire = {
   stateVersion: number;
   lastErrorClass: string | null;
   lastWorker: string | null;
+  /** Attempts that ended lease_expired; POISON_LOSSES or more marks a poison suspect. */
+  leaseLosses: number;
   createdAt: string;
   finishedAt: string | null;
 };

@@ -1,0 +1,220 @@
+"use client";
+
+import { queryOptions, useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { Card, Empty } from "@/components/charts/card";
+import { CountBars } from "@/components/charts/count-bars";
+import { PercentileChart } from "@/components/charts/percentile-chart";
+import { RejectionKindBadge } from "@/components/charts/rejection-kind";
+import { ThroughputChart } from "@/components/charts/throughput-chart";
+import { LoadError } from "@/components/load-error";
+import { numbers } from "@/components/numbers";
+import { TimeAgo } from "@/components/relative-time";
+import { StateBadge } from "@/components/state-badge";
+import { useNow } from "@/components/use-now";
+import type { busiestErrors, latencyByType, poisonSuspects, recentRejections, throughput } from "@/lib/insight/queries";
+import { WINDOW_KEYS, WINDOWS, type WindowKey } from "@/lib/insight/windows";
+import { getJson, type Wire } from "@/lib/insight/wire";
+
+type Awaited2<F extends (...a: never[]) => Promise<unknown>> = Awaited<ReturnType<F>>;
+export type OverviewResponse = Wire<{
+  window: WindowKey;
+  series: Awaited2<typeof throughput>;
+  latency: Awaited2<typeof latencyByType>;
+  errors: Awaited2<typeof busiestErrors>;
+  poison: Awaited2<typeof poisonSuspects>;
+  rejections: Awaited2<typeof recentRejections>;
+  at: string;
+}>;
+
+/** Charts refresh less often than the counts: each reads a window of attempts. */
+export const CHARTS_POLL_MS = 10_000;
+
+export const overviewQuery = (window: WindowKey) =>
+  queryOptions({
+    queryKey: ["insight", "overview", window] as const,
+    queryFn: ({ signal }) => getJson<OverviewResponse>(`/api/insight/overview?window=${window}`, signal),
+  });
+
+export function InsightPanels({ isPaused, window, onWindow }: { isPaused: boolean; window: WindowKey; onWindow: (w: WindowKey) => void }) {
+  const query = useQuery({
+    ...overviewQuery(window),
+    refetchInterval: isPaused ? false : CHARTS_POLL_MS,
+    refetchOnWindowFocus: !isPaused,
+    placeholderData: (prev) => prev,
+  });
+  const now = useNow();
+  const data = query.data;
+  const isFailing = query.errorUpdatedAt > query.dataUpdatedAt;
+  const label = WINDOWS[window].label;
+
+  return (
+    <div className="space-y-6">
+      <div className="flex flex-wrap items-center justify-between gap-3">
+        <h2 className="text-lg font-semibold tracking-tight">Activity</h2>
+        <div role="group" aria-label="Window" className="inline-flex rounded-md border border-neutral-300 bg-white p-0.5 text-sm shadow-xs">
+          {WINDOW_KEYS.map((k) => (
+            <button
+              key={k}
+              type="button"
+              aria-pressed={k === window}
+              onClick={() => onWindow(k)}
+              className={`rounded px-3 py-1 font-medium ${k === window ? "bg-neutral-900 text-white" : "text-neutral-600 hover:bg-neutral-100"}`}
+            >
+              {k}
+            </button>
+          ))}
+        </div>
+      </div>
+
+      {isFailing && (
+        <LoadError
+          title={data ? "Could not refresh the charts; showing the last ones received." : "Could not load the charts."}
+          message={query.error?.message}
+          onRetry={() => void query.refetch()}
+        />
+      )}
+
+      <Card title="Throughput and failure rate" id="throughput" aside={`attempts that ended, ${label}, by outcome`}>
+        <div aria-label="Throughput chart" aria-busy={!data}>
+          {data ? data.series.some((p) => p.succeeded + p.failed + p.leaseExpired + p.other > 0) ? <ThroughputChart points={data.series} /> : <Empty>No attempt ended in the {label}.</Empty> : <Skeleton h={260} />}
+        </div>
+      </Card>
+
+      <div className="grid gap-6 lg:grid-cols-2">
+        <Card title="Queue wait by type" id="queue-wait" aside={`p50 and p95, ${label}`}>
+          <div aria-label="Queue wait chart">
+            {data ? (
+              data.latency.length ? (
+                <PercentileChart rows={data.latency.map((r) => ({ label: r.type, p50: r.queueP50, p95: r.queueP95 }))} color="#0284c7" light="#7dd3fc" />
+              ) : (
+                <Empty>No attempts in the {label}.</Empty>
+              )
+            ) : (
+              <Skeleton h={160} />
+            )}
+          </div>
+        </Card>
+        <Card title="Run time by type" id="run-time" aside={`p50 and p95, ${label}`}>
+          <div aria-label="Run time chart">
+            {data ? (
+              data.latency.length ? (
+                <PercentileChart rows={data.latency.map((r) => ({ label: r.type, p50: r.runP50, p95: r.runP95 }))} color="#7c3aed" light="#c4b5fd" />
+              ) : (
+                <Empty>No attempts in the {label}.</Empty>
+              )
+            ) : (
+              <Skeleton h={160} />
+            )}
+          </div>
+        </Card>
+      </div>
+
+      <div className="grid gap-6 lg:grid-cols-2">
+        <Card title="Busiest error classes" id="errors" aside={label}>
+          <div aria-label="Error classes chart">
+            {data ? (
+              data.errors.length ? (
+                <>
+                  <CountBars rows={data.errors.map((e) => ({ label: e.errorClass, n: e.attempts }))} color="#dc2626" name="failed attempts" />
+                  <ul className="mt-3 space-y-1 text-xs text-neutral-600">
+                    {data.errors.map((e) => (
+                      <li key={e.errorClass}>
+                        <Link href={`/jobs?errorClass=${encodeURIComponent(e.errorClass)}`} className="font-mono font-medium text-neutral-900 hover:underline">
+                          {e.errorClass}
+                        </Link>{" "}
+                        {numbers.format(e.attempts)} attempts of {numbers.format(e.jobs)} jobs · {e.types.join(", ")}
+                      </li>
+                    ))}
+                  </ul>
+                </>
+              ) : (
+                <Empty>No errors in the {label}.</Empty>
+              )
+            ) : (
+              <Skeleton h={120} />
+            )}
+          </div>
+        </Card>
+        <PoisonCard poison={data?.poison} now={now} />
+      </div>
+
+      <Card title="Recent rejections" id="recent-rejections" aside={<Link href="/rejections" className="hover:text-neutral-900 hover:underline">All rejections →</Link>}>
+        {data ? (
+          data.rejections.length ? (
+            <table className="w-full text-sm">
+              <thead className="text-left text-xs text-neutral-500">
+                <tr>
+                  <th className="pb-2 font-medium">Kind</th>
+                  <th className="pb-2 font-medium">Event</th>
+                  <th className="pb-2 font-medium">By</th>
+                  <th className="pb-2 font-medium">Job</th>
+                  <th className="pb-2 font-medium">When</th>
+                </tr>
+              </thead>
+              <tbody className="divide-y divide-neutral-100">
+                {data.rejections.map((r) => (
+                  <tr key={r.id} title={r.reason}>
+                    <td className="py-1.5"><RejectionKindBadge kind={r.kind} /></td>
+                    <td className="py-1.5 font-mono text-xs">{r.event}</td>
+                    <td className="py-1.5 text-xs text-neutral-600">{r.actorKind} {r.actorId}</td>
+                    <td className="py-1.5"><Link href={`/jobs/${r.jobId}`} className="font-mono text-xs hover:underline">{r.jobId.slice(0, 8)}</Link></td>
+                    <td className="py-1.5 text-xs text-neutral-600"><TimeAgo at={new Date(r.at)} now={now} /></td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          ) : (
+            <Empty>No transition has been refused.</Empty>
+          )
+        ) : (
+          <Skeleton h={80} />
+        )}
+      </Card>
+    </div>
+  );
+}
+
+function PoisonCard({ poison, now }: { poison: OverviewResponse["poison"] | undefined; now: number }) {
+  return (
+    <Card title="Poison suspects" id="poison" aside={<Link href="/jobs?poison=1" className="hover:text-neutral-900 hover:underline">In the jobs list →</Link>}>
+      <p className="-mt-2 mb-3 text-xs text-neutral-500">Jobs whose attempts ended with an expired lease twice or more in the last 7 days: they kill or hang their workers.</p>
+      {!poison ? (
+        <Skeleton h={80} />
+      ) : poison.length === 0 ? (
+        <Empty>No poison suspects.</Empty>
+      ) : (
+        <ul aria-label="Poison suspects" className="divide-y divide-neutral-100">
+          {poison.map((p) => (
+            <li key={p.jobId} className="py-2 text-sm">
+              <div className="flex flex-wrap items-center justify-between gap-2">
+                <Link href={`/jobs/${p.jobId}`} className="font-mono text-xs font-medium hover:underline">
+                  {p.jobId.slice(0, 8)}
+                </Link>
+                <span className="font-mono text-xs text-neutral-600">{p.type}</span>
+                <span className="text-xs text-neutral-500">{p.tenantId}</span>
+                <StateBadge state={p.state} />
+                <span className="text-xs font-medium text-orange-800">{p.losses} leases lost</span>
+                <span className="text-xs text-neutral-500"><TimeAgo at={new Date(p.lastLossAt)} now={now} /></span>
+              </div>
+              <p className="mt-1 text-xs text-neutral-600">
+                Workers that died on it:{" "}
+                {p.workers.map((w, i) => (
+                  <span key={`${w.id}-${w.attempt}`}>
+                    {i > 0 && ", "}
+                    <span className="font-mono">{w.id}</span>
+                    {w.status !== "unknown" && <span className={w.status === "live" ? "text-emerald-700" : "text-red-700"}> ({w.status})</span>}
+                  </span>
+                ))}
+              </p>
+            </li>
+          ))}
+        </ul>
+      )}
+    </Card>
+  );
+}
+
+function Skeleton({ h }: { h: number }) {
+  return <div aria-hidden="true" style={{ height: h }} className="w-full rounded-md bg-neutral-100 motion-safe:animate-pulse" />;
+}

@@ -1,0 +1,171 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { Empty } from "@/components/charts/card";
+import { RejectionKindBadge } from "@/components/charts/rejection-kind";
+import { formatAgo, formatUtc } from "@/components/relative-time";
+import { StateBadge } from "@/components/state-badge";
+import { requirePage, withViewer, type Viewer } from "@/lib/auth/viewer";
+import { EVENTS, REJECTION_KINDS, type JobEvent, type RejectionKind } from "@/lib/fsm/table";
+import { listRejections, type RejectionFilters, type RejectionPage } from "@/lib/insight/queries";
+
+export const metadata: Metadata = { title: "Rejections" };
+export const dynamic = "force-dynamic";
+
+type Props = { searchParams: Promise<Record<string, string | string[] | undefined>> };
+
+const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v)?.trim() || undefined;
+
+/** URL filters; unknown values are dropped rather than failing the page. */
+function parseFilters(sp: Record<string, string | string[] | undefined>): RejectionFilters {
+  const kind = one(sp.kind);
+  const event = one(sp.event);
+  return {
+    kind: (REJECTION_KINDS as readonly string[]).includes(kind ?? "") ? (kind as RejectionKind) : undefined,
+    event: (EVENTS as readonly string[]).includes(event ?? "") ? (event as JobEvent) : undefined,
+    actor: one(sp.actor)?.slice(0, 200),
+    job: one(sp.job)?.slice(0, 100),
+    after: one(sp.after),
+    limit: 50,
+  };
+}
+
+function href(f: RejectionFilters, after?: string) {
+  const p = new URLSearchParams();
+  for (const k of ["kind", "event", "actor", "job"] as const) if (f[k]) p.set(k, f[k]!);
+  if (after) p.set("after", after);
+  const s = p.toString();
+  return s ? `/rejections?${s}` : "/rejections";
+}
+
+const KIND_HELP: Record<RejectionKind, string> = {
+  illegal: "the state machine does not allow that event from the job's state",
+  conflict: "someone else moved the job first (a stale page, a late worker)",
+  drift: "the version matched but the state did not: the row was written outside the write path",
+};
+
+/** The page of rejections and when it was read (relative times count from there). */
+async function load(viewer: Viewer, f: RejectionFilters): Promise<{ page: RejectionPage | null; now: number }> {
+  try {
+    return { page: await withViewer(viewer, (tx) => listRejections(tx, f)), now: Date.now() };
+  } catch (err) {
+    console.error("/rejections: could not list rejections:", err);
+    return { page: null, now: Date.now() };
+  }
+}
+
+export default async function RejectionsPage({ searchParams }: Props) {
+  const viewer = await requirePage("insight:read", "/rejections");
+  const f = parseFilters(await searchParams);
+  const { page, now } = await load(viewer, f);
+  const filtered = !!(f.kind || f.event || f.actor || f.job);
+  const input = "rounded-md border border-neutral-300 bg-white px-2 py-1.5 text-sm shadow-xs";
+
+  return (
+    <div className="space-y-6">
+      <div>
+        <h1 className="text-2xl font-semibold tracking-tight">Rejections</h1>
+        <p className="mt-1 text-sm text-neutral-500">Every transition the write path refused, newest first.</p>
+        <ul className="mt-2 space-y-0.5 text-xs text-neutral-600">
+          {REJECTION_KINDS.map((k) => (
+            <li key={k}>
+              <span className="font-mono font-medium">{k}</span>: {KIND_HELP[k]}
+            </li>
+          ))}
+        </ul>
+      </div>
+
+      <form method="get" action="/rejections" aria-label="Filter rejections" className="flex flex-wrap items-end gap-3 rounded-lg border border-neutral-200 bg-white p-4 shadow-xs">
+        <label className="flex flex-col gap-1 text-xs font-medium text-neutral-600">
+          Kind
+          <select name="kind" defaultValue={f.kind ?? ""} className={input}>
+            <option value="">any</option>
+            {REJECTION_KINDS.map((k) => (
+              <option key={k} value={k}>{k}</option>
+            ))}
+          </select>
+        </label>
+        <label className="flex flex-col gap-1 text-xs font-medium text-neutral-600">
+          Event
+          <select name="event" defaultValue={f.event ?? ""} className={input}>
+            <option value="">any</option>
+            {EVENTS.map((e) => (
+              <option key={e} value={e}>{e}</option>
+            ))}
+          </select>
+        </label>
+        <label className="flex flex-col gap-1 text-xs font-medium text-neutral-600">
+          Actor
+          <input name="actor" defaultValue={f.actor ?? ""} placeholder="ops@… or a worker id" className={`${input} w-48`} />
+        </label>
+        <label className="flex flex-col gap-1 text-xs font-medium text-neutral-600">
+          Job id
+          <input name="job" defaultValue={f.job ?? ""} placeholder="uuid" className={`${input} w-72 font-mono`} />
+        </label>
+        <button type="submit" className="rounded-md bg-neutral-900 px-3 py-1.5 text-sm font-medium text-white hover:bg-neutral-700">
+          Filter
+        </button>
+        {filtered && (
+          <Link href="/rejections" className="text-sm text-neutral-600 hover:underline">
+            Clear
+          </Link>
+        )}
+      </form>
+
+      {!page ? (
+        <div role="alert" className="rounded-lg border border-red-200 bg-red-50 p-4 text-sm text-red-900">
+          Could not load the rejections: the database did not answer. Details are in the server log.
+        </div>
+      ) : page.rows.length === 0 ? (
+        <Empty>{filtered ? "No rejection matches these filters." : "No transition has been refused."}</Empty>
+      ) : (
+        <div className="overflow-x-auto rounded-lg border border-neutral-200 bg-white shadow-xs">
+          <table aria-label="Rejections" className="w-full text-sm">
+            <thead className="border-b border-neutral-200 bg-neutral-50 text-left text-xs text-neutral-500">
+              <tr>
+                <th className="px-4 py-2 font-medium">When</th>
+                <th className="px-4 py-2 font-medium">Kind</th>
+                <th className="px-4 py-2 font-medium">Event</th>
+                <th className="px-4 py-2 font-medium">Actor</th>
+                <th className="px-4 py-2 font-medium">Job</th>
+                <th className="px-4 py-2 font-medium">Expected → current</th>
+                <th className="px-4 py-2 font-medium">Reason</th>
+              </tr>
+            </thead>
+            <tbody className="divide-y divide-neutral-100">
+              {page.rows.map((r) => (
+                <tr key={r.id} className={r.kind === "drift" ? "bg-red-50/60" : undefined}>
+                  <td className="px-4 py-2 align-top text-xs whitespace-nowrap text-neutral-600">
+                    <time dateTime={r.at.toISOString()} title={formatUtc(r.at)}>{formatAgo(now - r.at.getTime())}</time>
+                  </td>
+                  <td className="px-4 py-2 align-top"><RejectionKindBadge kind={r.kind} /></td>
+                  <td className="px-4 py-2 align-top font-mono text-xs">{r.event}</td>
+                  <td className="px-4 py-2 align-top text-xs">
+                    <span className="text-neutral-500">{r.actorKind}</span> {r.actorId}
+                  </td>
+                  <td className="px-4 py-2 align-top">
+                    <Link href={`/jobs/${r.jobId}`} className="font-mono text-xs hover:underline">{r.jobId.slice(0, 8)}</Link>
+                    {r.tenantId && <div className="text-xs text-neutral-500">{r.tenantId}</div>}
+                  </td>
+                  <td className="px-4 py-2 align-top text-xs whitespace-nowrap">
+                    {r.expectedState ? <StateBadge state={r.expectedState} /> : <span className="text-neutral-400">—</span>}
+                    {r.expectedVersion !== null && <span className="ml-1 text-neutral-500">v{r.expectedVersion}</span>}
+                    <span className="px-1 text-neutral-400">→</span>
+                    {r.currentState ? <StateBadge state={r.currentState} /> : <span className="text-neutral-400">none</span>}
+                    {r.currentVersion !== null && <span className="ml-1 text-neutral-500">v{r.currentVersion}</span>}
+                  </td>
+                  <td className="max-w-md px-4 py-2 align-top text-xs break-words text-neutral-700">{r.reason}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {page && (f.after || page.next) && (
+        <nav aria-label="Pages" className="flex justify-end gap-3 text-sm">
+          {f.after && <Link href={href(f)} className="rounded-md border border-neutral-300 bg-white px-3 py-1.5 font-medium shadow-xs hover:bg-neutral-50">Newest</Link>}
+          {page.next && <Link href={href(f, page.next)} className="rounded-md border border-neutral-300 bg-white px-3 py-1.5 font-medium shadow-xs hover:bg-neutral-50">Older →</Link>}
+        </nav>
+      )}
+    </div>
+  );
+}

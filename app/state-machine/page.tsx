@@ -1,0 +1,110 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { Card } from "@/components/charts/card";
+import { numbers } from "@/components/numbers";
+import { StateBadge } from "@/components/state-badge";
+import { requirePage, withViewer } from "@/lib/auth/viewer";
+import { toMermaid } from "@/lib/fsm/diagram";
+import { TRANSITIONS, type RunEffect } from "@/lib/fsm/table";
+import { transitionCounts, type TransitionCount } from "@/lib/insight/queries";
+import { parseWindow, WINDOW_KEYS, WINDOWS } from "@/lib/insight/windows";
+import { StateDiagram } from "./state-diagram";
+
+export const metadata: Metadata = { title: "State machine" };
+export const dynamic = "force-dynamic";
+
+type Props = { searchParams: Promise<Record<string, string | string[] | undefined>> };
+
+const key = (from: string | null, event: string, to: string) => `${from ?? "-"}|${event}|${to}`;
+
+function runEffect(run: RunEffect | undefined): string {
+  if (!run) return "—";
+  if (typeof run === "string") return run === "open" ? "opens a run" : run === "start" ? "run started" : `run → ${run}`;
+  return Object.entries(run).map(([actor, outcome]) => `${actor}: run → ${outcome}`).join("; ");
+}
+
+/** The transition table the engine uses (lib/fsm/table.ts), drawn and listed, with how often each move happened. */
+export default async function StateMachinePage({ searchParams }: Props) {
+  const viewer = await requirePage("insight:read", "/state-machine");
+  const sp = await searchParams;
+  const window = parseWindow(Array.isArray(sp.window) ? sp.window[0] : sp.window, "1h");
+  let counts: TransitionCount[] | null = null;
+  try {
+    counts = await withViewer(viewer, (tx) => transitionCounts(tx, window));
+  } catch (err) {
+    console.error("/state-machine: could not count transitions:", err);
+  }
+  const byKey = new Map((counts ?? []).map((c) => [key(c.from, c.event, c.to), c.n]));
+  const countOf = (from: string | null, event: string, to: string) => byKey.get(key(from, event, to)) ?? 0;
+  const total = [...byKey.values()].reduce((a, b) => a + b, 0);
+
+  return (
+    <div className="space-y-6">
+      <div className="flex flex-wrap items-end justify-between gap-4">
+        <div>
+          <h1 className="text-2xl font-semibold tracking-tight">State machine</h1>
+          <p className="mt-1 text-sm text-neutral-500">
+            Generated from <span className="font-mono">lib/fsm/table.ts</span>, the table the write path enforces. Counts are applied transitions in the {WINDOWS[window].label}
+            {counts ? `: ${numbers.format(total)} in all` : ""}.
+          </p>
+        </div>
+        <nav aria-label="Window" className="inline-flex rounded-md border border-neutral-300 bg-white p-0.5 text-sm shadow-xs">
+          {WINDOW_KEYS.map((k) => (
+            <Link key={k} href={`/state-machine?window=${k}`} aria-current={k === window ? "page" : undefined} className={`rounded px-3 py-1 font-medium ${k === window ? "bg-neutral-900 text-white" : "text-neutral-600 hover:bg-neutral-100"}`}>
+              {k}
+            </Link>
+          ))}
+        </nav>
+      </div>
+      {!counts && (
+        <div role="alert" className="rounded-lg border border-red-200 bg-red-50 p-4 text-sm text-red-900">
+          Could not count transitions: the database did not answer. The table and diagram below are shown without counts.
+        </div>
+      )}
+
+      <Card title="Diagram" id="diagram" aside="arrows back to an earlier state arc over the top">
+        <StateDiagram counts={Object.fromEntries(TRANSITIONS.map((t) => [key(t.from, t.event, t.to), countOf(t.from, t.event, t.to)]))} />
+        <details className="mt-3 text-sm">
+          <summary className="cursor-pointer text-neutral-600">Mermaid source</summary>
+          <pre className="mt-2 overflow-x-auto rounded-md bg-neutral-50 p-3 font-mono text-xs">{toMermaid()}</pre>
+        </details>
+      </Card>
+
+      <Card title="Transition table" id="transitions" aside={`${TRANSITIONS.length} transitions`}>
+        <div className="overflow-x-auto">
+          <table aria-label="Transitions" className="w-full text-sm">
+            <thead className="border-b border-neutral-200 text-left text-xs text-neutral-500">
+              <tr>
+                <th className="py-2 pr-3 font-medium">From</th>
+                <th className="py-2 pr-3 font-medium">Event</th>
+                <th className="py-2 pr-3 font-medium">To</th>
+                <th className="py-2 pr-3 font-medium">Who</th>
+                <th className="py-2 pr-3 font-medium">Run record</th>
+                <th className="py-2 pr-3 font-medium">Also</th>
+                <th className="py-2 text-right font-medium">{window}</th>
+              </tr>
+            </thead>
+            <tbody className="divide-y divide-neutral-100">
+              {TRANSITIONS.map((t) => {
+                const n = countOf(t.from, t.event, t.to);
+                return (
+                  <tr key={key(t.from, t.event, t.to)} aria-label={`${t.from ?? "new"} ${t.event} ${t.to}: ${n}`}>
+                    <td className="py-1.5 pr-3">{t.from ? <StateBadge state={t.from} /> : <span className="text-xs text-neutral-500">new job</span>}</td>
+                    <td className="py-1.5 pr-3 font-mono text-xs font-medium">{t.event}</td>
+                    <td className="py-1.5 pr-3"><StateBadge state={t.to} /></td>
+                    <td className="py-1.5 pr-3 text-xs text-neutral-600">{t.actors.join(", ")}</td>
+                    <td className="py-1.5 pr-3 text-xs text-neutral-600">{runEffect("run" in t ? t.run : undefined)}</td>
+                    <td className="py-1.5 pr-3 text-xs text-neutral-600">
+                      {[("needsAttemptsLeft" in t && t.needsAttemptsLeft) ? "needs attempts left" : "", t.note].filter(Boolean).join("; ") || "—"}
+                    </td>
+                    <td className={`py-1.5 text-right tabular-nums ${n ? "font-semibold" : "text-neutral-400"}`}>{numbers.format(n)}</td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        </div>
+      </Card>
+    </div>
+  );
+}

@@ -1,0 +1,47 @@
+"use client";
+
+import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import type { DriftStatus } from "@/lib/insight/queries";
+import { getJson, HttpError, type Wire } from "@/lib/insight/wire";
+import { numbers } from "./numbers";
+
+const POLL_MS = 15_000;
+
+/**
+ * On every page: drift means something wrote the jobs table outside the write
+ * path, an invariant violation. Polls a cheap endpoint (one index range);
+ * shows nothing to people who may not read insight, nor while all is well.
+ */
+export function DriftAlarm() {
+  const query = useQuery({
+    queryKey: ["insight", "drift"] as const,
+    queryFn: ({ signal }) => getJson<Wire<DriftStatus>>("/api/insight/drift", signal),
+    refetchInterval: (q) => (q.state.error instanceof HttpError && (q.state.error.status === 401 || q.state.error.status === 403) ? false : POLL_MS),
+    retry: false,
+  });
+  const d = query.data;
+  if (!d || d.count === 0) return null;
+  return (
+    <div role="alert" aria-label="Drift alarm" className="border-b border-red-300 bg-red-600 text-white">
+      <div className="mx-auto flex max-w-6xl flex-wrap items-center gap-x-4 gap-y-1 px-4 py-2 text-sm sm:px-6">
+        <span className="font-semibold">
+          Drift: {numbers.format(d.count)}
+          {d.capped ? "+" : ""} {d.count === 1 ? "transition was" : "transitions were"} refused because the jobs table was written outside the write path.
+        </span>
+        {d.latest && (
+          <span className="text-red-100">
+            Latest on job{" "}
+            <Link href={`/jobs/${d.latest.jobId}`} className="font-mono underline">
+              {d.latest.jobId.slice(0, 8)}
+            </Link>{" "}
+            at {d.latest.at.slice(0, 19).replace("T", " ")} UTC.
+          </span>
+        )}
+        <Link href="/rejections?kind=drift" className="ml-auto rounded bg-white/15 px-2 py-0.5 font-medium hover:bg-white/25">
+          See drift rejections →
+        </Link>
+      </div>
+    </div>
+  );
+}
