@@ -100,8 +100,10 @@ class Claim implements Cmd {
 /** A worker event: start, finish, fail, abandon, stop, release; `stale` reports for the previous attempt. */
 class WorkerEvent implements Cmd {
   /** `w` null: the worker that holds the job's lease (or w1). */
-  constructor(readonly i: number, readonly w: string | null, readonly raw: JobEvent, readonly choice: number, readonly stale: boolean) {}
-  event: JobEvent = this.raw;
+  event: JobEvent;
+  constructor(readonly i: number, readonly w: string | null, readonly raw: JobEvent, readonly choice: number, readonly stale: boolean) {
+    this.event = raw;
+  }
   check = (m: Model) => m.jobs.length > 0;
   async run(m: Model, r: Real) {
     const job = this.w === null ? m.pick(this.i, (j) => j.leaseOwner !== null)! : m.at(this.i)!;
