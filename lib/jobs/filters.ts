@@ -55,14 +55,22 @@ export function filtersToSearch(f: Partial<JobFilters>): URLSearchParams {
 
 export type Cursor = { at: Date; id: string };
 
-export function encodeCursor(c: Cursor): string {
-  return Buffer.from(`${c.at.toISOString()}|${c.id}`).toString("base64url");
+/**
+ * `at` may be given exactly, as an ISO string with PostgreSQL's microseconds:
+ * a Date keeps only milliseconds, and a keyset on a truncated time repeats or
+ * skips rows created within the same millisecond.
+ */
+export function encodeCursor(c: { at: Date | string; id: string }): string {
+  return Buffer.from(`${typeof c.at === "string" ? c.at : c.at.toISOString()}|${c.id}`).toString("base64url");
 }
 
-export function decodeCursor(s: string | undefined): Cursor | null {
+const CURSOR_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,6})?Z$/;
+
+/** `exact` is the cursor's time as given (compare with `${exact}::text::timestamptz`: postgres.js would send a timestamptz parameter through a Date, dropping the microseconds again); `at` the same to the millisecond. */
+export function decodeCursor(s: string | undefined): (Cursor & { exact: string }) | null {
   if (!s) return null;
   const [at, id] = Buffer.from(s, "base64url").toString().split("|");
   const d = new Date(at ?? "");
-  if (!id || Number.isNaN(d.getTime()) || !/^[0-9a-f-]{36}$/i.test(id)) return null;
-  return { at: d, id };
+  if (!id || !CURSOR_TIME.test(at ?? "") || Number.isNaN(d.getTime()) || !/^[0-9a-f-]{36}$/i.test(id)) return null;
+  return { at: d, id, exact: at! };
 }

@@ -44,17 +44,18 @@ export async function listJobs(sql: Db, f: JobFilters): Promise<JobPage> {
   const after = decodeCursor(f.after);
   const before = after ? null : decodeCursor(f.before);
   const keyset = after
-    ? sql`AND (${col}, j.id) < (${after.at}, ${after.id}::uuid)`
+    ? sql`AND (${col}, j.id) < (${after.exact}::text::timestamptz, ${after.id}::uuid)`
     : before
-      ? sql`AND (${col}, j.id) > (${before.at}, ${before.id}::uuid)`
+      ? sql`AND (${col}, j.id) > (${before.exact}::text::timestamptz, ${before.id}::uuid)`
       : sql``;
   // NULLS LAST / FIRST as in the indexes (drizzle's DESC NULLS LAST): a mismatch makes the planner sort the table.
   const dir = before ? sql`ASC NULLS FIRST` : sql`DESC NULLS LAST`;
-  const rows = await sql<JobListRow[]>`
+  const rows = await sql<(JobListRow & { cursorAt: string })[]>`
     SELECT j.id, j.tenant_id, j.type, j.queue, j.priority, j.state, j.attempt, j.max_attempts, j.state_version,
            j.created_at, j.updated_at, j.finished_at,
            r.error_class AS last_error_class, r.worker_id AS last_worker,
-           (SELECT count(*)::int FROM job_runs WHERE job_id = j.id AND outcome = 'lease_expired') AS lease_losses
+           (SELECT count(*)::int FROM job_runs WHERE job_id = j.id AND outcome = 'lease_expired') AS lease_losses,
+           to_char(${col} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS cursor_at
       FROM jobs j
       LEFT JOIN LATERAL (
         SELECT error_class, worker_id FROM job_runs WHERE job_id = j.id ORDER BY attempt DESC LIMIT 1
@@ -66,14 +67,13 @@ export async function listJobs(sql: Db, f: JobFilters): Promise<JobPage> {
   const more = rows.length > f.limit;
   const page = rows.slice(0, f.limit);
   if (before) page.reverse();
-  const cursor = (r: JobListRow | undefined) =>
-    r ? encodeCursor({ at: (f.sort === "finished" ? r.finishedAt : r.createdAt) ?? r.createdAt, id: r.id }) : null;
+  // The cursor keeps the sort time to the microsecond (see encodeCursor).
+  const cursor = (r: (typeof rows)[number] | undefined) => (r ? encodeCursor({ at: r.cursorAt, id: r.id }) : null);
 
-  return {
-    jobs: page,
-    next: before || more ? cursor(page.at(-1)) : null,
-    prev: after || (before && more) ? cursor(page[0]) : null,
-  };
+  const next = before || more ? cursor(page.at(-1)) : null;
+  const prev = after || (before && more) ? cursor(page[0]) : null;
+  for (const r of page) delete (r as Partial<typeof r>).cursorAt;
+  return { jobs: page, next, prev };
 }
 
 /** Above this many jobs in a state, a count says "10,000+" instead of scanning on. */
