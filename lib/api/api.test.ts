@@ -1,0 +1,373 @@
+import { createHash } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { connect, closePool, type Sql } from "../db/client";
+import { createTestDb, type TestDb } from "../db/test-db";
+import { getJob, newJob, runJob, seedTenants } from "../jobs/test-helpers";
+import type { JobRow } from "../jobs/types";
+import { withApiKey, ok } from "./http";
+import { createApiKey, listApiKeys, revokeApiKey, verifyApiKey } from "./keys";
+import { RateLimiter } from "./rate-limit";
+
+// The route handlers use the process pool: point it at this test's database, as the console's
+// runtime role (row-level security applies), before any handler runs.
+let db: TestDb;
+let app: Sql;
+let routes: {
+  jobs: typeof import("@/app/api/v1/jobs/route");
+  job: typeof import("@/app/api/v1/jobs/[id]/route");
+  cancel: typeof import("@/app/api/v1/jobs/[id]/cancel/route");
+  openapi: typeof import("@/app/api/v1/openapi.json/route");
+};
+
+const ADMIN = { userId: "u-admin", actor: "admin@jobscope.local", role: "admin" as const, tenantId: null };
+let acme: { key: { id: string; prefix: string }; secret: string };
+let globex: { key: { id: string; prefix: string }; secret: string };
+let globexJob: JobRow;
+
+const BASE = "http://jobscope.test/api/v1";
+
+function call(path: string, opts: { secret?: string | null; method?: string; body?: unknown; raw?: string } = {}) {
+  const headers = new Headers();
+  if (opts.secret !== null) headers.set("authorization", `Bearer ${opts.secret ?? acme.secret}`);
+  const body = opts.raw ?? (opts.body === undefined ? undefined : JSON.stringify(opts.body));
+  if (body !== undefined) headers.set("content-type", "application/json");
+  return new Request(`${BASE}${path}`, { method: opts.method ?? (body !== undefined ? "POST" : "GET"), headers, body });
+}
+const params = (id: string) => ({ params: Promise.resolve({ id }) });
+// Response bodies are read loosely: the assertions say what shape they must have.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+const json = async (r: Response) => ({ status: r.status, body: (await r.json()) as any, headers: r.headers });
+
+const submit = (body: unknown, secret?: string) => routes.jobs.POST(call("/jobs", { body, secret })).then(json);
+const get = (id: string, secret?: string) => routes.job.GET(call(`/jobs/${id}`, { secret }), params(id)).then(json);
+const cancel = (id: string, body?: unknown, secret?: string) =>
+  routes.cancel.POST(call(`/jobs/${id}/cancel`, { method: "POST", body, secret }), params(id)).then(json);
+const list = (query: string, secret?: string) => routes.jobs.GET(call(`/jobs${query}`, { secret })).then(json);
+
+const REPORT = { type: "report.generate", params: { report: "daily_usage", period: "2026-11" }, queue: "api-test" };
+
+const auditRows = (actor: string) =>
+  db.sql<{ action: string; outcome: string; via: string; role: string; tenantId: string | null; jobIds: string[]; reason: string }[]>`
+    SELECT action, outcome, via, role, tenant_id, job_ids, reason FROM audit_log WHERE actor = ${actor} ORDER BY id`;
+const jobCount = () => db.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM jobs`.then((r) => r[0]!.n);
+
+beforeAll(async () => {
+  db = await createTestDb();
+  await seedTenants(db.sql);
+  process.env.DATABASE_URL = db.roleUrl("app");
+  process.env.JOBSCOPE_API_BURST = "100000";
+  app = connect(db.roleUrl("app"), { max: 2 });
+  routes = {
+    jobs: await import("@/app/api/v1/jobs/route"),
+    job: await import("@/app/api/v1/jobs/[id]/route"),
+    cancel: await import("@/app/api/v1/jobs/[id]/cancel/route"),
+    openapi: await import("@/app/api/v1/openapi.json/route"),
+  };
+  // Keys are managed by the console's role as well.
+  acme = await createApiKey(app, { tenantId: "acme", name: "ci" }, ADMIN);
+  globex = await createApiKey(app, { tenantId: "globex", name: "ci" }, ADMIN);
+  globexJob = await newJob(db.sql, { tenantId: "globex" });
+});
+
+afterAll(async () => {
+  await closePool();
+  await app?.end({ timeout: 5 });
+  await db?.close();
+});
+
+describe("API keys", () => {
+  it("stores only the SHA-256 of the secret and a short prefix; the secret is jsk_ + 32 random bytes", async () => {
+    expect(acme.secret).toMatch(/^jsk_[A-Za-z0-9_-]{43}$/);
+    expect(Buffer.from(acme.secret.slice(4), "base64url")).toHaveLength(32);
+    const [row] = await db.sql`SELECT * FROM api_keys WHERE id = ${acme.key.id}`;
+    expect(row).toMatchObject({ tenantId: "acme", prefix: acme.secret.slice(0, 12), createdBy: ADMIN.actor, revokedAt: null });
+    expect(row!.hash).toBe(createHash("sha256").update(acme.secret).digest("hex"));
+    expect(JSON.stringify(row)).not.toContain(acme.secret.slice(12));
+    expect(await listApiKeys(app, "acme")).toEqual([expect.not.objectContaining({ hash: expect.anything() })]);
+    const [audit] = await db.sql`SELECT * FROM audit_log WHERE action = 'api_key.create' AND reason LIKE ${`%${acme.key.prefix}%`}`;
+    expect(audit).toMatchObject({ actor: ADMIN.actor, via: "console", outcome: "applied" });
+  });
+
+  it("a wrong, malformed or missing key is unauthenticated, and a refused submit is audited as denied", async () => {
+    const wrong = `jsk_${"A".repeat(43)}`;
+    for (const secret of [wrong, "jsk_short", `${acme.secret}x`, ""]) {
+      const r = await submit(REPORT, secret);
+      expect(r.status, secret).toBe(401);
+      expect(r.body).toEqual({ error: { code: "unauthenticated", message: expect.any(String) } });
+      expect(r.headers.get("www-authenticate")).toMatch(/^Bearer/);
+    }
+    expect((await routes.jobs.GET(call("/jobs", { secret: null }))).status).toBe(401);
+    expect(await verifyApiKey(app, `Basic ${acme.secret}`)).toBeNull();
+    const denied = await db.sql`SELECT * FROM audit_log WHERE actor = 'anonymous' AND via = 'api' AND action = 'job.submit'`;
+    expect(denied.length).toBe(4);
+    expect(denied.every((d) => d.outcome === "denied")).toBe(true);
+  });
+
+  it("last_used_at is written on first use, then at most once a minute", async () => {
+    const k = await createApiKey(app, { tenantId: "acme", name: "clock" }, ADMIN);
+    const used = async () => (await db.sql`SELECT last_used_at FROM api_keys WHERE id = ${k.key.id}`)[0]!.lastUsedAt as Date | null;
+    const t0 = new Date("2026-11-29T10:00:00Z");
+    expect(await used()).toBeNull();
+    expect(await verifyApiKey(app, `Bearer ${k.secret}`, t0)).toMatchObject({ tenantId: "acme", prefix: k.key.prefix });
+    expect(await used()).toEqual(t0);
+    await verifyApiKey(app, `Bearer ${k.secret}`, new Date(t0.getTime() + 59_000));
+    expect(await used()).toEqual(t0);
+    const t1 = new Date(t0.getTime() + 61_000);
+    await verifyApiKey(app, `Bearer ${k.secret}`, t1);
+    expect(await used()).toEqual(t1);
+  });
+
+  it("a revoked key stops working at once; another tenant's owner cannot revoke it; revoking is audited", async () => {
+    const k = await createApiKey(app, { tenantId: "acme", name: "to revoke" }, ADMIN);
+    expect((await list("", k.secret)).status).toBe(200);
+    const globexOwner = { userId: "u-g", actor: "owner@globex.example", role: "tenant" as const, tenantId: "globex" };
+    await expect(revokeApiKey(app, { id: k.key.id, tenantId: "globex" }, globexOwner)).rejects.toMatchObject({ code: "not_found" });
+    expect((await list("", k.secret)).status).toBe(200);
+    const acmeOwner = { userId: "u-a", actor: "dana@acme.example", role: "tenant" as const, tenantId: "acme" };
+    const revoked = await revokeApiKey(app, { id: k.key.id, tenantId: "acme" }, acmeOwner);
+    expect(revoked.revokedAt).toBeInstanceOf(Date);
+    expect((await list("", k.secret)).status).toBe(401);
+    await expect(revokeApiKey(app, { id: k.key.id, tenantId: "acme" }, acmeOwner)).rejects.toMatchObject({ code: "not_found" });
+    expect(await auditRows("dana@acme.example")).toEqual([
+      expect.objectContaining({ action: "api_key.revoke", outcome: "applied", via: "console" }),
+    ]);
+    expect(await auditRows("owner@globex.example")).toEqual([]);
+  });
+
+  it("a key for an unknown tenant or without a name is refused, and nothing is written", async () => {
+    const before = await db.sql`SELECT count(*)::int AS n FROM api_keys`;
+    await expect(createApiKey(app, { tenantId: "nope", name: "x" }, ADMIN)).rejects.toMatchObject({ code: "invalid_input" });
+    await expect(createApiKey(app, { tenantId: "acme", name: "  " }, ADMIN)).rejects.toMatchObject({ code: "invalid_input" });
+    expect(await db.sql`SELECT count(*)::int AS n FROM api_keys`).toEqual(before);
+  });
+});
+
+describe("POST /api/v1/jobs", () => {
+  it("submits a job for the key's tenant, audited with the key as actor", async () => {
+    const r = await submit({ ...REPORT, priority: 3 });
+    expect(r.status).toBe(201);
+    expect(r.body).toMatchObject({ tenantId: "acme", type: "report.generate", state: "queued", priority: 3, stateVersion: 0 });
+    expect(r.body).not.toHaveProperty("leaseOwner");
+    expect(r.headers.get("location")).toBe(`/api/v1/jobs/${r.body.id}`);
+    const [event] = await db.sql`SELECT actor_kind, actor_id FROM job_events WHERE job_id = ${r.body.id}`;
+    expect(event).toEqual({ actorKind: "api", actorId: `api-key:${acme.key.prefix}` });
+    const audit = await auditRows(`api-key:${acme.key.prefix}`);
+    expect(audit.at(-1)).toMatchObject({ action: "job.submit", outcome: "applied", via: "api", role: "tenant", tenantId: "acme", jobIds: [r.body.id] });
+  });
+
+  it("an idempotency key replayed returns the existing job with 200, and creates nothing", async () => {
+    const first = await submit({ ...REPORT, idempotencyKey: "order-42" });
+    expect(first.status).toBe(201);
+    const n = await jobCount();
+    const again = await submit({ ...REPORT, idempotencyKey: "order-42", priority: 9 });
+    expect(again.status).toBe(200);
+    expect(again.body.id).toBe(first.body.id);
+    expect(again.body.priority).toBe(0);
+    expect(await jobCount()).toBe(n);
+    // The same idempotency key in another tenant is another job.
+    const other = await submit({ ...REPORT, idempotencyKey: "order-42" }, globex.secret);
+    expect(other.status).toBe(201);
+    expect(other.body).toMatchObject({ tenantId: "globex" });
+  });
+
+  it("mass assignment is refused: tenantId, state or any unknown field → 400, nothing written, audited as invalid", async () => {
+    const n = await jobCount();
+    const attempts = [
+      { ...REPORT, tenantId: "globex" },
+      { ...REPORT, state: "succeeded" },
+      { ...REPORT, attempt: 5 },
+      { ...REPORT, stateVersion: 9 },
+      { ...REPORT, leaseOwner: "w-evil" },
+    ];
+    for (const body of attempts) {
+      const r = await submit(body);
+      expect(r.status, JSON.stringify(body)).toBe(400);
+      expect(r.body.error.code).toBe("invalid_input");
+      expect(r.body.error.message).toMatch(/Unrecognized key/);
+    }
+    expect(await jobCount()).toBe(n);
+    const invalid = (await auditRows(`api-key:${acme.key.prefix}`)).filter((a) => a.outcome === "invalid");
+    expect(invalid.length).toBeGreaterThanOrEqual(attempts.length);
+  });
+
+  it("bad input has a stable code: unknown type, invalid params, malformed JSON, bad times", async () => {
+    const n = await jobCount();
+    expect((await submit({ type: "nope", params: {} })).body.error.code).toBe("unknown_type");
+    const bad = await submit({ type: "report.generate", params: { report: "daily_usage", period: "soon" } });
+    expect(bad.body.error).toMatchObject({ code: "invalid_params", issues: [{ path: "period", message: expect.any(String) }] });
+    expect((await submit({ ...REPORT, notBefore: "tomorrow" })).body.error.code).toBe("invalid_input");
+    expect((await submit({ ...REPORT, params: ["x"] })).body.error.code).toBe("invalid_input");
+    const malformed = await routes.jobs.POST(call("/jobs", { raw: "{not json" })).then(json);
+    expect(malformed).toMatchObject({ status: 400, body: { error: { code: "invalid_input" } } });
+    const huge = await submit({ ...REPORT, idempotencyKey: "x".repeat(70_000) });
+    expect(huge).toMatchObject({ status: 400, body: { error: { code: "invalid_input" } } });
+    expect(await jobCount()).toBe(n);
+  });
+});
+
+describe("GET /api/v1/jobs", () => {
+  it("lists only the key's tenant's jobs, with filters and keyset cursors that cover every job once", async () => {
+    for (let i = 0; i < 5; i++) await submit({ ...REPORT, queue: "paging" });
+    await submit({ ...REPORT, queue: "paging" }, globex.secret);
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    for (let page = 0; page < 10; page++) {
+      const r = await list(`?queue=paging&limit=2${cursor ? `&after=${cursor}` : ""}`);
+      expect(r.status).toBe(200);
+      for (const j of r.body.jobs) expect(j).toMatchObject({ tenantId: "acme", queue: "paging" });
+      seen.push(...r.body.jobs.map((j: { id: string }) => j.id));
+      cursor = r.body.next;
+      if (!cursor) break;
+    }
+    expect(seen).toHaveLength(5);
+    expect(new Set(seen).size).toBe(5);
+    // Back one page from the last.
+    const last = await list(`?queue=paging&limit=2&after=${(await list("?queue=paging&limit=2")).body.next}`);
+    const back = await list(`?queue=paging&limit=2&before=${last.body.prev}`);
+    expect(back.body.jobs.map((j: { id: string }) => j.id)).toEqual(seen.slice(0, 2));
+
+    const all = await list("?limit=200");
+    expect(all.body.jobs.length).toBeGreaterThan(5);
+    expect(all.body.jobs.every((j: { tenantId: string }) => j.tenantId === "acme")).toBe(true);
+    expect(all.body.jobs.some((j: { id: string }) => j.id === globexJob.id)).toBe(false);
+
+    expect((await list("?state=cancelled&queue=paging")).body.jobs).toEqual([]);
+    expect((await list("?type=report.generate&queue=paging")).body.jobs).toHaveLength(5);
+    const future = await list(`?queue=paging&createdFrom=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`);
+    expect(future.body.jobs).toEqual([]);
+  });
+
+  it("refuses another tenant's filter, unknown or repeated parameters, and forged cursors", async () => {
+    for (const q of ["?tenant=globex", "?tenantId=globex", "?state=nope", "?limit=0", "?after=garbage", "?state=queued&state=dead", "?createdFrom=yesterday"]) {
+      const r = await list(q);
+      expect(r.status, q).toBe(400);
+      expect(r.body.error.code, q).toBe("invalid_input");
+    }
+  });
+});
+
+describe("GET /api/v1/jobs/{id} and POST …/cancel", () => {
+  it("returns the key's tenant's job with its runs and events", async () => {
+    const job = await newJob(db.sql, { tenantId: "acme" });
+    await runJob(db.sql, job);
+    const r = await get(job.id);
+    expect(r.status).toBe(200);
+    expect(r.body.job).toMatchObject({ id: job.id, state: "running", attempt: 1 });
+    expect(r.body.runs).toEqual([expect.objectContaining({ attempt: 1, workerId: "w-1", outcome: null })]);
+    expect(r.body.events.map((e: { event: string }) => e.event)).toEqual(["submit", "claim", "start"]);
+    expect(r.body.eventCount).toBe(3);
+  });
+
+  it("another tenant's job is 404 exactly like a missing one, and cancelling it changes nothing", async () => {
+    const before = await getJob(db.sql, globexJob.id);
+    const events = await db.sql`SELECT count(*)::int AS n FROM job_events WHERE job_id = ${globexJob.id}`;
+    const foreign = await get(globexJob.id);
+    const missing = await get("00000000-0000-4000-8000-000000000000");
+    expect(foreign.status).toBe(404);
+    expect(foreign.body).toEqual(missing.body);
+    expect((await get("not-a-uuid")).body).toEqual(missing.body);
+
+    const c = await cancel(globexJob.id);
+    const cMissing = await cancel("00000000-0000-4000-8000-000000000000");
+    expect(c.status).toBe(404);
+    expect(c.body).toEqual(cMissing.body);
+    expect(await getJob(db.sql, globexJob.id)).toEqual(before);
+    expect(await db.sql`SELECT count(*)::int AS n FROM job_events WHERE job_id = ${globexJob.id}`).toEqual(events);
+    const audit = (await auditRows(`api-key:${acme.key.prefix}`)).filter((a) => a.jobIds.includes(globexJob.id));
+    expect(audit).toEqual([expect.objectContaining({ action: "job.cancel", outcome: "refused", tenantId: "acme" })]);
+  });
+
+  it("cancels the tenant's job, audited in the same transaction; a second cancel is 409 illegal", async () => {
+    const job = (await submit(REPORT)).body;
+    const r = await cancel(job.id);
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ from: "queued", job: { id: job.id, state: "cancelled", stateVersion: 1 } });
+    const [event] = await db.sql`SELECT actor_kind, actor_id FROM job_events WHERE job_id = ${job.id} AND event = 'cancel'`;
+    expect(event).toEqual({ actorKind: "tenant", actorId: `api-key:${acme.key.prefix}` });
+    const again = await cancel(job.id, {});
+    expect(again.status).toBe(409);
+    expect(again.body.error).toMatchObject({ code: "illegal", current: { state: "cancelled", stateVersion: 1 } });
+    const audit = (await auditRows(`api-key:${acme.key.prefix}`)).filter((a) => a.jobIds.includes(job.id));
+    expect(audit.map((a) => [a.action, a.outcome])).toEqual([
+      ["job.submit", "applied"],
+      ["job.cancel", "applied"],
+      ["job.cancel", "refused"],
+    ]);
+    expect(audit.every((a) => a.via === "api" && a.role === "tenant" && a.tenantId === "acme")).toBe(true);
+  });
+
+  it("a stale expected version is a 409 conflict and changes nothing; a running job goes to cancelling", async () => {
+    const job = await newJob(db.sql, { tenantId: "acme" });
+    const running = await runJob(db.sql, job);
+    const stale = await cancel(job.id, { expectedState: "queued", expectedVersion: 0 });
+    expect(stale.status).toBe(409);
+    expect(stale.body.error).toMatchObject({ code: "conflict", current: { state: "running", stateVersion: running.stateVersion } });
+    expect(stale.body.error.message).toMatch(/Nothing was changed/);
+    expect((await getJob(db.sql, job.id)).stateVersion).toBe(running.stateVersion);
+    const half = await cancel(job.id, { expectedVersion: 2 });
+    expect(half).toMatchObject({ status: 400, body: { error: { code: "invalid_input" } } });
+    expect((await cancel(job.id, { state: "cancelled" })).status).toBe(400);
+    const applied = await cancel(job.id, { expectedState: "running", expectedVersion: running.stateVersion });
+    expect(applied.body).toMatchObject({ from: "running", job: { state: "cancelling" } });
+  });
+
+  it("a cancel without a valid key is 401, audited as denied, and changes nothing", async () => {
+    const job = (await submit(REPORT)).body;
+    const r = await routes.cancel.POST(call(`/jobs/${job.id}/cancel`, { method: "POST", secret: null }), params(job.id)).then(json);
+    expect(r.status).toBe(401);
+    expect((await getJob(db.sql, job.id)).state).toBe("queued");
+    const [denied] = await db.sql`SELECT outcome, actor FROM audit_log WHERE action = 'job.cancel' AND actor = 'anonymous'`;
+    expect(denied).toEqual({ outcome: "denied", actor: "anonymous" });
+  });
+});
+
+describe("rate limit and errors", () => {
+  it("a token bucket: a burst, then one request per refill interval, with the wait in seconds", () => {
+    let t = 0;
+    const limiter = new RateLimiter({ perMinute: 60, burst: 3 }, () => t);
+    expect([1, 2, 3].map(() => limiter.take("k").ok)).toEqual([true, true, true]);
+    expect(limiter.take("k")).toEqual({ ok: false, retryAfterSeconds: 1 });
+    expect(limiter.take("other").ok).toBe(true);
+    t += 1000;
+    expect(limiter.take("k").ok).toBe(true);
+    expect(limiter.take("k").ok).toBe(false);
+    t += 60_000;
+    expect([1, 2, 3, 4].map(() => limiter.take("k").ok)).toEqual([true, true, true, false]);
+  });
+
+  it("a key over its limit gets 429 with Retry-After; another key is unaffected", async () => {
+    const limiter = new RateLimiter({ perMinute: 6, burst: 2 });
+    const handle = (secret: string) => withApiKey(call("/jobs", { secret }), null, async () => ok({ fine: true }), { limiter, sql: app });
+    expect((await handle(acme.secret)).status).toBe(200);
+    expect((await handle(acme.secret)).status).toBe(200);
+    const limited = await json(await handle(acme.secret));
+    expect(limited.status).toBe(429);
+    expect(limited.body.error.code).toBe("rate_limited");
+    expect(Number(limited.headers.get("retry-after"))).toBe(10);
+    expect((await handle(globex.secret)).status).toBe(200);
+  });
+
+  it("a failure inside a handler is answered as internal, without its message", async () => {
+    const r = await json(
+      await withApiKey(call("/jobs", {}), null, async () => {
+        throw new Error('relation "secret_table" does not exist (password=hunter2)');
+      }, { sql: app }),
+    );
+    expect(r).toMatchObject({ status: 500, body: { error: { code: "internal" } } });
+    expect(JSON.stringify(r.body)).not.toMatch(/secret_table|hunter2/);
+  });
+
+  it("serves an OpenAPI 3.1 document of every endpoint, without a key", async () => {
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    const doc = (await routes.openapi.GET().json()) as any;
+    expect(doc.openapi).toBe("3.1.0");
+    expect(Object.keys(doc.paths)).toEqual(["/api/v1/jobs", "/api/v1/jobs/{id}", "/api/v1/jobs/{id}/cancel", "/api/v1/openapi.json"]);
+    expect(doc.components.schemas.SubmitJob.oneOf.map((v: { title: string }) => v.title)).toContain("report.generate");
+    expect(doc.components.schemas.SubmitJob.oneOf[0].additionalProperties).toBe(false);
+    expect(doc.components.schemas.SubmitJob.oneOf[0].properties).not.toHaveProperty("tenantId");
+    expect(doc.paths["/api/v1/jobs"].get.parameters.map((p: { name: string }) => p.name)).toEqual(
+      expect.arrayContaining(["state", "type", "queue", "createdFrom", "createdTo", "after", "before", "limit"]),
+    );
+  });
+});
+

@@ -1,0 +1,180 @@
+import { recordAudit } from "../audit/audit";
+import type { Sql } from "../db/client";
+import { withScope, type ScopedSql } from "../db/scope";
+import { enqueue, EnqueueError } from "../jobs/enqueue";
+import { JobFilters } from "../jobs/filters";
+import { getJobDetail, listJobs, type JobListRow } from "../jobs/queries";
+import { transition } from "../jobs/transition";
+import type { Actor, JobRow, Rejection } from "../jobs/types";
+import { apiError, describeIssues, issuesOf, ok, type ApiResult } from "./http";
+import { auditPrincipalOfKey, keyActorId, type ApiKeyPrincipal } from "./keys";
+import { CancelJobBody, ListJobsQuery, SubmitJobBody } from "./schemas";
+
+/**
+ * The tenant API's operations. Each runs in one transaction scoped to the
+ * key's tenant (row-level security), and each query also names that tenant
+ * (the application's half of isolation): the key's tenant is the only one a
+ * request can read or change. Route handlers (app/api/v1) only add the key check.
+ */
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+const scoped = <T>(sql: Sql, key: ApiKeyPrincipal, fn: (tx: ScopedSql) => Promise<T>) => withScope(sql, { tenantId: key.tenantId }, fn);
+
+const audit = (tx: ScopedSql, key: ApiKeyPrincipal, e: { action: string; jobIds?: string[]; outcome: "applied" | "refused" | "invalid"; reason: string }) =>
+  recordAudit(tx, { ...auditPrincipalOfKey(key), via: "api", ...e });
+
+/** The job as the API shows it: no lease owner or heartbeat (the workers' business). */
+export function publicJob(j: JobRow) {
+  return {
+    id: j.id,
+    tenantId: j.tenantId,
+    type: j.type,
+    queue: j.queue,
+    priority: j.priority,
+    state: j.state,
+    attempt: j.attempt,
+    maxAttempts: j.maxAttempts,
+    stateVersion: j.stateVersion,
+    notBefore: j.notBefore,
+    params: j.params,
+    idempotencyKey: j.idempotencyKey,
+    createdAt: j.createdAt,
+    updatedAt: j.updatedAt,
+    finishedAt: j.finishedAt,
+  };
+}
+
+const publicSummary = (j: JobListRow) => ({
+  id: j.id,
+  tenantId: j.tenantId,
+  type: j.type,
+  queue: j.queue,
+  priority: j.priority,
+  state: j.state,
+  attempt: j.attempt,
+  maxAttempts: j.maxAttempts,
+  stateVersion: j.stateVersion,
+  createdAt: j.createdAt,
+  updatedAt: j.updatedAt,
+  finishedAt: j.finishedAt,
+  lastErrorClass: j.lastErrorClass,
+});
+
+const NOT_FOUND = () => apiError(404, "not_found", "No such job.");
+
+/** POST /api/v1/jobs. 201 with a new job; 200 with the existing one when the idempotency key was used before. */
+export async function submitJob(sql: Sql, key: ApiKeyPrincipal, raw: unknown): Promise<ApiResult> {
+  const actor: Actor = { kind: "api", id: keyActorId(key) };
+  return scoped(sql, key, async (tx) => {
+    const parsed = SubmitJobBody.safeParse(raw);
+    if (!parsed.success) {
+      const message = `Not submitted: ${describeIssues(parsed.error)}.`;
+      await audit(tx, key, { action: "job.submit", outcome: "invalid", reason: message });
+      return apiError(400, "invalid_input", message, { issues: issuesOf(parsed.error) });
+    }
+    try {
+      const { job, created } = await enqueue(tx, { ...parsed.data, tenantId: key.tenantId }, actor);
+      await audit(tx, key, {
+        action: "job.submit",
+        jobIds: [job.id],
+        outcome: "applied",
+        reason: created ? `submitted ${job.type} → queued` : `idempotency key replayed: the existing job (${job.state}) was returned`,
+      });
+      return ok(publicJob(job), created ? 201 : 200, { Location: `/api/v1/jobs/${job.id}` });
+    } catch (err) {
+      if (!(err instanceof EnqueueError)) throw err;
+      const code = err.code === "unknown_type" || err.code === "invalid_params" ? err.code : "invalid_input";
+      const message = `Not submitted: ${err.message}.`;
+      await audit(tx, key, { action: "job.submit", outcome: "invalid", reason: message });
+      return apiError(400, code, message, err.issues.length ? { issues: err.issues } : {});
+    }
+  });
+}
+
+/** GET /api/v1/jobs: newest first, keyset cursors, the key's tenant only. */
+export async function listTenantJobs(sql: Sql, key: ApiKeyPrincipal, search: URLSearchParams): Promise<ApiResult> {
+  const raw: Record<string, string> = {};
+  for (const [k, v] of search) {
+    if (k in raw) return apiError(400, "invalid_input", `Give ${k} once.`);
+    raw[k] = v;
+  }
+  const parsed = ListJobsQuery.safeParse(raw);
+  if (!parsed.success) return apiError(400, "invalid_input", describeIssues(parsed.error), { issues: issuesOf(parsed.error) });
+  const q = parsed.data;
+  const filters = JobFilters.parse({ ...q, tenant: key.tenantId, sort: "created" });
+  const page = await scoped(sql, key, (tx) => listJobs(tx, filters));
+  return ok({ jobs: page.jobs.map(publicSummary), next: page.next, prev: page.prev });
+}
+
+/** GET /api/v1/jobs/{id}: another tenant's job is "no such job", exactly like a missing one. */
+export async function getTenantJob(sql: Sql, key: ApiKeyPrincipal, id: string): Promise<ApiResult> {
+  if (!UUID.test(id)) return NOT_FOUND();
+  const detail = await scoped(sql, key, (tx) => getJobDetail(tx, id));
+  if (!detail || detail.job.tenantId !== key.tenantId) return NOT_FOUND();
+  return ok({
+    job: publicJob(detail.job),
+    runs: detail.runs,
+    events: detail.events.map((e) => ({
+      event: e.event,
+      fromState: e.fromState,
+      toState: e.toState,
+      actorKind: e.actorKind,
+      actorId: e.actorId,
+      attempt: e.attempt,
+      stateVersion: e.stateVersion,
+      at: e.at,
+      payload: e.payload,
+    })),
+    eventCount: detail.eventCount,
+  });
+}
+
+function refusal(r: Rejection, expected: CancelJobBody): ApiResult {
+  const current = r.current ? { state: r.current.state, stateVersion: r.current.stateVersion } : undefined;
+  const now = current ? `the job is now ${current.state} (version ${current.stateVersion})` : "";
+  switch (r.kind) {
+    case "not_found":
+      return NOT_FOUND();
+    case "illegal":
+      return apiError(409, "illegal", `Not cancelled: a ${current?.state ?? "job in this state"} job cannot be cancelled; ${now}. Nothing was changed.`, { current });
+    default: {
+      const saw = expected.expectedState ? `you expected ${expected.expectedState} at version ${expected.expectedVersion}, but ` : "";
+      return apiError(409, "conflict", `Not cancelled: ${saw}${now}. Nothing was changed; read the job and decide again.`, { current });
+    }
+  }
+}
+
+/**
+ * POST /api/v1/jobs/{id}/cancel, as the tenant. The transition and its audit
+ * row commit together; a refusal is audited (and recorded by the write path) too.
+ */
+export async function cancelTenantJob(sql: Sql, key: ApiKeyPrincipal, id: string, raw: unknown): Promise<ApiResult> {
+  const actor: Actor = { kind: "tenant", id: keyActorId(key) };
+  const jobIds = UUID.test(id) ? [id] : [];
+  return scoped(sql, key, async (tx) => {
+    const parsed = CancelJobBody.safeParse(raw ?? {});
+    if (!parsed.success) {
+      const message = `Not cancelled: ${describeIssues(parsed.error)}.`;
+      await audit(tx, key, { action: "job.cancel", jobIds, outcome: "invalid", reason: message });
+      return apiError(400, "invalid_input", message, { issues: issuesOf(parsed.error) });
+    }
+    const body = parsed.data;
+    // The application's own tenant check, before the write path (which row-level security confines as well).
+    const [mine] = jobIds.length ? await tx`SELECT 1 AS one FROM jobs WHERE id = ${id} AND tenant_id = ${key.tenantId}` : [];
+    if (!mine) {
+      await audit(tx, key, { action: "job.cancel", jobIds, outcome: "refused", reason: `not_found: no job ${id.slice(0, 80)} in tenant ${key.tenantId}` });
+      return NOT_FOUND();
+    }
+    const expected = body.expectedState !== undefined ? { state: body.expectedState, version: body.expectedVersion! } : undefined;
+    const r = await transition(tx, { jobId: id, event: "cancel", actor, expected });
+    await audit(tx, key, {
+      action: "job.cancel",
+      jobIds,
+      outcome: r.ok ? "applied" : "refused",
+      reason: r.ok ? `${r.from} → ${r.job.state}` : `${r.kind}: ${r.reason}`,
+    });
+    if (!r.ok) return refusal(r, body);
+    return ok({ from: r.from, job: publicJob(r.job) });
+  });
+}

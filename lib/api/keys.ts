@@ -1,0 +1,170 @@
+import { createHash, randomBytes } from "node:crypto";
+import { z } from "zod";
+import type { Principal } from "../auth/permissions";
+import { recordAudit, type AuditPrincipal } from "../audit/audit";
+import type { Db, Sql } from "../db/client";
+
+/**
+ * Per-tenant API keys. A key is `jsk_` + 32 random bytes in base64url; the
+ * database keeps only its SHA-256 (hex) and the first characters (to
+ * recognise it in a list). The secret is returned once, by `createApiKey`.
+ */
+export const KEY_PREFIX = "jsk_";
+const KEY_SHAPE = /^jsk_[A-Za-z0-9_-]{43}$/;
+/** `jsk_` and 8 characters of the secret: 48 random bits, enough to tell keys apart, useless to guess the rest. */
+export const DISPLAY_PREFIX_LENGTH = 12;
+/** `last_used_at` is written at most this often per key: a busy key does not turn every request into a write. */
+export const LAST_USED_EVERY_MS = 60_000;
+
+export const hashKey = (secret: string) => createHash("sha256").update(secret, "utf8").digest("hex");
+
+export function generateKey(): { secret: string; prefix: string; hash: string } {
+  const secret = KEY_PREFIX + randomBytes(32).toString("base64url");
+  return { secret, prefix: secret.slice(0, DISPLAY_PREFIX_LENGTH), hash: hashKey(secret) };
+}
+
+/** What a request authenticated with a key may act as. */
+export type ApiKeyPrincipal = { keyId: string; tenantId: string; prefix: string };
+
+/** The state machine's and the audit log's name for a key: never the secret. */
+export const keyActorId = (k: Pick<ApiKeyPrincipal, "prefix">) => `api-key:${k.prefix}`;
+
+export const auditPrincipalOfKey = (k: ApiKeyPrincipal): AuditPrincipal => ({
+  userId: null,
+  actor: keyActorId(k),
+  role: "tenant",
+  tenantId: k.tenantId,
+});
+
+/**
+ * The key in an `Authorization: Bearer jsk_…` header, if it is live: known,
+ * not revoked. Anything else (no header, another scheme, a malformed or
+ * unknown or revoked key) is null; the caller answers 401 alike for all.
+ */
+export async function verifyApiKey(sql: Db, authorization: string | null, now = new Date()): Promise<ApiKeyPrincipal | null> {
+  const m = /^Bearer[ ]+(\S+)\s*$/i.exec(authorization ?? "");
+  const secret = m?.[1];
+  if (!secret || !KEY_SHAPE.test(secret)) return null;
+  // A lookup by the digest: the comparison is of hashes, so its timing says nothing about the secret.
+  const [row] = await sql<{ id: string; tenantId: string; prefix: string; lastUsedAt: Date | null }[]>`
+    SELECT id, tenant_id, prefix, last_used_at FROM api_keys WHERE hash = ${hashKey(secret)} AND revoked_at IS NULL`;
+  if (!row) return null;
+  if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() >= LAST_USED_EVERY_MS) {
+    await sql`
+      UPDATE api_keys SET last_used_at = ${now}
+       WHERE id = ${row.id} AND (last_used_at IS NULL OR last_used_at <= ${new Date(now.getTime() - LAST_USED_EVERY_MS)})`;
+  }
+  return { keyId: row.id, tenantId: row.tenantId, prefix: row.prefix };
+}
+
+// ---------------------------------------------------------------------------
+// Management (the /api-keys page): admins for any tenant, tenant owners for their own.
+
+/** Who may manage a tenant's keys: admins (any tenant) and a tenant's owners (their own). */
+export type KeyManager = Principal & { tenantOwner: boolean };
+
+export function canManageApiKeys(m: KeyManager | null): boolean {
+  if (!m) return false;
+  if (m.role === "admin") return true;
+  return m.role === "tenant" && m.tenantOwner && !!m.tenantId;
+}
+
+/** The tenants `m` may manage keys of: null = every tenant. */
+export const managedTenant = (m: KeyManager): string | null => (m.role === "admin" ? null : m.tenantId);
+
+export const CreateKeyInput = z.strictObject({
+  tenantId: z.string().trim().min(1, "choose a tenant").max(100),
+  name: z.string().trim().min(1, "give the key a name").max(100, "at most 100 characters"),
+});
+export const RevokeKeyInput = z.strictObject({ id: z.uuid() });
+
+export type ApiKeyRow = {
+  id: string;
+  tenantId: string;
+  name: string;
+  prefix: string;
+  createdBy: string;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
+};
+
+const KEY_COLUMNS = "id, tenant_id, name, prefix, created_by, created_at, last_used_at, revoked_at";
+
+export class ApiKeyError extends Error {
+  constructor(
+    readonly code: "invalid_input" | "not_found" | "forbidden",
+    message: string,
+  ) {
+    super(message);
+    this.name = "ApiKeyError";
+  }
+}
+
+/**
+ * Create a key for `tenantId`; the returned secret is never stored and never
+ * shown again. The key and its audit row commit together.
+ */
+export async function createApiKey(
+  sql: Sql,
+  input: { tenantId: string; name: string },
+  by: AuditPrincipal,
+): Promise<{ key: ApiKeyRow; secret: string }> {
+  const parsed = CreateKeyInput.safeParse(input);
+  if (!parsed.success) throw new ApiKeyError("invalid_input", parsed.error.issues[0]?.message ?? "invalid key");
+  const { tenantId, name } = parsed.data;
+  const { secret, prefix, hash } = generateKey();
+  return (await sql.begin(async (tx) => {
+    const [tenant] = await tx`SELECT 1 AS one FROM tenants WHERE id = ${tenantId}`;
+    if (!tenant) throw new ApiKeyError("invalid_input", `unknown tenant ${JSON.stringify(tenantId)}`);
+    const [key] = await tx<ApiKeyRow[]>`
+      INSERT INTO api_keys (tenant_id, name, prefix, hash, created_by)
+      VALUES (${tenantId}, ${name}, ${prefix}, ${hash}, ${by.actor})
+      RETURNING ${tx.unsafe(KEY_COLUMNS)}`;
+    await recordAudit(tx, {
+      ...by,
+      via: "console",
+      action: "api_key.create",
+      outcome: "applied",
+      reason: `key ${prefix}… "${name}" for tenant ${tenantId}`,
+    });
+    return { key: key!, secret };
+  })) as { key: ApiKeyRow; secret: string };
+}
+
+/**
+ * Revoke a key: from now on it authenticates nothing. `tenantId` confines a
+ * tenant owner to their own keys; another tenant's key is "not found", the
+ * same answer as a key that does not exist. Revoking twice is refused.
+ */
+export async function revokeApiKey(
+  sql: Sql,
+  input: { id: string; tenantId: string | null },
+  by: AuditPrincipal,
+): Promise<ApiKeyRow> {
+  if (!RevokeKeyInput.safeParse({ id: input.id }).success) throw new ApiKeyError("not_found", "No such API key.");
+  return (await sql.begin(async (tx) => {
+    const [key] = await tx<ApiKeyRow[]>`
+      UPDATE api_keys SET revoked_at = now()
+       WHERE id = ${input.id} AND revoked_at IS NULL ${input.tenantId ? tx`AND tenant_id = ${input.tenantId}` : tx``}
+      RETURNING ${tx.unsafe(KEY_COLUMNS)}`;
+    if (!key) throw new ApiKeyError("not_found", "No such API key, or it is already revoked.");
+    await recordAudit(tx, {
+      ...by,
+      via: "console",
+      action: "api_key.revoke",
+      outcome: "applied",
+      reason: `key ${key.prefix}… "${key.name}" of tenant ${key.tenantId}`,
+    });
+    return key;
+  })) as ApiKeyRow;
+}
+
+/** Keys of one tenant, or of all (`null`), newest first. Never the hash. */
+export async function listApiKeys(sql: Db, tenantId: string | null): Promise<ApiKeyRow[]> {
+  return sql<ApiKeyRow[]>`
+    SELECT ${sql.unsafe(KEY_COLUMNS)} FROM api_keys
+     ${tenantId ? sql`WHERE tenant_id = ${tenantId}` : sql``}
+     ORDER BY revoked_at IS NOT NULL, created_at DESC, id
+     LIMIT 500`;
+}
