@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { hashPassword } from "better-auth/crypto";
 import { z } from "zod";
 import type { Db, Sql } from "../db/client";
+import type { Tx } from "../jobs/write-path";
 import { ROLES, type Role } from "./permissions";
 
 export const NewUser = z
@@ -34,11 +35,11 @@ export type UserRow = {
  * better-auth's own hasher and stored the way its sign-up stores it (a "credential"
  * account), so better-auth's sign-in verifies it.
  */
-export async function createUser(sql: Sql, raw: NewUser): Promise<UserRow> {
+export async function createUser(sql: Sql | Tx, raw: NewUser): Promise<UserRow> {
   const u = NewUser.parse(raw);
   const hash = await hashPassword(u.password);
   const id = randomUUID();
-  return (await sql.begin(async (tx) => {
+  return (await atomically(sql, async (tx) => {
     const [row] = await tx<UserRow[]>`
       INSERT INTO users (id, name, email, role, tenant_id, tenant_owner)
       VALUES (${id}, ${u.name}, ${u.email}, ${u.role}, ${u.tenantId}, ${u.tenantOwner})
@@ -67,10 +68,25 @@ export const RoleChange = z
     path: ["tenantId"],
   });
 
-/** Change a user's role (and tenant); their sessions end, so the new role applies at once. */
-export async function setUserRole(sql: Sql, raw: z.input<typeof RoleChange>): Promise<UserRow | null> {
+/** Refused: the change would leave nobody able to manage users. */
+export class LastAdminError extends Error {
+  constructor() {
+    super("This is the last admin: make someone else an admin first.");
+  }
+}
+
+/**
+ * Change a user's role (and tenant); their sessions end, so the new role applies at once.
+ * Demoting the last admin is refused (LastAdminError): the admins' rows are locked first,
+ * so two admins demoting each other at once cannot both succeed.
+ */
+export async function setUserRole(sql: Sql | Tx, raw: z.input<typeof RoleChange>): Promise<UserRow | null> {
   const c = RoleChange.parse(raw);
-  return (await sql.begin(async (tx) => {
+  return (await atomically(sql, async (tx) => {
+    if (c.role !== "admin") {
+      const admins = await tx<{ id: string }[]>`SELECT id FROM users WHERE role = 'admin' ORDER BY id FOR UPDATE`;
+      if (admins.length === 1 && admins[0]!.id === c.userId) throw new LastAdminError();
+    }
     const [row] = await tx<UserRow[]>`
       UPDATE users SET role = ${c.role}, tenant_id = ${c.tenantId}, tenant_owner = ${c.tenantOwner}, updated_at = now()
       WHERE id = ${c.userId}
@@ -78,4 +94,9 @@ export async function setUserRole(sql: Sql, raw: z.input<typeof RoleChange>): Pr
     if (row) await tx`DELETE FROM sessions WHERE user_id = ${c.userId}`;
     return row ?? null;
   })) as UserRow | null;
+}
+
+/** A transaction of its own, or a savepoint inside the caller's (so an audit row can commit with the change). */
+function atomically<T>(sql: Sql | Tx, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  return ("savepoint" in sql ? sql.savepoint(fn) : sql.begin(fn)) as Promise<T>;
 }

@@ -1,0 +1,62 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ZodError } from "zod";
+import { createTestDb, type TestDb } from "../db/test-db";
+import { createTenant, listTenants, renameTenant, TenantExists } from "./tenants";
+import { createUser } from "./users";
+
+let db: TestDb;
+const count = async () => (await db.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM tenants`)[0]!.n;
+
+beforeAll(async () => {
+  db = await createTestDb({ max: 3 });
+});
+afterAll(async () => {
+  await db?.close();
+});
+
+describe("tenants", () => {
+  it("creates, lists (with their number of users) and renames a tenant; the id never changes", async () => {
+    const t = await createTenant(db.sql, { id: "initech", name: "  Initech  " });
+    expect(t).toMatchObject({ id: "initech", name: "Initech", users: 0 });
+    await createUser(db.sql, { email: "peter@initech.example", name: "Peter", password: "long-enough-1", role: "tenant", tenantId: "initech" });
+    expect((await listTenants(db.sql)).find((r) => r.id === "initech")).toMatchObject({ name: "Initech", users: 1 });
+    const renamed = await renameTenant(db.sql, { id: "initech", name: "Initech Corp" });
+    expect(renamed).toMatchObject({ id: "initech", name: "Initech Corp", users: 1 });
+    expect(await renameTenant(db.sql, { id: "nobody", name: "X" })).toBeNull();
+  });
+
+  it("keeps a name with markup verbatim (the console renders it as text)", async () => {
+    const name = `<script>alert(1)</script><img src=x onerror="alert(2)"> & "quotes"`;
+    await createTenant(db.sql, { id: "markup", name });
+    expect((await listTenants(db.sql)).find((r) => r.id === "markup")?.name).toBe(name);
+  });
+
+  it("refuses a taken id without touching the existing tenant", async () => {
+    await createTenant(db.sql, { id: "taken", name: "First" });
+    await expect(createTenant(db.sql, { id: "taken", name: "Second" })).rejects.toBeInstanceOf(TenantExists);
+    expect((await listTenants(db.sql)).find((r) => r.id === "taken")?.name).toBe("First");
+  });
+
+  it.each([
+    ["an id with capitals", { id: "Acme", name: "A" }],
+    ["an id with a space", { id: "a b", name: "A" }],
+    ["an id ending in a dash", { id: "acme-", name: "A" }],
+    ["an empty id", { id: "", name: "A" }],
+    ["an id of 41 characters", { id: "a".repeat(41), name: "A" }],
+    ["an empty name", { id: "ok-id", name: "   " }],
+    ["a name with a control character", { id: "ok-id", name: "a\u0000b" }],
+    ["a name of 201 characters", { id: "ok-id", name: "n".repeat(201) }],
+    ["an extra field (mass assignment)", { id: "ok-id", name: "A", createdAt: "2020-01-01" }],
+  ])("refuses %s and writes nothing", async (_, input) => {
+    const before = await count();
+    await expect(createTenant(db.sql, input as never)).rejects.toBeInstanceOf(ZodError);
+    expect(await count()).toBe(before);
+  });
+
+  it("refuses a rename carrying extra fields or a bad name, and changes nothing", async () => {
+    await createTenant(db.sql, { id: "stable", name: "Stable" });
+    await expect(renameTenant(db.sql, { id: "stable", name: "X", role: "admin" } as never)).rejects.toBeInstanceOf(ZodError);
+    await expect(renameTenant(db.sql, { id: "stable", name: "" })).rejects.toBeInstanceOf(ZodError);
+    expect((await listTenants(db.sql)).find((r) => r.id === "stable")?.name).toBe("Stable");
+  });
+});

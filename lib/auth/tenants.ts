@@ -1,0 +1,55 @@
+import { z } from "zod";
+import type { Db } from "../db/client";
+
+/** A tenant id is a slug: it appears in URLs, filters, API keys and every job row. */
+export const TenantId = z
+  .string()
+  .trim()
+  .regex(/^[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?$/, "use 1–40 lowercase letters, digits and dashes (not at either end)");
+
+/** A display name: any text a person types (markup included: it is always rendered as text), but no control characters. */
+export const TenantName = z
+  .string()
+  .trim()
+  .min(1, "a tenant needs a name")
+  .max(200)
+  .regex(/^[^\u0000-\u001f\u007f]*$/, "no control characters");
+
+export const NewTenant = z.strictObject({ id: TenantId, name: TenantName });
+export const TenantRename = z.strictObject({ id: TenantId, name: TenantName });
+
+export type TenantRow = { id: string; name: string; createdAt: Date; users: number };
+
+/** Tenant creation refused because the id is taken (ids are never reused or changed). */
+export class TenantExists extends Error {
+  constructor(readonly tenantId: string) {
+    super(`A tenant with id "${tenantId}" already exists.`);
+  }
+}
+
+/** Create a tenant; a taken id is refused, never overwritten. Throws a ZodError on bad input. */
+export async function createTenant(sql: Db, raw: z.input<typeof NewTenant>): Promise<TenantRow> {
+  const t = NewTenant.parse(raw);
+  const [row] = await sql<TenantRow[]>`
+    INSERT INTO tenants (id, name) VALUES (${t.id}, ${t.name})
+    ON CONFLICT (id) DO NOTHING
+    RETURNING id, name, created_at, 0 AS users`;
+  if (!row) throw new TenantExists(t.id);
+  return row;
+}
+
+/** Every tenant with its number of users, by id. */
+export async function listTenants(sql: Db): Promise<TenantRow[]> {
+  return sql<TenantRow[]>`
+    SELECT t.id, t.name, t.created_at, (SELECT count(*)::int FROM users u WHERE u.tenant_id = t.id) AS users
+    FROM tenants t ORDER BY t.id LIMIT 1000`;
+}
+
+/** Rename a tenant (its id stays); null when there is no such tenant. Throws a ZodError on bad input. */
+export async function renameTenant(sql: Db, raw: z.input<typeof TenantRename>): Promise<TenantRow | null> {
+  const t = TenantRename.parse(raw);
+  const [row] = await sql<TenantRow[]>`
+    UPDATE tenants SET name = ${t.name} WHERE id = ${t.id}
+    RETURNING id, name, created_at, (SELECT count(*)::int FROM users u WHERE u.tenant_id = tenants.id) AS users`;
+  return row ?? null;
+}
