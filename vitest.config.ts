@@ -4,7 +4,7 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   resolve: { alias: { "@": fileURLToPath(new URL("./", import.meta.url)) } },
   test: {
-    include: ["lib/**/*.test.ts", "scripts/**/*.test.ts"],
+    include: ["lib/**/*.test.ts", "scripts/**/*.test.ts", "bench/**/*.test.ts"],
     globalSetup: ["./lib/db/test-global-setup.ts"],
     testTimeout: 60_000,
     hookTimeout: 120_000,

@@ -76,7 +76,8 @@ export const jobs = pgTable(
     // The dispatcher's claim: only queued rows, in claim order.
     index("jobs_claim_idx").on(t.queue, t.priority, t.notBefore, t.id).where(sql`state = 'queued'`),
     // The supervisor's scan for stale leases touches only live work (seed 001).
-    index("jobs_live_heartbeat_idx").on(t.heartbeatAt).where(stateIn(HEARTBEAT_STATES)),
+    // Keyed on lease_owner, not heartbeat_at, so heartbeats are HOT updates (drizzle/0007_scale.sql).
+    index("jobs_live_lease_idx").on(t.leaseOwner).where(stateIn(HEARTBEAT_STATES)),
     // The supervisor's promotion of due retries.
     index("jobs_retry_due_idx").on(t.notBefore).where(sql`state = 'retry_wait'`),
     uniqueIndex("jobs_idempotency_key_idx").on(t.tenantId, t.idempotencyKey).where(sql`idempotency_key IS NOT NULL`),
@@ -99,7 +100,8 @@ export const jobs = pgTable(
 export const jobRuns = pgTable(
   "job_runs",
   {
-    jobId: uuid("job_id").notNull().references(() => jobs.id),
+    // No foreign key to jobs: the write path writes history with its job (drizzle/0007_scale.sql).
+    jobId: uuid("job_id").notNull(),
     attempt: integer("attempt").notNull(),
     tenantId: text("tenant_id").notNull(),
     workerId: text("worker_id").notNull(),
@@ -127,7 +129,8 @@ export const jobEvents = pgTable(
   "job_events",
   {
     id: bigint("id", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
-    jobId: uuid("job_id").notNull().references(() => jobs.id),
+    // No foreign key to jobs: the write path writes history with its job (drizzle/0007_scale.sql).
+    jobId: uuid("job_id").notNull(),
     tenantId: text("tenant_id").notNull(),
     event: jobEvent("event").notNull(),
     fromState: jobState("from_state"),

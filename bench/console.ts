@@ -1,0 +1,137 @@
+// The console at scale, measured over real HTTP against `next start`: signed in
+// as the demo operator (better-auth's POST /api/auth/sign-in/email), the web
+// process connecting as the RLS-bound `jobscope_app` role, as in production.
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { performance } from "node:perf_hooks";
+import { connect } from "../lib/db/client";
+import { freePort } from "../lib/db/embedded";
+import { provisionRoles } from "../lib/db/roles";
+import { seedDemoUsers } from "../lib/demo/seed-users";
+import { DEMO_PASSWORD, DEMO_USERS } from "../lib/demo/users";
+import { encodeCursor } from "../lib/jobs/filters";
+import { pct, sleep, waitUntil } from "./lib";
+
+export const DIST_DIR = process.env.JOBSCOPE_BENCH_DIST_DIR ?? ".next-bench";
+
+export type Timing = { name: string; n: number; p50: number; p95: number; status: string };
+
+/** `next build` into the bench's own dist dir, once (delete it to rebuild). */
+export function buildConsole(log: (s: string) => void, databaseUrl: string) {
+  if (existsSync(path.join(DIST_DIR, "BUILD_ID"))) return;
+  log(`building the console into ${DIST_DIR} (next build)…`);
+  const r = spawnSync(process.execPath, ["node_modules/next/dist/bin/next", "build"], {
+    stdio: "inherit",
+    // The layout reads the database while pages prerender: the build needs one.
+    env: { ...process.env, NODE_ENV: "production", JOBSCOPE_DIST_DIR: DIST_DIR, DATABASE_URL: databaseUrl },
+  });
+  if (r.status !== 0) throw new Error("next build failed");
+}
+
+/** The id of a server action, from the build's manifest. */
+function actionId(exportName: string, file: string): string | null {
+  const manifest = path.join(DIST_DIR, "server", "server-reference-manifest.json");
+  if (!existsSync(manifest)) return null;
+  const m = JSON.parse(readFileSync(manifest, "utf8")) as { node: Record<string, { exportedName?: string; filename?: string }> };
+  for (const [id, entry] of Object.entries(m.node)) {
+    if (entry.exportedName === exportName && (!entry.filename || entry.filename.includes(file))) return id;
+  }
+  return null;
+}
+
+export async function startConsole(ownerUrl: string, log: (s: string) => void): Promise<{ base: string; stop: () => Promise<void> }> {
+  const secret = randomBytes(32).toString("hex");
+  const roles = await provisionRoles(ownerUrl, secret);
+  const sql = connect(ownerUrl, { max: 1 });
+  await seedDemoUsers(sql);
+  await sql.end();
+  buildConsole(log, roles.app);
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const child: ChildProcess = spawn(process.execPath, ["node_modules/next/dist/bin/next", "start", "-p", String(port), "-H", "127.0.0.1"], {
+    stdio: ["ignore", "ignore", "inherit"],
+    env: {
+      ...process.env, DATABASE_URL: roles.app, BETTER_AUTH_SECRET: secret, BETTER_AUTH_URL: base, NODE_ENV: "production",
+      JOBSCOPE_DIST_DIR: DIST_DIR, JOBSCOPE_SIGN_IN_PER_MINUTE: "1000",
+    },
+  });
+  await waitUntil("next start", async () => fetch(`${base}/api/auth/ok`).then((r) => r.status < 500, () => false), 120_000, 250);
+  return {
+    base,
+    stop: async () => {
+      const exited = new Promise((r) => child.once("exit", r));
+      child.kill("SIGTERM");
+      await Promise.race([exited, sleep(5000)]);
+    },
+  };
+}
+
+export async function signIn(base: string): Promise<string> {
+  const res = await fetch(`${base}/api/auth/sign-in/email`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", Origin: base },
+    body: JSON.stringify({ email: DEMO_USERS.operator.email, password: DEMO_PASSWORD }),
+  });
+  if (!res.ok) throw new Error(`sign-in failed: ${res.status} ${await res.text()}`);
+  const cookies = res.headers.getSetCookie().map((c) => c.split(";")[0]);
+  return cookies.join("; ");
+}
+
+/**
+ * p50/p95 of each console request, `samples` sequential requests each, after a warm-up.
+ * `ownerUrl` picks the jobs: the one with the longest history, a deep cursor, dead jobs to replay.
+ */
+export async function measureConsole(ownerUrl: string, base: string, cookie: string, samples: number): Promise<Timing[]> {
+  const sql = connect(ownerUrl, { max: 1 });
+  const [total] = await sql<{ n: number }[]>`SELECT reltuples::bigint::int AS n FROM pg_class WHERE relname = 'jobs'`;
+  // A deep page: the cursor of the job three quarters of the way down the newest-first list.
+  const [deep] = await sql<{ at: string; id: string }[]>`
+    SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS at, id FROM jobs
+     ORDER BY created_at DESC, id DESC OFFSET ${Math.floor((total?.n ?? 0) * 0.75)} LIMIT 1`;
+  const [many] = await sql<{ id: string }[]>`SELECT id FROM jobs WHERE state = 'dead' AND max_attempts = 20 ORDER BY created_at DESC LIMIT 1`;
+  const dead = await sql<{ id: string; stateVersion: number }[]>`
+    SELECT id, state_version FROM jobs WHERE state = 'dead' AND max_attempts = 3 ORDER BY created_at DESC LIMIT ${samples + 5}`;
+  await sql.end();
+  const cursor = deep ? encodeCursor({ at: deep.at, id: deep.id }) : "";
+  const headers = { cookie, Origin: base };
+
+  const timed = async (name: string, req: (i: number) => Promise<Response>, n = samples): Promise<Timing> => {
+    const times: number[] = [];
+    const statuses = new Map<number, number>();
+    for (let i = 0; i < n + 3; i++) {
+      const t = performance.now();
+      const res = await req(i);
+      await res.arrayBuffer();
+      if (i >= 3) times.push(performance.now() - t); // the first three warm up
+      statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+    }
+    return { name, n, p50: pct(times, 50), p95: pct(times, 95), status: [...statuses].map(([s, c]) => `${s}×${c}`).join(" ") };
+  };
+
+  const out: Timing[] = [];
+  out.push(await timed("first list page (GET /api/jobs: 50 jobs + tab counts)", () => fetch(`${base}/api/jobs`, { headers })));
+  out.push(await timed("deep keyset page (GET /api/jobs?after=…, 75% down)", () => fetch(`${base}/api/jobs?after=${cursor}`, { headers })));
+  out.push(await timed("succeeded tab, filtered by tenant and type", () => fetch(`${base}/api/jobs?state=succeeded&tenant=acme&type=media.render`, { headers })));
+  out.push(await timed("counts (GET /api/counts)", () => fetch(`${base}/api/counts`, { headers })));
+  if (many) out.push(await timed("job detail, 20 attempts (GET /api/jobs/:id)", () => fetch(`${base}/api/jobs/${many.id}`, { headers })));
+  const replayId = actionId("applyJobEventAction", "app/jobs/[id]/actions");
+  if (replayId && dead.length > 0) {
+    out.push(
+      await timed(
+        "replay a dead job (server action applyJobEventAction)",
+        (i) => {
+          const job = dead[i % dead.length]!;
+          return fetch(`${base}/jobs/${job.id}`, {
+            method: "POST",
+            headers: { ...headers, "Next-Action": replayId, "Content-Type": "text/plain;charset=UTF-8", Accept: "text/x-component" },
+            body: JSON.stringify([{ jobId: job.id, event: "replay", expectedState: "dead", expectedVersion: job.stateVersion }]),
+          });
+        },
+        Math.min(samples, dead.length - 3),
+      ),
+    );
+  }
+  return out;
+}

@@ -1,0 +1,223 @@
+// The systems under test, each driven the way its documentation recommends:
+// prefill a queue, burn it down with no-op handlers, and time single jobs on
+// an idle system.
+import { performance } from "node:perf_hooks";
+import { Logger, makeWorkerUtils, run as runGraphile, runMigrations, type Runner } from "graphile-worker";
+import PgBoss from "pg-boss";
+import postgres from "postgres";
+import { connect } from "../lib/db/client";
+import { enqueue } from "../lib/jobs/enqueue";
+import { silentLogger } from "../lib/worker/log";
+import { createWorker } from "../lib/worker/worker";
+import type { Worker } from "../lib/worker/types";
+import { prefillJobscope } from "./generate";
+import { snapshot, sleep, walBytes, waitUntil, type Snapshot } from "./lib";
+
+export type Burn = {
+  system: string;
+  jobs: number;
+  seconds: number;
+  jobsPerSec: number;
+  walPerJob: number;
+  rowsPerJob: number;
+  kept: string;
+};
+
+const API = { kind: "api", id: "bench" } as const;
+export const BENCH_QUEUE = "bench";
+
+async function measure(url: string, system: string, n: number, body: () => Promise<void>, kept: () => Promise<string>): Promise<Burn> {
+  const before: Snapshot = await snapshot(url);
+  const t0 = performance.now();
+  await body();
+  const seconds = (performance.now() - t0) / 1000;
+  await sleep(300);
+  const after = await snapshot(url);
+  const wal = await walBytes(url, before, after);
+  return { system, jobs: n, seconds, jobsPerSec: n / seconds, walPerJob: wal / n, rowsPerJob: (after.rows - before.rows) / n, kept: await kept() };
+}
+
+async function keptJobscope(url: string) {
+  const sql = postgres(url, { max: 1, onnotice: () => {} });
+  const [r] = await sql`SELECT (SELECT count(*) FROM jobs)::int AS jobs, (SELECT count(*) FROM job_runs)::int AS runs,
+                               (SELECT count(*) FROM job_events)::int AS events`;
+  await sql.end();
+  return `${r!.jobs} jobs, ${r!.runs} run records, ${r!.events} events (full history)`;
+}
+
+export async function burnJobscope(url: string, n: number, opts: { concurrency: number; batch: boolean; label: string }): Promise<Burn> {
+  await prefillJobscope(url, n);
+  const sql = connect(url, { max: opts.batch ? 8 : opts.concurrency + 4, appName: "bench-jobscope" });
+  let done = 0;
+  let worker: Worker | null = null;
+  const r = await measure(
+    url,
+    opts.label,
+    n,
+    async () => {
+      worker = createWorker({
+        sql, queues: [BENCH_QUEUE], concurrency: opts.concurrency, batch: opts.batch, log: silentLogger,
+        handlers: { "report.generate": async () => null },
+        onOutcome: (o) => {
+          if (o.status === "reported") done++;
+        },
+      });
+      await worker.start();
+      await waitUntil("jobscope burn-down", async () => done >= n, 30 * 60_000);
+      await worker.stop();
+      await sql.end();
+    },
+    () => keptJobscope(url),
+  );
+  return r;
+}
+
+export async function burnGraphile(url: string, n: number, opts: { concurrency: number; batch: boolean; label: string }): Promise<Burn> {
+  await runMigrations({ connectionString: url, logger: quietGraphile() });
+  const utils = await makeWorkerUtils({ connectionString: url, logger: quietGraphile() });
+  for (let i = 0; i < n; i += 5000) {
+    await utils.addJobs(Array.from({ length: Math.min(5000, n - i) }, () => ({ identifier: "noop", payload: {} })));
+  }
+  await utils.release();
+  const admin = postgres(url, { max: 1, onnotice: () => {} });
+  await admin`VACUUM ANALYZE graphile_worker._private_jobs`;
+  let done = 0;
+  let runner: Runner | null = null;
+  const r = await measure(
+    url,
+    opts.label,
+    n,
+    async () => {
+      runner = await runGraphile({
+        connectionString: url,
+        concurrency: opts.concurrency,
+        maxPoolSize: opts.concurrency + 4,
+        noHandleSignals: true,
+        pollInterval: 1000,
+        logger: quietGraphile(),
+        taskList: { noop: async () => void done++ },
+        // https://worker.graphile.org/docs/performance#batching: a local queue and batched completions.
+        ...(opts.batch && { preset: { worker: { localQueue: { size: 500 }, completeJobBatchDelay: 0, failJobBatchDelay: 0 } } }),
+      });
+      await waitUntil("graphile handlers", async () => done >= n, 30 * 60_000);
+      await waitUntil("graphile completions", async () => Number((await admin`SELECT count(*)::int AS c FROM graphile_worker._private_jobs`)[0]!.c) === 0, 60_000, 5);
+      await runner.stop();
+    },
+    async () => {
+      const [c] = await admin`SELECT count(*)::int AS c FROM graphile_worker._private_jobs`;
+      return `${c!.c} jobs (finished jobs are deleted; no history)`;
+    },
+  );
+  await admin.end();
+  return r;
+}
+
+export async function burnPgBoss(url: string, n: number, opts: { concurrency: number; batchSize: number; label: string }): Promise<Burn> {
+  const boss = new PgBoss({ connectionString: url, max: opts.concurrency + 4, schedule: false, supervise: false });
+  boss.on("error", () => {});
+  await boss.start();
+  await boss.createQueue(BENCH_QUEUE);
+  for (let i = 0; i < n; i += 5000) {
+    await boss.insert(Array.from({ length: Math.min(5000, n - i) }, () => ({ name: BENCH_QUEUE, data: {} })));
+  }
+  const admin = postgres(url, { max: 1, onnotice: () => {} });
+  await admin`VACUUM ANALYZE pgboss.job`;
+  let done = 0;
+  const r = await measure(
+    url,
+    opts.label,
+    n,
+    async () => {
+      // pg-boss 10: concurrency is several work() subscriptions, each fetching batchSize jobs per poll.
+      for (let i = 0; i < opts.concurrency; i++) {
+        await boss.work(BENCH_QUEUE, { batchSize: opts.batchSize, pollingIntervalSeconds: 0.5 }, async (jobs) => void (done += jobs.length));
+      }
+      await waitUntil("pg-boss handlers", async () => done >= n, 30 * 60_000);
+      await waitUntil(
+        "pg-boss completions",
+        async () => Number((await admin`SELECT count(*)::int AS c FROM pgboss.job WHERE state <> 'completed'`)[0]!.c) === 0,
+        60_000,
+        5,
+      );
+      await boss.stop({ graceful: true, wait: true, timeout: 10_000 });
+    },
+    async () => {
+      const [c] = await admin`SELECT count(*)::int AS c FROM pgboss.job`;
+      return `${c!.c} job rows in state completed (archived later; no per-attempt history)`;
+    },
+  );
+  await admin.end();
+  return r;
+}
+
+function quietGraphile() {
+  // graphile-worker's Logger: a factory of scoped log functions; errors only.
+  return new Logger(() => (level: string, message: string) => {
+    if (level === "error") console.error(`[graphile-worker] ${message}`);
+  });
+}
+
+/** Idle pickup latency: enqueue → handler start, sequential, `n` times. */
+export async function pickupJobscope(url: string, n: number): Promise<number[]> {
+  const sql = connect(url, { max: 6, appName: "bench-pickup" });
+  let resolveStart: ((t: number) => void) | null = null;
+  const worker = createWorker({
+    sql, queues: ["pickup"], concurrency: 4, log: silentLogger,
+    handlers: { "report.generate": async () => resolveStart?.(performance.now()) },
+  });
+  await worker.start();
+  const out: number[] = [];
+  await sleep(200);
+  for (let i = 0; i < n; i++) {
+    const started = new Promise<number>((r) => (resolveStart = r));
+    const t0 = performance.now();
+    await enqueue(sql, { tenantId: "acme", type: "report.generate", params: { report: "daily_usage", period: "2026-11" }, queue: "pickup" }, API);
+    out.push((await started) - t0);
+    await sleep(15);
+  }
+  await worker.stop();
+  await sql.end();
+  return out;
+}
+
+export async function pickupGraphile(url: string, n: number): Promise<number[]> {
+  await runMigrations({ connectionString: url, logger: quietGraphile() });
+  let resolveStart: ((t: number) => void) | null = null;
+  const runner = await runGraphile({
+    connectionString: url, concurrency: 4, noHandleSignals: true, pollInterval: 2000, logger: quietGraphile(),
+    taskList: { pickup: async () => resolveStart?.(performance.now()) },
+  });
+  const utils = await makeWorkerUtils({ connectionString: url, logger: quietGraphile() });
+  const out: number[] = [];
+  await sleep(200);
+  for (let i = 0; i < n; i++) {
+    const started = new Promise<number>((r) => (resolveStart = r));
+    const t0 = performance.now();
+    await utils.addJob("pickup", {});
+    out.push((await started) - t0);
+    await sleep(15);
+  }
+  await utils.release();
+  await runner.stop();
+  return out;
+}
+
+export async function pickupPgBoss(url: string, n: number): Promise<number[]> {
+  const boss = new PgBoss({ connectionString: url, max: 6, schedule: false, supervise: false });
+  boss.on("error", () => {});
+  await boss.start();
+  await boss.createQueue("pickup");
+  let resolveStart: ((t: number) => void) | null = null;
+  // The shortest polling interval pg-boss 10 accepts; it has no LISTEN/NOTIFY wake-up.
+  await boss.work("pickup", { pollingIntervalSeconds: 0.5 }, async () => resolveStart?.(performance.now()));
+  const out: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const started = new Promise<number>((r) => (resolveStart = r));
+    const t0 = performance.now();
+    await boss.send("pickup", {});
+    out.push((await started) - t0);
+    await sleep(15);
+  }
+  await boss.stop({ graceful: true, wait: true, timeout: 5000 });
+  return out;
+}

@@ -1,0 +1,107 @@
+// Shared pieces of the benchmark: the server, counters, percentiles.
+import { rmSync } from "node:fs";
+import postgres from "postgres";
+import { connect, type Sql } from "../lib/db/client";
+import { ensureDatabase, startEmbeddedPostgres } from "../lib/db/embedded";
+import { migrateDatabase } from "../lib/db/migrate";
+
+export type Server = { adminUrl: string; stop: () => Promise<void> };
+
+/** One PostgreSQL for every system: DATABASE_URL's server (an admin URL), or an embedded one in its own data dir. */
+export async function benchServer(dataDir = ".data/bench-pg", log = (s: string) => console.log(s)): Promise<Server> {
+  if (process.env.DATABASE_URL) {
+    log(`using the server at DATABASE_URL`);
+    return { adminUrl: process.env.DATABASE_URL, stop: async () => {} };
+  }
+  log(`starting embedded PostgreSQL in ${dataDir}`);
+  const s = await startEmbeddedPostgres({ dataDir, fresh: true });
+  return {
+    adminUrl: s.adminUrl,
+    stop: async () => {
+      await s.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A fresh database on the server; `jobscope` ones are migrated. */
+export async function freshDb(adminUrl: string, name: string, opts: { jobscope?: boolean } = {}): Promise<string> {
+  const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+  await admin.end();
+  const url = await ensureDatabase(adminUrl, name);
+  if (opts.jobscope) {
+    await migrateDatabase(url);
+    const sql = connect(url, { max: 1 });
+    await sql`INSERT INTO tenants (id, name) VALUES ('acme', 'ACME') ON CONFLICT DO NOTHING`;
+    await sql.end();
+  }
+  return url;
+}
+
+export type Snapshot = { lsn: string; rows: number };
+
+/**
+ * WAL position (server-wide) and rows written (inserted + updated + deleted)
+ * in this database. Call after the measured system's connections have closed:
+ * a backend flushes its table counters when it exits.
+ */
+export async function snapshot(url: string): Promise<Snapshot> {
+  const sql = postgres(url, { max: 1, onnotice: () => {} });
+  try {
+    await sql`SELECT pg_stat_clear_snapshot()`;
+    const [r] = await sql<{ lsn: string; rows: string }[]>`
+      SELECT pg_current_wal_lsn()::text AS lsn,
+             (SELECT coalesce(sum(n_tup_ins + n_tup_upd + n_tup_del), 0) FROM pg_stat_user_tables)::text AS rows`;
+    return { lsn: r!.lsn, rows: Number(r!.rows) };
+  } finally {
+    await sql.end();
+  }
+}
+
+export async function walBytes(url: string, from: Snapshot, to: Snapshot): Promise<number> {
+  const sql = postgres(url, { max: 1, onnotice: () => {} });
+  try {
+    const [r] = await sql<{ d: string }[]>`SELECT pg_wal_lsn_diff(${to.lsn}, ${from.lsn})::text AS d`;
+    return Number(r!.d);
+  } finally {
+    await sql.end();
+  }
+}
+
+/** Table and index bytes of the tables in `schemas`, with their row estimates. */
+export async function sizes(url: string, schemas: string[]) {
+  const sql = postgres(url, { max: 1, onnotice: () => {} });
+  try {
+    return await sql<{ table: string; rows: string; tableBytes: string; indexBytes: string }[]>`
+      SELECT n.nspname || '.' || c.relname AS table, c.reltuples::bigint::text AS rows,
+             pg_table_size(c.oid)::text AS "tableBytes", pg_indexes_size(c.oid)::text AS "indexBytes"
+        FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+       WHERE c.relkind IN ('r', 'p') AND n.nspname = ANY(${schemas}) AND NOT c.relispartition
+       ORDER BY pg_total_relation_size(c.oid) DESC`;
+  } finally {
+    await sql.end();
+  }
+}
+
+export function pct(values: number[], p: number): number {
+  if (values.length === 0) return NaN;
+  const s = [...values].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))]!;
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export async function waitUntil(what: string, fn: () => Promise<boolean>, timeoutMs: number, everyMs = 20) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await fn())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(everyMs);
+  }
+}
+
+export const fmt = (n: number, digits = 0) =>
+  Number.isFinite(n) ? n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits }) : "n/a";
+export const mb = (bytes: number) => `${fmt(bytes / 1024 / 1024, 1)} MB`;
+
+export type { Sql };

@@ -1,0 +1,320 @@
+// `npm run bench [-- --profile smoke|quick|full] [--only throughput,pickup,load,scale,console,supervisor]`
+//
+// One command, one PostgreSQL (embedded in .data/bench-pg, or the server at
+// DATABASE_URL given as an admin URL), every system side by side in one run.
+// The full profile rewrites docs/benchmarks.md; the others print their tables
+// (and write bench/results-<profile>.md).
+import { spawn, type ChildProcess } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
+import { cpus } from "node:os";
+import { performance } from "node:perf_hooks";
+import { parseArgs } from "node:util";
+import postgres from "postgres";
+import { connect } from "../lib/db/client";
+import { createSupervisor } from "../lib/supervisor/supervisor";
+import { measureConsole, signIn, startConsole, type Timing } from "./console";
+import { burnGraphile, burnJobscope, burnPgBoss, pickupGraphile, pickupJobscope, pickupPgBoss, type Burn } from "./engines";
+import { auditSample, generate, prefillJobscope } from "./generate";
+import { benchServer, fmt, freshDb, mb, pct, sizes, sleep, waitUntil } from "./lib";
+import { fixedRate, type LoadResult } from "./load";
+
+export const PROFILES = {
+  smoke: { batchedJobs: 2000, singleJobs: 600, pgboss: false, pickups: 0, loadSeconds: 0, consoleJobs: 0, samples: 0, scaleJobs: 0, supervisor: false },
+  quick: { batchedJobs: 10_000, singleJobs: 3000, pgboss: true, pickups: 50, loadSeconds: 10, consoleJobs: 100_000, samples: 20, scaleJobs: 5000, supervisor: true },
+  full: { batchedJobs: 20_000, singleJobs: 4000, pgboss: true, pickups: 300, loadSeconds: 30, consoleJobs: 2_000_000, samples: 100, scaleJobs: 6000, supervisor: true },
+} as const;
+export type Profile = keyof typeof PROFILES;
+const CONCURRENCY = 24;
+
+export type Results = {
+  profile: Profile;
+  startedAt: string;
+  machine: string;
+  postgres: string;
+  throughput: Burn[];
+  ratios: Record<string, number>;
+  pickup: { system: string; p50: number; p99: number; n: number }[];
+  load: LoadResult[];
+  scaling: { processes: number; jobsPerSec: number; seconds: number }[];
+  supervisor: { rows: number; tickP50: number; tickP95: number; plan: string[] }[];
+  sizes: { table: string; rows: number; tableBytes: number; indexBytes: number; perMillion: number }[];
+  console: Timing[];
+  consoleNote: string;
+  generated: { jobs: number; seconds: number; auditProblems: number } | null;
+  minutes: number;
+};
+
+const log = (s: string) => console.log(`[bench] ${s}`);
+const DOC = "docs/benchmarks.md";
+const BEGIN = "<!-- bench:results -->";
+const END = "<!-- /bench:results -->";
+
+export async function runBench(profile: Profile, only?: Set<string>): Promise<Results> {
+  const p = PROFILES[profile];
+  const want = (k: string) => !only || only.has(k);
+  const t0 = performance.now();
+  // Its own data dir per profile run, so the CI smoke never shares a server with a full run.
+  const server = await benchServer(profile === "full" ? ".data/bench-pg" : `.data/bench-pg-${profile}-${process.pid}`, log);
+  const r: Results = {
+    profile, startedAt: new Date().toISOString(), machine: `${cpus().length} × ${cpus()[0]?.model ?? "cpu"}`, postgres: "",
+    throughput: [], ratios: {}, pickup: [], load: [], scaling: [], supervisor: [], sizes: [], console: [], consoleNote: "", generated: null, minutes: 0,
+  };
+  try {
+    const admin = postgres(server.adminUrl, { max: 1, onnotice: () => {} });
+    r.postgres = ((await admin`SELECT version() AS v`)[0]!.v as string).split(" on ")[0]!;
+    await admin.end();
+
+    if (want("throughput")) {
+      const burn = async (label: string, f: () => Promise<Burn>) => {
+        log(`burn-down: ${label}…`);
+        const b = await f();
+        log(`  ${fmt(b.jobsPerSec)} jobs/s, ${fmt(b.walPerJob)} WAL bytes/job, ${fmt(b.rowsPerJob, 1)} rows/job`);
+        r.throughput.push(b);
+        return b;
+      };
+      const n = p.batchedJobs;
+      const jb = await burn("jobscope batched", async () => burnJobscope(await freshDb(server.adminUrl, "bench_js_batched", { jobscope: true }), n, { concurrency: CONCURRENCY, batch: true, label: "Jobscope, batched" }));
+      const gb = await burn("graphile-worker batched", async () => burnGraphile(await freshDb(server.adminUrl, "bench_gw_batched"), n, { concurrency: CONCURRENCY, batch: true, label: "graphile-worker 0.17.3, local queue + batched completion" }));
+      r.ratios["batched: Jobscope / graphile-worker"] = jb.jobsPerSec / gb.jobsPerSec;
+      if (p.pgboss) {
+        const pb = await burn("pg-boss", async () => burnPgBoss(await freshDb(server.adminUrl, "bench_pgboss"), n, { concurrency: CONCURRENCY, batchSize: 20, label: "pg-boss 10.4.2, batchSize 20 × 24 workers" }));
+        r.ratios["batched: Jobscope / pg-boss"] = jb.jobsPerSec / pb.jobsPerSec;
+      }
+      if (p.singleJobs > 0) {
+        const m = p.singleJobs;
+        const js = await burn("jobscope one-at-a-time", async () => burnJobscope(await freshDb(server.adminUrl, "bench_js_single", { jobscope: true }), m, { concurrency: CONCURRENCY, batch: false, label: "Jobscope, one job per statement" }));
+        if (profile === "smoke") return r;
+        const gs = await burn("graphile-worker unbatched", async () => burnGraphile(await freshDb(server.adminUrl, "bench_gw_single"), m, { concurrency: CONCURRENCY, batch: false, label: "graphile-worker 0.17.3, defaults (unbatched)" }));
+        r.ratios["one-at-a-time: Jobscope / graphile-worker"] = js.jobsPerSec / gs.jobsPerSec;
+      }
+    }
+
+    if (want("pickup") && p.pickups > 0) {
+      for (const [system, f] of [
+        ["Jobscope (LISTEN/NOTIFY)", async () => pickupJobscope(await freshDb(server.adminUrl, "bench_pick_js", { jobscope: true }), p.pickups)],
+        ["graphile-worker (LISTEN/NOTIFY)", async () => pickupGraphile(await freshDb(server.adminUrl, "bench_pick_gw"), p.pickups)],
+        ["pg-boss (polling, 0.5 s minimum)", async () => pickupPgBoss(await freshDb(server.adminUrl, "bench_pick_pb"), Math.min(p.pickups, 40))],
+      ] as const) {
+        log(`idle pickup: ${system}…`);
+        const xs = await f();
+        r.pickup.push({ system, p50: pct(xs, 50), p99: pct(xs, 99), n: xs.length });
+        log(`  p50 ${fmt(pct(xs, 50), 1)} ms, p99 ${fmt(pct(xs, 99), 1)} ms`);
+      }
+    }
+
+    const peak = r.throughput[0]?.jobsPerSec ?? 400;
+    if (want("load") && p.loadSeconds > 0) {
+      const url = await freshDb(server.adminUrl, "bench_load", { jobscope: true });
+      for (const failRate of [0, 0.1]) {
+        const rate = Math.max(20, Math.round(peak / 2));
+        log(`fixed-rate load: ${rate} jobs/s for ${p.loadSeconds} s, ${failRate * 100}% of attempts fail…`);
+        const l = await fixedRate(url, { rate, seconds: p.loadSeconds, failRate, queue: `load-${failRate}` });
+        log(`  pickup p50 ${fmt(l.pickupP50, 1)} / p99 ${fmt(l.pickupP99, 1)} ms; lost ${l.lost}, double-finalized ${l.doubleFinalized}`);
+        r.load.push(l);
+      }
+    }
+
+    if (want("scale") && p.scaleJobs > 0) {
+      const url = await freshDb(server.adminUrl, "bench_scale", { jobscope: true });
+      for (const procs of [1, 2, 4]) {
+        const queue = `scale-${procs}`;
+        await prefillJobscope(url, p.scaleJobs, queue);
+        log(`scaling: ${procs} worker process(es), ${CONCURRENCY / procs} concurrency each…`);
+        const s = await scaleRun(url, queue, procs, p.scaleJobs);
+        r.scaling.push(s);
+        log(`  ${fmt(s.jobsPerSec)} jobs/s`);
+      }
+    }
+
+    if ((want("console") || want("supervisor")) && (p.consoleJobs > 0 || p.supervisor)) {
+      // The supervisor's scan on a small table first, then the same scan after the big generation.
+      const url = await freshDb(server.adminUrl, "bench_console", { jobscope: true });
+      const sql = connect(url, { max: 4 });
+      if (p.supervisor) {
+        await generate(sql, { count: 10_000, log });
+        r.supervisor.push(await supervisorScan(sql));
+      }
+      const target = Math.max(p.consoleJobs, 10_000);
+      const g0 = performance.now();
+      if (target > 10_000) await generate(sql, { count: target - 10_000, log });
+      const problems = await auditSample(sql, 200);
+      r.generated = { jobs: target, seconds: (performance.now() - g0) / 1000, auditProblems: problems.length };
+      if (problems.length) log(`generated histories that do not replay: ${problems.slice(0, 3).join("; ")}`);
+      if (p.supervisor) r.supervisor.push(await supervisorScan(sql));
+      const sz = await sizes(url, ["public"]);
+      r.sizes = sz
+        .filter((s) => ["public.jobs", "public.job_runs", "public.job_events"].includes(s.table))
+        .map((s) => ({ table: s.table, rows: Number(s.rows), tableBytes: Number(s.tableBytes), indexBytes: Number(s.indexBytes), perMillion: ((Number(s.tableBytes) + Number(s.indexBytes)) / target) * 1e6 }));
+      await sql.end();
+
+      if (want("console") && p.samples > 0) {
+        log(`console: next start against ${fmt(target)} jobs, under fixed-rate load…`);
+        const web = await startConsole(url, log);
+        try {
+          const cookie = await signIn(web.base);
+          let done = false;
+          const load = fixedRate(url, { rate: Math.max(20, Math.round(peak / 2)), seconds: 600, failRate: 0.1, queue: "console-load", stopWhen: () => done });
+          try {
+            r.console = await measureConsole(url, web.base, cookie, p.samples);
+          } finally {
+            done = true;
+            await load;
+          }
+          r.consoleNote = "signed in as the demo operator over HTTP (better-auth session cookie); the web process connects as jobscope_app under RLS";
+        } catch (e) {
+          r.consoleNote = `console measurement failed: ${e instanceof Error ? e.message : String(e)}`;
+          log(r.consoleNote);
+        } finally {
+          await web.stop();
+        }
+      }
+    }
+  } finally {
+    await server.stop();
+  }
+  r.minutes = (performance.now() - t0) / 60_000;
+  return r;
+}
+
+async function scaleRun(url: string, queue: string, procs: number, n: number) {
+  const children: ChildProcess[] = [];
+  const sql = connect(url, { max: 1 });
+  const remaining = async () =>
+    Number((await sql`SELECT count(*)::int AS c FROM jobs WHERE queue = ${queue} AND state NOT IN ('succeeded', 'dead', 'cancelled')`)[0]!.c);
+  const t0 = performance.now();
+  for (let i = 0; i < procs; i++) {
+    const c = spawn(process.execPath, ["--import", "tsx", "bench/worker-proc.ts", url, queue, String(Math.max(1, Math.round(CONCURRENCY / procs)))], { stdio: ["ignore", "pipe", "inherit"] });
+    children.push(c);
+  }
+  await waitUntil("scaling burn-down", async () => (await remaining()) === 0, 30 * 60_000, 250);
+  const seconds = (performance.now() - t0) / 1000;
+  await Promise.all(children.map((c) => new Promise((res) => (c.once("exit", res), c.kill("SIGTERM")))));
+  await sql.end();
+  return { processes: procs, jobsPerSec: n / seconds, seconds };
+}
+
+/** The supervisor's tick on an idle table (nothing stale, nothing due): its cost is the two scans. */
+async function supervisorScan(sql: ReturnType<typeof connect>) {
+  const [{ n }] = (await sql`SELECT count(*)::int AS n FROM jobs`) as unknown as [{ n: number }];
+  await sql`VACUUM ANALYZE jobs`;
+  const sup = createSupervisor({ sql, staleAfterMs: 10_000 });
+  const times: number[] = [];
+  for (let i = 0; i < 60; i++) {
+    const t = performance.now();
+    await sup.tick();
+    times.push(performance.now() - t);
+    await sleep(5);
+  }
+  // The same statements as lib/supervisor/supervisor.ts, explained.
+  const plan: string[] = [];
+  for (const q of [
+    `SELECT id, state, state_version, attempt, max_attempts FROM jobs WHERE state IN ('claimed', 'running', 'cancelling') AND heartbeat_at < now() - interval '10 seconds' ORDER BY heartbeat_at LIMIT 200`,
+    `SELECT id, state, state_version, attempt, max_attempts FROM jobs WHERE state = 'retry_wait' AND not_before <= now() ORDER BY not_before LIMIT 200`,
+  ]) {
+    const rows = await sql.unsafe(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF, SUMMARY OFF) ${q}`);
+    plan.push(rows.map((x) => Object.values(x)[0] as string).join("\n"));
+  }
+  return { rows: n, tickP50: pct(times.slice(10), 50), tickP95: pct(times.slice(10), 95), plan };
+}
+
+export function renderMarkdown(r: Results): string {
+  const ratio = (k: string) => (r.ratios[k] === undefined ? "n/a" : `${fmt(r.ratios[k], 2)}×`);
+  const lines: string[] = [];
+  lines.push(`| system | jobs | jobs/s | WAL bytes / job | rows written / job | kept afterwards |`, `|---|---:|---:|---:|---:|---|`);
+  for (const b of r.throughput) lines.push(`| ${b.system} | ${fmt(b.jobs)} | ${fmt(b.jobsPerSec)} | ${fmt(b.walPerJob)} | ${fmt(b.rowsPerJob, 1)} | ${b.kept} |`);
+  const tput = lines.join("\n");
+  const ratios = Object.keys(r.ratios).map((k) => `| ${k} | ${ratio(k)} |`).join("\n");
+  const pickup = r.pickup.map((x) => `| ${x.system} | ${x.n} | ${fmt(x.p50, 1)} | ${fmt(x.p99, 1)} |`).join("\n");
+  const load = r.load
+    .map((l) => `| ${fmt(l.rate)}/s × ${fmt(l.seconds)} s | ${fmt(l.failRate * 100)}% | ${fmt(l.enqueued)} | ${fmt(l.pickupP50, 1)} / ${fmt(l.pickupP99, 1)} | ${fmt(l.lagP50, 1)} / ${fmt(l.lagP99, 1)} | ${l.succeeded} / ${l.dead} | ${l.lost} | ${l.doubleFinalized} | ${l.runMismatch} |`)
+    .join("\n");
+  const scaling = r.scaling.map((s) => `| ${s.processes} | ${fmt(CONCURRENCY / s.processes)} | ${fmt(s.jobsPerSec)} | ${fmt(s.jobsPerSec / (r.scaling[0]?.jobsPerSec ?? 1), 2)}× |`).join("\n");
+  const sup = r.supervisor.map((s) => `| ${fmt(s.rows)} | ${fmt(s.tickP50, 2)} | ${fmt(s.tickP95, 2)} |`).join("\n");
+  const plans = r.supervisor.map((s) => `At ${fmt(s.rows)} jobs:\n\n\`\`\`\n${s.plan.join("\n\n")}\n\`\`\``).join("\n\n");
+  const sz = r.sizes.map((s) => `| ${s.table} | ${fmt(s.rows)} | ${mb(s.tableBytes)} | ${mb(s.indexBytes)} | ${mb(s.perMillion)} |`).join("\n");
+  const con = r.console.map((c) => `| ${c.name} | ${c.n} | ${fmt(c.p50, 1)} | ${fmt(c.p95, 1)} | ${c.status} |`).join("\n");
+  return `Run: profile \`${r.profile}\`, ${r.startedAt}, ${fmt(r.minutes, 1)} min; ${r.machine}; ${r.postgres}; concurrency ${CONCURRENCY}.
+
+### Engine throughput (burn-down of a pre-filled queue, no-op handlers)
+
+${tput}
+
+| ratio (same run, same server) | value |
+|---|---:|
+${ratios}
+
+### Idle pickup latency (enqueue → handler start, sequential)
+
+| system | n | p50 ms | p99 ms |
+|---|---:|---:|---:|
+${pickup}
+
+### Fixed-rate load (≈50% of the batched peak above; real \`enqueue\` calls, supervisor running)
+
+| rate × duration | failing attempts | jobs | pickup p50 / p99 ms | completion lag p50 / p99 ms | succeeded / dead | lost | finalized twice | runs ≠ attempts |
+|---|---:|---:|---:|---:|---:|---:|---:|---:|
+${load}
+
+### Worker processes (burn-down, ${CONCURRENCY} slots split across processes)
+
+| processes | concurrency each | jobs/s | vs 1 process |
+|---:|---:|---:|---:|
+${scaling}
+
+### Console at scale (${r.generated ? fmt(r.generated.jobs) : "n/a"} jobs, over HTTP against \`next start\`, under the fixed-rate load with 10% failures)
+
+${r.consoleNote}
+
+| request | n | p50 ms | p95 ms | HTTP status |
+|---|---:|---:|---:|---|
+${con}
+
+Generated in ${r.generated ? fmt(r.generated.seconds) : "n/a"} s; replay audit of a 200-job sample: ${r.generated ? `${r.generated.auditProblems} problems` : "n/a"}.
+
+### Supervisor scan (one idle tick: stale leases + due retries)
+
+| jobs in the table | tick p50 ms | tick p95 ms |
+|---:|---:|---:|
+${sup}
+
+${plans}
+
+### Size per million jobs (generated histories: ~1.2 runs and ~4.6 events per job)
+
+| table | rows | table | indexes | table + indexes per 1M jobs |
+|---|---:|---:|---:|---:|
+${sz}
+`;
+}
+
+async function main() {
+  const { values } = parseArgs({ options: { profile: { type: "string", default: "full" }, only: { type: "string" }, out: { type: "string" } } });
+  const profile = values.profile as Profile;
+  if (!(profile in PROFILES)) throw new Error(`unknown profile ${profile}; one of ${Object.keys(PROFILES).join(", ")}`);
+  const r = await runBench(profile, values.only ? new Set(values.only.split(",")) : undefined);
+  const md = renderMarkdown(r);
+  console.log(md);
+  const out = values.out ?? `bench/results-${profile}.md`;
+  writeFileSync(out, md);
+  writeFileSync(out.replace(/\.md$/, ".json"), JSON.stringify(r, null, 2));
+  log(`wrote ${out}`);
+  if (profile === "full" && !values.only) {
+    // docs/benchmarks.md carries the last full run between its markers.
+    const doc = readFileSync(DOC, "utf8");
+    const [a, b] = [doc.indexOf(BEGIN), doc.indexOf(END)];
+    if (a >= 0 && b > a) {
+      writeFileSync(DOC, `${doc.slice(0, a + BEGIN.length)}\n${md}\n${doc.slice(b)}`);
+      log(`updated ${DOC}`);
+    }
+  }
+}
+
+if (process.argv[1]?.endsWith("run.ts")) {
+  main().then(
+    () => process.exit(0),
+    (e: unknown) => {
+      console.error(e);
+      process.exit(1);
+    },
+  );
+}
