@@ -12,7 +12,9 @@ export type Viewer = Principal & { userId: string; email: string; name: string; 
 
 /** The signed-in user of this request (from the better-auth session cookie), or null. */
 export const getViewer = cache(async (): Promise<Viewer | null> => {
-  const session = await auth().api.getSession({ headers: await headers() });
+  // headers() first: it marks the render as per-request before any database is touched.
+  const requestHeaders = await headers();
+  const session = await auth().api.getSession({ headers: requestHeaders });
   if (!session) return null;
   const u = session.user as typeof session.user & { role?: string; tenantId?: string | null; tenantOwner?: boolean };
   const role = (ROLES as readonly string[]).includes(u.role ?? "") ? (u.role as Role) : null;
