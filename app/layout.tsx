@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import type { ReactNode } from "react";
 import { DriftAlarm } from "@/components/drift-alarm";
+import { DbStatusBanner } from "@/components/db-status-banner";
 import { Providers } from "@/components/providers";
 import "./globals.css";
 
@@ -52,6 +53,7 @@ export default function RootLayout({ children }: { children: ReactNode }) {
           </div>
         </header>
         <Providers>
+          <DbStatusBanner />
           <DriftAlarm />
           <main id="main" className="mx-auto max-w-6xl px-4 py-8 sm:px-6">
             {children}

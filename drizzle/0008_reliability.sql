@@ -22,3 +22,6 @@ CREATE TABLE "integrity_audits" (
 );
 --> statement-breakpoint
 CREATE INDEX "integrity_audits_at_idx" ON "integrity_audits" USING btree ("at" DESC NULLS LAST);
+--> statement-breakpoint
+-- The console (role jobscope_app, drizzle/0005_identity.sql) runs audits from the operator panel and stores them.
+GRANT SELECT, INSERT ON "integrity_audits" TO jobscope_app;
