@@ -135,7 +135,7 @@ export async function generate(sql: Sql, opts: { count: number; spanDays?: numbe
                now() - ${span} * interval '1 second' * (1 - (g::float8 / ${opts.count})) - interval '1 hour' AS created_at,
                (${tx.json(GEN_TENANTS as never)}::jsonb ->> ((g * 7919) % ${GEN_TENANTS.length}))::text AS tenant_id,
                (g * 31) % ${types.length} AS type_i
-          FROM generate_series(${from}, ${from + n - 1}) g JOIN gen_slot s ON s.slot = (g * 7) % ${total}`;
+          FROM generate_series(${from}::int, ${from + n - 1}::int) g JOIN gen_slot s ON s.slot = (g * 7) % ${total}`;
       await tx`
         INSERT INTO jobs (id, tenant_id, type, queue, priority, state, attempt, max_attempts, state_version, lease_owner,
                           heartbeat_at, not_before, params, created_at, updated_at, finished_at)

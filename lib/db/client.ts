@@ -44,6 +44,21 @@ export function pool(): Sql {
   return g.__jobscope;
 }
 
+const r = globalThis as unknown as { __jobscopeRead?: Sql };
+
+/**
+ * The pool for console reads that tolerate replica lag (lists, counts, charts):
+ * a read replica at DATABASE_READ_URL when one is configured, else `pool()`.
+ * Writes, and reads that guard a write (the expected state and version of an
+ * action), always go to `pool()`. See docs/scaling.md.
+ */
+export function readPool(): Sql {
+  const url = process.env.DATABASE_READ_URL;
+  if (!url) return pool();
+  r.__jobscopeRead ??= connect(url, { appName: `${process.env.JOBSCOPE_ROLE ?? "jobscope"}-read` });
+  return r.__jobscopeRead;
+}
+
 export async function closePool() {
   const sql = g.__jobscope;
   g.__jobscope = undefined;

@@ -75,4 +75,25 @@ describe("the batched worker write path", () => {
     expect(await Promise.all([1, 2, 3].map((x) => b.add(x)))).toEqual([2, 4, 6]);
     expect(flushes).toEqual([[1, 2, 3]]);
   });
+
+  it("in group-commit mode, what arrives during a flush goes together in the next one", async () => {
+    const flushes: number[][] = [];
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const b = new Batcher<number, number>(
+      async (xs) => {
+        flushes.push(xs);
+        if (flushes.length === 1) await gate;
+        return xs;
+      },
+      { delayMs: 0, maxSize: 100 },
+    );
+    const first = b.add(1);
+    await new Promise((r) => setImmediate(r));
+    const later = [2, 3, 4].map((x) => b.add(x));
+    expect(flushes).toEqual([[1]]);
+    release();
+    expect(await Promise.all([first, ...later])).toEqual([1, 2, 3, 4]);
+    expect(flushes).toEqual([[1], [2, 3, 4]]);
+  });
 });

@@ -135,13 +135,18 @@ export async function applyWorkerBatch(sql: Sql, workerId: string, items: readon
 }
 
 /**
- * Collects items and flushes them together: after `delayMs` (a few ms), or at
- * once when `maxSize` are waiting. Each `add` resolves with its own slot of
- * the flush's answer; a flush that throws rejects every item in it.
+ * Collects items and flushes them together. With `delayMs` 0 (group commit):
+ * the first item flushes at once (with whatever arrived in the same tick), and
+ * items that arrive while a flush is in flight wait for it and go together in
+ * the next — batches grow with the load, an idle worker pays no delay. With
+ * `delayMs` > 0: a flush `delayMs` after the first waiting item. Either way a
+ * flush starts at once when `maxSize` items wait. Each `add` resolves with its
+ * own slot of the flush's answer; a flush that throws rejects every item in it.
  */
 export class Batcher<I, O> {
   private pending: { item: I; resolve: (o: O) => void; reject: (e: unknown) => void }[] = [];
   private timer: NodeJS.Timeout | null = null;
+  private scheduled = false;
   private inFlight = new Set<Promise<void>>();
 
   constructor(
@@ -153,7 +158,14 @@ export class Batcher<I, O> {
     return new Promise<O>((resolve, reject) => {
       this.pending.push({ item, resolve, reject });
       if (this.pending.length >= this.opts.maxSize) this.flush();
-      else this.timer ??= setTimeout(() => this.flush(), this.opts.delayMs);
+      else if (this.opts.delayMs > 0) this.timer ??= setTimeout(() => this.flush(), this.opts.delayMs);
+      else if (!this.scheduled && this.inFlight.size === 0) {
+        this.scheduled = true;
+        setImmediate(() => {
+          this.scheduled = false;
+          if (this.inFlight.size === 0) this.flush();
+        });
+      }
     });
   }
 
@@ -174,6 +186,10 @@ export class Batcher<I, O> {
       (e: unknown) => batch.forEach((b) => b.reject(e)),
     );
     this.inFlight.add(p);
-    void p.finally(() => this.inFlight.delete(p));
+    void p.finally(() => {
+      this.inFlight.delete(p);
+      // Group commit: what arrived during this flush goes next, together.
+      if (this.opts.delayMs === 0 && this.inFlight.size === 0 && this.pending.length > 0) this.flush();
+    });
   }
 }
