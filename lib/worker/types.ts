@@ -89,7 +89,8 @@ export type WorkerOptions = {
   drainTimeoutMs?: number;
   /**
    * Batch the worker's own transitions (default true): starts and completions of many
-   * jobs go in one statement, flushed every `batchDelayMs` (default 2), and claims
+   * jobs go in one statement — by default as soon as the previous one is done (group
+   * commit), or every `batchDelayMs` when set — and claims
    * prefetch `prefetch` jobs (default: concurrency) into a local buffer. `false`:
    * one transaction per transition, claims only for free slots.
    */

@@ -35,12 +35,13 @@ export function createWorker(opts: WorkerOptions): Worker {
   let unlisten: (() => Promise<void>) | null = null;
   let listening = false;
   let stopping: Promise<void> | null = null;
-  // Batching (default on): starts and completions of many jobs share one statement, flushed every
-  // few ms; claims prefetch up to `prefetch` jobs beyond the free slots into a local buffer.
+  // Batching (default on): starts and completions of many jobs share one statement (group commit:
+  // what arrives while one flush is in flight goes in the next); claims prefetch up to `prefetch`
+  // jobs beyond the free slots into a local buffer.
   const batching = opts.batch !== false;
   const batch = batching
     ? new Batcher<BatchItem, TransitionResult | null>((items) => applyWorkerBatch(sql, id, items), {
-        delayMs: opts.batchDelayMs ?? 2,
+        delayMs: opts.batchDelayMs ?? 0,
         maxSize: 1000,
       })
     : undefined;
