@@ -1,6 +1,5 @@
 "use server";
 
-import { APIError } from "better-auth/api";
 import { headers } from "next/headers";
 import { redirect } from "next/navigation";
 import { z } from "zod";
@@ -26,8 +25,10 @@ export async function signInAction(_prev: SignInState, form: FormData): Promise<
     // Tenant members have no cross-tenant overview: their home is their jobs.
     if ((res.user as { role?: string }).role === "tenant") home = "/jobs";
   } catch (err) {
-    if (err instanceof APIError) {
-      const tooMany = err.status === "TOO_MANY_REQUESTS";
+    // better-auth's APIError (matched by shape: the bundled class need not be the one we import).
+    const status = (err as { statusCode?: unknown } | null)?.statusCode;
+    if (typeof status === "number" && status >= 400 && status < 500) {
+      const tooMany = status === 429;
       return { error: tooMany ? "Too many attempts: wait a minute and try again." : "That email and password do not match an account.", email };
     }
     console.error("sign-in failed:", err);

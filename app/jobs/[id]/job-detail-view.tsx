@@ -19,7 +19,7 @@ import { WhySlow } from "./why-slow";
 
 const POLL_MS = 2_000;
 
-type Props = { id: string; initial: JobDetail; renderedAt: number; actorKind: ActorKind };
+type Props = { id: string; initial: JobDetail; renderedAt: number; actorKind: ActorKind | null };
 
 export function JobDetailView({ id, initial, renderedAt, actorKind }: Props) {
   const [isPaused, setIsPaused] = useState(false);
@@ -62,7 +62,7 @@ export function JobDetailView({ id, initial, renderedAt, actorKind }: Props) {
           </div>
         }
       >
-        <JobActions job={job} actorKind={actorKind} onSettled={refresh} />
+        {actorKind && <JobActions job={job} actorKind={actorKind} onSettled={refresh} />}
       </JobHeader>
 
       {isFailing && (

@@ -1,0 +1,107 @@
+import type { Page } from "@playwright/test";
+import type { DemoUser } from "../lib/demo/users";
+import { SIGNED_OUT, signInAs } from "./auth";
+import { expect, HELD_QUEUE, OPERATOR, SPEC_ACTOR, test } from "./fixtures";
+
+// Each spec signs in as the role it is about.
+test.use({ storageState: SIGNED_OUT });
+
+/** Exactly the sections each role's navigation lists (app/layout.tsx, from lib/auth/permissions.ts). */
+const NAV: Record<DemoUser, string[]> = {
+  admin: ["Overview", "Jobs", "Dead jobs", "Workers", "Rejections", "State machine", "Audit", "Integrity", "Admin", "API keys"],
+  operator: ["Overview", "Jobs", "Dead jobs", "Workers", "Rejections", "State machine", "Audit", "Integrity"],
+  support: ["Overview", "Jobs", "Dead jobs", "Workers", "Rejections", "State machine"],
+  acme: ["Jobs", "API keys"], // dana@acme.example owns her tenant: she manages its API keys
+  globex: ["Jobs"],
+};
+
+/** Pages each role may open; every other page of the list answers 404 (no hint that it exists). */
+const PAGES = ["/", "/jobs", "/dead", "/workers", "/rejections", "/state-machine", "/audit", "/integrity", "/admin", "/api-keys"] as const;
+const ALLOWED: Record<DemoUser, readonly string[]> = {
+  admin: PAGES,
+  operator: PAGES.filter((p) => p !== "/admin" && p !== "/api-keys"),
+  support: PAGES.filter((p) => !["/admin", "/api-keys", "/audit", "/integrity"].includes(p)),
+  acme: ["/jobs", "/api-keys"],
+  globex: ["/jobs"],
+};
+
+/** The job page's action buttons for a paused job, per role: from the state machine's actors. */
+const PAUSED_JOB_BUTTONS: Record<DemoUser, string[]> = {
+  admin: ["Resume", "Abandon", "Cancel"],
+  operator: ["Resume", "Abandon", "Cancel"],
+  support: [],
+  acme: ["Cancel"],
+  globex: [], // not even the page: another tenant's job is 404
+};
+
+const navLinks = (page: Page) => page.getByRole("navigation", { name: "Main" }).getByRole("link");
+
+test.describe("roles", () => {
+  for (const who of Object.keys(NAV) as DemoUser[]) {
+    test(`${who}: sees exactly its sections, pages and buttons`, async ({ page, history }) => {
+      const h = await history(60_000).submit(
+        { tenantId: "acme", type: "report.generate", queue: HELD_QUEUE, params: { report: "daily_usage", period: "2026-11" } },
+        SPEC_ACTOR,
+      );
+      await h.run("w-e2e-roles", 1_000);
+      await h.step("pause", 1_000, OPERATOR);
+
+      await signInAs(page, who);
+      await expect(navLinks(page)).toHaveText(NAV[who]);
+
+      for (const path of PAGES) {
+        const res = await page.goto(path);
+        expect(res?.status(), `${who} ${path}`).toBe(ALLOWED[who].includes(path) ? 200 : 404);
+      }
+
+      const res = await page.goto(`/jobs/${h.id}`);
+      if (who === "globex") {
+        expect(res?.status()).toBe(404);
+        return;
+      }
+      expect(res?.status()).toBe(200);
+      const actions = page.getByRole("group", { name: "Job actions" });
+      if (PAUSED_JOB_BUTTONS[who].length === 0) await expect(actions).toHaveCount(0);
+      else await expect(actions.getByRole("button")).toHaveText(PAUSED_JOB_BUTTONS[who]);
+    });
+  }
+
+  test("a tenant's list holds only its own tenant's jobs, whatever the URL asks for", async ({ page, submit }) => {
+    const globexJob = await submit({ tenantId: "globex", type: "report.generate", queue: HELD_QUEUE, params: { report: "daily_usage", period: "2026-11" } });
+    await signInAs(page, "acme");
+    // Asking for another tenant (or another tenant's job id) in the URL is overridden by the session's tenant.
+    await page.goto(`/jobs?q=${globexJob.id}`);
+    await expect(page.getByText("No jobs match")).toBeVisible();
+    await page.goto("/jobs?tenant=globex");
+    await expect(page.getByRole("table")).toBeVisible();
+    const tenants = await page.getByRole("row").locator("td:nth-child(5)").allInnerTexts();
+    expect(tenants.length).toBeGreaterThan(0);
+    expect(new Set(tenants.map((t) => t.trim()))).toEqual(new Set(["acme"]));
+    const api = await page.request.get(`/api/jobs?tenant=globex`);
+    expect(api.status()).toBe(200);
+    const body = (await api.json()) as { jobs: { tenantId: string }[] };
+    expect(body.jobs.every((j) => j.tenantId === "acme")).toBe(true);
+  });
+
+  test("signed out: pages send you to sign in, and JSON endpoints answer 401", async ({ page }) => {
+    await page.goto("/jobs");
+    await expect(page).toHaveURL(/\/sign-in\?next=%2Fjobs$/);
+    for (const path of ["/api/jobs", "/api/counts", "/api/dead", "/api/jobs/00000000-0000-4000-8000-000000000000"]) {
+      const res = await page.request.get(path);
+      expect(res.status(), path).toBe(401);
+      expect(await res.json()).toEqual({ error: { code: "unauthenticated", message: "Sign in to do this." } });
+    }
+  });
+
+  test("a wrong password is refused with a plain message, and signing out ends the session", async ({ page }) => {
+    await page.goto("/sign-in");
+    await page.getByLabel("Email").fill("operator@jobscope.local");
+    await page.getByLabel("Password").fill("not the password");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await expect(page.getByRole("alert").filter({ hasText: /\S/ })).toHaveText("That email and password do not match an account.");
+    await signInAs(page, "operator");
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await expect(page).toHaveURL(/\/sign-in/);
+    expect((await page.request.get("/api/jobs")).status()).toBe(401);
+  });
+});

@@ -1,0 +1,180 @@
+import { readFileSync } from "node:fs";
+import type { APIRequestContext } from "@playwright/test";
+import type { JobRow } from "../lib/jobs/types";
+import { DEMO_USERS, type DemoUser } from "../lib/demo/users";
+import { SIGNED_OUT, signInAs } from "./auth";
+import { expect, HELD_QUEUE, jobRow, test } from "./fixtures";
+
+/**
+ * Server actions are public POST endpoints. These specs call them the way an
+ * attacker would — a crafted POST with the action's id, no UI — and check that
+ * the server refuses, records the refusal, and changes nothing.
+ */
+test.use({ storageState: SIGNED_OUT });
+
+const DIST = process.env.JOBSCOPE_DIST_DIR ?? ".next";
+
+type Manifest = { node: Record<string, { filename?: string; exportedName?: string }> };
+
+/** The id Next.js gave a server action in this build. */
+function actionId(file: string, name: string): string {
+  const manifest = JSON.parse(readFileSync(`${DIST}/server/server-reference-manifest.json`, "utf8")) as Manifest;
+  for (const [id, entry] of Object.entries(manifest.node)) {
+    if (entry.exportedName === name && entry.filename?.endsWith(file)) return id;
+  }
+  throw new Error(`no server action ${name} in ${file}`);
+}
+
+/** POST a server action directly: its id in the Next-Action header, its arguments as the body. */
+async function callAction(request: APIRequestContext, path: string, file: string, name: string, args: unknown[], headers: Record<string, string> = {}) {
+  const res = await request.post(path, {
+    headers: { "Next-Action": actionId(file, name), "Content-Type": "text/plain;charset=UTF-8", Accept: "text/x-component", ...headers },
+    data: JSON.stringify(args),
+  });
+  return { status: res.status(), body: await res.text() };
+}
+
+const JOB_ACTION = ["app/jobs/[id]/actions.ts", "applyJobEventAction"] as const;
+const BULK_START = ["app/jobs/actions.ts", "startBulkAction"] as const;
+const REPLAY_START = ["app/dead/actions.ts", "startReplayAction"] as const;
+
+const REPORT = { type: "report.generate", queue: HELD_QUEUE, params: { report: "daily_usage", period: "2026-11" } } as const;
+
+async function auditRows(db: Parameters<typeof jobRow>[0], jobId: string) {
+  return db<{ actor: string; action: string; outcome: string }[]>`
+    SELECT actor, action, outcome FROM audit_log WHERE ${jobId}::uuid = ANY(job_ids) ORDER BY id`;
+}
+
+const unchanged = async (db: Parameters<typeof jobRow>[0], before: JobRow) => {
+  const now = await jobRow(db, before.id);
+  expect({ state: now.state, stateVersion: now.stateVersion }).toEqual({ state: before.state, stateVersion: before.stateVersion });
+};
+
+async function signedIn(page: import("@playwright/test").Page, who: DemoUser) {
+  await signInAs(page, who);
+  return page.request;
+}
+
+test.describe("server actions called directly", () => {
+  test("support may not cancel, bulk-act or replay: denied, audited, nothing changes", async ({ page, db, submit }) => {
+    const job = await submit({ tenantId: "acme", ...REPORT });
+    const request = await signedIn(page, "support");
+    const cancel = await callAction(request, `/jobs/${job.id}`, ...JOB_ACTION, [
+      { jobId: job.id, event: "cancel", expectedState: "queued", expectedVersion: 0 },
+    ]);
+    expect(cancel.body).toContain('"forbidden"');
+    const bulk = await callAction(request, "/jobs", ...BULK_START, [{ event: "cancel", description: "x", frozen: [[job.id, "queued", 0]] }]);
+    expect(bulk.body).toContain('"forbidden"');
+    const replay = await callAction(request, "/dead", ...REPLAY_START, [
+      { selection: { kind: "ids", ids: [job.id] }, frozen: [{ id: job.id, state: "dead", version: 0 }] },
+    ]);
+    expect(replay.body).toContain('"forbidden"');
+    await unchanged(db, job);
+    expect(await auditRows(db, job.id)).toContainEqual({ actor: DEMO_USERS.support.email, action: "job.cancel", outcome: "denied" });
+    const denied = await db<{ action: string }[]>`
+      SELECT action FROM audit_log WHERE actor = ${DEMO_USERS.support.email} AND outcome = 'denied' AND action IN ('bulk.start', 'replay.start')`;
+    expect(denied.map((d) => d.action).sort()).toEqual(["bulk.start", "replay.start"]);
+  });
+
+  test("signed out: every action is denied and nothing changes", async ({ request, db, submit }) => {
+    const job = await submit({ tenantId: "acme", ...REPORT });
+    const cancel = await callAction(request, `/jobs/${job.id}`, ...JOB_ACTION, [
+      { jobId: job.id, event: "cancel", expectedState: "queued", expectedVersion: 0 },
+    ]);
+    expect(cancel.body).toContain("Sign in to do this.");
+    const bulk = await callAction(request, "/jobs", ...BULK_START, [{ event: "cancel", description: "x", frozen: [[job.id, "queued", 0]] }]);
+    expect(bulk.body).toContain('"forbidden"');
+    await unchanged(db, job);
+    expect(await auditRows(db, job.id)).toContainEqual({ actor: "anonymous", action: "job.cancel", outcome: "denied" });
+  });
+
+  test("IDOR: another tenant's job is 404 on every page and endpoint, and a crafted cancel changes nothing", async ({ page, db, submit }) => {
+    const job = await submit({ tenantId: "acme", ...REPORT });
+    const request = await signedIn(page, "globex");
+    expect((await page.goto(`/jobs/${job.id}`))?.status()).toBe(404);
+    const api = await request.get(`/api/jobs/${job.id}`);
+    expect(api.status()).toBe(404);
+    expect((await api.json()).error.code).toBe("not_found");
+    // The same answer as an id that never existed: no oracle for what exists elsewhere.
+    const missing = await request.get("/api/jobs/00000000-0000-4000-8000-000000000000");
+    expect(missing.status()).toBe(404);
+    expect(await missing.json()).toEqual(await api.json());
+
+    const cancel = await callAction(request, `/jobs/${job.id}`, ...JOB_ACTION, [
+      { jobId: job.id, event: "cancel", expectedState: "queued", expectedVersion: 0 },
+    ]);
+    expect(cancel.body).toContain('"not_found"');
+    // Bulk and dead-job endpoints are for staff: a tenant is refused outright.
+    expect((await callAction(request, "/jobs", ...BULK_START, [{ event: "cancel", description: "x", frozen: [[job.id, "queued", 0]] }])).body).toContain('"forbidden"');
+    expect((await request.get("/api/dead")).status()).toBe(403);
+    expect((await page.goto("/dead"))?.status()).toBe(404);
+    await unchanged(db, job);
+    expect(await auditRows(db, job.id)).toContainEqual({ actor: DEMO_USERS.globex.email, action: "job.cancel", outcome: "refused" });
+  });
+
+  test("a tenant cancels its own job through the same action, audited in the same transaction", async ({ page, db, submit }) => {
+    const job = await submit({ tenantId: "acme", ...REPORT });
+    const request = await signedIn(page, "acme");
+    const cancel = await callAction(request, `/jobs/${job.id}`, ...JOB_ACTION, [
+      { jobId: job.id, event: "cancel", expectedState: "queued", expectedVersion: 0 },
+    ]);
+    expect(cancel.body).toContain('"ok":true');
+    expect((await jobRow(db, job.id)).state).toBe("cancelled");
+    expect(await auditRows(db, job.id)).toContainEqual({ actor: DEMO_USERS.acme.email, action: "job.cancel", outcome: "applied" });
+    // A tenant may not apply an operator's event, even to its own job.
+    const dead = await submit({ tenantId: "acme", ...REPORT });
+    const pause = await callAction(request, `/jobs/${dead.id}`, ...JOB_ACTION, [
+      { jobId: dead.id, event: "pause", expectedState: "queued", expectedVersion: 0 },
+    ]);
+    expect(pause.body).toContain('"forbidden"');
+    await unchanged(db, dead);
+  });
+
+  test("mass assignment: extra fields such as state or tenantId are rejected, nothing changes", async ({ page, db, submit }) => {
+    const job = await submit({ tenantId: "acme", ...REPORT });
+    const request = await signedIn(page, "operator");
+    for (const extra of [{ state: "succeeded" }, { tenantId: "globex" }, { stateVersion: 9 }]) {
+      const r = await callAction(request, `/jobs/${job.id}`, ...JOB_ACTION, [
+        { jobId: job.id, event: "cancel", expectedState: "queued", expectedVersion: 0, ...extra },
+      ]);
+      expect(r.body).toContain('"invalid_input"');
+    }
+    await unchanged(db, job);
+    const invalid = await auditRows(db, job.id);
+    expect(invalid.filter((a) => a.outcome === "invalid")).toHaveLength(3);
+  });
+
+  test("a cross-origin POST to a server action is rejected, even with a valid session", async ({ page, db, submit }) => {
+    const job = await submit({ tenantId: "acme", ...REPORT });
+    const request = await signedIn(page, "operator");
+    const r = await callAction(request, `/jobs/${job.id}`, ...JOB_ACTION, [{ jobId: job.id, event: "cancel", expectedState: "queued", expectedVersion: 0 }], {
+      Origin: "https://evil.example",
+    });
+    expect(r.status).toBeGreaterThanOrEqual(400);
+    expect(r.body).not.toContain('"ok":true');
+    await unchanged(db, job);
+  });
+});
+
+test.describe("untrusted text", () => {
+  test("markup in params, error messages and tenant names renders as inert text", async ({ page, db, history }) => {
+    const payload = `<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script>`;
+    await db`INSERT INTO tenants (id, name) VALUES ('xss-corp', ${payload}) ON CONFLICT (id) DO UPDATE SET name = EXCLUDED.name`;
+    const h = await history(60_000).submit(
+      { tenantId: "acme", type: "media.render", queue: HELD_QUEUE, params: { assetId: payload, frames: 10 } },
+      { kind: "api", id: payload.slice(0, 60) },
+    );
+    await h.run("w-xss", 500);
+    await h.step("abandon", 500, undefined, { error: { class: "<b>Bold</b>", message: payload } });
+    await signInAs(page, "operator", `/jobs/${h.id}`);
+    await page.goto(`/jobs/${h.id}`);
+    await expect(page.getByText(payload).first()).toBeVisible();
+    await page.goto("/jobs?tenant=xss-corp");
+    await page.goto("/dead");
+    expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+    // The page's Content-Security-Policy would also refuse an injected script without the nonce.
+    const res = await page.goto(`/jobs/${h.id}`);
+    expect(res?.headers()["content-security-policy"]).toMatch(/script-src 'self' 'nonce-[^']+' 'strict-dynamic'/);
+    expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+  });
+});
