@@ -144,6 +144,22 @@ test.describe("API keys page", () => {
     expect(audit.map((a) => a.action)).toEqual(["api_key.create", "api_key.revoke"]);
   });
 
+  test("an admin creates a key for any tenant; an operator has no API keys page", async ({ page, request }) => {
+    await signInAs(page, "admin", "/api-keys");
+    const name = `admin-made-${Date.now()}`;
+    await page.getByLabel("Name").fill(name);
+    await page.getByLabel("Tenant").selectOption("globex");
+    await page.getByRole("button", { name: "Create key" }).click();
+    const secret = await page.getByTestId("new-key-secret").inputValue();
+    await expect(page.getByTestId("api-key-row").filter({ hasText: name })).toContainText("globex");
+    expect((await submit(request, secret)).body.tenantId).toBe("globex");
+
+    await page.context().clearCookies();
+    await signInAs(page, "operator");
+    await expect(page.getByRole("link", { name: "API keys" })).toHaveCount(0);
+    expect((await page.goto("/api-keys"))?.status()).toBe(404);
+  });
+
   test("a plain tenant member has no API keys page", async ({ page }) => {
     await signInAs(page, "globex");
     await expect(page.getByRole("link", { name: "API keys" })).toHaveCount(0);
