@@ -355,6 +355,12 @@ describe("rate limit and errors", () => {
     );
     expect(r).toMatchObject({ status: 500, body: { error: { code: "internal" } } });
     expect(JSON.stringify(r.body)).not.toMatch(/secret_table|hunter2/);
+    // A failed action is still in the audit log, as an error.
+    await withApiKey(call("/jobs", { body: REPORT }), "job.submit", async () => {
+      throw new Error("boom");
+    }, { sql: app });
+    const [last] = (await auditRows(`api-key:${acme.key.prefix}`)).slice(-1);
+    expect(last).toMatchObject({ action: "job.submit", outcome: "error" });
   });
 
   it("serves an OpenAPI 3.1 document of every endpoint, without a key", async () => {

@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import { ANONYMOUS, recordAudit } from "../audit/audit";
 import { pool } from "../db/client";
-import { verifyApiKey, type ApiKeyPrincipal } from "./keys";
+import { auditPrincipalOfKey, verifyApiKey, type ApiKeyPrincipal } from "./keys";
 import { apiRateLimiter, type RateLimiter } from "./rate-limit";
 import type { ErrorCode } from "./schemas";
 
@@ -65,9 +65,10 @@ export async function withApiKey(
   deps: ApiDeps = {},
 ): Promise<Response> {
   const label = `${request.method} ${new URL(request.url).pathname.slice(0, 120)}`;
+  let key: ApiKeyPrincipal | null = null;
   try {
     const sql = deps.sql ?? pool();
-    const key = await verifyApiKey(sql, request.headers.get("authorization"));
+    key = await verifyApiKey(sql, request.headers.get("authorization"));
     if (!key) {
       if (action) {
         await recordAudit(sql, { ...ANONYMOUS, via: "api", action, outcome: "denied", reason: "no valid API key" }).catch((err) =>
@@ -89,6 +90,12 @@ export async function withApiKey(
   } catch (err) {
     // The cause goes to the server log only: a database error can name tables, hosts or credentials.
     console.error(`[jobscope] ${label} failed:`, err);
+    // The action's transaction rolled back with its audit row: say in the log that it failed.
+    if (action && key) {
+      await recordAudit(deps.sql ?? pool(), { ...auditPrincipalOfKey(key), via: "api", action, outcome: "error", reason: "internal error (see the server log)" }).catch(
+        () => {},
+      );
+    }
     return toResponse(apiError(500, "internal", "The server could not complete this request. Details are in the server log."));
   }
 }

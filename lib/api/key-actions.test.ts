@@ -1,0 +1,96 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import type { Viewer } from "../auth/viewer";
+import { closePool } from "../db/client";
+import { createTestDb, type TestDb } from "../db/test-db";
+import { seedTenants } from "../jobs/test-helpers";
+import { verifyApiKey } from "./keys";
+
+// The API keys page's server actions, called directly as a crafted POST would call them.
+// Only the session is stood in for (who is signed in); the database is real, as the console's role.
+let signedIn: Viewer | null = null;
+vi.mock("@/lib/auth/viewer", () => ({
+  authorize: async () =>
+    signedIn
+      ? { ok: true, viewer: signedIn }
+      : { ok: false, status: 401, code: "unauthenticated", message: "Sign in to do this.", viewer: null },
+}));
+
+const person = (email: string, role: Viewer["role"], tenantId: string | null, tenantOwner = false): Viewer => ({
+  userId: `u-${email}`,
+  email,
+  name: email,
+  role,
+  tenantId,
+  tenantOwner,
+});
+const ADMIN = person("admin@jobscope.local", "admin", null);
+const ACME_OWNER = person("dana@acme.example", "tenant", "acme", true);
+const GLOBEX_OWNER = person("owner@globex.example", "tenant", "globex", true);
+const GLOBEX_MEMBER = person("lee@globex.example", "tenant", "globex");
+const OPERATOR = person("operator@jobscope.local", "operator", null);
+
+let db: TestDb;
+let actions: typeof import("@/app/api-keys/actions");
+
+const keyCount = () => db.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM api_keys`.then((r) => r[0]!.n);
+const auditOf = (actor: string) => db.sql<{ action: string; outcome: string }[]>`SELECT action, outcome FROM audit_log WHERE actor = ${actor} ORDER BY id`;
+
+beforeAll(async () => {
+  db = await createTestDb();
+  await seedTenants(db.sql);
+  process.env.DATABASE_URL = db.roleUrl("app");
+  actions = await import("@/app/api-keys/actions");
+});
+
+afterAll(async () => {
+  await closePool();
+  await db?.close();
+});
+
+describe("API key server actions", () => {
+  it("a tenant owner creates a key for their tenant; the secret comes back once and authenticates", async () => {
+    signedIn = ACME_OWNER;
+    const r = await actions.createApiKeyAction({ tenantId: "acme", name: "billing" });
+    if (!r.ok) throw new Error(r.error.message);
+    expect(r.data.tenantId).toBe("acme");
+    expect(await verifyApiKey(db.sql, `Bearer ${r.data.secret}`)).toMatchObject({ tenantId: "acme" });
+  });
+
+  it("refuses, audits and writes nothing for: another tenant's key, a plain member, an operator, nobody, extra fields", async () => {
+    const before = await keyCount();
+    signedIn = GLOBEX_OWNER;
+    expect(await actions.createApiKeyAction({ tenantId: "acme", name: "sneaky" })).toMatchObject({ ok: false, error: { code: "forbidden" } });
+    signedIn = GLOBEX_MEMBER;
+    expect(await actions.createApiKeyAction({ tenantId: "globex", name: "mine" })).toMatchObject({ ok: false, error: { code: "forbidden" } });
+    signedIn = OPERATOR;
+    expect(await actions.createApiKeyAction({ tenantId: "globex", name: "ops" })).toMatchObject({ ok: false, error: { code: "forbidden" } });
+    signedIn = null;
+    expect(await actions.createApiKeyAction({ tenantId: "globex", name: "anon" })).toMatchObject({ ok: false, error: { code: "forbidden" } });
+    signedIn = ADMIN;
+    const extra = await actions.createApiKeyAction({ tenantId: "globex", name: "x", createdBy: "someone-else" });
+    expect(extra).toMatchObject({ ok: false, error: { code: "invalid_input" } });
+    expect(await keyCount()).toBe(before);
+    expect(await auditOf(GLOBEX_OWNER.email)).toEqual([{ action: "api_key.create", outcome: "denied" }]);
+    expect(await auditOf(GLOBEX_MEMBER.email)).toEqual([{ action: "api_key.create", outcome: "denied" }]);
+    expect(await auditOf(OPERATOR.email)).toEqual([{ action: "api_key.create", outcome: "denied" }]);
+    expect(await auditOf("anonymous")).toEqual([{ action: "api_key.create", outcome: "denied" }]);
+  });
+
+  it("another tenant's owner cannot revoke a key (not found, the key still works); an admin can", async () => {
+    signedIn = ADMIN;
+    const made = await actions.createApiKeyAction({ tenantId: "acme", name: "for revoking" });
+    if (!made.ok) throw new Error(made.error.message);
+    const [row] = await db.sql<{ id: string }[]>`SELECT id FROM api_keys WHERE prefix = ${made.data.prefix}`;
+
+    signedIn = GLOBEX_OWNER;
+    expect(await actions.revokeApiKeyAction({ id: row!.id })).toMatchObject({ ok: false, error: { code: "not_found" } });
+    signedIn = GLOBEX_MEMBER;
+    expect(await actions.revokeApiKeyAction({ id: row!.id })).toMatchObject({ ok: false, error: { code: "forbidden" } });
+    expect(await verifyApiKey(db.sql, `Bearer ${made.data.secret}`)).not.toBeNull();
+
+    signedIn = ADMIN;
+    expect(await actions.revokeApiKeyAction({ id: row!.id })).toEqual({ ok: true, data: { prefix: made.data.prefix } });
+    expect(await verifyApiKey(db.sql, `Bearer ${made.data.secret}`)).toBeNull();
+    expect((await auditOf(GLOBEX_OWNER.email)).at(-1)).toEqual({ action: "api_key.revoke", outcome: "refused" });
+  });
+});
