@@ -133,9 +133,9 @@ export async function generate(sql: Sql, opts: { count: number; spanDays?: numbe
       await tx`CREATE TEMP TABLE gen_chunk ON COMMIT DROP AS
         SELECT gen_random_uuid() AS id, g AS i, s.pattern,
                now() - ${span} * interval '1 second' * (1 - (g::float8 / ${opts.count})) - interval '1 hour' AS created_at,
-               (${tx.json(GEN_TENANTS as never)}::jsonb ->> ((g * 7919) % ${GEN_TENANTS.length}))::text AS tenant_id,
-               (g * 31) % ${types.length} AS type_i
-          FROM generate_series(${from}::int, ${from + n - 1}::int) g JOIN gen_slot s ON s.slot = (g * 7) % ${total}`;
+               (${tx.json(GEN_TENANTS as never)}::jsonb ->> ((g * 7919) % ${GEN_TENANTS.length})::int)::text AS tenant_id,
+               ((g * 31) % ${types.length})::int AS type_i
+          FROM generate_series(${from}::bigint, ${from + n - 1}::bigint) g JOIN gen_slot s ON s.slot = (g * 7) % ${total}`;
       await tx`
         INSERT INTO jobs (id, tenant_id, type, queue, priority, state, attempt, max_attempts, state_version, lease_owner,
                           heartbeat_at, not_before, params, created_at, updated_at, finished_at)
@@ -189,7 +189,7 @@ export async function auditSample(sql: Sql, n = 200): Promise<string[]> {
 }
 
 /** Insert `n` queued report jobs with their submit events, as `enqueue` would (in bulk, through the write path's mark). */
-export async function prefillJobscope(url: string, n: number, queue = "bench") {
+export async function prefillJobscope(url: string, n: number, queue = "bench", opts: { vacuum?: boolean } = {}) {
   const sql = postgres(url, { max: 1, onnotice: () => {} });
   try {
     for (let done = 0; done < n; done += 20_000) {
@@ -205,7 +205,7 @@ export async function prefillJobscope(url: string, n: number, queue = "bench") {
           SELECT id, tenant_id, 'submit', NULL, 'queued', 'api', 'bench', 0, 0, created_at, '{"maxAttempts":3}'::jsonb FROM j`;
       });
     }
-    await sql`VACUUM ANALYZE jobs`;
+    if (opts.vacuum !== false) await sql`VACUUM ANALYZE jobs`;
   } finally {
     await sql.end();
   }

@@ -27,6 +27,9 @@ export type LoadResult = {
   handlerRuns: number;
 };
 
+/** Wall-clock ms with sub-ms resolution, comparable with PostgreSQL's now() on the same host. */
+const now = () => performance.timeOrigin + performance.now();
+
 export class InjectedFailure extends Error {
   override name = "InjectedFailure";
 }
@@ -48,13 +51,13 @@ export async function fixedRate(
     handlers: {
       "report.generate": async (ctx) => {
         handlerRuns++;
-        if (!startedAt.has(ctx.job.id)) startedAt.set(ctx.job.id, performance.now());
+        if (!startedAt.has(ctx.job.id)) startedAt.set(ctx.job.id, now());
         if (Math.random() < opts.failRate) throw new InjectedFailure(`attempt ${ctx.attempt} failed on purpose`);
         return null;
       },
     },
     onOutcome: (o) => {
-      if (o.status === "reported" && (o.state === "succeeded" || o.state === "dead")) doneAt.set(o.jobId, performance.now());
+      if (o.status === "reported" && (o.state === "succeeded" || o.state === "dead")) doneAt.set(o.jobId, now());
     },
   });
   const supervisor = createSupervisor({ sql, intervalMs: 100, staleAfterMs: 10_000 });
@@ -70,9 +73,10 @@ export async function fixedRate(
     while (sent < due && inFlight < 64) {
       sent++;
       inFlight++;
-      const t = performance.now();
       const p = enqueue(producer, { tenantId: "acme", type: "report.generate", params: { report: "daily_usage", period: "2026-11" }, queue: opts.queue, maxAttempts: 3 }, { kind: "api", id: "bench-load" })
-        .then(({ job }) => void t0.set(job.id, t))
+        // From the job's created_at (its enqueue transaction's clock), not from the call: a call
+        // that waits for one of the producer's connections has not enqueued anything yet.
+        .then(({ job }) => void t0.set(job.id, job.createdAt.getTime()))
         .finally(() => {
           inFlight--;
           pending.delete(p);
