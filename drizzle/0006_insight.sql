@@ -11,3 +11,8 @@ CREATE INDEX IF NOT EXISTS "workers_last_seen_idx" ON "workers" USING btree ("la
 CREATE INDEX IF NOT EXISTS "transition_rejections_kind_id_idx" ON "transition_rejections" USING btree ("kind", "id" DESC);--> statement-breakpoint
 CREATE INDEX IF NOT EXISTS "transition_rejections_event_id_idx" ON "transition_rejections" USING btree ("event", "id" DESC);--> statement-breakpoint
 CREATE INDEX IF NOT EXISTS "transition_rejections_actor_id_idx" ON "transition_rejections" USING btree ("actor_id", "id" DESC);
+--> statement-breakpoint
+-- Overview charts: ended attempts of a window, read from the index alone (throughput by outcome, error classes).
+CREATE INDEX IF NOT EXISTS "job_runs_finished_cover_idx" ON "job_runs" USING btree ("finished_at") INCLUDE ("outcome", "error_class", "job_id") WHERE finished_at IS NOT NULL;--> statement-breakpoint
+-- The moment a job last became claimable before a claim, per attempt in the latency sample: index only.
+CREATE INDEX IF NOT EXISTS "job_events_job_version_cover_idx" ON "job_events" USING btree ("job_id", "state_version" DESC) INCLUDE ("to_state", "at");

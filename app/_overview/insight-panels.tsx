@@ -13,7 +13,7 @@ import { TimeAgo } from "@/components/relative-time";
 import { StateBadge } from "@/components/state-badge";
 import { useNow } from "@/components/use-now";
 import type { busiestErrors, latencyByType, poisonSuspects, recentRejections, throughput } from "@/lib/insight/queries";
-import { WINDOW_KEYS, WINDOWS, type WindowKey } from "@/lib/insight/windows";
+import { LATENCY_SAMPLE, WINDOW_KEYS, WINDOWS, type WindowKey } from "@/lib/insight/windows";
 import { getJson, type Wire } from "@/lib/insight/wire";
 
 type Awaited2<F extends (...a: never[]) => Promise<unknown>> = Awaited<ReturnType<F>>;
@@ -82,7 +82,7 @@ export function InsightPanels({ isPaused, window, onWindow }: { isPaused: boolea
       </Card>
 
       <div className="grid gap-6 lg:grid-cols-2">
-        <Card title="Queue wait by type" id="queue-wait" aside={`p50 and p95, ${label}`}>
+        <Card title="Queue wait by type" id="queue-wait" aside={`p50 and p95 of the newest ${numbers.format(LATENCY_SAMPLE)} attempts, ${label}`}>
           <div aria-label="Queue wait chart">
             {data ? (
               data.latency.length ? (
@@ -95,7 +95,7 @@ export function InsightPanels({ isPaused, window, onWindow }: { isPaused: boolea
             )}
           </div>
         </Card>
-        <Card title="Run time by type" id="run-time" aside={`p50 and p95, ${label}`}>
+        <Card title="Run time by type" id="run-time" aside={`p50 and p95 of the newest ${numbers.format(LATENCY_SAMPLE)} attempts, ${label}`}>
           <div aria-label="Run time chart">
             {data ? (
               data.latency.length ? (
@@ -123,7 +123,7 @@ export function InsightPanels({ isPaused, window, onWindow }: { isPaused: boolea
                         <Link href={`/jobs?errorClass=${encodeURIComponent(e.errorClass)}`} className="font-mono font-medium text-neutral-900 hover:underline">
                           {e.errorClass}
                         </Link>{" "}
-                        {numbers.format(e.attempts)} attempts of {numbers.format(e.jobs)} jobs · {e.types.join(", ")}
+                        {numbers.format(e.attempts)} attempts of {numbers.format(e.jobs)} jobs
                       </li>
                     ))}
                   </ul>

@@ -16,7 +16,7 @@ const isTerminal = (state: JobState) => (TERMINAL_STATES as readonly JobState[])
 
 export function OverviewView() {
   const [isPaused, setIsPaused] = useState(false);
-  const [range, setRange] = useState<WindowKey>("24h");
+  const [range, setRange] = useState<WindowKey>("6h");
   const query = useQuery({
     ...countsQuery(),
     refetchInterval: isPaused ? false : POLL_MS,

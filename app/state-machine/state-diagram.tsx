@@ -24,9 +24,9 @@ export function StateDiagram({ counts }: { counts: Record<string, number> }) {
   const countFor = (from: string, event: string, to: string) => counts[`${from === "start" ? "-" : from}|${event}|${to}`] ?? 0;
   return (
     <div className="overflow-x-auto">
-      <svg role="img" aria-label={`State diagram: ${TRANSITIONS.length} transitions between ${nodes.length - 1} states`} viewBox={`0 0 ${width} ${height}`} width={width} height={height} className="max-w-none">
+      <svg role="img" aria-label={`State diagram: ${TRANSITIONS.length} transitions between ${nodes.length - 1} states`} viewBox={`0 0 ${width} ${height}`} className="h-auto w-full min-w-[760px]">
         <defs>
-          <marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse">
+          <marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="8" markerHeight="8" markerUnits="userSpaceOnUse" orient="auto-start-reverse">
             <path d="M 0 0 L 10 5 L 0 10 z" fill="#737373" />
           </marker>
         </defs>

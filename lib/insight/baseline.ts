@@ -4,11 +4,11 @@ import type { JobRow } from "../jobs/types";
 import { analyzeSlowness, baselineOf, type Baseline, type SlownessJob } from "./slowness";
 
 /** How many recent finished jobs of the same type (or type and tenant) a comparison is taken from. */
-export const BASELINE_SAMPLE = 300;
+export const BASELINE_SAMPLE = 200;
 /** How recent they must be. */
 export const BASELINE_WINDOW_MS = 7 * 24 * 3_600_000;
 /** "Jobs ahead at submit" counts among at most this many jobs submitted just before it. */
-export const AHEAD_SCAN = 10_000;
+export const AHEAD_SCAN = 5_000;
 
 export type SlownessContextData = {
   aheadAtSubmit: number | null;

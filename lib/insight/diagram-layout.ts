@@ -10,8 +10,8 @@ export type Node = { id: JobState | "start"; x: number; y: number; terminal: boo
 export type Edge = { from: Node["id"]; to: JobState; events: string[]; path: string; labelX: number; labelY: number; back: boolean };
 export type Layout = { width: number; height: number; nodes: Node[]; edges: Edge[]; nodeW: number; nodeH: number };
 
-const COL_W = 190;
-const ROW_H = 92;
+const COL_W = 220;
+const ROW_H = 104;
 export const NODE_W = 112;
 export const NODE_H = 34;
 const MARGIN_X = 40;
@@ -78,12 +78,16 @@ export function layoutStateMachine(): Layout {
     const x1 = a.x + NODE_W / 2;
     const x2 = b.x - NODE_W / 2;
     const mx = (x1 + x2) / 2;
+    // The label sits on the curve: halfway on a short arrow, near its start on a long one.
+    const t = b.x - a.x > COL_W ? 0.2 : 0.5;
+    const onCurve = (p0: number, p1: number, p2: number, p3: number) =>
+      (1 - t) ** 3 * p0 + 3 * (1 - t) ** 2 * t * p1 + 3 * (1 - t) * t ** 2 * p2 + t ** 3 * p3;
     return {
       ...p,
       back,
       path: `M ${x1} ${a.y} C ${mx} ${a.y}, ${mx} ${b.y}, ${x2} ${b.y}`,
-      labelX: x1 + (x2 - x1) * (b.x - a.x > COL_W ? 0.25 : 0.5),
-      labelY: a.y + (b.y - a.y) * (b.x - a.x > COL_W ? 0.16 : 0.5),
+      labelX: onCurve(x1, mx, mx, x2),
+      labelY: onCurve(a.y, a.y, b.y, b.y) - 4,
     };
   });
   const width = MARGIN_X * 2 + last * COL_W + NODE_W;

@@ -1,7 +1,7 @@
 import type { Db } from "../db/client";
 import type { JobEvent, JobState, RejectionKind, RunOutcome } from "../fsm/table";
 import { LEASED_STATES } from "../fsm/table";
-import { POISON_LOOKBACK_MS, POISON_LOSSES, SILENT_AFTER_MS, WINDOWS, type WindowKey } from "./windows";
+import { LATENCY_SAMPLE, POISON_LOOKBACK_MS, POISON_LOSSES, SILENT_AFTER_MS, WINDOWS, type WindowKey } from "./windows";
 
 /*
  * The aggregates behind the insight pages. Each reads a bounded recent window
@@ -16,7 +16,7 @@ export type ThroughputPoint = { t: string; succeeded: number; failed: number; le
 /**
  * Attempts that ended in each time step of the window, by outcome; the failure
  * rate is failed + lease_expired over all ended attempts.
- * Served by job_runs_finished_idx (finished_at DESC, partial: finished_at IS NOT NULL).
+ * Served by job_runs_finished_cover_idx (finished_at) INCLUDE (outcome, …): index only.
  */
 export async function throughput(sql: Db, window: WindowKey, now = new Date()): Promise<ThroughputPoint[]> {
   const w = WINDOWS[window];
@@ -52,23 +52,30 @@ export type TypeLatency = { type: string; attempts: number; queueP50: number; qu
  * (started to ended) percentiles per job type, over attempts that ended in the
  * window. The claimable moment is the job's last event into `queued` before the
  * claim (submit, retry, reclaim, replay, release).
- * Served by job_runs_finished_idx for the window, jobs_pkey for the type, and
- * job_events_one_per_version (job_id, state_version) for the claimable moment.
+ *
+ * Bounded: the newest LATENCY_SAMPLE attempts of the window (a sample the size
+ * of a few minutes of a busy system), so a refresh costs the same at any volume.
+ * Served by job_runs_finished_cover_idx walked backwards for the sample, then per
+ * attempt jobs_pkey for the type and job_events_job_version_cover_idx (index only)
+ * for the claimable moment.
  */
 export async function latencyByType(sql: Db, window: WindowKey, now = new Date()): Promise<TypeLatency[]> {
   const from = new Date(now.getTime() - WINDOWS[window].ms);
   return sql<TypeLatency[]>`
-    WITH a AS (
+    WITH r AS (
+      SELECT job_id, attempt, claimed_at, started_at, finished_at FROM job_runs
+       WHERE finished_at >= ${from} AND finished_at <= ${now}
+       ORDER BY finished_at DESC LIMIT ${LATENCY_SAMPLE}),
+    a AS (
       SELECT j.type,
              extract(epoch FROM r.claimed_at - q.at) * 1000 AS queue_ms,
              extract(epoch FROM r.finished_at - r.started_at) * 1000 AS run_ms
-        FROM job_runs r
+        FROM r
         JOIN jobs j ON j.id = r.job_id
         LEFT JOIN LATERAL (
           SELECT e.at FROM job_events e
            WHERE e.job_id = r.job_id AND e.to_state = 'queued' AND e.at <= r.claimed_at
-           ORDER BY e.state_version DESC LIMIT 1) q ON true
-       WHERE r.finished_at >= ${from} AND r.finished_at <= ${now})
+           ORDER BY e.state_version DESC LIMIT 1) q ON true)
     SELECT type, count(*)::int AS attempts,
            coalesce(percentile_disc(0.5) WITHIN GROUP (ORDER BY queue_ms), 0)::float8 AS queue_p50,
            coalesce(percentile_disc(0.95) WITHIN GROUP (ORDER BY queue_ms), 0)::float8 AS queue_p95,
@@ -77,20 +84,20 @@ export async function latencyByType(sql: Db, window: WindowKey, now = new Date()
       FROM a GROUP BY type ORDER BY attempts DESC, type LIMIT 20`;
 }
 
-export type ErrorClassRow = { errorClass: string; attempts: number; jobs: number; types: string[]; lastAt: Date };
+export type ErrorClassRow = { errorClass: string; attempts: number; jobs: number; lastAt: Date };
 
 /**
  * The busiest error classes among attempts that ended in the window.
- * Served by job_runs_finished_idx; the types by jobs_pkey.
+ * Served by job_runs_finished_cover_idx (finished_at) INCLUDE (outcome, error_class, job_id):
+ * an index-only scan of the window, no table rows read.
  */
 export async function busiestErrors(sql: Db, window: WindowKey, now = new Date(), limit = 8): Promise<ErrorClassRow[]> {
   const from = new Date(now.getTime() - WINDOWS[window].ms);
   return sql<ErrorClassRow[]>`
-    SELECT r.error_class, count(*)::int AS attempts, count(DISTINCT r.job_id)::int AS jobs,
-           (array_agg(DISTINCT j.type))[1:5] AS types, max(r.finished_at) AS last_at
-      FROM job_runs r JOIN jobs j ON j.id = r.job_id
-     WHERE r.finished_at >= ${from} AND r.finished_at <= ${now} AND r.error_class IS NOT NULL
-     GROUP BY r.error_class ORDER BY attempts DESC, r.error_class LIMIT ${limit}`;
+    SELECT error_class, count(*)::int AS attempts, count(DISTINCT job_id)::int AS jobs, max(finished_at) AS last_at
+      FROM job_runs
+     WHERE finished_at >= ${from} AND finished_at <= ${now} AND error_class IS NOT NULL
+     GROUP BY error_class ORDER BY attempts DESC, error_class LIMIT ${limit}`;
 }
 
 export type PoisonSuspect = {

@@ -252,7 +252,7 @@ describe("comparison with comparable jobs", () => {
       expect.objectContaining({ phase: "total", baseline: "export.tenant_data jobs" }),
       expect.objectContaining({ phase: "queue_wait", ms: 30 * MIN, p95: MIN }),
     ]);
-    expect(r.summary).toContain("Unusual: in total 35m against a p95 of 6m 37s for export.tenant_data jobs; waiting in the queue 30m against a p95 of 1m for export.tenant_data jobs.");
+    expect(r.summary).toContain("Unusual against export.tenant_data jobs: in total 35m (p95 6m 37s), waiting in the queue 30m (p95 1m).");
   });
 
   it("a typical job is not unusual, and a thin baseline is not used", () => {

@@ -203,8 +203,12 @@ function summarize(r: Omit<SlownessReport, "summary">, job: SlownessJob, ranked:
   if (r.isOngoing) text += ` It is still ${ongoingWords(segments.at(-1))}.`;
   if (r.isTruncated) text += " Only its newest events were loaded, so its earliest time is missing.";
   if (r.unusual.length) {
-    const u = r.unusual.map((x) => `${x.phase === "total" ? "in total" : PHASE_LABELS[x.phase]} ${formatDuration(x.ms)} against a p95 of ${formatDuration(x.p95)} for ${x.baseline}`);
-    text += ` Unusual: ${unique(u).join("; ")}.`;
+    // Against the first (narrowest) baseline that found anything; each phase once.
+    const against = r.unusual[0]!.baseline;
+    const u = r.unusual
+      .filter((x) => x.baseline === against)
+      .map((x) => `${x.phase === "total" ? "in total" : PHASE_LABELS[x.phase]} ${formatDuration(x.ms)} (p95 ${formatDuration(x.p95)})`);
+    text += ` Unusual against ${against}: ${u.join(", ")}.`;
   }
   return text;
 }
@@ -270,7 +274,6 @@ export function humanizeError(cls: string, n: number): string {
 
 const pct = (part: number, total: number) => `${Math.max(1, Math.round((part / total) * 100))}%`;
 const clamp = (v: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, v));
-const unique = (xs: string[]) => [...new Set(xs)];
 function countBy(xs: string[]) {
   const m = new Map<string, number>();
   for (const x of xs) m.set(x, (m.get(x) ?? 0) + 1);

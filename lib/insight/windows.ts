@@ -14,6 +14,9 @@ export function parseWindow(v: string | null | undefined, fallback: WindowKey = 
   return v && v in WINDOWS ? (v as WindowKey) : fallback;
 }
 
+/** The latency charts read the newest this-many attempts of the window (lib/insight/queries.ts latencyByType). */
+export const LATENCY_SAMPLE = 2_000;
+
 /** A job whose attempts ended `lease_expired` this many times is a poison suspect: it kills its workers. */
 export const POISON_LOSSES = 2;
 /** How far back the overview looks for poison suspects. */

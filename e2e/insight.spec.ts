@@ -1,0 +1,116 @@
+import type { Page } from "@playwright/test";
+import { SIGNED_OUT, signInAs } from "./auth";
+import { expect, HELD_QUEUE, OPERATOR, test } from "./fixtures";
+import { transition } from "../lib/jobs/transition";
+
+// Each test signs in as the role it is about.
+test.use({ storageState: SIGNED_OUT });
+
+const MIN = 60_000;
+/** Polled sections fill in after their first response; on a loaded machine that can take a while. */
+const expectSoon = expect.configure({ timeout: 20_000 });
+const shots = process.env.E2E_SCREENSHOTS;
+async function shot(page: Page, name: string) {
+  if (shots) await page.screenshot({ path: `${shots}/${name}.png`, fullPage: true });
+}
+
+test.describe("insight", () => {
+  // Polled pages on a shared two-core machine: generous limits, the assertions stay exact.
+  test.describe.configure({ timeout: 120_000 });
+  test("the seeded slow export names retry backoff and the lost lease, for support and for its tenant", async ({ page, db }) => {
+    const [job] = await db<{ id: string }[]>`SELECT id FROM jobs WHERE tenant_id = 'acme' AND idempotency_key = 'demo-slow-export'`;
+    expect(job).toBeTruthy();
+    for (const who of ["support", "acme"] as const) {
+      await page.context().clearCookies();
+      await signInAs(page, who, `/jobs/${job!.id}`);
+      await page.goto(`/jobs/${job!.id}`);
+      const section = page.getByRole("region", { name: "Why was this slow" });
+      const summary = section.locator("#why-slow-summary");
+      await expectSoon(summary).toContainText("retry backoff after 2 upstream timeouts");
+      await expectSoon(summary).toContainText("attempt 1 was lost when worker w-14 stopped heartbeating after 38m");
+      // The dominant cause comes first, and is marked.
+      await expectSoon(summary).toContainText(/^retry backoff\d+% of 3h \d\dm was retry backoff/);
+      await expectSoon(section.getByRole("img", { name: /^Where the time went: .*retry backoff 1h/ })).toBeVisible();
+      // The comparison with recent jobs of its type arrives (the tenant's own only, for the tenant).
+      await expectSoon(section.getByText(/Against recent finished jobs/)).toBeVisible();
+      if (who === "acme") await expectSoon(section.getByText(/all tenants/)).toHaveCount(0);
+      else await expectSoon(section.getByText(/export\.tenant_data jobs \(all tenants\)/).first()).toBeVisible();
+      await shot(page, `why-slow-${who}`);
+    }
+  });
+
+  test("the overview charts render with data", async ({ page }) => {
+    await signInAs(page, "operator", "/");
+    await page.goto("/");
+    await page.getByRole("button", { name: "24h" }).click();
+    const throughput = page.getByRole("region", { name: "Throughput and failure rate" });
+    await expectSoon(throughput.locator(".recharts-bar-rectangle").first()).toBeVisible();
+    expect(await throughput.locator(".recharts-bar-rectangle").count()).toBeGreaterThan(5);
+    for (const name of ["Queue wait by type", "Run time by type", "Busiest error classes"]) {
+      await expectSoon(page.getByRole("region", { name }).locator(".recharts-bar-rectangle").first()).toBeVisible();
+    }
+    await expectSoon(page.getByRole("region", { name: "Busiest error classes" })).toContainText("UpstreamTimeout");
+    await shot(page, "overview");
+  });
+
+  test("a poison job is flagged: in the overview, with the workers that died on it, and in the jobs list", async ({ page, history }) => {
+    const h = await history(30 * MIN).submit({ tenantId: "globex", type: "poison.crash", params: {}, queue: HELD_QUEUE }, { kind: "api", id: "e2e-spec" });
+    await h.run("w-e2e-poison-1", 1000);
+    await h.loseLease(2000);
+    await h.run("w-e2e-poison-2", 1000);
+    await h.loseLease(2000);
+    await signInAs(page, "operator", "/");
+    await page.goto("/");
+    const poison = page.getByRole("list", { name: "Poison suspects" });
+    const item = poison.getByRole("listitem").filter({ hasText: h.id.slice(0, 8) });
+    await expectSoon(item).toContainText("2 leases lost");
+    await expectSoon(item).toContainText("w-e2e-poison-1");
+    await expectSoon(item).toContainText("w-e2e-poison-2");
+
+    await page.goto("/jobs?poison=1");
+    const row = page.getByRole("row").filter({ has: page.getByRole("link", { name: h.id.slice(0, 8) }) });
+    await expectSoon(row.getByText("poison", { exact: true })).toBeVisible();
+    // Only poison suspects are listed: every row carries the badge.
+    const rows = page.locator("tbody tr");
+    expect(await rows.count()).toBeGreaterThan(0);
+    expect(await rows.count()).toBe(await rows.filter({ has: page.getByText("poison", { exact: true }) }).count());
+    await shot(page, "jobs-poison");
+  });
+
+  test("workers, rejections and the state machine pages answer for support", async ({ page }) => {
+    await signInAs(page, "support", "/workers");
+    await page.goto("/workers");
+    await expectSoon(page.getByRole("heading", { level: 1, name: "Workers" })).toBeVisible();
+    // The e2e server runs a worker (scripts/start.ts): it is live.
+    await expectSoon(page.getByRole("row", { name: /: live$/ }).first()).toBeVisible();
+    await shot(page, "workers");
+    await page.goto("/state-machine?window=24h");
+    await expectSoon(page.getByRole("img", { name: /^State diagram: \d+ transitions/ })).toBeVisible();
+    const claims = await page.getByRole("row", { name: /^queued claim claimed: \d+$/ }).getAttribute("aria-label");
+    expect(Number(/(\d+)$/.exec(claims ?? "")?.[1])).toBeGreaterThan(0);
+    await shot(page, "state-machine");
+  });
+
+  test("a drift raises the alarm on every page, and the rejections page lists it", async ({ page, db, submit }) => {
+    const job = await submit({ tenantId: "acme", type: "report.generate", params: { report: "daily_usage", period: "2026-11" }, queue: HELD_QUEUE });
+    // Someone "fixes" the row by hand as a superuser, around the write path: the state moves, the version does not.
+    await db.begin(async (tx) => {
+      await tx`SET LOCAL session_replication_role = replica`;
+      await tx`UPDATE jobs SET state = 'retry_wait' WHERE id = ${job.id}`;
+    });
+    // The next transition that expected the row as it was is refused as drift.
+    const r = await transition(db, { jobId: job.id, event: "cancel", actor: OPERATOR, expected: { state: "queued", version: 0 } });
+    expect(r).toMatchObject({ ok: false, kind: "drift" });
+
+    await signInAs(page, "support", "/jobs");
+    for (const path of ["/jobs", "/state-machine", `/jobs/${job.id}`]) {
+      await page.goto(path);
+      const alarm = page.getByRole("alert", { name: "Drift alarm" });
+      await expectSoon(alarm).toContainText("written outside the write path");
+    }
+    await page.getByRole("link", { name: "See drift rejections →" }).click();
+    await expectSoon(page).toHaveURL(/\/rejections\?kind=drift/);
+    await expectSoon(page.getByRole("table", { name: "Rejections" }).getByRole("row").filter({ hasText: job.id.slice(0, 8) })).toContainText("drift");
+    await shot(page, "rejections");
+  });
+});
