@@ -1,0 +1,41 @@
+"use client";
+
+import { useRouter } from "next/navigation";
+import { useState, useTransition } from "react";
+import type { AdminResult } from "./result";
+
+/** Run an admin server action, keep its answer to show, and re-render the page's lists after a change. */
+export function useAdminAction<I>(action: (input: I) => Promise<AdminResult>) {
+  const router = useRouter();
+  const [result, setResult] = useState<AdminResult | null>(null);
+  const [pending, startTransition] = useTransition();
+  const run = (input: I, onApplied?: () => void) =>
+    startTransition(async () => {
+      let r: AdminResult;
+      try {
+        r = await action(input);
+      } catch {
+        r = { ok: false, error: { code: "internal", message: "The server did not answer. Nothing may have been saved: reload the page to see." } };
+      }
+      setResult(r);
+      if (r.ok) {
+        onApplied?.();
+        router.refresh();
+      }
+    });
+  return { result, pending, run, clear: () => setResult(null) };
+}
+
+/** The answer of the last action, announced to screen readers. */
+export function ResultNote({ result }: { result: AdminResult | null }) {
+  if (!result) return null;
+  return result.ok ? (
+    <p role="status" className="rounded-md border border-emerald-200 bg-emerald-50 px-3 py-2 text-sm text-emerald-900">
+      {result.message}
+    </p>
+  ) : (
+    <p role="alert" className="rounded-md border border-red-200 bg-red-50 px-3 py-2 text-sm text-red-900">
+      {result.error.message}
+    </p>
+  );
+}

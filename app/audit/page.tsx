@@ -1,0 +1,201 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { Empty } from "@/components/charts/card";
+import { formatAgo, formatUtc } from "@/components/relative-time";
+import { Field, INPUT, PRIMARY, SECONDARY } from "@/app/jobs/_components/fields";
+import { listAudit, listAuditActions, type AuditFilters, type AuditOutcome } from "@/lib/audit/audit";
+import { ROLE_LABELS, type Role } from "@/lib/auth/permissions";
+import { listUsers } from "@/lib/auth/users";
+import { requirePage } from "@/lib/auth/viewer";
+import { pool } from "@/lib/db/client";
+import { auditHref, OUTCOMES, parseAuditSearch, toMinute } from "./filters";
+
+export const metadata: Metadata = { title: "Audit" };
+export const dynamic = "force-dynamic";
+
+type Props = { searchParams: Promise<Record<string, string | string[] | undefined>> };
+
+const OUTCOME_STYLE: Record<AuditOutcome, string> = {
+  applied: "bg-emerald-50 text-emerald-800 ring-emerald-600/20",
+  refused: "bg-amber-50 text-amber-800 ring-amber-600/20",
+  denied: "bg-red-50 text-red-800 ring-red-600/20",
+  invalid: "bg-orange-50 text-orange-800 ring-orange-600/20",
+  error: "bg-red-100 text-red-900 ring-red-700/30",
+};
+const OUTCOME_HELP: Record<AuditOutcome, string> = {
+  applied: "done",
+  refused: "refused by the state machine or a rule (e.g. the last admin)",
+  denied: "the role may not do it, or nobody was signed in",
+  invalid: "the input was not valid; nothing was written",
+  error: "the server failed; nothing was written",
+};
+const JOBS_SHOWN = 3;
+const TH = "px-3 py-2 text-left text-xs font-medium whitespace-nowrap text-neutral-500";
+const TD = "px-3 py-2 align-top";
+
+/** The page's data, and when it was read (relative times count from then). */
+async function load(f: AuditFilters) {
+  try {
+    const [page, actions, users] = await Promise.all([listAudit(pool(), f), listAuditActions(pool()), listUsers(pool())]);
+    return { page, actions, people: users.map((u) => u.email), now: Date.now() };
+  } catch (err) {
+    console.error("/audit: could not read the audit log:", err);
+    return { page: null, actions: [] as string[], people: [] as string[], now: Date.now() };
+  }
+}
+
+/** Every console and API action, newest first: who, what, on which jobs, and how it ended. */
+export default async function AuditPage({ searchParams }: Props) {
+  await requirePage("audit:read", "/audit");
+  const { filters: f, ignored } = parseAuditSearch(await searchParams);
+  const { page, actions, people, now } = await load(f);
+  const filtered = !!(f.actor || f.action || f.outcome || f.since || f.until);
+
+  return (
+    <div className="space-y-6">
+      <div>
+        <h1 className="text-2xl font-semibold tracking-tight">Audit log</h1>
+        <p className="mt-1 text-sm text-neutral-500">
+          Every console and API action — applied, refused, denied or invalid — with who did it, newest first. Times are UTC.
+        </p>
+      </div>
+
+      <form method="get" action="/audit" role="search" aria-label="Filter the audit log" className="rounded-lg border border-neutral-200 bg-white p-4 shadow-xs">
+        <div className="grid grid-cols-2 gap-3 md:grid-cols-5">
+          <Field id="a-user" label="User">
+            <input id="a-user" name="user" list="audit-users" defaultValue={f.actor ?? ""} placeholder="email or anonymous" maxLength={200} className={INPUT} />
+            <datalist id="audit-users">
+              {[...people, "anonymous"].map((p) => (
+                <option key={p} value={p} />
+              ))}
+            </datalist>
+          </Field>
+          <Field id="a-action" label="Action">
+            <select id="a-action" name="action" defaultValue={f.action ?? ""} className={INPUT}>
+              <option value="">Any action</option>
+              {f.action && !actions.includes(f.action) && <option value={f.action}>{f.action}</option>}
+              {actions.map((a) => (
+                <option key={a} value={a}>{a}</option>
+              ))}
+            </select>
+          </Field>
+          <Field id="a-outcome" label="Outcome">
+            <select id="a-outcome" name="outcome" defaultValue={f.outcome ?? ""} className={INPUT}>
+              <option value="">Any outcome</option>
+              {OUTCOMES.map((o) => (
+                <option key={o} value={o}>{o}</option>
+              ))}
+            </select>
+          </Field>
+          <Field id="a-from" label="From" hint="UTC">
+            <input id="a-from" name="from" type="datetime-local" defaultValue={f.since ? toMinute(f.since) : ""} className={INPUT} />
+          </Field>
+          <Field id="a-to" label="To" hint="UTC, before">
+            <input id="a-to" name="to" type="datetime-local" defaultValue={f.until ? toMinute(f.until) : ""} className={INPUT} />
+          </Field>
+        </div>
+        <div className="mt-3 flex items-center justify-end gap-2">
+          {filtered && (
+            <Link href="/audit" className={SECONDARY}>
+              Clear filters
+            </Link>
+          )}
+          <button type="submit" className={PRIMARY}>
+            Apply filters
+          </button>
+        </div>
+      </form>
+
+      {ignored.length > 0 && (
+        <p role="status" className="rounded-md border border-amber-200 bg-amber-50 px-3 py-2 text-sm text-amber-900">
+          Ignored {ignored.join(", ")}.
+        </p>
+      )}
+
+      {!page ? (
+        <div role="alert" className="rounded-lg border border-red-200 bg-red-50 p-4 text-sm text-red-900">
+          Could not read the audit log: the database did not answer. Details are in the server log.
+        </div>
+      ) : page.rows.length === 0 ? (
+        <Empty>{filtered ? "No audit entry matches these filters." : "Nothing has been recorded yet."}</Empty>
+      ) : (
+        <div className="overflow-x-auto rounded-lg border border-neutral-200 bg-white shadow-xs">
+          <table aria-label="Audit log" className="w-full text-sm">
+            <thead className="border-b border-neutral-200 bg-neutral-50">
+              <tr>
+                <th scope="col" className={TH}>When</th>
+                <th scope="col" className={TH}>User</th>
+                <th scope="col" className={TH}>Action</th>
+                <th scope="col" className={TH}>Outcome</th>
+                <th scope="col" className={TH}>Jobs</th>
+                <th scope="col" className={TH}>Reason</th>
+              </tr>
+            </thead>
+            <tbody className="divide-y divide-neutral-100">
+              {page.rows.map((r) => (
+                <tr key={r.id} className={r.outcome === "denied" || r.outcome === "error" ? "bg-red-50/40" : undefined}>
+                  <td className={`${TD} text-xs whitespace-nowrap text-neutral-600`}>
+                    <time dateTime={r.at.toISOString()} title={formatUtc(r.at)}>{formatAgo(now - r.at.getTime())}</time>
+                    <div className="text-neutral-400 tabular-nums">{formatUtc(r.at).slice(0, 19)}</div>
+                  </td>
+                  <td className={`${TD} max-w-56`}>
+                    <Link href={auditHref({ ...f, actor: r.actor })} className="block truncate text-xs font-medium text-neutral-900 hover:underline" title={`Only ${r.actor}`}>
+                      {r.actor}
+                    </Link>
+                    <div className="truncate text-xs text-neutral-500">
+                      {r.role ? (ROLE_LABELS[r.role as Role] ?? r.role) : "signed out"}
+                      {r.tenantId ? ` · ${r.tenantId}` : ""}
+                    </div>
+                  </td>
+                  <td className={TD}>
+                    <Link href={auditHref({ ...f, action: r.action })} className="font-mono text-xs hover:underline" title={`Only ${r.action}`}>
+                      {r.action}
+                    </Link>
+                    <div className="text-xs text-neutral-400">{r.via}</div>
+                  </td>
+                  <td className={TD}>
+                    <span title={OUTCOME_HELP[r.outcome]} className={`inline-flex rounded-full px-2 py-0.5 text-xs font-medium ring-1 ring-inset ${OUTCOME_STYLE[r.outcome]}`}>
+                      {r.outcome}
+                    </span>
+                  </td>
+                  <td className={`${TD} text-xs`}>
+                    {r.jobIds.length === 0 ? (
+                      <span className="text-neutral-400">—</span>
+                    ) : (
+                      <ul className="space-y-0.5">
+                        {r.jobIds.slice(0, JOBS_SHOWN).map((id) => (
+                          <li key={id}>
+                            <Link href={`/jobs/${id}`} prefetch={false} title={id} className="font-mono font-medium text-sky-700 hover:underline">
+                              {id.slice(0, 8)}
+                            </Link>
+                          </li>
+                        ))}
+                        {r.jobIds.length > JOBS_SHOWN && <li className="text-neutral-500">and {(r.jobIds.length - JOBS_SHOWN).toLocaleString("en-US")} more</li>}
+                      </ul>
+                    )}
+                  </td>
+                  <td className={`${TD} max-w-md text-xs break-words whitespace-pre-wrap text-neutral-700`}>{r.reason ?? <span className="text-neutral-400">—</span>}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+
+      {page && (f.before || page.next) && (
+        <nav aria-label="Pages" className="flex items-center justify-end gap-2 text-sm">
+          {f.before && (
+            <Link href={auditHref(f)} className={SECONDARY}>
+              Newest
+            </Link>
+          )}
+          {page.next && (
+            <Link href={auditHref(f, page.next)} rel="next" className={SECONDARY}>
+              Older →
+            </Link>
+          )}
+        </nav>
+      )}
+    </div>
+  );
+}
