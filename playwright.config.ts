@@ -53,7 +53,7 @@ export default defineConfig({
     // e2e supervisor only presumes a lease dead after 6 h, so it never races a spec's history.
     command: `JOBSCOPE_STALE_AFTER_MS=21600000 JOBSCOPE_SIGN_IN_PER_MINUTE=1000 npx tsx scripts/start.ts --port ${PORT} --data ${DATA} --fresh --no-traffic --demo-jobs 400`,
     url: `${baseURL}/api/counts`,
-    timeout: 240_000,
+    timeout: 600_000,
     reuseExistingServer: false,
     // Let start.ts drain its workers, stop PostgreSQL and withdraw its .url file
     // (Playwright's default is SIGKILL, which leaves that file pointing at a dead server).

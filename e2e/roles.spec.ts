@@ -74,7 +74,10 @@ test.describe("roles", () => {
     await expect(page.getByText("No jobs match")).toBeVisible();
     await page.goto("/jobs?tenant=globex");
     await expect(page.getByRole("table")).toBeVisible();
-    const tenants = await page.getByRole("row").locator("td:nth-child(5)").allInnerTexts();
+    // Tenant members cannot bulk-act: no checkbox column.
+    await expect(page.getByRole("checkbox")).toHaveCount(0);
+    const column = (await page.getByRole("columnheader").allInnerTexts()).indexOf("Tenant") + 1;
+    const tenants = await page.getByRole("row").locator(`td:nth-child(${column})`).allInnerTexts();
     expect(tenants.length).toBeGreaterThan(0);
     expect(new Set(tenants.map((t) => t.trim()))).toEqual(new Set(["acme"]));
     const api = await page.request.get(`/api/jobs?tenant=globex`);

@@ -18,7 +18,7 @@ type Props = {
   onReplay?: (selection: ReplaySelectionInput, title: string) => void;
 };
 
-/** One group's jobs, newest death first, with checkboxes and a replay per job. */
+/** One group's jobs, newest death first, with checkboxes and a replay per job (for those who may replay). */
 export function GroupJobs({ group, scope, isPaused, selected, onToggle, onReplay }: Props) {
   const query = useInfiniteQuery({
     ...deadJobsQuery(scope, group),
@@ -65,13 +65,13 @@ export function GroupJobs({ group, scope, isPaused, selected, onToggle, onReplay
           <thead>
             <tr className="border-b border-neutral-200">
               <th scope="col" className={th}>
-                <input
+                {onReplay && <input
                   type="checkbox"
                   checked={allOn}
                   onChange={(e) => onToggle(jobs.map((j) => j.id), e.target.checked)}
                   aria-label={`Select all ${jobs.length} shown jobs of ${label}`}
                   className="size-4 accent-neutral-900"
-                />
+                />}
               </th>
               <th scope="col" className={th}>Job</th>
               <th scope="col" className={th}>Tenant</th>
@@ -87,13 +87,13 @@ export function GroupJobs({ group, scope, isPaused, selected, onToggle, onReplay
             {jobs.map((j) => (
               <tr key={j.id} className="border-b border-neutral-100 align-top last:border-0">
                 <td className="px-2 py-2">
-                  <input
+                  {onReplay && <input
                     type="checkbox"
                     checked={selected.has(j.id)}
                     onChange={(e) => onToggle([j.id], e.target.checked)}
                     aria-label={`Select job ${j.id}`}
                     className="size-4 accent-neutral-900"
-                  />
+                  />}
                 </td>
                 <td className="px-2 py-2">
                   <Link href={`/jobs/${j.id}`} title={j.id} className="font-mono text-xs text-blue-700 underline-offset-2 hover:underline">

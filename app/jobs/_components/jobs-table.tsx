@@ -14,6 +14,8 @@ type Props = {
   selected: ReadonlySet<string>;
   onToggle: (id: string) => void;
   onTogglePage: (select: boolean) => void;
+  /** Checkboxes only for those who may act on a selection (bulk actions). */
+  selectable: boolean;
 };
 
 const TH = "px-3 py-2 text-left text-xs font-medium whitespace-nowrap text-neutral-500";
@@ -29,7 +31,7 @@ function Clip({ value, width, mono }: { value: string | null; width: string; mon
   );
 }
 
-export function JobsTable({ jobs, selected, onToggle, onTogglePage }: Props) {
+export function JobsTable({ jobs, selected, onToggle, onTogglePage, selectable }: Props) {
   const onPage = jobs.filter((j) => selected.has(j.id)).length;
   const all = jobs.length > 0 && onPage === jobs.length;
   // Minutes and hours need no per-second tick: a relative time here may lag by up to ten seconds.
@@ -40,9 +42,11 @@ export function JobsTable({ jobs, selected, onToggle, onTogglePage }: Props) {
         <caption className="sr-only">Jobs, newest first</caption>
         <thead className="border-b border-neutral-200 bg-neutral-50">
           <tr>
-            <th scope="col" className="w-10 px-3 py-2">
-              <PageCheckbox checked={all} indeterminate={onPage > 0 && !all} disabled={!jobs.length} onChange={onTogglePage} />
-            </th>
+            {selectable && (
+              <th scope="col" className="w-10 px-3 py-2">
+                <PageCheckbox checked={all} indeterminate={onPage > 0 && !all} disabled={!jobs.length} onChange={onTogglePage} />
+              </th>
+            )}
             <th scope="col" className={TH}>Job</th>
             <th scope="col" className={TH}>State</th>
             <th scope="col" className={TH}>Type</th>
@@ -60,7 +64,7 @@ export function JobsTable({ jobs, selected, onToggle, onTogglePage }: Props) {
             const isSelected = selected.has(job.id);
             return (
               <tr key={job.id} className={isSelected ? "bg-sky-50/60" : "hover:bg-neutral-50"}>
-                <td className="w-10 px-3 py-2">
+                {selectable && <td className="w-10 px-3 py-2">
                   <input
                     type="checkbox"
                     checked={isSelected}
@@ -68,7 +72,7 @@ export function JobsTable({ jobs, selected, onToggle, onTogglePage }: Props) {
                     aria-label={`Select job ${job.id}`}
                     className="size-4 rounded border-neutral-300 accent-neutral-900 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-neutral-900"
                   />
-                </td>
+                </td>}
                 <td className={TD}>
                   {/* No prefetch: fifty job pages fetched at once would hold the browser's connections and delay the poll. */}
                   <Link

@@ -127,6 +127,7 @@ export function JobsView({ search, initial, actorKind }: Props) {
             setIds(ids);
           }}
           onTogglePage={(select) => setIds(select ? new Set(jobs.map((j) => j.id)) : new Set())}
+          selectable={actorKind !== null}
         />
       )}
       {data && <Pager filters={filters} prev={data.prev} next={data.next} shown={jobs.length} />}
