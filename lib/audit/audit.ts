@@ -31,10 +31,12 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export async function recordAudit(db: Db, e: AuditEntry): Promise<void> {
   // Only well-formed ids are kept as targets: a fuzzed id is described in the reason instead.
   const jobIds = (e.jobIds ?? []).filter((id) => UUID.test(id)).slice(0, 10_000);
+  // PostgreSQL text cannot hold NUL, and a refused request's reason may quote fuzzed input.
+  const text = (s: string, max: number) => s.replace(/\u0000/g, "\uFFFD").slice(0, max);
   await db`
     INSERT INTO audit_log (user_id, actor, role, tenant_id, via, action, job_ids, outcome, reason)
-    VALUES (${e.userId}, ${e.actor.slice(0, 200)}, ${e.role}, ${e.tenantId}, ${e.via}, ${e.action.slice(0, 100)},
-            ${jobIds}::uuid[], ${e.outcome}, ${e.reason ? e.reason.slice(0, 2000) : null})`;
+    VALUES (${e.userId}, ${text(e.actor, 200)}, ${e.role}, ${e.tenantId}, ${e.via}, ${text(e.action, 100)},
+            ${jobIds}::uuid[], ${e.outcome}, ${e.reason ? text(e.reason, 2000) : null})`;
 }
 
 export type AuditRow = {

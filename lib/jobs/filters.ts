@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { STATES } from "../fsm/table";
 
-const text = (max: number) => z.string().trim().min(1).max(max).optional().catch(undefined);
+// PostgreSQL text cannot hold NUL: a value with one is malformed, and dropped like any other.
+const text = (max: number) => z.string().trim().min(1).max(max).regex(/^[^\u0000]*$/).optional().catch(undefined);
 const date = z.coerce.date().optional().catch(undefined);
 
 /**

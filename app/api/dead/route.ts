@@ -20,6 +20,8 @@ export async function GET(req: NextRequest) {
   const auth = await authorize("insight:read");
   if (!auth.ok) return denied(auth);
   const params = req.nextUrl.searchParams;
+  // PostgreSQL text cannot hold NUL: refuse it here rather than fail in the query.
+  if ([...params.values()].some((v) => v.includes("\u0000"))) return fail(400, "invalid_input", "Parameters may not contain NUL bytes.");
   const scope = parseDeadScope(params);
   const type = params.get("type")?.trim();
   if (type !== undefined && (type.length < 1 || type.length > 200)) {
