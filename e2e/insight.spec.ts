@@ -84,7 +84,7 @@ test.describe("insight", () => {
     // The e2e server runs a worker (scripts/start.ts): it is live.
     await expectSoon(page.getByRole("row", { name: /: live$/ }).first()).toBeVisible();
     await shot(page, "workers");
-    await page.goto("/state-machine?window=24h");
+    await page.goto("/state-machine?window=6h");
     await expectSoon(page.getByRole("img", { name: /^State diagram: \d+ transitions/ })).toBeVisible();
     const claims = await page.getByRole("row", { name: /^queued claim claimed: \d+$/ }).getAttribute("aria-label");
     expect(Number(/(\d+)$/.exec(claims ?? "")?.[1])).toBeGreaterThan(0);

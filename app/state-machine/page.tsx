@@ -7,13 +7,15 @@ import { requirePage, withViewer } from "@/lib/auth/viewer";
 import { toMermaid } from "@/lib/fsm/diagram";
 import { TRANSITIONS, type RunEffect } from "@/lib/fsm/table";
 import { transitionCounts, type TransitionCount } from "@/lib/insight/queries";
-import { parseWindow, WINDOW_KEYS, WINDOWS } from "@/lib/insight/windows";
+import { parseWindow, WINDOWS, type WindowKey } from "@/lib/insight/windows";
 import { StateDiagram } from "./state-diagram";
 
 export const metadata: Metadata = { title: "State machine" };
 export const dynamic = "force-dynamic";
 
 type Props = { searchParams: Promise<Record<string, string | string[] | undefined>> };
+
+const STATE_MACHINE_WINDOWS: WindowKey[] = ["1h", "6h"];
 
 const key = (from: string | null, event: string, to: string) => `${from ?? "-"}|${event}|${to}`;
 
@@ -27,7 +29,9 @@ function runEffect(run: RunEffect | undefined): string {
 export default async function StateMachinePage({ searchParams }: Props) {
   const viewer = await requirePage("insight:read", "/state-machine");
   const sp = await searchParams;
-  const window = parseWindow(Array.isArray(sp.window) ? sp.window[0] : sp.window, "1h");
+  const asked = parseWindow(Array.isArray(sp.window) ? sp.window[0] : sp.window, "1h");
+  // Every event of the window is counted: 24 h of a busy system is millions of events (docs/insight.md), so at most 6 h.
+  const window: WindowKey = STATE_MACHINE_WINDOWS.includes(asked) ? asked : "6h";
   let counts: TransitionCount[] | null = null;
   try {
     counts = await withViewer(viewer, (tx) => transitionCounts(tx, window));
@@ -49,7 +53,7 @@ export default async function StateMachinePage({ searchParams }: Props) {
           </p>
         </div>
         <nav aria-label="Window" className="inline-flex rounded-md border border-neutral-300 bg-white p-0.5 text-sm shadow-xs">
-          {WINDOW_KEYS.map((k) => (
+          {STATE_MACHINE_WINDOWS.map((k) => (
             <Link key={k} href={`/state-machine?window=${k}`} aria-current={k === window ? "page" : undefined} className={`rounded px-3 py-1 font-medium ${k === window ? "bg-neutral-900 text-white" : "text-neutral-600 hover:bg-neutral-100"}`}>
               {k}
             </Link>

@@ -47,7 +47,7 @@ export function WorkersView({ initial, renderedAt }: { initial: WorkersResponse 
         <div>
           <h1 className="text-2xl font-semibold tracking-tight">Workers</h1>
           <p className="mt-1 text-sm text-neutral-500">
-            Workers seen in the last day: {counts.live} live, {counts.silent} silent (no heartbeat for over {SILENT_AFTER_MS / 1000} s without saying they stopped), {counts.stopped} stopped. Attempts are those claimed in the last 24 hours.
+            Workers seen in the last day: {counts.live} live, {counts.silent} silent (no heartbeat for over {SILENT_AFTER_MS / 1000} s without saying they stopped), {counts.stopped} stopped. Attempt counts are of the last hour.
           </p>
         </div>
         <div className="flex items-center gap-3">

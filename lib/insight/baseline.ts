@@ -42,7 +42,8 @@ export async function slownessContext(sql: Db, job: Subject, opts: { tenantOnly:
 /**
  * Served by jobs_type_created_idx (type, created_at DESC), or
  * jobs_tenant_type_created_idx for one tenant; then job_runs_pkey and
- * job_events_one_per_version for the sample's runs and events.
+ * job_events_one_per_version for the sample's runs and events. NULLS LAST as in
+ * the indexes: with the default (NULLS FIRST) the planner sorts every job of the type.
  */
 async function sampleBaseline(sql: Db, job: Subject, o: { tenant?: string; label: string; now: Date }): Promise<Baseline> {
   const since = new Date(o.now.getTime() - BASELINE_WINDOW_MS);
@@ -50,7 +51,7 @@ async function sampleBaseline(sql: Db, job: Subject, o: { tenant?: string; label
     SELECT id, type, queue, state, created_at, not_before FROM jobs
      WHERE type = ${job.type} ${o.tenant ? sql`AND tenant_id = ${o.tenant}` : sql``}
        AND created_at >= ${since} AND finished_at IS NOT NULL AND id <> ${job.id}
-     ORDER BY created_at DESC LIMIT ${BASELINE_SAMPLE}`;
+     ORDER BY created_at DESC NULLS LAST LIMIT ${BASELINE_SAMPLE}`;
   if (jobs.length === 0) return baselineOf(o.label, []);
   const ids = jobs.map((j) => j.id);
   const [runs, events] = await Promise.all([
@@ -82,7 +83,7 @@ async function jobsAhead(sql: Db, job: Subject): Promise<{ n: number; capped: bo
            )::int AS n
       FROM (SELECT id, priority, finished_at FROM jobs
              WHERE queue = ${job.queue} AND created_at < ${job.createdAt}
-             ORDER BY created_at DESC LIMIT ${AHEAD_SCAN}) o`;
+             ORDER BY created_at DESC NULLS LAST LIMIT ${AHEAD_SCAN}) o`;
   return { n: row?.n ?? 0, capped: (row?.n ?? 0) >= AHEAD_SCAN };
 }
 

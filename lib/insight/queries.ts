@@ -173,9 +173,11 @@ export type WorkerRow = {
 
 /** Workers seen in the last day. */
 const WORKER_LOOKBACK_MS = 24 * 3_600_000;
+/** Their attempts are counted over the last hour: a live page, and a bounded read per worker. */
+export const WORKER_COUNTS_MS = 3_600_000;
 
 /**
- * Workers seen in the last day (live first), with their attempts of the last day
+ * Workers seen in the last day (live first), with their attempts of the last hour
  * by outcome and the jobs they hold now.
  * Served by workers_last_seen_idx, job_runs_worker_idx (worker_id, claimed_at DESC)
  * per worker, and for the held jobs jobs_state_created_idx on the leased states
@@ -183,6 +185,7 @@ const WORKER_LOOKBACK_MS = 24 * 3_600_000;
  */
 export async function listWorkers(sql: Db, now = new Date()): Promise<WorkerRow[]> {
   const since = new Date(now.getTime() - WORKER_LOOKBACK_MS);
+  const countsSince = new Date(now.getTime() - WORKER_COUNTS_MS);
   const workers = await sql<Omit<WorkerRow, "status" | "heartbeatAgeMs" | "current">[]>`
     SELECT w.id, w.host, w.pid, w.queues, w.concurrency, w.started_at, w.last_seen_at, w.stopped_at,
            coalesce(c.finished, 0) AS finished, coalesce(c.failed, 0) AS failed,
@@ -193,7 +196,7 @@ export async function listWorkers(sql: Db, now = new Date()): Promise<WorkerRow[
                count(*) FILTER (WHERE outcome IN ('failed', 'abandoned'))::int AS failed,
                count(*) FILTER (WHERE outcome = 'lease_expired')::int AS reclaimed,
                count(*)::int AS attempts
-          FROM job_runs r WHERE r.worker_id = w.id AND r.claimed_at >= ${since}) c ON true
+          FROM job_runs r WHERE r.worker_id = w.id AND r.claimed_at >= ${countsSince}) c ON true
      WHERE w.last_seen_at >= ${since} OR w.stopped_at IS NULL
      ORDER BY (w.stopped_at IS NULL) DESC, w.last_seen_at DESC, w.id
      LIMIT 500`;

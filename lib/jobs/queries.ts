@@ -20,7 +20,8 @@ function where(sql: Db, f: Omit<Partial<JobFilters>, "state">) {
   if (f.worker) parts.push(sql`EXISTS (SELECT 1 FROM job_runs r WHERE r.job_id = j.id AND r.worker_id = ${f.worker})`);
   // Poison suspects: served by job_runs_lease_lost_job_idx (lease losses only, a small partial index).
   if (f.poison) {
-    parts.push(sql`j.id IN (SELECT job_id FROM job_runs WHERE outcome = 'lease_expired' GROUP BY job_id HAVING count(*) >= ${POISON_LOSSES})`);
+    // An array, not IN (subquery): the planner then fetches the few suspects by id instead of walking every job newest first.
+    parts.push(sql`j.id = ANY(ARRAY(SELECT job_id FROM job_runs WHERE outcome = 'lease_expired' GROUP BY job_id HAVING count(*) >= ${POISON_LOSSES}))`);
   }
   if (f.q) {
     parts.push(UUID.test(f.q) ? sql`(j.id = ${f.q} OR j.idempotency_key = ${f.q})` : sql`j.idempotency_key = ${f.q}`);
