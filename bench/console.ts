@@ -11,7 +11,10 @@ import { freePort } from "../lib/db/embedded";
 import { provisionRoles } from "../lib/db/roles";
 import { seedDemoUsers } from "../lib/demo/seed-users";
 import { DEMO_PASSWORD, DEMO_USERS } from "../lib/demo/users";
-import { encodeCursor } from "../lib/jobs/filters";
+import { withScope } from "../lib/db/scope";
+import { encodeCursor, parseJobFilters } from "../lib/jobs/filters";
+import { countByState, getJobDetail, listJobs } from "../lib/jobs/queries";
+import { transition } from "../lib/jobs/transition";
 import { pct, sleep, waitUntil } from "./lib";
 
 export const DIST_DIR = process.env.JOBSCOPE_BENCH_DIST_DIR ?? ".next-bench";
@@ -133,5 +136,59 @@ export async function measureConsole(ownerUrl: string, base: string, cookie: str
       ),
     );
   }
+  return out;
+}
+
+/**
+ * The same reads and the replay without HTTP: the library functions the console's routes and
+ * actions call, each in a staff-scoped transaction. Used when the console cannot be built or
+ * started; it leaves out Next.js and the session lookup, so it is a lower bound.
+ */
+export async function measureConsoleLib(ownerUrl: string, samples: number): Promise<Timing[]> {
+  const sql = connect(ownerUrl, { max: 2 });
+  const [total] = await sql<{ n: number }[]>`SELECT reltuples::bigint::int AS n FROM pg_class WHERE relname = 'jobs'`;
+  const [deep] = await sql<{ at: string; id: string }[]>`
+    SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS at, id FROM jobs
+     ORDER BY created_at DESC, id DESC OFFSET ${Math.floor((total?.n ?? 0) * 0.75)} LIMIT 1`;
+  const [many] = await sql<{ id: string }[]>`SELECT id FROM jobs WHERE state = 'dead' AND max_attempts = 20 ORDER BY created_at DESC LIMIT 1`;
+  const dead = await sql<{ id: string; stateVersion: number }[]>`
+    SELECT id, state_version FROM jobs WHERE state = 'dead' AND max_attempts = 3 ORDER BY created_at DESC LIMIT ${samples + 5}`;
+  const page = async (params: Record<string, string>) => {
+    const f = parseJobFilters(params);
+    // The tabs count under the other filters: no state, no cursor (app/jobs/load.ts).
+    const { state: _state, after: _after, before: _before, ...countFilters } = f;
+    void [_state, _after, _before];
+    await withScope(sql, { all: true }, (tx) => Promise.all([listJobs(tx, f), countByState(tx, countFilters)]));
+  };
+  const timed = async (name: string, fn: (i: number) => Promise<unknown>, n = samples): Promise<Timing> => {
+    const times: number[] = [];
+    for (let i = 0; i < n + 3; i++) {
+      const t = performance.now();
+      await fn(i);
+      if (i >= 3) times.push(performance.now() - t);
+    }
+    return { name: `${name} [library, no HTTP]`, n, p50: pct(times, 50), p95: pct(times, 95), status: "n/a" };
+  };
+  const out: Timing[] = [];
+  out.push(await timed("first list page + tab counts", () => page({})));
+  if (deep) out.push(await timed("deep keyset page (75% down)", () => page({ after: encodeCursor({ at: deep.at, id: deep.id }) })));
+  out.push(await timed("succeeded tab, filtered by tenant and type", () => page({ state: "succeeded", tenant: "acme", type: "media.render" })));
+  out.push(await timed("counts", () => withScope(sql, { all: true }, (tx) => countByState(tx, parseJobFilters({})))));
+  if (many) out.push(await timed("job detail, 20 attempts", () => withScope(sql, { all: true }, (tx) => getJobDetail(tx, many.id))));
+  if (dead.length > 3) {
+    out.push(
+      await timed(
+        "replay a dead job (transition)",
+        (i) => {
+          const job = dead[i % dead.length]!;
+          return withScope(sql, { all: true }, (tx) =>
+            transition(tx, { jobId: job.id, event: "replay", actor: { kind: "operator", id: "bench-operator" }, expected: { state: "dead", version: job.stateVersion } }),
+          );
+        },
+        Math.min(samples, dead.length - 3),
+      ),
+    );
+  }
+  await sql.end();
   return out;
 }
