@@ -1,0 +1,113 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import type { Viewer } from "./viewer";
+import { closePool } from "../db/client";
+import { createTestDb, type TestDb } from "../db/test-db";
+import { seedTenants } from "../jobs/test-helpers";
+import { createUser } from "./users";
+
+// The admin page's server actions, called directly as a crafted POST would call them.
+// Only the session is stood in for (who is signed in); the database is real, as the console's role.
+let signedIn: Viewer | null = null;
+vi.mock("@/lib/auth/viewer", () => ({
+  authorize: async () => {
+    if (!signedIn) return { ok: false, status: 401, code: "unauthenticated", message: "Sign in to do this.", viewer: null };
+    if (signedIn.role !== "admin") return { ok: false, status: 403, code: "forbidden", message: "Your role may not do this.", viewer: signedIn };
+    return { ok: true, viewer: signedIn };
+  },
+}));
+
+let db: TestDb;
+let actions: typeof import("@/app/admin/actions");
+let ADMIN: Viewer;
+const OPERATOR: Viewer = { userId: "u-op", email: "operator@jobscope.local", name: "Op", role: "operator", tenantId: null, tenantOwner: false };
+
+const counts = async () =>
+  (await db.sql<{ users: number; tenants: number }[]>`SELECT (SELECT count(*)::int FROM users) AS users, (SELECT count(*)::int FROM tenants) AS tenants`)[0]!;
+const lastAudit = async () =>
+  (await db.sql<{ actor: string; action: string; outcome: string; reason: string }[]>`SELECT actor, action, outcome, reason FROM audit_log ORDER BY id DESC LIMIT 1`)[0]!;
+
+beforeAll(async () => {
+  db = await createTestDb();
+  await seedTenants(db.sql);
+  const a = await createUser(db.sql, { email: "admin@jobscope.local", name: "Ada", password: "admin-password-1", role: "admin" });
+  ADMIN = { userId: a.id, email: a.email, name: a.name, role: "admin", tenantId: null, tenantOwner: false };
+  process.env.DATABASE_URL = db.roleUrl("app");
+  actions = await import("@/app/admin/actions");
+});
+
+afterAll(async () => {
+  await closePool();
+  await db?.close();
+});
+
+describe("admin server actions", () => {
+  it("an admin creates a tenant and a user, renames the tenant and changes the role; each is audited as applied", async () => {
+    signedIn = ADMIN;
+    expect(await actions.createTenantAction({ id: "initech", name: "Initech" })).toMatchObject({ ok: true });
+    expect(await lastAudit()).toMatchObject({ actor: ADMIN.email, action: "admin.tenant.create", outcome: "applied" });
+    const created = await actions.createUserAction({ email: "p@initech.example", name: "Peter", password: "peter-password-1", role: "tenant", tenantId: "initech", tenantOwner: true });
+    expect(created).toMatchObject({ ok: true });
+    const audit = await lastAudit();
+    expect(audit).toMatchObject({ action: "admin.user.create", outcome: "applied" });
+    expect(audit.reason).not.toContain("peter-password-1");
+    expect(await actions.renameTenantAction({ id: "initech", name: "Initech Corp" })).toMatchObject({ ok: true });
+    const [peter] = await db.sql<{ id: string }[]>`SELECT id FROM users WHERE email = 'p@initech.example'`;
+    expect(await actions.setUserRoleAction({ userId: peter!.id, role: "support" })).toMatchObject({ ok: true });
+    expect(await lastAudit()).toMatchObject({ action: "admin.user.role", outcome: "applied" });
+    const [row] = await db.sql`SELECT role, tenant_id FROM users WHERE id = ${peter!.id}`;
+    expect(row).toEqual({ role: "support", tenantId: null });
+  });
+
+  it.each([
+    ["an operator", (): Viewer | null => OPERATOR, "denied"],
+    ["nobody signed in", (): Viewer | null => null, "denied"],
+  ] as const)("refuses %s on every action, audits it and writes nothing", async (_, who, outcome) => {
+    signedIn = who();
+    const before = await counts();
+    const calls = [
+      () => actions.createTenantAction({ id: "sneaky", name: "Sneaky" }),
+      () => actions.renameTenantAction({ id: "acme", name: "Pwned" }),
+      () => actions.createUserAction({ email: "x@y.example", name: "X", password: "long-password-1", role: "admin" }),
+      () => actions.setUserRoleAction({ userId: ADMIN.userId, role: "support" }),
+    ];
+    for (const call of calls) {
+      expect(await call()).toMatchObject({ ok: false, error: { code: "forbidden" } });
+      expect(await lastAudit()).toMatchObject({ actor: signedIn?.email ?? "anonymous", outcome });
+    }
+    expect(await counts()).toEqual(before);
+    const [acme] = await db.sql`SELECT name FROM tenants WHERE id = 'acme'`;
+    expect(acme).toEqual({ name: "ACME" });
+  });
+
+  it("refuses extra fields and bad input with a reason, audited as invalid, nothing written", async () => {
+    signedIn = ADMIN;
+    const before = await counts();
+    const r1 = await actions.renameTenantAction({ id: "acme", name: "A", role: "admin" });
+    expect(r1).toMatchObject({ ok: false, error: { code: "invalid_input", message: expect.stringContaining('unexpected field "role"') } });
+    expect(await lastAudit()).toMatchObject({ action: "admin.tenant.rename", outcome: "invalid" });
+    const r2 = await actions.createUserAction({ email: "s@x.example", name: "S", password: "secret-password-9", role: "operator", tenantId: "acme" });
+    expect(r2).toMatchObject({ ok: false, error: { message: expect.stringContaining("Tenant: a tenant member needs a tenant") } });
+    expect((await lastAudit()).reason).not.toContain("secret-password-9");
+    expect(await actions.createTenantAction({ id: "Bad Id", name: "B" })).toMatchObject({ ok: false, error: { code: "invalid_input" } });
+    expect(await actions.createTenantAction({ id: "acme", name: "Again" })).toMatchObject({ ok: false, error: { message: expect.stringContaining("already exists") } });
+    expect(await actions.createUserAction({ email: "admin@jobscope.local", name: "Dup", password: "long-password-1", role: "support" })).toMatchObject({
+      ok: false,
+      error: { message: expect.stringContaining("already exists") },
+    });
+    expect(await actions.createUserAction({ email: "n@x.example", name: "N", password: "long-password-1", role: "tenant", tenantId: "nowhere" })).toMatchObject({
+      ok: false,
+      error: { message: expect.stringContaining('no tenant "nowhere"') },
+    });
+    expect(await lastAudit()).toMatchObject({ action: "admin.user.create", outcome: "invalid" });
+    expect(await counts()).toEqual(before);
+  });
+
+  it("refuses to demote the last admin, audited as refused", async () => {
+    signedIn = ADMIN;
+    const r = await actions.setUserRoleAction({ userId: ADMIN.userId, role: "operator" });
+    expect(r).toMatchObject({ ok: false, error: { code: "refused", message: expect.stringContaining("last admin") } });
+    expect(await lastAudit()).toMatchObject({ action: "admin.user.role", outcome: "refused" });
+    const [row] = await db.sql`SELECT role FROM users WHERE id = ${ADMIN.userId}`;
+    expect(row).toEqual({ role: "admin" });
+  });
+});
