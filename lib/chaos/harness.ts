@@ -331,8 +331,12 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
       fd.claimsAfterListenDrop += n;
       say(`fault dropped ${rows[0]?.n ?? 0} LISTEN connections; ${n} claims in the next 3 s`);
     } else if (kind === "sigterm_drain") {
-      // A worker that has had time to boot and install its SIGTERM handler (tsx start-up takes seconds here).
-      const p = (await busyWorker((w) => Date.now() - w.startedAt > 15_000)) ?? pick(liveWorkers().filter((w) => Date.now() - w.startedAt > 15_000));
+      // A worker that has registered (scripts/worker.ts installs its SIGTERM handler before it
+      // starts); one still booting under tsx would just die of the signal's default action.
+      const registered = new Set(
+        (await admin<{ id: string }[]>`SELECT id FROM workers WHERE stopped_at IS NULL`).map((r) => r.id),
+      );
+      const p = (await busyWorker((w) => registered.has(w.id))) ?? pick(liveWorkers().filter((w) => registered.has(w.id)));
       if (!p) {
         faults[kind]--;
         return;
@@ -376,7 +380,8 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
   async function faultLoop(until: number) {
     let i = 0;
     await sleep(opts.faultGapMs);
-    while (Date.now() < until) {
+    // Until the end of the load, and past it (by at most a minute) until every kind has run once.
+    while (Date.now() < until || (FAULT_KINDS.some((k) => faults[k] === 0) && Date.now() < until + 60_000)) {
       const kind = FAULT_KINDS[i++ % FAULT_KINDS.length]!;
       try {
         await inject(kind);
