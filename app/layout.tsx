@@ -32,7 +32,11 @@ const NAV: { href: string; label: string; permission: Permission }[] = [
 ];
 
 export default async function RootLayout({ children }: { children: ReactNode }) {
-  const viewer = await getViewer();
+  // With the database down the frame still renders (and its outage banner); the page then says why.
+  const viewer = await getViewer().catch((err: unknown) => {
+    console.error("layout: could not read the session:", err instanceof Error ? err.message : err);
+    return null;
+  });
   const nav = viewer ? NAV.filter((item) => can(viewer, item.permission)) : [];
   if (viewer && canManageApiKeys(viewer)) nav.push({ href: "/api-keys", label: "API keys", permission: "jobs:read" });
   return (
