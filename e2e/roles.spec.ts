@@ -80,7 +80,7 @@ test.describe("roles", () => {
     await page.goto("/jobs?tenant=globex");
     await expect(page.getByRole("table")).toBeVisible();
     // Tenant members cannot bulk-act: no checkbox column.
-    await expect(page.getByRole("checkbox")).toHaveCount(0);
+    await expect(page.getByRole("table").getByRole("checkbox")).toHaveCount(0);
     const column = (await page.getByRole("columnheader").allInnerTexts()).indexOf("Tenant") + 1;
     const tenants = await page.getByRole("row").locator(`td:nth-child(${column})`).allInnerTexts();
     expect(tenants.length).toBeGreaterThan(0);
