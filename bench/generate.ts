@@ -12,7 +12,7 @@ import postgres from "postgres";
 import type { Sql } from "../lib/db/client";
 import { inWritePath } from "../lib/jobs/write-path";
 import { replayEvents } from "../lib/fsm/replay";
-import { step, submitted, type JobSnapshot } from "../lib/fsm/machine";
+import { isTerminal, step, submitted, type JobSnapshot } from "../lib/fsm/machine";
 import type { ActorKind, JobEvent, JobState, RunOutcome } from "../lib/fsm/table";
 
 type Ev = { seq: number; event: JobEvent; from: JobState | null; to: JobState; actor: ActorKind; attempt: number; version: number; offsetS: number };
@@ -44,7 +44,7 @@ function playPattern(id: number, weight: number, maxAttempts: number, script: [J
     if (s.transition.schedules === "now") notBeforeS = t;
     events.push({ seq: events.length, event, from: job.state, to: s.next.state, actor, attempt: s.next.attempt, version: s.next.stateVersion, offsetS: t });
     job = s.next;
-    if (["succeeded", "dead", "cancelled"].includes(job.state)) finishedS = t;
+    if (isTerminal(job.state)) finishedS = t;
   }
   return { id, weight, maxAttempts, final: job, events, runs, finishedS, notBeforeS };
 }

@@ -4,6 +4,7 @@
 // finalized twice.
 import { performance } from "node:perf_hooks";
 import { connect } from "../lib/db/client";
+import { TERMINAL_STATES } from "../lib/fsm/table";
 import { enqueue } from "../lib/jobs/enqueue";
 import { createSupervisor } from "../lib/supervisor/supervisor";
 import { silentLogger } from "../lib/worker/log";
@@ -104,10 +105,10 @@ export async function fixedRate(
   const [c] = await sql<{ succeeded: number; dead: number; live: number; double: number; mismatch: number }[]>`
     SELECT count(*) FILTER (WHERE state = 'succeeded')::int AS succeeded,
            count(*) FILTER (WHERE state = 'dead')::int AS dead,
-           count(*) FILTER (WHERE state NOT IN ('succeeded', 'dead', 'cancelled'))::int AS live,
+           count(*) FILTER (WHERE state NOT IN ${sql(TERMINAL_STATES)})::int AS live,
            (SELECT count(*)::int FROM (
               SELECT e.job_id FROM job_events e JOIN jobs j ON j.id = e.job_id
-               WHERE j.queue = ${opts.queue} AND e.to_state IN ('succeeded', 'dead', 'cancelled')
+               WHERE j.queue = ${opts.queue} AND e.to_state IN ${sql(TERMINAL_STATES)}
                GROUP BY e.job_id HAVING count(*) > 1) x) AS double,
            (SELECT count(*)::int FROM jobs j WHERE j.queue = ${opts.queue}
                AND j.attempt <> (SELECT count(*) FROM job_runs r WHERE r.job_id = j.id)) AS mismatch

@@ -11,6 +11,7 @@ import { performance } from "node:perf_hooks";
 import { parseArgs } from "node:util";
 import postgres from "postgres";
 import { connect } from "../lib/db/client";
+import { HEARTBEAT_STATES, TERMINAL_STATES } from "../lib/fsm/table";
 import { createSupervisor } from "../lib/supervisor/supervisor";
 import { measureConsole, measureConsoleLib, signIn, startConsole, type Timing } from "./console";
 import { burnGraphile, burnJobscope, burnPgBoss, pickupGraphile, pickupJobscope, pickupPgBoss, type Burn } from "./engines";
@@ -193,7 +194,7 @@ async function scaleRun(url: string, queue: string, procs: number, n: number) {
   const children: ChildProcess[] = [];
   const sql = connect(url, { max: 1 });
   const remaining = async () =>
-    Number((await sql`SELECT count(*)::int AS c FROM jobs WHERE queue = ${queue} AND state NOT IN ('succeeded', 'dead', 'cancelled')`)[0]!.c);
+    Number((await sql`SELECT count(*)::int AS c FROM jobs WHERE queue = ${queue} AND state NOT IN ${sql(TERMINAL_STATES)}`)[0]!.c);
   // Start the processes and wait until each is listening, then fill the queue and wake them:
   // the clock runs from the fill, so process start-up (tsx compiling) is not counted.
   const ready: Promise<unknown>[] = [];
@@ -228,7 +229,7 @@ async function supervisorScan(sql: ReturnType<typeof connect>) {
   // The same statements as lib/supervisor/supervisor.ts, explained.
   const plan: string[] = [];
   for (const q of [
-    `SELECT id, state, state_version, attempt, max_attempts FROM jobs WHERE state IN ('claimed', 'running', 'cancelling') AND heartbeat_at < now() - interval '10 seconds' ORDER BY heartbeat_at LIMIT 200`,
+    `SELECT id, state, state_version, attempt, max_attempts FROM jobs WHERE state IN (${HEARTBEAT_STATES.map((s) => `'${s}'`).join(", ")}) AND heartbeat_at < now() - interval '10 seconds' ORDER BY heartbeat_at LIMIT 200`,
     `SELECT id, state, state_version, attempt, max_attempts FROM jobs WHERE state = 'retry_wait' AND not_before <= now() ORDER BY not_before LIMIT 200`,
   ]) {
     const rows = await sql.unsafe(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF, SUMMARY OFF) ${q}`);

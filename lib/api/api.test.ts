@@ -35,7 +35,7 @@ function call(path: string, opts: { secret?: string | null; method?: string; bod
 }
 const params = (id: string) => ({ params: Promise.resolve({ id }) });
 // Response bodies are read loosely: the assertions say what shape they must have.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- bodies of a dozen response shapes, read only inside expect(), which checks them
 const json = async (r: Response) => ({ status: r.status, body: (await r.json()) as any, headers: r.headers });
 
 const submit = (body: unknown, secret?: string) => routes.jobs.POST(call("/jobs", { body, secret })).then(json);
@@ -364,7 +364,7 @@ describe("rate limit and errors", () => {
   });
 
   it("serves an OpenAPI 3.1 document of every endpoint, without a key", async () => {
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- an OpenAPI document walked by path in assertions; no OpenAPI types are installed
     const doc = (await routes.openapi.GET().json()) as any;
     expect(doc.openapi).toBe("3.1.0");
     expect(Object.keys(doc.paths)).toEqual(["/api/v1/jobs", "/api/v1/jobs/{id}", "/api/v1/jobs/{id}/cancel", "/api/v1/openapi.json"]);

@@ -10,7 +10,7 @@ import { connect, type Sql } from "../db/client";
 import { ensureDatabase, freePort, startEmbeddedPostgres, type EmbeddedServer } from "../db/embedded";
 import { migrateDatabase } from "../db/migrate";
 import { canApply } from "../fsm/machine";
-import type { JobEvent, JobState } from "../fsm/table";
+import { HEARTBEAT_STATES, TRANSITIONS, type JobEvent, type JobState } from "../fsm/table";
 import { enqueue, type EnqueueInput } from "../jobs/enqueue";
 import { transition } from "../jobs/transition";
 import type { Actor } from "../jobs/types";
@@ -221,7 +221,10 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
   // --- operators and tenants, through the same write path as the console's actions ---
   const operators: Record<string, number> = {};
   const count = (k: string) => (operators[k] = (operators[k] ?? 0) + 1);
-  const CANDIDATE_STATES: Record<string, JobState[]> = { pause: ["running"], resume: ["paused"], replay: ["dead"] };
+  // The states an operator may apply each event from, read from the transition table.
+  const operatorFrom = (event: JobEvent): JobState[] =>
+    TRANSITIONS.filter((t) => t.event === event && t.from !== null && (t.actors as readonly string[]).includes("operator")).map((t) => t.from!);
+  const CANDIDATE_STATES: Partial<Record<JobEvent, JobState[]>> = { pause: operatorFrom("pause"), resume: operatorFrom("resume"), replay: operatorFrom("replay") };
   async function person(actor: Actor, until: number) {
     while (Date.now() < until) {
       await sleep(150 + Math.random() * 350);
@@ -410,7 +413,7 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
     await transition(admin, { jobId: j.id, event: "resume", actor: { kind: "operator", id: "chaos-wind-down" }, expected: { state: "paused", version: j.stateVersion } });
   }
   for (const deadline = Date.now() + opts.settleMs; Date.now() < deadline; ) {
-    const [r] = await admin<{ n: number }[]>`SELECT count(*)::int AS n FROM jobs WHERE state IN ('claimed', 'running', 'cancelling') OR (state = 'queued' AND not_before <= now())`;
+    const [r] = await admin<{ n: number }[]>`SELECT count(*)::int AS n FROM jobs WHERE state IN ${admin(HEARTBEAT_STATES)} OR (state = 'queued' AND not_before <= now())`;
     if ((r?.n ?? 0) === 0) break;
     await sleep(500);
   }
@@ -482,7 +485,7 @@ async function check(
   const missing = submitted.filter((s) => !have.has(s.id));
   for (const m of missing.slice(0, 5)) examples.push(`lost: ${m.id} was acknowledged but has no row`);
   const stranded = await sql<{ id: string; state: string }[]>`
-    SELECT id, state FROM jobs WHERE state IN ('claimed', 'running', 'cancelling')
+    SELECT id, state FROM jobs WHERE state IN ${sql(HEARTBEAT_STATES)}
        AND heartbeat_at < now() - ${staleAfterMs} * interval '1 millisecond'`;
   for (const s of stranded.slice(0, 5)) examples.push(`stranded: ${s.id} is ${s.state} under a lease nobody renews`);
   // 2. No attempt finalized twice (the run records allow it once; the log must agree), no job finished twice.
