@@ -11,7 +11,6 @@ import {
   smallint,
   text,
   timestamp,
-  unique,
   uniqueIndex,
   uuid,
 } from "drizzle-orm/pg-core";
@@ -124,11 +123,16 @@ export const jobRuns = pgTable(
   ],
 );
 
-/** The append-only log of every applied transition: one row per state_version. */
+/**
+ * The append-only log of every applied transition: one row per state_version.
+ * PARTITIONED BY RANGE (at), one partition per UTC day (drizzle/0009_partition_events.sql,
+ * which drizzle-kit cannot express): keys include `at`, and one event per version is the
+ * write path's compare-and-set, not a constraint (docs/decisions.md, "Partitioned job_events").
+ */
 export const jobEvents = pgTable(
   "job_events",
   {
-    id: bigint("id", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+    id: bigint("id", { mode: "number" }).generatedAlwaysAsIdentity(),
     // No foreign key to jobs: the write path writes history with its job (drizzle/0007_scale.sql).
     jobId: uuid("job_id").notNull(),
     tenantId: text("tenant_id").notNull(),
@@ -143,9 +147,10 @@ export const jobEvents = pgTable(
     payload: jsonb("payload"),
   },
   (t) => [
-    unique("job_events_one_per_version").on(t.jobId, t.stateVersion),
+    primaryKey({ name: "job_events_pkey", columns: [t.id, t.at] }),
     check("job_events_submit_has_no_from", sql`(${t.fromState} IS NULL) = (${t.event} = 'submit')`),
     index("job_events_at_idx").on(t.at.desc()),
+    index("job_events_job_version_cover_idx").on(t.jobId, t.stateVersion.desc()),
   ],
 );
 
