@@ -14,6 +14,7 @@ import { withScope } from "./scope";
 import { createTestDb, type TestDb } from "./test-db";
 import { enqueue } from "../jobs/enqueue";
 import { api, newJob, runJob, seedTenants } from "../jobs/test-helpers";
+import { createSupervisor } from "../supervisor/supervisor";
 
 const DAY = 86_400_000;
 let t: TestDb;
@@ -93,6 +94,18 @@ describe("job_events partitions", () => {
     // The owner is held by the guards, cloned onto every partition.
     await expect(t.sql.unsafe(`DELETE FROM ${today}`)).rejects.toThrow(/append-only/);
     await expect(t.sql.unsafe(`UPDATE ${today} SET actor_id = 'x'`)).rejects.toThrow(/append-only/);
+  });
+
+  it("the running supervisor (worker role) recreates a missing day ahead", async () => {
+    const ahead = dailyPartitionName(new Date(Date.now() + 7 * DAY));
+    await t.sql.unsafe(`DROP TABLE ${ahead}`);
+    const lines: string[] = [];
+    const sup = createSupervisor({ sql: workerRole, intervalMs: 50, log: (l) => lines.push(l) });
+    sup.start();
+    await new Promise((r) => setTimeout(r, 300));
+    await sup.stop();
+    expect(lines).toContain("created 1 job_events partition(s)");
+    expect((await listEventPartitions(t.sql)).map((p) => p.name)).toContain(ahead);
   });
 
   it("row-level security still filters events per tenant through the parent", async () => {

@@ -1,6 +1,7 @@
 import { canApply, findTransition } from "../fsm/machine";
 import { HEARTBEAT_STATES, type JobEvent, type JobState } from "../fsm/table";
 import type { Sql } from "../db/client";
+import { ensureEventPartitions } from "../db/partitions";
 import { transition } from "../jobs/transition";
 import type { Actor } from "../jobs/types";
 import { backoffDelay, DB_RETRY } from "../worker/backoff";
@@ -20,6 +21,8 @@ export type SupervisorOptions = {
   staleAfterMs?: number;
   intervalMs?: number;
   batch?: number;
+  /** How often the running loop makes sure the next days' job_events partitions exist (default hourly; 0: never). */
+  partitionsEveryMs?: number;
   log?: (line: string) => void;
 };
 
@@ -91,8 +94,24 @@ export function createSupervisor(opts: SupervisorOptions) {
   // backs off (DB_RETRY: 250 ms doubling to 30 s) instead of hammering it, and
   // the pool reconnects on the first tick that gets through.
   let failures = 0;
+  // Keep the coming days' event partitions created (drizzle/0009_partition_events.sql), at most
+  // once per interval. A failure (e.g. lock timeout) is logged and retried on the next interval:
+  // a week of days is created ahead, and events outside any day land in the DEFAULT partition.
+  const partitionsEveryMs = opts.partitionsEveryMs ?? 3_600_000;
+  let partitionsDueAt = 0;
+  async function keepPartitions() {
+    if (partitionsEveryMs <= 0 || Date.now() < partitionsDueAt) return;
+    partitionsDueAt = Date.now() + partitionsEveryMs;
+    try {
+      const created = await ensureEventPartitions(sql);
+      if (created > 0) log(`created ${created} job_events partition(s)`);
+    } catch (e) {
+      log(`could not create job_events partitions: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
   function loop() {
-    running = tick()
+    running = keepPartitions()
+      .then(tick)
       .then(() => {
         if (failures > 0) log(`database reachable again after ${failures} failed tick(s)`);
         failures = 0;
