@@ -68,19 +68,31 @@ async function freshLoadedDb(name: string): Promise<string> {
   return url;
 }
 
-type Result = { ms: number; walBytes: number; events: number; eventsDropped: number; jobs: number };
+type Result = { ms: number; walBytes: number; events: number; eventsDropped: number; jobs: number; kept: number };
+type Mode = "whole, drop" | "whole, delete" | "events, drop" | "events, kept";
+const LABELS: Record<Mode, string> = {
+  "whole, drop": "whole retention, day partition dropped                        ",
+  "whole, delete": "whole retention, --no-drop (events deleted with their jobs)   ",
+  "events, drop": "the day's events alone, partition checked and dropped         ",
+  "events, kept": "the day's events alone, partition kept (one live job), deleted",
+};
 /**
- * Whole retention (jobs, runs, events), or with `eventsOnly` just the old day's events: its jobs
- * and runs are deleted before the measurement, then the partition is dropped by retention, or
- * its rows deleted in batches of 5000 the way retention deletes rows.
+ * Whole retention (jobs, runs, events), or just the old day's events: its jobs and runs are
+ * deleted before the measurement, then retention drops the partition, or — one of its jobs
+ * made live again, so the day must be kept — deletes the other jobs' events from it by job id.
  */
-async function measure(dropPartitions: boolean, eventsOnly: boolean, i: number): Promise<Result> {
-  const url = await freshLoadedDb(`retention_bench_${dropPartitions ? "drop" : "delete"}_${i}`);
+async function measure(mode: Mode, i: number): Promise<Result> {
+  const url = await freshLoadedDb(`retention_bench_${mode.replace(/\W+/g, "_")}_${i}`);
   const sql = connect(url, { max: 2 });
-  if (eventsOnly) {
+  if (mode.startsWith("events")) {
     await sql.begin(async (tx) => {
       await tx`SELECT set_config('jobscope.retention', 'on', true)`;
-      await tx`DELETE FROM job_runs WHERE finished_at < now() - interval '30 days'`;
+      if (mode === "events, kept") {
+        await tx`SET LOCAL session_replication_role = replica`;
+        await tx`UPDATE jobs SET state = 'queued', attempt = 0, state_version = 0, finished_at = NULL
+                  WHERE id = (SELECT id FROM jobs WHERE finished_at < now() - interval '30 days' LIMIT 1)`;
+      }
+      await tx`DELETE FROM job_runs r WHERE r.finished_at < now() - interval '30 days' AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.id = r.job_id AND j.finished_at IS NULL)`;
       await tx`DELETE FROM jobs WHERE finished_at < now() - interval '30 days'`;
     });
     await sql`VACUUM ANALYZE jobs, job_runs`;
@@ -88,38 +100,23 @@ async function measure(dropPartitions: boolean, eventsOnly: boolean, i: number):
   }
   const [a] = await sql<{ lsn: string }[]>`SELECT pg_current_wal_lsn()::text AS lsn`;
   const t0 = performance.now();
-  let r = { events: 0, eventsDropped: 0, jobs: 0 };
-  if (!eventsOnly || dropPartitions) {
-    r = await runRetention(sql, { olderThanDays: 30, dropPartitions });
-  } else {
-    for (;;) {
-      const n = await sql.begin(async (tx) => {
-        await tx`SELECT set_config('jobscope.retention', 'on', true)`;
-        return (await tx`
-          DELETE FROM job_events WHERE (id, at) IN (
-            SELECT id, at FROM job_events WHERE at < now() - interval '30 days' LIMIT 5000)`).count;
-      });
-      r.events += n;
-      if (n < 5000) break;
-    }
-  }
+  const r = await runRetention(sql, { olderThanDays: 30, dropPartitions: mode !== "whole, delete" });
   const ms = performance.now() - t0;
   const [b] = await sql<{ bytes: string }[]>`SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), ${a!.lsn}::pg_lsn)::bigint::text AS bytes`;
   await sql.end();
-  return { ms, walBytes: Number(b!.bytes), events: r.events, eventsDropped: r.eventsDropped, jobs: r.jobs };
+  return { ms, walBytes: Number(b!.bytes), events: r.events, eventsDropped: r.eventsDropped, jobs: r.jobs, kept: r.partitionsKept };
 }
 
 const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
 try {
   console.log(`${N} old jobs (${4 * N} events in one day partition) and ${N} recent ones; retention --days 30; ${RUNS} runs each`);
-  for (const [eventsOnly, drop] of [[false, true], [false, false], [true, true], [true, false]] as const) {
+  for (const mode of Object.keys(LABELS) as Mode[]) {
     const rs: Result[] = [];
-    for (let i = 0; i < RUNS; i++) rs.push(await measure(drop, eventsOnly, i));
-    const label = `${eventsOnly ? "the day's events only" : "whole retention      "}, ${drop ? "drop partition" : "delete rows   "}`;
+    for (let i = 0; i < RUNS; i++) rs.push(await measure(mode, i));
     console.log(
-      `${label}: median ${median(rs.map((r) => r.ms)).toFixed(0)} ms, WAL ${(median(rs.map((r) => r.walBytes)) / 1048576).toFixed(1)} MiB` +
+      `${LABELS[mode]}: median ${median(rs.map((r) => r.ms)).toFixed(0)} ms, WAL ${(median(rs.map((r) => r.walBytes)) / 1048576).toFixed(1)} MiB` +
         `  [runs: ${rs.map((r) => `${r.ms.toFixed(0)} ms/${(r.walBytes / 1048576).toFixed(1)} MiB`).join(", ")}]` +
-        ` (jobs ${rs[0]!.jobs}, events deleted ${rs[0]!.events}, events dropped ${rs[0]!.eventsDropped})`,
+        ` (jobs ${rs[0]!.jobs}, events deleted ${rs[0]!.events}, events dropped ${rs[0]!.eventsDropped}, partitions kept ${rs[0]!.kept})`,
     );
   }
 } finally {

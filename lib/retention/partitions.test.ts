@@ -74,18 +74,19 @@ describe("retention with partitioned events", () => {
 
   it("keeps a day that still holds a live job's events and deletes only the gone jobs' events there", async () => {
     const part = dailyPartitionName(ago(45));
-    const gone = await finishedJob(45);
+    const gone = [await finishedJob(45), await finishedJob(45), await finishedJob(45)];
     const live = await submit(ago(45));
     const lateFinisher = await finishedJob(45, 1); // created in that day, finished after the cutoff
     const r = await runRetention(t.sql, { olderThanDays: 30, batchSize: 2 });
-    expect(r).toMatchObject({ jobs: 1, runs: 1 });
+    expect(r).toMatchObject({ jobs: 3, runs: 3 });
     const v = r.partitions.find((p) => p.name === part);
-    expect(v).toMatchObject({ action: "kept", events: 4 });
+    expect(v).toMatchObject({ action: "kept", events: 12 });
     expect(v?.reason).toMatch(/^2 job\(s\) still live or finished after the cutoff/);
     expect(r.partitionsKept).toBe(1);
-    expect(r.events).toBe(4);
+    expect(r.events).toBe(12);
     expect(await exists(part)).toBe(true);
-    expect([await eventsOf(gone), await eventsOf(live.id), await eventsOf(lateFinisher)]).toEqual([0, 1, 4]);
+    for (const id of gone) expect(await eventsOf(id)).toBe(0);
+    expect([await eventsOf(live.id), await eventsOf(lateFinisher)]).toEqual([1, 4]);
     // The day before, empty, went.
     expect(await exists(dailyPartitionName(ago(46)))).toBe(false);
     // lateFinisher's finish event is in its own day (yesterday).
