@@ -46,7 +46,8 @@ export async function startEmbeddedPostgres(opts: {
     // PostgreSQL refuses to run as root; the package then runs it as a `postgres` system user.
     createPostgresUser: process.getuid?.() === 0,
     initdbFlags: ["--encoding=UTF8", "--locale=C"],
-    postgresFlags: ["-c", "max_connections=200", "-c", "fsync=on"],
+    // JOBSCOPE_PG_SETTINGS="a=1 b=2" adds server settings (profiling: shared_preload_libraries=pg_stat_statements).
+    postgresFlags: ["-c", "max_connections=200", "-c", "fsync=on", ...(process.env.JOBSCOPE_PG_SETTINGS ?? "").split(/\s+/).filter(Boolean).flatMap((kv) => ["-c", kv])],
     onLog: (m) => log(String(m)),
     onError: (m) => log(String(m)),
   });

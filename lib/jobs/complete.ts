@@ -78,6 +78,7 @@ export async function applyWorkerBatch(sql: Sql, workerId: string, items: readon
   });
 
   const applied = await inWritePath(sql, async (tx) => {
+    void tx`SELECT set_config('enable_seqscan', 'off', true), set_config('enable_hashjoin', 'off', true), set_config('enable_mergejoin', 'off', true)`;
     const moved = await tx<(JobRow & { from: JobState; event: JobEvent; runs: number })[]>`
       WITH input AS (
         SELECT * FROM jsonb_to_recordset(${tx.json(rows as never)}::jsonb) AS i(

@@ -15,9 +15,11 @@ export async function heartbeat(
 ): Promise<HeartbeatResult> {
   const result: HeartbeatResult = new Map();
   if (opts.jobs.length === 0) return result;
+  // Rows are locked in id order, like the worker's batched reports lock theirs: the two cannot deadlock.
+  const jobs = [...opts.jobs].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   const rows = await sql<{ id: string; state: JobState; stateVersion: number }[]>`
     UPDATE jobs j SET heartbeat_at = now()
-      FROM unnest(${opts.jobs.map((j) => j.id)}::uuid[], ${opts.jobs.map((j) => j.attempt)}::int[]) AS mine(id, attempt)
+      FROM unnest(${jobs.map((j) => j.id)}::uuid[], ${jobs.map((j) => j.attempt)}::int[]) AS mine(id, attempt)
      WHERE j.id = mine.id AND j.attempt = mine.attempt AND j.lease_owner = ${opts.workerId}
     RETURNING j.id, j.state, j.state_version`;
   for (const r of rows) result.set(r.id, { state: r.state, stateVersion: r.stateVersion });

@@ -58,8 +58,8 @@ export type Rejection = {
 
 export type TransitionResult = { ok: true; job: JobRow; from: JobState; event: JobEvent } | Rejection;
 
-/** A job handed to a worker by `claim`. */
-export type ClaimedJob = JobRow & { state: "claimed" };
+/** A job handed to a worker by `claim`: claimed, or already running when claimed with `startNow`. */
+export type ClaimedJob = JobRow & { state: "claimed" | "running" };
 
 /** What a heartbeat learns about one job: its current state, or that the lease is lost. */
 export type HeartbeatResult = Map<string, { state: JobState; stateVersion: number }>;

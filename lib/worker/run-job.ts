@@ -52,19 +52,22 @@ export async function runJob(lease: Lease, deps: RunDeps): Promise<JobOutcome> {
     attempt: lease.attempt,
     expected: { state: lease.state, version: lease.stateVersion },
   } as const;
-  if (deps.draining?.()) return release(lease, deps, base, elapsed);
-  let started;
-  try {
-    started = (await withDbRetry("start", () => send(deps, lease, start), { log: deps.log, signal: lease.signal })).value;
-  } catch (e) {
-    deps.log.error("could not start a claimed job; its lease will expire", { ...base, ...describeError(e) });
-    return { ...base, status: lease.lost ? "lease_lost" : "failed_to_report", event: "start", durationMs: elapsed() };
+  // Claimed with `startNow`, the job is running already: the claim applied `start` in the same statement.
+  if (lease.job.state === "claimed") {
+    if (deps.draining?.()) return release(lease, deps, base, elapsed);
+    let started;
+    try {
+      started = (await withDbRetry("start", () => send(deps, lease, start), { log: deps.log, signal: lease.signal })).value;
+    } catch (e) {
+      deps.log.error("could not start a claimed job; its lease will expire", { ...base, ...describeError(e) });
+      return { ...base, status: lease.lost ? "lease_lost" : "failed_to_report", event: "start", durationMs: elapsed() };
+    }
+    if (!started.ok) {
+      deps.log.info("start refused; dropping the job", { ...base, kind: started.kind, reason: started.reason });
+      return { ...base, status: "refused", event: "start", state: started.current?.state, reason: started.reason, durationMs: elapsed() };
+    }
+    lease.learn(started.job.state, started.job.stateVersion);
   }
-  if (!started.ok) {
-    deps.log.info("start refused; dropping the job", { ...base, kind: started.kind, reason: started.reason });
-    return { ...base, status: "refused", event: "start", state: started.current?.state, reason: started.reason, durationMs: elapsed() };
-  }
-  lease.learn(started.job.state, started.job.stateVersion);
 
   const prepared: Prepared = isJobType(lease.job.type)
     ? prepare(lease.job.type, deps.handlers, lease.job.params)

@@ -88,14 +88,19 @@ export type WorkerOptions = {
   pollIntervalMs?: number;
   drainTimeoutMs?: number;
   /**
-   * Batch the worker's own transitions (default true): starts and completions of many
-   * jobs go in one statement — by default as soon as the previous one is done (group
-   * commit), or every `batchDelayMs` when set — and claims
-   * prefetch `prefetch` jobs (default: concurrency) into a local buffer. `false`:
-   * one transaction per transition, claims only for free slots.
+   * Batch the worker's own reports (default true): completions (and starts of
+   * prefetched jobs) of many jobs go in one statement — by default as soon as the
+   * previous one is done (group commit), or every `batchDelayMs` when set. `false`:
+   * one transaction per transition.
    */
   batch?: boolean;
   batchDelayMs?: number;
+  /**
+   * Claim up to this many jobs beyond the free slots into a local buffer (default 0).
+   * Jobs claimed for a free slot are claimed and started in one statement; a prefetched
+   * job needs a second UPDATE (`start`) when it gets its slot, so prefetching pays only
+   * when the claim round trip is long next to the jobs' run time (a distant database).
+   */
   prefetch?: number;
   /** After a claim finds the queue empty, wait this long before the next (default 2 ms). */
   fetchCooldownMs?: number;

@@ -35,9 +35,9 @@ export function createWorker(opts: WorkerOptions): Worker {
   let unlisten: (() => Promise<void>) | null = null;
   let listening = false;
   let stopping: Promise<void> | null = null;
-  // Batching (default on): starts and completions of many jobs share one statement (group commit:
-  // what arrives while one flush is in flight goes in the next); claims prefetch up to `prefetch`
-  // jobs beyond the free slots into a local buffer.
+  // Batching (default on): completions of many jobs share one statement (group commit: what
+  // arrives while one flush is in flight goes in the next). Claims for free slots also start the
+  // jobs; `prefetch` claims that many more into a local buffer (started when they get a slot).
   const batching = opts.batch !== false;
   const batch = batching
     ? new Batcher<BatchItem, TransitionResult | null>((items) => applyWorkerBatch(sql, id, items), {
@@ -45,7 +45,7 @@ export function createWorker(opts: WorkerOptions): Worker {
         maxSize: 1000,
       })
     : undefined;
-  const prefetch = opts.prefetch ?? (batching ? concurrency : 0);
+  const prefetch = Math.max(0, opts.prefetch ?? 0);
   const fetchCooldownMs = opts.fetchCooldownMs ?? 2;
   /** Claimed, not yet launched: heartbeated with the rest, launched as slots free. */
   const buffer: Lease[] = [];
@@ -98,8 +98,10 @@ export function createWorker(opts: WorkerOptions): Worker {
         const cooldown = emptyAt + fetchCooldownMs - Date.now();
         if (cooldown > 0) await sleep(cooldown);
         let jobs: ClaimedJob[];
+        // Jobs that get a slot at once are claimed and started in one statement (one UPDATE of the row, not two).
+        const startNow = buffer.length === 0 && phase === "running" ? Math.max(0, concurrency - leases.size) : 0;
         try {
-          jobs = await claim(sql, { workerId: id, queues, limit: want });
+          jobs = await claim(sql, { workerId: id, queues, limit: want, startNow });
           failures = 0;
         } catch (e) {
           const delay = backoffDelay(++failures, DB_RETRY);
@@ -108,7 +110,10 @@ export function createWorker(opts: WorkerOptions): Worker {
           continue;
         }
         // Jobs claimed while stop() was called are ours all the same: the drain launches (or releases) them.
-        for (const job of jobs) buffer.push(new Lease(job));
+        for (const job of jobs) {
+          if (job.state === "claimed") buffer.push(new Lease(job));
+          else launch(new Lease(job));
+        }
         launchBuffered();
         if (jobs.length === want) continue;
         emptyAt = Date.now();

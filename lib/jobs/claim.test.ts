@@ -1,0 +1,73 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestDb, type TestDb } from "../db/test-db";
+import { claim } from "./claim";
+import { enqueue } from "./enqueue";
+import { api, auditJob, eventsOf, getJob, seedTenants } from "./test-helpers";
+import { transition } from "./transition";
+
+let t: TestDb;
+beforeAll(async () => {
+  t = await createTestDb();
+  await seedTenants(t.sql);
+});
+afterAll(() => t.close());
+
+async function queueOf(n: number) {
+  const queue = `claim-${Math.random().toString(36).slice(2, 8)}`;
+  const ids: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const { job } = await enqueue(t.sql, { tenantId: "acme", type: "report.generate", params: { report: "daily_usage", period: "2026-11" }, queue, priority: i }, api);
+    ids.push(job.id);
+  }
+  return { queue, ids };
+}
+
+describe("claim and start in one statement", () => {
+  it("starts the first `startNow` jobs in claim order and leaves the rest claimed, history complete", async () => {
+    const { queue, ids } = await queueOf(3);
+    const got = await claim(t.sql, { workerId: "w-1", queues: [queue], limit: 3, startNow: 2 });
+    expect(got.map((j) => [j.id, j.state, j.stateVersion, j.attempt])).toEqual([
+      [ids[0], "running", 2, 1],
+      [ids[1], "running", 2, 1],
+      [ids[2], "claimed", 1, 1],
+    ]);
+    const events = await eventsOf(t.sql, ids[0]!);
+    expect(events.map((e) => [e.event, e.fromState, e.toState, e.stateVersion, e.attempt])).toEqual([
+      ["submit", null, "queued", 0, 0],
+      ["claim", "queued", "claimed", 1, 1],
+      ["start", "claimed", "running", 2, 1],
+    ]);
+    const [run] = await t.sql`SELECT worker_id, claimed_at, started_at, outcome FROM job_runs WHERE job_id = ${ids[0]!}`;
+    expect(run!.startedAt).toEqual(run!.claimedAt);
+    expect(run).toMatchObject({ workerId: "w-1", outcome: null });
+    const [prefetched] = await t.sql`SELECT started_at FROM job_runs WHERE job_id = ${ids[2]!}`;
+    expect(prefetched!.startedAt).toBeNull();
+    for (const id of ids) expect(await auditJob(t.sql, id)).toEqual([]);
+    // The running job finishes like any other; the claimed one still needs its own start.
+    const fin = await transition(t.sql, { jobId: ids[0]!, event: "finish", actor: { kind: "worker", id: "w-1" }, attempt: 1, expected: { state: "running", version: 2 } });
+    expect(fin.ok && fin.job.state).toBe("succeeded");
+    const early = await transition(t.sql, { jobId: ids[2]!, event: "finish", actor: { kind: "worker", id: "w-1" }, attempt: 1 });
+    expect(early.ok).toBe(false);
+  });
+
+  it("claims without starting by default, and never starts more than it claims", async () => {
+    const { queue, ids } = await queueOf(2);
+    expect((await claim(t.sql, { workerId: "w-1", queues: [queue], limit: 1 })).map((j) => j.state)).toEqual(["claimed"]);
+    expect((await claim(t.sql, { workerId: "w-1", queues: [queue], limit: 1, startNow: 5 })).map((j) => j.state)).toEqual(["running"]);
+    expect((await getJob(t.sql, ids[1]!)).stateVersion).toBe(2);
+  });
+
+  it("the database guard admits two versions in one write only for queued → running with one attempt", async () => {
+    const { ids } = await queueOf(1);
+    const id = ids[0]!;
+    const write = (set: string) =>
+      t.sql.begin(async (tx) => {
+        await tx`SELECT set_config('jobscope.write_path', 'on', true)`;
+        await tx.unsafe(`UPDATE jobs SET ${set} WHERE id = $1`, [id]);
+      });
+    await expect(write(`state = 'claimed', state_version = state_version + 2, attempt = attempt + 1`)).rejects.toThrow(/exactly one/);
+    await expect(write(`state = 'running', state_version = state_version + 2`)).rejects.toThrow(/exactly one/);
+    await expect(write(`state = 'running', state_version = state_version + 3, attempt = attempt + 1`)).rejects.toThrow(/exactly one/);
+    expect((await getJob(t.sql, id)).stateVersion).toBe(0);
+  });
+});
