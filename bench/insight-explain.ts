@@ -111,8 +111,8 @@ async function main() {
   const probes: Probe[] = [
     { name: "throughput 1h", serves: "job_runs_finished_idx", run: (s) => throughput(s, "1h") },
     { name: "throughput 24h", serves: "job_runs_finished_idx", run: (s) => throughput(s, "24h") },
-    { name: "latency by type 1h", serves: "job_runs_finished_idx, jobs_pkey, job_events_one_per_version", run: (s) => latencyByType(s, "1h") },
-    { name: "latency by type 24h", serves: "job_runs_finished_idx, jobs_pkey, job_events_one_per_version", run: (s) => latencyByType(s, "24h") },
+    { name: "latency by type 1h", serves: "job_runs_finished_idx, jobs_pkey, job_events_job_version_cover_idx", run: (s) => latencyByType(s, "1h") },
+    { name: "latency by type 24h", serves: "job_runs_finished_idx, jobs_pkey, job_events_job_version_cover_idx", run: (s) => latencyByType(s, "24h") },
     { name: "busiest errors 24h", serves: "job_runs_finished_idx, jobs_pkey", run: (s) => busiestErrors(s, "24h") },
     { name: "poison suspects (7 d)", serves: "job_runs_lease_lost_idx, jobs_pkey, job_runs_pkey, workers_pkey", run: (s) => poisonSuspects(s) },
     { name: "recent rejections", serves: "transition_rejections_pkey", run: (s) => recentRejections(s) },
@@ -129,7 +129,7 @@ async function main() {
     { name: "jobs list, poison filter", serves: "job_runs_lease_lost_job_idx, jobs_pkey", run: (s) => listJobs(s, parseJobFilters({ poison: "1" })) },
     { name: "jobs list first page (with lease losses)", serves: "jobs_created_idx, job_runs_pkey", run: (s) => listJobs(s, parseJobFilters({})) },
     { name: "counts by state (capped)", serves: "jobs_state_created_idx", run: (s) => countByState(s) },
-    { name: "why-slow context (export.tenant_data, staff)", serves: "jobs_type_created_idx, jobs_tenant_type_created_idx, jobs_queue_created_idx, job_runs_pkey, job_events_one_per_version", run: (s) => slownessContext(s, sample!, { tenantOnly: false }) },
+    { name: "why-slow context (export.tenant_data, staff)", serves: "jobs_type_created_idx, jobs_tenant_type_created_idx, jobs_queue_created_idx, job_runs_pkey, job_events_job_version_cover_idx", run: (s) => slownessContext(s, sample!, { tenantOnly: false }) },
   ];
 
   const out: string[] = [];

@@ -69,16 +69,21 @@ export async function walBytes(url: string, from: Snapshot, to: Snapshot): Promi
   }
 }
 
-/** Table and index bytes of the tables in `schemas`, with their row estimates. */
+/** Table and index bytes of the tables in `schemas`, with their row estimates (a partitioned table: summed over its partitions). */
 export async function sizes(url: string, schemas: string[]) {
   const sql = postgres(url, { max: 1, onnotice: () => {} });
   try {
     return await sql<{ table: string; rows: string; tableBytes: string; indexBytes: string }[]>`
-      SELECT n.nspname || '.' || c.relname AS table, c.reltuples::bigint::text AS rows,
-             pg_table_size(c.oid)::text AS "tableBytes", pg_indexes_size(c.oid)::text AS "indexBytes"
+      SELECT n.nspname || '.' || c.relname AS table, sum(greatest(l.reltuples, 0))::bigint::text AS rows,
+             sum(pg_table_size(l.oid))::text AS "tableBytes", sum(pg_indexes_size(l.oid))::text AS "indexBytes"
         FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+        JOIN LATERAL (
+          SELECT t.relid FROM pg_partition_tree(c.oid) t WHERE c.relkind = 'p' AND t.isleaf
+          UNION ALL SELECT c.oid WHERE c.relkind = 'r') leaf ON true
+        JOIN pg_class l ON l.oid = leaf.relid
        WHERE c.relkind IN ('r', 'p') AND n.nspname = ANY(${schemas}) AND NOT c.relispartition
-       ORDER BY pg_total_relation_size(c.oid) DESC`;
+       GROUP BY n.nspname, c.relname
+       ORDER BY sum(pg_total_relation_size(l.oid)) DESC`;
   } finally {
     await sql.end();
   }

@@ -42,7 +42,8 @@ export async function slownessContext(sql: Db, job: Subject, opts: { tenantOnly:
 /**
  * Served by jobs_type_created_idx (type, created_at DESC), or
  * jobs_tenant_type_created_idx for one tenant; then job_runs_pkey and
- * job_events_one_per_version for the sample's runs and events. NULLS LAST as in
+ * job_events_job_version_cover_idx for the sample's runs and events (the sample's
+ * jobs were created after `since`, so are their events: older day partitions are skipped). NULLS LAST as in
  * the indexes: with the default (NULLS FIRST) the planner sorts every job of the type.
  */
 async function sampleBaseline(sql: Db, job: Subject, o: { tenant?: string; label: string; now: Date }): Promise<Baseline> {
@@ -60,7 +61,7 @@ async function sampleBaseline(sql: Db, job: Subject, o: { tenant?: string; label
         FROM job_runs WHERE job_id = ANY(${ids}::uuid[])`,
     sql<(EventRecord & { jobId: string })[]>`
       SELECT job_id, event, to_state, actor_kind, actor_id, attempt, state_version, at
-        FROM job_events WHERE job_id = ANY(${ids}::uuid[])`,
+        FROM job_events WHERE job_id = ANY(${ids}::uuid[]) AND at >= ${since}`,
   ]);
   const runsOf = group(runs);
   const eventsOf = group(events);

@@ -75,6 +75,7 @@ export async function latencyByType(sql: Db, window: WindowKey, now = new Date()
         LEFT JOIN LATERAL (
           SELECT e.at FROM job_events e
            WHERE e.job_id = r.job_id AND e.to_state = 'queued' AND e.at <= r.claimed_at
+             AND e.at >= j.created_at -- no event predates its job: prunes job_events' older day partitions
            ORDER BY e.state_version DESC LIMIT 1) q ON true)
     SELECT type, count(*)::int AS attempts,
            coalesce(percentile_disc(0.5) WITHIN GROUP (ORDER BY queue_ms), 0)::float8 AS queue_p50,

@@ -78,10 +78,6 @@ export async function applyWorkerBatch(sql: Sql, workerId: string, items: readon
   });
 
   const applied = await inWritePath(sql, async (tx) => {
-    // The input's row count is unknown to the planner (jsonb_to_recordset: 100), and a lease owner
-    // matches ~no rows in the statistics: it would scan jobs and rescan the input per row (n²).
-    // Each input row is one primary-key lookup; these settings end with this transaction.
-    await tx`SELECT set_config('enable_seqscan', 'off', true), set_config('enable_hashjoin', 'off', true), set_config('enable_mergejoin', 'off', true)`;
     const moved = await tx<(JobRow & { from: JobState; event: JobEvent; runs: number })[]>`
       WITH input AS (
         SELECT * FROM jsonb_to_recordset(${tx.json(rows as never)}::jsonb) AS i(
@@ -125,7 +121,7 @@ export async function applyWorkerBatch(sql: Sql, workerId: string, items: readon
       throw new Error(`batched report: ${moved.length} jobs moved but ${moved[0]!.runs} run records were open`);
     }
     return moved;
-  });
+  }, { keyLookups: true });
 
   const byId = new Map(applied.map((r) => [r.id, r]));
   for (const { i, item } of planned) {

@@ -10,9 +10,15 @@ export type Tx = postgres.TransactionSql;
  * Only the modules in lib/jobs call this; a test keeps it that way. The mark
  * is transaction-local: inside a caller's transaction it stays set until that commits.
  */
-export async function inWritePath<T>(sql: Sql | Tx, fn: (tx: Tx) => Promise<T>): Promise<T> {
+export async function inWritePath<T>(sql: Sql | Tx, fn: (tx: Tx) => Promise<T>, opts: { keyLookups?: boolean } = {}): Promise<T> {
   const body = async (tx: Tx) => {
-    await tx`SELECT set_config('jobscope.write_path', 'on', true)`;
+    // keyLookups: the statement joins an input of unknown size (to the planner) to jobs by primary
+    // key; without these, a lease owner that matches ~no rows in the statistics made it scan jobs
+    // and rescan the input per row. Like the mark, they end with the transaction.
+    if (opts.keyLookups) {
+      await tx`SELECT set_config('jobscope.write_path', 'on', true), set_config('enable_seqscan', 'off', true),
+                      set_config('enable_hashjoin', 'off', true), set_config('enable_mergejoin', 'off', true)`;
+    } else await tx`SELECT set_config('jobscope.write_path', 'on', true)`;
     return fn(tx);
   };
   // Inside a caller's transaction (a console request scoped to a tenant, with its

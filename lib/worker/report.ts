@@ -1,7 +1,7 @@
 import type { Sql } from "../db/client";
 import { canApply, findTransition, type JobSnapshot } from "../fsm/machine";
 import type { JobEvent, JobState } from "../fsm/table";
-import type { Batcher, BatchItem } from "../jobs/complete";
+import { applyWorkerBatch, type Batcher, type BatchItem } from "../jobs/complete";
 import { transition } from "../jobs/transition";
 import type { TransitionInput, TransitionResult } from "../jobs/types";
 import { retryAt, type BackoffOptions } from "./backoff";
@@ -49,11 +49,10 @@ export type ReportDeps = {
  * through `transition()`, which re-reads the row, classifies and records it.
  */
 export async function send(deps: ReportDeps, lease: Lease, input: TransitionInput & { expected: { state: JobState; version: number } }) {
-  if (deps.batch) {
-    const r = await deps.batch.add({ ...input, attempt: lease.attempt, maxAttempts: lease.job.maxAttempts });
-    if (r) return r;
-  }
-  return transition(deps.sql, input);
+  const item = { ...input, attempt: lease.attempt, maxAttempts: lease.job.maxAttempts };
+  // Unbatched: the same guarded statement for this one job (one statement, not transition()'s read-then-write).
+  const r = deps.batch ? await deps.batch.add(item) : (await applyWorkerBatch(deps.sql, deps.workerId, [item]))[0];
+  return r ?? transition(deps.sql, input);
 }
 
 /**
