@@ -1,3 +1,5 @@
+import { randomUUID } from "node:crypto";
+import postgres from "postgres";
 import { z } from "zod";
 import { submitted } from "../fsm/machine";
 import { TRANSITIONS, type ActorKind } from "../fsm/table";
@@ -59,31 +61,49 @@ export async function enqueue(
   if (!params.success) throw new EnqueueError("invalid_params", `invalid params for ${input.type}`, issuesOf(params.error));
   const initial = submitted(input.maxAttempts ?? spec.maxAttempts);
 
+  // Two statements sent together (pipelined, one round trip): the job, then its submit event and the
+  // wake-up NOTIFY (sent at commit). The second reads the job the first inserted — in a separate
+  // statement, so row-level security sees it — and writes nothing if the first did not insert (an
+  // idempotency key already used). The tenant is checked by the foreign key.
   return inWritePath(sql, async (tx) => {
-    const [tenant] = await tx`SELECT 1 AS one FROM tenants WHERE id = ${input.tenantId}`;
-    if (!tenant) throw new EnqueueError("unknown_tenant", `unknown tenant ${JSON.stringify(input.tenantId)}`);
     const now = clock(tx, opts.at);
-    const [job] = await tx<JobRow[]>`
-      INSERT INTO jobs (tenant_id, type, queue, priority, state, attempt, max_attempts, state_version, not_before,
-                        params, idempotency_key, created_at, updated_at)
-      VALUES (${input.tenantId}, ${input.type}, ${input.queue ?? spec.queue}, ${input.priority}, ${initial.state},
-              ${initial.attempt}, ${initial.maxAttempts}, ${initial.stateVersion},
-              ${input.notBefore ? tx`${input.notBefore}::timestamptz` : now},
-              ${tx.json(params.data as never)}, ${input.idempotencyKey ?? null}, ${now}, ${now})
-      ON CONFLICT (tenant_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
-      RETURNING ${tx.unsafe(JOB_COLUMNS)}`;
-    if (!job) {
+    const id = randomUUID();
+    const [insert, submit] = await Promise.allSettled([
+      tx<JobRow[]>`
+        INSERT INTO jobs (id, tenant_id, type, queue, priority, state, attempt, max_attempts, state_version, not_before,
+                          params, idempotency_key, created_at, updated_at)
+        VALUES (${id}, ${input.tenantId}, ${input.type}, ${input.queue ?? spec.queue}, ${input.priority}, ${initial.state},
+                ${initial.attempt}, ${initial.maxAttempts}, ${initial.stateVersion},
+                ${input.notBefore ? tx`${input.notBefore}::timestamptz` : now},
+                ${tx.json(params.data as never)}, ${input.idempotencyKey ?? null}, ${now}, ${now})
+        ON CONFLICT (tenant_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
+        RETURNING ${tx.unsafe(JOB_COLUMNS)}`,
+      tx`
+        WITH job AS (SELECT id, tenant_id, queue, max_attempts, created_at FROM jobs WHERE id = ${id}),
+        event AS (
+          INSERT INTO job_events (job_id, tenant_id, event, from_state, to_state, actor_kind, actor_id, attempt, state_version, at, payload)
+          SELECT id, tenant_id, ${SUBMIT.event}, NULL, ${SUBMIT.to}, ${actor.kind}, ${actor.id}, 0, 0, created_at,
+                 jsonb_build_object('maxAttempts', max_attempts)
+            FROM job)
+        SELECT count(pg_notify('jobscope_queued', queue))::int AS notified FROM job`,
+    ]);
+    if (insert.status === "rejected") {
+      const e = insert.reason as unknown;
+      if (e instanceof postgres.PostgresError && e.code === "23503" && e.constraint_name === "jobs_tenant_id_tenants_id_fk") {
+        throw new EnqueueError("unknown_tenant", `unknown tenant ${JSON.stringify(input.tenantId)}`);
+      }
+      throw e;
+    }
+    if (submit.status === "rejected") throw submit.reason;
+    const rows = insert.value;
+    const [inserted] = rows;
+    if (!inserted) {
       const [existing] = await tx<JobRow[]>`
         SELECT ${tx.unsafe(JOB_COLUMNS)} FROM jobs
          WHERE tenant_id = ${input.tenantId} AND idempotency_key = ${input.idempotencyKey ?? null}`;
       if (!existing) throw new Error("idempotency conflict without an existing job");
       return { job: existing, created: false };
     }
-    await tx`
-      INSERT INTO job_events (job_id, tenant_id, event, from_state, to_state, actor_kind, actor_id, attempt, state_version, at, payload)
-      VALUES (${job.id}, ${job.tenantId}, ${SUBMIT.event}, NULL, ${SUBMIT.to}, ${actor.kind}, ${actor.id}, 0, 0, ${now},
-              ${tx.json({ maxAttempts: job.maxAttempts })})`;
-    await tx`SELECT pg_notify('jobscope_queued', ${job.queue})`;
-    return { job, created: true };
+    return { job: inserted, created: true };
   });
 }
