@@ -113,6 +113,27 @@ describe("row-level security, with no application filter at all", () => {
     expect(await count(workerRole, "job_events")).toBeGreaterThan(0);
   });
 
+  it("staff scope runs as jobscope_staff for that transaction only; the console's role never inherits its policies", async () => {
+    const one = connect(db.roleUrl("app"), { max: 1 });
+    try {
+      const who = () => one<{ u: string }[]>`SELECT current_user AS u`.then((r) => r[0]!.u);
+      expect(await withScope(one, { all: true }, (tx) => tx<{ u: string }[]>`SELECT current_user AS u`.then((r) => r[0]!.u))).toBe("jobscope_staff");
+      expect(await who()).toBe("jobscope_app");
+      expect(await count(one, "jobs")).toBe(0);
+      // Membership without inheritance: the staff policies (constant true) do not apply to jobscope_app.
+      const [m] = await db.sql<{ inherits: boolean; canSet: boolean }[]>`
+        SELECT pg_has_role('jobscope_app', 'jobscope_staff', 'USAGE') AS inherits, pg_has_role('jobscope_app', 'jobscope_staff', 'SET') AS can_set`;
+      expect(m).toEqual({ inherits: false, canSet: true });
+      expect(await withScope(one, { tenantId: "acme" }, (tx) => count(tx, "jobs"))).toBe(1);
+      // The staff role can neither log in nor delete history.
+      const [r] = await db.sql<{ login: boolean; bypass: boolean }[]>`SELECT rolcanlogin AS login, rolbypassrls AS bypass FROM pg_roles WHERE rolname = 'jobscope_staff'`;
+      expect(r).toEqual({ login: false, bypass: false });
+      await expect(withScope(one, { all: true }, (tx) => tx`DELETE FROM job_events`)).rejects.toThrow(/permission denied/);
+    } finally {
+      await one.end({ timeout: 5 });
+    }
+  });
+
   it("a tenant cannot write another tenant's job through the write path", async () => {
     // Cancel globex's job from an acme-scoped transaction: the row is invisible, so "not found".
     const r = await withScope(app, { tenantId: "acme" }, (tx) =>

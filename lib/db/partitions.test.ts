@@ -119,7 +119,7 @@ describe("job_events partitions", () => {
     const [all] = await withScope(app, { all: true }, (tx) => tx<{ n: number }[]>`SELECT count(*)::int AS n FROM job_events WHERE job_id IN (${acme.id}, ${globex.id})`);
     expect(all?.n).toBe(2);
     const policies = await t.sql<{ policyname: string }[]>`SELECT policyname FROM pg_policies WHERE tablename = 'job_events' ORDER BY 1`;
-    expect(policies.map((p) => p.policyname)).toEqual(["app_scope", "owner_all", "worker_all"]);
+    expect(policies.map((p) => p.policyname)).toEqual(["app_scope", "owner_all", "staff_all", "worker_all"]);
     const [rls] = await t.sql<{ on: boolean; forced: boolean }[]>`SELECT relrowsecurity AS on, relforcerowsecurity AS forced FROM pg_class WHERE oid = 'job_events'::regclass`;
     expect(rls).toEqual({ on: true, forced: true });
   });

@@ -18,7 +18,10 @@ export type ScopedSql = postgres.TransactionSql;
 export async function withScope<T>(sql: Sql, scope: Scope, fn: (tx: ScopedSql) => Promise<T>): Promise<T> {
   return (await sql.begin(async (tx) => {
     if ("all" in scope) {
-      await tx`SELECT set_config('jobscope.scope', 'all', true)`;
+      // The console's role switches to jobscope_staff for this transaction: its policies are the
+      // constant true, so the query's own conditions stay index conditions (drizzle/0011_staff_role.sql).
+      await tx`SELECT set_config('jobscope.scope', 'all', true),
+                      CASE WHEN current_user = 'jobscope_app' THEN set_config('role', 'jobscope_staff', true) END`;
     } else {
       if (!scope.tenantId) throw new Error("withScope: a tenant scope needs a tenant id");
       await tx`SELECT set_config('jobscope.tenant', ${scope.tenantId}, true)`;

@@ -3,7 +3,7 @@ import { withScope } from "../db/scope";
 import { canApply, type JobSnapshot } from "../fsm/machine";
 import { TRANSITIONS, type JobState } from "../fsm/table";
 import type { JobFilters } from "./filters";
-import { COUNT_CAP, listJobs } from "./queries";
+import { listJobs } from "./queries";
 import { transition } from "./transition";
 import type { Actor, Rejection } from "./types";
 import type { Tx } from "./write-path";
@@ -41,8 +41,8 @@ export type BulkPreview = {
   capped: boolean;
 };
 
-/** At most this many jobs in one bulk action; the same cap as the tab counts. */
-export const BULK_CAP = COUNT_CAP;
+/** At most this many jobs in one bulk action (the newest first); more is a job for a script, not a click. */
+export const BULK_CAP = 10_000;
 const PAGE = 1_000;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

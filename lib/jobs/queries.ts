@@ -77,15 +77,19 @@ export async function listJobs(sql: Db, f: JobFilters): Promise<JobPage> {
   return { jobs: page, next, prev };
 }
 
-/** Above this many jobs in a state, a count says "10,000+" instead of scanning on. */
-export const COUNT_CAP = 10_000;
+/** Up to this many jobs in a state are counted exactly; above it, the planner's estimate is shown. */
+export const COUNT_CAP = 1_000;
 
-export type StateCounts = Record<JobState, { n: number; capped: boolean }>;
+/** `capped`: more than `n` (= the cap) jobs; `estimate` is then the planner's row estimate for the same filter. */
+export type StateCount = { n: number; capped: boolean; estimate?: number };
+export type StateCounts = Record<JobState, StateCount>;
 
 /**
  * Jobs per state under a filter, for the tabs. Each count stops at COUNT_CAP
  * (an index scan of at most that many rows), so polling stays cheap at any
- * table size; a capped count is marked and shown as "10,000+".
+ * table size. A capped state gets an estimate instead — what EXPLAIN expects
+ * the same query to return (planning only, no rows read), as Oban Web and
+ * pganalyze do for large counts — shown as "≈ 1.2M".
  */
 export async function countByState(
   sql: Db,
@@ -97,12 +101,18 @@ export async function countByState(
               SELECT 1 FROM jobs j WHERE j.state = s.state AND ${where(sql, f)} LIMIT ${cap + 1}) x) AS n
       FROM unnest(${STATES as unknown as string[]}::job_state[]) AS s(state)`;
   const byState = new Map(rows.map((r) => [r.state, r.n]));
-  return Object.fromEntries(
-    STATES.map((s) => {
-      const n = byState.get(s) ?? 0;
-      return [s, { n: Math.min(n, cap), capped: n > cap }];
-    }),
-  ) as StateCounts;
+  const out = {} as StateCounts;
+  for (const s of STATES) {
+    const n = byState.get(s) ?? 0;
+    out[s] = n > cap ? { n: cap, capped: true, estimate: Math.max(cap + 1, await estimateRows(sql, s, f)) } : { n, capped: false };
+  }
+  return out;
+}
+
+async function estimateRows(sql: Db, state: JobState, f: Omit<Partial<JobFilters>, "state">): Promise<number> {
+  const [row] = await sql`EXPLAIN (FORMAT JSON) SELECT 1 FROM jobs j WHERE j.state = ${state} AND ${where(sql, f)}`;
+  const plan = (row ? Object.values(row)[0] : null) as [{ Plan?: { "Plan Rows"?: number } }] | null;
+  return Math.round(plan?.[0]?.Plan?.["Plan Rows"] ?? 0);
 }
 
 export type RunRecord = {

@@ -4,12 +4,14 @@ import { STATE_STYLES } from "@/components/state-badge";
 import { STATES, type JobState } from "@/lib/fsm/table";
 import type { JobFilters } from "@/lib/jobs/filters";
 import type { StateCounts } from "@/lib/jobs/queries";
+
+const approx = new Intl.NumberFormat("en-US", { notation: "compact", maximumFractionDigits: 1 });
 import { refilteredHref } from "./url";
 
 /** One tab per state in the machine's order, plus "All", each with its count under the other filters. */
 export function StateTabs({ filters, counts }: { filters: JobFilters; counts: StateCounts | null }) {
   const anyCapped = counts ? STATES.some((s) => counts[s].capped) : false;
-  const total = counts ? STATES.reduce((sum, s) => sum + counts[s].n, 0) : null;
+  const total = counts ? STATES.reduce((sum, s) => sum + (counts[s].estimate ?? counts[s].n), 0) : null;
   return (
     <nav aria-label="Job states" className="-mb-px overflow-x-auto border-b border-neutral-200">
       <ul className="flex min-w-max gap-0.5 text-sm">
@@ -21,7 +23,7 @@ export function StateTabs({ filters, counts }: { filters: JobFilters; counts: St
             label={state}
             state={state}
             isCurrent={filters.state === state}
-            n={counts ? counts[state].n : null}
+            n={counts ? (counts[state].estimate ?? counts[state].n) : null}
             capped={counts ? counts[state].capped : false}
           />
         ))}
@@ -33,7 +35,8 @@ export function StateTabs({ filters, counts }: { filters: JobFilters; counts: St
 type TabProps = { href: string; label: string; state?: JobState; isCurrent: boolean; n: number | null; capped: boolean };
 
 function Tab({ href, label, state, isCurrent, n, capped }: TabProps) {
-  const figure = n === null ? "—" : `${numbers.format(n)}${capped ? "+" : ""}`;
+  // Above the exact-count cap the figure is the planner's estimate: "≈ 1.2M".
+  const figure = n === null ? "—" : capped ? `≈ ${approx.format(n)}` : numbers.format(n);
   return (
     <li>
       {/* No prefetch: each tab is a list query and nine counts on the server, and the data is live anyway. */}
@@ -41,7 +44,7 @@ function Tab({ href, label, state, isCurrent, n, capped }: TabProps) {
         href={href}
         prefetch={false}
         aria-current={isCurrent ? "page" : undefined}
-        aria-label={`${label}: ${figure}${capped ? " (capped)" : ""}`}
+        aria-label={`${label}: ${figure}${capped ? " (estimated)" : ""}`}
         className={`flex items-center gap-1 rounded-t-md border-b-2 px-1.5 py-2 font-medium focus-visible:outline-2 focus-visible:-outline-offset-2 focus-visible:outline-neutral-900 ${
           isCurrent ? "border-neutral-900 text-neutral-900" : "border-transparent text-neutral-500 hover:border-neutral-300 hover:text-neutral-800"
         }`}
@@ -49,7 +52,7 @@ function Tab({ href, label, state, isCurrent, n, capped }: TabProps) {
         {state && <span aria-hidden="true" className={`size-2 rounded-full ${STATE_STYLES[state].swatch}`} />}
         <span className={state ? "font-mono text-xs" : ""}>{label}</span>
         <span
-          title={capped ? `At least ${numbers.format(n ?? 0)}: counting stops there so the page stays fast` : undefined}
+          title={capped ? `About ${numbers.format(n ?? 0)}: PostgreSQL's estimate (large counts are estimated so the page stays fast at any size)` : undefined}
           className={`rounded-full px-1.5 text-xs leading-5 tabular-nums ${isCurrent ? "bg-neutral-900 text-white" : "bg-neutral-100 text-neutral-600"}`}
         >
           {figure}
