@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import { requirePage, withViewer } from "@/lib/auth/viewer";
+import { requirePage, withViewerRead } from "@/lib/auth/viewer";
 import { can } from "@/lib/auth/permissions";
 import { DEAD_GROUP_SCAN_CAP, listDeadGroups } from "@/lib/jobs/dead";
 import { DeadJobsView } from "./dead-jobs-view";
@@ -18,7 +18,7 @@ export default async function DeadJobsPage({ searchParams }: Props) {
   const scope = parseDeadScope(await searchParams);
   let initial: DeadGroupsResponse | null = null;
   try {
-    const { groups, capped } = await withViewer(viewer, (tx) => listDeadGroups(tx, resolveScope(scope)));
+    const { groups, capped } = await withViewerRead(viewer, (tx) => listDeadGroups(tx, resolveScope(scope)));
     initial = { groups: groups.map(toGroupDto), capped, scanCap: DEAD_GROUP_SCAN_CAP, at: new Date().toISOString() };
   } catch (err) {
     // The page still renders: the browser's first poll shows the error state and retries.

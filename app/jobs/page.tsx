@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import { actorOf, confineTenant, requirePage, withViewer } from "@/lib/auth/viewer";
+import { actorOf, confineTenant, requirePage, withViewerRead } from "@/lib/auth/viewer";
 import { can } from "@/lib/auth/permissions";
 import { parseJobFilters } from "@/lib/jobs/filters";
 import { JobsView } from "./_components/jobs-view";
@@ -17,7 +17,7 @@ export default async function JobsPage({ searchParams }: Props) {
   const filters = confineTenant(viewer, parseJobFilters(await searchParams));
   let initial: JobsResponse | null = null;
   try {
-    initial = await withViewer(viewer, (tx) => loadJobs(tx, filters));
+    initial = await withViewerRead(viewer, (tx) => loadJobs(tx, filters));
   } catch (err) {
     // The client shows the failure and keeps retrying; the cause stays in the server log.
     console.error("/jobs: first render could not list jobs:", err);

@@ -4,7 +4,7 @@ import { Empty } from "@/components/charts/card";
 import { RejectionKindBadge } from "@/components/charts/rejection-kind";
 import { formatAgo, formatUtc } from "@/components/relative-time";
 import { StateBadge } from "@/components/state-badge";
-import { requirePage, withViewer, type Viewer } from "@/lib/auth/viewer";
+import { requirePage, type Viewer, withViewerRead } from "@/lib/auth/viewer";
 import { EVENTS, REJECTION_KINDS, type JobEvent, type RejectionKind } from "@/lib/fsm/table";
 import { listRejections, type RejectionFilters, type RejectionPage } from "@/lib/insight/queries";
 
@@ -46,7 +46,7 @@ const KIND_HELP: Record<RejectionKind, string> = {
 /** The page of rejections and when it was read (relative times count from there). */
 async function load(viewer: Viewer, f: RejectionFilters): Promise<{ page: RejectionPage | null; now: number }> {
   try {
-    return { page: await withViewer(viewer, (tx) => listRejections(tx, f)), now: Date.now() };
+    return { page: await withViewerRead(viewer, (tx) => listRejections(tx, f)), now: Date.now() };
   } catch (err) {
     console.error("/rejections: could not list rejections:", err);
     return { page: null, now: Date.now() };

@@ -3,7 +3,7 @@ import Link from "next/link";
 import { Card } from "@/components/charts/card";
 import { numbers } from "@/components/numbers";
 import { StateBadge } from "@/components/state-badge";
-import { requirePage, withViewer } from "@/lib/auth/viewer";
+import { requirePage, withViewerRead } from "@/lib/auth/viewer";
 import { toMermaid } from "@/lib/fsm/diagram";
 import { TRANSITIONS, type RunEffect } from "@/lib/fsm/table";
 import { transitionCounts, type TransitionCount } from "@/lib/insight/queries";
@@ -34,7 +34,7 @@ export default async function StateMachinePage({ searchParams }: Props) {
   const window: WindowKey = STATE_MACHINE_WINDOWS.includes(asked) ? asked : "6h";
   let counts: TransitionCount[] | null = null;
   try {
-    counts = await withViewer(viewer, (tx) => transitionCounts(tx, window));
+    counts = await withViewerRead(viewer, (tx) => transitionCounts(tx, window));
   } catch (err) {
     console.error("/state-machine: could not count transitions:", err);
   }

@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import { requirePage, withViewer, type Viewer } from "@/lib/auth/viewer";
+import { requirePage, type Viewer, withViewerRead } from "@/lib/auth/viewer";
 import { listWorkers } from "@/lib/insight/queries";
 import { WorkersView, type WorkersResponse } from "./workers-view";
 
@@ -16,7 +16,7 @@ export default async function WorkersPage() {
 /** The workers as the API would answer, and when they were read. */
 async function load(viewer: Viewer): Promise<{ initial: WorkersResponse | null; readAt: number }> {
   try {
-    const workers = await withViewer(viewer, (tx) => listWorkers(tx));
+    const workers = await withViewerRead(viewer, (tx) => listWorkers(tx));
     // Through JSON, so the first view has exactly the shape every poll has.
     return { initial: JSON.parse(JSON.stringify({ workers, at: new Date().toISOString() })) as WorkersResponse, readAt: Date.now() };
   } catch (err) {

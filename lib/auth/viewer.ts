@@ -1,7 +1,7 @@
 import { headers } from "next/headers";
 import { notFound, redirect } from "next/navigation";
 import { cache } from "react";
-import { pool } from "../db/client";
+import { pool, readPool } from "../db/client";
 import { withScope, type ScopedSql } from "../db/scope";
 import type { Actor } from "../jobs/types";
 import { auth } from "./auth";
@@ -66,6 +66,16 @@ export function actorOf(viewer: Viewer): Actor | null {
 export async function withViewer<T>(viewer: Principal, fn: (tx: ScopedSql) => Promise<T>): Promise<T> {
   const tenant = tenantScopeOf(viewer);
   return withScope(pool(), tenant ? { tenantId: tenant } : { all: true }, fn);
+}
+
+/**
+ * `withViewer` for reads that tolerate replica lag — lists, counts, charts — on the
+ * read replica when DATABASE_READ_URL is set (the primary otherwise). Never for a write,
+ * nor for a read that guards one (a job page's state and version feed its actions).
+ */
+export async function withViewerRead<T>(viewer: Principal, fn: (tx: ScopedSql) => Promise<T>): Promise<T> {
+  const tenant = tenantScopeOf(viewer);
+  return withScope(readPool(), tenant ? { tenantId: tenant } : { all: true }, fn);
 }
 
 /** A filter's tenant, confined to the viewer's own for tenant members (the application-level half of isolation). */

@@ -64,3 +64,9 @@ export async function closePool() {
   g.__jobscope = undefined;
   await sql?.end({ timeout: 5 });
 }
+
+export async function closeReadPool() {
+  const sql = r.__jobscopeRead;
+  r.__jobscopeRead = undefined;
+  await sql?.end({ timeout: 5 });
+}

@@ -1,6 +1,6 @@
 import { NextResponse } from "next/server";
 import type { ApiErrorBody, CountsResponse } from "@/components/query-keys";
-import { authorize, denied, withViewer } from "@/lib/auth/viewer";
+import { authorize, denied, withViewerRead } from "@/lib/auth/viewer";
 import { countByState } from "@/lib/jobs/queries";
 import { STATES, type JobState } from "@/lib/fsm/table";
 
@@ -14,7 +14,7 @@ export async function GET() {
   if (!auth.ok) return denied(auth);
   const { viewer } = auth;
   try {
-    const byState = await withViewer(viewer, (tx) => countByState(tx, viewer.role === "tenant" ? { tenant: viewer.tenantId ?? "" } : {}));
+    const byState = await withViewerRead(viewer, (tx) => countByState(tx, viewer.role === "tenant" ? { tenant: viewer.tenantId ?? "" } : {}));
     const counts = Object.fromEntries(STATES.map((s) => [s, byState[s].n])) as Record<JobState, number>;
     const capped = STATES.filter((s) => byState[s].capped);
     const total = STATES.reduce((sum, state) => sum + counts[state], 0);

@@ -1,6 +1,6 @@
 import { NextResponse } from "next/server";
 import type { ApiErrorBody } from "@/components/query-keys";
-import { authorize, denied, withViewer, type Viewer } from "@/lib/auth/viewer";
+import { authorize, denied, type Viewer, withViewerRead } from "@/lib/auth/viewer";
 import type { Permission } from "@/lib/auth/permissions";
 import type { ScopedSql } from "@/lib/db/scope";
 
@@ -24,7 +24,7 @@ export async function insightGet<T>(
   const auth = await authorize(permission);
   if (!auth.ok) return denied(auth);
   try {
-    const body = await withViewer(auth.viewer, (tx) => read(tx, auth.viewer));
+    const body = await withViewerRead(auth.viewer, (tx) => read(tx, auth.viewer));
     if (body instanceof Response) return body;
     return NextResponse.json(body, { headers: NO_STORE });
   } catch (err) {

@@ -1,7 +1,7 @@
 import { NextResponse, type NextRequest } from "next/server";
 import type { ApiErrorBody, JobsResponse } from "@/app/jobs/_components/wire";
 import { loadJobs } from "@/app/jobs/load";
-import { authorize, confineTenant, denied, withViewer } from "@/lib/auth/viewer";
+import { authorize, confineTenant, denied, withViewerRead } from "@/lib/auth/viewer";
 import { parseJobFilters } from "@/lib/jobs/filters";
 
 // Polled live by the jobs list: never prerendered, never cached.
@@ -16,7 +16,7 @@ export async function GET(request: NextRequest) {
   const { viewer } = auth;
   const filters = confineTenant(viewer, parseJobFilters(request.nextUrl.searchParams));
   try {
-    const body: JobsResponse = await withViewer(viewer, (tx) => loadJobs(tx, filters));
+    const body: JobsResponse = await withViewerRead(viewer, (tx) => loadJobs(tx, filters));
     return NextResponse.json(body, { headers: NO_STORE });
   } catch (err) {
     // The cause goes to the server log only: a database error can name tables, hosts or credentials.
