@@ -1,6 +1,6 @@
 import { findTransition } from "../fsm/machine";
 import type { Sql } from "../db/client";
-import { clock, inWritePath, JOB_COLUMNS } from "./write-path";
+import { clock, JOB_COLUMNS, writePathMark } from "./write-path";
 import type { ClaimedJob } from "./types";
 
 const CLAIM = findTransition("queued", "claim");
@@ -26,7 +26,7 @@ export type ClaimOptions = {
 };
 
 /**
- * Claim up to `limit` due jobs in one statement: lock them with SKIP LOCKED,
+ * Claim up to `limit` due jobs in one autocommit statement: lock them with SKIP LOCKED,
  * move them queued → claimed while incrementing the attempt in the same
  * UPDATE, open each attempt's run record and append the claim events.
  *
@@ -42,12 +42,12 @@ export async function claim(sql: Sql, opts: ClaimOptions): Promise<ClaimedJob[]>
   const to = CLAIM!.to;
   const running = START!.to;
   const startNow = Math.max(0, Math.min(opts.limit, Math.floor(opts.startNow ?? 0)));
-  return inWritePath(sql, async (tx) => {
-    const now = clock(tx, opts.at);
-    const only = opts.onlyJobIds ? tx`AND id = ANY(${opts.onlyJobIds}::uuid[])` : tx``;
-    return tx<ClaimedJob[]>`
-      WITH picked AS (
-        SELECT p.id, p.priority, p.not_before FROM unnest(${opts.queues}::text[]) AS q(name), LATERAL (
+  // One autocommit statement (the write-path mark travels inside it): one round trip on the pickup path.
+  const now = clock(sql, opts.at);
+  const only = opts.onlyJobIds ? sql`AND id = ANY(${opts.onlyJobIds}::uuid[])` : sql``;
+  return sql<ClaimedJob[]>`
+      WITH mark AS MATERIALIZED (${writePathMark(sql)}), picked AS (
+        SELECT p.id, p.priority, p.not_before FROM mark, unnest(${opts.queues}::text[]) AS q(name), LATERAL (
           SELECT id, priority, not_before FROM jobs
            WHERE state = ${from} AND queue = q.name AND not_before <= ${now}
              AND attempt < max_attempts ${only}
@@ -55,6 +55,7 @@ export async function claim(sql: Sql, opts: ClaimOptions): Promise<ClaimedJob[]>
            LIMIT ${opts.limit}
            FOR UPDATE SKIP LOCKED
         ) p
+        WHERE mark.marked = 'on'
         ORDER BY p.priority, p.not_before, p.id
         LIMIT ${opts.limit}
       ), ranked AS (
@@ -78,6 +79,5 @@ export async function claim(sql: Sql, opts: ClaimOptions): Promise<ClaimedJob[]>
         SELECT id, tenant_id, 'start'::job_event, ${to}::job_state, ${running}::job_state, 'worker'::actor_kind, ${opts.workerId}, attempt, state_version, ${now}
           FROM claimed WHERE starts
       )
-      SELECT ${tx.unsafe(JOB_COLUMNS)} FROM claimed ORDER BY priority, not_before, id`;
-  });
+      SELECT ${sql.unsafe(JOB_COLUMNS)} FROM claimed ORDER BY priority, not_before, id`;
 }

@@ -27,8 +27,17 @@ export async function inWritePath<T>(sql: Sql | Tx, fn: (tx: Tx) => Promise<T>, 
   return (await sql.begin(body)) as T;
 }
 
+/**
+ * The mark for a write that is ONE autocommit statement (the claim, on every worker's hot path):
+ * `WITH mark AS MATERIALIZED (${writePathMark(sql)}), picked AS (SELECT … FROM mark, …)`.
+ * The rows the statement changes come from a CTE that reads `mark` first, so the mark is set
+ * before the guard trigger fires; it ends with the statement's implicit transaction. One round
+ * trip instead of BEGIN, the mark, the statement and COMMIT.
+ */
+export const writePathMark = (sql: Sql | Tx) => sql`SELECT set_config('jobscope.write_path', 'on', true) AS marked`;
+
 /** The clock of a write: the database's, unless the demo seeder back-dates it. */
-export const clock = (tx: Tx, at: Date | undefined) => (at ? tx`${at}::timestamptz` : tx`now()`);
+export const clock = (tx: Sql | Tx, at: Date | undefined) => (at ? tx`${at}::timestamptz` : tx`now()`);
 
 export const JOB_COLUMNS = `id, tenant_id, type, queue, priority, state, attempt, max_attempts, state_version,
   lease_owner, heartbeat_at, not_before, params, idempotency_key, created_at, updated_at, finished_at`;
