@@ -91,6 +91,9 @@ describe("job_events partitions", () => {
       await expect(role`TRUNCATE job_events`).rejects.toThrow(/permission denied/);
     }
     await expect(app`DELETE FROM job_events`).rejects.toThrow(/permission denied/);
+    // Nor the staff role a staff request switches to, for a partition created after its grants.
+    const later = dailyPartitionName(new Date(Date.now() + 22 * DAY));
+    await expect(withScope(app, { all: true }, (tx) => tx.unsafe(`SELECT count(*) FROM ${later}`))).rejects.toThrow(/permission denied/);
     // The owner is held by the guards, cloned onto every partition.
     await expect(t.sql.unsafe(`DELETE FROM ${today}`)).rejects.toThrow(/append-only/);
     await expect(t.sql.unsafe(`UPDATE ${today} SET actor_id = 'x'`)).rejects.toThrow(/append-only/);
