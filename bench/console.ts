@@ -1,6 +1,7 @@
 // The console at scale, measured over real HTTP against `next start`: signed in
 // as the demo operator (better-auth's POST /api/auth/sign-in/email), the web
 // process connecting as the RLS-bound `jobscope_app` role, as in production.
+import { buildNeeded } from "../scripts/build-needed";
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
@@ -21,9 +22,9 @@ export const DIST_DIR = process.env.JOBSCOPE_BENCH_DIST_DIR ?? ".next-bench";
 
 export type Timing = { name: string; n: number; p50: number; p95: number; status: string };
 
-/** `next build` into the bench's own dist dir, once (delete it to rebuild). */
+/** `next build` into the bench's own dist dir, when the sources are newer than its last build. */
 export function buildConsole(log: (s: string) => void, databaseUrl: string) {
-  if (existsSync(path.join(DIST_DIR, "BUILD_ID"))) return;
+  if (!buildNeeded(DIST_DIR)) return;
   log(`building the console into ${DIST_DIR} (next build)…`);
   const r = spawnSync(process.execPath, ["node_modules/next/dist/bin/next", "build"], {
     stdio: "inherit",

@@ -2,9 +2,10 @@
 // unless DATABASE_URL is set), migrates, seeds a demo on first run, builds the
 // console if needed, then runs the web app, workers, a supervisor and demo
 // traffic until Ctrl-C, which drains the workers and stops everything.
+import { buildNeeded } from "./build-needed";
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { connect } from "../lib/db/client";
@@ -51,18 +52,8 @@ function deploymentSecret(): string {
   return secret;
 }
 
-function newestMtime(p: string): number {
-  if (!existsSync(p)) return 0;
-  const st = statSync(p);
-  if (!st.isDirectory()) return st.mtimeMs;
-  return Math.max(st.mtimeMs, ...readdirSync(p).map((f) => newestMtime(path.join(p, f))));
-}
-
 function buildIfNeeded() {
-  const id = path.join(process.env.JOBSCOPE_DIST_DIR ?? ".next", "BUILD_ID");
-  const built = existsSync(id) ? statSync(id).mtimeMs : 0;
-  const sources = Math.max(...["app", "components", "lib", "next.config.js", "package.json", "postcss.config.mjs"].map(newestMtime));
-  if (built > sources) return;
+  if (!buildNeeded(process.env.JOBSCOPE_DIST_DIR ?? ".next")) return;
   say("building the console (next build)…");
   const r = spawnSync(node, ["node_modules/next/dist/bin/next", "build"], { stdio: "inherit", env: { ...process.env, NODE_ENV: "production" } });
   if (r.status !== 0) throw new Error("next build failed");
