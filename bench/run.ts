@@ -40,6 +40,8 @@ export type Results = {
   supervisor: { rows: number; tickP50: number; tickP95: number; plan: string[] }[];
   sizes: { table: string; rows: number; tableBytes: number; indexBytes: number; perMillion: number }[];
   console: Timing[];
+  /** The same requests before the load starts. */
+  consoleIdle: Timing[];
   consoleNote: string;
   generated: { jobs: number; seconds: number; auditProblems: number } | null;
   minutes: number;
@@ -58,7 +60,7 @@ export async function runBench(profile: Profile, only?: Set<string>): Promise<Re
   const server = await benchServer(profile === "full" ? ".data/bench-pg" : `.data/bench-pg-${profile}-${process.pid}`, log);
   const r: Results = {
     profile, startedAt: new Date().toISOString(), machine: `${cpus().length} × ${cpus()[0]?.model ?? "cpu"}`, postgres: "",
-    throughput: [], ratios: {}, pickup: [], load: [], scaling: [], supervisor: [], sizes: [], console: [], consoleNote: "", generated: null, minutes: 0,
+    throughput: [], ratios: {}, pickup: [], load: [], scaling: [], supervisor: [], sizes: [], console: [], consoleIdle: [], consoleNote: "", generated: null, minutes: 0,
   };
   try {
     const admin = postgres(server.adminUrl, { max: 1, onnotice: () => {} });
@@ -159,6 +161,8 @@ export async function runBench(profile: Profile, only?: Set<string>): Promise<Re
         const web = await startConsole(url, log);
         try {
           const cookie = await signIn(web.base);
+          // The same requests on the idle database first: what the console costs without the machine's two cores busy.
+          r.consoleIdle = await measureConsole(url, web.base, cookie, Math.min(p.samples, 50));
           let done = false;
           const load = fixedRate(url, { rate: Math.max(20, Math.round(peak / 2)), seconds: 600, failRate: 0.1, queue: "console-load", stopWhen: () => done });
           try {
@@ -259,7 +263,13 @@ export function renderMarkdown(r: Results): string {
   const sup = r.supervisor.map((s) => `| ${fmt(s.rows)} | ${fmt(s.tickP50, 2)} | ${fmt(s.tickP95, 2)} |`).join("\n");
   const plans = r.supervisor.map((s) => `At ${fmt(s.rows)} jobs:\n\n\`\`\`\n${s.plan.join("\n\n")}\n\`\`\``).join("\n\n");
   const sz = r.sizes.map((s) => `| ${s.table} | ${fmt(s.rows)} | ${mb(s.tableBytes)} | ${mb(s.indexBytes)} | ${mb(s.perMillion)} |`).join("\n");
-  const con = r.console.map((c) => `| ${c.name} | ${c.n} | ${fmt(c.p50, 1)} | ${fmt(c.p95, 1)} | ${c.status} |`).join("\n");
+  const idle = new Map(r.consoleIdle.map((c) => [c.name, c]));
+  const con = r.console
+    .map((c) => {
+      const i = idle.get(c.name);
+      return `| ${c.name} | ${i ? `${fmt(i.p50, 1)} / ${fmt(i.p95, 1)}` : "n/a"} | ${c.n} | ${fmt(c.p50, 1)} | ${fmt(c.p95, 1)} | ${c.status} |`;
+    })
+    .join("\n");
   return `Run: profile \`${r.profile}\`, ${r.startedAt}, ${fmt(r.minutes, 1)} min; ${r.machine}; ${r.postgres}; concurrency ${CONCURRENCY}.
 
 ### Engine throughput (burn-down of a pre-filled queue, no-op handlers)
@@ -292,8 +302,8 @@ ${scaling}
 
 ${r.consoleNote}
 
-| request | n | p50 ms | p95 ms | HTTP status |
-|---|---:|---:|---:|---|
+| request | idle p50 / p95 ms | n | under load p50 ms | under load p95 ms | HTTP status |
+|---|---:|---:|---:|---:|---|
 ${con}
 
 Generated in ${r.generated ? fmt(r.generated.seconds) : "n/a"} s; replay audit of a 200-job sample: ${r.generated ? `${r.generated.auditProblems} problems` : "n/a"}.

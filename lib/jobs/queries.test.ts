@@ -65,15 +65,25 @@ describe("listJobs", () => {
 });
 
 describe("countByState", () => {
-  it("counts each state under the filter, capped and marked above the cap", async () => {
+  it("counts exactly below the cap, by the filter's own index when it has one", async () => {
     const all = await countByState(t.sql, { queue: "q-list" });
     expect(all.queued.n + all.retry_wait.n).toBe(9);
-    const capped = await countByState(t.sql, { queue: "q-list" }, 5);
-    expect(capped.queued).toMatchObject({ n: 5, capped: true });
-    // Above the cap: the planner's estimate for the same filter, never below the cap it passed.
-    expect(capped.queued.estimate).toBeGreaterThan(5);
-    expect(capped.succeeded).toEqual({ n: 0, capped: false });
+    expect(Object.values(all).every((c) => !c.capped)).toBe(true);
     expect((await countByState(t.sql, { tenant: "globex" })).queued.n).toBe(2);
+  });
+
+  it("per state under no filter or a tenant: a state above the cap gets the planner's estimate, the others stay exact", async () => {
+    const capped = await countByState(t.sql, { tenant: "acme" }, 3);
+    expect(capped.queued).toMatchObject({ n: 3, capped: true });
+    expect(capped.queued.estimate).toBeGreaterThan(3);
+    expect(capped.succeeded).toEqual({ n: 0, capped: false });
+  });
+
+  it("under another filter with more matches than the cap: every state is estimated", async () => {
+    const capped = await countByState(t.sql, { queue: "q-list" }, 5);
+    expect(Object.values(capped).every((c) => c.capped && typeof c.estimate === "number")).toBe(true);
+    expect(capped.queued.estimate).toBeGreaterThanOrEqual(capped.queued.n);
+    expect(capped.queued.n + capped.retry_wait.n).toBeLessThanOrEqual(6);
   });
 });
 
