@@ -75,7 +75,7 @@ async function main() {
     stopping = true;
     log.info(`${signal}: draining in-flight jobs`);
     await worker.stop();
-    await sql.end({ timeout: 5 });
+    await sql.end({ timeout: 2 });
     process.exit(0);
   };
   process.on("SIGTERM", () => void shutdown("SIGTERM"));

@@ -13,6 +13,9 @@ import { runJob, type RunDeps } from "./run-job";
 import type { JobOutcome, Worker, WorkerOptions } from "./types";
 import { sleep, Wakeup } from "./wakeup";
 
+/** How long a drain waits for each of its own database steps (not the handlers: those get `drainTimeoutMs`). */
+const DRAIN_STEP_MS = 2000;
+
 /** The channel `enqueue` (and `retry`/`replay`) notify with the queue's name. */
 export const QUEUED_CHANNEL = "jobscope_queued";
 
@@ -159,13 +162,21 @@ export function createWorker(opts: WorkerOptions): Worker {
     }
   }
 
+  /** A drain step that talks to the database: bounded, so a stuck connection cannot hold the drain. */
+  async function bounded(what: string, step: Promise<unknown>) {
+    const timeout = new AbortController();
+    const ok = await Promise.race([step.then(() => true, () => true), sleep(DRAIN_STEP_MS, timeout.signal).then(() => false)]);
+    timeout.abort();
+    if (!ok) log.warn(`drain: ${what} did not finish within ${DRAIN_STEP_MS}ms; going on without it`);
+  }
+
   async function drain() {
     phase = "stopping";
     wakeup.ring();
-    await claimLoop;
+    await bounded("the claim in flight", claimLoop);
     // Buffered claims never started: launched now, each is released while draining.
     launchBuffered();
-    await unlisten?.().catch((e: unknown) => log.warn("UNLISTEN failed", errorFields(e)));
+    await bounded("UNLISTEN", unlisten?.().catch((e: unknown) => log.warn("UNLISTEN failed", errorFields(e))) ?? Promise.resolve());
     const timeout = new AbortController();
     const allDone = Promise.allSettled([...running]).then(() => true);
     const drained = await Promise.race([allDone, sleep(drainTimeoutMs, timeout.signal).then(() => false)]);
@@ -179,8 +190,8 @@ export function createWorker(opts: WorkerOptions): Worker {
       grace.abort();
     }
     phase = "stopped";
-    await beats?.stop();
-    await markWorkerStopped(sql, id).catch((e: unknown) => log.warn("could not mark the worker stopped", errorFields(e)));
+    await bounded("the last heartbeat", beats?.stop() ?? Promise.resolve());
+    await bounded("marking the worker stopped", markWorkerStopped(sql, id).catch((e: unknown) => log.warn("could not mark the worker stopped", errorFields(e))));
     log.info("worker stopped");
   }
 
