@@ -73,6 +73,7 @@ describe("countByState", () => {
   });
 
   it("per state under no filter or a tenant: a state above the cap gets the planner's estimate, the others stay exact", async () => {
+    await t.sql`ANALYZE jobs`;
     const capped = await countByState(t.sql, { tenant: "acme" }, 3);
     expect(capped.queued).toMatchObject({ n: 3, capped: true });
     expect(capped.queued.estimate).toBeGreaterThan(3);
@@ -81,8 +82,9 @@ describe("countByState", () => {
 
   it("under another filter with more matches than the cap: every state is estimated", async () => {
     const capped = await countByState(t.sql, { queue: "q-list" }, 5);
-    expect(Object.values(capped).every((c) => c.capped && typeof c.estimate === "number")).toBe(true);
-    expect(capped.queued.estimate).toBeGreaterThanOrEqual(capped.queued.n);
+    expect(Object.values(capped).every((c) => c.capped)).toBe(true);
+    // An estimate is given only above what was seen (a stale one could guess lower than a count).
+    expect(Object.values(capped).every((c) => c.estimate === undefined || c.estimate > c.n)).toBe(true);
     expect(capped.queued.n + capped.retry_wait.n).toBeLessThanOrEqual(6);
   });
 });

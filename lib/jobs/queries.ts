@@ -80,7 +80,10 @@ export async function listJobs(sql: Db, f: JobFilters): Promise<JobPage> {
 /** Up to this many jobs in a state are counted exactly; above it, the planner's estimate is shown. */
 export const COUNT_CAP = 1_000;
 
-/** `capped`: more than `n` (= the cap) jobs; `estimate` is then the planner's row estimate for the same filter. */
+/**
+ * `capped`: at least `n` jobs and probably more; `estimate`: the planner's row estimate for the
+ * same filter, given only when it is above `n` (stale statistics can guess lower than a count).
+ */
 export type StateCount = { n: number; capped: boolean; estimate?: number };
 export type StateCounts = Record<JobState, StateCount>;
 
@@ -112,7 +115,7 @@ export async function countByState(
     const byState = new Map(rows.map((r) => [r.state, r.n]));
     for (const s of STATES) {
       const n = byState.get(s) ?? 0;
-      out[s] = n > cap ? { n: cap, capped: true, estimate: Math.max(cap + 1, await estimateRows(sql, s, f)) } : { n, capped: false };
+      out[s] = n > cap ? above(cap, await estimateRows(sql, s, f)) : { n, capped: false };
     }
     return out;
   }
@@ -122,10 +125,13 @@ export async function countByState(
   const exact = rows.reduce((sum, r) => sum + r.n, 0) <= cap;
   for (const s of STATES) {
     const seen = byState.get(s) ?? 0;
-    out[s] = exact ? { n: seen, capped: false } : { n: seen, capped: true, estimate: Math.max(seen, await estimateRows(sql, s, f)) };
+    out[s] = exact ? { n: seen, capped: false } : above(seen, await estimateRows(sql, s, f));
   }
   return out;
 }
+
+const above = (atLeast: number, estimate: number): StateCount =>
+  estimate > atLeast ? { n: atLeast, capped: true, estimate } : { n: atLeast, capped: true };
 
 async function estimateRows(sql: Db, state: JobState, f: Omit<Partial<JobFilters>, "state">): Promise<number> {
   const [row] = await sql`EXPLAIN (FORMAT JSON) SELECT 1 FROM jobs j WHERE j.state = ${state} AND ${where(sql, f)}`;
