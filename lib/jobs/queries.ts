@@ -134,6 +134,10 @@ const above = (atLeast: number, estimate: number): StateCount =>
   estimate > atLeast ? { n: atLeast, capped: true, estimate } : { n: atLeast, capped: true };
 
 async function estimateRows(sql: Db, state: JobState, f: Omit<Partial<JobFilters>, "state">): Promise<number> {
+  // A prepared statement polled every few seconds gets a generic plan, whose estimate ignores the
+  // values (every state ≈ the average): plan this one for its values. Local to the transaction
+  // when there is one (console requests always run in one).
+  await sql`SELECT set_config('plan_cache_mode', 'force_custom_plan', true)`;
   const [row] = await sql`EXPLAIN (FORMAT JSON) SELECT 1 FROM jobs j WHERE j.state = ${state} AND ${where(sql, f)}`;
   const plan = (row ? Object.values(row)[0] : null) as [{ Plan?: { "Plan Rows"?: number } }] | null;
   return Math.round(plan?.[0]?.Plan?.["Plan Rows"] ?? 0);
