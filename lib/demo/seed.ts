@@ -171,7 +171,7 @@ export async function seedDemo(sql: Sql, opts: { jobs?: number; log?: (s: string
     }
     if ((i + 1) % 500 === 0) opts.log?.(`seeded ${i + 1} of ${total} job histories`);
   });
-  // Fresh statistics: the console's tab counts show the planner's estimate above 1,000 jobs.
+  // Fresh statistics for the planner before the console's first queries.
   await sql`ANALYZE jobs`;
   return { slowExportId: slow };
 }

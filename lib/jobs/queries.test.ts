@@ -72,20 +72,16 @@ describe("countByState", () => {
     expect((await countByState(t.sql, { tenant: "globex" })).queued.n).toBe(2);
   });
 
-  it("per state under no filter or a tenant: a state above the cap gets the planner's estimate, the others stay exact", async () => {
-    await t.sql`ANALYZE jobs`;
+  it("per state under no filter or a tenant: a state above the cap says at least the cap, the others stay exact", async () => {
     const capped = await countByState(t.sql, { tenant: "acme" }, 3);
-    expect(capped.queued).toMatchObject({ n: 3, capped: true });
-    expect(capped.queued.estimate).toBeGreaterThan(3);
+    expect(capped.queued).toEqual({ n: 3, capped: true });
     expect(capped.succeeded).toEqual({ n: 0, capped: false });
   });
 
-  it("under another filter with more matches than the cap: every state is estimated", async () => {
+  it("under another filter with more matches than the cap: every count is a lower bound from at most cap + 1 jobs", async () => {
     const capped = await countByState(t.sql, { queue: "q-list" }, 5);
     expect(Object.values(capped).every((c) => c.capped)).toBe(true);
-    // An estimate is given only above what was seen (a stale one could guess lower than a count).
-    expect(Object.values(capped).every((c) => c.estimate === undefined || c.estimate > c.n)).toBe(true);
-    expect(capped.queued.n + capped.retry_wait.n).toBeLessThanOrEqual(6);
+    expect(Object.values(capped).reduce((sum, c) => sum + c.n, 0)).toBe(6);
   });
 });
 

@@ -77,14 +77,11 @@ export async function listJobs(sql: Db, f: JobFilters): Promise<JobPage> {
   return { jobs: page, next, prev };
 }
 
-/** Up to this many jobs in a state are counted exactly; above it, the planner's estimate is shown. */
+/** Up to this many jobs in a state are counted exactly; above it the count says "1,000+". */
 export const COUNT_CAP = 1_000;
 
-/**
- * `capped`: at least `n` jobs and probably more; `estimate`: the planner's row estimate for the
- * same filter, given only when it is above `n` (stale statistics can guess lower than a count).
- */
-export type StateCount = { n: number; capped: boolean; estimate?: number };
+/** `capped`: at least `n` jobs, probably more (counting stopped there). */
+export type StateCount = { n: number; capped: boolean };
 export type StateCounts = Record<JobState, StateCount>;
 
 /** Filters that an index led by state, or by (tenant, state), serves together with the state. */
@@ -94,53 +91,33 @@ const servedWithState = (f: Omit<Partial<JobFilters>, "state">) =>
 /**
  * Jobs per state under a filter, for the tabs; no read grows with the table.
  * - No filter, or a tenant: per state, an index scan (state, … / tenant, state) that
- *   stops at COUNT_CAP + 1 rows; a state above the cap gets the planner's estimate.
+ *   stops at COUNT_CAP + 1 rows: exact below, "1,000+" above.
  * - Any other filter: its own index finds the matching jobs; at most COUNT_CAP + 1 of
- *   them are read and grouped by state. Fewer than that: every count is exact. More:
- *   every state gets the planner's estimate for the filter (what EXPLAIN expects, no rows
- *   read), shown as "≈ N", as Oban Web and pganalyze do for large counts.
- * (Per state with such a filter, a rare state would scan every job of the filter.)
+ *   them are read and grouped by state: exact when fewer match, else lower bounds.
+ *   (Per state with such a filter, a rare state would scan every job of the filter.)
+ * No planner estimates: under row-level security PostgreSQL does not use column
+ * statistics for enum equality, so an estimate is the table's average per state.
  */
 export async function countByState(
   sql: Db,
   f: Omit<Partial<JobFilters>, "state"> = {},
   cap = COUNT_CAP,
 ): Promise<StateCounts> {
-  const out = {} as StateCounts;
-  if (servedWithState(f)) {
-    const rows = await sql<{ state: JobState; n: number }[]>`
-      SELECT s.state, (SELECT count(*)::int FROM (
-                SELECT 1 FROM jobs j WHERE j.state = s.state AND ${where(sql, f)} LIMIT ${cap + 1}) x) AS n
-        FROM unnest(${STATES as unknown as string[]}::job_state[]) AS s(state)`;
-    const byState = new Map(rows.map((r) => [r.state, r.n]));
-    for (const s of STATES) {
-      const n = byState.get(s) ?? 0;
-      out[s] = n > cap ? above(cap, await estimateRows(sql, s, f)) : { n, capped: false };
-    }
-    return out;
-  }
-  const rows = await sql<{ state: JobState; n: number }[]>`
-    SELECT state, count(*)::int AS n FROM (SELECT j.state FROM jobs j WHERE ${where(sql, f)} LIMIT ${cap + 1}) x GROUP BY state`;
+  const rows = servedWithState(f)
+    ? await sql<{ state: JobState; n: number }[]>`
+        SELECT s.state, (SELECT count(*)::int FROM (
+                  SELECT 1 FROM jobs j WHERE j.state = s.state AND ${where(sql, f)} LIMIT ${cap + 1}) x) AS n
+          FROM unnest(${STATES as unknown as string[]}::job_state[]) AS s(state)`
+    : await sql<{ state: JobState; n: number }[]>`
+        SELECT state, count(*)::int AS n FROM (SELECT j.state FROM jobs j WHERE ${where(sql, f)} LIMIT ${cap + 1}) x GROUP BY state`;
   const byState = new Map(rows.map((r) => [r.state, r.n]));
-  const exact = rows.reduce((sum, r) => sum + r.n, 0) <= cap;
-  for (const s of STATES) {
-    const seen = byState.get(s) ?? 0;
-    out[s] = exact ? { n: seen, capped: false } : above(seen, await estimateRows(sql, s, f));
-  }
-  return out;
-}
-
-const above = (atLeast: number, estimate: number): StateCount =>
-  estimate > atLeast ? { n: atLeast, capped: true, estimate } : { n: atLeast, capped: true };
-
-async function estimateRows(sql: Db, state: JobState, f: Omit<Partial<JobFilters>, "state">): Promise<number> {
-  // A prepared statement polled every few seconds gets a generic plan, whose estimate ignores the
-  // values (every state ≈ the average): plan this one for its values. Local to the transaction
-  // when there is one (console requests always run in one).
-  await sql`SELECT set_config('plan_cache_mode', 'force_custom_plan', true)`;
-  const [row] = await sql`EXPLAIN (FORMAT JSON) SELECT 1 FROM jobs j WHERE j.state = ${state} AND ${where(sql, f)}`;
-  const plan = (row ? Object.values(row)[0] : null) as [{ Plan?: { "Plan Rows"?: number } }] | null;
-  return Math.round(plan?.[0]?.Plan?.["Plan Rows"] ?? 0);
+  const sampled = !servedWithState(f) && rows.reduce((sum, r) => sum + r.n, 0) > cap;
+  return Object.fromEntries(
+    STATES.map((s) => {
+      const n = byState.get(s) ?? 0;
+      return [s, sampled ? { n, capped: true } : n > cap ? { n: cap, capped: true } : { n, capped: false }];
+    }),
+  ) as StateCounts;
 }
 
 export type RunRecord = {
