@@ -1,21 +1,22 @@
 // The console at scale, measured over real HTTP against `next start`: signed in
 // as the demo operator (better-auth's POST /api/auth/sign-in/email), the web
 // process connecting as the RLS-bound `jobscope_app` role, as in production.
-import { buildNeeded } from "../scripts/build-needed";
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
-import { connect } from "../lib/db/client";
+import { loadJobs } from "../app/jobs/load";
+import { connect, type Sql } from "../lib/db/client";
 import { freePort } from "../lib/db/embedded";
 import { provisionRoles } from "../lib/db/roles";
 import { seedDemoUsers } from "../lib/demo/seed-users";
 import { DEMO_PASSWORD, DEMO_USERS } from "../lib/demo/users";
 import { withScope } from "../lib/db/scope";
 import { encodeCursor, parseJobFilters } from "../lib/jobs/filters";
-import { countByState, getJobDetail, listJobs } from "../lib/jobs/queries";
+import { countByState, getJobDetail } from "../lib/jobs/queries";
 import { transition } from "../lib/jobs/transition";
+import { buildNeeded } from "../scripts/build-needed";
 import { pct, sleep, waitUntil } from "./lib";
 
 export const DIST_DIR = process.env.JOBSCOPE_BENCH_DIST_DIR ?? ".next-bench";
@@ -83,20 +84,25 @@ export async function signIn(base: string): Promise<string> {
   return cookies.join("; ");
 }
 
-/**
- * p50/p95 of each console request, `samples` sequential requests each, after a warm-up.
- * `ownerUrl` picks the jobs: the one with the longest history, a deep cursor, dead jobs to replay.
- */
-export async function measureConsole(ownerUrl: string, base: string, cookie: string, samples: number): Promise<Timing[]> {
-  const sql = connect(ownerUrl, { max: 1 });
+/** What the measured requests act on: a cursor 75% down the newest-first list, the job with a 20-attempt history, dead jobs to replay. */
+async function pickTargets(sql: Sql, samples: number) {
   const [total] = await sql<{ n: number }[]>`SELECT reltuples::bigint::int AS n FROM pg_class WHERE relname = 'jobs'`;
-  // A deep page: the cursor of the job three quarters of the way down the newest-first list.
   const [deep] = await sql<{ at: string; id: string }[]>`
     SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS at, id FROM jobs
      ORDER BY created_at DESC, id DESC OFFSET ${Math.floor((total?.n ?? 0) * 0.75)} LIMIT 1`;
   const [many] = await sql<{ id: string }[]>`SELECT id FROM jobs WHERE state = 'dead' AND max_attempts = 20 ORDER BY created_at DESC LIMIT 1`;
   const dead = await sql<{ id: string; stateVersion: number }[]>`
     SELECT id, state_version FROM jobs WHERE state = 'dead' AND max_attempts = 3 ORDER BY created_at DESC LIMIT ${samples + 5}`;
+  return { deep, many, dead };
+}
+
+/**
+ * p50/p95 of each console request, `samples` sequential requests each, after a warm-up.
+ * `ownerUrl` picks the jobs: the one with the longest history, a deep cursor, dead jobs to replay.
+ */
+export async function measureConsole(ownerUrl: string, base: string, cookie: string, samples: number): Promise<Timing[]> {
+  const sql = connect(ownerUrl, { max: 1 });
+  const { deep, many, dead } = await pickTargets(sql, samples);
   await sql.end();
   const cursor = deep ? encodeCursor({ at: deep.at, id: deep.id }) : "";
   const headers = { cookie, Origin: base };
@@ -147,20 +153,8 @@ export async function measureConsole(ownerUrl: string, base: string, cookie: str
  */
 export async function measureConsoleLib(ownerUrl: string, samples: number): Promise<Timing[]> {
   const sql = connect(ownerUrl, { max: 2 });
-  const [total] = await sql<{ n: number }[]>`SELECT reltuples::bigint::int AS n FROM pg_class WHERE relname = 'jobs'`;
-  const [deep] = await sql<{ at: string; id: string }[]>`
-    SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS at, id FROM jobs
-     ORDER BY created_at DESC, id DESC OFFSET ${Math.floor((total?.n ?? 0) * 0.75)} LIMIT 1`;
-  const [many] = await sql<{ id: string }[]>`SELECT id FROM jobs WHERE state = 'dead' AND max_attempts = 20 ORDER BY created_at DESC LIMIT 1`;
-  const dead = await sql<{ id: string; stateVersion: number }[]>`
-    SELECT id, state_version FROM jobs WHERE state = 'dead' AND max_attempts = 3 ORDER BY created_at DESC LIMIT ${samples + 5}`;
-  const page = async (params: Record<string, string>) => {
-    const f = parseJobFilters(params);
-    // The tabs count under the other filters: no state, no cursor (app/jobs/load.ts).
-    const { state: _state, after: _after, before: _before, ...countFilters } = f;
-    void [_state, _after, _before];
-    await withScope(sql, { all: true }, (tx) => Promise.all([listJobs(tx, f), countByState(tx, countFilters)]));
-  };
+  const { deep, many, dead } = await pickTargets(sql, samples);
+  const page = (params: Record<string, string>) => withScope(sql, { all: true }, (tx) => loadJobs(tx, parseJobFilters(params)));
   const timed = async (name: string, fn: (i: number) => Promise<unknown>, n = samples): Promise<Timing> => {
     const times: number[] = [];
     for (let i = 0; i < n + 3; i++) {

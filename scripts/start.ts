@@ -2,7 +2,6 @@
 // unless DATABASE_URL is set), migrates, seeds a demo on first run, builds the
 // console if needed, then runs the web app, workers, a supervisor and demo
 // traffic until Ctrl-C, which drains the workers and stops everything.
-import { buildNeeded } from "./build-needed";
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
@@ -16,6 +15,7 @@ import { seedDemo } from "../lib/demo/seed";
 import { seedDemoUsers } from "../lib/demo/seed-users";
 import { startTraffic } from "../lib/demo/traffic";
 import { DEMO_PASSWORD } from "../lib/demo/users";
+import { buildNeeded } from "./build-needed";
 
 const { values: args } = parseArgs({
   options: {

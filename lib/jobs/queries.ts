@@ -103,7 +103,8 @@ export async function countByState(
   f: Omit<Partial<JobFilters>, "state"> = {},
   cap = COUNT_CAP,
 ): Promise<StateCounts> {
-  const rows = servedWithState(f)
+  const perState = servedWithState(f);
+  const rows = perState
     ? await sql<{ state: JobState; n: number }[]>`
         SELECT s.state, (SELECT count(*)::int FROM (
                   SELECT 1 FROM jobs j WHERE j.state = s.state AND ${where(sql, f)} LIMIT ${cap + 1}) x) AS n
@@ -111,7 +112,7 @@ export async function countByState(
     : await sql<{ state: JobState; n: number }[]>`
         SELECT state, count(*)::int AS n FROM (SELECT j.state FROM jobs j WHERE ${where(sql, f)} LIMIT ${cap + 1}) x GROUP BY state`;
   const byState = new Map(rows.map((r) => [r.state, r.n]));
-  const sampled = !servedWithState(f) && rows.reduce((sum, r) => sum + r.n, 0) > cap;
+  const sampled = !perState && rows.reduce((sum, r) => sum + r.n, 0) > cap;
   return Object.fromEntries(
     STATES.map((s) => {
       const n = byState.get(s) ?? 0;
