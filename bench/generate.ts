@@ -10,6 +10,7 @@
 // job's events reproduces its row (asserted by `auditSample`).
 import postgres from "postgres";
 import type { Sql } from "../lib/db/client";
+import { uuidv7Expr } from "../lib/jobs/ids";
 import { inWritePath } from "../lib/jobs/write-path";
 import { replayEvents } from "../lib/fsm/replay";
 import { isTerminal, step, submitted, type JobSnapshot } from "../lib/fsm/machine";
@@ -194,18 +195,20 @@ export async function prefillJobscope(url: string, n: number, queue = "bench", o
   try {
     for (let done = 0; done < n; done += 20_000) {
       const k = Math.min(20_000, n - done);
+      // What `enqueue` writes, set-based: the catalog row (the submit) and the live row, with
+      // time-ordered ids (lib/jobs/ids.ts: 48 bits of milliseconds, then random bits).
       await inWritePath(sql, async (tx) => {
         await tx`
-          WITH j AS (
-            INSERT INTO jobs (tenant_id, type, queue, max_attempts, params)
-            SELECT 'acme', 'report.generate', ${queue}, 3, '{"report":"daily_usage","period":"2026-11"}'::jsonb
-              FROM generate_series(1, ${k})
-            RETURNING id, tenant_id, created_at)
-          INSERT INTO job_events (job_id, tenant_id, event, from_state, to_state, actor_kind, actor_id, attempt, state_version, at, payload)
-          SELECT id, tenant_id, 'submit', NULL, 'queued', 'api', 'bench', 0, 0, created_at, '{"maxAttempts":3}'::jsonb FROM j`;
+          WITH c AS (
+            INSERT INTO job_catalog (id, tenant_id, type, queue, priority, max_attempts, params, submitted_by_kind, submitted_by, created_at, not_before)
+            SELECT ${tx.unsafe(uuidv7Expr("now()"))}, 'acme', 'report.generate', ${queue}, 0, 3, '{"report":"daily_usage","period":"2026-11"}'::jsonb, 'api', 'bench', now(), now()
+              FROM generate_series(1, ${k}) g
+            RETURNING *)
+          INSERT INTO jobs_live (id, tenant_id, type, queue, priority, state, attempt, max_attempts, state_version, not_before, params, created_at, updated_at)
+          SELECT id, tenant_id, type, queue, priority, 'queued', 0, max_attempts, 0, not_before, params, created_at, created_at FROM c ORDER BY id`;
       });
     }
-    if (opts.vacuum !== false) await sql`VACUUM ANALYZE jobs`;
+    if (opts.vacuum !== false) await sql`VACUUM ANALYZE jobs_live, job_catalog`;
   } finally {
     await sql.end();
   }

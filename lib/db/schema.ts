@@ -42,98 +42,156 @@ export const tenants = pgTable("tenants", {
   createdAt: tz("created_at").notNull().defaultNow(),
 });
 
-export const jobs = pgTable(
-  "jobs",
+/**
+ * What was submitted: one row per job, written once by `enqueue`, never updated (only retention
+ * deletes it). It carries the console's keyset indexes, so no state change pays for them.
+ * The job's state lives in `jobs_live` while it is not finished; once it is, its state is its last
+ * transition, an attempt's closing event or a `job_log` row (drizzle/0012_narrow_hot_path.sql,
+ * `job_last_transition`); the `jobs` view joins them back into one row.
+ */
+export const jobCatalog = pgTable(
+  "job_catalog",
   {
-    id: uuid("id").primaryKey().defaultRandom(),
+    /** Time-ordered (UUID version 7, lib/jobs/ids.ts). */
+    id: uuid("id").primaryKey(),
     tenantId: text("tenant_id").notNull().references(() => tenants.id),
     type: text("type").notNull(),
-    queue: text("queue").notNull().default("default"),
+    queue: text("queue").notNull(),
     /** Lower runs sooner. */
-    priority: smallint("priority").notNull().default(0),
-    state: jobState("state").notNull().default("queued"),
-    attempt: integer("attempt").notNull().default(0),
+    priority: smallint("priority").notNull(),
+    /** The attempt budget at submit (the live or done row holds the current one). */
     maxAttempts: integer("max_attempts").notNull(),
-    stateVersion: integer("state_version").notNull().default(0),
-    leaseOwner: text("lease_owner"),
-    heartbeatAt: tz("heartbeat_at"),
-    notBefore: tz("not_before").notNull().defaultNow(),
-    params: jsonb("params").notNull().default({}),
+    params: jsonb("params").notNull(),
     idempotencyKey: text("idempotency_key"),
-    createdAt: tz("created_at").notNull().defaultNow(),
-    updatedAt: tz("updated_at").notNull().defaultNow(),
-    finishedAt: tz("finished_at"),
+    submittedByKind: actorKind("submitted_by_kind").notNull(),
+    submittedBy: text("submitted_by").notNull(),
+    createdAt: tz("created_at").notNull(),
+    /** When the job was first claimable, as submitted. */
+    notBefore: tz("not_before").notNull(),
   },
   (t) => [
-    check("jobs_attempt_range", sql`${t.attempt} >= 0 AND ${t.attempt} <= ${t.maxAttempts}`),
-    check("jobs_max_attempts_positive", sql`${t.maxAttempts} >= 1`),
-    check("jobs_version_nonnegative", sql`${t.stateVersion} >= 0`),
-    check("jobs_priority_range", sql`${t.priority} BETWEEN 0 AND 9`),
-    check("jobs_terminal_iff_finished", sql`(${stateIn(TERMINAL_STATES)}) = (${t.finishedAt} IS NOT NULL)`),
-    check("jobs_leased_iff_owner", sql`(${stateIn(LEASED_STATES)}) = (${t.leaseOwner} IS NOT NULL)`),
-    check("jobs_type_nonempty", sql`length(${t.type}) BETWEEN 1 AND 200 AND length(${t.queue}) BETWEEN 1 AND 100`),
-    // The dispatcher's claim: only queued rows, in claim order.
-    index("jobs_claim_idx").on(t.queue, t.priority, t.notBefore, t.id).where(sql`state = 'queued'`),
-    // The supervisor's scan for stale leases touches only live work (seed 001).
-    // Keyed on lease_owner, not heartbeat_at, so heartbeats are HOT updates (drizzle/0007_scale.sql).
-    index("jobs_live_lease_idx").on(t.leaseOwner).where(stateIn(HEARTBEAT_STATES)),
-    // The supervisor's promotion of due retries.
-    index("jobs_retry_due_idx").on(t.notBefore).where(sql`state = 'retry_wait'`),
-    uniqueIndex("jobs_idempotency_key_idx").on(t.tenantId, t.idempotencyKey).where(sql`idempotency_key IS NOT NULL`),
-    // The console: lists by state, by tenant and overall, newest first, keyset on (created_at, id).
-    index("jobs_state_created_idx").on(t.state, t.createdAt.desc(), t.id.desc()),
-    index("jobs_tenant_created_idx").on(t.tenantId, t.createdAt.desc(), t.id.desc()),
-    index("jobs_created_idx").on(t.createdAt.desc(), t.id.desc()),
-    index("jobs_type_created_idx").on(t.type, t.createdAt.desc(), t.id.desc()),
-    index("jobs_queue_created_idx").on(t.queue, t.createdAt.desc(), t.id.desc()),
-    // The state tabs' capped counts under a tenant filter.
-    index("jobs_tenant_state_idx").on(t.tenantId, t.state),
-    index("jobs_finished_idx").on(t.finishedAt.desc(), t.id.desc()).where(sql`finished_at IS NOT NULL`),
-    // The dead-jobs page: a group's pages, and the capped groups query over the newest dead jobs.
-    index("jobs_dead_type_finished_idx").on(t.type, t.finishedAt.desc(), t.id.desc()).where(sql`state = 'dead'`),
-    index("jobs_dead_finished_idx").on(t.finishedAt.desc(), t.id.desc()).where(sql`state = 'dead'`),
+    check("job_catalog_max_attempts_positive", sql`${t.maxAttempts} >= 1`),
+    check("job_catalog_priority_range", sql`${t.priority} BETWEEN 0 AND 9`),
+    check("job_catalog_type_nonempty", sql`length(${t.type}) BETWEEN 1 AND 200 AND length(${t.queue}) BETWEEN 1 AND 100`),
+    index("job_catalog_created_idx").on(t.createdAt.desc(), t.id.desc()),
+    index("job_catalog_tenant_created_idx").on(t.tenantId, t.createdAt.desc(), t.id.desc()),
+    index("job_catalog_type_created_idx").on(t.type, t.createdAt.desc(), t.id.desc()),
+    index("job_catalog_queue_created_idx").on(t.queue, t.createdAt.desc(), t.id.desc()),
+    index("job_catalog_tenant_type_created_idx").on(t.tenantId, t.type, t.createdAt.desc()),
+    uniqueIndex("job_catalog_idempotency_key_idx").on(t.tenantId, t.idempotencyKey).where(sql`idempotency_key IS NOT NULL`),
   ],
 );
 
-/** One row per attempt, append-only: opened by the claim, closed once with an outcome. */
-export const jobRuns = pgTable(
-  "job_runs",
+/** States a worker's claim moves a job into: the console's indexes on the live row leave them out. */
+const CLAIM_ENTERED = ["claimed", "running"] as const satisfies readonly (typeof STATES)[number][];
+
+/**
+ * The engine's hot row, for jobs that are not finished. Every index here takes an entry on every
+ * transition, so it has only the engine's (claim, lease, retry due) and two console indexes whose
+ * predicate leaves out the states a claim enters. `run_*` describe the current attempt while the
+ * job is leased (and the last one after: the statement that closes an attempt copies them).
+ */
+export const jobsLive = pgTable(
+  "jobs_live",
   {
-    // No foreign key to jobs: the write path writes history with its job (drizzle/0007_scale.sql).
+    id: uuid("id").primaryKey(),
+    tenantId: text("tenant_id").notNull(),
+    type: text("type").notNull(),
+    queue: text("queue").notNull(),
+    priority: smallint("priority").notNull(),
+    state: jobState("state").notNull(),
+    attempt: integer("attempt").notNull(),
+    maxAttempts: integer("max_attempts").notNull(),
+    stateVersion: integer("state_version").notNull(),
+    leaseOwner: text("lease_owner"),
+    heartbeatAt: tz("heartbeat_at"),
+    notBefore: tz("not_before").notNull(),
+    runWorker: text("run_worker"),
+    runClaimedAt: tz("run_claimed_at"),
+    runStartedAt: tz("run_started_at"),
+    /** The state_version of the attempt's claim event. */
+    runVersion: integer("run_version"),
+    params: jsonb("params").notNull(),
+    createdAt: tz("created_at").notNull(),
+    updatedAt: tz("updated_at").notNull(),
+  },
+  (t) => [
+    check("jobs_live_not_terminal", sql`${t.state} NOT IN (${sql.raw(TERMINAL_STATES.map((s) => `'${s}'`).join(", "))})`),
+    check("jobs_live_attempt_range", sql`${t.attempt} >= 0 AND ${t.attempt} <= ${t.maxAttempts}`),
+    check("jobs_live_version_nonnegative", sql`${t.stateVersion} >= 0`),
+    check("jobs_live_leased_iff_owner", sql`(${stateIn(LEASED_STATES)}) = (${t.leaseOwner} IS NOT NULL)`),
+    check(
+      "jobs_live_leased_has_run",
+      sql`${t.leaseOwner} IS NULL OR (${t.runWorker} = ${t.leaseOwner} AND ${t.runClaimedAt} IS NOT NULL AND ${t.runVersion} IS NOT NULL)`,
+    ),
+    // The dispatcher's claim: only queued rows, in claim order.
+    index("jobs_live_claim_idx").on(t.queue, t.priority, t.notBefore, t.id).where(sql`state = 'queued'`),
+    // The supervisor's scan for stale leases, keyed on lease_owner so heartbeats stay HOT.
+    index("jobs_live_lease_idx").on(t.leaseOwner).where(stateIn(HEARTBEAT_STATES)),
+    // The supervisor's promotion of due retries.
+    index("jobs_live_retry_due_idx").on(t.notBefore).where(sql`state = 'retry_wait'`),
+    // The console's live tabs, newest first, on the states a claim does not enter.
+    index("jobs_live_waiting_idx").on(t.state, t.createdAt.desc(), t.id.desc()).where(sql`state NOT IN (${sql.raw(CLAIM_ENTERED.map((s) => `'${s}'`).join(", "))})`),
+    index("jobs_live_tenant_waiting_idx")
+      .on(t.tenantId, t.state, t.createdAt.desc(), t.id.desc())
+      .where(sql`state NOT IN (${sql.raw(CLAIM_ENTERED.map((s) => `'${s}'`).join(", "))})`),
+  ],
+);
+
+/**
+ * One row per ended attempt, written once when it ends (the open attempt is on the live row).
+ * It also records the worker's own transitions of the attempt: its claim (`claim_version`,
+ * `claimed_at`), its start (`started_at`, version + 1) and, when the worker applied it, the
+ * closing transition (`end_*`). The `job_events` view reads them back as events.
+ */
+export const jobAttempts = pgTable(
+  "job_attempts",
+  {
     jobId: uuid("job_id").notNull(),
     attempt: integer("attempt").notNull(),
     tenantId: text("tenant_id").notNull(),
     workerId: text("worker_id").notNull(),
     claimedAt: tz("claimed_at").notNull(),
+    claimVersion: integer("claim_version").notNull(),
     startedAt: tz("started_at"),
-    finishedAt: tz("finished_at"),
-    outcome: runOutcome("outcome"),
+    finishedAt: tz("finished_at").notNull(),
+    outcome: runOutcome("outcome").notNull(),
+    /** The attempt budget after the attempt ended. */
+    maxAttempts: integer("max_attempts").notNull(),
+    endEvent: jobEvent("end_event"),
+    endFrom: jobState("end_from"),
+    endTo: jobState("end_to"),
+    endVersion: integer("end_version"),
+    /** `fail`: when the retry became due. */
+    retryAt: tz("retry_at"),
     errorClass: text("error_class"),
     errorMessage: text("error_message"),
     result: jsonb("result"),
   },
   (t) => [
-    primaryKey({ columns: [t.jobId, t.attempt] }),
-    check("job_runs_attempt_positive", sql`${t.attempt} >= 1`),
-    check("job_runs_closed_iff_outcome", sql`(${t.outcome} IS NULL) = (${t.finishedAt} IS NULL)`),
-    index("job_runs_worker_idx").on(t.workerId, t.claimedAt.desc()),
-    // The console's error-class filter and the dead-jobs groups.
-    index("job_runs_error_class_idx").on(t.errorClass, t.jobId).where(sql`error_class IS NOT NULL`),
-    index("job_runs_finished_idx").on(t.finishedAt.desc()).where(sql`finished_at IS NOT NULL`),
+    primaryKey({ name: "job_attempts_pkey", columns: [t.jobId, t.attempt] }),
+    check("job_attempts_attempt_positive", sql`${t.attempt} >= 1`),
+    index("job_attempts_finished_brin").using("brin", t.finishedAt),
+    // The jobs a worker finished: the console's finished tabs.
+    index("job_attempts_final_idx").on(t.endTo, t.finishedAt.desc(), t.jobId.desc()).where(sql`end_to IN (${sql.raw(TERMINAL_STATES.map((s) => `'${s}'`).join(", "))})`),
+    index("job_attempts_tenant_final_idx")
+      .on(t.tenantId, t.endTo, t.finishedAt.desc(), t.jobId.desc())
+      .where(sql`end_to IN (${sql.raw(TERMINAL_STATES.map((s) => `'${s}'`).join(", "))})`),
+    // Attempts that did not succeed: a successful attempt writes no entry here.
+    index("job_attempts_error_class_idx").on(t.errorClass, t.jobId).where(sql`error_class IS NOT NULL`),
+    index("job_attempts_worker_trouble_idx").on(t.workerId, t.finishedAt.desc()).where(sql`outcome <> 'succeeded'`),
+    index("job_attempts_lease_lost_idx").on(t.finishedAt.desc(), t.jobId).where(sql`outcome = 'lease_expired'`),
   ],
 );
 
 /**
- * The append-only log of every applied transition: one row per state_version.
- * PARTITIONED BY RANGE (at), one partition per UTC day (drizzle/0009_partition_events.sql,
- * which drizzle-kit cannot express): keys include `at`, and one event per version is the
- * write path's compare-and-set, not a constraint (docs/decisions.md, "Partitioned job_events").
+ * Every transition a worker did not apply (submit is the catalog row; a worker's are its
+ * attempts'), append-only. PARTITIONED BY RANGE (at), one partition per UTC day
+ * (drizzle/0009_partition_events.sql, renamed in 0012), which drizzle-kit cannot express.
  */
-export const jobEvents = pgTable(
-  "job_events",
+export const jobLog = pgTable(
+  "job_log",
   {
-    id: bigint("id", { mode: "number" }).generatedAlwaysAsIdentity(),
-    // No foreign key to jobs: the write path writes history with its job (drizzle/0007_scale.sql).
     jobId: uuid("job_id").notNull(),
     tenantId: text("tenant_id").notNull(),
     event: jobEvent("event").notNull(),
@@ -145,12 +203,18 @@ export const jobEvents = pgTable(
     stateVersion: integer("state_version").notNull(),
     at: tz("at").notNull().defaultNow(),
     payload: jsonb("payload"),
+    /** The attempt budget after the transition. */
+    maxAttempts: integer("max_attempts").notNull(),
   },
   (t) => [
-    primaryKey({ name: "job_events_pkey", columns: [t.id, t.at] }),
-    check("job_events_submit_has_no_from", sql`(${t.fromState} IS NULL) = (${t.event} = 'submit')`),
-    index("job_events_at_idx").on(t.at.desc()),
-    index("job_events_job_version_cover_idx").on(t.jobId, t.stateVersion.desc()),
+    check("job_log_no_submit", sql`${t.event} <> 'submit' AND ${t.fromState} IS NOT NULL AND ${t.actorKind} <> 'worker'`),
+    index("job_log_job_version_idx").on(t.jobId, t.stateVersion),
+    index("job_log_at_brin").using("brin", t.at),
+    // The jobs finished by a transition no worker applied (cancelled, given up).
+    index("job_log_final_idx").on(t.toState, t.at.desc(), t.jobId.desc()).where(sql`to_state IN (${sql.raw(TERMINAL_STATES.map((s) => `'${s}'`).join(", "))})`),
+    index("job_log_tenant_final_idx")
+      .on(t.tenantId, t.toState, t.at.desc(), t.jobId.desc())
+      .where(sql`to_state IN (${sql.raw(TERMINAL_STATES.map((s) => `'${s}'`).join(", "))})`),
   ],
 );
 

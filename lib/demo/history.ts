@@ -39,7 +39,7 @@ export class History {
     const at = new Date(this.t);
     const [c] = await claim(this.sql, { workerId: w, queues: [this.job.queue], limit: 1, onlyJobIds: [this.job.id], at });
     if (!c) throw new Error(`demo: could not claim ${this.job.id}`);
-    this.job = c;
+    this.job = { ...this.job, ...c };
     this.worker = w;
     return this;
   }

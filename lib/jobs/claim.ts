@@ -1,23 +1,24 @@
-import { findTransition } from "../fsm/machine";
-import type { Sql } from "../db/client";
-import { clock, JOB_COLUMNS, writePathMark } from "./write-path";
+import { sql, type SQL } from "drizzle-orm";
+import type { Db } from "../db/client";
+import { prepared } from "../db/drizzle";
+import { shapeOf } from "./shape";
+import { markCte } from "./write";
 import type { ClaimedJob } from "./types";
 
-const CLAIM = findTransition("queued", "claim");
-if (!CLAIM || CLAIM.run !== "open") throw new Error("the transition table has no queued → claim that opens a run");
-const START = findTransition(CLAIM.to, "start");
-if (!START || START.run !== "start" || !START.actors.includes("worker")) throw new Error(`the transition table has no ${CLAIM.to} → start by a worker`);
+const CLAIM = shapeOf("queued", "claim", "worker");
+if (!CLAIM?.opensRun || CLAIM.attemptInc !== 1) throw new Error("the transition table has no queued → claim by a worker that opens a run");
+const START = shapeOf(CLAIM.to, "start", "worker");
+if (!START?.startsRun) throw new Error(`the transition table has no ${CLAIM.to} → start by a worker`);
 
 export type ClaimOptions = {
   workerId: string;
   queues: readonly string[];
   limit: number;
   /**
-   * Also apply `start` to the first `startNow` claimed jobs (in claim order),
-   * in the same statement: one UPDATE of the row instead of two, the run
-   * record opened already started, and both events (claim, then start)
-   * appended. The worker asks for this for the jobs it can launch at once;
-   * prefetched jobs stay `claimed` until they get a slot.
+   * Also apply `start` to the first `startNow` claimed jobs (in claim order), in the same UPDATE:
+   * queued → claimed → running, two versions, one write of the row. The worker's runtime starts
+   * every job it claims (it claims what it will run within about a round trip); the rest stay
+   * `claimed` until a `start`.
    */
   startNow?: number;
   /** Claim only these jobs (the demo seeder and tests); otherwise the next due jobs in claim order. */
@@ -25,59 +26,66 @@ export type ClaimOptions = {
   at?: Date;
 };
 
+/** The columns a claim hands to the worker (what a handler's context shows). */
+export const CLAIMED_COLUMNS = sql`id, tenant_id, type, queue, priority, state, attempt, max_attempts, state_version, params, created_at`;
+
 /**
- * Claim up to `limit` due jobs in one autocommit statement: lock them with SKIP LOCKED,
- * move them queued → claimed while incrementing the attempt in the same
- * UPDATE, open each attempt's run record and append the claim events.
+ * The claim's CTEs (`picked`, `claimed`), placed after `markCte` in a WITH list.
  *
- * The locking SELECT sits in its own CTE so the LIMIT bounds the rows the
- * UPDATE touches (without it the planner may update more rows than asked).
- * It reads the claim index one queue at a time (`queue = q`, then priority
- * order straight from the index): with `queue = ANY(...)` the index cannot
- * give the order, and PostgreSQL sorted every queued job on each claim.
+ * `picked` locks due queued jobs with SKIP LOCKED, reading the claim index one queue at a time
+ * (queue = q, then priority order straight from the index), in its own CTE so the LIMIT bounds
+ * the rows the UPDATE touches. `claimed` finds them by primary key (`id = ANY(ARRAY(…))`): an
+ * index lookup per row whatever the batch or table size, where a join let the planner switch to
+ * a sequential scan and a hash join over the table at a few hundred rows. It increments the
+ * attempt in the same UPDATE (the fencing token), takes the lease and opens the attempt on the row.
  */
-export async function claim(sql: Sql, opts: ClaimOptions): Promise<ClaimedJob[]> {
+export function claimCtes(): SQL {
+  const ph = (name: string) => sql.placeholder(name);
+  const at = sql`coalesce(${ph("claimAt")}::timestamptz, now())`;
+  return sql`
+  picked AS MATERIALIZED (
+    SELECT p.id, row_number() OVER (ORDER BY p.priority, p.not_before, p.id) <= ${ph("startNow")}::int AS starts
+      FROM mark, unnest(${ph("queues")}::text[]) AS q(name), LATERAL (
+        SELECT id, priority, not_before FROM jobs_live
+         WHERE state = 'queued' AND queue = q.name AND not_before <= ${at} AND attempt < max_attempts
+           AND (${ph("only")}::uuid[] IS NULL OR id = ANY(${ph("only")}::uuid[]))
+         ORDER BY priority, not_before, id
+         LIMIT ${ph("limit")}::int
+         FOR UPDATE SKIP LOCKED) p
+     WHERE mark.on = 'on'
+     ORDER BY p.priority, p.not_before, p.id
+     LIMIT ${ph("limit")}::int),
+  claimed AS (
+    UPDATE jobs_live l SET
+      state = CASE WHEN p.starts THEN '${sql.raw(START!.to)}'::job_state ELSE '${sql.raw(CLAIM!.to)}'::job_state END,
+      attempt = l.attempt + 1,
+      state_version = l.state_version + CASE WHEN p.starts THEN 2 ELSE 1 END,
+      lease_owner = ${ph("workerId")}::text, heartbeat_at = ${at},
+      run_worker = ${ph("workerId")}::text, run_claimed_at = ${at}, run_started_at = CASE WHEN p.starts THEN ${at} END,
+      run_version = l.state_version + 1, updated_at = ${at}
+      FROM picked p
+     WHERE l.id = ANY(ARRAY(SELECT id FROM picked)) AND l.id = p.id AND l.state = '${sql.raw(CLAIM!.from)}'::job_state
+    RETURNING l.id, l.tenant_id, l.type, l.queue, l.priority, l.state, l.attempt, l.max_attempts, l.state_version, l.params, l.created_at)`;
+}
+
+/** The values of the claim's placeholders. */
+export function claimValues(opts: ClaimOptions): Record<string, unknown> {
+  return {
+    startNow: Math.max(0, Math.min(opts.limit, Math.floor(opts.startNow ?? 0))),
+    queues: opts.queues,
+    claimAt: opts.at ?? null,
+    only: opts.onlyJobIds ?? null,
+    limit: opts.limit,
+    workerId: opts.workerId,
+  };
+}
+
+/**
+ * Claim up to `limit` due jobs in one autocommit statement (the write-path mark travels in it):
+ * one round trip on the pickup path.
+ */
+export async function claim(client: Db, opts: ClaimOptions): Promise<ClaimedJob[]> {
   if (opts.limit < 1 || opts.queues.length === 0) return [];
-  const from = CLAIM!.from;
-  const to = CLAIM!.to;
-  const running = START!.to;
-  const startNow = Math.max(0, Math.min(opts.limit, Math.floor(opts.startNow ?? 0)));
-  // One autocommit statement (the write-path mark travels inside it): one round trip on the pickup path.
-  const now = clock(sql, opts.at);
-  const only = opts.onlyJobIds ? sql`AND id = ANY(${opts.onlyJobIds}::uuid[])` : sql``;
-  return sql<ClaimedJob[]>`
-      WITH mark AS MATERIALIZED (${writePathMark(sql)}), picked AS (
-        SELECT p.id, p.priority, p.not_before FROM mark, unnest(${opts.queues}::text[]) AS q(name), LATERAL (
-          SELECT id, priority, not_before FROM jobs
-           WHERE state = ${from} AND queue = q.name AND not_before <= ${now}
-             AND attempt < max_attempts ${only}
-           ORDER BY priority, not_before, id
-           LIMIT ${opts.limit}
-           FOR UPDATE SKIP LOCKED
-        ) p
-        WHERE mark.marked = 'on'
-        ORDER BY p.priority, p.not_before, p.id
-        LIMIT ${opts.limit}
-      ), ranked AS (
-        SELECT id, row_number() OVER (ORDER BY priority, not_before, id) <= ${startNow} AS starts FROM picked
-      ), claimed AS (
-        UPDATE jobs j SET
-          state = CASE WHEN r.starts THEN ${running}::job_state ELSE ${to}::job_state END,
-          attempt = j.attempt + 1,
-          state_version = j.state_version + CASE WHEN r.starts THEN 2 ELSE 1 END,
-          lease_owner = ${opts.workerId}, heartbeat_at = ${now}, updated_at = ${now}
-        FROM ranked r WHERE j.id = r.id AND j.state = ${from}
-        RETURNING j.*, r.starts
-      ), runs AS (
-        INSERT INTO job_runs (job_id, attempt, tenant_id, worker_id, claimed_at, started_at)
-        SELECT id, attempt, tenant_id, ${opts.workerId}, ${now}, CASE WHEN starts THEN ${now} END FROM claimed
-      ), events AS (
-        INSERT INTO job_events (job_id, tenant_id, event, from_state, to_state, actor_kind, actor_id, attempt, state_version, at)
-        SELECT id, tenant_id, 'claim'::job_event, ${from}::job_state, ${to}::job_state, 'worker'::actor_kind, ${opts.workerId}, attempt,
-               state_version - CASE WHEN starts THEN 1 ELSE 0 END, ${now} FROM claimed
-        UNION ALL
-        SELECT id, tenant_id, 'start'::job_event, ${to}::job_state, ${running}::job_state, 'worker'::actor_kind, ${opts.workerId}, attempt, state_version, ${now}
-          FROM claimed WHERE starts
-      )
-      SELECT ${sql.unsafe(JOB_COLUMNS)} FROM claimed ORDER BY priority, not_before, id`;
+  const statement = prepared<ClaimedJob>(client, "jobscope_claim", () => sql`WITH ${markCte}, ${claimCtes()} SELECT ${CLAIMED_COLUMNS} FROM claimed ORDER BY priority, id`);
+  return statement(claimValues(opts));
 }

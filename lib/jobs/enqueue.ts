@@ -1,11 +1,14 @@
-import { randomUUID } from "node:crypto";
+import { sql } from "drizzle-orm";
 import postgres from "postgres";
 import { z } from "zod";
 import { submitted } from "../fsm/machine";
 import { TRANSITIONS, type ActorKind } from "../fsm/table";
-import type { Sql } from "../db/client";
+import type { Db } from "../db/client";
+import { prepared } from "../db/drizzle";
+import { uuidv7 } from "./ids";
 import { isJobType, JOB_TYPES } from "./job-types";
-import { clock, inWritePath, JOB_COLUMNS, type Tx } from "./write-path";
+import { markCte } from "./write";
+import { JOB_COLUMNS } from "./write-path";
 import type { Actor, JobRow } from "./types";
 
 const SUBMIT = TRANSITIONS.find((t) => t.from === null)!;
@@ -37,12 +40,12 @@ const issuesOf = (e: z.ZodError) => e.issues.map((i) => ({ path: i.path.join("."
 
 /**
  * Submit a job: validate everything first (bad input writes nothing), then
- * insert it as `queued`, append its `submit` event and wake the workers, in
- * one transaction. With an idempotency key, a second submit returns the first
+ * write its catalog row and its live row as `queued` and wake the workers, in
+ * one statement. With an idempotency key, a second submit returns the first
  * job (`created: false`) instead of a copy.
  */
 export async function enqueue(
-  sql: Sql | Tx,
+  client: Db,
   raw: EnqueueInput,
   actor: Actor,
   opts: { at?: Date } = {},
@@ -61,49 +64,59 @@ export async function enqueue(
   if (!params.success) throw new EnqueueError("invalid_params", `invalid params for ${input.type}`, issuesOf(params.error));
   const initial = submitted(input.maxAttempts ?? spec.maxAttempts);
 
-  // Two statements sent together (pipelined, one round trip): the job, then its submit event and the
-  // wake-up NOTIFY (sent at commit). The second reads the job the first inserted — in a separate
-  // statement, so row-level security sees it — and writes nothing if the first did not insert (an
-  // idempotency key already used). The tenant is checked by the foreign key.
-  return inWritePath(sql, async (tx) => {
-    const now = clock(tx, opts.at);
-    const id = randomUUID();
-    const [insert, submit] = await Promise.allSettled([
-      tx<JobRow[]>`
-        INSERT INTO jobs (id, tenant_id, type, queue, priority, state, attempt, max_attempts, state_version, not_before,
-                          params, idempotency_key, created_at, updated_at)
-        VALUES (${id}, ${input.tenantId}, ${input.type}, ${input.queue ?? spec.queue}, ${input.priority}, ${initial.state},
-                ${initial.attempt}, ${initial.maxAttempts}, ${initial.stateVersion},
-                ${input.notBefore ? tx`${input.notBefore}::timestamptz` : now},
-                ${tx.json(params.data as never)}, ${input.idempotencyKey ?? null}, ${now}, ${now})
-        ON CONFLICT (tenant_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
-        RETURNING ${tx.unsafe(JOB_COLUMNS)}`,
-      tx`
-        WITH job AS (SELECT id, tenant_id, queue, max_attempts, created_at FROM jobs WHERE id = ${id}),
-        event AS (
-          INSERT INTO job_events (job_id, tenant_id, event, from_state, to_state, actor_kind, actor_id, attempt, state_version, at, payload)
-          SELECT id, tenant_id, ${SUBMIT.event}, NULL, ${SUBMIT.to}, ${actor.kind}, ${actor.id}, 0, 0, created_at,
-                 jsonb_build_object('maxAttempts', max_attempts)
-            FROM job)
-        SELECT count(pg_notify('jobscope_queued', queue))::int AS notified FROM job`,
-    ]);
-    if (insert.status === "rejected") {
-      const e = insert.reason as unknown;
-      if (e instanceof postgres.PostgresError && e.code === "23503" && e.constraint_name === "jobs_tenant_id_tenants_id_fk") {
-        throw new EnqueueError("unknown_tenant", `unknown tenant ${JSON.stringify(input.tenantId)}`);
-      }
-      throw e;
+  // One autocommit statement (inside a caller's transaction, one statement of it): the catalog row
+  // (nothing happens when its idempotency key was used), the live row, and the wake-up NOTIFY,
+  // sent at commit. The submit event is the catalog row (the `job_events` view reads it back).
+  // The tenant is checked by the catalog's foreign key.
+  const id = uuidv7(opts.at?.getTime());
+  let rows: (JobRow & { notified: number })[];
+  try {
+    rows = await submitStatement(client)({
+      id, tenantId: input.tenantId, type: input.type, queue: input.queue ?? spec.queue, priority: input.priority,
+      maxAttempts: initial.maxAttempts, params: JSON.stringify(params.data), idempotencyKey: input.idempotencyKey ?? null,
+      actorKind: actor.kind, actorId: actor.id, at: opts.at ?? null, notBefore: input.notBefore ?? null,
+      state: initial.state, attempt: initial.attempt, version: initial.stateVersion,
+    });
+  } catch (e) {
+    if (e instanceof postgres.PostgresError && e.code === "23503" && e.constraint_name === "job_catalog_tenant_id_fkey") {
+      throw new EnqueueError("unknown_tenant", `unknown tenant ${JSON.stringify(input.tenantId)}`);
     }
-    if (submit.status === "rejected") throw submit.reason;
-    const rows = insert.value;
-    const [inserted] = rows;
-    if (!inserted) {
-      const [existing] = await tx<JobRow[]>`
-        SELECT ${tx.unsafe(JOB_COLUMNS)} FROM jobs
-         WHERE tenant_id = ${input.tenantId} AND idempotency_key = ${input.idempotencyKey ?? null}`;
-      if (!existing) throw new Error("idempotency conflict without an existing job");
-      return { job: existing, created: false };
-    }
-    return { job: inserted, created: true };
-  });
+    throw e;
+  }
+  const [inserted] = rows;
+  if (inserted) {
+    const { notified: _n, ...job } = inserted;
+    void _n;
+    return { job, created: true };
+  }
+  const [existing] = await client<JobRow[]>`
+    SELECT ${client.unsafe(JOB_COLUMNS)} FROM jobs
+     WHERE tenant_id = ${input.tenantId} AND idempotency_key = ${input.idempotencyKey ?? null}`;
+  if (!existing) throw new Error("idempotency conflict without an existing job");
+  return { job: existing, created: false };
 }
+
+const submitStatement = (client: Db) =>
+  prepared<JobRow & { notified: number }>(client, "jobscope_submit", () => {
+    const ph = (name: string) => sql.placeholder(name);
+    const at = sql`coalesce(${ph("at")}::timestamptz, now())`;
+    return sql`WITH ${markCte},
+      c AS (
+        INSERT INTO job_catalog (id, tenant_id, type, queue, priority, max_attempts, params, idempotency_key, submitted_by_kind, submitted_by, created_at, not_before)
+        SELECT ${ph("id")}::uuid, ${ph("tenantId")}::text, ${ph("type")}::text, ${ph("queue")}::text, ${ph("priority")}::smallint,
+               ${ph("maxAttempts")}::int, ${ph("params")}::text::jsonb, ${ph("idempotencyKey")}::text, ${ph("actorKind")}::text::actor_kind,
+               ${ph("actorId")}::text, ${at}, coalesce(${ph("notBefore")}::timestamptz, ${at})
+          FROM mark WHERE mark.on = 'on'
+        ON CONFLICT (tenant_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
+        RETURNING *),
+      l AS (
+        INSERT INTO jobs_live (id, tenant_id, type, queue, priority, state, attempt, max_attempts, state_version, not_before, params, created_at, updated_at)
+        SELECT id, tenant_id, type, queue, priority, ${ph("state")}::text::job_state, ${ph("attempt")}::int, max_attempts,
+               ${ph("version")}::int, not_before, params, created_at, created_at
+          FROM c
+        RETURNING *)
+      SELECT l.id, l.tenant_id, l.type, l.queue, l.priority, l.state, l.attempt, l.max_attempts, l.state_version, l.lease_owner, l.heartbeat_at,
+             l.not_before, l.params, c.idempotency_key, l.created_at, l.updated_at, NULL::timestamptz AS finished_at,
+             (SELECT count(pg_notify('jobscope_queued', queue))::int FROM l) AS notified
+        FROM l JOIN c ON c.id = l.id`;
+  });

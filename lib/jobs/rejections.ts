@@ -1,5 +1,5 @@
 import type { JobState } from "../fsm/table";
-import type { Tx } from "./write-path";
+import type { Db } from "../db/client";
 import type { MovedBy, Rejection, TransitionInput } from "./types";
 
 /** The row as the write path re-reads it to decide and to classify a refusal. */
@@ -12,9 +12,13 @@ export type Current = {
   tenantId: string;
 };
 
-export async function readCurrent(tx: Tx, jobId: string): Promise<Current | null> {
+export async function readCurrent(tx: Db, jobId: string): Promise<Current | null> {
   const [row] = await tx<Current[]>`
-    SELECT state, state_version, attempt, max_attempts, lease_owner, tenant_id FROM jobs WHERE id = ${jobId}`;
+    SELECT state, state_version, attempt, max_attempts, lease_owner, tenant_id FROM jobs_live WHERE id = ${jobId}
+    UNION ALL
+    SELECT f.state, f.state_version, f.attempt, f.max_attempts, NULL, c.tenant_id
+      FROM job_catalog c CROSS JOIN LATERAL job_last_transition(c.id) f
+     WHERE c.id = ${jobId} AND NOT EXISTS (SELECT 1 FROM jobs_live WHERE id = ${jobId})`;
   return row ?? null;
 }
 
@@ -50,7 +54,7 @@ export function classifyMiss(
   return null;
 }
 
-async function lastMove(tx: Tx, jobId: string): Promise<MovedBy | null> {
+async function lastMove(tx: Db, jobId: string): Promise<MovedBy | null> {
   const [row] = await tx<MovedBy[]>`
     SELECT event, actor_kind, actor_id, at FROM job_events WHERE job_id = ${jobId} ORDER BY state_version DESC LIMIT 1`;
   return row ?? null;
@@ -58,7 +62,7 @@ async function lastMove(tx: Tx, jobId: string): Promise<MovedBy | null> {
 
 /** Record a refusal in `transition_rejections` and describe it to the caller. */
 export async function recordRejection(
-  tx: Tx,
+  tx: Db,
   input: TransitionInput,
   current: Current | null,
   kind: Rejection["kind"],

@@ -16,6 +16,7 @@ export type JobRow = {
   stateVersion: number;
   leaseOwner: string | null;
   heartbeatAt: Date | null;
+  /** When a live job becomes claimable; for a finished job, the one it was submitted with. */
   notBefore: Date;
   params: unknown;
   idempotencyKey: string | null;
@@ -59,7 +60,9 @@ export type Rejection = {
 export type TransitionResult = { ok: true; job: JobRow; from: JobState; event: JobEvent } | Rejection;
 
 /** A job handed to a worker by `claim`: claimed, or already running when claimed with `startNow`. */
-export type ClaimedJob = JobRow & { state: "claimed" | "running" };
+export type ClaimedJob = Pick<JobRow, "id" | "tenantId" | "type" | "queue" | "priority" | "attempt" | "maxAttempts" | "stateVersion" | "params" | "createdAt"> & {
+  state: "claimed" | "running";
+};
 
 /** What a heartbeat learns about one job: its current state, or that the lease is lost. */
 export type HeartbeatResult = Map<string, { state: JobState; stateVersion: number }>;

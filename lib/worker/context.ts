@@ -19,10 +19,23 @@ export type ContextDeps = {
   refresh: (lease: Lease) => Promise<void>;
 };
 
-export function createContext<P>(lease: Lease, params: P, deps: ContextDeps): JobContext<P> {
-  const { job } = lease;
-  return {
-    job: {
+/**
+ * What a handler gets. A class, made once per job: its signal, log and `checkpoint` are made on
+ * first use (most handlers use none of them), and `checkpoint` stays callable when destructured.
+ */
+class Context<P> implements JobContext<P> {
+  readonly job: JobContext<P>["job"];
+  readonly attempt: number;
+  readonly worker: JobContext<P>["worker"];
+  private cp: (() => Promise<void>) | null = null;
+
+  constructor(
+    private readonly lease: Lease,
+    params: P,
+    private readonly deps: ContextDeps,
+  ) {
+    const job = lease.job;
+    this.job = {
       id: job.id,
       tenantId: job.tenantId,
       // The worker only builds a context for a type it found in JOB_TYPES.
@@ -33,13 +46,26 @@ export function createContext<P>(lease: Lease, params: P, deps: ContextDeps): Jo
       maxAttempts: job.maxAttempts,
       createdAt: job.createdAt,
       params,
-    },
-    attempt: job.attempt,
-    signal: lease.signal,
-    checkpoint: () => checkpoint(lease, deps),
-    log: withFields(deps.log, { jobId: job.id, type: job.type, attempt: job.attempt }),
-    worker: { id: deps.workerId, allowProcessKill: deps.allowProcessKill },
-  };
+    };
+    this.attempt = job.attempt;
+    this.worker = { id: deps.workerId, allowProcessKill: deps.allowProcessKill };
+  }
+
+  get signal() {
+    return this.lease.signal;
+  }
+
+  get checkpoint() {
+    return (this.cp ??= () => checkpoint(this.lease, this.deps));
+  }
+
+  get log() {
+    return withFields(this.deps.log, { jobId: this.job.id, type: this.job.type, attempt: this.attempt });
+  }
+}
+
+export function createContext<P>(lease: Lease, params: P, deps: ContextDeps): JobContext<P> {
+  return new Context(lease, params, deps);
 }
 
 async function checkpoint(lease: Lease, deps: ContextDeps): Promise<void> {

@@ -13,17 +13,19 @@ import { sleep } from "./wakeup";
 export async function withDbRetry<T>(
   what: string,
   fn: () => Promise<T>,
-  opts: { log: Logger; tries?: number; signal?: AbortSignal },
+  opts: { log: Logger; tries?: number; signal?: AbortSignal | (() => AbortSignal) },
 ): Promise<{ value: T; retried: boolean }> {
   const tries = opts.tries ?? 5;
   for (let i = 1; ; i++) {
     try {
       return { value: await fn(), retried: i > 1 };
     } catch (e) {
-      if (i >= tries || opts.signal?.aborted) throw e;
+      // A function: the signal is made only when a retry needs it (a lease makes its signal lazily).
+      const signal = typeof opts.signal === "function" ? opts.signal() : opts.signal;
+      if (i >= tries || signal?.aborted) throw e;
       const delay = backoffDelay(i, DB_RETRY);
       opts.log.warn(`${what} failed; retrying in ${delay}ms`, { ...errorFields(e), try: i });
-      await sleep(delay, opts.signal);
+      await sleep(delay, signal);
     }
   }
 }

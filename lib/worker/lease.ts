@@ -16,9 +16,15 @@ export class Lease {
   checkedAt = 0;
   lost = false;
   heldAtCheckpoint = false;
-  readonly controller = new AbortController();
+  /** How long the handler ran (ms), once it has; -1 before. */
+  handlerMs = -1;
+  /** The handler's slot was given back (lib/worker/run-job.ts). */
+  handlerReleased = false;
   readonly startedAt = Date.now();
-  private listeners = new Set<() => void>();
+  // Created on first use: most handlers never look at their signal, and a lease is made per job.
+  private controller: AbortController | null = null;
+  private lostReason: Error | null = null;
+  private listeners: Set<() => void> | null = null;
 
   constructor(readonly job: ClaimedJob) {
     this.state = job.state;
@@ -31,8 +37,17 @@ export class Lease {
   get attempt() {
     return this.job.attempt;
   }
-  get signal() {
+  get signal(): AbortSignal {
+    if (!this.controller) {
+      this.controller = new AbortController();
+      if (this.lostReason) this.controller.abort(this.lostReason);
+    }
     return this.controller.signal;
+  }
+
+  /** Why the lease was lost (the signal's reason), or null. */
+  get lossReason(): Error | null {
+    return this.lostReason;
   }
 
   /**
@@ -52,7 +67,8 @@ export class Lease {
   lose(reason: Error) {
     if (this.lost) return;
     this.lost = true;
-    this.controller.abort(reason);
+    this.lostReason = reason;
+    this.controller?.abort(reason);
     this.notify();
   }
 
@@ -62,11 +78,11 @@ export class Lease {
     return new Promise((resolve) => {
       const done = () => {
         clearTimeout(timer);
-        this.listeners.delete(done);
+        this.listeners?.delete(done);
         resolve();
       };
       const timer = setTimeout(done, timeoutMs);
-      this.listeners.add(done);
+      (this.listeners ??= new Set()).add(done);
     });
   }
 
@@ -82,6 +98,6 @@ export class Lease {
   }
 
   private notify() {
-    for (const l of [...this.listeners]) l();
+    if (this.listeners) for (const l of [...this.listeners]) l();
   }
 }

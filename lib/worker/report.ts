@@ -1,9 +1,10 @@
-import type { Sql } from "../db/client";
+import type { Db } from "../db/client";
 import { canApply, findTransition, type JobSnapshot } from "../fsm/machine";
 import type { JobEvent, JobState } from "../fsm/table";
-import { applyWorkerBatch, type Batcher, type BatchItem } from "../jobs/complete";
+import { applyWorkerBatch, type BatchItem } from "../jobs/complete";
 import { transition } from "../jobs/transition";
-import type { TransitionInput, TransitionResult } from "../jobs/types";
+import type { Rejection, TransitionInput } from "../jobs/types";
+import type { Moved } from "../jobs/write";
 import { retryAt, type BackoffOptions } from "./backoff";
 import { CHECKPOINT_FRESHNESS_MS } from "./context";
 import { withDbRetry } from "./db-retry";
@@ -33,26 +34,29 @@ export function chooseEvent(o: HandlerOutcome, job: JobSnapshot): JobEvent | nul
   return candidates(o).find((e) => canApply(job, e, "worker")) ?? null;
 }
 
+/** Where a worker's reports go: its rounds (lib/worker/rounds.ts), many jobs per statement. */
+export type Reporter = { add(item: BatchItem): Promise<Moved | null> };
+
 export type ReportDeps = {
-  sql: Sql;
+  sql: Db;
   workerId: string;
   log: Logger;
   refresh: (lease: Lease) => Promise<void>;
-  /** The worker's batch of reports (lib/jobs/complete.ts); without it, each report is its own transaction. */
-  batch?: Batcher<BatchItem, TransitionResult | null>;
+  /** The worker's rounds; without them each report is its own statement. */
+  batch?: Reporter;
 };
 
+export type SendResult = { ok: true; job: Pick<Moved, "state" | "stateVersion"> } | Rejection;
+
 /**
- * Send one of the worker's own transitions (start, finish, fail, ...): through
- * the worker's batch when it has one — many jobs in one statement, flushed
- * every few ms — else alone. A report that loses its guard in the batch goes
- * through `transition()`, which re-reads the row, classifies and records it.
+ * Send one of the worker's own transitions (start, finish, fail, ...): through the worker's
+ * rounds when it has them — many jobs in one statement — else alone. A report that loses its
+ * guard goes through `transition()`, which re-reads the row, classifies and records it.
  */
-export async function send(deps: ReportDeps, lease: Lease, input: TransitionInput & { expected: { state: JobState; version: number } }) {
-  const item = { ...input, attempt: lease.attempt, maxAttempts: lease.job.maxAttempts };
-  // Unbatched: the same guarded statement for this one job (one statement, not transition()'s read-then-write).
+export async function send(deps: ReportDeps, lease: Lease, input: TransitionInput & { expected: { state: JobState; version: number } }): Promise<SendResult> {
+  const item = { ...input, attempt: lease.attempt };
   const r = deps.batch ? await deps.batch.add(item) : (await applyWorkerBatch(deps.sql, deps.workerId, [item]))[0];
-  return r ?? transition(deps.sql, input);
+  return r ? { ok: true, job: r } : transition(deps.sql, input);
 }
 
 /**
@@ -73,7 +77,7 @@ export async function report(lease: Lease, o: HandlerOutcome, deps: ReportDeps):
   let state: JobState = lease.state;
   let version = lease.stateVersion;
   for (let redecided = 0; ; ) {
-    if (lease.lost) return done({ status: lease.signal.reason instanceof DrainTimeout ? "drained" : "lease_lost" });
+    if (lease.lost) return done({ status: lease.lossReason instanceof DrainTimeout ? "drained" : "lease_lost" });
     const snapshot = { state, attempt: lease.attempt, maxAttempts: lease.job.maxAttempts, stateVersion: version };
     const event = chooseEvent(o, snapshot);
     if (!event) {
@@ -90,7 +94,7 @@ export async function report(lease: Lease, o: HandlerOutcome, deps: ReportDeps):
     const input = buildInput(lease, deps.workerId, event, { state, version }, o);
     let sent;
     try {
-      sent = await withDbRetry(`report ${event}`, () => send(deps, lease, input), { log: deps.log, signal: lease.signal });
+      sent = await withDbRetry(`report ${event}`, () => send(deps, lease, input), { log: deps.log, signal: () => lease.signal });
     } catch (e) {
       if (lease.lost) continue;
       deps.log.error("could not report; the lease will expire and the supervisor will reclaim the job", {

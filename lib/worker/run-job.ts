@@ -1,3 +1,4 @@
+import { performance } from "node:perf_hooks";
 import { z } from "zod";
 import { transition } from "../jobs/transition";
 import { isJobType, JOB_TYPES, type JobParams, type JobType } from "../jobs/job-types";
@@ -6,6 +7,7 @@ import { createContext, type ContextDeps } from "./context";
 import { withDbRetry } from "./db-retry";
 import { describeError, DrainTimeout, JobCancelled, PermanentError } from "./errors";
 import type { Lease } from "./lease";
+import type { BatchItem } from "../jobs/complete";
 import { report, send, type HandlerOutcome, type ReportDeps } from "./report";
 import type { HandlerSpec, Handlers, JobContext, JobOutcome } from "./types";
 
@@ -15,11 +17,18 @@ export type RunDeps = ReportDeps &
     retry: Partial<BackoffOptions>;
     /** True once the worker is draining: a job not started yet is released instead (issue 7). */
     draining?: () => boolean;
+    /**
+     * Called once the job's handler is done (or never ran), before its report goes out: the
+     * handler's slot is free then, and the report waits for its round without holding it.
+     */
+    handlerDone?: (lease: Lease) => void;
+    /** This worker as the actor of its transitions (one object for every report). */
+    actor?: { kind: "worker"; id: string };
   };
 
 /** A handler bound to its parsed params, or why the job cannot run here. */
 type Prepared =
-  | { ok: true; retry: Partial<BackoffOptions> | undefined; call: (ctx: <P>(params: P) => JobContext<P>) => Promise<unknown> }
+  | { ok: true; retry: Partial<BackoffOptions> | undefined; run: (ctx: JobContext<never>) => Promise<unknown>; params: unknown }
   | { ok: false; error: Error };
 
 class NoHandlerError extends Error {
@@ -37,23 +46,36 @@ function prepare<T extends JobType>(type: T, handlers: Handlers, raw: unknown): 
   const schema = JOB_TYPES[type].params as unknown as z.ZodType<JobParams<T>>;
   const parsed = schema.safeParse(raw);
   if (!parsed.success) return { ok: false, error: new InvalidParamsError(z.prettifyError(parsed.error)) };
-  const run = typeof spec === "function" ? spec : spec.run;
-  return { ok: true, retry: typeof spec === "function" ? undefined : spec.retry, call: (ctx) => run(ctx(parsed.data)) };
+  return typeof spec === "function" ? { ok: true, retry: undefined, run: spec, params: parsed.data } : { ok: true, retry: spec.retry, run: spec.run, params: parsed.data };
 }
 
 /** One attempt of one claimed job: start, run the handler, report how it ended. */
 export async function runJob(lease: Lease, deps: RunDeps): Promise<JobOutcome> {
+  try {
+    return await attempt(lease, deps);
+  } finally {
+    // Once per job in every case (attempt() calls it as soon as the handler is done).
+    if (!lease.handlerReleased) handlerDone(lease, deps);
+  }
+}
+
+function handlerDone(lease: Lease, deps: RunDeps) {
+  lease.handlerReleased = true;
+  deps.handlerDone?.(lease);
+}
+
+async function attempt(lease: Lease, deps: RunDeps): Promise<JobOutcome> {
   const base = { jobId: lease.id, type: lease.job.type, attempt: lease.attempt };
   const elapsed = () => Date.now() - lease.startedAt;
-  const start = {
-    jobId: lease.id,
-    event: "start",
-    actor: { kind: "worker", id: deps.workerId },
-    attempt: lease.attempt,
-    expected: { state: lease.state, version: lease.stateVersion },
-  } as const;
   // Claimed with `startNow`, the job is running already: the claim applied `start` in the same statement.
   if (lease.job.state === "claimed") {
+    const start = {
+      jobId: lease.id,
+      event: "start",
+      actor: { kind: "worker", id: deps.workerId },
+      attempt: lease.attempt,
+      expected: { state: lease.state, version: lease.stateVersion },
+    } as const;
     if (deps.draining?.()) return release(lease, deps, base, elapsed);
     let started;
     try {
@@ -72,20 +94,28 @@ export async function runJob(lease: Lease, deps: RunDeps): Promise<JobOutcome> {
   const prepared: Prepared = isJobType(lease.job.type)
     ? prepare(lease.job.type, deps.handlers, lease.job.params)
     : { ok: false, error: new PermanentError(`unknown job type ${lease.job.type}`) };
-  const retry = { ...DEFAULT_RETRY, ...deps.retry, ...(prepared.ok ? prepared.retry : undefined) };
   let outcome: HandlerOutcome;
   try {
     if (!prepared.ok) throw prepared.error;
-    const result = await prepared.call((params) => createContext(lease, params, deps));
+    const t0 = performance.now();
+    const result = await prepared.run(createContext(lease, prepared.params as never, deps));
+    lease.handlerMs = performance.now() - t0;
     outcome = { kind: "success", result };
   } catch (e) {
+    const retry = { ...DEFAULT_RETRY, ...deps.retry, ...(prepared.ok ? prepared.retry : undefined) };
     if (e instanceof JobCancelled) outcome = { kind: "cancelled", error: describeError(e), retry };
     else outcome = { kind: "error", error: describeError(e), permanent: e instanceof PermanentError, retry };
   }
+  handlerDone(lease, deps);
   if (lease.lost) {
     // Whatever the handler did after the lease went, the next attempt owns the job now.
-    const status = lease.signal.reason instanceof DrainTimeout ? "drained" : "lease_lost";
+    const status = lease.lossReason instanceof DrainTimeout ? "drained" : "lease_lost";
     return { ...base, status, durationMs: elapsed() };
+  }
+  // The common case in one step: a handler that succeeded on a job still running under our lease.
+  if (outcome.kind === "success" && lease.state === "running" && deps.batch) {
+    const fast = await finishFast(lease, outcome.result, deps);
+    if (fast) return fast;
   }
   return report(lease, outcome, deps);
 }
@@ -116,4 +146,29 @@ async function release(
     deps.log.warn("could not release a claimed job; its lease will expire", { ...base, ...describeError(e) });
     return { ...base, status: "failed_to_report", event: "release", durationMs: elapsed() };
   }
+}
+
+/**
+ * `finish` through the worker's rounds without the general report's decisions: null when it did
+ * not apply (or the round failed), and the general path (`report`) then decides, retries and
+ * classifies as for any report.
+ */
+async function finishFast(lease: Lease, result: unknown, deps: RunDeps): Promise<JobOutcome | null> {
+  const item: BatchItem = {
+    jobId: lease.id,
+    event: "finish",
+    actor: deps.actor ?? { kind: "worker", id: deps.workerId },
+    attempt: lease.attempt,
+    expected: { state: "running", version: lease.stateVersion },
+  };
+  if (result !== undefined) item.result = result;
+  let moved;
+  try {
+    moved = await deps.batch!.add(item);
+  } catch {
+    return null;
+  }
+  if (!moved) return null;
+  lease.learn(moved.state, moved.stateVersion);
+  return { jobId: lease.id, type: lease.job.type, attempt: lease.attempt, status: "reported", event: "finish", state: moved.state, durationMs: Date.now() - lease.startedAt };
 }

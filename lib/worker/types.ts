@@ -88,22 +88,20 @@ export type WorkerOptions = {
   pollIntervalMs?: number;
   drainTimeoutMs?: number;
   /**
-   * Batch the worker's own reports (default true): completions (and starts of
-   * prefetched jobs) of many jobs go in one statement — by default as soon as the
-   * previous one is done (group commit), or every `batchDelayMs` when set. `false`:
-   * one transaction per transition.
+   * Batch (default true): each statement carries the reports that wait and the claim of the next
+   * jobs, `pipelines` statements in flight, up to `maxBatch` reports and `maxBatch` claims each.
+   * `false`: one job per statement (each of `concurrency` slots claims and reports its own).
    */
   batch?: boolean;
-  batchDelayMs?: number;
+  /** Statements in flight at once (default 2). */
+  pipelines?: number;
+  /** Most jobs claimed, and most reports sent, per statement (default 500). */
+  maxBatch?: number;
   /**
-   * Claim up to this many jobs beyond the free slots into a local buffer (default 0).
-   * Jobs claimed for a free slot are claimed and started in one statement; a prefetched
-   * job needs a second UPDATE (`start`) when it gets its slot, so prefetching pays only
-   * when the claim round trip is long next to the jobs' run time (a distant database).
+   * Jobs to hold beyond the free slots. Default: adaptive, what the handlers finish within about
+   * two round trips (a claimed job is running from its claim, so the local queue stays short).
    */
   prefetch?: number;
-  /** After a claim finds the queue empty, wait this long before the next (default 2 ms). */
-  fetchCooldownMs?: number;
   /** Retry backoff for every type; a handler spec may override it per type. */
   retry?: Partial<BackoffOptions>;
   log?: Logger;
@@ -129,4 +127,6 @@ export type Worker = {
   /** Stop claiming, let in-flight jobs finish (up to drainTimeoutMs), then abort the rest. */
   stop(): Promise<void>;
   inFlight(): InFlightInfo[];
+  /** Statements sent, reports carried and jobs claimed since start. */
+  stats(): { rounds: number; reports: number; claimed: number };
 };

@@ -1,17 +1,15 @@
-import { claim } from "../jobs/claim";
-import { applyWorkerBatch, Batcher, type BatchItem } from "../jobs/complete";
-import type { TransitionResult } from "../jobs/types";
 import type { ClaimedJob } from "../jobs/types";
 import { backoffDelay, DB_RETRY } from "./backoff";
+import { withDbRetry } from "./db-retry";
 import { DrainTimeout } from "./errors";
 import { beat, everyInterval } from "./heartbeats";
 import { Lease } from "./lease";
-import { withDbRetry } from "./db-retry";
 import { consoleLogger, errorFields, withFields } from "./log";
 import { defaultWorkerId, markWorkerStopped, registerWorker, touchWorker } from "./registry";
+import { Rounds } from "./rounds";
 import { runJob, type RunDeps } from "./run-job";
-import type { JobOutcome, Worker, WorkerOptions } from "./types";
-import { sleep, Wakeup } from "./wakeup";
+import type { JobOutcome, Logger, Worker, WorkerOptions } from "./types";
+import { sleep } from "./wakeup";
 
 /** How long a drain waits for each of its own database steps (not the handlers: those get `drainTimeoutMs`). */
 const DRAIN_STEP_MS = 2000;
@@ -19,6 +17,17 @@ const DRAIN_STEP_MS = 2000;
 /** The channel `enqueue` (and `retry`/`replay`) notify with the queue's name. */
 export const QUEUED_CHANNEL = "jobscope_queued";
 
+/**
+ * A worker: claims due jobs of its queues, runs their handlers (at most `concurrency` at once),
+ * heartbeats what it holds, and reports how each attempt ended. Its steps:
+ * - `Rounds` (lib/worker/rounds.ts): the statements — each carries the reports that wait and a
+ *   claim for what the worker wants next, up to `pipelines` in flight;
+ * - `wanted`: how many to claim — the free slots, plus a local queue sized to what the handlers
+ *   finish within about two round trips (`claimAhead`);
+ * - `pump`/`launch`: local queue → handler slots;
+ * - `beatOnce`: the worker's row and one heartbeat statement for every job it holds;
+ * - `listen` / poll: wake-ups; `drain`: SIGTERM.
+ */
 export function createWorker(opts: WorkerOptions): Worker {
   const { sql, queues, concurrency } = opts;
   const id = opts.id ?? defaultWorkerId();
@@ -27,31 +36,49 @@ export function createWorker(opts: WorkerOptions): Worker {
   const drainTimeoutMs = opts.drainTimeoutMs ?? 30_000;
   const log = withFields(opts.log ?? consoleLogger(), { worker: id });
   const record = { id, queues, concurrency };
-  // Keyed by job and attempt: a handler that lost its lease may still be running
-  // when this same worker claims the job's next attempt.
+  const batching = opts.batch !== false;
+  // Unbatched: one job per statement, like a worker without a local queue (each slot claims for itself).
+  const pipelines = batching ? Math.max(1, opts.pipelines ?? 2) : concurrency;
+  const maxBatch = batching ? Math.max(1, opts.maxBatch ?? 500) : 1;
+
+  // Keyed by job and attempt: a handler that lost its lease may still be running when this same
+  // worker claims the job's next attempt.
   const leases = new Map<string, Lease>();
-  const running = new Set<Promise<void>>();
-  const wakeup = new Wakeup();
+  /** Claimed (and started: the claim starts them), waiting for a handler slot. */
+  let local: Lease[] = [];
+  /** Handlers running (their reports may still be in flight after: `reporting`). */
+  let active = 0;
+  let reporting = 0;
   let phase: "idle" | "running" | "stopping" | "stopped" = "idle";
-  let claimLoop: Promise<void> = Promise.resolve();
   let beats: { stop: () => Promise<void> } | null = null;
+  let poll: NodeJS.Timeout | null = null;
   let unlisten: (() => Promise<void>) | null = null;
   let listening = false;
   let stopping: Promise<void> | null = null;
-  // Batching (default on): completions of many jobs share one statement (group commit: what
-  // arrives while one flush is in flight goes in the next). Claims for free slots also start the
-  // jobs; `prefetch` claims that many more into a local buffer (started when they get a slot).
-  const batching = opts.batch !== false;
-  const batch = batching
-    ? new Batcher<BatchItem, TransitionResult | null>((items) => applyWorkerBatch(sql, id, items), {
-        delayMs: opts.batchDelayMs ?? 0,
-        maxSize: 1000,
-      })
-    : undefined;
-  const prefetch = Math.max(0, opts.prefetch ?? 0);
-  const fetchCooldownMs = opts.fetchCooldownMs ?? 2;
-  /** Claimed, not yet launched: heartbeated with the rest, launched as slots free. */
-  const buffer: Lease[] = [];
+  let claimFailures = 0;
+  const allDone: (() => void)[] = [];
+
+  const ahead = claimAhead(concurrency, maxBatch * pipelines, opts.prefetch);
+
+  const rounds = new Rounds({
+    sql, workerId: id, queues, pipelines, maxBatch, fused: batching,
+    wanted: (claimsInFlight) => {
+      if (phase !== "running") return 0;
+      const want = concurrency + ahead.target() - (local.length + active + claimsInFlight);
+      // While handlers are busy and work is buffered, wait until a batch's worth is free.
+      return local.length + claimsInFlight > 0 && want < Math.min(maxBatch, concurrency) / 2 ? 0 : want;
+    },
+    onClaimed: (jobs, roundMs) => {
+      claimFailures = 0;
+      ahead.roundTrip(roundMs);
+      take(jobs);
+    },
+    onClaimError: (e) => {
+      const delay = backoffDelay(++claimFailures, DB_RETRY);
+      log.warn(`claim failed; retrying in ${delay}ms`, errorFields(e));
+      setTimeout(() => rounds.wake(), delay).unref();
+    },
+  });
 
   const refresh = async (lease: Lease) => {
     lease.checkedAt = Date.now();
@@ -64,73 +91,63 @@ export function createWorker(opts: WorkerOptions): Worker {
   const deps: RunDeps = {
     sql, workerId: id, log, refresh, handlers: opts.handlers, retry: opts.retry ?? {}, allowProcessKill: opts.allowProcessKill ?? false,
     draining: () => phase !== "running",
-    batch,
+    batch: rounds,
+    actor: { kind: "worker", id },
+    handlerDone: () => {
+      active--;
+      pump();
+    },
   };
 
+  function take(jobs: ClaimedJob[]) {
+    for (const job of jobs) {
+      const lease = new Lease(job);
+      leases.set(`${job.id}:${job.attempt}`, lease);
+      local.push(lease);
+    }
+    pump();
+  }
+
+  /** Local queue → free handler slots. A job whose lease was lost meanwhile is dropped. */
+  function pump() {
+    let n = 0;
+    while (active < concurrency && n < local.length) {
+      const lease = local[n++]!;
+      if (lease.lost) leases.delete(`${lease.id}:${lease.attempt}`);
+      else launch(lease);
+    }
+    if (n > 0) local = n === local.length ? [] : local.slice(n);
+  }
+
   function launch(lease: Lease) {
-    const job = lease.job;
-    const key = `${job.id}:${job.attempt}`;
-    leases.set(key, lease);
-    const done = runJob(lease, deps)
-      .then((outcome) => emit(outcome))
+    active++;
+    reporting++;
+    runJob(lease, deps).then(
+      (outcome) => {
+        if (lease.handlerMs >= 0) ahead.handled(lease.handlerMs);
+        settle(lease, outcome);
+      },
       // runJob reports refusals and database failures as outcomes; this is a bug in the worker itself.
-      .catch((e: unknown) => log.error("job runner or onOutcome threw", { jobId: job.id, ...errorFields(e) }))
-      .finally(() => {
-        leases.delete(key);
-        running.delete(done);
-        wakeup.ring();
-      });
-    running.add(done);
+      (e: unknown) => {
+        log.error("job runner threw", { jobId: lease.id, ...errorFields(e) });
+        settle(lease, null);
+      },
+    );
   }
 
-  function emit(outcome: JobOutcome) {
-    log.debug("job done", { ...outcome });
-    opts.onOutcome?.(outcome);
-  }
-
-  async function loop() {
-    let failures = 0;
-    let emptyAt = 0;
-    while (phase === "running") {
-      launchBuffered();
-      // A handler that lost its lease still holds its slot until it returns: it may still be using the CPU.
-      const want = concurrency + prefetch - leases.size - buffer.length;
-      // Refill the prefetch buffer when it is half empty, not on every freed slot.
-      if (want > 0 && (leases.size < concurrency || buffer.length <= prefetch / 2)) {
-        // A short cooldown after a fetch that found the queue empty: a burst of NOTIFYs becomes one claim.
-        const cooldown = emptyAt + fetchCooldownMs - Date.now();
-        if (cooldown > 0) await sleep(cooldown);
-        let jobs: ClaimedJob[];
-        // Jobs that get a slot at once are claimed and started in one statement (one UPDATE of the row, not two).
-        const startNow = buffer.length === 0 && phase === "running" ? Math.max(0, concurrency - leases.size) : 0;
+  function settle(lease: Lease, outcome: JobOutcome | null) {
+    reporting--;
+    leases.delete(`${lease.id}:${lease.attempt}`);
+    if (outcome) {
+      if (opts.onOutcome) {
         try {
-          jobs = await claim(sql, { workerId: id, queues, limit: want, startNow });
-          failures = 0;
+          opts.onOutcome(outcome);
         } catch (e) {
-          const delay = backoffDelay(++failures, DB_RETRY);
-          log.warn(`claim failed; retrying in ${delay}ms`, errorFields(e));
-          await wakeup.wait(delay);
-          continue;
+          log.error("onOutcome threw", { jobId: lease.id, ...errorFields(e) });
         }
-        // Jobs claimed while stop() was called are ours all the same: the drain launches (or releases) them.
-        for (const job of jobs) {
-          if (job.state === "claimed") buffer.push(new Lease(job));
-          else launch(new Lease(job));
-        }
-        launchBuffered();
-        if (jobs.length === want) continue;
-        emptyAt = Date.now();
       }
-      await wakeup.wait(pollIntervalMs);
     }
-  }
-
-  /** Move buffered claims into free slots; a buffered job whose lease was lost is dropped. */
-  function launchBuffered() {
-    while (buffer.length > 0 && (leases.size < concurrency || phase !== "running")) {
-      const lease = buffer.shift()!;
-      if (!lease.lost) launch(lease);
-    }
+    if (reporting === 0 && local.length === 0) for (const r of allDone.splice(0)) r();
   }
 
   async function listen() {
@@ -138,8 +155,8 @@ export function createWorker(opts: WorkerOptions): Worker {
     listening = true;
     try {
       const meta = await sql.listen(QUEUED_CHANNEL, (queue) => {
-        if (queues.includes(queue)) wakeup.ring();
-      });
+        if (queues.includes(queue)) rounds.wake();
+      }, () => rounds.wake());
       unlisten = meta.unlisten;
     } catch (e) {
       listening = false;
@@ -156,7 +173,7 @@ export function createWorker(opts: WorkerOptions): Worker {
       log.warn("could not update workers.last_seen_at", errorFields(e));
     }
     try {
-      await beat(sql, id, [...leases.values(), ...buffer]);
+      await beat(sql, id, [...leases.values()]);
     } catch (e) {
       log.warn("heartbeat failed; the next tick tries again", errorFields(e));
     }
@@ -172,27 +189,32 @@ export function createWorker(opts: WorkerOptions): Worker {
 
   async function drain() {
     phase = "stopping";
-    wakeup.ring();
-    await bounded("the claim in flight", claimLoop);
-    // Buffered claims never started: launched now, each is released while draining.
-    launchBuffered();
+    rounds.stopClaiming();
+    if (poll) clearInterval(poll);
+    // A claim in flight still lands: its jobs are started already and run like the rest.
+    await bounded("the claim in flight", waitForClaims());
     await bounded("UNLISTEN", unlisten?.().catch((e: unknown) => log.warn("UNLISTEN failed", errorFields(e))) ?? Promise.resolve());
     const timeout = new AbortController();
-    const allDone = Promise.allSettled([...running]).then(() => true);
-    const drained = await Promise.race([allDone, sleep(drainTimeoutMs, timeout.signal).then(() => false)]);
+    const handlersDone = reporting === 0 && local.length === 0 ? Promise.resolve(true) : new Promise<boolean>((r) => allDone.push(() => r(true)));
+    const drained = await Promise.race([handlersDone, sleep(drainTimeoutMs, timeout.signal).then(() => false)]);
     timeout.abort();
     if (!drained) {
       log.warn("drain timed out; aborting the remaining handlers, their leases will expire", { jobs: leases.size });
       for (const lease of leases.values()) lease.lose(new DrainTimeout(lease.id));
       // A short grace for handlers that honour the signal, so their outcomes are logged.
       const grace = new AbortController();
-      await Promise.race([Promise.allSettled([...running]), sleep(1000, grace.signal)]);
+      await Promise.race([new Promise<void>((r) => (reporting === 0 ? r() : allDone.push(r))), sleep(1000, grace.signal)]);
       grace.abort();
     }
+    await bounded("the last reports", rounds.settled());
     phase = "stopped";
     await bounded("the last heartbeat", beats?.stop() ?? Promise.resolve());
     await bounded("marking the worker stopped", markWorkerStopped(sql, id).catch((e: unknown) => log.warn("could not mark the worker stopped", errorFields(e))));
     log.info("worker stopped");
+  }
+
+  async function waitForClaims() {
+    while (rounds.claiming > 0) await sleep(5);
   }
 
   return {
@@ -204,7 +226,9 @@ export function createWorker(opts: WorkerOptions): Worker {
       phase = "running";
       await listen();
       beats = everyInterval(heartbeatIntervalMs, beatOnce);
-      claimLoop = loop();
+      // The poll: a wake-up lost with a dropped LISTEN connection costs at most this long.
+      poll = setInterval(() => rounds.wake(), pollIntervalMs);
+      rounds.wake();
       log.info("worker started", { queues, concurrency });
     },
     stop() {
@@ -213,5 +237,32 @@ export function createWorker(opts: WorkerOptions): Worker {
       return stopping;
     },
     inFlight: () => [...leases.values()].map((l) => l.info()),
+    stats: () => ({ ...rounds.stats }),
   };
 }
+
+/**
+ * How many jobs to hold beyond the free slots. A job is `running` from its claim (the claim
+ * starts it), so the local queue is kept to what the handlers will finish within about two round
+ * trips: hundreds for handlers that take microseconds, none for handlers that take seconds.
+ * `fixed` (the `prefetch` option) overrides it.
+ */
+function claimAhead(concurrency: number, max: number, fixed: number | undefined) {
+  let handlerMs = -1;
+  let roundMs = 5;
+  return {
+    target(): number {
+      if (fixed !== undefined) return Math.max(0, Math.min(max, fixed));
+      if (handlerMs < 0) return 0;
+      return Math.max(0, Math.min(max, Math.ceil((2 * concurrency * roundMs) / Math.max(handlerMs, 0.001))));
+    },
+    handled(ms: number) {
+      handlerMs = handlerMs < 0 ? ms : handlerMs * 0.9 + ms * 0.1;
+    },
+    roundTrip(ms: number) {
+      roundMs = Math.min(1000, roundMs * 0.8 + ms * 0.2);
+    },
+  };
+}
+
+export type { Logger };

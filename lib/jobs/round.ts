@@ -1,0 +1,55 @@
+import { sql } from "drizzle-orm";
+import type { Db } from "../db/client";
+import { prepared } from "../db/drizzle";
+import { claimCtes, claimValues, type ClaimOptions } from "./claim";
+import type { BatchItem } from "./complete";
+import type { ClaimedJob } from "./types";
+import { guardedWriteCtes, markCte, moveValues, notifyQueued, plan, type Moved } from "./write";
+
+export type RoundResult = { reports: (Moved | null)[]; claimed: ClaimedJob[] };
+
+type Row = { k: "m" | "c" } & Partial<ClaimedJob> & Partial<Moved> & { id: string };
+
+/**
+ * One worker round in ONE autocommit statement: the guarded write of the reports it carries
+ * (finishes, failures… of jobs it ran) and the claim of its next jobs. The two touch different
+ * rows (running jobs and queued ones), and one round trip does both: the worker sends a round
+ * whenever one of its pipelines is free, so reports and claims wait for nothing but each other.
+ */
+export async function workerRound(client: Db, workerId: string, reports: readonly BatchItem[], claim: ClaimOptions | null): Promise<RoundResult> {
+  const mine = reports.map((r) => (r.actor.kind === "worker" && r.actor.id === workerId ? r : null));
+  const items = mine.filter((x): x is BatchItem => x !== null);
+  const planned = plan(items);
+  const wantClaim = claim !== null && claim.limit > 0 && claim.queues.length > 0;
+  const out: RoundResult = { reports: reports.map(() => null), claimed: [] };
+  if (planned.length === 0 && !wantClaim) return out;
+  const key = `jobscope_round_${planned.length > 0 ? "m" : ""}${wantClaim ? "c" : ""}`;
+  const statement = prepared<Row>(client, key, () => {
+    const ctes = [markCte];
+    const parts = [];
+    if (planned.length > 0) {
+      ctes.push(guardedWriteCtes());
+      parts.push(sql`SELECT 'm' AS k, id, state, state_version, NULL::text AS tenant_id, NULL::text AS type, NULL::text AS queue, NULL::int AS priority,
+                            attempt, NULL::int AS max_attempts, NULL::jsonb AS params, NULL::timestamptz AS created_at, ${notifyQueued} AS notified
+                       FROM moved`);
+    }
+    if (wantClaim) {
+      ctes.push(claimCtes());
+      parts.push(sql`SELECT 'c' AS k, id, state, state_version, tenant_id, type, queue, priority, attempt, max_attempts, params, created_at, 0 AS notified
+                       FROM claimed`);
+    }
+    return sql`WITH ${sql.join(ctes, sql`, `)} ${sql.join(parts, sql` UNION ALL `)}`;
+  });
+  const rows = await statement({ ...(planned.length > 0 ? moveValues(planned) : {}), ...(wantClaim ? claimValues(claim) : {}) });
+  const moved = new Map<string, Moved>();
+  for (const r of rows) {
+    if (r.k === "c") out.claimed.push(r as unknown as ClaimedJob);
+    else moved.set(r.id, r as unknown as Moved);
+  }
+  // plan() sorted the moves by id; each answer goes back to its input slot.
+  const answers: (Moved | null)[] = items.map(() => null);
+  for (const x of planned) answers[x.i] = moved.get(x.move.jobId) ?? null;
+  let m = 0;
+  out.reports = mine.map((x) => (x ? answers[m++]! : null));
+  return out;
+}

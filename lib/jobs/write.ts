@@ -1,0 +1,259 @@
+import { sql, type SQL } from "drizzle-orm";
+import type { Db } from "../db/client";
+import { prepared } from "../db/drizzle";
+import { TRANSITIONS, type ActorKind, type JobEvent, type JobState } from "../fsm/table";
+import { shapeOf, type Shape } from "./shape";
+import type { Actor, JobRow } from "./types";
+
+/**
+ * THE guarded write: the one statement that applies transitions (all but the claim, which picks
+ * its own rows: lib/jobs/claim.ts shares `markCte` and the attempt columns with it). Every move
+ * names the state and version it expects; a worker's also its attempt and lease, a supervisor's a
+ * still-stale heartbeat. For a batch of moves, in one autocommit statement:
+ *
+ *   live → live        UPDATE jobs_live … WHERE id AND state AND state_version [AND fences]
+ *   live → finished    DELETE FROM jobs_live … WHERE (the same guard); the finished state is the
+ *                      transition's own record (the attempt's closing event, or its job_log row)
+ *   finished → live    INSERT INTO jobs_live … WHERE its last transition has the expected state
+ *                      and version (a replay; the primary key lets one of two through)
+ *   + the attempt the move closes (INSERT INTO job_attempts, with the worker's closing event on it)
+ *   + the event, when no worker applied it (INSERT INTO job_log)
+ *   + NOTIFY when the job becomes claimable.
+ *
+ * Each move's effect comes from lib/fsm/table.ts through its Shape (lib/jobs/shape.ts): the SQL
+ * below is the same for every transition, the arrays say which. A move that loses its guard is
+ * simply absent from the answer; the caller classifies it (lib/jobs/transition.ts).
+ *
+ * Built with drizzle's `sql` template and run as a prepared statement on the one pool
+ * (lib/db/drizzle.ts): arrays in, a few columns out, so the text never changes with the batch.
+ */
+export type Move = {
+  jobId: string;
+  event: JobEvent;
+  actor: Actor;
+  expected: { state: JobState; version: number };
+  /** A worker's fencing token (the lease owner is `actor.id`). */
+  attempt?: number;
+  /** Supervisor: only while the heartbeat is older than this. */
+  staleBefore?: Date;
+  error?: { class: string; message: string };
+  result?: unknown;
+  retryAt?: Date;
+  payload?: Record<string, unknown>;
+  /** Back-dates the move (the demo seeder only). */
+  at?: Date;
+};
+
+/** A moved job's state columns, after the move (`full`: the whole row, as the `jobs` view has it). */
+export type Moved = {
+  id: string;
+  state: JobState;
+  attempt: number;
+  maxAttempts: number;
+  stateVersion: number;
+  leaseOwner: string | null;
+  heartbeatAt: Date | null;
+  notBefore: Date | null;
+  updatedAt: Date;
+  finishedAt: Date | null;
+};
+
+const MAX_ERROR_CLASS = 200;
+export const MAX_ERROR_MESSAGE = 8192;
+
+/** Sets the write-path mark before any row is written (the guard triggers check it per statement). */
+export const markCte = sql`mark AS MATERIALIZED (SELECT set_config('jobscope.write_path', 'on', true) AS on)`;
+
+const ph = (name: string) => sql.placeholder(name);
+
+export type Planned = { i: number; move: Move; shape: Shape };
+
+/** The moves the table allows from their expected state, with their shapes; the rest are `null` in the answer. */
+export function plan(moves: readonly Move[]): Planned[] {
+  const out: Planned[] = [];
+  moves.forEach((move, i) => {
+    const shape = shapeOf(move.expected.state, move.event, move.actor.kind);
+    // The claim picks its own rows (lib/jobs/claim.ts); anything the table refuses is classified by the caller.
+    if (!shape || shape.opensRun) return;
+    if (move.actor.kind === "worker" && move.attempt === undefined) return;
+    out.push({ i, move, shape });
+  });
+  // Rows are locked in id order, so two batches (or a batch and a heartbeat) cannot deadlock.
+  return out.sort((a, b) => (a.move.jobId < b.move.jobId ? -1 : a.move.jobId > b.move.jobId ? 1 : 0));
+}
+
+const json = (v: unknown) => (v === undefined ? null : JSON.stringify(v));
+
+/**
+ * Every move the table allows (but the claim), as the guarded write's lookup table: a move names
+ * its shape by number, and the statement joins the shape's columns (lib/jobs/shape.ts) from this
+ * list, which is written into the statement's text from lib/fsm/table.ts.
+ */
+const SHAPES: Shape[] = TRANSITIONS.flatMap((t) =>
+  t.from === null ? [] : (t.actors as readonly ActorKind[]).map((a) => shapeOf(t.from!, t.event, a)!).filter((x) => !x.opensRun),
+);
+const shapeKey = new Map(SHAPES.map((x, k) => [`${x.from}:${x.event}:${x.actor}`, k]));
+const lit = (v: string | number | boolean | null, type?: string) =>
+  v === null ? `NULL${type ? `::${type}` : ""}` : typeof v === "string" ? `'${v}'${type ? `::${type}` : ""}` : String(v);
+const SHAPES_SQL = sql.raw(
+  `shapes(k, exp_state, event, actor_kind, to_state, from_done, to_done, max_rule, needs_left, leased, starts, outcome, resets_hb, nb_rule, on_attempt) AS (VALUES ${SHAPES.map(
+    (x, k) =>
+      `(${k}, ${lit(x.from, "job_state")}, ${lit(x.event, "job_event")}, ${lit(x.actor, "actor_kind")}, ${lit(x.to, "job_state")}, ${x.fromDone}, ${x.toDone}, ` +
+      `${x.maxRule}, ${x.needsAttemptsLeft}, ${x.leasedAfter}, ${x.startsRun}, ${lit(x.closes, "run_outcome")}, ${x.resetsHeartbeat}, ${x.notBeforeRule}, ${x.onAttempt})`,
+  ).join(", ")})`,
+);
+
+/**
+ * The values of the guarded write's placeholders for `planned`: one array per column that varies
+ * by move (the rest come from its shape). postgres.js types an array parameter by its first
+ * element (a Date first made it send the element's type for the array), so times go in as ISO
+ * strings and JSON as text, each cast in SQL.
+ */
+export function moveValues(planned: readonly Planned[]): Record<string, unknown[]> {
+  const v: Record<string, unknown[]> = {};
+  for (const k of MOVE_COLUMNS) v[k] = new Array(planned.length);
+  planned.forEach(({ move: m, shape: s }, n) => {
+    const closes = s.closes !== null;
+    v.ids![n] = m.jobId;
+    v.shape![n] = shapeKey.get(`${s.from}:${s.event}:${s.actor}`)!;
+    v.expVersion![n] = m.expected.version;
+    v.actorId![n] = m.actor.id;
+    v.fence![n] = s.onAttempt ? m.attempt! : null;
+    v.stale![n] = m.staleBefore?.toISOString() ?? null;
+    v.retryAt![n] = s.notBeforeRule === 2 ? (m.retryAt ?? new Date()).toISOString() : null;
+    v.errorClass![n] = closes && m.error ? m.error.class.slice(0, MAX_ERROR_CLASS) : null;
+    v.errorMessage![n] = closes && m.error ? m.error.message.slice(0, MAX_ERROR_MESSAGE) : null;
+    v.result![n] = closes ? json(m.result) : null;
+    v.payload![n] = s.onAttempt ? null : logPayload(m);
+    v.at![n] = m.at?.toISOString() ?? null;
+  });
+  // Each of the three writes looks up only its own rows by primary key.
+  const ids = (f: (x: Planned) => boolean) => planned.filter(f).map((x) => x.move.jobId);
+  v.updIds = ids((x) => !x.shape.fromDone && !x.shape.toDone);
+  v.delIds = ids((x) => !x.shape.fromDone && x.shape.toDone);
+  v.repIds = ids((x) => x.shape.fromDone);
+  return v;
+}
+
+const MOVE_COLUMNS = ["ids", "shape", "expVersion", "actorId", "fence", "stale", "retryAt", "errorClass", "errorMessage", "result", "payload", "at"] as const;
+
+/**
+ * The CTEs of the guarded write (named shapes, i, upd, del, rep, moved, att, log), to be placed after `markCte` in a WITH list; their values are `moveValues(planned)`.
+ * `moved` holds every applied move.
+ */
+export function guardedWriteCtes(): SQL {
+  return sql`${SHAPES_SQL},
+  i AS MATERIALIZED (
+    SELECT x.id, s.exp_state, x.exp_version, s.event, s.actor_kind, x.actor_id, x.fence, x.stale, s.to_state, s.from_done, s.to_done,
+           s.max_rule, s.needs_left, s.leased, s.starts, s.outcome, s.resets_hb, s.nb_rule, x.retry_at, s.on_attempt,
+           x.error_class, x.error_message, x.result, x.payload, coalesce(x.at0, now()) AS at
+      FROM mark, unnest(
+        ${ph("ids")}::uuid[], ${ph("shape")}::int[], ${ph("expVersion")}::int[], ${ph("actorId")}::text[], ${ph("fence")}::int[],
+        ${ph("stale")}::timestamptz[], ${ph("retryAt")}::timestamptz[], ${ph("errorClass")}::text[], ${ph("errorMessage")}::text[],
+        ${ph("result")}::text[], ${ph("payload")}::text[], ${ph("at")}::timestamptz[]
+      ) AS x(id, shape, exp_version, actor_id, fence, stale, retry_at, error_class, error_message, result, payload, at0)
+      JOIN shapes s ON s.k = x.shape
+     WHERE mark.on = 'on'),
+  upd AS (
+    UPDATE jobs_live l SET
+      state = i.to_state, state_version = l.state_version + 1,
+      max_attempts = CASE i.max_rule WHEN 2 THEN l.max_attempts + 1 ELSE l.max_attempts END,
+      lease_owner = CASE WHEN i.leased THEN l.lease_owner END,
+      heartbeat_at = CASE WHEN i.resets_hb THEN i.at ELSE l.heartbeat_at END,
+      not_before = CASE i.nb_rule WHEN 1 THEN i.at WHEN 2 THEN i.retry_at ELSE l.not_before END,
+      run_started_at = CASE WHEN i.starts THEN i.at ELSE l.run_started_at END,
+      updated_at = i.at
+      FROM i
+     WHERE l.id = ANY(${ph("updIds")}::uuid[]) AND l.id = i.id AND NOT i.from_done AND NOT i.to_done
+       AND l.state = i.exp_state AND l.state_version = i.exp_version
+       AND (i.fence IS NULL OR (l.attempt = i.fence AND l.lease_owner = i.actor_id))
+       AND (i.stale IS NULL OR l.heartbeat_at < i.stale)
+       AND (NOT i.needs_left OR l.attempt < l.max_attempts)
+    RETURNING l.id, l.tenant_id, l.queue, l.state, l.attempt, l.max_attempts, l.state_version, l.lease_owner, l.heartbeat_at, l.not_before,
+              l.updated_at, NULL::timestamptz AS finished_at, l.run_worker, l.run_claimed_at, l.run_started_at, l.run_version),
+  del AS (
+    DELETE FROM jobs_live l USING i
+     WHERE l.id = ANY(${ph("delIds")}::uuid[]) AND l.id = i.id AND NOT i.from_done AND i.to_done
+       AND l.state = i.exp_state AND l.state_version = i.exp_version
+       AND (i.fence IS NULL OR (l.attempt = i.fence AND l.lease_owner = i.actor_id))
+       AND (i.stale IS NULL OR l.heartbeat_at < i.stale)
+       AND (NOT i.needs_left OR l.attempt < l.max_attempts)
+    RETURNING l.id, l.tenant_id, l.queue, i.to_state AS state, l.attempt, l.max_attempts, l.state_version + 1 AS state_version,
+              NULL::text AS lease_owner, NULL::timestamptz AS heartbeat_at, NULL::timestamptz AS not_before, i.at AS updated_at,
+              i.at AS finished_at, l.run_worker, l.run_claimed_at, l.run_started_at, l.run_version),
+  -- A replay: the job comes back from its last transition (a finished one, as the move expected);
+  -- two replays at once both insert, and the primary key lets one through.
+  rep AS (
+    INSERT INTO jobs_live (id, tenant_id, type, queue, priority, state, attempt, max_attempts, state_version, not_before, params, created_at, updated_at)
+    SELECT c.id, c.tenant_id, c.type, c.queue, c.priority, i.to_state, f.attempt,
+           CASE i.max_rule WHEN 1 THEN greatest(f.max_attempts, f.attempt + 1) WHEN 2 THEN f.max_attempts + 1 ELSE f.max_attempts END,
+           f.state_version + 1, i.at, c.params, c.created_at, i.at
+      FROM i JOIN job_catalog c ON c.id = i.id CROSS JOIN LATERAL job_last_transition(c.id) f
+     WHERE c.id = ANY(${ph("repIds")}::uuid[]) AND i.from_done
+       AND f.state = i.exp_state AND f.state_version = i.exp_version
+       AND (NOT i.needs_left OR f.attempt < f.max_attempts)
+    ON CONFLICT (id) DO NOTHING
+    RETURNING id, tenant_id, queue, state, attempt, max_attempts, state_version, NULL::text AS lease_owner, NULL::timestamptz AS heartbeat_at,
+              not_before, updated_at, NULL::timestamptz AS finished_at, NULL::text AS run_worker, NULL::timestamptz AS run_claimed_at,
+              NULL::timestamptz AS run_started_at, NULL::int AS run_version),
+  moved AS (
+    SELECT id, tenant_id, queue, state, attempt, max_attempts, state_version, lease_owner, heartbeat_at, not_before, updated_at, finished_at,
+           run_worker, run_claimed_at, run_started_at, run_version FROM upd
+    UNION ALL
+    SELECT id, tenant_id, queue, state, attempt, max_attempts, state_version, lease_owner, heartbeat_at, not_before, updated_at, finished_at,
+           run_worker, run_claimed_at, run_started_at, run_version FROM del
+    UNION ALL
+    SELECT id, tenant_id, queue, state, attempt, max_attempts, state_version, lease_owner, heartbeat_at, not_before, updated_at, finished_at,
+           run_worker, run_claimed_at, run_started_at, run_version FROM rep),
+  att AS (
+    INSERT INTO job_attempts (job_id, attempt, tenant_id, worker_id, claimed_at, claim_version, started_at, finished_at, outcome, max_attempts,
+                              end_event, end_from, end_to, end_version, retry_at, error_class, error_message, result)
+    SELECT m.id, m.attempt, m.tenant_id, m.run_worker, m.run_claimed_at, m.run_version, m.run_started_at, i.at, i.outcome, m.max_attempts,
+           CASE WHEN i.on_attempt THEN i.event END, CASE WHEN i.on_attempt THEN i.exp_state END,
+           CASE WHEN i.on_attempt THEN m.state END, CASE WHEN i.on_attempt THEN m.state_version END,
+           CASE WHEN i.on_attempt AND i.nb_rule = 2 THEN i.retry_at END, i.error_class, i.error_message, i.result::jsonb
+      FROM moved m JOIN i ON i.id = m.id WHERE i.outcome IS NOT NULL),
+  log AS (
+    INSERT INTO job_log (job_id, tenant_id, event, from_state, to_state, actor_kind, actor_id, attempt, state_version, at, payload, max_attempts)
+    SELECT m.id, m.tenant_id, i.event, i.exp_state, m.state, i.actor_kind, i.actor_id, m.attempt, m.state_version, i.at, i.payload::jsonb, m.max_attempts
+      FROM moved m JOIN i ON i.id = m.id WHERE NOT i.on_attempt)`;
+}
+
+/** The event's payload in job_log: the caller's, plus the error that closed the attempt. */
+function logPayload(m: Move): string | null {
+  const payload = { ...m.payload, ...(m.error && { error: m.error }) };
+  return Object.keys(payload).length ? JSON.stringify(payload) : null;
+}
+
+/** The NOTIFY for jobs that became claimable (one per queue and transaction: PostgreSQL folds duplicates). */
+export const notifyQueued = sql`(SELECT count(pg_notify('jobscope_queued', queue)) FROM moved WHERE state = 'queued')`;
+
+/**
+ * Apply `moves` in one statement. Returns, per move in input order, the job's row after it (as the
+ * `jobs` view has it), or null for a move that did not apply (the table refuses it, or it lost its guard).
+ */
+export async function applyMoves(client: Db, moves: readonly Move[]): Promise<(JobRow | null)[]> {
+  const out: (JobRow | null)[] = moves.map(() => null);
+  const planned = plan(moves);
+  if (planned.length === 0) return out;
+  const statement = prepared<JobRow & { notified: number }>(
+    client,
+    "jobscope_moves",
+    () => sql`WITH ${markCte}, ${guardedWriteCtes()}
+      SELECT m.id, c.tenant_id, c.type, c.queue, c.priority, m.state, m.attempt, m.max_attempts, m.state_version, m.lease_owner,
+             m.heartbeat_at, coalesce(m.not_before, c.not_before) AS not_before, c.params, c.idempotency_key, c.created_at, m.updated_at,
+             m.finished_at, ${notifyQueued} AS notified
+        FROM moved m JOIN job_catalog c ON c.id = m.id`,
+  );
+  const rows = await statement(moveValues(planned));
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  for (const { i, move } of planned) {
+    const r = byId.get(move.jobId);
+    if (r) {
+      const { notified: _n, ...job } = r;
+      void _n;
+      out[i] = job;
+    }
+  }
+  return out;
+}

@@ -1,0 +1,136 @@
+import { performance } from "node:perf_hooks";
+import type { Db } from "../db/client";
+import type { ClaimOptions } from "../jobs/claim";
+import type { BatchItem } from "../jobs/complete";
+import { workerRound } from "../jobs/round";
+import type { ClaimedJob } from "../jobs/types";
+import type { Moved } from "../jobs/write";
+import type { Reporter } from "./report";
+
+type Pending = { item: BatchItem; resolve: (m: Moved | null) => void; reject: (e: unknown) => void };
+
+export type RoundsOptions = {
+  sql: Db;
+  workerId: string;
+  queues: readonly string[];
+  /** Statements in flight at once. */
+  pipelines: number;
+  /** Most reports, and most claims, in one statement. */
+  maxBatch: number;
+  /** Fuse a round's reports and its claim into one statement (false: one statement each). */
+  fused: boolean;
+  /** How many jobs to claim now, given the claims in flight (0: none). */
+  wanted: (inFlight: number) => number;
+  /** The jobs a round claimed, and how long the round took (ms). */
+  onClaimed: (jobs: ClaimedJob[], roundMs: number) => void;
+  onClaimError: (e: unknown) => void;
+};
+
+/**
+ * The worker's hot loop: up to `pipelines` statements in flight, each carrying every report that
+ * waits (up to `maxBatch`) and a claim for what the worker wants next. A round is sent as soon as a
+ * pipeline is free and there is something to send, so batches grow with the load and a lone job
+ * waits for nothing (group commit); no timer, no per-job promise chain beyond the report's own.
+ */
+export class Rounds implements Reporter {
+  private outbox: Pending[] = [];
+  private inFlight = 0;
+  private claimsInFlight = 0;
+  /** The queue may have due jobs: set by a NOTIFY or the poll, cleared by a claim that came back short. */
+  private mayHaveWork = true;
+  private wakeEpoch = 0;
+  private idle: (() => void)[] = [];
+  private stopped = false;
+  /** Counters for the worker's metrics: statements sent, reports carried, jobs claimed. */
+  readonly stats = { rounds: 0, reports: 0, claimed: 0 };
+
+  constructor(private readonly o: RoundsOptions) {}
+
+  add(item: BatchItem): Promise<Moved | null> {
+    return new Promise((resolve, reject) => {
+      this.outbox.push({ item, resolve, reject });
+      this.soon();
+    });
+  }
+
+  /** A NOTIFY, the poll or a freed slot: claim again. */
+  wake() {
+    this.wakeEpoch++;
+    this.mayHaveWork = true;
+    this.soon();
+  }
+
+  private scheduled = false;
+
+  /**
+   * Kick after the current turn of the event loop: the handlers that end in the same turn (a
+   * claim's worth of fast ones) go out in one round, and a lone job's report waits for nothing.
+   */
+  soon() {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      this.kick();
+    });
+  }
+
+  /** No more claims (draining); reports still go out. */
+  stopClaiming() {
+    this.stopped = true;
+  }
+
+  get claiming(): number {
+    return this.claimsInFlight;
+  }
+
+  /** Resolves when nothing is in flight and no report waits. */
+  settled(): Promise<void> {
+    if (this.inFlight === 0 && this.outbox.length === 0) return Promise.resolve();
+    return new Promise((r) => this.idle.push(r));
+  }
+
+  kick() {
+    while (this.inFlight < this.o.pipelines) {
+      const want = !this.stopped && this.mayHaveWork ? Math.min(this.o.maxBatch, this.o.wanted(this.claimsInFlight)) : 0;
+      if (this.outbox.length === 0 && want <= 0) break;
+      const reports = this.outbox.length <= this.o.maxBatch ? this.outbox : this.outbox.slice(0, this.o.maxBatch);
+      this.outbox = reports === this.outbox ? [] : this.outbox.slice(this.o.maxBatch);
+      if (this.o.fused || reports.length === 0) this.send(reports, want);
+      else {
+        this.send(reports, 0);
+        if (want > 0 && this.inFlight < this.o.pipelines) this.send([], want);
+      }
+    }
+  }
+
+  private send(reports: Pending[], want: number) {
+    this.stats.rounds++;
+    this.stats.reports += reports.length;
+    this.inFlight++;
+    this.claimsInFlight += want;
+    const epoch = this.wakeEpoch;
+    const t0 = performance.now();
+    const claim: ClaimOptions | null = want > 0 ? { workerId: this.o.workerId, queues: this.o.queues, limit: want, startNow: want } : null;
+    workerRound(this.o.sql, this.o.workerId, reports.map((p) => p.item), claim).then(
+      (r) => {
+        for (let i = 0; i < reports.length; i++) reports[i]!.resolve(r.reports[i] ?? null);
+        if (want > 0) {
+          // A short claim: the queue is (for now) empty, unless a NOTIFY came in the meantime.
+          if (r.claimed.length < want && epoch === this.wakeEpoch) this.mayHaveWork = false;
+          this.stats.claimed += r.claimed.length;
+          if (r.claimed.length > 0) this.o.onClaimed(r.claimed, performance.now() - t0);
+        }
+      },
+      (e: unknown) => {
+        for (const p of reports) p.reject(e);
+        if (want > 0) this.o.onClaimError(e);
+      },
+    ).finally(() => {
+      this.inFlight--;
+      this.claimsInFlight -= want;
+      this.kick();
+      if (this.inFlight === 0 && this.outbox.length === 0) for (const r of this.idle.splice(0)) r();
+    });
+  }
+}
