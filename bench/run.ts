@@ -239,8 +239,8 @@ async function supervisorScan(sql: ReturnType<typeof connect>) {
   // The same statements as lib/supervisor/supervisor.ts, explained.
   const plan: string[] = [];
   for (const q of [
-    `SELECT id, state, state_version, attempt, max_attempts FROM jobs WHERE state IN (${HEARTBEAT_STATES.map((s) => `'${s}'`).join(", ")}) AND heartbeat_at < now() - interval '10 seconds' ORDER BY heartbeat_at LIMIT 200`,
-    `SELECT id, state, state_version, attempt, max_attempts FROM jobs WHERE state = 'retry_wait' AND not_before <= now() ORDER BY not_before LIMIT 200`,
+    `SELECT id, state, state_version, attempt, max_attempts FROM jobs_live WHERE state IN (${HEARTBEAT_STATES.map((s) => `'${s}'`).join(", ")}) AND heartbeat_at < now() - interval '10 seconds' ORDER BY heartbeat_at LIMIT 200`,
+    `SELECT id, state, state_version, attempt, max_attempts FROM jobs_live WHERE state = 'retry_wait' AND not_before <= now() ORDER BY not_before LIMIT 200`,
   ]) {
     const rows = await sql.unsafe(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF, SUMMARY OFF) ${q}`);
     plan.push(rows.map((x) => Object.values(x)[0] as string).join("\n"));

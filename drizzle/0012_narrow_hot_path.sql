@@ -400,6 +400,19 @@ CREATE VIEW "jobs" WITH (security_invoker = true) AS
     FROM job_catalog c CROSS JOIN LATERAL job_last_transition(c.id) f
    WHERE f.state IN ('succeeded', 'dead', 'cancelled');
 --> statement-breakpoint
+-- Every transition that finished a job, newest first through the partial indexes on both tables:
+-- the console's finished tabs, counts and dead-letter page. `superseded`: an operator replayed the
+-- job after it (only a dead job can be replayed), so it is not the job's state any more.
+CREATE VIEW "job_finishes" WITH (security_invoker = true) AS
+  SELECT a.job_id, a.tenant_id, a.end_to AS state, a.attempt, a.max_attempts, a.end_version AS state_version, a.finished_at,
+         'worker'::actor_kind AS actor_kind, a.worker_id AS actor_id, a.end_event AS event,
+         a.end_to = 'dead' AND EXISTS (SELECT 1 FROM job_log r WHERE r.job_id = a.job_id AND r.state_version > a.end_version) AS superseded
+    FROM job_attempts a WHERE a.end_to IN ('succeeded', 'dead', 'cancelled')
+  UNION ALL
+  SELECT e.job_id, e.tenant_id, e.to_state, e.attempt, e.max_attempts, e.state_version, e.at, e.actor_kind, e.actor_id, e.event,
+         e.to_state = 'dead' AND EXISTS (SELECT 1 FROM job_log r WHERE r.job_id = e.job_id AND r.state_version > e.state_version)
+    FROM job_log e WHERE e.to_state IN ('succeeded', 'dead', 'cancelled');
+--> statement-breakpoint
 CREATE VIEW "job_runs" WITH (security_invoker = true) AS
   SELECT job_id, attempt, tenant_id, worker_id, claimed_at, started_at, finished_at, outcome, error_class, error_message, result
     FROM job_attempts
@@ -462,6 +475,10 @@ CREATE POLICY app_scope ON job_log TO jobscope_app
 --> statement-breakpoint
 GRANT SELECT, INSERT ON job_log TO jobscope_staff;
 --> statement-breakpoint
-REVOKE ALL ON jobs, job_runs, job_events FROM PUBLIC;
+REVOKE ALL ON jobs, job_runs, job_events, job_finishes FROM PUBLIC;
 --> statement-breakpoint
-GRANT SELECT ON jobs, job_runs, job_events TO jobscope_app, jobscope_worker, jobscope_staff;
+GRANT SELECT ON jobs, job_runs, job_events, job_finishes TO jobscope_app, jobscope_worker, jobscope_staff;
+--> statement-breakpoint
+-- 11. What each worker ran, counted by the worker itself and written with its heartbeat (the
+--     workers page): a successful attempt writes no index entry a per-worker count could use.
+ALTER TABLE "workers" ADD COLUMN "succeeded" bigint DEFAULT 0 NOT NULL, ADD COLUMN "failed" bigint DEFAULT 0 NOT NULL;

@@ -1,6 +1,6 @@
-import type { SQL } from "drizzle-orm";
+import { DrizzleQueryError, type SQL } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
-import { drizzle, type PostgresJsDatabase } from "drizzle-orm/postgres-js";
+import { drizzle, PostgresJsDatabase, PostgresJsSession } from "drizzle-orm/postgres-js";
 import type postgres from "postgres";
 import type { Db } from "./client";
 
@@ -27,8 +27,14 @@ type Codecs = { parsers: Record<string, unknown>; serializers: Record<string, un
 export function drizzleOn(client: Db): DrizzleDb {
   const hit = cache.get(client);
   if (hit) return hit;
-  // postgres.js keeps parsers and serializers on the client's options; a transaction shares its pool's.
-  const options = (client as unknown as { options: Codecs }).options;
+  // postgres.js keeps parsers and serializers on the pool's options; a transaction has none of its
+  // own (it runs on its pool's connection, with the pool's): drizzle on it needs only a session.
+  const options = (client as unknown as { options?: Codecs }).options;
+  if (!options) {
+    const db = new PostgresJsDatabase(dialect, new PostgresJsSession(client as postgres.Sql, dialect, undefined), undefined);
+    cache.set(client, db);
+    return db;
+  }
   const saved = { parsers: { ...options.parsers }, serializers: { ...options.serializers } };
   const db = drizzle(client as postgres.Sql);
   for (const k of Object.keys(options.parsers)) if (!(k in saved.parsers)) delete options.parsers[k];
@@ -58,7 +64,7 @@ export function prepared<T>(client: Db, key: string, build: () => SQL): Statemen
   let st = byKey.get(key) as Statement<T> | undefined;
   if (!st) {
     const query = drizzleOn(client)._.session.prepareQuery(dialect.sqlToQuery(build()), undefined, key, false);
-    st = (values) => query.execute(values) as Promise<T[]>;
+    st = (values) => (query.execute(values) as Promise<T[]>).catch(unwrap);
     byKey.set(key, st as Statement<unknown>);
   }
   return st;
@@ -66,5 +72,14 @@ export function prepared<T>(client: Db, key: string, build: () => SQL): Statemen
 
 /** A statement built and run once (drizzle's `sql` template, unnamed), for statements that run rarely. */
 export async function runOnce<T>(client: Db, query: SQL): Promise<T[]> {
-  return (await drizzleOn(client).execute(query)) as unknown as T[];
+  return (await drizzleOn(client).execute(query).catch(unwrap)) as unknown as T[];
+}
+
+/**
+ * drizzle wraps a driver's error in a DrizzleQueryError (with the statement and its parameters):
+ * callers classify PostgreSQL's own error (its code, its constraint), and a job's parameters do not
+ * belong in a log line, so the driver's error goes on.
+ */
+function unwrap(e: unknown): never {
+  throw e instanceof DrizzleQueryError && e.cause ? e.cause : e;
 }

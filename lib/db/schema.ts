@@ -252,6 +252,9 @@ export const workers = pgTable("workers", {
   startedAt: tz("started_at").notNull().defaultNow(),
   lastSeenAt: tz("last_seen_at").notNull().defaultNow(),
   stoppedAt: tz("stopped_at"),
+  /** Attempts the worker finished and failed since it started (it writes them with its heartbeat). */
+  succeeded: bigint("succeeded", { mode: "number" }).notNull().default(0),
+  failed: bigint("failed", { mode: "number" }).notNull().default(0),
 });
 
 export const BULK_STATUSES = ["running", "done", "failed"] as const;

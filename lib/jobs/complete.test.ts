@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDb, type TestDb } from "../db/test-db";
-import { applyWorkerBatch, Batcher, type BatchItem } from "./complete";
+import { applyWorkerBatch, type BatchItem } from "./complete";
 import { auditJob, eventsOf, getJob, newJob, operator, rejectionsOf, runJob, seedTenants, worker } from "./test-helpers";
 import { transition } from "./transition";
 import type { JobRow } from "./types";
@@ -12,12 +12,11 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const item = (job: JobRow, over: Partial<BatchItem> = {}): BatchItem => ({
+const item = (job: Pick<JobRow, "id" | "attempt" | "state" | "stateVersion">, over: Partial<BatchItem> = {}): BatchItem => ({
   jobId: job.id,
   event: "finish",
   actor: worker("w-1"),
   attempt: job.attempt,
-  maxAttempts: job.maxAttempts,
   expected: { state: job.state, version: job.stateVersion },
   ...over,
 });
@@ -33,7 +32,7 @@ describe("the batched worker write path", () => {
       item(b, { event: "fail", error: { class: "Boom", message: "no" }, retryAt }),
       item(c, { event: "abandon", error: { class: "Fatal", message: "gone" } }),
     ]);
-    expect(out.map((r) => r?.ok && r.job.state)).toEqual(["succeeded", "retry_wait", "dead"]);
+    expect(out.map((r) => r?.state)).toEqual(["succeeded", "retry_wait", "dead"]);
     expect((await getJob(t.sql, b.id)).notBefore.getTime()).toBe(retryAt.getTime());
     const [run] = await t.sql`SELECT outcome, result FROM job_runs WHERE job_id = ${a.id}`;
     expect(run).toMatchObject({ outcome: "succeeded", result: { rows: 3 } });
@@ -48,7 +47,7 @@ describe("the batched worker write path", () => {
     const { claim } = await import("./claim");
     const [claimed] = await claim(t.sql, { workerId: "w-1", queues: [job.queue], limit: 1 });
     const [r] = await applyWorkerBatch(t.sql, "w-1", [item(claimed!, { event: "start" })]);
-    expect(r?.ok && r.job.state).toBe("running");
+    expect(r?.state).toBe("running");
     const [run] = await t.sql`SELECT started_at FROM job_runs WHERE job_id = ${job.id}`;
     expect(run?.startedAt).toBeInstanceOf(Date);
   });
@@ -60,7 +59,7 @@ describe("the batched worker write path", () => {
     // An operator cancels one first; another is reported by a worker that does not hold the lease.
     await transition(t.sql, { jobId: lost.id, event: "cancel", actor: operator });
     const out = await applyWorkerBatch(t.sql, "w-1", [item(won), item(lost), item(stale, { attempt: stale.attempt + 1 })]);
-    expect(out.map((r) => (r ? r.ok : null))).toEqual([true, null, null]);
+    expect(out.map((r) => (r ? r.state : null))).toEqual(["succeeded", null, null]);
     expect((await getJob(t.sql, lost.id)).state).toBe("cancelling");
     expect((await getJob(t.sql, stale.id)).state).toBe("running");
     const refused = await transition(t.sql, item(lost));
@@ -69,31 +68,4 @@ describe("the batched worker write path", () => {
     for (const j of [won, lost, stale]) expect(await auditJob(t.sql, j.id)).toEqual([]);
   });
 
-  it("a batcher flushes once for many adds and hands each caller its own answer", async () => {
-    const flushes: number[][] = [];
-    const b = new Batcher<number, number>(async (xs) => (flushes.push(xs), xs.map((x) => x * 2)), { delayMs: 5, maxSize: 100 });
-    expect(await Promise.all([1, 2, 3].map((x) => b.add(x)))).toEqual([2, 4, 6]);
-    expect(flushes).toEqual([[1, 2, 3]]);
-  });
-
-  it("in group-commit mode, what arrives during a flush goes together in the next one", async () => {
-    const flushes: number[][] = [];
-    let release!: () => void;
-    const gate = new Promise<void>((r) => (release = r));
-    const b = new Batcher<number, number>(
-      async (xs) => {
-        flushes.push(xs);
-        if (flushes.length === 1) await gate;
-        return xs;
-      },
-      { delayMs: 0, maxSize: 100 },
-    );
-    const first = b.add(1);
-    await new Promise((r) => setImmediate(r));
-    const later = [2, 3, 4].map((x) => b.add(x));
-    expect(flushes).toEqual([[1]]);
-    release();
-    expect(await Promise.all([first, ...later])).toEqual([1, 2, 3, 4]);
-    expect(flushes).toEqual([[1], [2, 3, 4]]);
-  });
 });

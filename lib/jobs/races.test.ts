@@ -82,7 +82,7 @@ describe("the races of seed 000: exactly one wins, the loser learns the current 
     const held = new Promise<void>((r) => (release = r));
     const winner = a.begin(async (tx) => {
       await tx`SELECT set_config('jobscope.write_path', 'on', true)`;
-      await tx`UPDATE jobs SET state = 'paused', state_version = state_version + 1 WHERE id = ${job.id}`;
+      await tx`UPDATE jobs_live SET state = 'paused', state_version = state_version + 1 WHERE id = ${job.id}`;
       await held;
     });
     await new Promise((r) => setTimeout(r, 100));
@@ -127,7 +127,7 @@ describe("drift", () => {
     // An incident-time manual UPDATE that bypasses the write-path trigger.
     await t.sql.begin(async (tx) => {
       await tx`SET LOCAL session_replication_role = replica`;
-      await tx`UPDATE jobs SET state = 'paused' WHERE id = ${job.id}`;
+      await tx`UPDATE jobs_live SET state = 'paused' WHERE id = ${job.id}`;
     });
     const r = await transition(t.sql, { jobId: job.id, event: "pause", actor: operator, expected: { state: "running", version: job.stateVersion } });
     expect(r).toMatchObject({ ok: false, kind: "drift", current: { state: "paused", stateVersion: job.stateVersion } });

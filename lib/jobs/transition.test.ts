@@ -54,7 +54,8 @@ describe("claim", () => {
     const later = await enqueue(t.sql, { tenantId: "acme", type: "report.generate", params: { report: "daily_usage", period: "2026-11" }, queue: job.queue, notBefore: new Date(Date.now() + 60_000) }, api);
     const claimed = await claim(t.sql, { workerId: "w-1", queues: [job.queue], limit: 10 });
     expect(claimed.map((j) => j.id)).toEqual([job.id]);
-    expect(claimed[0]).toMatchObject({ state: "claimed", attempt: 1, stateVersion: 1, leaseOwner: "w-1" });
+    expect(claimed[0]).toMatchObject({ state: "claimed", attempt: 1, stateVersion: 1 });
+    expect(await getJob(t.sql, job.id)).toMatchObject({ state: "claimed", leaseOwner: "w-1" });
     expect((await getJob(t.sql, later.job.id)).state).toBe("queued");
     const [run] = await t.sql`SELECT worker_id, outcome, started_at FROM job_runs WHERE job_id = ${job.id}`;
     expect(run).toEqual({ workerId: "w-1", outcome: null, startedAt: null });

@@ -3,7 +3,8 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDb, type TestDb } from "../db/test-db";
 import { heartbeat } from "./heartbeat";
-import { getJob, newJob, runJob, seedTenants } from "./test-helpers";
+import { auditJob, getJob, newJob, operator, runJob, seedTenants } from "./test-helpers";
+import { transition } from "./transition";
 
 const ROOT = path.resolve(__dirname, "../..");
 // Build output, data and tool folders (.next*, .data, .git) are not source.
@@ -19,32 +20,38 @@ function sourceFiles(dir: string, out: string[] = []): string[] {
   return out;
 }
 
-// Anything that could write a job's state: raw SQL, drizzle's builders, or the trigger's bypass mark.
-const WRITES_JOBS = [/\bupdate\s+jobs\b/i, /\binsert\s+into\s+jobs\b/i, /\.(update|insert)\(\s*jobs\s*\)/, /jobscope\.write_path/];
-const WRITE_PATH = new Set(["lib/jobs/write-path.ts", "lib/jobs/transition.ts", "lib/jobs/claim.ts", "lib/jobs/enqueue.ts", "lib/jobs/heartbeat.ts",
-  // The worker's batched reports, and the benchmark's bulk generator of realistic histories (docs/benchmarks.md).
-  "lib/jobs/complete.ts", "bench/generate.ts"]);
-// Files that mention the pattern without writing through it: the migration that defines the guard and tests that attack it.
+// Anything that could write a job's state or history: raw SQL, drizzle's builders, or the triggers' bypass mark.
+const TABLES = "(jobs_live|job_catalog|job_attempts|job_log)";
+const WRITES_JOBS = [
+  new RegExp(`\\bupdate\\s+${TABLES}\\b`, "i"),
+  new RegExp(`\\binsert\\s+into\\s+${TABLES}\\b`, "i"),
+  new RegExp(`\\bdelete\\s+from\\s+${TABLES}\\b`, "i"),
+  /\.(update|insert|delete)\(\s*(jobsLive|jobCatalog|jobAttempts|jobLog)\s*\)/,
+  /jobscope\.write_path/,
+];
+// The guarded write and its builder, the claim, the submit, the heartbeat; the loaders' mark; the benchmark's bulk generator.
+const WRITE_PATH = new Set(["lib/jobs/write.ts", "lib/jobs/write-path.ts", "lib/jobs/claim.ts", "lib/jobs/enqueue.ts", "lib/jobs/heartbeat.ts", "bench/generate.ts"]);
+// Files that mention the pattern without writing through it: the migrations that define the guards and tests that attack them.
 // Also the insight benchmark's bulk loader of synthetic histories (bench/insight-*.ts, docs/insight.md), which never runs against a live system.
-// And the retention benchmark's loader of old finished jobs (scripts/retention-bench.ts, docs/operations.md), in databases it creates for itself.
-const BENCH_LOADERS = new Set(["bench/insight-generate.ts", "bench/insight-explain.ts", "scripts/retention-bench.ts"]);
+// And the retention code and its benchmark, which delete finished history under their own mark (lib/retention, scripts/retention-bench.ts).
+const BENCH_LOADERS = new Set(["bench/insight-generate.ts", "bench/insight-explain.ts", "scripts/retention-bench.ts", "lib/retention/retention.ts"]);
 const ALLOWED = (f: string) => f.startsWith("drizzle/") || f.endsWith(".test.ts") || f.endsWith(".spec.ts") || BENCH_LOADERS.has(f);
 
 describe("one write path", () => {
-  it("no code outside lib/jobs writes the jobs table", () => {
+  it("no code outside lib/jobs writes a job's state or history", () => {
     const files = sourceFiles(ROOT);
-    expect(files).toContain("lib/jobs/transition.ts");
+    expect(files).toContain("lib/jobs/write.ts");
     const offenders = files
       .filter((f) => !WRITE_PATH.has(f) && !ALLOWED(f))
       .filter((f) => WRITES_JOBS.some((re) => re.test(readFileSync(path.join(ROOT, f), "utf8"))));
     expect(offenders).toEqual([]);
   });
 
-  it("only write-path.ts marks a transaction as the write path", () => {
+  it("only the guarded write's builder and the loaders' transaction set the mark", () => {
     const markers = sourceFiles(ROOT)
       .filter((f) => !ALLOWED(f))
       .filter((f) => readFileSync(path.join(ROOT, f), "utf8").includes("set_config('jobscope.write_path'"));
-    expect(markers).toEqual(["lib/jobs/write-path.ts"]);
+    expect(markers.sort()).toEqual(["lib/jobs/write-path.ts", "lib/jobs/write.ts"]);
   });
 
   describe("and the database enforces it", () => {
@@ -55,28 +62,43 @@ describe("one write path", () => {
     });
     afterAll(() => t.close());
 
-    it("refuses a state change, a version change and an insert from outside the write path", async () => {
+    it("refuses a state change, a version change, an insert and a delete from outside the write path", async () => {
       const job = await newJob(t.sql);
-      await expect(t.sql`UPDATE jobs SET state = 'cancelled', finished_at = now(), state_version = 1 WHERE id = ${job.id}`).rejects.toThrow(/only through the write path/);
-      await expect(t.sql`UPDATE jobs SET state_version = 5 WHERE id = ${job.id}`).rejects.toThrow(/only through the write path/);
-      await expect(t.sql`INSERT INTO jobs (tenant_id, type, max_attempts) VALUES ('acme', 'report.generate', 1)`).rejects.toThrow(/only through the write path/);
+      const refused = /only through the write path/;
+      await expect(t.sql`UPDATE jobs_live SET state = 'paused', state_version = 1 WHERE id = ${job.id}`).rejects.toThrow(refused);
+      await expect(t.sql`UPDATE jobs_live SET state_version = 5 WHERE id = ${job.id}`).rejects.toThrow(refused);
+      await expect(t.sql`DELETE FROM jobs_live WHERE id = ${job.id}`).rejects.toThrow(refused);
+      await expect(
+        t.sql`INSERT INTO jobs_live (id, tenant_id, type, queue, priority, state, attempt, max_attempts, state_version, not_before, params, created_at, updated_at)
+              VALUES (gen_random_uuid(), 'acme', 'report.generate', 'q', 0, 'queued', 0, 1, 0, now(), '{}', now(), now())`,
+      ).rejects.toThrow(refused);
+      await expect(
+        t.sql`INSERT INTO job_log (job_id, tenant_id, event, from_state, to_state, actor_kind, actor_id, attempt, state_version, max_attempts)
+              VALUES (${job.id}, 'acme', 'cancel', 'queued', 'cancelled', 'operator', 'x', 0, 1, 3)`,
+      ).rejects.toThrow(refused);
+      // The read model is views: nothing writes through them.
+      await expect(t.sql`UPDATE jobs SET state = 'paused' WHERE id = ${job.id}`).rejects.toThrow(/cannot update view/);
       expect(await getJob(t.sql, job.id)).toMatchObject({ state: "queued", stateVersion: 0 });
     });
 
-    it("refuses a write-path update that skips a version", async () => {
+    it("a write that sets the mark itself and skips a version is caught by the integrity audit", async () => {
       const job = await newJob(t.sql);
-      const bad = t.sql.begin(async (tx) => {
+      await t.sql.begin(async (tx) => {
         await tx`SELECT set_config('jobscope.write_path', 'on', true)`;
-        await tx`UPDATE jobs SET state = 'cancelled', finished_at = now(), state_version = 2 WHERE id = ${job.id}`;
+        await tx`UPDATE jobs_live SET state_version = 2 WHERE id = ${job.id}`;
       });
-      await expect(bad).rejects.toThrow(/exactly one/);
+      expect((await auditJob(t.sql, job.id)).join()).toMatch(/replay/);
     });
 
-    it("lets the heartbeat through, and keeps the event log append-only", async () => {
+    it("lets the heartbeat through, and keeps the history append-only", async () => {
       const job = await runJob(t.sql, await newJob(t.sql));
       expect((await heartbeat(t.sql, { workerId: "w-1", jobs: [{ id: job.id, attempt: 1 }] })).size).toBe(1);
-      await expect(t.sql`UPDATE job_events SET actor_id = 'x' WHERE job_id = ${job.id}`).rejects.toThrow(/append-only/);
-      await expect(t.sql`DELETE FROM job_events WHERE job_id = ${job.id}`).rejects.toThrow(/append-only/);
+      await transition(t.sql, { jobId: job.id, event: "pause", actor: operator });
+      for (const table of ["job_log", "job_catalog"]) {
+        await expect(t.sql.unsafe(`UPDATE ${table} SET tenant_id = tenant_id WHERE ${table === "job_catalog" ? "id" : "job_id"} = $1`, [job.id])).rejects.toThrow(/append-only/);
+        await expect(t.sql.unsafe(`DELETE FROM ${table} WHERE ${table === "job_catalog" ? "id" : "job_id"} = $1`, [job.id])).rejects.toThrow(/append-only/);
+      }
+      await expect(t.sql`UPDATE job_events SET actor_id = 'x' WHERE job_id = ${job.id}`).rejects.toThrow(/cannot update view/);
     });
   });
 });

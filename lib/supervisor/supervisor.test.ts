@@ -3,6 +3,7 @@ import { connect, type Sql } from "../db/client";
 import { createTestDb, type TestDb } from "../db/test-db";
 import { auditJob, getJob, newJob, rejectionsOf, runJob, seedTenants, worker } from "../jobs/test-helpers";
 import { transition } from "../jobs/transition";
+import { inWritePath } from "../jobs/write-path";
 import { createSupervisor } from "./supervisor";
 
 let t: TestDb;
@@ -19,7 +20,7 @@ afterAll(async () => {
 
 /** Age a job's heartbeat, as a worker that stopped beating would. */
 const ageHeartbeat = (id: string, ms: number) =>
-  t.sql`UPDATE jobs SET heartbeat_at = now() - ${ms} * interval '1 millisecond' WHERE id = ${id}`;
+  t.sql`UPDATE jobs_live SET heartbeat_at = now() - ${ms} * interval '1 millisecond' WHERE id = ${id}`;
 
 describe("supervisor", () => {
   it("reclaims a stale running job with attempts left, closing its run as lease_expired", async () => {
@@ -43,7 +44,8 @@ describe("supervisor", () => {
 
   it("never reclaims a job that keeps beating, however long it runs", async () => {
     const job = await runJob(t.sql, await newJob(t.sql));
-    await t.sql`UPDATE job_runs SET started_at = now() - interval '5 hours' WHERE job_id = ${job.id}`;
+    // A run that started five hours ago (the write path's mark: run_started_at is one of its columns).
+    await inWritePath(t.sql, (tx) => tx`UPDATE jobs_live SET run_started_at = now() - interval '5 hours' WHERE id = ${job.id}`);
     await createSupervisor({ sql: t.sql, staleAfterMs: 10_000 }).tick();
     expect((await getJob(t.sql, job.id)).state).toBe("running");
   });

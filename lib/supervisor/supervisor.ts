@@ -45,7 +45,7 @@ export function createSupervisor(opts: SupervisorOptions) {
     const [{ cutoff } = { cutoff: new Date(0) }] = await sql<{ cutoff: Date }[]>`
       SELECT now() - ${staleAfterMs} * interval '1 millisecond' AS cutoff`;
     const stale = await sql<Candidate[]>`
-      SELECT id, state, state_version, attempt, max_attempts FROM jobs
+      SELECT id, state, state_version, attempt, max_attempts FROM jobs_live
        WHERE state IN ${sql(HEARTBEAT_STATES)} AND heartbeat_at < ${cutoff}
        ORDER BY heartbeat_at LIMIT ${batch}`;
     for (const job of stale) {
@@ -69,7 +69,7 @@ export function createSupervisor(opts: SupervisorOptions) {
   /** Move retry_wait jobs whose backoff has passed back to queued. */
   async function promoteDue(report: TickReport) {
     const due = await sql<Candidate[]>`
-      SELECT id, state, state_version, attempt, max_attempts FROM jobs
+      SELECT id, state, state_version, attempt, max_attempts FROM jobs_live
        WHERE state = ${PROMOTE.from} AND not_before <= now() ORDER BY not_before LIMIT ${batch}`;
     for (const job of due) {
       const r = await transition(sql, {
