@@ -35,7 +35,7 @@ export function createWorker(opts: WorkerOptions): Worker {
   const pollIntervalMs = opts.pollIntervalMs ?? 1000;
   const drainTimeoutMs = opts.drainTimeoutMs ?? 30_000;
   const log = withFields(opts.log ?? consoleLogger(), { worker: id });
-  const record = { id, queues, concurrency };
+  const record = { id, queues, concurrency, succeeded: 0, failed: 0 };
   const batching = opts.batch !== false;
   // Unbatched: one job per statement, like a worker without a local queue (each slot claims for itself).
   const pipelines = batching ? Math.max(1, opts.pipelines ?? 2) : concurrency;
@@ -139,6 +139,10 @@ export function createWorker(opts: WorkerOptions): Worker {
     reporting--;
     leases.delete(`${lease.id}:${lease.attempt}`);
     if (outcome) {
+      if (outcome.status === "reported") {
+        if (outcome.event === "finish") record.succeeded++;
+        else if (outcome.event === "fail" || outcome.event === "abandon") record.failed++;
+      }
       if (opts.onOutcome) {
         try {
           opts.onOutcome(outcome);
@@ -209,7 +213,7 @@ export function createWorker(opts: WorkerOptions): Worker {
     await bounded("the last reports", rounds.settled());
     phase = "stopped";
     await bounded("the last heartbeat", beats?.stop() ?? Promise.resolve());
-    await bounded("marking the worker stopped", markWorkerStopped(sql, id).catch((e: unknown) => log.warn("could not mark the worker stopped", errorFields(e))));
+    await bounded("marking the worker stopped", markWorkerStopped(sql, record).catch((e: unknown) => log.warn("could not mark the worker stopped", errorFields(e))));
     log.info("worker stopped");
   }
 
