@@ -75,7 +75,6 @@ function scans(root: PlanNode): string[] {
 function quadratic(root: PlanNode): string[] {
   const label = (n: PlanNode) => `${n["Node Type"]}${n["CTE Name"] ? ` ${n["CTE Name"]}` : ""}${n["Function Name"] ? ` ${n["Function Name"]}` : ""}`;
   const single = (n: PlanNode) => n["CTE Name"] === "mark" || n["Node Type"] === "Result";
-  const inner = (n: PlanNode) => n.Plans?.find((c) => c["Parent Relationship"] === "Inner");
   return nodes(root)
     .filter((n) => n["Node Type"] === "Nested Loop")
     .filter((n) => {
