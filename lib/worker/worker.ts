@@ -37,7 +37,7 @@ export function createWorker(opts: WorkerOptions): Worker {
   const log = withFields(opts.log ?? consoleLogger(), { worker: id });
   const record = { id, queues, concurrency, succeeded: 0, failed: 0 };
   const batching = opts.batch !== false;
-  // Unbatched: one job per statement, like a worker without a local queue (each slot claims for itself).
+  // Unbatched: one job per statement (each slot's statement reports its last job and claims its next).
   const pipelines = batching ? Math.max(1, opts.pipelines ?? 2) : concurrency;
   const maxBatch = batching ? Math.max(1, opts.maxBatch ?? 500) : 1;
 
@@ -61,7 +61,7 @@ export function createWorker(opts: WorkerOptions): Worker {
   const ahead = claimAhead(concurrency, maxBatch * pipelines, opts.prefetch);
 
   const rounds = new Rounds({
-    sql, workerId: id, queues, pipelines, maxBatch, fused: batching,
+    sql, workerId: id, queues, pipelines, maxBatch,
     wanted: (claimsInFlight) => {
       if (phase !== "running") return 0;
       const want = concurrency + ahead.target() - (local.length + active + claimsInFlight);
