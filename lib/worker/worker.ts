@@ -41,9 +41,9 @@ export function createWorker(opts: WorkerOptions): Worker {
   const pipelines = batching ? Math.max(1, opts.pipelines ?? 2) : concurrency;
   const maxBatch = batching ? Math.max(1, opts.maxBatch ?? 500) : 1;
 
-  // Keyed by job and attempt: a handler that lost its lease may still be running when this same
-  // worker claims the job's next attempt.
-  const leases = new Map<string, Lease>();
+  // Every lease the worker holds (a handler that lost its lease may still be running when this
+  // same worker claims the job's next attempt: two leases of one job, two entries).
+  const leases = new Set<Lease>();
   /** Claimed (and started: the claim starts them), waiting for a handler slot. */
   let local: Lease[] = [];
   /** Handlers running (their reports may still be in flight after: `reporting`). */
@@ -102,7 +102,7 @@ export function createWorker(opts: WorkerOptions): Worker {
   function take(jobs: ClaimedJob[]) {
     for (const job of jobs) {
       const lease = new Lease(job);
-      leases.set(`${job.id}:${job.attempt}`, lease);
+      leases.add(lease);
       local.push(lease);
     }
     pump();
@@ -113,7 +113,7 @@ export function createWorker(opts: WorkerOptions): Worker {
     let n = 0;
     while (active < concurrency && n < local.length) {
       const lease = local[n++]!;
-      if (lease.lost) leases.delete(`${lease.id}:${lease.attempt}`);
+      if (lease.lost) leases.delete(lease);
       else launch(lease);
     }
     if (n > 0) local = n === local.length ? [] : local.slice(n);
@@ -137,7 +137,7 @@ export function createWorker(opts: WorkerOptions): Worker {
 
   function settle(lease: Lease, outcome: JobOutcome | null) {
     reporting--;
-    leases.delete(`${lease.id}:${lease.attempt}`);
+    leases.delete(lease);
     if (outcome) {
       if (outcome.status === "reported") {
         if (outcome.event === "finish") record.succeeded++;
@@ -177,7 +177,7 @@ export function createWorker(opts: WorkerOptions): Worker {
       log.warn("could not update workers.last_seen_at", errorFields(e));
     }
     try {
-      await beat(sql, id, [...leases.values()]);
+      await beat(sql, id, [...leases]);
     } catch (e) {
       log.warn("heartbeat failed; the next tick tries again", errorFields(e));
     }
@@ -204,7 +204,7 @@ export function createWorker(opts: WorkerOptions): Worker {
     timeout.abort();
     if (!drained) {
       log.warn("drain timed out; aborting the remaining handlers, their leases will expire", { jobs: leases.size });
-      for (const lease of leases.values()) lease.lose(new DrainTimeout(lease.id));
+      for (const lease of leases) lease.lose(new DrainTimeout(lease.id));
       // A short grace for handlers that honour the signal, so their outcomes are logged.
       const grace = new AbortController();
       await Promise.race([new Promise<void>((r) => (reporting === 0 ? r() : allDone.push(r))), sleep(1000, grace.signal)]);
@@ -240,7 +240,7 @@ export function createWorker(opts: WorkerOptions): Worker {
       stopping ??= phase === "stopped" ? Promise.resolve() : drain();
       return stopping;
     },
-    inFlight: () => [...leases.values()].map((l) => l.info()),
+    inFlight: () => [...leases].map((l) => l.info()),
     stats: () => ({ ...rounds.stats }),
   };
 }
