@@ -188,6 +188,8 @@ export async function pickupJobscope(url: string, n: number): Promise<number[]> 
   await worker.start();
   const out: number[] = [];
   await sleep(200);
+  // Without LISTEN the worker polls (1 s): a pickup figure from that would measure the poll, not the engine.
+  if (!worker.stats().listening) throw new Error("pickup: the worker is not listening for jobscope_queued");
   for (let i = 0; i < n; i++) {
     const started = new Promise<number>((r) => (resolveStart = r));
     const t0 = performance.now();

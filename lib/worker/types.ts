@@ -128,6 +128,6 @@ export type Worker = {
   /** Stop claiming, let in-flight jobs finish (up to drainTimeoutMs), then abort the rest. */
   stop(): Promise<void>;
   inFlight(): InFlightInfo[];
-  /** Statements sent, reports carried and jobs claimed since start. */
-  stats(): { rounds: number; reports: number; claimed: number };
+  /** Statements sent, reports carried and jobs claimed since start; whether LISTEN is up (else it polls). */
+  stats(): { rounds: number; reports: number; claimed: number; listening: boolean };
 };

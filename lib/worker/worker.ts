@@ -158,6 +158,8 @@ export function createWorker(opts: WorkerOptions): Worker {
     if (listening) return;
     listening = true;
     try {
+      // onlisten runs on every (re)connection of the listening connection: a NOTIFY sent while it
+      // was down is lost, so the worker claims once to catch up.
       const meta = await sql.listen(QUEUED_CHANNEL, (queue) => {
         if (queues.includes(queue)) rounds.wake();
       }, () => rounds.wake());
@@ -241,7 +243,7 @@ export function createWorker(opts: WorkerOptions): Worker {
       return stopping;
     },
     inFlight: () => [...leases].map((l) => l.info()),
-    stats: () => ({ ...rounds.stats }),
+    stats: () => ({ ...rounds.stats, listening: unlisten !== null }),
   };
 }
 
