@@ -179,7 +179,10 @@ export function createWorker(opts: WorkerOptions): Worker {
       log.warn("could not update workers.last_seen_at", errorFields(e));
     }
     try {
-      await beat(sql, id, [...leases]);
+      // A lease claimed (or confirmed) within the last half interval has a fresh heartbeat_at
+      // already: most of a busy worker's jobs come and go between two ticks.
+      const due = Date.now() - heartbeatIntervalMs / 2;
+      await beat(sql, id, [...leases].filter((l) => l.knownAt <= due));
     } catch (e) {
       log.warn("heartbeat failed; the next tick tries again", errorFields(e));
     }
