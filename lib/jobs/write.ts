@@ -170,7 +170,8 @@ export function guardedWriteCtes(): SQL {
        AND (i.stale IS NULL OR l.heartbeat_at < i.stale)
        AND (NOT i.needs_left OR l.attempt < l.max_attempts)
     RETURNING l.id, l.tenant_id, l.queue, l.state, l.attempt, l.max_attempts, l.state_version, l.lease_owner, l.heartbeat_at, l.not_before,
-              l.updated_at, NULL::timestamptz AS finished_at, l.run_worker, l.run_claimed_at, l.run_started_at, l.run_version),
+              l.updated_at, NULL::timestamptz AS finished_at, l.run_worker, l.run_claimed_at, l.run_started_at, l.run_version,
+              i.event, i.exp_state, i.actor_kind, i.actor_id, i.outcome, i.on_attempt, i.nb_rule, i.retry_at, i.error_class, i.error_message, i.result, i.payload, i.at),
   del AS (
     DELETE FROM jobs_live l USING i
      WHERE l.id = ANY(${ph("delIds")}::uuid[]) AND l.id = i.id AND NOT i.from_done AND i.to_done
@@ -180,7 +181,8 @@ export function guardedWriteCtes(): SQL {
        AND (NOT i.needs_left OR l.attempt < l.max_attempts)
     RETURNING l.id, l.tenant_id, l.queue, i.to_state AS state, l.attempt, l.max_attempts, l.state_version + 1 AS state_version,
               NULL::text AS lease_owner, NULL::timestamptz AS heartbeat_at, NULL::timestamptz AS not_before, i.at AS updated_at,
-              i.at AS finished_at, l.run_worker, l.run_claimed_at, l.run_started_at, l.run_version),
+              i.at AS finished_at, l.run_worker, l.run_claimed_at, l.run_started_at, l.run_version,
+              i.event, i.exp_state, i.actor_kind, i.actor_id, i.outcome, i.on_attempt, i.nb_rule, i.retry_at, i.error_class, i.error_message, i.result, i.payload, i.at),
   -- A replay: the job comes back from its last transition (a finished one, as the move expected);
   -- two replays at once both insert, and the primary key lets one through.
   rep AS (
@@ -196,27 +198,25 @@ export function guardedWriteCtes(): SQL {
     RETURNING id, tenant_id, queue, state, attempt, max_attempts, state_version, NULL::text AS lease_owner, NULL::timestamptz AS heartbeat_at,
               not_before, updated_at, NULL::timestamptz AS finished_at, NULL::text AS run_worker, NULL::timestamptz AS run_claimed_at,
               NULL::timestamptz AS run_started_at, NULL::int AS run_version),
+  -- Each applied move with the columns of its input (carried by RETURNING: no join back to i).
   moved AS (
-    SELECT id, tenant_id, queue, state, attempt, max_attempts, state_version, lease_owner, heartbeat_at, not_before, updated_at, finished_at,
-           run_worker, run_claimed_at, run_started_at, run_version FROM upd
+    SELECT * FROM upd
     UNION ALL
-    SELECT id, tenant_id, queue, state, attempt, max_attempts, state_version, lease_owner, heartbeat_at, not_before, updated_at, finished_at,
-           run_worker, run_claimed_at, run_started_at, run_version FROM del
+    SELECT * FROM del
     UNION ALL
-    SELECT id, tenant_id, queue, state, attempt, max_attempts, state_version, lease_owner, heartbeat_at, not_before, updated_at, finished_at,
-           run_worker, run_claimed_at, run_started_at, run_version FROM rep),
+    SELECT r.*, i.event, i.exp_state, i.actor_kind, i.actor_id, i.outcome, i.on_attempt, i.nb_rule, i.retry_at, i.error_class, i.error_message, i.result, i.payload, i.at FROM rep r JOIN i ON i.id = r.id),
   att AS (
     INSERT INTO job_attempts (job_id, attempt, tenant_id, worker_id, claimed_at, claim_version, started_at, finished_at, outcome, max_attempts,
                               end_event, end_from, end_to, end_version, retry_at, error_class, error_message, result)
-    SELECT m.id, m.attempt, m.tenant_id, m.run_worker, m.run_claimed_at, m.run_version, m.run_started_at, i.at, i.outcome, m.max_attempts,
-           CASE WHEN i.on_attempt THEN i.event END, CASE WHEN i.on_attempt THEN i.exp_state END,
-           CASE WHEN i.on_attempt THEN m.state END, CASE WHEN i.on_attempt THEN m.state_version END,
-           CASE WHEN i.on_attempt AND i.nb_rule = 2 THEN i.retry_at END, i.error_class, i.error_message, i.result::jsonb
-      FROM moved m JOIN i ON i.id = m.id WHERE i.outcome IS NOT NULL),
+    SELECT id, attempt, tenant_id, run_worker, run_claimed_at, run_version, run_started_at, at, outcome, max_attempts,
+           CASE WHEN on_attempt THEN event END, CASE WHEN on_attempt THEN exp_state END,
+           CASE WHEN on_attempt THEN state END, CASE WHEN on_attempt THEN state_version END,
+           CASE WHEN on_attempt AND nb_rule = 2 THEN retry_at END, error_class, error_message, result::jsonb
+      FROM moved WHERE outcome IS NOT NULL),
   log AS (
     INSERT INTO job_log (job_id, tenant_id, event, from_state, to_state, actor_kind, actor_id, attempt, state_version, at, payload, max_attempts)
-    SELECT m.id, m.tenant_id, i.event, i.exp_state, m.state, i.actor_kind, i.actor_id, m.attempt, m.state_version, i.at, i.payload::jsonb, m.max_attempts
-      FROM moved m JOIN i ON i.id = m.id WHERE NOT i.on_attempt)`;
+    SELECT id, tenant_id, event, exp_state, state, actor_kind, actor_id, attempt, state_version, at, payload::jsonb, max_attempts
+      FROM moved WHERE NOT on_attempt)`;
 }
 
 /** The event's payload in job_log: the caller's, plus the error that closed the attempt. */
