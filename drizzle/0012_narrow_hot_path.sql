@@ -241,7 +241,11 @@ BEGIN
       DELETE FROM job_log_default WHERE at >= day_lo AND at < day_hi;
       PERFORM set_config('jobscope.retention', coalesce(prev, ''), true);
       EXECUTE format('CREATE TABLE %I PARTITION OF job_log FOR VALUES FROM (%L) TO (%L)', part, day_lo, day_hi);
+      -- The same rows, moved: under the write path's mark, which the insert guard asks for.
+      prev := current_setting('jobscope.write_path', true);
+      PERFORM set_config('jobscope.write_path', 'on', true);
       INSERT INTO job_log SELECT * FROM pg_temp.jobscope_moving_events;
+      PERFORM set_config('jobscope.write_path', coalesce(prev, ''), true);
       DROP TABLE pg_temp.jobscope_moving_events;
     ELSE
       EXECUTE format('CREATE TABLE %I PARTITION OF job_log FOR VALUES FROM (%L) TO (%L)', part, day_lo, day_hi);
@@ -357,7 +361,7 @@ BEGIN
   IF coalesce(current_setting('jobscope.retention', true), '') <> 'on' THEN
     RAISE EXCEPTION '% is append-only (only retention deletes history)', TG_TABLE_NAME USING ERRCODE = 'insufficient_privilege';
   END IF;
-  RETURN NULL;
+  RETURN OLD; -- a row trigger lets the delete through; a statement trigger's value is ignored
 END $$;
 --> statement-breakpoint
 CREATE TRIGGER job_catalog_append_only BEFORE UPDATE ON job_catalog FOR EACH STATEMENT EXECUTE FUNCTION jobscope_append_only();
@@ -368,9 +372,13 @@ CREATE TRIGGER job_attempts_append_only BEFORE UPDATE ON job_attempts FOR EACH S
 --> statement-breakpoint
 CREATE TRIGGER job_attempts_delete_only_by_retention BEFORE DELETE ON job_attempts FOR EACH STATEMENT EXECUTE FUNCTION jobscope_retention_guard();
 --> statement-breakpoint
-CREATE TRIGGER job_log_append_only BEFORE UPDATE ON job_log FOR EACH STATEMENT EXECUTE FUNCTION jobscope_append_only();
+-- job_log's guards are row triggers: a partitioned table's row triggers are cloned to every
+-- partition, present and future, so a statement on a partition itself is guarded too (its statement
+-- triggers would fire only for statements on the parent). A WHEN clause keeps retention's deletes cheap.
+CREATE TRIGGER job_log_append_only BEFORE UPDATE ON job_log FOR EACH ROW EXECUTE FUNCTION jobscope_append_only();
 --> statement-breakpoint
-CREATE TRIGGER job_log_delete_only_by_retention BEFORE DELETE ON job_log FOR EACH STATEMENT EXECUTE FUNCTION jobscope_retention_guard();
+CREATE TRIGGER job_log_delete_only_by_retention BEFORE DELETE ON job_log FOR EACH ROW
+  WHEN (current_setting('jobscope.retention', true) IS DISTINCT FROM 'on') EXECUTE FUNCTION jobscope_retention_guard();
 --> statement-breakpoint
 -- 9. The read model.
 --    A job's last transition recorded in its history: the closing event of one of its attempts
