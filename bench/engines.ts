@@ -67,7 +67,7 @@ export async function burnJobscope(
   opts: { concurrency: number; batch: boolean; label: string; prefilled?: boolean; worker?: { pipelines?: number; maxBatch?: number; prefetch?: number } },
 ): Promise<Burn> {
   if (!opts.prefilled) await prefillJobscope(url, n);
-  const sql = connect(url, { max: opts.batch ? 8 : opts.concurrency + 4, appName: "bench-jobscope" });
+  const sql = connect(url, { max: opts.batch ? 8 : opts.concurrency + 4, appName: "bench-jobscope", genericPlans: true });
   let done = 0;
   let worker: Worker | null = null;
   const r = await measure(
@@ -179,7 +179,7 @@ function quietGraphile() {
 
 /** Idle pickup latency: enqueue → handler start, sequential, `n` times. */
 export async function pickupJobscope(url: string, n: number): Promise<number[]> {
-  const sql = connect(url, { max: 6, appName: "bench-pickup" });
+  const sql = connect(url, { max: 6, appName: "bench-pickup", genericPlans: true });
   let resolveStart: ((t: number) => void) | null = null;
   const worker = createWorker({
     sql, queues: ["pickup"], concurrency: 4, log: silentLogger,

@@ -490,3 +490,8 @@ GRANT SELECT ON jobs, job_runs, job_events, job_finishes TO jobscope_app, jobsco
 -- 11. What each worker ran, counted by the worker itself and written with its heartbeat (the
 --     workers page): a successful attempt writes no index entry a per-worker count could use.
 ALTER TABLE "workers" ADD COLUMN "succeeded" bigint DEFAULT 0 NOT NULL, ADD COLUMN "failed" bigint DEFAULT 0 NOT NULL;
+--> statement-breakpoint
+-- 12. Workers and supervisors reuse one plan per prepared statement: planning the write path's
+--     statements costs milliseconds, and a one-job statement's custom plans look cheaper than its
+--     generic one, so PostgreSQL re-planned it on every execution (lib/db/client.ts, `genericPlans`).
+ALTER ROLE jobscope_worker SET plan_cache_mode = 'force_generic_plan';
