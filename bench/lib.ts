@@ -88,7 +88,7 @@ export async function walRecords(url: string, from: Snapshot, to: Snapshot): Pro
   try {
     await sql`CREATE EXTENSION IF NOT EXISTS pg_walinspect`;
     const rows = await sql<{ rm: string; rec: string; n: string }[]>`
-      SELECT split_part(resource_manager, '/', 1) AS rm, split_part(resource_manager, '/', 2) AS rec, count::text AS n
+      SELECT split_part("resource_manager/record_type", '/', 1) AS rm, split_part("resource_manager/record_type", '/', 2) AS rec, count::text AS n
         FROM pg_get_wal_stats(${from.lsn}::pg_lsn, ${to.lsn}::pg_lsn, true)`;
     let heapRows = 0;
     let btreeEntries = 0;
