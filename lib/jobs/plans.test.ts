@@ -70,11 +70,13 @@ function scans(root: PlanNode): string[] {
 
 /**
  * A nested loop that rescans a CTE, a function or a materialized set per row of an outer side that
- * is itself a batch: quadratic in the batch. (The write-path mark, one row, may drive a loop.)
+ * is itself a batch: quadratic in the batch.
  */
 function quadratic(root: PlanNode): string[] {
   const label = (n: PlanNode) => `${n["Node Type"]}${n["CTE Name"] ? ` ${n["CTE Name"]}` : ""}${n["Function Name"] ? ` ${n["Function Name"]}` : ""}`;
-  const single = (n: PlanNode) => n["CTE Name"] === "mark" || n["Node Type"] === "Result";
+  // The write-path mark (one row), the worker's queues and their settings, the shapes of the table's moves:
+  // none grows with the batch.
+  const single = (n: PlanNode) => ["mark", "capped", "open_queues", "shapes"].includes(n["CTE Name"] ?? "") || n["Node Type"] === "Result";
   return nodes(root)
     .filter((n) => n["Node Type"] === "Nested Loop")
     .filter((n) => {

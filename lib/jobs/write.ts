@@ -96,10 +96,10 @@ const shapeKey = new Map(SHAPES.map((x, k) => [`${x.from}:${x.event}:${x.actor}`
 const lit = (v: string | number | boolean | null, type?: string) =>
   v === null ? `NULL${type ? `::${type}` : ""}` : typeof v === "string" ? `'${v}'${type ? `::${type}` : ""}` : String(v);
 const SHAPES_SQL = sql.raw(
-  `shapes(k, exp_state, event, actor_kind, to_state, from_done, to_done, max_rule, needs_left, leased, starts, outcome, resets_hb, nb_rule, on_attempt) AS (VALUES ${SHAPES.map(
+  `shapes(k, exp_state, event, actor_kind, to_state, from_done, to_done, max_rule, needs_left, leased, starts, outcome, resets_hb, nb_rule, on_attempt, releases) AS (VALUES ${SHAPES.map(
     (x, k) =>
       `(${k}, ${lit(x.from, "job_state")}, ${lit(x.event, "job_event")}, ${lit(x.actor, "actor_kind")}, ${lit(x.to, "job_state")}, ${x.fromDone}, ${x.toDone}, ` +
-      `${x.maxRule}, ${x.needsAttemptsLeft}, ${x.leasedAfter}, ${x.startsRun}, ${lit(x.closes, "run_outcome")}, ${x.resetsHeartbeat}, ${x.notBeforeRule}, ${x.onAttempt})`,
+      `${x.maxRule}, ${x.needsAttemptsLeft}, ${x.leasedAfter}, ${x.startsRun}, ${lit(x.closes, "run_outcome")}, ${x.resetsHeartbeat}, ${x.notBeforeRule}, ${x.onAttempt}, ${x.releasesLease})`,
   ).join(", ")})`,
 );
 
@@ -145,7 +145,7 @@ export function guardedWriteCtes(): SQL {
   return sql`${SHAPES_SQL},
   i AS MATERIALIZED (
     SELECT x.id, s.exp_state, x.exp_version, s.event, s.actor_kind, x.actor_id, x.fence, x.stale, s.to_state, s.from_done, s.to_done,
-           s.max_rule, s.needs_left, s.leased, s.starts, s.outcome, s.resets_hb, s.nb_rule, x.retry_at, s.on_attempt,
+           s.max_rule, s.needs_left, s.leased, s.starts, s.outcome, s.resets_hb, s.nb_rule, x.retry_at, s.on_attempt, s.releases,
            x.error_class, x.error_message, x.result, x.payload, coalesce(x.at0, now()) AS at
       FROM mark, unnest(
         ${ph("ids")}::uuid[], ${ph("shape")}::int[], ${ph("expVersion")}::int[], ${ph("actorId")}::text[], ${ph("fence")}::int[],
@@ -171,7 +171,7 @@ export function guardedWriteCtes(): SQL {
        AND (NOT i.needs_left OR l.attempt < l.max_attempts)
     RETURNING l.id, l.tenant_id, l.queue, l.state, l.attempt, l.max_attempts, l.state_version, l.lease_owner, l.heartbeat_at, l.not_before,
               l.updated_at, NULL::timestamptz AS finished_at, l.run_worker, l.run_claimed_at, l.run_started_at, l.run_version,
-              i.event, i.exp_state, i.actor_kind, i.actor_id, i.outcome, i.on_attempt, i.nb_rule, i.retry_at, i.error_class, i.error_message, i.result, i.payload, i.at),
+              i.event, i.exp_state, i.actor_kind, i.actor_id, i.outcome, i.on_attempt, i.nb_rule, i.retry_at, i.error_class, i.error_message, i.result, i.payload, i.at, i.releases),
   del AS (
     DELETE FROM jobs_live l USING i
      WHERE l.id = ANY(${ph("delIds")}::uuid[]) AND l.id = i.id AND NOT i.from_done AND i.to_done
@@ -182,7 +182,7 @@ export function guardedWriteCtes(): SQL {
     RETURNING l.id, l.tenant_id, l.queue, i.to_state AS state, l.attempt, l.max_attempts, l.state_version + 1 AS state_version,
               NULL::text AS lease_owner, NULL::timestamptz AS heartbeat_at, NULL::timestamptz AS not_before, i.at AS updated_at,
               i.at AS finished_at, l.run_worker, l.run_claimed_at, l.run_started_at, l.run_version,
-              i.event, i.exp_state, i.actor_kind, i.actor_id, i.outcome, i.on_attempt, i.nb_rule, i.retry_at, i.error_class, i.error_message, i.result, i.payload, i.at),
+              i.event, i.exp_state, i.actor_kind, i.actor_id, i.outcome, i.on_attempt, i.nb_rule, i.retry_at, i.error_class, i.error_message, i.result, i.payload, i.at, i.releases),
   -- A replay: the job comes back from its last transition (a finished one, as the move expected);
   -- two replays at once both insert, and the primary key lets one through.
   rep AS (
@@ -204,7 +204,7 @@ export function guardedWriteCtes(): SQL {
     UNION ALL
     SELECT * FROM del
     UNION ALL
-    SELECT r.*, i.event, i.exp_state, i.actor_kind, i.actor_id, i.outcome, i.on_attempt, i.nb_rule, i.retry_at, i.error_class, i.error_message, i.result, i.payload, i.at FROM rep r JOIN i ON i.id = r.id),
+    SELECT r.*, i.event, i.exp_state, i.actor_kind, i.actor_id, i.outcome, i.on_attempt, i.nb_rule, i.retry_at, i.error_class, i.error_message, i.result, i.payload, i.at, i.releases FROM rep r JOIN i ON i.id = r.id),
   att AS (
     INSERT INTO job_attempts (job_id, attempt, tenant_id, worker_id, claimed_at, claim_version, started_at, finished_at, outcome, max_attempts,
                               end_event, end_from, end_to, end_version, retry_at, error_class, error_message, result)
@@ -216,7 +216,12 @@ export function guardedWriteCtes(): SQL {
   log AS (
     INSERT INTO job_log (job_id, tenant_id, event, from_state, to_state, actor_kind, actor_id, attempt, state_version, at, payload, max_attempts)
     SELECT id, tenant_id, event, exp_state, state, actor_kind, actor_id, attempt, state_version, at, payload::jsonb, max_attempts
-      FROM moved WHERE NOT on_attempt)`;
+      FROM moved WHERE NOT on_attempt),
+  -- A capped queue counts down the leases that came back (its claim counted them out).
+  freed AS (
+    UPDATE queues s SET leased = greatest(s.leased - n.k, 0)
+      FROM (SELECT queue, count(*)::int AS k FROM moved WHERE releases GROUP BY queue) n
+     WHERE s.name = n.queue AND s.concurrency_limit IS NOT NULL)`;
 }
 
 /** The event's payload in job_log: the caller's, plus the error that closed the attempt. */
