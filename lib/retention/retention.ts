@@ -1,26 +1,27 @@
 import type { Sql } from "../db/client";
 import { listEventPartitions } from "../db/partitions";
+import { removeBatch, START, type Cursor } from "./finished-jobs";
 
 export type RetentionOptions = {
-  /** Terminal jobs that finished longer ago than this are removed with their history. */
+  /** Finished jobs whose last transition is older than this are removed with their history. */
   olderThanDays: number;
   /** Jobs per transaction (also when deleting gone jobs' events from a kept partition): short batches, so workers and the console never wait long. */
   batchSize?: number;
-  /** Keep a copy of each removed job (row, run records, events) as one JSON document in job_archive. */
+  /** Keep a copy of each removed job (its catalog row, attempts and events) as one JSON document in job_archive. */
   archive?: boolean;
   /** Count what would go, remove nothing. */
   dryRun?: boolean;
   /** Stop after this many batches of jobs (tests, or a bounded nightly slot). */
   maxBatches?: number;
   /**
-   * Drop the event partitions wholly older than the cutoff (default). False: delete
-   * every removed job's events row by row, as before partitioning (the benchmark's baseline).
+   * Drop the job_log day partitions wholly older than the cutoff (default). False: delete
+   * every removed job's job_log rows row by row, as before partitioning (the benchmark's baseline).
    */
   dropPartitions?: boolean;
   log?: (line: string) => void;
 };
 
-/** What retention did (or, in a dry run, would do) with one event partition wholly older than the cutoff. */
+/** What retention did (or, in a dry run, would do) with one job_log partition wholly older than the cutoff. */
 export type PartitionVerdict = {
   name: string;
   from: Date;
@@ -34,8 +35,9 @@ export type PartitionVerdict = {
 
 export type RetentionReport = {
   jobs: number;
+  /** Run records: the removed jobs' attempts. */
   runs: number;
-  /** Events deleted row by row (outside dropped partitions). */
+  /** job_log rows deleted row by row (outside dropped partitions). */
   events: number;
   archived: number;
   batches: number;
@@ -43,26 +45,27 @@ export type RetentionReport = {
   partitions: PartitionVerdict[];
   partitionsDropped: number;
   partitionsKept: number;
-  /** Events that went with dropped partitions. */
+  /** job_log rows that went with dropped partitions. */
   eventsDropped: number;
 };
 
 const LOCK_TIMEOUT = "5s";
 
 /**
- * Remove old terminal jobs and their run records and events.
+ * Remove finished jobs whose last transition is older than the cutoff, with their whole
+ * history: the catalog row, the attempts and the job_log rows (drizzle/0012).
  *
- * 1. Jobs in batches: each batch is one statement in a transaction marked for
- *    retention — the only mark under which the history tables' delete guards
- *    let rows go (drizzle/0007_scale.sql) — locking its jobs with SKIP LOCKED,
- *    so an operator replaying one of them at that moment simply keeps it. The
- *    batch deletes the jobs' runs and their events, except the events that sit
- *    in a partition wholly older than the cutoff: those go in step 2.
- * 2. Each event partition wholly older than the cutoff (drizzle/0009) is
- *    dropped if no event in it belongs to a job that still exists (a job still
- *    live, or finished after the cutoff). Otherwise it is kept, and the events
- *    in it whose job is gone are deleted in batches.
+ * 1. Jobs in batches (lib/retention/finished-jobs.ts): each batch is one statement in a
+ *    transaction marked for retention — the only mark under which the history tables' delete
+ *    guards let rows go — locking the jobs' catalog rows with SKIP LOCKED. A job with a live
+ *    row is never removed. The job_log rows that sit in a day partition wholly older than the
+ *    cutoff stay for step 2.
+ * 2. Each job_log day partition wholly older than the cutoff is dropped if none of its rows
+ *    belongs to a job that still exists (a catalog row: a job still live, finished after the
+ *    cutoff, or not reached by a bounded run). Otherwise it is kept, and its rows whose job is
+ *    gone are deleted in batches.
  *
+ * A dry run walks the same batches and counts them, removing nothing.
  * Only the table's owner can drop a partition: the runtime roles own none.
  */
 export async function runRetention(sql: Sql, opts: RetentionOptions): Promise<RetentionReport> {
@@ -70,6 +73,7 @@ export async function runRetention(sql: Sql, opts: RetentionOptions): Promise<Re
   const batch = opts.batchSize ?? 5000;
   if (!Number.isInteger(batch) || batch < 1 || batch > 100_000) throw new Error(`batchSize must be an integer from 1 to 100000, not ${batch}`);
   const log = opts.log ?? (() => {});
+  const dryRun = opts.dryRun ?? false;
   const [{ cutoff } = { cutoff: new Date(0) }] = await sql<{ cutoff: Date }[]>`
     SELECT now() - ${opts.olderThanDays} * interval '1 day' AS cutoff`;
   const report: RetentionReport = {
@@ -78,73 +82,41 @@ export async function runRetention(sql: Sql, opts: RetentionOptions): Promise<Re
   };
   const candidates = opts.dropPartitions === false ? [] : (await listEventPartitions(sql))
     .filter((p): p is typeof p & { from: Date; to: Date } => !p.isDefault && p.from !== null && p.to !== null && p.to.getTime() <= cutoff.getTime());
+  const skip = candidates.length === 0 ? [] : (await sql<{ oid: string }[]>`
+    SELECT c.oid::text AS oid FROM pg_class c WHERE c.relnamespace = 'public'::regnamespace AND c.relname = ANY(${candidates.map((p) => p.name)})`).map((r) => r.oid);
 
-  if (opts.dryRun) {
-    const [r] = await sql<{ jobs: number; runs: number }[]>`
-      SELECT count(*)::int AS jobs, coalesce(sum((SELECT count(*) FROM job_runs r WHERE r.job_id = j.id)), 0)::int AS runs
-        FROM jobs j WHERE finished_at IS NOT NULL AND finished_at < ${cutoff}`;
-    report.jobs = r?.jobs ?? 0;
-    report.runs = r?.runs ?? 0;
+  let after: Cursor = START;
+  for (;;) {
+    if (opts.maxBatches !== undefined && report.batches >= opts.maxBatches) break;
+    const r = await removeBatch(sql, { cutoff, after, batch, skip, archive: opts.archive ?? false, dryRun });
+    if (r.read === 0) break;
+    report.batches++;
+    report.jobs += r.jobs;
+    report.runs += r.runs;
+    report.events += r.events;
+    report.archived += r.archived;
+    log(`batch ${report.batches}: ${r.jobs} jobs, ${r.runs} runs, ${r.events} job_log rows${dryRun ? " (dry run)" : ""}`);
+    if (!r.next || r.read < batch) break;
+    after = r.next;
+  }
+
+  if (dryRun) {
     for (const p of candidates) {
-      // After the jobs went, the jobs still having events here would be the ones not old and terminal.
+      // After the batches, the jobs still having rows here would be those not finished before the cutoff.
       const [b] = await sql<{ blockers: number; sample: string[] | null; events: number }[]>`
-        SELECT (SELECT count(DISTINCT e.job_id)::int FROM ${sql(p.name)} e JOIN jobs j ON j.id = e.job_id
-                 WHERE j.finished_at IS NULL OR j.finished_at >= ${cutoff}) AS blockers,
-               (SELECT array_agg(DISTINCT e.job_id::text) FROM (SELECT e.job_id FROM ${sql(p.name)} e JOIN jobs j ON j.id = e.job_id
-                 WHERE j.finished_at IS NULL OR j.finished_at >= ${cutoff} LIMIT 3) e) AS sample,
+        WITH staying AS (
+          SELECT DISTINCT e.job_id FROM ${sql(p.name)} e JOIN job_catalog c ON c.id = e.job_id
+           WHERE EXISTS (SELECT 1 FROM jobs_live l WHERE l.id = e.job_id)
+              OR (SELECT f.at FROM job_last_transition(e.job_id) f) >= ${cutoff})
+        SELECT (SELECT count(*)::int FROM staying) AS blockers, (SELECT (array_agg(job_id::text))[1:3] FROM staying) AS sample,
                (SELECT count(*)::int FROM ${sql(p.name)}) AS events`;
       addVerdict(report, p, b?.blockers ?? 0, b?.sample ?? [], b?.blockers ? 0 : (b?.events ?? 0));
     }
     return report;
   }
 
-  const skip = candidates.length === 0 ? [] : (await sql<{ oid: string }[]>`
-    SELECT c.oid::text AS oid FROM pg_class c WHERE c.relnamespace = 'public'::regnamespace AND c.relname = ANY(${candidates.map((p) => p.name)})`).map((r) => r.oid);
-
-  for (;;) {
-    if (opts.maxBatches !== undefined && report.batches >= opts.maxBatches) break;
-    const [r] = await sql.begin(async (tx) => {
-      await tx`SELECT set_config('jobscope.retention', 'on', true)`;
-      return tx<{ jobs: number; runs: number; events: number; archived: number }[]>`
-        WITH victims AS (
-          SELECT id FROM jobs
-           WHERE finished_at IS NOT NULL AND finished_at < ${cutoff}
-           ORDER BY finished_at DESC, id DESC
-           LIMIT ${batch}
-           FOR UPDATE SKIP LOCKED
-        ), archived AS (
-          INSERT INTO job_archive (job_id, tenant_id, finished_at, record)
-          SELECT j.id, j.tenant_id, j.finished_at, jsonb_build_object(
-                   'job', to_jsonb(j),
-                   'runs', (SELECT coalesce(jsonb_agg(to_jsonb(r) ORDER BY r.attempt), '[]') FROM job_runs r WHERE r.job_id = j.id),
-                   'events', (SELECT coalesce(jsonb_agg(to_jsonb(e) ORDER BY e.state_version), '[]') FROM job_events e WHERE e.job_id = j.id))
-            FROM jobs j JOIN victims v ON v.id = j.id
-           WHERE ${opts.archive ?? false}
-          ON CONFLICT (job_id) DO NOTHING
-          RETURNING 1
-        ), events AS (
-          DELETE FROM job_events e USING victims v
-           WHERE e.job_id = v.id AND e.tableoid <> ALL(${skip}::oid[])
-          RETURNING 1
-        ), runs AS (
-          DELETE FROM job_runs r USING victims v WHERE r.job_id = v.id RETURNING 1
-        ), gone AS (
-          DELETE FROM jobs j USING victims v WHERE j.id = v.id RETURNING 1
-        )
-        SELECT (SELECT count(*)::int FROM gone) AS jobs, (SELECT count(*)::int FROM runs) AS runs,
-               (SELECT count(*)::int FROM events) AS events, (SELECT count(*)::int FROM archived) AS archived`;
-    });
-    report.batches++;
-    report.jobs += r?.jobs ?? 0;
-    report.runs += r?.runs ?? 0;
-    report.events += r?.events ?? 0;
-    report.archived += r?.archived ?? 0;
-    log(`batch ${report.batches}: ${r?.jobs ?? 0} jobs, ${r?.runs ?? 0} runs, ${r?.events ?? 0} events`);
-    if ((r?.jobs ?? 0) < batch) break;
-  }
-
   for (const p of candidates) {
-    // SHARE: nothing can write into this partition while it is checked; the rest of job_events is untouched
+    // SHARE: nothing can write into this partition while it is checked; the rest of job_log is untouched
     // until DROP takes its brief exclusive lock. lock_timeout: rather keep the day than queue writers behind us.
     const outcome = await sql
       .begin(async (tx) => {
@@ -152,7 +124,7 @@ export async function runRetention(sql: Sql, opts: RetentionOptions): Promise<Re
         await tx`LOCK TABLE ${tx(p.name)} IN SHARE MODE`;
         const [b] = await tx<{ blockers: number; sample: string[] | null }[]>`
           SELECT count(*)::int AS blockers, (array_agg(job_id::text))[1:3] AS sample
-            FROM (SELECT DISTINCT e.job_id FROM ${tx(p.name)} e JOIN jobs j ON j.id = e.job_id) s`;
+            FROM (SELECT DISTINCT e.job_id FROM ${tx(p.name)} e JOIN job_catalog c ON c.id = e.job_id) s`;
         if (b && b.blockers > 0) return { blockers: b.blockers, sample: b.sample ?? [], events: 0 };
         const [c] = await tx<{ n: number }[]>`SELECT count(*)::int AS n FROM ${tx(p.name)}`;
         await tx`DROP TABLE ${tx(p.name)}`;
@@ -174,7 +146,7 @@ export async function runRetention(sql: Sql, opts: RetentionOptions): Promise<Re
       // then their events deleted by job id through the partition's (job_id, state_version) index,
       // `batch` jobs per transaction: no rescanning of rows already deleted.
       const gone = (await sql<{ jobId: string }[]>`
-        SELECT DISTINCT e.job_id FROM ${sql(p.name)} e WHERE NOT EXISTS (SELECT 1 FROM jobs j WHERE j.id = e.job_id)`).map((r) => r.jobId);
+        SELECT DISTINCT e.job_id FROM ${sql(p.name)} e WHERE NOT EXISTS (SELECT 1 FROM job_catalog c WHERE c.id = e.job_id)`).map((r) => r.jobId);
       for (let i = 0; i < gone.length; i += batch) {
         const ids = gone.slice(i, i + batch);
         deleted += await sql.begin(async (tx) => {
@@ -195,7 +167,7 @@ function addVerdict(report: RetentionReport, p: { name: string; from: Date; to: 
   if (blockers > 0) {
     report.partitions.push({
       name: p.name, from: p.from, to: p.to, action: "kept", events,
-      reason: `${blockers} job(s) still live or finished after the cutoff have events in it (e.g. ${sample.join(", ")})`,
+      reason: `${blockers} job(s) still live or finished after the cutoff have job_log rows in it (e.g. ${sample.join(", ")})`,
     });
     report.partitionsKept++;
   } else {

@@ -1,0 +1,111 @@
+import type { Db, Sql } from "../db/client";
+import { TERMINAL_STATES } from "../fsm/table";
+
+/**
+ * The finished jobs retention removes, found batch by batch through the transitions that
+ * finished them (drizzle/0012): a job is finished when it has no live row, and its finished
+ * time is its last transition's. Every finishing transition has an entry in a partial btree —
+ * job_attempts_final_idx (end_to, finished_at DESC, job_id DESC) for a worker's, job_log_final_idx
+ * (to_state, at DESC, job_id DESC) for anyone else's — so a batch reads, for each of the three
+ * terminal states in each table, at most `batch` entries older than the cutoff after a keyset
+ * cursor, oldest first, and keeps the oldest `batch` of them. A finishing transition is skipped
+ * when the job came back (a live row) or an operator replayed it after it (a later job_log row):
+ * that job's last transition is another one. The cursor moves past every entry read, skipped
+ * or not, so no batch reads an entry twice.
+ */
+/** `at` is PostgreSQL's text of the timestamp: a Date would drop its microseconds, and the cursor would read entries again. */
+export type Cursor = { at: string; jobId: string };
+export const START: Cursor = { at: "-infinity", jobId: "00000000-0000-0000-0000-000000000000" };
+
+/** One branch per terminal state and table: each an index range in (time, job id) order, so the union is merged, not sorted whole. */
+function branches(sql: Db, cutoff: Date, after: Cursor, batch: number) {
+  const parts = TERMINAL_STATES.flatMap((name) => {
+    // A literal, not a parameter: the partial indexes' predicate (IN the terminal states) must be provable from it in every plan.
+    const state = sql.unsafe(`'${name}'::job_state`);
+    return [
+    sql`(SELECT job_id, finished_at AS at, end_version AS v FROM job_attempts
+          WHERE end_to = ${state} AND finished_at < ${cutoff} AND (finished_at, job_id) > (${after.at}::text::timestamptz, ${after.jobId}::uuid)
+          ORDER BY finished_at, job_id LIMIT ${batch})`,
+    sql`(SELECT job_id, at, state_version AS v FROM job_log
+          WHERE to_state = ${state} AND at < ${cutoff} AND (at, job_id) > (${after.at}::text::timestamptz, ${after.jobId}::uuid)
+          ORDER BY at, job_id LIMIT ${batch})`,
+    ];
+  });
+  return parts.reduce((acc, p) => sql`${acc} UNION ALL ${p}`);
+}
+
+/**
+ * The WITH list shared by the count (dry run) and the delete: `cand` (the batch of finishing
+ * transitions), `victims` (the jobs to remove, their catalog rows locked with SKIP LOCKED, so a
+ * job another transaction holds is left for the next run), and `next` (the cursor after it).
+ */
+export function victimsCtes(sql: Db, cutoff: Date, after: Cursor, batch: number) {
+  return sql`
+    cand AS MATERIALIZED (
+      SELECT job_id, at, v FROM (${branches(sql, cutoff, after, batch)}) u ORDER BY at, job_id LIMIT ${batch}),
+    victims AS MATERIALIZED (
+      -- A job is here once at most: of its finishing transitions, all but the last were replayed after.
+      SELECT k.id, k.tenant_id, k.created_at, c.at AS finished_at
+        FROM cand c JOIN job_catalog k ON k.id = c.job_id
+       WHERE NOT EXISTS (SELECT 1 FROM jobs_live l WHERE l.id = c.job_id)
+         -- A replay after this finish (only an operator's, in job_log): the partitions from it on.
+         AND NOT EXISTS (SELECT 1 FROM job_log r WHERE r.job_id = c.job_id AND r.state_version > c.v AND r.at >= c.at)
+       ORDER BY k.id -- rows locked in id order, as the write path locks them
+       FOR UPDATE OF k SKIP LOCKED),
+    next AS (SELECT at, job_id FROM cand ORDER BY at DESC, job_id DESC LIMIT 1)`;
+}
+
+export type BatchCounts = { jobs: number; runs: number; events: number; archived: number; read: number; next: Cursor | null };
+
+/**
+ * One batch, in a transaction marked for retention (the only mark under which the history
+ * tables' delete guards let rows go: drizzle/0012). Job_log rows in `skip` (day partitions
+ * that will be dropped whole) stay for the drop. `dryRun`: the same batch counted, nothing
+ * removed.
+ */
+export async function removeBatch(
+  sql: Sql,
+  o: { cutoff: Date; after: Cursor; batch: number; skip: readonly string[]; archive: boolean; dryRun: boolean },
+): Promise<BatchCounts> {
+  const rows = await sql.begin(async (tx) => {
+    await tx`SELECT set_config('jobscope.retention', 'on', true)`;
+    const ctes = victimsCtes(tx, o.cutoff, o.after, o.batch);
+    if (o.dryRun) {
+      return tx<(Omit<BatchCounts, "next"> & { nextAt: string | null; nextJobId: string | null })[]>`
+        WITH ${ctes}
+        SELECT (SELECT count(*)::int FROM victims) AS jobs,
+               (SELECT count(*)::int FROM job_attempts a JOIN victims v ON a.job_id = v.id) AS runs,
+               (SELECT count(*)::int FROM job_log e JOIN victims v ON e.job_id = v.id AND e.at >= v.created_at AND e.at <= v.finished_at
+                 WHERE e.tableoid <> ALL(${o.skip}::oid[])) AS events,
+               0 AS archived, (SELECT count(*)::int FROM cand) AS read,
+               (SELECT at::text FROM next) AS next_at, (SELECT job_id FROM next) AS next_job_id`;
+    }
+    return tx<(Omit<BatchCounts, "next"> & { nextAt: string | null; nextJobId: string | null })[]>`
+      WITH ${ctes},
+      archived AS (
+        INSERT INTO job_archive (job_id, tenant_id, finished_at, record)
+        SELECT k.id, k.tenant_id, v.finished_at, jsonb_build_object(
+                 'catalog', to_jsonb(k),
+                 'attempts', (SELECT coalesce(jsonb_agg(to_jsonb(a) ORDER BY a.attempt), '[]') FROM job_attempts a WHERE a.job_id = k.id),
+                 'events', (SELECT coalesce(jsonb_agg(to_jsonb(e) ORDER BY e.state_version), '[]') FROM job_events e WHERE e.job_id = k.id))
+          FROM victims v JOIN job_catalog k ON k.id = v.id
+         WHERE ${o.archive}
+        ON CONFLICT (job_id) DO NOTHING
+        RETURNING 1),
+      -- A job's job_log rows lie between its submit and its last transition: only those days' partitions are searched.
+      events AS (
+        DELETE FROM job_log e USING victims v
+         WHERE e.job_id = v.id AND e.at >= v.created_at AND e.at <= v.finished_at AND e.tableoid <> ALL(${o.skip}::oid[])
+        RETURNING 1),
+      runs AS (DELETE FROM job_attempts a USING victims v WHERE a.job_id = v.id RETURNING 1),
+      gone AS (DELETE FROM job_catalog k USING victims v WHERE k.id = v.id RETURNING 1)
+      SELECT (SELECT count(*)::int FROM gone) AS jobs, (SELECT count(*)::int FROM runs) AS runs,
+             (SELECT count(*)::int FROM events) AS events, (SELECT count(*)::int FROM archived) AS archived,
+             (SELECT count(*)::int FROM cand) AS read, (SELECT at::text FROM next) AS next_at, (SELECT job_id FROM next) AS next_job_id`;
+  });
+  const r = rows[0]!;
+  return {
+    jobs: r.jobs, runs: r.runs, events: r.events, archived: r.archived, read: r.read,
+    next: r.nextAt && r.nextJobId ? { at: r.nextAt, jobId: r.nextJobId } : null,
+  };
+}
