@@ -23,10 +23,10 @@ function branches(sql: Db, cutoff: Date, after: Cursor, batch: number) {
     // A literal, not a parameter: the partial indexes' predicate (IN the terminal states) must be provable from it in every plan.
     const state = sql.unsafe(`'${name}'::job_state`);
     return [
-    sql`(SELECT job_id, finished_at AS at, end_version AS v FROM job_attempts
+    sql`(SELECT job_id, finished_at AS at, end_version AS v, end_to AS state FROM job_attempts
           WHERE end_to = ${state} AND finished_at < ${cutoff} AND (finished_at, job_id) > (${after.at}::text::timestamptz, ${after.jobId}::uuid)
           ORDER BY finished_at, job_id LIMIT ${batch})`,
-    sql`(SELECT job_id, at, state_version AS v FROM job_log
+    sql`(SELECT job_id, at, state_version AS v, to_state AS state FROM job_log
           WHERE to_state = ${state} AND at < ${cutoff} AND (at, job_id) > (${after.at}::text::timestamptz, ${after.jobId}::uuid)
           ORDER BY at, job_id LIMIT ${batch})`,
     ];
@@ -42,17 +42,29 @@ function branches(sql: Db, cutoff: Date, after: Cursor, batch: number) {
 export function victimsCtes(sql: Db, cutoff: Date, after: Cursor, batch: number) {
   return sql`
     cand AS MATERIALIZED (
-      SELECT job_id, at, v FROM (${branches(sql, cutoff, after, batch)}) u ORDER BY at, job_id LIMIT ${batch}),
+      SELECT job_id, at, v, state FROM (${branches(sql, cutoff, after, batch)}) u ORDER BY at, job_id LIMIT ${batch}),
     victims AS MATERIALIZED (
       -- A job is here once at most: of its finishing transitions, all but the last were replayed after.
       SELECT k.id, k.tenant_id, k.created_at, c.at AS finished_at
         FROM cand c JOIN job_catalog k ON k.id = c.job_id
        WHERE NOT EXISTS (SELECT 1 FROM jobs_live l WHERE l.id = c.job_id)
-         -- A replay after this finish (only an operator's, in job_log): the partitions from it on.
-         AND NOT EXISTS (SELECT 1 FROM job_log r WHERE r.job_id = c.job_id AND r.state_version > c.v AND r.at >= c.at)
+         -- A replay after this finish (only a dead job can be replayed, by an operator, in job_log): the partitions from it on.
+         AND (c.state <> 'dead' OR NOT EXISTS (SELECT 1 FROM job_log r WHERE r.job_id = c.job_id AND r.state_version > c.v AND r.at >= c.at))
        ORDER BY k.id -- rows locked in id order, as the write path locks them
        FOR UPDATE OF k SKIP LOCKED),
     next AS (SELECT at, job_id FROM cand ORDER BY at DESC, job_id DESC LIMIT 1)`;
+}
+
+/**
+ * The batch's job_log rows outside `skip`. A job's rows lie between its submit and its last
+ * transition, so only the partitions between the batch's earliest submit and latest finish are
+ * searched (pruned when the statement runs), each by its (job_id, state_version) index; a join on
+ * the victims instead was planned as a hash join over every partition's rows.
+ */
+function batchLog(sql: Db, skip: readonly string[]) {
+  return sql`e.job_id = ANY(ARRAY(SELECT id FROM victims))
+    AND e.at >= (SELECT min(created_at) FROM victims) AND e.at <= (SELECT max(finished_at) FROM victims)
+    AND e.tableoid <> ALL(${skip}::oid[])`;
 }
 
 export type BatchCounts = { jobs: number; runs: number; events: number; archived: number; read: number; next: Cursor | null };
@@ -75,8 +87,7 @@ export async function removeBatch(
         WITH ${ctes}
         SELECT (SELECT count(*)::int FROM victims) AS jobs,
                (SELECT count(*)::int FROM job_attempts a JOIN victims v ON a.job_id = v.id) AS runs,
-               (SELECT count(*)::int FROM job_log e JOIN victims v ON e.job_id = v.id AND e.at >= v.created_at AND e.at <= v.finished_at
-                 WHERE e.tableoid <> ALL(${o.skip}::oid[])) AS events,
+               (SELECT count(*)::int FROM job_log e WHERE ${batchLog(tx, o.skip)}) AS events,
                0 AS archived, (SELECT count(*)::int FROM cand) AS read,
                (SELECT at::text FROM next) AS next_at, (SELECT job_id FROM next) AS next_job_id`;
     }
@@ -92,11 +103,7 @@ export async function removeBatch(
          WHERE ${o.archive}
         ON CONFLICT (job_id) DO NOTHING
         RETURNING 1),
-      -- A job's job_log rows lie between its submit and its last transition: only those days' partitions are searched.
-      events AS (
-        DELETE FROM job_log e USING victims v
-         WHERE e.job_id = v.id AND e.at >= v.created_at AND e.at <= v.finished_at AND e.tableoid <> ALL(${o.skip}::oid[])
-        RETURNING 1),
+      events AS (DELETE FROM job_log e WHERE ${batchLog(tx, o.skip)} RETURNING 1),
       runs AS (DELETE FROM job_attempts a USING victims v WHERE a.job_id = v.id RETURNING 1),
       gone AS (DELETE FROM job_catalog k USING victims v WHERE k.id = v.id RETURNING 1)
       SELECT (SELECT count(*)::int FROM gone) AS jobs, (SELECT count(*)::int FROM runs) AS runs,
