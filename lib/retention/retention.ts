@@ -1,6 +1,8 @@
-import type { Sql } from "../db/client";
-import { listEventPartitions } from "../db/partitions";
-import { removeBatch, START, type Cursor } from "./finished-jobs";
+import type { Db, Sql } from "../db/client";
+import { TERMINAL_STATES } from "../fsm/table";
+import { candidatePartitions, dropOrKeep, dryRunVerdicts, type PartitionVerdict } from "./day-partitions";
+
+export type { PartitionVerdict } from "./day-partitions";
 
 export type RetentionOptions = {
   /** Finished jobs whose last transition is older than this are removed with their history. */
@@ -21,18 +23,6 @@ export type RetentionOptions = {
   log?: (line: string) => void;
 };
 
-/** What retention did (or, in a dry run, would do) with one job_log partition wholly older than the cutoff. */
-export type PartitionVerdict = {
-  name: string;
-  from: Date;
-  to: Date;
-  action: "dropped" | "kept";
-  /** Dropped: the rows that went with the partition. Kept: the rows deleted from it one by one. */
-  events: number;
-  /** Why a partition was kept. */
-  reason?: string;
-};
-
 export type RetentionReport = {
   jobs: number;
   /** Run records: the removed jobs' attempts. */
@@ -49,13 +39,11 @@ export type RetentionReport = {
   eventsDropped: number;
 };
 
-const LOCK_TIMEOUT = "5s";
-
 /**
  * Remove finished jobs whose last transition is older than the cutoff, with their whole
  * history: the catalog row, the attempts and the job_log rows (drizzle/0012).
  *
- * 1. Jobs in batches (lib/retention/finished-jobs.ts): each batch is one statement in a
+ * 1. Jobs in batches (`removeBatch` below): each batch is one statement in a
  *    transaction marked for retention — the only mark under which the history tables' delete
  *    guards let rows go — locking the jobs' catalog rows with SKIP LOCKED. A job with a live
  *    row is never removed. The job_log rows that sit in a day partition wholly older than the
@@ -63,7 +51,7 @@ const LOCK_TIMEOUT = "5s";
  * 2. Each job_log day partition wholly older than the cutoff is dropped if none of its rows
  *    belongs to a job that still exists (a catalog row: a job still live, finished after the
  *    cutoff, or not reached by a bounded run). Otherwise it is kept, and its rows whose job is
- *    gone are deleted in batches.
+ *    gone are deleted in batches (lib/retention/day-partitions.ts).
  *
  * A dry run walks the same batches and counts them, removing nothing.
  * Only the table's owner can drop a partition: the runtime roles own none.
@@ -80,10 +68,7 @@ export async function runRetention(sql: Sql, opts: RetentionOptions): Promise<Re
     jobs: 0, runs: 0, events: 0, archived: 0, batches: 0, cutoff,
     partitions: [], partitionsDropped: 0, partitionsKept: 0, eventsDropped: 0,
   };
-  const candidates = opts.dropPartitions === false ? [] : (await listEventPartitions(sql))
-    .filter((p): p is typeof p & { from: Date; to: Date } => !p.isDefault && p.from !== null && p.to !== null && p.to.getTime() <= cutoff.getTime());
-  const skip = candidates.length === 0 ? [] : (await sql<{ oid: string }[]>`
-    SELECT c.oid::text AS oid FROM pg_class c WHERE c.relnamespace = 'public'::regnamespace AND c.relname = ANY(${candidates.map((p) => p.name)})`).map((r) => r.oid);
+  const { candidates, skip } = opts.dropPartitions === false ? { candidates: [], skip: [] } : await candidatePartitions(sql, cutoff);
 
   let after: Cursor = START;
   for (;;) {
@@ -100,79 +85,123 @@ export async function runRetention(sql: Sql, opts: RetentionOptions): Promise<Re
     after = r.next;
   }
 
-  if (dryRun) {
-    for (const p of candidates) {
-      // After the batches, the jobs still having rows here would be those not finished before the cutoff.
-      const [b] = await sql<{ blockers: number; sample: string[] | null; events: number }[]>`
-        WITH staying AS (
-          SELECT DISTINCT e.job_id FROM ${sql(p.name)} e JOIN job_catalog c ON c.id = e.job_id
-           WHERE EXISTS (SELECT 1 FROM jobs_live l WHERE l.id = e.job_id)
-              OR (SELECT f.at FROM job_last_transition(e.job_id) f) >= ${cutoff})
-        SELECT (SELECT count(*)::int FROM staying) AS blockers, (SELECT (array_agg(job_id::text))[1:3] FROM staying) AS sample,
-               (SELECT count(*)::int FROM ${sql(p.name)}) AS events`;
-      addVerdict(report, p, b?.blockers ?? 0, b?.sample ?? [], b?.blockers ? 0 : (b?.events ?? 0));
-    }
-    return report;
-  }
-
-  for (const p of candidates) {
-    // SHARE: nothing can write into this partition while it is checked; the rest of job_log is untouched
-    // until DROP takes its brief exclusive lock. lock_timeout: rather keep the day than queue writers behind us.
-    const outcome = await sql
-      .begin(async (tx) => {
-        await tx`SELECT set_config('lock_timeout', ${LOCK_TIMEOUT}, true)`;
-        await tx`LOCK TABLE ${tx(p.name)} IN SHARE MODE`;
-        const [b] = await tx<{ blockers: number; sample: string[] | null }[]>`
-          SELECT count(*)::int AS blockers, (array_agg(job_id::text))[1:3] AS sample
-            FROM (SELECT DISTINCT e.job_id FROM ${tx(p.name)} e JOIN job_catalog c ON c.id = e.job_id) s`;
-        if (b && b.blockers > 0) return { blockers: b.blockers, sample: b.sample ?? [], events: 0 };
-        const [c] = await tx<{ n: number }[]>`SELECT count(*)::int AS n FROM ${tx(p.name)}`;
-        await tx`DROP TABLE ${tx(p.name)}`;
-        return { blockers: 0, sample: [], events: c?.n ?? 0 };
-      })
-      .catch((e: unknown) => {
-        if ((e as { code?: string }).code === "55P03") return null; // lock_not_available
-        throw e;
-      });
-    if (outcome === null) {
-      report.partitions.push({ name: p.name, from: p.from, to: p.to, action: "kept", events: 0, reason: `could not lock it within ${LOCK_TIMEOUT}; the next run retries` });
-      report.partitionsKept++;
-      log(`partition ${p.name} kept: lock timeout`);
-      continue;
-    }
-    let deleted = 0;
-    if (outcome.blockers > 0) {
-      // The jobs gone from under this partition's events, read once (a job id never comes back),
-      // then their events deleted by job id through the partition's (job_id, state_version) index,
-      // `batch` jobs per transaction: no rescanning of rows already deleted.
-      const gone = (await sql<{ jobId: string }[]>`
-        SELECT DISTINCT e.job_id FROM ${sql(p.name)} e WHERE NOT EXISTS (SELECT 1 FROM job_catalog c WHERE c.id = e.job_id)`).map((r) => r.jobId);
-      for (let i = 0; i < gone.length; i += batch) {
-        const ids = gone.slice(i, i + batch);
-        deleted += await sql.begin(async (tx) => {
-          await tx`SELECT set_config('jobscope.retention', 'on', true)`;
-          return (await tx`DELETE FROM ${tx(p.name)} WHERE job_id = ANY(${ids}::uuid[])`).count;
-        });
-      }
-      report.events += deleted;
-    }
-    addVerdict(report, p, outcome.blockers, outcome.sample, outcome.blockers > 0 ? deleted : outcome.events);
-    const v = report.partitions.at(-1)!;
-    log(`partition ${p.name} ${v.action}: ${v.events} events${v.reason ? ` (${v.reason})` : ""}`);
-  }
+  if (dryRun) await dryRunVerdicts(sql, candidates, cutoff, report);
+  else await dropOrKeep(sql, candidates, batch, report, log);
   return report;
 }
 
-function addVerdict(report: RetentionReport, p: { name: string; from: Date; to: Date }, blockers: number, sample: string[], events: number) {
-  if (blockers > 0) {
-    report.partitions.push({
-      name: p.name, from: p.from, to: p.to, action: "kept", events,
-      reason: `${blockers} job(s) still live or finished after the cutoff have job_log rows in it (e.g. ${sample.join(", ")})`,
-    });
-    report.partitionsKept++;
-  } else {
-    report.partitions.push({ name: p.name, from: p.from, to: p.to, action: "dropped", events });
-    report.partitionsDropped++;
-    report.eventsDropped += events;
-  }
+/*
+ * The finished jobs retention removes, found batch by batch through the transitions that
+ * finished them (drizzle/0012): a job is finished when it has no live row, and its finished
+ * time is its last transition's. Every finishing transition has an entry in a partial btree —
+ * job_attempts_final_idx (end_to, finished_at DESC, job_id DESC) for a worker's, job_log_final_idx
+ * (to_state, at DESC, job_id DESC) for anyone else's — so a batch reads, for each of the three
+ * terminal states in each table, at most `batch` entries older than the cutoff after a keyset
+ * cursor, oldest first, and keeps the oldest `batch` of them. A finishing transition is skipped
+ * when the job came back (a live row) or an operator replayed it after it (a later job_log row):
+ * that job's last transition is another one. The cursor moves past every entry read, skipped
+ * or not, so no batch reads an entry twice.
+ */
+/** `at` is PostgreSQL's text of the timestamp: a Date would drop its microseconds, and the cursor would read entries again. */
+type Cursor = { at: string; jobId: string };
+const START: Cursor = { at: "-infinity", jobId: "00000000-0000-0000-0000-000000000000" };
+
+/** One branch per terminal state and table: each an index range in (time, job id) order, so the union is merged, not sorted whole. */
+function branches(sql: Db, cutoff: Date, after: Cursor, batch: number) {
+  const parts = TERMINAL_STATES.flatMap((name) => {
+    // A literal, not a parameter: the partial indexes' predicate (IN the terminal states) must be provable from it in every plan.
+    const state = sql.unsafe(`'${name}'::job_state`);
+    return [
+    sql`(SELECT job_id, finished_at AS at, end_version AS v, end_to AS state FROM job_attempts
+          WHERE end_to = ${state} AND finished_at < ${cutoff} AND (finished_at, job_id) > (${after.at}::text::timestamptz, ${after.jobId}::uuid)
+          ORDER BY finished_at, job_id LIMIT ${batch})`,
+    sql`(SELECT job_id, at, state_version AS v, to_state AS state FROM job_log
+          WHERE to_state = ${state} AND at < ${cutoff} AND (at, job_id) > (${after.at}::text::timestamptz, ${after.jobId}::uuid)
+          ORDER BY at, job_id LIMIT ${batch})`,
+    ];
+  });
+  return parts.reduce((acc, p) => sql`${acc} UNION ALL ${p}`);
+}
+
+/**
+ * The WITH list shared by the count (dry run) and the delete: `cand` (the batch of finishing
+ * transitions), `victims` (the jobs to remove, their catalog rows locked with SKIP LOCKED, so a
+ * job another transaction holds is left for the next run), and `next` (the cursor after it).
+ */
+function victimsCtes(sql: Db, cutoff: Date, after: Cursor, batch: number) {
+  return sql`
+    cand AS MATERIALIZED (
+      SELECT job_id, at, v, state FROM (${branches(sql, cutoff, after, batch)}) u ORDER BY at, job_id LIMIT ${batch}),
+    victims AS MATERIALIZED (
+      -- A job is here once at most: of its finishing transitions, all but the last were replayed after.
+      SELECT k.id, k.tenant_id, k.created_at, c.at AS finished_at
+        FROM cand c JOIN job_catalog k ON k.id = c.job_id
+       WHERE NOT EXISTS (SELECT 1 FROM jobs_live l WHERE l.id = c.job_id)
+         -- A replay after this finish (only a dead job can be replayed, by an operator, in job_log): the partitions from it on.
+         AND (c.state <> 'dead' OR NOT EXISTS (SELECT 1 FROM job_log r WHERE r.job_id = c.job_id AND r.state_version > c.v AND r.at >= c.at))
+       ORDER BY k.id -- rows locked in id order, as the write path locks them
+       FOR UPDATE OF k SKIP LOCKED),
+    next AS (SELECT at, job_id FROM cand ORDER BY at DESC, job_id DESC LIMIT 1)`;
+}
+
+/**
+ * The batch's job_log rows outside `skip`. A job's rows lie between its submit and its last
+ * transition, so only the partitions between the batch's earliest submit and latest finish are
+ * searched (pruned when the statement runs), each by its (job_id, state_version) index; a join on
+ * the victims instead was planned as a hash join over every partition's rows.
+ */
+function batchLog(sql: Db, skip: readonly string[]) {
+  return sql`e.job_id = ANY(ARRAY(SELECT id FROM victims))
+    AND e.at >= (SELECT min(created_at) FROM victims) AND e.at <= (SELECT max(finished_at) FROM victims)
+    AND e.tableoid <> ALL(${skip}::oid[])`;
+}
+
+type BatchCounts = { jobs: number; runs: number; events: number; archived: number; read: number; next: Cursor | null };
+
+/**
+ * One batch, in a transaction marked for retention (the only mark under which the history
+ * tables' delete guards let rows go: drizzle/0012). Job_log rows in `skip` (day partitions
+ * that will be dropped whole) stay for the drop. `dryRun`: the same batch counted, nothing
+ * removed.
+ */
+async function removeBatch(
+  sql: Sql,
+  o: { cutoff: Date; after: Cursor; batch: number; skip: readonly string[]; archive: boolean; dryRun: boolean },
+): Promise<BatchCounts> {
+  const rows = await sql.begin(async (tx) => {
+    await tx`SELECT set_config('jobscope.retention', 'on', true)`;
+    const ctes = victimsCtes(tx, o.cutoff, o.after, o.batch);
+    if (o.dryRun) {
+      return tx<(Omit<BatchCounts, "next"> & { nextAt: string | null; nextJobId: string | null })[]>`
+        WITH ${ctes}
+        SELECT (SELECT count(*)::int FROM victims) AS jobs,
+               (SELECT count(*)::int FROM job_attempts a JOIN victims v ON a.job_id = v.id) AS runs,
+               (SELECT count(*)::int FROM job_log e WHERE ${batchLog(tx, o.skip)}) AS events,
+               0 AS archived, (SELECT count(*)::int FROM cand) AS read,
+               (SELECT at::text FROM next) AS next_at, (SELECT job_id FROM next) AS next_job_id`;
+    }
+    return tx<(Omit<BatchCounts, "next"> & { nextAt: string | null; nextJobId: string | null })[]>`
+      WITH ${ctes},
+      archived AS (
+        INSERT INTO job_archive (job_id, tenant_id, finished_at, record)
+        SELECT k.id, k.tenant_id, v.finished_at, jsonb_build_object(
+                 'catalog', to_jsonb(k),
+                 'attempts', (SELECT coalesce(jsonb_agg(to_jsonb(a) ORDER BY a.attempt), '[]') FROM job_attempts a WHERE a.job_id = k.id),
+                 'events', (SELECT coalesce(jsonb_agg(to_jsonb(e) ORDER BY e.state_version), '[]') FROM job_events e WHERE e.job_id = k.id))
+          FROM victims v JOIN job_catalog k ON k.id = v.id
+         WHERE ${o.archive}
+        ON CONFLICT (job_id) DO NOTHING
+        RETURNING 1),
+      events AS (DELETE FROM job_log e WHERE ${batchLog(tx, o.skip)} RETURNING 1),
+      runs AS (DELETE FROM job_attempts a USING victims v WHERE a.job_id = v.id RETURNING 1),
+      gone AS (DELETE FROM job_catalog k USING victims v WHERE k.id = v.id RETURNING 1)
+      SELECT (SELECT count(*)::int FROM gone) AS jobs, (SELECT count(*)::int FROM runs) AS runs,
+             (SELECT count(*)::int FROM events) AS events, (SELECT count(*)::int FROM archived) AS archived,
+             (SELECT count(*)::int FROM cand) AS read, (SELECT at::text FROM next) AS next_at, (SELECT job_id FROM next) AS next_job_id`;
+  });
+  const r = rows[0]!;
+  return {
+    jobs: r.jobs, runs: r.runs, events: r.events, archived: r.archived, read: r.read,
+    next: r.nextAt && r.nextJobId ? { at: r.nextAt, jobId: r.nextJobId } : null,
+  };
 }
