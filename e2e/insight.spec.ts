@@ -96,7 +96,7 @@ test.describe("insight", () => {
     // Someone "fixes" the row by hand as a superuser, around the write path: the state moves, the version does not.
     await db.begin(async (tx) => {
       await tx`SET LOCAL session_replication_role = replica`;
-      await tx`UPDATE jobs SET state = 'retry_wait' WHERE id = ${job.id}`;
+      await tx`UPDATE jobs_live SET state = 'retry_wait' WHERE id = ${job.id}`;
     });
     // The next transition that expected the row as it was is refused as drift.
     const r = await transition(db, { jobId: job.id, event: "cancel", actor: OPERATOR, expected: { state: "queued", version: 0 } });
