@@ -385,7 +385,9 @@ CREATE TRIGGER job_log_delete_only_by_retention BEFORE DELETE ON job_log FOR EAC
 --    (a worker's) or a job_log row, whichever has the higher version. For a finished job that is
 --    the transition that finished it: its state, attempt, budget, version and time. (A live job's
 --    latest claim and start are on its live row, not here.)
-CREATE FUNCTION job_last_transition(job uuid)
+--    `since` is the job's submit time: no transition is older, so job_log's older day partitions are
+--    pruned when the statement runs.
+CREATE FUNCTION job_last_transition(job uuid, since timestamptz)
   RETURNS TABLE (state job_state, attempt int, max_attempts int, state_version int, at timestamptz)
   LANGUAGE sql STABLE AS $$
   SELECT * FROM (
@@ -393,7 +395,7 @@ CREATE FUNCTION job_last_transition(job uuid)
       WHERE a.job_id = job AND a.end_version IS NOT NULL ORDER BY a.attempt DESC LIMIT 1)
     UNION ALL
     (SELECT e.to_state, e.attempt, e.max_attempts, e.state_version, e.at FROM job_log e
-      WHERE e.job_id = job ORDER BY e.state_version DESC LIMIT 1)
+      WHERE e.job_id = job AND e.at >= since ORDER BY e.state_version DESC LIMIT 1)
   ) t ORDER BY 4 DESC LIMIT 1
 $$;
 --> statement-breakpoint
@@ -405,7 +407,7 @@ CREATE VIEW "jobs" WITH (security_invoker = true) AS
   UNION ALL
   SELECT c.id, c.tenant_id, c.type, c.queue, c.priority, f.state, f.attempt, f.max_attempts, f.state_version,
          NULL::text, NULL::timestamptz, c.not_before, c.params, c.idempotency_key, c.created_at, f.at, f.at
-    FROM job_catalog c CROSS JOIN LATERAL job_last_transition(c.id) f
+    FROM job_catalog c CROSS JOIN LATERAL job_last_transition(c.id, c.created_at) f
    WHERE f.state IN ('succeeded', 'dead', 'cancelled');
 --> statement-breakpoint
 -- Every transition that finished a job, newest first through the partial indexes on both tables:

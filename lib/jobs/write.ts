@@ -190,10 +190,12 @@ export function guardedWriteCtes(): SQL {
     SELECT c.id, c.tenant_id, c.type, c.queue, c.priority, i.to_state, f.attempt,
            CASE i.max_rule WHEN 1 THEN greatest(f.max_attempts, f.attempt + 1) WHEN 2 THEN f.max_attempts + 1 ELSE f.max_attempts END,
            f.state_version + 1, i.at, c.params, c.created_at, i.at
-      FROM i JOIN job_catalog c ON c.id = i.id CROSS JOIN LATERAL job_last_transition(c.id) f
+      FROM i JOIN job_catalog c ON c.id = i.id CROSS JOIN LATERAL job_last_transition(c.id, c.created_at) f
      WHERE c.id = ANY(${ph("repIds")}::uuid[]) AND i.from_done
        AND f.state = i.exp_state AND f.state_version = i.exp_version
        AND (NOT i.needs_left OR f.attempt < f.max_attempts)
+     -- The catalog row stays while the job comes back (retention deletes finished jobs' rows).
+     FOR KEY SHARE OF c
     ON CONFLICT (id) DO NOTHING
     RETURNING id, tenant_id, queue, state, attempt, max_attempts, state_version, NULL::text AS lease_owner, NULL::timestamptz AS heartbeat_at,
               not_before, updated_at, NULL::timestamptz AS finished_at, NULL::text AS run_worker, NULL::timestamptz AS run_claimed_at,

@@ -38,7 +38,7 @@ export async function dryRunVerdicts(sql: Sql, candidates: readonly Candidate[],
       WITH staying AS (
         SELECT DISTINCT e.job_id FROM ${sql(p.name)} e JOIN job_catalog c ON c.id = e.job_id
          WHERE EXISTS (SELECT 1 FROM jobs_live l WHERE l.id = e.job_id)
-            OR (SELECT f.at FROM job_last_transition(e.job_id) f) >= ${cutoff})
+            OR (SELECT f.at FROM job_last_transition(e.job_id, c.created_at) f) >= ${cutoff})
       SELECT (SELECT count(*)::int FROM staying) AS blockers, (SELECT (array_agg(job_id::text))[1:3] FROM staying) AS sample,
              (SELECT count(*)::int FROM ${sql(p.name)}) AS events`;
     addVerdict(report, p, b?.blockers ?? 0, b?.sample ?? [], b?.blockers ? 0 : (b?.events ?? 0));
