@@ -93,7 +93,7 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
         </header>
         <Providers>
           <DbStatusBanner />
-          <DriftAlarm />
+          {viewer && can(viewer, "insight:read") && <DriftAlarm />}
           <main id="main" className="mx-auto max-w-6xl px-4 py-8 sm:px-6">
             {children}
           </main>

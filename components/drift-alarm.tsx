@@ -2,8 +2,8 @@
 
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import type { DriftStatus } from "@/lib/insight/queries";
-import { getJson, HttpError, type Wire } from "@/lib/insight/wire";
+import { HttpError } from "@/lib/client/get-json";
+import { driftQuery } from "@/lib/client/queries";
 import { numbers } from "./numbers";
 
 const POLL_MS = 15_000;
@@ -11,13 +11,14 @@ const POLL_MS = 15_000;
 /**
  * On every page: drift means something wrote the jobs table outside the write
  * path, an invariant violation. Polls a cheap endpoint (one index range);
- * shows nothing to people who may not read insight, nor while all is well.
+ * shows nothing while all is well. The layout renders it only for people who
+ * may read insight, so a tenant's pages never call the staff-only endpoint.
  */
 export function DriftAlarm() {
   const query = useQuery({
-    queryKey: ["insight", "drift"] as const,
-    queryFn: ({ signal }) => getJson<Wire<DriftStatus>>("/api/insight/drift", signal),
-    refetchInterval: (q) => (q.state.error instanceof HttpError && (q.state.error.status === 401 || q.state.error.status === 403) ? false : POLL_MS),
+    ...driftQuery(),
+    // A session that ended (or a role changed) stops the polling instead of failing every 15 s.
+    refetchInterval: (q) => (q.state.error instanceof HttpError && q.state.error.isRefused ? false : POLL_MS),
     retry: false,
   });
   const d = query.data;

@@ -1,6 +1,6 @@
 "use client";
 
-import { queryOptions, useQuery } from "@tanstack/react-query";
+import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { Card, Empty } from "@/components/charts/card";
 import { CountBars } from "@/components/charts/count-bars";
@@ -12,29 +12,12 @@ import { numbers } from "@/components/numbers";
 import { TimeAgo } from "@/components/relative-time";
 import { StateBadge } from "@/components/state-badge";
 import { useNow } from "@/components/use-now";
-import type { busiestErrors, latencyByType, poisonSuspects, recentRejections, throughput } from "@/lib/insight/queries";
+import { overviewQuery } from "@/lib/client/queries";
+import type { OverviewResponse } from "@/lib/client/wire";
 import { LATENCY_SAMPLE, WINDOW_KEYS, WINDOWS, type WindowKey } from "@/lib/insight/windows";
-import { getJson, type Wire } from "@/lib/insight/wire";
-
-type Awaited2<F extends (...a: never[]) => Promise<unknown>> = Awaited<ReturnType<F>>;
-export type OverviewResponse = Wire<{
-  window: WindowKey;
-  series: Awaited2<typeof throughput>;
-  latency: Awaited2<typeof latencyByType>;
-  errors: Awaited2<typeof busiestErrors>;
-  poison: Awaited2<typeof poisonSuspects>;
-  rejections: Awaited2<typeof recentRejections>;
-  at: string;
-}>;
 
 /** Charts refresh less often than the counts: each reads a window of attempts. */
-export const CHARTS_POLL_MS = 10_000;
-
-export const overviewQuery = (window: WindowKey) =>
-  queryOptions({
-    queryKey: ["insight", "overview", window] as const,
-    queryFn: ({ signal }) => getJson<OverviewResponse>(`/api/insight/overview?window=${window}`, signal),
-  });
+const CHARTS_POLL_MS = 10_000;
 
 export function InsightPanels({ isPaused, window, onWindow }: { isPaused: boolean; window: WindowKey; onWindow: (w: WindowKey) => void }) {
   const query = useQuery({

@@ -4,13 +4,14 @@ import { useQuery } from "@tanstack/react-query";
 import { useCallback, useRef, useState } from "react";
 import { Freshness, PauseButton } from "@/components/freshness";
 import { LoadError } from "@/components/load-error";
+import { deadGroupsQuery } from "@/lib/client/queries";
+import type { DeadGroupsResponse } from "@/lib/client/wire";
 import { numbers, plural } from "@/components/numbers";
-import { deadGroupsQuery, type DeadGroupsResponse } from "./dead-query";
 import { GroupsTable } from "./groups-table";
 import { ReplayDialog } from "./replay-dialog";
 import type { ReplayRequest, ReplaySelectionInput } from "./replay-types";
 import { ScopeForm } from "./scope-form";
-import type { DeadScopeParams } from "./scope";
+import { scopeToSearch, type DeadScopeParams } from "./scope";
 
 const POLL_MS = 5_000;
 
@@ -29,7 +30,7 @@ export function DeadJobsView({
   const [replay, setReplay] = useState<ReplayRequest | null>(null);
   const nextKey = useRef(0);
   const query = useQuery({
-    ...deadGroupsQuery(scope),
+    ...deadGroupsQuery(scopeToSearch(scope).toString()),
     initialData: initial ?? undefined,
     initialDataUpdatedAt: initial ? Date.parse(initial.at) : undefined,
     refetchInterval: isPaused ? false : POLL_MS,

@@ -3,9 +3,11 @@
 import { useInfiniteQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { formatAgo, formatUtcLong } from "@/components/relative-time";
-import { deadJobsQuery, groupName, NO_ERROR, type DeadGroupDto } from "./dead-query";
+import { deadJobsQuery } from "@/lib/client/queries";
+import type { DeadGroupDto } from "@/lib/client/wire";
+import { groupName, NO_ERROR } from "./groups";
 import type { ReplaySelectionInput } from "./replay-types";
-import type { DeadScopeParams } from "./scope";
+import { scopeToSearch, type DeadScopeParams } from "./scope";
 
 const POLL_MS = 5_000;
 
@@ -21,7 +23,7 @@ type Props = {
 /** One group's jobs, newest death first, with checkboxes and a replay per job (for those who may replay). */
 export function GroupJobs({ group, scope, isPaused, selected, onToggle, onReplay }: Props) {
   const query = useInfiniteQuery({
-    ...deadJobsQuery(scope, group),
+    ...deadJobsQuery(scopeToSearch(scope).toString(), group),
     refetchInterval: isPaused ? false : POLL_MS,
     refetchOnWindowFocus: !isPaused,
   });

@@ -3,7 +3,8 @@
 import { Fragment, useState } from "react";
 import { numbers } from "@/components/numbers";
 import { formatAgo, formatUtcLong } from "@/components/relative-time";
-import { groupName, NO_ERROR, type DeadGroupDto } from "./dead-query";
+import type { DeadGroupDto } from "@/lib/client/wire";
+import { groupName, NO_ERROR } from "./groups";
 import { GroupJobs } from "./group-jobs";
 import type { ReplaySelectionInput } from "./replay-types";
 import type { DeadScopeParams } from "./scope";

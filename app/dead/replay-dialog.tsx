@@ -3,8 +3,8 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useRef } from "react";
 import { numbers, plural } from "@/components/numbers";
+import { bulkProgressQuery, keys } from "@/lib/client/queries";
 import { previewReplayAction, startReplayAction } from "./actions";
-import { deadKeys, replayProgressQuery } from "./dead-query";
 import { ReplayResult } from "./replay-result";
 import type { ActionResult, ReplayPreview, ReplayRequest } from "./replay-types";
 
@@ -39,7 +39,7 @@ export function ReplayDialog({ request, onClose, onApplied }: Props) {
 
   // The dry run is a read that must not repeat by itself: a second run would freeze a different selection.
   const preview = useQuery({
-    queryKey: [...deadKeys.all, "dry-run", request.key],
+    queryKey: keys.dead.dryRun(request.key),
     queryFn: () => unwrap(previewReplayAction(request.selection)),
     staleTime: Infinity,
     gcTime: 0,
@@ -50,7 +50,7 @@ export function ReplayDialog({ request, onClose, onApplied }: Props) {
     mutationFn: (p: ReplayPreview) => unwrap(startReplayAction({ selection: request.selection, frozen: p.frozen })),
   });
   const operationId = start.data?.operationId;
-  const progress = useQuery({ ...replayProgressQuery(operationId ?? ""), enabled: !!operationId });
+  const progress = useQuery({ ...bulkProgressQuery(operationId ?? ""), enabled: !!operationId });
   const isDone = progress.data !== undefined && progress.data.status !== "running";
 
   // The latest callback, so the effect below runs once per finished operation, not once per render.
@@ -61,7 +61,7 @@ export function ReplayDialog({ request, onClose, onApplied }: Props) {
   const frozen = start.variables?.frozen;
   useEffect(() => {
     if (!isDone) return;
-    void client.invalidateQueries({ queryKey: deadKeys.all, predicate: (q) => q.queryKey[1] === "groups" || q.queryKey[1] === "jobs" });
+    void client.invalidateQueries({ queryKey: keys.dead.lists });
     onAppliedRef.current(frozen?.map((j) => j.id) ?? []);
   }, [isDone, client, frozen]);
 

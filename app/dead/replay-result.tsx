@@ -1,5 +1,5 @@
 import { numbers, plural } from "@/components/numbers";
-import type { ReplayProgress } from "./dead-query";
+import type { BulkProgressWire } from "@/lib/client/wire";
 
 const KIND_WORDS: Record<string, string> = {
   conflict: "conflict: the job moved after the dry run",
@@ -10,7 +10,7 @@ const KIND_WORDS: Record<string, string> = {
 };
 
 /** A running replay's progress, then its result: applied, and refused by kind with one reason each. */
-export function ReplayResult({ expected, progress, error }: { expected: number; progress: ReplayProgress | undefined; error: Error | null }) {
+export function ReplayResult({ expected, progress, error }: { expected: number; progress: BulkProgressWire | undefined; error: Error | null }) {
   if (!progress) {
     return error ? (
       <p role="alert" className="rounded-md bg-red-50 px-3 py-2 text-sm text-red-900">

@@ -10,12 +10,11 @@ import { numbers } from "@/components/numbers";
 import { TimeAgo } from "@/components/relative-time";
 import { StateBadge } from "@/components/state-badge";
 import { useNow } from "@/components/use-now";
-import type { WorkerRow, WorkerStatus } from "@/lib/insight/queries";
+import { workersQuery } from "@/lib/client/queries";
+import type { WorkersResponse } from "@/lib/client/wire";
+import type { WorkerStatus } from "@/lib/insight/queries";
 import { SILENT_AFTER_MS } from "@/lib/insight/windows";
-import { getJson, type Wire } from "@/lib/insight/wire";
 import { formatDuration } from "@/lib/jobs/timeline";
-
-export type WorkersResponse = Wire<{ workers: WorkerRow[]; at: string }>;
 
 const POLL_MS = 3_000;
 
@@ -28,8 +27,7 @@ const STATUS_STYLE: Record<WorkerStatus, { dot: string; text: string; label: str
 export function WorkersView({ initial, renderedAt }: { initial: WorkersResponse | null; renderedAt: number }) {
   const [isPaused, setIsPaused] = useState(false);
   const query = useQuery({
-    queryKey: ["insight", "workers"] as const,
-    queryFn: ({ signal }) => getJson<WorkersResponse>("/api/insight/workers", signal),
+    ...workersQuery(),
     initialData: initial ?? undefined,
     initialDataUpdatedAt: renderedAt,
     refetchInterval: isPaused ? false : POLL_MS,

@@ -1,5 +1,5 @@
 import { NextResponse } from "next/server";
-import type { ApiErrorBody, CountsResponse } from "@/components/query-keys";
+import type { ApiErrorBody, CountsResponse } from "@/lib/client/wire";
 import { authorize, denied, withViewerRead } from "@/lib/auth/viewer";
 import { countByState } from "@/lib/jobs/queries";
 import { STATES, type JobState } from "@/lib/fsm/table";

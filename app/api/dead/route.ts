@@ -1,7 +1,8 @@
 import { NextResponse, type NextRequest } from "next/server";
-import { toGroupDto, toJobDto, type DeadGroupsResponse, type DeadJobsResponse } from "@/app/dead/dead-query";
+import { toGroupDto, toJobDto } from "@/app/dead/groups";
+import type { DeadGroupsResponse, DeadJobsResponse } from "@/lib/client/wire";
 import { parseDeadScope, resolveScope, type DeadScopeParams } from "@/app/dead/scope";
-import type { ApiErrorBody } from "@/components/query-keys";
+import type { ApiErrorBody } from "@/lib/client/wire";
 import { authorize, denied, withViewer } from "@/lib/auth/viewer";
 import type { Db } from "@/lib/db/client";
 import { DEAD_GROUP_SCAN_CAP, listDeadGroups, listDeadJobs } from "@/lib/jobs/dead";

@@ -1,5 +1,5 @@
 import { NextResponse } from "next/server";
-import type { ApiErrorBody } from "@/components/query-keys";
+import type { ApiErrorBody } from "@/lib/client/wire";
 import { authorize, denied, type Viewer, withViewerRead } from "@/lib/auth/viewer";
 import type { Permission } from "@/lib/auth/permissions";
 import type { ScopedSql } from "@/lib/db/scope";

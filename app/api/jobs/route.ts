@@ -1,5 +1,5 @@
 import { NextResponse, type NextRequest } from "next/server";
-import type { ApiErrorBody, JobsResponse } from "@/app/jobs/_components/wire";
+import type { ApiErrorBody, JobsResponse } from "@/lib/client/wire";
 import { loadJobs } from "@/app/jobs/load";
 import { authorize, confineTenant, denied, withViewerRead } from "@/lib/auth/viewer";
 import { parseJobFilters } from "@/lib/jobs/filters";

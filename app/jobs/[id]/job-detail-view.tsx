@@ -6,11 +6,12 @@ import { useCallback, useState } from "react";
 import { Freshness, PauseButton } from "@/components/freshness";
 import { JsonViewer } from "@/components/json-viewer";
 import { useNow } from "@/components/use-now";
+import { HttpError } from "@/lib/client/get-json";
+import { jobDetailQuery, keys } from "@/lib/client/queries";
 import type { ActorKind } from "@/lib/fsm/table";
 import type { JobDetail } from "@/lib/jobs/queries";
 import { EventLog, Rejections } from "./event-log";
 import { JobActions } from "./job-actions";
-import { JobDetailError, jobDetailQuery, jobKeys } from "./job-detail-query";
 import { JobHeader } from "./job-header";
 import { RunRecords } from "./run-records";
 import { Section } from "./section";
@@ -33,11 +34,11 @@ export function JobDetailView({ id, initial, renderedAt, actorKind }: Props) {
     refetchOnWindowFocus: !isPaused,
   });
   const now = useNow({ serverNow: renderedAt });
-  const refresh = useCallback(() => queryClient.invalidateQueries({ queryKey: jobKeys.detail(id) }), [queryClient, id]);
+  const refresh = useCallback(() => queryClient.invalidateQueries({ queryKey: keys.jobs.detail(id) }), [queryClient, id]);
   const detail = query.data;
   const { job } = detail;
   const isFailing = query.errorUpdatedAt > query.dataUpdatedAt;
-  const isGone = isFailing && query.error instanceof JobDetailError && query.error.isNotFound;
+  const isGone = isFailing && query.error instanceof HttpError && query.error.isNotFound;
   const result = detail.runs.find((r) => r.outcome === "succeeded")?.result;
 
   return (

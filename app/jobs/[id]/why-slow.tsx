@@ -5,7 +5,7 @@ import { useMemo } from "react";
 import { StackedBar } from "@/components/charts/stacked-bar";
 import type { SlownessContextData } from "@/lib/insight/baseline";
 import { analyzeSlowness, PHASE_LABELS, PHASES, type Phase, type SlownessReport } from "@/lib/insight/slowness";
-import { getJson } from "@/lib/insight/wire";
+import { slownessQuery } from "@/lib/client/queries";
 import type { JobDetail } from "@/lib/jobs/queries";
 import { formatDuration } from "@/lib/jobs/timeline";
 import { Section } from "./section";
@@ -21,13 +21,6 @@ export const PHASE_COLORS: Record<Phase, string> = {
   dead: "#dc2626",
 };
 
-/** The comparison changes slowly: fetched once per visit, again after a minute at most. */
-const slownessContextQuery = (id: string) => ({
-  queryKey: ["insight", "slowness", id] as const,
-  queryFn: ({ signal }: { signal: AbortSignal }) => getJson<SlownessContextData>(`/api/insight/jobs/${encodeURIComponent(id)}/slowness`, signal),
-  staleTime: 60_000,
-});
-
 /**
  * "Why was this slow": the job's time split into phases (lib/insight/slowness.ts)
  * from the same job, runs and events the page already polls, compared with
@@ -35,7 +28,7 @@ const slownessContextQuery = (id: string) => ({
  */
 export function WhySlow({ detail, now }: { detail: JobDetail; now: number }) {
   const { job, runs, events } = detail;
-  const context = useQuery(slownessContextQuery(job.id));
+  const context = useQuery(slownessQuery(job.id));
   const report = useMemo(
     () => analyzeSlowness(job, runs, events, { now, aheadAtSubmit: context.data?.aheadAtSubmit ?? null, baselines: context.data?.baselines ?? [] }),
     [job, runs, events, now, context.data],

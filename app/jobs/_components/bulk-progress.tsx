@@ -3,10 +3,8 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect } from "react";
 import { numbers } from "@/components/numbers";
+import { bulkProgressQuery, keys } from "@/lib/client/queries";
 import { capitalize } from "./bulk-bar";
-import { jobKeys, bulkProgressQuery } from "./queries";
-
-const POLL_MS = 1_000;
 
 const KIND_LABELS: Record<string, string> = {
   conflict: "already moved since the dry run",
@@ -19,15 +17,12 @@ const KIND_LABELS: Record<string, string> = {
 /** A confirmed bulk action: its progress while it runs, then what it did. */
 export function BulkProgressPanel({ operationId, onDismiss }: { operationId: string; onDismiss: () => void }) {
   const client = useQueryClient();
-  const query = useQuery({
-    ...bulkProgressQuery(operationId),
-    refetchInterval: (q) => (q.state.data && q.state.data.status !== "running" ? false : POLL_MS),
-  });
+  const query = useQuery(bulkProgressQuery(operationId));
   const p = query.data;
   const isDone = !!p && p.status !== "running";
   useEffect(() => {
     // The list shows the result at once instead of at its next poll.
-    if (isDone) void client.invalidateQueries({ queryKey: jobKeys.all });
+    if (isDone) void client.invalidateQueries({ queryKey: keys.jobs.all });
   }, [isDone, client]);
 
   const percent = p && p.total > 0 ? Math.round((p.done / p.total) * 100) : 0;

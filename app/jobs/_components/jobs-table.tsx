@@ -7,7 +7,7 @@ import { StateBadge } from "@/components/state-badge";
 import { useNow } from "@/components/use-now";
 import { PoisonBadge } from "@/components/charts/poison-badge";
 import { POISON_LOSSES } from "@/lib/insight/windows";
-import type { JobWire } from "./wire";
+import type { JobWire } from "@/lib/client/wire";
 
 type Props = {
   jobs: JobWire[];

@@ -5,6 +5,8 @@ import Link from "next/link";
 import { useState } from "react";
 import { Freshness, PauseButton } from "@/components/freshness";
 import { LoadError } from "@/components/load-error";
+import { jobsQuery } from "@/lib/client/queries";
+import type { JobsResponse } from "@/lib/client/wire";
 import { STATES, type ActorKind, type JobState } from "@/lib/fsm/table";
 import { parseJobFilters } from "@/lib/jobs/filters";
 import { BulkFlow, type PickedSelection } from "./bulk-flow";
@@ -14,10 +16,8 @@ import { EmptyState, LoadingRows } from "./states";
 import { Lookup } from "./lookup";
 import { offeredEvents } from "./offered-events";
 import { Pager } from "./pager";
-import { jobsQuery } from "./queries";
 import { StateTabs } from "./state-tabs";
 import { searchOf } from "./url";
-import type { JobsResponse } from "./wire";
 
 const POLL_MS = 3_000;
 

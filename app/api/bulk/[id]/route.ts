@@ -1,5 +1,5 @@
 import { NextResponse, type NextRequest } from "next/server";
-import type { ApiErrorBody, BulkProgressWire } from "@/app/jobs/_components/wire";
+import type { ApiErrorBody, BulkProgressWire } from "@/lib/client/wire";
 import { authorize, denied, withViewer } from "@/lib/auth/viewer";
 import { getBulkProgress } from "@/lib/jobs/bulk";
 

@@ -1,5 +1,5 @@
 import { NextResponse } from "next/server";
-import type { ApiErrorBody } from "@/components/query-keys";
+import type { ApiErrorBody } from "@/lib/client/wire";
 import { authorize, denied, withViewer } from "@/lib/auth/viewer";
 import { getJobDetail } from "@/lib/jobs/queries";
 
