@@ -2,15 +2,19 @@
 
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
+import { ActorCell, JobLink } from "@/components/cells";
 import { Card, Empty } from "@/components/charts/card";
 import { CountBars } from "@/components/charts/count-bars";
 import { PercentileChart } from "@/components/charts/percentile-chart";
 import { RejectionKindBadge } from "@/components/charts/rejection-kind";
 import { ThroughputChart } from "@/components/charts/throughput-chart";
+import { DataTable } from "@/components/data-table";
 import { LoadError } from "@/components/load-error";
+import { isFailingOf } from "@/components/page-header";
 import { numbers } from "@/components/numbers";
 import { TimeAgo } from "@/components/relative-time";
 import { StateBadge } from "@/components/state-badge";
+import { Segmented } from "@/components/segmented";
 import { useNow } from "@/components/use-now";
 import { overviewQuery } from "@/lib/client/queries";
 import type { OverviewResponse } from "@/lib/client/wire";
@@ -24,30 +28,19 @@ export function InsightPanels({ isPaused, window, onWindow }: { isPaused: boolea
     ...overviewQuery(window),
     refetchInterval: isPaused ? false : CHARTS_POLL_MS,
     refetchOnWindowFocus: !isPaused,
+    // The last window's charts stay while another window loads.
     placeholderData: (prev) => prev,
   });
   const now = useNow();
   const data = query.data;
-  const isFailing = query.errorUpdatedAt > query.dataUpdatedAt;
+  const isFailing = isFailingOf(query);
   const label = WINDOWS[window].label;
 
   return (
     <div className="space-y-6">
       <div className="flex flex-wrap items-center justify-between gap-3">
         <h2 className="text-lg font-semibold tracking-tight">Activity</h2>
-        <div role="group" aria-label="Window" className="inline-flex rounded-md border border-neutral-300 bg-white p-0.5 text-sm shadow-xs">
-          {WINDOW_KEYS.map((k) => (
-            <button
-              key={k}
-              type="button"
-              aria-pressed={k === window}
-              onClick={() => onWindow(k)}
-              className={`rounded px-3 py-1 font-medium ${k === window ? "bg-neutral-900 text-white" : "text-neutral-600 hover:bg-neutral-100"}`}
-            >
-              {k}
-            </button>
-          ))}
-        </div>
+        <Segmented label="Window" value={window} onChange={onWindow} options={WINDOW_KEYS.map((k) => ({ value: k, label: k }))} />
       </div>
 
       {isFailing && (
@@ -125,28 +118,19 @@ export function InsightPanels({ isPaused, window, onWindow }: { isPaused: boolea
       <Card title="Recent rejections" id="recent-rejections" aside={<Link href="/rejections" className="hover:text-neutral-900 hover:underline">All rejections →</Link>}>
         {data ? (
           data.rejections.length ? (
-            <table className="w-full text-sm">
-              <thead className="text-left text-xs text-neutral-500">
-                <tr>
-                  <th className="pb-2 font-medium">Kind</th>
-                  <th className="pb-2 font-medium">Event</th>
-                  <th className="pb-2 font-medium">By</th>
-                  <th className="pb-2 font-medium">Job</th>
-                  <th className="pb-2 font-medium">When</th>
-                </tr>
-              </thead>
-              <tbody className="divide-y divide-neutral-100">
-                {data.rejections.map((r) => (
-                  <tr key={r.id} title={r.reason}>
-                    <td className="py-1.5"><RejectionKindBadge kind={r.kind} /></td>
-                    <td className="py-1.5 font-mono text-xs">{r.event}</td>
-                    <td className="py-1.5 text-xs text-neutral-600">{r.actorKind} {r.actorId}</td>
-                    <td className="py-1.5"><Link href={`/jobs/${r.jobId}`} className="font-mono text-xs hover:underline">{r.jobId.slice(0, 8)}</Link></td>
-                    <td className="py-1.5 text-xs text-neutral-600"><TimeAgo at={new Date(r.at)} now={now} /></td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+            <DataTable
+              caption="Recent rejections"
+              rows={data.rejections}
+              rowKey={(r) => r.id}
+              columns={[
+                { header: "Kind", cell: (r) => <RejectionKindBadge kind={r.kind} /> },
+                { header: "Event", className: "font-mono text-xs", cell: (r) => r.event },
+                { header: "By", className: "text-xs", cell: (r) => <ActorCell kind={r.actorKind} id={r.actorId} /> },
+                { header: "Job", cell: (r) => <JobLink id={r.jobId} /> },
+                { header: "When", className: "text-xs text-neutral-600", cell: (r) => <TimeAgo at={new Date(r.at)} now={now} /> },
+                { header: "Reason", className: "max-w-xs text-xs text-neutral-700", cell: (r) => r.reason },
+              ]}
+            />
           ) : (
             <Empty>No transition has been refused.</Empty>
           )

@@ -2,49 +2,39 @@
 
 import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
-import { Freshness, PauseButton } from "@/components/freshness";
 import { LoadError } from "@/components/load-error";
+import { isFailingOf, PageHeader, useLive } from "@/components/page-header";
 import { numbers } from "@/components/numbers";
 import { countsQuery } from "@/lib/client/queries";
 import type { CountsResponse } from "@/lib/client/wire";
 import { STATE_STYLES } from "@/components/state-badge";
-import { STATES, TERMINAL_STATES, type JobState } from "@/lib/fsm/table";
+import { isTerminal } from "@/lib/fsm/machine";
+import { STATES } from "@/lib/fsm/table";
 import type { WindowKey } from "@/lib/insight/windows";
 import { InsightPanels } from "./insight-panels";
 
 const POLL_MS = 2_000;
-const isTerminal = (state: JobState) => (TERMINAL_STATES as readonly JobState[]).includes(state);
 
 export function OverviewView() {
-  const [isPaused, setIsPaused] = useState(false);
+  const live = useLive(POLL_MS);
   const [range, setRange] = useState<WindowKey>("6h");
-  const query = useQuery({
-    ...countsQuery(),
-    refetchInterval: isPaused ? false : POLL_MS,
-    // Paused means frozen: no refresh on tab focus either.
-    refetchOnWindowFocus: !isPaused,
-  });
+  const query = useQuery({ ...countsQuery(), ...live.poll });
   const data = query.data;
   const lastError = useLastError(query.error);
-  // Whether the latest response was a failure. Not `query.isError`: with no data yet,
-  // TanStack resets the status to pending at every retry, and the page would flicker.
-  const isFailing = query.errorUpdatedAt > query.dataUpdatedAt;
+  const isFailing = isFailingOf(query);
   const isLoading = !data && !isFailing;
   // Known only once a response arrives; a failed first load shows "unavailable", not zeros.
   const figure = (n: number | undefined) => (n !== undefined ? numbers.format(n) : isLoading ? "loading" : "unavailable");
+  // A share of a lower bound is no share at all: with any state capped, none is shown.
+  const isExact = !!data && data.capped.length === 0;
 
   return (
     <div className="space-y-6">
-      <div className="flex flex-wrap items-end justify-between gap-4">
-        <div>
-          <h1 className="text-2xl font-semibold tracking-tight">Overview</h1>
-          <p className="mt-1 text-sm text-neutral-500">Jobs by state, throughput, latency, errors and poison jobs across every queue and tenant.</p>
-        </div>
-        <div className="flex items-center gap-3">
-          <Freshness updatedAt={data ? query.dataUpdatedAt : null} isPaused={isPaused} isFailing={isFailing} />
-          <PauseButton isPaused={isPaused} onToggle={() => setIsPaused((p) => !p)} />
-        </div>
-      </div>
+      <PageHeader
+        title="Overview"
+        description="Jobs by state, throughput, latency, errors and poison jobs across every queue and tenant."
+        live={{ updatedAt: data ? query.dataUpdatedAt : null, isPaused: live.isPaused, isFailing, onToggle: live.toggle }}
+      />
 
       {isFailing && (
         <LoadError
@@ -67,7 +57,15 @@ export function OverviewView() {
           <Figure value={data?.total} text={`${figure(data?.total)}${data?.capped.length ? "+" : ""}`} className="text-3xl" />
           <span className="text-sm text-neutral-500">jobs</span>
         </div>
-        <DistributionBar data={data} />
+        {isExact ? (
+          <DistributionBar data={data} />
+        ) : (
+          data && (
+            <p className="mt-3 text-xs text-neutral-600">
+              Counting stops at {numbers.format(Math.max(...data.capped.map((st) => data.counts[st])))} jobs per state to keep this page fast at any size, so shares are not shown.
+            </p>
+          )
+        )}
       </section>
 
       <ul
@@ -94,7 +92,7 @@ export function OverviewView() {
               </div>
               <div className="mt-3 flex items-baseline justify-between gap-2">
                 <Figure value={n} text={`${figure(n)}${plus}`} className="text-2xl" />
-                {data && n !== undefined && data.total > 0 && (
+                {isExact && n !== undefined && data.total > 0 && (
                   <span className="text-xs text-neutral-500 tabular-nums">{percent(n, data.total)}</span>
                 )}
               </div>
@@ -110,7 +108,7 @@ export function OverviewView() {
         </div>
       )}
 
-      <InsightPanels isPaused={isPaused} window={range} onWindow={setRange} />
+      <InsightPanels isPaused={live.isPaused} window={range} onWindow={setRange} />
     </div>
   );
 }
@@ -142,11 +140,10 @@ function Figure({ value, text, className }: { value: number | undefined; text: s
 }
 
 /** Each state's share of all jobs, in the order of STATES; decorative, the numbers are in the cards. */
-function DistributionBar({ data }: { data: CountsResponse | undefined }) {
+function DistributionBar({ data }: { data: CountsResponse }) {
   return (
     <div aria-hidden="true" className="mt-4 flex h-2 gap-px overflow-hidden rounded-full bg-neutral-100">
-      {data &&
-        data.total > 0 &&
+      {data.total > 0 &&
         STATES.map((state) => {
           const n = data.counts[state];
           if (n === 0) return null;

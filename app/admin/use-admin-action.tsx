@@ -2,6 +2,7 @@
 
 import { useRouter } from "next/navigation";
 import { useState, useTransition } from "react";
+import { SECONDARY } from "@/app/jobs/_components/fields";
 import type { AdminResult } from "./result";
 
 /** Run an admin server action, keep its answer to show, and re-render the page's lists after a change. */
@@ -37,5 +38,14 @@ export function ResultNote({ result }: { result: AdminResult | null }) {
     <p role="alert" className="rounded-md border border-red-200 bg-red-50 px-3 py-2 text-sm text-red-900">
       {result.error.message}
     </p>
+  );
+}
+
+/** The button that opens a row's editor under it (change role, rename), and closes it again. */
+export function EditToggle({ isOpen, label, name, onToggle }: { isOpen: boolean; label: string; name: string; onToggle: () => void }) {
+  return (
+    <button type="button" className={SECONDARY} aria-expanded={isOpen} aria-label={name} onClick={onToggle}>
+      {label}
+    </button>
   );
 }

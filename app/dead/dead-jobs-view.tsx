@@ -2,8 +2,8 @@
 
 import { useQuery } from "@tanstack/react-query";
 import { useCallback, useRef, useState } from "react";
-import { Freshness, PauseButton } from "@/components/freshness";
 import { LoadError } from "@/components/load-error";
+import { isFailingOf, PageHeader, useLive } from "@/components/page-header";
 import { deadGroupsQuery } from "@/lib/client/queries";
 import type { DeadGroupsResponse } from "@/lib/client/wire";
 import { numbers, plural } from "@/components/numbers";
@@ -25,7 +25,8 @@ export function DeadJobsView({
   /** Operators replay; support sees the same groups without the buttons. */
   canReplay: boolean;
 }) {
-  const [isPaused, setIsPaused] = useState(false);
+  const live = useLive(POLL_MS);
+  const isPaused = live.isPaused;
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
   const [replay, setReplay] = useState<ReplayRequest | null>(null);
   const nextKey = useRef(0);
@@ -33,13 +34,10 @@ export function DeadJobsView({
     ...deadGroupsQuery(scopeToSearch(scope).toString()),
     initialData: initial ?? undefined,
     initialDataUpdatedAt: initial ? Date.parse(initial.at) : undefined,
-    refetchInterval: isPaused ? false : POLL_MS,
-    // Paused means frozen: no refresh on tab focus either.
-    refetchOnWindowFocus: !isPaused,
+    ...live.poll,
   });
   const data = query.data;
-  // Not `query.isError`: with no data yet, TanStack resets the status to pending at every retry.
-  const isFailing = query.errorUpdatedAt > query.dataUpdatedAt;
+  const isFailing = isFailingOf(query);
   const total = data?.groups.reduce((n, g) => n + g.count, 0) ?? 0;
   const isScoped = !!scope.tenant || scope.window !== "all";
 
@@ -59,19 +57,11 @@ export function DeadJobsView({
 
   return (
     <div className="space-y-6">
-      <div className="flex flex-wrap items-end justify-between gap-4">
-        <div>
-          <h1 className="text-2xl font-semibold tracking-tight">Dead jobs</h1>
-          <p className="mt-1 max-w-2xl text-sm text-neutral-500">
-            Grouped by job type and the error of the attempt that killed them. Replay sends a job back to queued with
-            its history kept; every replay shows a dry run first.
-          </p>
-        </div>
-        <div className="flex items-center gap-3">
-          <Freshness updatedAt={data ? query.dataUpdatedAt : null} isPaused={isPaused} isFailing={isFailing} />
-          <PauseButton isPaused={isPaused} onToggle={() => setIsPaused((p) => !p)} />
-        </div>
-      </div>
+      <PageHeader
+        title="Dead jobs"
+        description="Grouped by job type and the error of the attempt that killed them. Replay sends a job back to queued with its history kept; every replay shows a dry run first."
+        live={{ updatedAt: data ? query.dataUpdatedAt : null, isPaused, isFailing, onToggle: live.toggle }}
+      />
 
       <ScopeForm scope={scope} />
 

@@ -13,3 +13,7 @@ export const toGroupDto = (g: DeadGroup): DeadGroupDto => ({
   lastSeen: g.lastSeen.toISOString(),
 });
 export const toJobDto = (j: DeadJob): DeadJobDto => ({ ...j, finishedAt: j.finishedAt.toISOString() });
+
+/** The replay buttons inside the groups' rows. */
+export const SMALL_BUTTON =
+  "rounded-md border border-neutral-300 bg-white px-2.5 py-1 text-xs font-medium whitespace-nowrap text-neutral-800 shadow-xs hover:bg-neutral-50";

@@ -8,7 +8,7 @@ export function Card({ title, id, aside, children, className }: { title: string;
         <h2 id={`${id}-heading`} className="text-base font-semibold tracking-tight">
           {title}
         </h2>
-        {aside && <div className="text-sm text-neutral-500">{aside}</div>}
+        {aside && <div className="text-sm text-neutral-600">{aside}</div>}
       </div>
       {children}
     </section>
@@ -16,5 +16,5 @@ export function Card({ title, id, aside, children, className }: { title: string;
 }
 
 export function Empty({ children }: { children: ReactNode }) {
-  return <p className="rounded-md border border-dashed border-neutral-300 px-4 py-6 text-center text-sm text-neutral-500">{children}</p>;
+  return <p className="rounded-md border border-dashed border-neutral-300 px-4 py-6 text-center text-sm text-neutral-600">{children}</p>;
 }

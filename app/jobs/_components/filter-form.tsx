@@ -49,8 +49,19 @@ export function FilterForm({ filters }: { filters: JobFilters }) {
     );
   }
 
+  const active = [...TEXT_FIELDS.map(([n]) => filters[n]), ...DATE_FIELDS.map(([n]) => filters[n]), filters.type, filters.poison].filter(Boolean).length +
+    (filters.sort === "finished" ? 1 : 0);
+  // Collapsed unless a filter is in use: the first job is a few Tab presses from the top, not sixty.
   return (
-    <form role="search" aria-label="Filter jobs" onSubmit={onSubmit}>
+    <details open={active > 0} className="group border-t border-neutral-100 pt-3">
+      <summary className="inline-flex cursor-pointer items-center gap-1.5 rounded text-sm font-medium text-neutral-700 select-none hover:text-neutral-900">
+        <svg aria-hidden="true" viewBox="0 0 16 16" className="size-4 transition-transform group-open:rotate-90" fill="currentColor">
+          <path d="M6 3.5 10.5 8 6 12.5z" />
+        </svg>
+        Filters
+        {active > 0 && <span className="rounded-full bg-neutral-900 px-1.5 text-xs leading-5 text-white tabular-nums">{active}</span>}
+      </summary>
+    <form role="search" aria-label="Filter jobs" onSubmit={onSubmit} className="mt-3">
       <div className="grid grid-cols-2 gap-3 md:grid-cols-5">
         <Field id="f-type" label="Type">
           <select id="f-type" name="type" defaultValue={filters.type ?? ""} className={INPUT}>
@@ -82,7 +93,7 @@ export function FilterForm({ filters }: { filters: JobFilters }) {
       <div className="mt-3 flex items-center justify-end gap-2">
         <label className="mr-auto flex items-center gap-2 text-sm text-neutral-700">
           <input type="checkbox" name="poison" value="1" defaultChecked={filters.poison === "1"} className="size-4 rounded border-neutral-300 accent-neutral-900" />
-          Poison suspects only <span className="text-xs text-neutral-500">(leases lost twice or more)</span>
+          Poison suspects only <span className="text-xs text-neutral-600">(leases lost twice or more)</span>
         </label>
         <button type="button" className={SECONDARY} onClick={() => router.push(jobsHref({ state: filters.state }))}>
           Clear filters
@@ -92,5 +103,6 @@ export function FilterForm({ filters }: { filters: JobFilters }) {
         </button>
       </div>
     </form>
+    </details>
   );
 }
