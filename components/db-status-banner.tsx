@@ -33,7 +33,7 @@ export function DbStatusBanner() {
   if (!health || health.status === "up") return null;
   return (
     <div role="alert" aria-label="Outage" data-testid="db-status-banner" className="border-b border-amber-300 bg-amber-100 text-amber-950">
-      <div className="mx-auto flex max-w-6xl flex-wrap items-center gap-x-4 gap-y-1 px-4 py-2 text-sm sm:px-6">
+      <div className="mx-auto flex max-w-7xl flex-wrap items-center gap-x-4 gap-y-1 px-4 py-2 text-sm sm:px-6">
         <span className="font-semibold">{HEADLINES[health.status]}</span>
         <span>
           {detail(health)} Checking again every {DOWN_POLL_MS / 1000} s…

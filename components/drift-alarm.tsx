@@ -25,7 +25,7 @@ export function DriftAlarm() {
   if (!d || d.count === 0) return null;
   return (
     <div role="alert" aria-label="Drift alarm" className="border-b border-red-300 bg-red-600 text-white">
-      <div className="mx-auto flex max-w-6xl flex-wrap items-center gap-x-4 gap-y-1 px-4 py-2 text-sm sm:px-6">
+      <div className="mx-auto flex max-w-7xl flex-wrap items-center gap-x-4 gap-y-1 px-4 py-2 text-sm sm:px-6">
         <span className="font-semibold">
           Drift: {numbers.format(d.count)}
           {d.capped ? "+" : ""} {d.count === 1 ? "transition was" : "transitions were"} refused because the jobs table was written outside the write path.

@@ -1,6 +1,6 @@
 import type { Page } from "@playwright/test";
 import type { DemoUser } from "../lib/demo/users";
-import { SIGNED_OUT, signInAs } from "./auth";
+import { SIGNED_OUT, signInAs, signOut } from "./auth";
 import { expect, HELD_QUEUE, OPERATOR, SPEC_ACTOR, test } from "./fixtures";
 
 // Each spec signs in as the role it is about.
@@ -108,7 +108,7 @@ test.describe("roles", () => {
     await page.getByRole("button", { name: "Sign in" }).click();
     await expect(page.getByRole("alert").filter({ hasText: /\S/ })).toHaveText("That email and password do not match an account.");
     await signInAs(page, "operator");
-    await page.getByRole("button", { name: "Sign out" }).click();
+    await signOut(page);
     await expect(page).toHaveURL(/\/sign-in/);
     expect((await page.request.get("/api/jobs")).status()).toBe(401);
   });

@@ -62,7 +62,7 @@ export function InsightPanels({ isPaused, window, onWindow }: { isPaused: boolea
           <div aria-label="Queue wait chart">
             {data ? (
               data.latency.length ? (
-                <PercentileChart rows={data.latency.map((r) => ({ label: r.type, p50: r.queueP50, p95: r.queueP95 }))} color="#0284c7" light="#7dd3fc" />
+                <PercentileChart rows={data.latency.map((r) => ({ label: r.type, p50: r.queueP50, p95: r.queueP95 }))} color="var(--color-sky-700)" light="var(--color-sky-400)" />
               ) : (
                 <Empty>No attempts in the {label}.</Empty>
               )
@@ -75,7 +75,7 @@ export function InsightPanels({ isPaused, window, onWindow }: { isPaused: boolea
           <div aria-label="Run time chart">
             {data ? (
               data.latency.length ? (
-                <PercentileChart rows={data.latency.map((r) => ({ label: r.type, p50: r.runP50, p95: r.runP95 }))} color="#7c3aed" light="#c4b5fd" />
+                <PercentileChart rows={data.latency.map((r) => ({ label: r.type, p50: r.runP50, p95: r.runP95 }))} color="var(--color-violet-700)" light="var(--color-violet-400)" />
               ) : (
                 <Empty>No attempts in the {label}.</Empty>
               )
@@ -92,7 +92,7 @@ export function InsightPanels({ isPaused, window, onWindow }: { isPaused: boolea
             {data ? (
               data.errors.length ? (
                 <>
-                  <CountBars rows={data.errors.map((e) => ({ label: e.errorClass, n: e.attempts }))} color="#dc2626" name="failed attempts" />
+                  <CountBars rows={data.errors.map((e) => ({ label: e.errorClass, n: e.attempts }))} color="var(--color-red-600)" name="failed attempts" />
                   <ul className="mt-3 space-y-1 text-xs text-neutral-600">
                     {data.errors.map((e) => (
                       <li key={e.errorClass}>

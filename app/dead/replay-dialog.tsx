@@ -2,6 +2,7 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useRef } from "react";
+import { closeDialogOf, Modal } from "@/components/modal";
 import { numbers, plural } from "@/components/numbers";
 import { bulkProgressQuery, keys } from "@/lib/client/queries";
 import { previewReplayAction, startReplayAction } from "./actions";
@@ -30,12 +31,7 @@ type Props = {
 };
 
 export function ReplayDialog({ request, onClose, onApplied }: Props) {
-  const ref = useRef<HTMLDialogElement>(null);
   const client = useQueryClient();
-  useEffect(() => {
-    const dialog = ref.current;
-    if (dialog && !dialog.open) dialog.showModal();
-  }, []);
 
   // The dry run is a read that must not repeat by itself: a second run would freeze a different selection.
   const preview = useQuery({
@@ -69,12 +65,7 @@ export function ReplayDialog({ request, onClose, onApplied }: Props) {
   const skipped = p ? p.total - p.willApply : 0;
 
   return (
-    <dialog
-      ref={ref}
-      onClose={onClose}
-      aria-labelledby="replay-title"
-      className="m-auto w-full max-w-lg rounded-lg border border-neutral-200 bg-white p-0 text-neutral-900 shadow-xl backdrop:bg-neutral-900/40"
-    >
+    <Modal isOpen onClose={onClose} labelledBy="replay-title" className="max-w-lg">
       <div className="space-y-4 p-5">
         <div>
           <h2 id="replay-title" className="text-lg font-semibold tracking-tight">
@@ -130,13 +121,12 @@ export function ReplayDialog({ request, onClose, onApplied }: Props) {
         {operationId && <ReplayResult expected={p?.willApply ?? 0} progress={progress.data} error={progress.error} />}
 
         <div className="flex justify-end gap-2 pt-1">
-          <button type="button" onClick={() => ref.current?.close()} className={`${button} border border-neutral-300 bg-white text-neutral-800 hover:bg-neutral-50`}>
+          <button type="button" data-safe onClick={(e) => closeDialogOf(e.currentTarget)} className={`${button} border border-neutral-300 bg-white text-neutral-800 hover:bg-neutral-50`}>
             {operationId ? "Close" : "Cancel"}
           </button>
           {p && !operationId && (
             <button
               type="button"
-              autoFocus
               disabled={p.willApply === 0 || start.isPending}
               onClick={() => start.mutate(p)}
               className={`${button} bg-neutral-900 text-white hover:bg-neutral-700`}
@@ -146,6 +136,6 @@ export function ReplayDialog({ request, onClose, onApplied }: Props) {
           )}
         </div>
       </div>
-    </dialog>
+    </Modal>
   );
 }

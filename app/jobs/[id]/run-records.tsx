@@ -3,7 +3,7 @@
 import { None } from "@/components/cells";
 import { DataTable } from "@/components/data-table";
 import { formatUtc } from "@/components/relative-time";
-import { OutcomeLabel } from "@/components/timeline-chart";
+import { OutcomeLabel } from "@/components/timeline/tones";
 import { RUN_OUTCOMES, type RunOutcome } from "@/lib/fsm/table";
 import type { RunRecord } from "@/lib/jobs/queries";
 import { formatDuration } from "@/lib/jobs/timeline";

@@ -1,7 +1,7 @@
 "use client";
 
 import { useMemo } from "react";
-import { TimelineChart } from "@/components/timeline-chart";
+import { TimelineChart } from "@/components/timeline/timeline-chart";
 import type { JobDetail } from "@/lib/jobs/queries";
 import { buildTimeline, formatDuration, summarizeTimeline, type SegmentKind } from "@/lib/jobs/timeline";
 import { Card } from "@/components/charts/card";

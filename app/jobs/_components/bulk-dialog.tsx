@@ -1,6 +1,6 @@
 "use client";
 
-import { useEffect, useRef } from "react";
+import { Modal } from "@/components/modal";
 import { numbers } from "@/components/numbers";
 import { isDestructive } from "@/lib/fsm/machine";
 import type { BulkPreviewData } from "../actions";
@@ -20,23 +20,11 @@ const plural = (n: number, one: string, many: string) => `${numbers.format(n)} $
 
 /** The dry run, in a modal dialog: what would move and what would be skipped, before anything changes. */
 export function BulkDialog({ state, onClose, onConfirm }: Props) {
-  const ref = useRef<HTMLDialogElement>(null);
   const isOpen = state.phase !== "closed";
-  useEffect(() => {
-    const d = ref.current;
-    if (!d) return;
-    if (isOpen && !d.open) d.showModal();
-    if (!isOpen && d.open) d.close();
-  }, [isOpen]);
 
   const event = state.phase === "preview" ? state.preview.event : state.phase === "closed" ? "" : state.event;
   return (
-    <dialog
-      ref={ref}
-      aria-labelledby="bulk-dialog-title"
-      onClose={onClose}
-      className="m-auto w-full max-w-lg rounded-xl border border-neutral-200 bg-white p-0 text-neutral-900 shadow-xl backdrop:bg-neutral-900/30"
-    >
+    <Modal isOpen={isOpen} labelledBy="bulk-dialog-title" onClose={onClose} className="max-w-lg">
       <div className="p-5">
         <h2 id="bulk-dialog-title" className="text-base font-semibold">
           {capitalize(event)}: dry run
@@ -53,8 +41,8 @@ export function BulkDialog({ state, onClose, onConfirm }: Props) {
         )}
         {state.phase === "preview" && <PreviewBody preview={state.preview} error={state.error} />}
       </div>
-      <div className="flex justify-end gap-2 rounded-b-xl border-t border-neutral-200 bg-neutral-50 px-5 py-3">
-        <button type="button" onClick={onClose} className={SECONDARY} autoFocus>
+      <div className="flex justify-end gap-2 rounded-b-lg border-t border-neutral-200 bg-neutral-50 px-5 py-3">
+        <button type="button" onClick={onClose} className={SECONDARY} data-safe>
           Back
         </button>
         {state.phase === "preview" && (
@@ -68,7 +56,7 @@ export function BulkDialog({ state, onClose, onConfirm }: Props) {
           </button>
         )}
       </div>
-    </dialog>
+    </Modal>
   );
 }
 
