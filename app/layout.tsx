@@ -71,7 +71,7 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
                     ))}
                   </ul>
                 </MainNav>
-                <div className="order-3 flex items-center lg:ml-auto">
+                <div className="order-2 ml-auto flex items-center lg:order-3">
                   <AccountMenu name={viewer.name} detail={`${ROLE_LABELS[viewer.role]}${viewer.tenantId ? ` · tenant ${viewer.tenantId}` : ""}`}>
                     <ThemeSelect initial={theme} />
                     <form action={signOutAction}>

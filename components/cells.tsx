@@ -8,7 +8,7 @@ import { StateBadge } from "./state-badge";
 /** No value: a dash, read as "none". */
 export function None({ text = "none" }: { text?: string }) {
   return (
-    <span className="text-neutral-500" aria-label={text}>
+    <span className="text-neutral-600" aria-label={text}>
       —
     </span>
   );
@@ -42,7 +42,7 @@ export function ExpectedVsCurrent({ r }: { r: Versioned }) {
     <span className="inline-flex flex-wrap items-center gap-1 whitespace-nowrap">
       {r.expectedState ? <StateBadge state={r.expectedState} /> : <None />}
       {r.expectedVersion !== null && <span className="text-neutral-600">v{r.expectedVersion}</span>}
-      <span aria-label="then" className="px-0.5 text-neutral-500">
+      <span aria-label="then" className="px-0.5 text-neutral-600">
         →
       </span>
       {r.currentState ? <StateBadge state={r.currentState} /> : <None />}

@@ -34,11 +34,13 @@ type Props<T> = {
   framed?: boolean;
   /** On a phone, each row becomes a block of labelled cells instead of a table that scrolls sideways. */
   stackOnPhone?: boolean;
+  /** Cells of one line each read best centred; cells that wrap, from the top. */
+  valign?: "top" | "middle";
   className?: string;
 };
 
 const TH = "px-3 py-2 text-left text-xs font-medium whitespace-nowrap text-neutral-600";
-const TD = "px-3 py-2 align-top";
+const TD = "px-3 py-2";
 
 /**
  * The console's one table: a header row, one row per item, optional expanded
@@ -57,6 +59,7 @@ export function DataTable<T>({
   detailId,
   framed = false,
   stackOnPhone = true,
+  valign = "top",
   className = "",
 }: Props<T>) {
   const frame = framed ? "rounded-lg border border-neutral-200 bg-white shadow-xs" : "";
@@ -81,7 +84,7 @@ export function DataTable<T>({
               <Fragment key={key}>
                 <tr data-row="" data-testid={rowTestId} tabIndex={-1} aria-label={rowLabel?.(row)} className={rowClassName?.(row) ?? "hover:bg-neutral-50"}>
                   {columns.map((c) => {
-                    const cls = `${TD} ${c.align === "right" ? "text-right" : ""} ${c.className ?? ""}`;
+                    const cls = `${TD} ${valign === "top" ? "align-top" : "align-middle"} ${c.align === "right" ? "text-right" : ""} ${c.className ?? ""}`;
                     const label = c.hideHeader ? undefined : c.header;
                     return c.isRowHeader ? (
                       <th key={c.header} scope="row" data-label={label} className={`${cls} text-left font-normal`}>

@@ -45,7 +45,7 @@ export function MainNav({ children }: { children: ReactNode }) {
         aria-expanded={isOpen}
         aria-controls="main-nav"
         onClick={() => setIsOpen((o) => !o)}
-        className="order-2 ml-auto inline-flex items-center gap-1.5 rounded-md border border-neutral-300 px-2.5 py-1 text-sm font-medium text-neutral-700 lg:hidden"
+        className="order-3 inline-flex items-center gap-1.5 rounded-md border border-neutral-300 px-2.5 py-1 text-sm font-medium text-neutral-700 lg:hidden"
       >
         <svg aria-hidden="true" viewBox="0 0 16 16" className="size-4" fill="currentColor">
           <rect x="2" y="3" width="12" height="1.5" rx="0.75" />
@@ -79,7 +79,7 @@ export function AccountMenu({ name, detail, children }: { name: string; detail: 
     };
   }, []);
   return (
-    <details ref={ref} className="relative order-3">
+    <details ref={ref} className="relative">
       <summary className="flex cursor-pointer list-none items-center gap-1.5 rounded-md px-2 py-1 text-sm hover:bg-neutral-100 [&::-webkit-details-marker]:hidden">
         <span className="max-w-40 truncate font-medium text-neutral-900" data-testid="signed-in-as">
           {name}

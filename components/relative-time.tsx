@@ -85,7 +85,7 @@ export function Timestamp({ at, now }: { at: Date; now: number }) {
       <time dateTime={at.toISOString()} className="block tabular-nums">
         {formatUtc(at)}
       </time>
-      <span className="block text-xs text-neutral-500">{formatRelative(at.getTime(), now)}</span>
+      <span className="block text-xs text-neutral-600">{formatRelative(at.getTime(), now)}</span>
     </span>
   );
 }
@@ -95,7 +95,7 @@ export function Timestamp({ at, now }: { at: Date; now: number }) {
  * Before the browser's clock is known (`now` is 0) it shows "05-01 12:01" instead.
  */
 export function TimeAgo({ at, now }: { at: Date | null; now: number }) {
-  if (!at) return <span className="text-neutral-400">—</span>;
+  if (!at) return <span className="text-neutral-600">—</span>;
   const absolute = formatUtc(at);
   return (
     <time dateTime={at.toISOString()} title={absolute} className="whitespace-nowrap tabular-nums">

@@ -145,7 +145,7 @@ export function InsightPanels({ isPaused, window, onWindow }: { isPaused: boolea
 function PoisonCard({ poison, now }: { poison: OverviewResponse["poison"] | undefined; now: number }) {
   return (
     <Card title="Poison suspects" id="poison" aside={<Link href="/jobs?poison=1" className="hover:text-neutral-900 hover:underline">In the jobs list →</Link>}>
-      <p className="-mt-2 mb-3 text-xs text-neutral-500">Jobs whose attempts ended with an expired lease twice or more in the last 7 days: they kill or hang their workers.</p>
+      <p className="-mt-2 mb-3 text-xs text-neutral-600">Jobs whose attempts ended with an expired lease twice or more in the last 7 days: they kill or hang their workers.</p>
       {!poison ? (
         <Skeleton h={80} />
       ) : poison.length === 0 ? (
@@ -159,10 +159,10 @@ function PoisonCard({ poison, now }: { poison: OverviewResponse["poison"] | unde
                   {p.jobId.slice(0, 8)}
                 </Link>
                 <span className="font-mono text-xs text-neutral-600">{p.type}</span>
-                <span className="text-xs text-neutral-500">{p.tenantId}</span>
+                <span className="text-xs text-neutral-600">{p.tenantId}</span>
                 <StateBadge state={p.state} />
                 <span className="text-xs font-medium text-orange-800">{p.losses} leases lost</span>
-                <span className="text-xs text-neutral-500"><TimeAgo at={new Date(p.lastLossAt)} now={now} /></span>
+                <span className="text-xs text-neutral-600"><TimeAgo at={new Date(p.lastLossAt)} now={now} /></span>
               </div>
               <p className="mt-1 text-xs text-neutral-600">
                 Workers that died on it:{" "}

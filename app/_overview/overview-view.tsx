@@ -44,18 +44,18 @@ export function OverviewView() {
         />
       )}
       {isLoading && (
-        <p role="status" className="text-sm text-neutral-500">
+        <p role="status" className="text-sm text-neutral-600">
           Loading counts…
         </p>
       )}
 
       <section aria-labelledby="total-heading" className="rounded-lg border border-neutral-200 bg-white p-5 shadow-xs">
         <div role="group" aria-label={`total: ${figure(data?.total)}${data?.capped.length ? "+" : ""}`} className="flex items-baseline gap-3">
-          <h2 id="total-heading" className="text-sm font-medium text-neutral-500">
+          <h2 id="total-heading" className="text-sm font-medium text-neutral-600">
             Total
           </h2>
           <Figure value={data?.total} text={`${figure(data?.total)}${data?.capped.length ? "+" : ""}`} className="text-3xl" />
-          <span className="text-sm text-neutral-500">jobs</span>
+          <span className="text-sm text-neutral-600">jobs</span>
         </div>
         {isExact ? (
           <DistributionBar data={data} />
@@ -88,12 +88,12 @@ export function OverviewView() {
                   <span aria-hidden="true" className={`size-2 rounded-full ${STATE_STYLES[state].swatch}`} />
                   {state}
                 </span>
-                {isTerminal(state) && <span className="hidden text-xs text-neutral-500 sm:inline">terminal</span>}
+                {isTerminal(state) && <span className="hidden text-xs text-neutral-600 sm:inline">terminal</span>}
               </div>
               <div className="mt-3 flex items-baseline justify-between gap-2">
                 <Figure value={n} text={`${figure(n)}${plus}`} className="text-2xl" />
                 {isExact && n !== undefined && data.total > 0 && (
-                  <span className="text-xs text-neutral-500 tabular-nums">{percent(n, data.total)}</span>
+                  <span className="text-xs text-neutral-600 tabular-nums">{percent(n, data.total)}</span>
                 )}
               </div>
             </li>
@@ -104,7 +104,7 @@ export function OverviewView() {
       {data?.total === 0 && (
         <div className="rounded-lg border border-dashed border-neutral-300 bg-white px-6 py-10 text-center">
           <p className="font-medium">No jobs yet</p>
-          <p className="mt-1 text-sm text-neutral-500">Jobs appear here as soon as they are submitted.</p>
+          <p className="mt-1 text-sm text-neutral-600">Jobs appear here as soon as they are submitted.</p>
         </div>
       )}
 

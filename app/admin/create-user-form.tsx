@@ -69,7 +69,7 @@ export function CreateUserForm({ tenants }: { tenants: { id: string; name: strin
               disabled={!isTenant}
               className="size-4 rounded border-neutral-300 accent-neutral-900 disabled:opacity-50"
             />
-            Tenant owner <span className="text-xs text-neutral-500">(manages the tenant&apos;s API keys)</span>
+            Tenant owner <span className="text-xs text-neutral-600">(manages the tenant&apos;s API keys)</span>
           </label>
         </div>
       </div>

@@ -91,7 +91,7 @@ function RoleEditor({ user, tenants, isSelf, onClose }: { user: UserItem; tenant
           <button type="submit" disabled={pending} className={PRIMARY}>{pending ? "Saving…" : "Save role"}</button>
         </div>
       </div>
-      <p className="text-xs text-neutral-500">
+      <p className="text-xs text-neutral-600">
         {isSelf ? "This is you: saving ends your own sessions, and you sign in again with the new role." : "Saving ends this user's sessions, so the new role applies at once."}
       </p>
       <ResultNote result={result} />

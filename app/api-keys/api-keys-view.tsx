@@ -81,7 +81,7 @@ export function ApiKeysView({ keys, tenants, fixedTenant }: { keys: KeyView[]; t
 
       <div role="status" aria-live="polite" className="min-h-5 text-sm">
         {isPending ? (
-          <span className="text-neutral-500">Working…</span>
+          <span className="text-neutral-600">Working…</span>
         ) : (
           message && <span className={`font-medium ${message.ok ? "text-emerald-800" : "text-red-800"}`}>{message.text}</span>
         )}
@@ -92,7 +92,7 @@ export function ApiKeysView({ keys, tenants, fixedTenant }: { keys: KeyView[]; t
           Keys
         </h2>
         {keys.length === 0 ? (
-          <p className="px-5 pb-5 text-sm text-neutral-500">No keys yet.</p>
+          <p className="px-5 pb-5 text-sm text-neutral-600">No keys yet.</p>
         ) : (
           <DataTable
             caption="API keys"

@@ -125,7 +125,7 @@ export default async function AuditPage({ searchParams }: Props) {
     <div className="space-y-6">
       <div>
         <h1 className="text-2xl font-semibold tracking-tight">Audit log</h1>
-        <p className="mt-1 text-sm text-neutral-500">
+        <p className="mt-1 text-sm text-neutral-600">
           Every console and API action — applied, refused, denied or invalid — with who did it, newest first. Times are UTC.
         </p>
       </div>

@@ -74,7 +74,7 @@ export function DeadJobsView({
       )}
 
       {!data && !isFailing && (
-        <p role="status" className="text-sm text-neutral-500">
+        <p role="status" className="text-sm text-neutral-600">
           Loading dead jobs…
         </p>
       )}
@@ -82,7 +82,7 @@ export function DeadJobsView({
       {data && data.groups.length === 0 && (
         <div className="rounded-lg border border-dashed border-neutral-300 bg-white px-6 py-10 text-center">
           <p className="font-medium">No dead jobs</p>
-          <p className="mt-1 text-sm text-neutral-500">
+          <p className="mt-1 text-sm text-neutral-600">
             {isScoped
               ? "None in this scope. Widen the time range or clear the tenant to see more."
               : "Jobs land here when their attempts run out, an error is permanent, or an operator gives up on them."}

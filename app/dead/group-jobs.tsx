@@ -36,7 +36,7 @@ export function GroupJobs({ group, scope, isPaused, selected, onToggle, onReplay
 
   if (!query.data && !isFailing) {
     return (
-      <p role="status" className="px-2 py-3 text-sm text-neutral-500">
+      <p role="status" className="px-2 py-3 text-sm text-neutral-600">
         Loading jobs…
       </p>
     );
@@ -51,7 +51,7 @@ export function GroupJobs({ group, scope, isPaused, selected, onToggle, onReplay
           </button>
         </p>
       )}
-      {query.data && jobs.length === 0 && <p className="px-2 py-3 text-sm text-neutral-500">No jobs left in this group.</p>}
+      {query.data && jobs.length === 0 && <p className="px-2 py-3 text-sm text-neutral-600">No jobs left in this group.</p>}
       {jobs.length > 0 && (
         <DataTable
           caption={`Jobs of ${label}`}

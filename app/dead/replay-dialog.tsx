@@ -71,7 +71,7 @@ export function ReplayDialog({ request, onClose, onApplied }: Props) {
           <h2 id="replay-title" className="text-lg font-semibold tracking-tight">
             {request.title}
           </h2>
-          {p && <p className="mt-0.5 font-mono text-xs break-all text-neutral-500">{p.description}</p>}
+          {p && <p className="mt-0.5 font-mono text-xs break-all text-neutral-600">{p.description}</p>}
         </div>
 
         {preview.isPending && (
@@ -106,7 +106,7 @@ export function ReplayDialog({ request, onClose, onApplied }: Props) {
                 again for the rest.
               </p>
             )}
-            <p className="text-neutral-500">
+            <p className="text-neutral-600">
               Each job is replayed only if it is still exactly as this dry run saw it; jobs that die after you confirm are not
               included.
             </p>

@@ -51,7 +51,7 @@ export function ReplayResult({ expected, progress, error }: { expected: number; 
         <dd className="font-semibold tabular-nums" aria-label={`applied: ${applied}`}>
           {numbers.format(applied)}
           {!isRunning && applied !== expected && (
-            <span className="ml-2 font-normal text-neutral-500">of {numbers.format(expected)} in the dry run</span>
+            <span className="ml-2 font-normal text-neutral-600">of {numbers.format(expected)} in the dry run</span>
           )}
         </dd>
         <dt className="text-neutral-600">Refused</dt>
@@ -69,7 +69,7 @@ export function ReplayResult({ expected, progress, error }: { expected: number; 
           ))}
         </ul>
       )}
-      {isRunning && <p className="text-neutral-500">The replay goes on if you close this.</p>}
+      {isRunning && <p className="text-neutral-600">The replay goes on if you close this.</p>}
     </section>
   );
 }

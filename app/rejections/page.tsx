@@ -87,7 +87,7 @@ export default async function RejectionsPage({ searchParams }: Props) {
     <div className="space-y-6">
       <div>
         <h1 className="text-2xl font-semibold tracking-tight">Rejections</h1>
-        <p className="mt-1 text-sm text-neutral-500">Every transition the write path refused, newest first.</p>
+        <p className="mt-1 text-sm text-neutral-600">Every transition the write path refused, newest first.</p>
         <ul className="mt-2 space-y-0.5 text-xs text-neutral-600">
           {REJECTION_KINDS.map((k) => (
             <li key={k}>

@@ -52,7 +52,7 @@ export default async function StateMachinePage({ searchParams }: Props) {
       <div className="flex flex-wrap items-end justify-between gap-4">
         <div>
           <h1 className="text-2xl font-semibold tracking-tight">State machine</h1>
-          <p className="mt-1 text-sm text-neutral-500">
+          <p className="mt-1 text-sm text-neutral-600">
             Generated from <span className="font-mono">lib/fsm/table.ts</span>, the table the write path enforces. Counts are applied transitions in the {WINDOWS[window].label}
             {counts ? `: ${numbers.format(total)} in all` : ""}.
           </p>
@@ -98,7 +98,7 @@ export default async function StateMachinePage({ searchParams }: Props) {
               className: "tabular-nums",
               cell: (t) => {
                 const n = countOf(t.from, t.event, t.to);
-                return <span className={n ? "font-semibold" : "text-neutral-500"}>{numbers.format(n)}</span>;
+                return <span className={n ? "font-semibold" : "text-neutral-600"}>{numbers.format(n)}</span>;
               },
             },
           ]}

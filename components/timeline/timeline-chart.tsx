@@ -103,7 +103,7 @@ export function TimelineChart({ timeline, caption }: { timeline: Timeline; capti
           )}
         </svg>
       </div>
-      <figcaption className="flex flex-wrap items-start justify-between gap-x-6 gap-y-2 text-xs text-neutral-500">
+      <figcaption className="flex flex-wrap items-start justify-between gap-x-6 gap-y-2 text-xs text-neutral-600">
         <span className="tabular-nums">
           {formatUtc(new Date(start))} → {timeline.isOngoing ? "now" : formatUtc(new Date(end))} ({formatDuration(end - start)})
           {timeline.isTruncated && " · the oldest events are not shown"}

@@ -31,7 +31,7 @@ export function EventLog({ events, eventCount, now }: { events: EventRecord[]; e
             cell: (e) => (
               <>
                 {e.fromState ? <StateBadge state={e.fromState} /> : <span className="text-neutral-600">new</span>}
-                <span aria-label="to" className="px-1.5 text-neutral-500">
+                <span aria-label="to" className="px-1.5 text-neutral-600">
                   →
                 </span>
                 <StateBadge state={e.toState} />
@@ -88,7 +88,7 @@ export function Rejections({ rejections, now }: { rejections: RejectionRecord[];
   return (
     <Card title="Rejections" id="rejections" aside={rejections.length === 50 ? "the newest 50" : undefined}>
       {rejections.length === 0 ? (
-        <p className="text-sm text-neutral-500">No refused transitions on this job.</p>
+        <p className="text-sm text-neutral-600">No refused transitions on this job.</p>
       ) : (
         <DataTable
           caption="Refused transitions on this job, newest first; times in UTC"

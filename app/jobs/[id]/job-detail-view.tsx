@@ -42,7 +42,7 @@ export function JobDetailView({ id, initial, renderedAt, actorKind }: Props) {
 
   return (
     <div className="space-y-6">
-      <nav aria-label="Breadcrumb" className="text-sm text-neutral-500">
+      <nav aria-label="Breadcrumb" className="text-sm text-neutral-600">
         <Link href="/jobs" className="hover:text-neutral-900 hover:underline">
           Jobs
         </Link>
@@ -83,7 +83,7 @@ export function JobDetailView({ id, initial, renderedAt, actorKind }: Props) {
         </Card>
         <Card title="Result" id="result">
           {result === undefined || result === null ? (
-            <p className="text-sm text-neutral-500">
+            <p className="text-sm text-neutral-600">
               {job.state === "succeeded" ? "The job succeeded without a result." : "No result yet: no attempt has succeeded."}
             </p>
           ) : (

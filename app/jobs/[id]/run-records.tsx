@@ -29,7 +29,7 @@ export function RunRecords({ runs, maxAttempts, now }: { runs: RunRecord[]; maxA
   return (
     <Card title="Run records" id="runs" aside={`${runs.length} of ${maxAttempts} attempts used`}>
       {runs.length === 0 ? (
-        <p className="text-sm text-neutral-500">No attempt yet: no worker has claimed the job.</p>
+        <p className="text-sm text-neutral-600">No attempt yet: no worker has claimed the job.</p>
       ) : (
         <DataTable
           caption="Run records, one per attempt; times in UTC"

@@ -30,7 +30,7 @@ export function BulkDialog({ state, onClose, onConfirm }: Props) {
           {capitalize(event)}: dry run
         </h2>
         {state.phase === "checking" && (
-          <p role="status" className="mt-3 text-sm text-neutral-500">
+          <p role="status" className="mt-3 text-sm text-neutral-600">
             Checking each selected job against the state machine…
           </p>
         )}
@@ -86,7 +86,7 @@ function PreviewBody({ preview, error }: { preview: BulkPreviewData; error: stri
           {preview.willSkip.map((s) => (
             <li key={s.reason} className="flex justify-between gap-3">
               <span>{s.reason}</span>
-              <span className="tabular-nums text-neutral-500">{numbers.format(s.count)}</span>
+              <span className="tabular-nums text-neutral-600">{numbers.format(s.count)}</span>
             </li>
           ))}
         </ul>
@@ -96,7 +96,7 @@ function PreviewBody({ preview, error }: { preview: BulkPreviewData; error: stri
           More jobs match than one bulk action takes: only the newest {numbers.format(preview.total)} are included.
         </p>
       )}
-      <p className="text-xs text-neutral-500">
+      <p className="text-xs text-neutral-600">
         Only these jobs are moved, and each only if it is still as the dry run saw it: a job that moves in the meantime is refused, and jobs
         submitted later are not included.
       </p>

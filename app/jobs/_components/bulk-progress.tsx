@@ -32,7 +32,7 @@ export function BulkProgressPanel({ operationId, onDismiss }: { operationId: str
         <div role="status" aria-live="polite" className="text-sm">
           <p className="font-medium">
             {p ? `${capitalize(p.event)} · ${p.description}` : "Bulk action"}
-            <span className={`ml-2 ${p?.status === "done" ? "text-emerald-700" : p?.status === "failed" ? "text-red-700" : "text-neutral-500"}`}>
+            <span className={`ml-2 ${p?.status === "done" ? "text-emerald-700" : p?.status === "failed" ? "text-red-700" : "text-neutral-600"}`}>
               {!p ? "starting…" : p.status === "running" ? "running…" : p.status === "done" ? "done" : "stopped by an error"}
             </span>
           </p>
@@ -45,7 +45,7 @@ export function BulkProgressPanel({ operationId, onDismiss }: { operationId: str
           {query.isError && !p && <p className="mt-1 text-red-700">{query.error.message}</p>}
         </div>
         {isDone && (
-          <button type="button" onClick={onDismiss} className="rounded px-2 py-1 text-sm text-neutral-500 hover:bg-neutral-100 hover:text-neutral-800 focus-visible:outline-2 focus-visible:outline-neutral-900">
+          <button type="button" onClick={onDismiss} className="rounded px-2 py-1 text-sm text-neutral-600 hover:bg-neutral-100 hover:text-neutral-800 focus-visible:outline-2 focus-visible:outline-neutral-900">
             Dismiss
           </button>
         )}
@@ -66,7 +66,7 @@ export function BulkProgressPanel({ operationId, onDismiss }: { operationId: str
             <li key={r.kind} className="flex flex-wrap gap-x-2">
               <span className="font-medium tabular-nums">{numbers.format(r.count)}</span>
               <span>{KIND_LABELS[r.kind] ?? r.kind}</span>
-              <span className="min-w-0 truncate text-neutral-500" title={r.sampleReason}>
+              <span className="min-w-0 truncate text-neutral-600" title={r.sampleReason}>
                 e.g. {r.sampleReason}
               </span>
             </li>

@@ -96,6 +96,7 @@ export function JobsTable(props: Props) {
       <DataTable
         framed
         stackOnPhone={false}
+        valign="middle"
         className="hidden sm:block"
         caption="Jobs, newest first"
         rows={jobs}
