@@ -38,11 +38,11 @@ function ReferenceLayout({ getComponent }: { getComponent: Getter }) {
 const referenceLayout = () => ({ components: { ReferenceLayout } });
 
 /**
- * Its tag and operation headings are h4 and h3: under our h1 and its h2 title
- * they would skip a level, so each one that appears is given level 3.
+ * Its title is an h1, and its sections (each tag of operations, the schemas)
+ * are h3 and h4: one level below the title, they are given level 2 as they appear.
  */
 function levelHeadings(root: HTMLElement) {
-  for (const h of root.querySelectorAll("h4.opblock-tag")) h.setAttribute("aria-level", "3");
+  for (const h of root.querySelectorAll(".opblock-tag, .models > h4")) h.setAttribute("aria-level", "2");
 }
 
 /**

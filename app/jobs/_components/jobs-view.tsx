@@ -135,7 +135,7 @@ function NewJobsPill({ waiting, onShow }: { waiting: number; onShow: () => void 
     <div aria-live="polite" className="sticky top-2 z-10 flex justify-center empty:hidden">
       {waiting > 0 && (
         <button type="button" onClick={onShow} className="rounded-full bg-sky-700 px-4 py-1.5 text-sm font-medium text-white shadow-md hover:bg-sky-800">
-          ↑ Show {plural(waiting, "new job")}
+          <span aria-hidden="true">↑ </span>Show {plural(waiting, "new job")}
         </button>
       )}
     </div>
