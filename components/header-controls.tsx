@@ -83,6 +83,7 @@ export function AccountMenu({ name, detail, children }: { name: string; detail: 
       <summary className="flex cursor-pointer list-none items-center gap-1.5 rounded-md px-2 py-1 text-sm hover:bg-neutral-100 [&::-webkit-details-marker]:hidden">
         <span className="max-w-40 truncate font-medium text-neutral-900" data-testid="signed-in-as">
           {name}
+          <span className="sr-only">, {detail}</span>
         </span>
         <svg aria-hidden="true" viewBox="0 0 16 16" className="size-3.5 text-neutral-600" fill="currentColor">
           <path d="M4 6l4 4 4-4z" />

@@ -58,32 +58,8 @@ export function InsightPanels({ isPaused, window, onWindow }: { isPaused: boolea
       </Card>
 
       <div className="grid gap-6 lg:grid-cols-2">
-        <Card title="Queue wait by type" id="queue-wait" aside={`p50 and p95 of the newest ${numbers.format(LATENCY_SAMPLE)} attempts, ${label}`}>
-          <div aria-label="Queue wait chart">
-            {data ? (
-              data.latency.length ? (
-                <PercentileChart rows={data.latency.map((r) => ({ label: r.type, p50: r.queueP50, p95: r.queueP95 }))} color="var(--color-sky-700)" light="var(--color-sky-400)" />
-              ) : (
-                <Empty>No attempts in the {label}.</Empty>
-              )
-            ) : (
-              <Skeleton h={160} />
-            )}
-          </div>
-        </Card>
-        <Card title="Run time by type" id="run-time" aside={`p50 and p95 of the newest ${numbers.format(LATENCY_SAMPLE)} attempts, ${label}`}>
-          <div aria-label="Run time chart">
-            {data ? (
-              data.latency.length ? (
-                <PercentileChart rows={data.latency.map((r) => ({ label: r.type, p50: r.runP50, p95: r.runP95 }))} color="var(--color-violet-700)" light="var(--color-violet-400)" />
-              ) : (
-                <Empty>No attempts in the {label}.</Empty>
-              )
-            ) : (
-              <Skeleton h={160} />
-            )}
-          </div>
-        </Card>
+        <LatencyCard id="queue-wait" title="Queue wait by type" data={data} label={label} pick={(r) => [r.queueP50, r.queueP95]} hue="sky" />
+        <LatencyCard id="run-time" title="Run time by type" data={data} label={label} pick={(r) => [r.runP50, r.runP95]} hue="violet" />
       </div>
 
       <div className="grid gap-6 lg:grid-cols-2">
@@ -139,6 +115,40 @@ export function InsightPanels({ isPaused, window, onWindow }: { isPaused: boolea
         )}
       </Card>
     </div>
+  );
+}
+
+type Latency = OverviewResponse["latency"][number];
+
+/** p50 and p95 of one duration per job type, over the newest attempts of the window. */
+function LatencyCard(props: {
+  id: string;
+  title: string;
+  data: OverviewResponse | undefined;
+  label: string;
+  pick: (r: Latency) => [number | null, number | null];
+  hue: "sky" | "violet";
+}) {
+  const { id, title, data, label, pick, hue } = props;
+  return (
+    <Card title={title} id={id} aside={`p50 and p95 of the newest ${numbers.format(LATENCY_SAMPLE)} attempts, ${label}`}>
+      <div aria-label={`${title.replace(" by type", "")} chart`}>
+        {!data ? (
+          <Skeleton h={160} />
+        ) : data.latency.length === 0 ? (
+          <Empty>No attempts in the {label}.</Empty>
+        ) : (
+          <PercentileChart
+            rows={data.latency.map((r) => {
+              const [p50, p95] = pick(r);
+              return { label: r.type, p50, p95 };
+            })}
+            color={`var(--color-${hue}-700)`}
+            light={`var(--color-${hue}-400)`}
+          />
+        )}
+      </div>
+    </Card>
   );
 }
 

@@ -6,7 +6,7 @@ import { Field, INPUT, PRIMARY, SECONDARY } from "@/app/jobs/_components/fields"
 import { createTenantAction, renameTenantAction } from "./actions";
 import { EditToggle, ResultNote, useAdminAction } from "./use-admin-action";
 
-export type TenantItem = { id: string; name: string; users: number; createdAt: string };
+type TenantItem = { id: string; name: string; users: number; createdAt: string };
 
 
 /** Tenant names are anyone's text: rendered as text nodes only, never as markup. */

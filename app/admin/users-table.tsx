@@ -8,7 +8,7 @@ import { ROLE_LABELS, ROLES, type Role } from "@/lib/auth/permissions";
 import { setUserRoleAction } from "./actions";
 import { EditToggle, ResultNote, useAdminAction } from "./use-admin-action";
 
-export type UserItem = { id: string; email: string; name: string; role: Role; tenantId: string | null; tenantOwner: boolean; createdAt: string };
+type UserItem = { id: string; email: string; name: string; role: Role; tenantId: string | null; tenantOwner: boolean; createdAt: string };
 
 
 export function UsersTable({ users, tenants, viewerId }: { users: UserItem[]; tenants: { id: string; name: string }[]; viewerId: string }) {

@@ -1,10 +1,9 @@
 import type { Metadata } from "next";
-import Link from "next/link";
 import { DataTable } from "@/components/data-table";
 import { numbers } from "@/components/numbers";
 import { requirePage, withViewer } from "@/lib/auth/viewer";
 import { recentAudits, type StoredAudit } from "@/lib/integrity/audit";
-import { RunAudit } from "./run-audit";
+import { MismatchList, RunAudit } from "./run-audit";
 
 export const metadata: Metadata = { title: "Integrity audit" };
 export const dynamic = "force-dynamic";
@@ -65,16 +64,7 @@ export default async function IntegrityPage() {
       {withMismatches && (
         <section aria-label="Mismatches" className="space-y-2">
           <h2 className="text-lg font-semibold">Mismatches found by audit #{withMismatches.id}</h2>
-          <ul className="list-disc pl-5 text-sm">
-            {withMismatches.details.map((m, i) => (
-              <li key={`${m.jobId}-${i}`}>
-                <Link href={`/jobs/${m.jobId}`} className="font-mono underline">
-                  {m.jobId}
-                </Link>
-                : {m.problem}
-              </li>
-            ))}
-          </ul>
+          <MismatchList mismatches={withMismatches.details} />
         </section>
       )}
     </div>

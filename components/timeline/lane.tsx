@@ -7,7 +7,7 @@ import { INK, TONES, toneOf } from "./tones";
 export const LABEL_W = 176;
 export const LANE_H = 40;
 const BAR_H = 22;
-export const MIN_BAR_W = 2;
+const MIN_BAR_W = 2;
 /** About how wide a character of the 11px labels is, to decide whether a label fits. */
 const CHAR_W = 6.4;
 

@@ -16,8 +16,8 @@ const BREAK_SHARE = 0.2;
 const BREAK_W = 64;
 const MIN_TICK_GAP = 56;
 
-export type Piece = { from: number; to: number; x0: number; x1: number; isBreak: boolean };
-export type Scale = { x: (t: number) => number; pieces: Piece[]; ticks: { at: number; label: string }[] };
+type Piece = { from: number; to: number; x0: number; x1: number; isBreak: boolean };
+type Scale = { x: (t: number) => number; pieces: Piece[]; ticks: { at: number; label: string }[] };
 
 /**
  * Time to pixels, linear except across long dead stretches (a dead job

@@ -103,7 +103,7 @@ export const deadGroupsQuery = (search: string) =>
   });
 
 /** A group's jobs are asked for with `type` and `errorClass`; an absent `errorClass` is the "(no error)" group. */
-export function groupSearch(search: string, g: DeadGroupKey, cursor?: string | null): URLSearchParams {
+function groupSearch(search: string, g: DeadGroupKey, cursor?: string | null): URLSearchParams {
   const q = new URLSearchParams(search);
   q.set("type", g.type);
   if (g.errorClass !== null) q.set("errorClass", g.errorClass);
