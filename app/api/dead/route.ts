@@ -6,11 +6,10 @@ import type { ApiErrorBody } from "@/lib/client/wire";
 import { authorize, denied, withViewer } from "@/lib/auth/viewer";
 import type { Db } from "@/lib/db/client";
 import { DEAD_GROUP_SCAN_CAP, listDeadGroups, listDeadJobs } from "@/lib/jobs/dead";
+import { NO_STORE } from "@/lib/api/http";
 
 // Polled live by the dead jobs page: never prerendered, never cached.
 export const dynamic = "force-dynamic";
-
-const NO_STORE = { "Cache-Control": "no-store" };
 
 /**
  * GET /api/dead: the dead-job groups (`?tenant=&window=`).
