@@ -82,7 +82,13 @@ export function DataTable<T>({
             const more = detail?.(row);
             return (
               <Fragment key={key}>
-                <tr data-row="" data-testid={rowTestId} tabIndex={-1} aria-label={rowLabel?.(row)} className={rowClassName?.(row) ?? "hover:bg-neutral-50"}>
+                <tr
+                  data-row=""
+                  data-testid={rowTestId}
+                  tabIndex={-1}
+                  aria-label={rowLabel?.(row)}
+                  className={rowClassName?.(row) ?? "hover:bg-neutral-50"}
+                >
                   {columns.map((c) => {
                     const cls = `${TD} ${valign === "top" ? "align-top" : "align-middle"} ${c.align === "right" ? "text-right" : ""} ${c.className ?? ""}`;
                     const label = c.hideHeader ? undefined : c.header;

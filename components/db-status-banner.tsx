@@ -13,8 +13,10 @@ const HEADLINES: Record<Exclude<Health["status"], "up">, string> = {
 };
 
 function detail(h: Exclude<Health, { status: "up" }>): string {
-  if (h.status === "database") return "Pages keep the data they last loaded; actions will fail until it is back. Jobs are not lost: workers and the supervisor reconnect on their own.";
-  if (h.status === "server") return `Its health check answered HTTP ${h.httpStatus}: the database may be fine, but pages and actions can fail. Details are in the server log.`;
+  if (h.status === "database")
+    return "Pages keep the data they last loaded; actions will fail until it is back. Jobs are not lost: workers and the supervisor reconnect on their own.";
+  if (h.status === "server")
+    return `Its health check answered HTTP ${h.httpStatus}: the database may be fine, but pages and actions can fail. Details are in the server log.`;
   return "Check your connection, or whether the console is running. Pages keep the data they last loaded.";
 }
 

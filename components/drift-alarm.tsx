@@ -28,7 +28,8 @@ export function DriftAlarm() {
       <div className="mx-auto flex max-w-7xl flex-wrap items-center gap-x-4 gap-y-1 px-4 py-2 text-sm sm:px-6">
         <span className="font-semibold">
           Drift: {numbers.format(d.count)}
-          {d.capped ? "+" : ""} {d.count === 1 ? "transition was" : "transitions were"} refused because the jobs table was written outside the write path.
+          {d.capped ? "+" : ""} {d.count === 1 ? "transition was" : "transitions were"} refused because the jobs table was written outside the write
+          path.
         </span>
         {d.latest && (
           <span className="text-red-100">

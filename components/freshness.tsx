@@ -26,9 +26,7 @@ export function Freshness({
     <p className="flex items-center gap-2 text-sm text-neutral-600">
       <span
         aria-hidden="true"
-        className={`size-2 rounded-full ${
-          isPaused ? "bg-amber-400" : isFailing ? "bg-red-500" : "bg-emerald-500 motion-safe:animate-pulse"
-        }`}
+        className={`size-2 rounded-full ${isPaused ? "bg-amber-400" : isFailing ? "bg-red-500" : "bg-emerald-500 motion-safe:animate-pulse"}`}
       />
       <span className="font-medium text-neutral-700">{isPaused ? "Paused" : isFailing ? "Not updating" : "Live"}</span>
       {age !== null && <span className="tabular-nums">Updated {formatAge(age)} ago</span>}
@@ -50,11 +48,15 @@ export function PauseButton({ isPaused, onToggle }: { isPaused: boolean; onToggl
       type="button"
       onClick={onToggle}
       className={`inline-flex items-center gap-2 rounded-md border px-3 py-1.5 text-sm font-medium shadow-xs ${
-        isPaused ? "border-amber-300 bg-amber-50 text-amber-900 hover:bg-amber-100" : "border-neutral-300 bg-white text-neutral-700 hover:bg-neutral-50"
+        isPaused
+          ? "border-amber-300 bg-amber-50 text-amber-900 hover:bg-amber-100"
+          : "border-neutral-300 bg-white text-neutral-700 hover:bg-neutral-50"
       }`}
     >
       <svg aria-hidden="true" viewBox="0 0 16 16" className="size-4" fill="currentColor">
-        {isPaused ? <path d="M5 3.5v9l7.5-4.5z" /> : (
+        {isPaused ? (
+          <path d="M5 3.5v9l7.5-4.5z" />
+        ) : (
           <>
             <rect x="4" y="3" width="3" height="10" rx="1" />
             <rect x="9" y="3" width="3" height="10" rx="1" />

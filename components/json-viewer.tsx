@@ -70,9 +70,7 @@ function Scalar({ value }: { value: null | boolean | number | string | undefined
   const isLong = value.length > MAX_STRING;
   return (
     <>
-      <span className="whitespace-pre-wrap text-emerald-800">
-        &quot;{isLong && !isFull ? `${value.slice(0, MAX_STRING)}…` : value}&quot;
-      </span>
+      <span className="whitespace-pre-wrap text-emerald-800">&quot;{isLong && !isFull ? `${value.slice(0, MAX_STRING)}…` : value}&quot;</span>
       {isLong && (
         <button type="button" onClick={() => setIsFull((f) => !f)} className="ml-2 font-sans text-xs font-medium text-blue-700 underline">
           {isFull ? "show less" : `show all ${value.length.toLocaleString("en-US")} characters`}

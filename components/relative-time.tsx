@@ -51,7 +51,8 @@ export function formatRelative(at: number, now: number): string {
   const diff = at - now;
   const s = Math.round(Math.abs(diff) / 1000);
   if (s < 2) return "just now";
-  const amount = s < 60 ? `${s} s` : s < 3_600 ? `${Math.floor(s / 60)} min` : s < 86_400 ? `${Math.floor(s / 3_600)} h` : `${Math.floor(s / 86_400)} d`;
+  const amount =
+    s < 60 ? `${s} s` : s < 3_600 ? `${Math.floor(s / 60)} min` : s < 86_400 ? `${Math.floor(s / 3_600)} h` : `${Math.floor(s / 86_400)} d`;
   return diff > 0 ? `in ${amount}` : `${amount} ago`;
 }
 

@@ -29,9 +29,7 @@ export const STATE_STYLES: Record<JobState, StateStyle> = {
 export function StateBadge({ state }: { state: JobState }) {
   const style = STATE_STYLES[state];
   return (
-    <span
-      className={`inline-flex items-center gap-1.5 rounded-full px-2 py-0.5 font-mono text-xs font-medium ring-1 ring-inset ${style.badge}`}
-    >
+    <span className={`inline-flex items-center gap-1.5 rounded-full px-2 py-0.5 font-mono text-xs font-medium ring-1 ring-inset ${style.badge}`}>
       <span aria-hidden="true" className={`size-1.5 rounded-full ${style.swatch}`} />
       {state}
     </span>

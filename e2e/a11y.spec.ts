@@ -24,7 +24,8 @@ async function scan(page: Page, where: string, include?: string): Promise<Found[
   // Dark is the same markup in other colours: there only contrast can differ.
   const scheme = await page.evaluate(() => (matchMedia("(prefers-color-scheme: dark)").matches ? "dark" : "light"));
   let builder = new AxeBuilder({ page });
-  builder = scheme === "dark" ? builder.withRules(["color-contrast"]) : builder.withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"]);
+  builder =
+    scheme === "dark" ? builder.withRules(["color-contrast"]) : builder.withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"]);
   if (include) builder = builder.include(include);
   const started = Date.now();
   const { violations } = await builder.analyze();
@@ -40,61 +41,67 @@ async function open(page: Page, path: string) {
 }
 
 test.describe("accessibility", () => {
-  for (const who of ROLES) for (const scheme of SCHEMES) {
-    test(`${who}, ${scheme}: every page, menu and dialog has no axe violation`, async ({ page, history }) => {
-      test.setTimeout(180_000);
-      // A paused job of acme's: every role here may open it, and all but support may cancel it.
-      const h = await history(60_000).submit(
-        { tenantId: "acme", type: "report.generate", queue: HELD_QUEUE, params: { report: "daily_usage", period: "2026-11" } },
-        SPEC_ACTOR,
-      );
-      await h.run("w-e2e-a11y", 1_000);
-      await h.step("pause", 1_000, OPERATOR);
+  for (const who of ROLES)
+    for (const scheme of SCHEMES) {
+      test(`${who}, ${scheme}: every page, menu and dialog has no axe violation`, async ({ page, history }) => {
+        test.setTimeout(180_000);
+        // A paused job of acme's: every role here may open it, and all but support may cancel it.
+        const h = await history(60_000).submit(
+          { tenantId: "acme", type: "report.generate", queue: HELD_QUEUE, params: { report: "daily_usage", period: "2026-11" } },
+          SPEC_ACTOR,
+        );
+        await h.run("w-e2e-a11y", 1_000);
+        await h.step("pause", 1_000, OPERATOR);
 
-      await signInAs(page, who);
-      const found: Found[] = [];
-      {
-        await page.emulateMedia({ colorScheme: scheme });
-        for (const path of [...PAGES[who]!, `/jobs/${h.id}`]) {
-          await open(page, path);
-          found.push(...(await scan(page, `${scheme} ${path}`)));
-        }
+        await signInAs(page, who);
+        const found: Found[] = [];
+        {
+          await page.emulateMedia({ colorScheme: scheme });
+          for (const path of [...PAGES[who]!, `/jobs/${h.id}`]) {
+            await open(page, path);
+            found.push(...(await scan(page, `${scheme} ${path}`)));
+          }
 
-        // The account menu, open.
-        await page.getByTestId("signed-in-as").click();
-        found.push(...(await scan(page, `${scheme} account menu`, "header")));
-        await page.keyboard.press("Escape");
+          // The account menu, open.
+          await page.getByTestId("signed-in-as").click();
+          found.push(...(await scan(page, `${scheme} account menu`, "header")));
+          await page.keyboard.press("Escape");
 
-        // The confirmation before a destructive action.
-        if (who !== "support") {
-          await open(page, `/jobs/${h.id}`);
-          await page.getByRole("button", { name: "Cancel", exact: true }).click();
-          await expect(page.getByRole("dialog")).toBeVisible();
-          found.push(...(await scan(page, `${scheme} cancel dialog`, "dialog")));
-          await page.getByRole("button", { name: "Go back" }).click();
-        }
-        if (who === "admin" || who === "operator") {
-          // A bulk action's dry run, and a replay's.
-          await open(page, `/jobs?queue=${HELD_QUEUE}`);
-          await page.getByRole("checkbox", { name: `Select job ${h.id}` }).check();
-          await page.getByRole("group", { name: "Actions on the selection" }).getByRole("button").first().click();
-          await expect(page.getByRole("dialog").getByText(/Will move|Nothing has changed/).first()).toBeVisible();
-          found.push(...(await scan(page, `${scheme} bulk dialog`, "dialog")));
-          await page.getByRole("dialog").getByRole("button", { name: "Back" }).click();
+          // The confirmation before a destructive action.
+          if (who !== "support") {
+            await open(page, `/jobs/${h.id}`);
+            await page.getByRole("button", { name: "Cancel", exact: true }).click();
+            await expect(page.getByRole("dialog")).toBeVisible();
+            found.push(...(await scan(page, `${scheme} cancel dialog`, "dialog")));
+            await page.getByRole("button", { name: "Go back" }).click();
+          }
+          if (who === "admin" || who === "operator") {
+            // A bulk action's dry run, and a replay's.
+            await open(page, `/jobs?queue=${HELD_QUEUE}`);
+            await page.getByRole("checkbox", { name: `Select job ${h.id}` }).check();
+            await page.getByRole("group", { name: "Actions on the selection" }).getByRole("button").first().click();
+            await expect(
+              page
+                .getByRole("dialog")
+                .getByText(/Will move|Nothing has changed/)
+                .first(),
+            ).toBeVisible();
+            found.push(...(await scan(page, `${scheme} bulk dialog`, "dialog")));
+            await page.getByRole("dialog").getByRole("button", { name: "Back" }).click();
 
-          await open(page, "/dead");
-          const replayAll = page.getByRole("button", { name: "Replay all" });
-          if (await replayAll.count()) {
-            await replayAll.click();
-            await expect(page.getByRole("dialog").getByText(/^Will replay/)).toBeVisible();
-            found.push(...(await scan(page, `${scheme} replay dialog`, "dialog")));
-            await page.getByRole("dialog").getByRole("button", { name: "Cancel" }).click();
+            await open(page, "/dead");
+            const replayAll = page.getByRole("button", { name: "Replay all" });
+            if (await replayAll.count()) {
+              await replayAll.click();
+              await expect(page.getByRole("dialog").getByText(/^Will replay/)).toBeVisible();
+              found.push(...(await scan(page, `${scheme} replay dialog`, "dialog")));
+              await page.getByRole("dialog").getByRole("button", { name: "Cancel" }).click();
+            }
           }
         }
-      }
-      expect(found, JSON.stringify(found, null, 2)).toEqual([]);
-    });
-  }
+        expect(found, JSON.stringify(found, null, 2)).toEqual([]);
+      });
+    }
 
   test("the sign-in page, and the phone layout's menu, have no axe violation", async ({ page }) => {
     for (const scheme of SCHEMES) {

@@ -165,6 +165,7 @@ test.describe("the console's craft, per person", () => {
   });
 
   test("phones: the header is a menu, jobs are compact rows, and no page is wider than the screen", async ({ page, submit }) => {
+    test.setTimeout(180_000);
     await page.setViewportSize({ width: 390, height: 844 });
     const queue = ownQueue();
     const job = await submit({ tenantId: "acme", queue, ...REPORT });
@@ -181,7 +182,19 @@ test.describe("the console's craft, per person", () => {
     await expect(row).toContainText(/submitted \d+ s ago/);
     await expect(row).toContainText(/so far/);
 
-    for (const path of ["/", "/jobs", `/jobs/${job.id}`, "/dead", "/workers", "/rejections", "/state-machine", "/audit", "/integrity", "/admin", "/api-keys"]) {
+    for (const path of [
+      "/",
+      "/jobs",
+      `/jobs/${job.id}`,
+      "/dead",
+      "/workers",
+      "/rejections",
+      "/state-machine",
+      "/audit",
+      "/integrity",
+      "/admin",
+      "/api-keys",
+    ]) {
       await page.goto(path);
       await expect(page.getByRole("heading", { level: 1 }).first()).toBeVisible();
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);

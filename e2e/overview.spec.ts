@@ -116,9 +116,7 @@ test.describe("overview", () => {
 
   test("says so when there are no jobs", async ({ page }) => {
     const zeros = Object.fromEntries(STATES.map((state) => [state, 0]));
-    await page.route("**/api/counts", (route) =>
-      route.fulfill({ json: { counts: zeros, capped: [], total: 0, at: new Date().toISOString() } }),
-    );
+    await page.route("**/api/counts", (route) => route.fulfill({ json: { counts: zeros, capped: [], total: 0, at: new Date().toISOString() } }));
     await page.goto("/");
     await expect(page.getByText("No jobs yet")).toBeVisible();
     await expect(page.getByLabel("total: 0")).toBeVisible();

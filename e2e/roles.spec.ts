@@ -72,7 +72,12 @@ test.describe("roles", () => {
   }
 
   test("a tenant's list holds only its own tenant's jobs, whatever the URL asks for", async ({ page, submit }) => {
-    const globexJob = await submit({ tenantId: "globex", type: "report.generate", queue: HELD_QUEUE, params: { report: "daily_usage", period: "2026-11" } });
+    const globexJob = await submit({
+      tenantId: "globex",
+      type: "report.generate",
+      queue: HELD_QUEUE,
+      params: { report: "daily_usage", period: "2026-11" },
+    });
     await signInAs(page, "acme");
     // Asking for another tenant (or another tenant's job id) in the URL is overridden by the session's tenant.
     await page.goto(`/jobs?q=${globexJob.id}`);

@@ -53,7 +53,15 @@ export function InsightPanels({ isPaused, window, onWindow }: { isPaused: boolea
 
       <Card title="Throughput and failure rate" id="throughput" aside={`attempts that ended, ${label}, by outcome`}>
         <div aria-label="Throughput chart" aria-busy={!data}>
-          {data ? data.series.some((p) => p.succeeded + p.failed + p.leaseExpired + p.other > 0) ? <ThroughputChart points={data.series} /> : <Empty>No attempt ended in the {label}.</Empty> : <Skeleton h={260} />}
+          {data ? (
+            data.series.some((p) => p.succeeded + p.failed + p.leaseExpired + p.other > 0) ? (
+              <ThroughputChart points={data.series} />
+            ) : (
+              <Empty>No attempt ended in the {label}.</Empty>
+            )
+          ) : (
+            <Skeleton h={260} />
+          )}
         </div>
       </Card>
 
@@ -68,11 +76,18 @@ export function InsightPanels({ isPaused, window, onWindow }: { isPaused: boolea
             {data ? (
               data.errors.length ? (
                 <>
-                  <CountBars rows={data.errors.map((e) => ({ label: e.errorClass, n: e.attempts }))} color="var(--color-red-600)" name="failed attempts" />
+                  <CountBars
+                    rows={data.errors.map((e) => ({ label: e.errorClass, n: e.attempts }))}
+                    color="var(--color-red-600)"
+                    name="failed attempts"
+                  />
                   <ul className="mt-3 space-y-1 text-xs text-neutral-600">
                     {data.errors.map((e) => (
                       <li key={e.errorClass}>
-                        <Link href={`/jobs?errorClass=${encodeURIComponent(e.errorClass)}`} className="font-mono font-medium text-neutral-900 hover:underline">
+                        <Link
+                          href={`/jobs?errorClass=${encodeURIComponent(e.errorClass)}`}
+                          className="font-mono font-medium text-neutral-900 hover:underline"
+                        >
                           {e.errorClass}
                         </Link>{" "}
                         {numbers.format(e.attempts)} attempts of {numbers.format(e.jobs)} jobs
@@ -91,7 +106,15 @@ export function InsightPanels({ isPaused, window, onWindow }: { isPaused: boolea
         <PoisonCard poison={data?.poison} now={now} />
       </div>
 
-      <Card title="Recent rejections" id="recent-rejections" aside={<Link href="/rejections" className="hover:text-neutral-900 hover:underline">All rejections →</Link>}>
+      <Card
+        title="Recent rejections"
+        id="recent-rejections"
+        aside={
+          <Link href="/rejections" className="hover:text-neutral-900 hover:underline">
+            All rejections →
+          </Link>
+        }
+      >
         {data ? (
           data.rejections.length ? (
             <DataTable
@@ -154,8 +177,18 @@ function LatencyCard(props: {
 
 function PoisonCard({ poison, now }: { poison: OverviewResponse["poison"] | undefined; now: number }) {
   return (
-    <Card title="Poison suspects" id="poison" aside={<Link href="/jobs?poison=1" className="hover:text-neutral-900 hover:underline">In the jobs list →</Link>}>
-      <p className="-mt-2 mb-3 text-xs text-neutral-600">Jobs whose attempts ended with an expired lease twice or more in the last 7 days: they kill or hang their workers.</p>
+    <Card
+      title="Poison suspects"
+      id="poison"
+      aside={
+        <Link href="/jobs?poison=1" className="hover:text-neutral-900 hover:underline">
+          In the jobs list →
+        </Link>
+      }
+    >
+      <p className="-mt-2 mb-3 text-xs text-neutral-600">
+        Jobs whose attempts ended with an expired lease twice or more in the last 7 days: they kill or hang their workers.
+      </p>
       {!poison ? (
         <Skeleton h={80} />
       ) : poison.length === 0 ? (
@@ -172,7 +205,9 @@ function PoisonCard({ poison, now }: { poison: OverviewResponse["poison"] | unde
                 <span className="text-xs text-neutral-600">{p.tenantId}</span>
                 <StateBadge state={p.state} />
                 <span className="text-xs font-medium text-orange-800">{p.losses} leases lost</span>
-                <span className="text-xs text-neutral-600"><TimeAgo at={new Date(p.lastLossAt)} now={now} /></span>
+                <span className="text-xs text-neutral-600">
+                  <TimeAgo at={new Date(p.lastLossAt)} now={now} />
+                </span>
               </div>
               <p className="mt-1 text-xs text-neutral-600">
                 Workers that died on it:{" "}

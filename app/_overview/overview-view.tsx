@@ -62,17 +62,14 @@ export function OverviewView() {
         ) : (
           data && (
             <p className="mt-3 text-xs text-neutral-600">
-              Counting stops at {numbers.format(Math.max(...data.capped.map((st) => data.counts[st])))} jobs per state to keep this page fast at any size, so shares are not shown.
+              Counting stops at {numbers.format(Math.max(...data.capped.map((st) => data.counts[st])))} jobs per state to keep this page fast at any
+              size, so shares are not shown.
             </p>
           )
         )}
       </section>
 
-      <ul
-        aria-label="Jobs by state"
-        aria-busy={isLoading}
-        className="grid grid-cols-2 gap-3 sm:grid-cols-3"
-      >
+      <ul aria-label="Jobs by state" aria-busy={isLoading} className="grid grid-cols-2 gap-3 sm:grid-cols-3">
         {STATES.map((state) => {
           const n = data?.counts[state];
           const plus = data?.capped.includes(state) ? "+" : "";
@@ -147,9 +144,7 @@ function DistributionBar({ data }: { data: CountsResponse }) {
         STATES.map((state) => {
           const n = data.counts[state];
           if (n === 0) return null;
-          return (
-            <div key={state} className={STATE_STYLES[state].swatch} style={{ width: `${(n / data.total) * 100}%` }} />
-          );
+          return <div key={state} className={STATE_STYLES[state].swatch} style={{ width: `${(n / data.total) * 100}%` }} />;
         })}
     </div>
   );

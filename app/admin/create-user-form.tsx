@@ -40,7 +40,16 @@ export function CreateUserForm({ tenants }: { tenants: { id: string; name: strin
           <input id="u-name" name="name" required maxLength={100} autoComplete="off" className={INPUT} />
         </Field>
         <Field id="u-password" label="Initial password" hint="at least 10 characters">
-          <input id="u-password" name="password" type="password" required minLength={10} maxLength={200} autoComplete="new-password" className={INPUT} />
+          <input
+            id="u-password"
+            name="password"
+            type="password"
+            required
+            minLength={10}
+            maxLength={200}
+            autoComplete="new-password"
+            className={INPUT}
+          />
         </Field>
         <Field id="u-role" label="Role">
           <select id="u-role" name="role" value={role} onChange={(e) => setRole(e.currentTarget.value as Role)} className={INPUT}>

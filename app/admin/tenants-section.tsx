@@ -8,7 +8,6 @@ import { EditToggle, ResultNote, useAdminAction } from "./use-admin-action";
 
 type TenantItem = { id: string; name: string; users: number; createdAt: string };
 
-
 /** Tenant names are anyone's text: rendered as text nodes only, never as markup. */
 export function TenantsTable({ tenants }: { tenants: TenantItem[] }) {
   const [editing, setEditing] = useState<string | null>(null);
@@ -25,7 +24,12 @@ export function TenantsTable({ tenants }: { tenants: TenantItem[] }) {
         { header: "Users", align: "right", className: "tabular-nums", cell: (t) => t.users },
         { header: "Created", className: "whitespace-nowrap text-neutral-600", cell: (t) => t.createdAt.slice(0, 10) },
         actionsColumn((t: TenantItem) => (
-          <EditToggle isOpen={editing === t.id} label="Rename" name={`Rename tenant ${t.id}`} onToggle={() => setEditing(editing === t.id ? null : t.id)} />
+          <EditToggle
+            isOpen={editing === t.id}
+            label="Rename"
+            name={`Rename tenant ${t.id}`}
+            onToggle={() => setEditing(editing === t.id ? null : t.id)}
+          />
         )),
       ]}
     />
@@ -43,11 +47,17 @@ function RenameForm({ tenant, onClose }: { tenant: TenantItem; onClose: () => vo
     <form onSubmit={onSubmit} aria-label={`Rename ${tenant.id}`} className="space-y-2">
       <div className="flex flex-wrap items-end gap-3">
         <div className="flex min-w-64 flex-1 flex-col gap-1">
-          <label htmlFor={id} className="text-xs font-medium text-neutral-600">New name of {tenant.id}</label>
+          <label htmlFor={id} className="text-xs font-medium text-neutral-600">
+            New name of {tenant.id}
+          </label>
           <input id={id} name="name" required maxLength={200} defaultValue={tenant.name} className={INPUT} />
         </div>
-        <button type="button" onClick={onClose} className={SECONDARY}>Close</button>
-        <button type="submit" disabled={pending} className={PRIMARY}>{pending ? "Saving…" : "Save name"}</button>
+        <button type="button" onClick={onClose} className={SECONDARY}>
+          Close
+        </button>
+        <button type="submit" disabled={pending} className={PRIMARY}>
+          {pending ? "Saving…" : "Save name"}
+        </button>
       </div>
       <ResultNote result={result} />
     </form>
@@ -76,7 +86,9 @@ export function CreateTenantForm() {
         <div className="min-w-0 flex-1">
           <ResultNote result={result} />
         </div>
-        <button type="submit" disabled={pending} className={PRIMARY}>{pending ? "Creating…" : "Create tenant"}</button>
+        <button type="submit" disabled={pending} className={PRIMARY}>
+          {pending ? "Creating…" : "Create tenant"}
+        </button>
       </div>
     </form>
   );

@@ -10,7 +10,6 @@ import { EditToggle, ResultNote, useAdminAction } from "./use-admin-action";
 
 type UserItem = { id: string; email: string; name: string; role: Role; tenantId: string | null; tenantOwner: boolean; createdAt: string };
 
-
 export function UsersTable({ users, tenants, viewerId }: { users: UserItem[]; tenants: { id: string; name: string }[]; viewerId: string }) {
   const [editing, setEditing] = useState<string | null>(null);
   return (
@@ -33,19 +32,37 @@ export function UsersTable({ users, tenants, viewerId }: { users: UserItem[]; te
           ),
         },
         { header: "Name", className: "max-w-48 truncate", cell: (u) => <span title={u.name}>{u.name}</span> },
-        { header: "Role", cell: (u) => <span className="rounded-full bg-neutral-100 px-2 py-0.5 text-xs font-medium text-neutral-700">{ROLE_LABELS[u.role]}</span> },
+        {
+          header: "Role",
+          cell: (u) => <span className="rounded-full bg-neutral-100 px-2 py-0.5 text-xs font-medium text-neutral-700">{ROLE_LABELS[u.role]}</span>,
+        },
         { header: "Tenant", cell: (u) => u.tenantId ?? <None /> },
         { header: "Tenant owner", cell: (u) => (u.tenantOwner ? "Yes" : <None text="no" />) },
         { header: "Created", className: "whitespace-nowrap text-neutral-600", cell: (u) => u.createdAt.slice(0, 10) },
         actionsColumn((u: UserItem) => (
-          <EditToggle isOpen={editing === u.id} label="Change role" name={`Change role of ${u.email}`} onToggle={() => setEditing(editing === u.id ? null : u.id)} />
+          <EditToggle
+            isOpen={editing === u.id}
+            label="Change role"
+            name={`Change role of ${u.email}`}
+            onToggle={() => setEditing(editing === u.id ? null : u.id)}
+          />
         )),
       ]}
     />
   );
 }
 
-function RoleEditor({ user, tenants, isSelf, onClose }: { user: UserItem; tenants: { id: string; name: string }[]; isSelf: boolean; onClose: () => void }) {
+function RoleEditor({
+  user,
+  tenants,
+  isSelf,
+  onClose,
+}: {
+  user: UserItem;
+  tenants: { id: string; name: string }[];
+  isSelf: boolean;
+  onClose: () => void;
+}) {
   const [role, setRole] = useState<Role>(user.role);
   const { result, pending, run } = useAdminAction(setUserRoleAction);
   const isTenant = role === "tenant";
@@ -66,33 +83,53 @@ function RoleEditor({ user, tenants, isSelf, onClose }: { user: UserItem; tenant
     <form onSubmit={onSubmit} aria-label={`Role of ${user.email}`} className="space-y-2">
       <div className="flex flex-wrap items-end gap-3">
         <div className="flex w-44 flex-col gap-1">
-          <label htmlFor={ids.role} className="text-xs font-medium text-neutral-600">Role</label>
+          <label htmlFor={ids.role} className="text-xs font-medium text-neutral-600">
+            Role
+          </label>
           <select id={ids.role} value={role} onChange={(e) => setRole(e.currentTarget.value as Role)} className={INPUT}>
             {ROLES.map((r) => (
-              <option key={r} value={r}>{ROLE_LABELS[r]}</option>
+              <option key={r} value={r}>
+                {ROLE_LABELS[r]}
+              </option>
             ))}
           </select>
         </div>
         <div className="flex w-64 flex-col gap-1">
-          <label htmlFor={ids.tenant} className="text-xs font-medium text-neutral-600">Tenant</label>
+          <label htmlFor={ids.tenant} className="text-xs font-medium text-neutral-600">
+            Tenant
+          </label>
           <select id={ids.tenant} name="tenantId" required={isTenant} disabled={!isTenant} defaultValue={user.tenantId ?? ""} className={INPUT}>
             <option value="">{isTenant ? "Choose a tenant" : "—"}</option>
             {tenants.map((t) => (
-              <option key={t.id} value={t.id}>{t.id} · {t.name}</option>
+              <option key={t.id} value={t.id}>
+                {t.id} · {t.name}
+              </option>
             ))}
           </select>
         </div>
         <label className="flex h-8 items-center gap-2 text-sm text-neutral-700">
-          <input type="checkbox" name="tenantOwner" defaultChecked={user.tenantOwner} disabled={!isTenant} className="size-4 rounded border-neutral-300 accent-neutral-900 disabled:opacity-50" />
+          <input
+            type="checkbox"
+            name="tenantOwner"
+            defaultChecked={user.tenantOwner}
+            disabled={!isTenant}
+            className="size-4 rounded border-neutral-300 accent-neutral-900 disabled:opacity-50"
+          />
           Tenant owner
         </label>
         <div className="ml-auto flex gap-2">
-          <button type="button" onClick={onClose} className={SECONDARY}>Close</button>
-          <button type="submit" disabled={pending} className={PRIMARY}>{pending ? "Saving…" : "Save role"}</button>
+          <button type="button" onClick={onClose} className={SECONDARY}>
+            Close
+          </button>
+          <button type="submit" disabled={pending} className={PRIMARY}>
+            {pending ? "Saving…" : "Save role"}
+          </button>
         </div>
       </div>
       <p className="text-xs text-neutral-600">
-        {isSelf ? "This is you: saving ends your own sessions, and you sign in again with the new role." : "Saving ends this user's sessions, so the new role applies at once."}
+        {isSelf
+          ? "This is you: saving ends your own sessions, and you sign in again with the new role."
+          : "Saving ends this user's sessions, so the new role applies at once."}
       </p>
       <ResultNote result={result} />
     </form>

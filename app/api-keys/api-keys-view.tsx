@@ -122,10 +122,13 @@ export function ApiKeysView({ keys, tenants, fixedTenant }: { keys: KeyView[]; t
                   k.revokedAt ? (
                     <span>Revoked {k.revokedAt}</span>
                   ) : (
-                    <span className="rounded-full bg-emerald-50 px-2 py-0.5 font-medium text-emerald-800 ring-1 ring-emerald-200 ring-inset">Active</span>
+                    <span className="rounded-full bg-emerald-50 px-2 py-0.5 font-medium text-emerald-800 ring-1 ring-emerald-200 ring-inset">
+                      Active
+                    </span>
                   ),
               },
-              actionsColumn((k: KeyView) =>
+              actionsColumn(
+                (k: KeyView) =>
                   !k.revokedAt && (
                     <button
                       type="button"
@@ -176,7 +179,12 @@ function NewSecret({ created, onDone }: { created: Created; onDone: () => void }
         />
         <button
           type="button"
-          onClick={() => navigator.clipboard?.writeText(created.secret).then(() => setCopied(true), () => setCopied(false))}
+          onClick={() =>
+            navigator.clipboard?.writeText(created.secret).then(
+              () => setCopied(true),
+              () => setCopied(false),
+            )
+          }
           className={`${button} border-neutral-300 bg-white text-neutral-800 hover:bg-neutral-50`}
         >
           {copied ? "Copied" : "Copy"}

@@ -53,7 +53,11 @@ function columns(f: AuditFilters, now: number): Column<Row>[] {
       className: "max-w-56",
       cell: (r) => (
         <>
-          <Link href={auditHref({ ...f, actor: r.actor })} className="block truncate text-xs font-medium text-neutral-900 hover:underline" title={`Only ${r.actor}`}>
+          <Link
+            href={auditHref({ ...f, actor: r.actor })}
+            className="block truncate text-xs font-medium text-neutral-900 hover:underline"
+            title={`Only ${r.actor}`}
+          >
             {r.actor}
           </Link>
           <div className="truncate text-xs text-neutral-600">
@@ -77,7 +81,10 @@ function columns(f: AuditFilters, now: number): Column<Row>[] {
     {
       header: "Outcome",
       cell: (r) => (
-        <span title={OUTCOME_HELP[r.outcome]} className={`inline-flex rounded-full px-2 py-0.5 text-xs font-medium ring-1 ring-inset ${OUTCOME_STYLE[r.outcome]}`}>
+        <span
+          title={OUTCOME_HELP[r.outcome]}
+          className={`inline-flex rounded-full px-2 py-0.5 text-xs font-medium ring-1 ring-inset ${OUTCOME_STYLE[r.outcome]}`}
+        >
           {r.outcome}
         </span>
       ),
@@ -130,10 +137,24 @@ export default async function AuditPage({ searchParams }: Props) {
         </p>
       </div>
 
-      <form method="get" action="/audit" role="search" aria-label="Filter the audit log" className="rounded-lg border border-neutral-200 bg-white p-4 shadow-xs">
+      <form
+        method="get"
+        action="/audit"
+        role="search"
+        aria-label="Filter the audit log"
+        className="rounded-lg border border-neutral-200 bg-white p-4 shadow-xs"
+      >
         <div className="grid grid-cols-2 gap-3 md:grid-cols-5">
           <Field id="a-user" label="User">
-            <input id="a-user" name="user" list="audit-users" defaultValue={f.actor ?? ""} placeholder="email or anonymous" maxLength={200} className={INPUT} />
+            <input
+              id="a-user"
+              name="user"
+              list="audit-users"
+              defaultValue={f.actor ?? ""}
+              placeholder="email or anonymous"
+              maxLength={200}
+              className={INPUT}
+            />
             <datalist id="audit-users">
               {[...people, "anonymous"].map((p) => (
                 <option key={p} value={p} />
@@ -145,7 +166,9 @@ export default async function AuditPage({ searchParams }: Props) {
               <option value="">Any action</option>
               {f.action && !actions.includes(f.action) && <option value={f.action}>{f.action}</option>}
               {actions.map((a) => (
-                <option key={a} value={a}>{a}</option>
+                <option key={a} value={a}>
+                  {a}
+                </option>
               ))}
             </select>
           </Field>
@@ -153,7 +176,9 @@ export default async function AuditPage({ searchParams }: Props) {
             <select id="a-outcome" name="outcome" defaultValue={f.outcome ?? ""} className={INPUT}>
               <option value="">Any outcome</option>
               {OUTCOMES.map((o) => (
-                <option key={o} value={o}>{o}</option>
+                <option key={o} value={o}>
+                  {o}
+                </option>
               ))}
             </select>
           </Field>

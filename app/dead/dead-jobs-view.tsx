@@ -102,37 +102,39 @@ export function DeadJobsView({
                 </span>
               )}
             </h2>
-            {canReplay && <div className="flex flex-wrap items-center gap-2">
-              <div role="group" aria-label="Selection" className="flex items-center gap-2">
-                <span className="text-sm text-neutral-600 tabular-nums" aria-live="polite">
-                  {numbers.format(selected.size)} selected
-                </span>
+            {canReplay && (
+              <div className="flex flex-wrap items-center gap-2">
+                <div role="group" aria-label="Selection" className="flex items-center gap-2">
+                  <span className="text-sm text-neutral-600 tabular-nums" aria-live="polite">
+                    {numbers.format(selected.size)} selected
+                  </span>
+                  <button
+                    type="button"
+                    disabled={selected.size === 0}
+                    onClick={() => setSelected(new Set())}
+                    className="rounded-md px-2.5 py-1.5 text-sm font-medium text-neutral-600 hover:bg-neutral-100 disabled:opacity-40"
+                  >
+                    Clear selection
+                  </button>
+                  <button
+                    type="button"
+                    disabled={selected.size === 0}
+                    onClick={() => ask({ kind: "ids", ids: [...selected] }, `Replay ${plural(selected.size, "selected job")}`)}
+                    className="rounded-md bg-neutral-900 px-3 py-1.5 text-sm font-medium text-white shadow-xs hover:bg-neutral-700 disabled:bg-neutral-300"
+                  >
+                    Replay selected
+                  </button>
+                </div>
+                <span aria-hidden="true" className="mx-1 h-5 w-px bg-neutral-300" />
                 <button
                   type="button"
-                  disabled={selected.size === 0}
-                  onClick={() => setSelected(new Set())}
-                  className="rounded-md px-2.5 py-1.5 text-sm font-medium text-neutral-600 hover:bg-neutral-100 disabled:opacity-40"
+                  onClick={() => ask({ kind: "all", scope }, isScoped ? "Replay all dead jobs in this scope" : "Replay all dead jobs")}
+                  className="rounded-md border border-neutral-300 bg-white px-3 py-1.5 text-sm font-medium text-neutral-800 shadow-xs hover:bg-neutral-50"
                 >
-                  Clear selection
-                </button>
-                <button
-                  type="button"
-                  disabled={selected.size === 0}
-                  onClick={() => ask({ kind: "ids", ids: [...selected] }, `Replay ${plural(selected.size, "selected job")}`)}
-                  className="rounded-md bg-neutral-900 px-3 py-1.5 text-sm font-medium text-white shadow-xs hover:bg-neutral-700 disabled:bg-neutral-300"
-                >
-                  Replay selected
+                  Replay all
                 </button>
               </div>
-              <span aria-hidden="true" className="mx-1 h-5 w-px bg-neutral-300" />
-              <button
-                type="button"
-                onClick={() => ask({ kind: "all", scope }, isScoped ? "Replay all dead jobs in this scope" : "Replay all dead jobs")}
-                className="rounded-md border border-neutral-300 bg-white px-3 py-1.5 text-sm font-medium text-neutral-800 shadow-xs hover:bg-neutral-50"
-              >
-                Replay all
-              </button>
-            </div>}
+            )}
           </div>
           <GroupsTable
             groups={data.groups}
@@ -146,14 +148,7 @@ export function DeadJobsView({
         </section>
       )}
 
-      {replay && (
-        <ReplayDialog
-          key={replay.key}
-          request={replay}
-          onClose={() => setReplay(null)}
-          onApplied={(ids) => toggle(ids, false)}
-        />
-      )}
+      {replay && <ReplayDialog key={replay.key} request={replay} onClose={() => setReplay(null)} onApplied={(ids) => toggle(ids, false)} />}
     </div>
   );
 }

@@ -68,7 +68,12 @@ export function GroupJobs({ group, scope, isPaused, selected, onToggle, onReplay
                       <input
                         type="checkbox"
                         checked={allOn}
-                        onChange={(e) => onToggle(jobs.map((j) => j.id), e.target.checked)}
+                        onChange={(e) =>
+                          onToggle(
+                            jobs.map((j) => j.id),
+                            e.target.checked,
+                          )
+                        }
                         aria-label={`Select all ${jobs.length} shown jobs of ${label}`}
                         className="size-4 accent-neutral-900"
                       />
@@ -110,14 +115,14 @@ export function GroupJobs({ group, scope, isPaused, selected, onToggle, onReplay
             ...(onReplay
               ? [
                   actionsColumn((j: DeadJobDto) => (
-                      <button
-                        type="button"
-                        aria-label={`Replay job ${j.id}`}
-                        onClick={() => onReplay({ kind: "ids", ids: [j.id] }, `Replay job ${j.id.slice(0, 8)}`)}
-                        className={SMALL_BUTTON}
-                      >
-                        Replay
-                      </button>
+                    <button
+                      type="button"
+                      aria-label={`Replay job ${j.id}`}
+                      onClick={() => onReplay({ kind: "ids", ids: [j.id] }, `Replay job ${j.id.slice(0, 8)}`)}
+                      className={SMALL_BUTTON}
+                    >
+                      Replay
+                    </button>
                   )),
                 ]
               : []),

@@ -102,13 +102,11 @@ export function ReplayDialog({ request, onClose, onApplied }: Props) {
             )}
             {p.capped && (
               <p className="rounded-md bg-amber-50 px-3 py-2 text-amber-900">
-                The selection is larger than one replay takes: only the newest {numbers.format(p.total)} are included. Run it
-                again for the rest.
+                The selection is larger than one replay takes: only the newest {numbers.format(p.total)} are included. Run it again for the rest.
               </p>
             )}
             <p className="text-neutral-600">
-              Each job is replayed only if it is still exactly as this dry run saw it; jobs that die after you confirm are not
-              included.
+              Each job is replayed only if it is still exactly as this dry run saw it; jobs that die after you confirm are not included.
             </p>
           </section>
         )}
@@ -121,7 +119,12 @@ export function ReplayDialog({ request, onClose, onApplied }: Props) {
         {operationId && <ReplayResult expected={p?.willApply ?? 0} progress={progress.data} error={progress.error} />}
 
         <div className="flex justify-end gap-2 pt-1">
-          <button type="button" data-safe onClick={(e) => closeDialogOf(e.currentTarget)} className={`${button} border border-neutral-300 bg-white text-neutral-800 hover:bg-neutral-50`}>
+          <button
+            type="button"
+            data-safe
+            onClick={(e) => closeDialogOf(e.currentTarget)}
+            className={`${button} border border-neutral-300 bg-white text-neutral-800 hover:bg-neutral-50`}
+          >
             {operationId ? "Close" : "Cancel"}
           </button>
           {p && !operationId && (

@@ -28,9 +28,7 @@ export function ReplayResult({ expected, progress, error }: { expected: number; 
     <section aria-label="Replay result" className="space-y-3 text-sm">
       <div>
         <div className="flex justify-between text-neutral-600">
-          <span role="status">
-            {isRunning ? "Replaying…" : status === "failed" ? "The replay stopped with an error." : "Replay finished."}
-          </span>
+          <span role="status">{isRunning ? "Replaying…" : status === "failed" ? "The replay stopped with an error." : "Replay finished."}</span>
           <span className="tabular-nums">
             {numbers.format(done)} of {numbers.format(total)}
           </span>

@@ -29,16 +29,20 @@ export default async function IntegrityPage() {
       <header className="space-y-1">
         <h1 className="text-2xl font-semibold tracking-tight">Integrity audit</h1>
         <p className="max-w-3xl text-sm text-neutral-600">
-          Replays each job&apos;s events through the state machine and compares the result with the job&apos;s row (state, attempt, budget,
-          version) and its run records (one per claim, closed once, with the outcome the log says). A mismatch means something wrote
-          outside the write path. Incremental: each audit reads only the jobs with events since the previous one.
+          Replays each job&apos;s events through the state machine and compares the result with the job&apos;s row (state, attempt, budget, version)
+          and its run records (one per claim, closed once, with the outcome the log says). A mismatch means something wrote outside the write path.
+          Incremental: each audit reads only the jobs with events since the previous one.
         </p>
       </header>
       <RunAudit />
       {audits === null ? (
-        <p role="alert" className="text-sm text-red-700">The audits could not be listed: the database did not answer.</p>
+        <p role="alert" className="text-sm text-red-700">
+          The audits could not be listed: the database did not answer.
+        </p>
       ) : audits.length === 0 ? (
-        <p className="text-sm text-neutral-600">No audit has run yet. Schedule <code>npm run audit:integrity</code>, or run one above.</p>
+        <p className="text-sm text-neutral-600">
+          No audit has run yet. Schedule <code>npm run audit:integrity</code>, or run one above.
+        </p>
       ) : (
         <DataTable
           framed
@@ -48,7 +52,10 @@ export default async function IntegrityPage() {
           columns={[
             { header: "#", isRowHeader: true, className: "font-mono", cell: (a) => a.id },
             { header: "Ran at (UTC)", cell: (a) => utc(a.at) },
-            { header: "Window of job events", cell: (a) => `${a.windowFrom.getTime() === 0 ? "the beginning" : utc(a.windowFrom)} → ${utc(a.windowTo)}` },
+            {
+              header: "Window of job events",
+              cell: (a) => `${a.windowFrom.getTime() === 0 ? "the beginning" : utc(a.windowFrom)} → ${utc(a.windowTo)}`,
+            },
             { header: "Jobs", align: "right", className: "tabular-nums", cell: (a) => numbers.format(a.jobsChecked) },
             {
               header: "Mismatches",

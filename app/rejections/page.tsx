@@ -97,13 +97,20 @@ export default async function RejectionsPage({ searchParams }: Props) {
         </ul>
       </div>
 
-      <form method="get" action="/rejections" aria-label="Filter rejections" className="flex flex-wrap items-end gap-3 rounded-lg border border-neutral-200 bg-white p-4 shadow-xs">
+      <form
+        method="get"
+        action="/rejections"
+        aria-label="Filter rejections"
+        className="flex flex-wrap items-end gap-3 rounded-lg border border-neutral-200 bg-white p-4 shadow-xs"
+      >
         <label className="flex flex-col gap-1 text-xs font-medium text-neutral-600">
           Kind
           <select name="kind" defaultValue={f.kind ?? ""} className={input}>
             <option value="">any</option>
             {REJECTION_KINDS.map((k) => (
-              <option key={k} value={k}>{k}</option>
+              <option key={k} value={k}>
+                {k}
+              </option>
             ))}
           </select>
         </label>
@@ -112,7 +119,9 @@ export default async function RejectionsPage({ searchParams }: Props) {
           <select name="event" defaultValue={f.event ?? ""} className={input}>
             <option value="">any</option>
             {EVENTS.map((e) => (
-              <option key={e} value={e}>{e}</option>
+              <option key={e} value={e}>
+                {e}
+              </option>
             ))}
           </select>
         </label>
@@ -141,12 +150,30 @@ export default async function RejectionsPage({ searchParams }: Props) {
       ) : page.rows.length === 0 ? (
         <Empty>{filtered ? "No rejection matches these filters." : "No transition has been refused."}</Empty>
       ) : (
-        <DataTable framed caption="Rejections" rows={page.rows} rowKey={(r) => r.id} columns={columns(now)} rowClassName={(r) => (r.kind === "drift" ? "bg-red-50/60" : undefined)} />
+        <DataTable
+          framed
+          caption="Rejections"
+          rows={page.rows}
+          rowKey={(r) => r.id}
+          columns={columns(now)}
+          rowClassName={(r) => (r.kind === "drift" ? "bg-red-50/60" : undefined)}
+        />
       )}
       {page && (f.after || page.next) && (
         <nav aria-label="Pages" className="flex justify-end gap-3 text-sm">
-          {f.after && <Link href={href(f)} className="rounded-md border border-neutral-300 bg-white px-3 py-1.5 font-medium shadow-xs hover:bg-neutral-50">Newest</Link>}
-          {page.next && <Link href={href(f, page.next)} className="rounded-md border border-neutral-300 bg-white px-3 py-1.5 font-medium shadow-xs hover:bg-neutral-50">Older →</Link>}
+          {f.after && (
+            <Link href={href(f)} className="rounded-md border border-neutral-300 bg-white px-3 py-1.5 font-medium shadow-xs hover:bg-neutral-50">
+              Newest
+            </Link>
+          )}
+          {page.next && (
+            <Link
+              href={href(f, page.next)}
+              className="rounded-md border border-neutral-300 bg-white px-3 py-1.5 font-medium shadow-xs hover:bg-neutral-50"
+            >
+              Older →
+            </Link>
+          )}
         </nav>
       )}
     </div>

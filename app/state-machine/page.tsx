@@ -23,7 +23,9 @@ const key = (from: string | null, event: string, to: string) => `${from ?? "-"}|
 function runEffect(run: RunEffect | undefined): string {
   if (!run) return "—";
   if (typeof run === "string") return run === "open" ? "opens a run" : run === "start" ? "run started" : `run → ${run}`;
-  return Object.entries(run).map(([actor, outcome]) => `${actor}: run → ${outcome}`).join("; ");
+  return Object.entries(run)
+    .map(([actor, outcome]) => `${actor}: run → ${outcome}`)
+    .join("; ");
 }
 
 function also(t: Transition): string {
@@ -53,13 +55,19 @@ export default async function StateMachinePage({ searchParams }: Props) {
         <div>
           <h1 className="text-2xl font-semibold tracking-tight">State machine</h1>
           <p className="mt-1 text-sm text-neutral-600">
-            Generated from <span className="font-mono">lib/fsm/table.ts</span>, the table the write path enforces. Counts are applied transitions in the {WINDOWS[window].label}
+            Generated from <span className="font-mono">lib/fsm/table.ts</span>, the table the write path enforces. Counts are applied transitions in
+            the {WINDOWS[window].label}
             {counts ? `: ${numbers.format(total)} in all` : ""}.
           </p>
         </div>
         <nav aria-label="Window" className="inline-flex rounded-md border border-neutral-300 bg-white p-0.5 text-sm shadow-xs">
           {STATE_MACHINE_WINDOWS.map((k) => (
-            <Link key={k} href={`/state-machine?window=${k}`} aria-current={k === window ? "page" : undefined} className={`rounded px-3 py-1 font-medium ${k === window ? "bg-neutral-900 text-white" : "text-neutral-600 hover:bg-neutral-100"}`}>
+            <Link
+              key={k}
+              href={`/state-machine?window=${k}`}
+              aria-current={k === window ? "page" : undefined}
+              className={`rounded px-3 py-1 font-medium ${k === window ? "bg-neutral-900 text-white" : "text-neutral-600 hover:bg-neutral-100"}`}
+            >
               {k}
             </Link>
           ))}

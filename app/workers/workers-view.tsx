@@ -129,7 +129,13 @@ export function WorkersView({ initial, renderedAt }: { initial: WorkersResponse 
         description={`Workers seen in the last day: ${counts.live} live, ${counts.silent} silent (no heartbeat for over ${SILENT_AFTER_MS / 1000} s without saying they stopped), ${counts.stopped} stopped. Attempt counts are of the last hour.`}
         live={{ updatedAt: data ? query.dataUpdatedAt : null, serverNow: renderedAt, isPaused: live.isPaused, isFailing, onToggle: live.toggle }}
       />
-      {isFailing && <LoadError title={data ? "Could not refresh the workers; showing the last list received." : "Could not load the workers."} message={query.error?.message} onRetry={() => void query.refetch()} />}
+      {isFailing && (
+        <LoadError
+          title={data ? "Could not refresh the workers; showing the last list received." : "Could not load the workers."}
+          message={query.error?.message}
+          onRetry={() => void query.refetch()}
+        />
+      )}
       {data && data.workers.length === 0 && <Empty>No worker has registered in the last day. Start one with npm run worker.</Empty>}
       {data && data.workers.length > 0 && (
         <>

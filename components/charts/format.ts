@@ -7,4 +7,3 @@ export function hhmm(iso: string): string {
 
 export const duration = (ms: unknown) => (typeof ms === "number" && Number.isFinite(ms) ? formatDuration(ms) : "—");
 export const percent = (v: unknown) => (typeof v === "number" ? `${Math.round(v * 100)}%` : "—");
-

@@ -28,7 +28,15 @@ export function ThroughputChart({ points }: { points: ThroughputPoint[] }) {
         <Bar yAxisId="n" dataKey="failed" name="failed" stackId="a" fill={TONES.failed.solid} isAnimationActive={false} />
         <Bar yAxisId="n" dataKey="leaseExpired" name="lease expired" stackId="a" fill={TONES.lease_expired.solid} isAnimationActive={false} />
         <Bar yAxisId="n" dataKey="other" name="cancelled / abandoned" stackId="a" fill={TONES.cancelled.solid} isAnimationActive={false} />
-        <Line yAxisId="rate" dataKey="failureRate" name="failure rate" stroke={INK.strong} dot={{ r: 1.5, fill: INK.strong }} strokeWidth={1.5} isAnimationActive={false} />
+        <Line
+          yAxisId="rate"
+          dataKey="failureRate"
+          name="failure rate"
+          stroke={INK.strong}
+          dot={{ r: 1.5, fill: INK.strong }}
+          strokeWidth={1.5}
+          isAnimationActive={false}
+        />
       </ComposedChart>
     </ResponsiveContainer>
   );

@@ -23,8 +23,7 @@ function segmentTitle(s: Segment) {
 }
 
 /** Whether a segment is wide enough to carry its duration inside. */
-const fitsInside = (s: Segment, x: (t: number) => number) =>
-  x(s.end) - x(s.start) >= formatDuration(s.durationMs).length * CHAR_W + 10;
+const fitsInside = (s: Segment, x: (t: number) => number) => x(s.end) - x(s.start) >= formatDuration(s.durationMs).length * CHAR_W + 10;
 
 /**
  * The durations too narrow to write inside their segments, said beside the
@@ -108,4 +107,3 @@ function SegmentBar({ segment: s, x, y, uid }: { segment: Segment; x: (t: number
     </g>
   );
 }
-

@@ -51,4 +51,3 @@ export function Patterns({ uid, tones }: { uid: string; tones: Tone[] }) {
     </defs>
   );
 }
-

@@ -66,4 +66,3 @@ export function makeScale(t: Timeline, x0: number, width: number): Scale {
   }
   return { x: scale, pieces, ticks };
 }
-

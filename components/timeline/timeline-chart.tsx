@@ -67,11 +67,7 @@ export function TimelineChart({ timeline, caption }: { timeline: Timeline; capti
                 <g key={p.from}>
                   <rect x={p.x0} y={AXIS_H - 6} width={p.x1 - p.x0} height={height - AXIS_H - 2} fill={INK.stripe} />
                   <rect x={p.x0 + 4} y={AXIS_H - 14} width={p.x1 - p.x0 - 8} height="14" fill={INK.surface} />
-                  <path
-                    d={`M${p.x0 + 6},${AXIS_H - 2} l6,-8 M${p.x1 - 12},${AXIS_H - 2} l6,-8`}
-                    stroke={INK.muted}
-                    strokeWidth="1.5"
-                  />
+                  <path d={`M${p.x0 + 6},${AXIS_H - 2} l6,-8 M${p.x1 - 12},${AXIS_H - 2} l6,-8`} stroke={INK.muted} strokeWidth="1.5" />
                 </g>
               ))}
             {ticks.map((tick) => (
@@ -113,4 +109,3 @@ export function TimelineChart({ timeline, caption }: { timeline: Timeline; capti
     </figure>
   );
 }
-

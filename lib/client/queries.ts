@@ -99,7 +99,11 @@ export const deadGroupsQuery = (search: string) =>
   queryOptions({
     queryKey: keys.dead.groups(search),
     queryFn: ({ signal }) =>
-      getJson(withSearch("/api/dead", search), signal, shaped<DeadGroupsResponse>("dead-job groups", { groups: "array", capped: "boolean", at: "string" })),
+      getJson(
+        withSearch("/api/dead", search),
+        signal,
+        shaped<DeadGroupsResponse>("dead-job groups", { groups: "array", capped: "boolean", at: "string" }),
+      ),
   });
 
 /** A group's jobs are asked for with `type` and `errorClass`; an absent `errorClass` is the "(no error)" group. */
@@ -115,7 +119,11 @@ export const deadJobsQuery = (search: string, g: DeadGroupKey) =>
   infiniteQueryOptions({
     queryKey: keys.dead.jobs(search, g),
     queryFn: ({ pageParam, signal }) =>
-      getJson(withSearch("/api/dead", groupSearch(search, g, pageParam)), signal, shaped<DeadJobsResponse>("a group's jobs", { jobs: "array", at: "string" })),
+      getJson(
+        withSearch("/api/dead", groupSearch(search, g, pageParam)),
+        signal,
+        shaped<DeadJobsResponse>("a group's jobs", { jobs: "array", at: "string" }),
+      ),
     initialPageParam: null as string | null,
     getNextPageParam: (last) => last.next,
   });
@@ -124,7 +132,11 @@ export const overviewQuery = (window: WindowKey) =>
   queryOptions({
     queryKey: keys.insight.overview(window),
     queryFn: ({ signal }) =>
-      getJson(`/api/insight/overview?window=${window}`, signal, shaped<OverviewResponse>("the charts", { series: "array", latency: "array", at: "string" })),
+      getJson(
+        `/api/insight/overview?window=${window}`,
+        signal,
+        shaped<OverviewResponse>("the charts", { series: "array", latency: "array", at: "string" }),
+      ),
   });
 
 export const workersQuery = () =>
@@ -144,11 +156,7 @@ export const slownessQuery = (id: string) =>
   queryOptions({
     queryKey: keys.insight.slowness(id),
     queryFn: ({ signal }) =>
-      getJson(
-        `/api/insight/jobs/${encodeURIComponent(id)}/slowness`,
-        signal,
-        shaped<SlownessContextData>("the comparison", { baselines: "array" }),
-      ),
+      getJson(`/api/insight/jobs/${encodeURIComponent(id)}/slowness`, signal, shaped<SlownessContextData>("the comparison", { baselines: "array" })),
     staleTime: 60_000,
   });
 

@@ -9,13 +9,7 @@ import type { DriftStatus, ErrorClassRow, PoisonSuspect, RecentRejection, Throug
 import type { WindowKey } from "@/lib/insight/windows";
 
 /** A server type as it arrives over JSON: Dates become ISO strings. */
-export type Wire<T> = T extends Date
-  ? string
-  : T extends readonly (infer U)[]
-    ? Wire<U>[]
-    : T extends object
-      ? { [K in keyof T]: Wire<T[K]> }
-      : T;
+export type Wire<T> = T extends Date ? string : T extends readonly (infer U)[] ? Wire<U>[] : T extends object ? { [K in keyof T]: Wire<T[K]> } : T;
 
 /** What every GET route handler answers on failure. */
 export type ApiErrorBody = { error: { code: string; message: string } };

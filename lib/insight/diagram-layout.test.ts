@@ -13,7 +13,15 @@ describe("the state diagram's layout", () => {
   });
 
   it("moves a label that would print over another", () => {
-    const at = (from: Edge["from"], events: string[], y: number): Edge => ({ from, to: "queued", events, path: "", labelX: 100, labelY: y, back: false });
+    const at = (from: Edge["from"], events: string[], y: number): Edge => ({
+      from,
+      to: "queued",
+      events,
+      path: "",
+      labelX: 100,
+      labelY: y,
+      back: false,
+    });
     const crowded = [at("claimed", ["stop"], 50), at("running", ["abandon"], 52), at("paused", ["claim"], 54)];
     expect(labelsOverlap(crowded)).toBe(true);
     expect(labelsOverlap(separateLabels(crowded))).toBe(false);

@@ -41,11 +41,7 @@ export function JobHeader({ job, now, status, children }: { job: JobRow; now: nu
           <span className="tabular-nums">{job.priority}</span>
         </Item>
         <Item term="Idempotency key">
-          {job.idempotencyKey ? (
-            <span className="font-mono break-all">{job.idempotencyKey}</span>
-          ) : (
-            <span className="text-neutral-600">none</span>
-          )}
+          {job.idempotencyKey ? <span className="font-mono break-all">{job.idempotencyKey}</span> : <span className="text-neutral-600">none</span>}
         </Item>
         {job.leaseOwner && (
           <Item term="Lease">

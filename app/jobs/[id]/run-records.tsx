@@ -23,7 +23,6 @@ export function ShortTime({ at }: { at: Date | null }) {
   );
 }
 
-
 /** One row per attempt: who ran it, when, how it ended and the full error. */
 export function RunRecords({ runs, maxAttempts, now }: { runs: RunRecord[]; maxAttempts: number; now: number }) {
   return (

@@ -39,12 +39,21 @@ export function WhySlow({ detail, now }: { detail: JobDetail; now: number }) {
   return (
     <Card title="Why was this slow" id="why-slow" aside={`${formatDuration(report.totalMs)}${report.isOngoing ? " so far" : ""} from submit`}>
       <p id="why-slow-summary" className="mb-4 text-sm leading-6 text-neutral-800">
-        {report.dominant && <span className="mr-1 inline-block rounded bg-neutral-900 px-1.5 py-0.5 text-xs font-medium text-white">{PHASE_LABELS[report.dominant]}</span>}
+        {report.dominant && (
+          <span className="mr-1 inline-block rounded bg-neutral-900 px-1.5 py-0.5 text-xs font-medium text-white">
+            {PHASE_LABELS[report.dominant]}
+          </span>
+        )}
         {report.summary}
       </p>
       <StackedBar
         label={`Where the time went: ${shown.map((p) => `${PHASE_LABELS[p]} ${formatDuration(report.phases[p])}`).join(", ")}`}
-        parts={shown.map((p) => ({ key: p, value: report.phases[p], color: PHASE_COLORS[p], title: `${PHASE_LABELS[p]}: ${formatDuration(report.phases[p])}` }))}
+        parts={shown.map((p) => ({
+          key: p,
+          value: report.phases[p],
+          color: PHASE_COLORS[p],
+          title: `${PHASE_LABELS[p]}: ${formatDuration(report.phases[p])}`,
+        }))}
       />
       <ul aria-label="Phases" className="mt-3 flex flex-wrap gap-x-5 gap-y-1.5 text-sm">
         {shown.map((p) => (
@@ -98,17 +107,31 @@ function Attempts({ report }: { report: SlownessReport }) {
   );
 }
 
-function Comparison({ report, context, isLoading, error }: { report: SlownessReport; context: SlownessContextData | undefined; isLoading: boolean; error?: string }) {
+function Comparison({
+  report,
+  context,
+  isLoading,
+  error,
+}: {
+  report: SlownessReport;
+  context: SlownessContextData | undefined;
+  isLoading: boolean;
+  error?: string;
+}) {
   if (error) return <p className="text-sm text-red-700">Could not compare with other jobs: {error}</p>;
   if (isLoading || !context) return <p className="text-sm text-neutral-600">Comparing with recent jobs of its type…</p>;
   const usable = context.baselines.filter((b) => b.n > 0);
   if (usable.length === 0) return <p className="text-sm text-neutral-600">No finished jobs of its type in the last 7 days to compare with.</p>;
-  const rows = (["total", ...PHASES] as const).filter((p) => (p === "total" ? true : report.phases[p] > 0 || usable.some((b) => (b.phases[p]?.p95 ?? 0) > 0)));
+  const rows = (["total", ...PHASES] as const).filter((p) =>
+    p === "total" ? true : report.phases[p] > 0 || usable.some((b) => (b.phases[p]?.p95 ?? 0) > 0),
+  );
   const mine = (p: Phase | "total") => (p === "total" ? report.totalMs : report.phases[p]);
   const unusual = new Set<string>(report.unusual.map((u) => u.phase));
   return (
     <div>
-      <h3 className="mb-2 text-xs font-medium text-neutral-600">Against recent finished jobs ({usable.map((b) => `${b.label}: ${b.n}`).join("; ")})</h3>
+      <h3 className="mb-2 text-xs font-medium text-neutral-600">
+        Against recent finished jobs ({usable.map((b) => `${b.label}: ${b.n}`).join("; ")})
+      </h3>
       <DataTable
         caption="This job's phases against recent finished jobs of its type"
         rows={rows}

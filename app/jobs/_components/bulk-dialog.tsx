@@ -7,7 +7,6 @@ import type { BulkPreviewData } from "../actions";
 import { capitalize } from "./bulk-bar";
 import { DANGER, PRIMARY, SECONDARY } from "./fields";
 
-
 export type DialogState =
   | { phase: "closed" }
   | { phase: "checking"; event: string }
@@ -64,9 +63,7 @@ function PreviewBody({ preview, error }: { preview: BulkPreviewData; error: stri
   const skipped = preview.willSkip.reduce((n, s) => n + s.count, 0);
   return (
     <div className="mt-3 space-y-3 text-sm">
-      <p className="text-neutral-600">
-        Nothing has changed yet. Checked against the state machine just now: {preview.description}.
-      </p>
+      <p className="text-neutral-600">Nothing has changed yet. Checked against the state machine just now: {preview.description}.</p>
       <dl className="grid grid-cols-2 gap-3">
         <div className="rounded-lg border border-emerald-200 bg-emerald-50 p-3">
           <dt className="text-xs font-medium text-emerald-800">Will move</dt>
@@ -97,8 +94,8 @@ function PreviewBody({ preview, error }: { preview: BulkPreviewData; error: stri
         </p>
       )}
       <p className="text-xs text-neutral-600">
-        Only these jobs are moved, and each only if it is still as the dry run saw it: a job that moves in the meantime is refused, and jobs
-        submitted later are not included.
+        Only these jobs are moved, and each only if it is still as the dry run saw it: a job that moves in the meantime is refused, and jobs submitted
+        later are not included.
       </p>
       {error && (
         <p role="alert" className="rounded-md bg-red-50 p-3 text-red-800">

@@ -45,7 +45,11 @@ export function BulkProgressPanel({ operationId, onDismiss }: { operationId: str
           {query.isError && !p && <p className="mt-1 text-red-700">{query.error.message}</p>}
         </div>
         {isDone && (
-          <button type="button" onClick={onDismiss} className="rounded px-2 py-1 text-sm text-neutral-600 hover:bg-neutral-100 hover:text-neutral-800 focus-visible:outline-2 focus-visible:outline-neutral-900">
+          <button
+            type="button"
+            onClick={onDismiss}
+            className="rounded px-2 py-1 text-sm text-neutral-600 hover:bg-neutral-100 hover:text-neutral-800 focus-visible:outline-2 focus-visible:outline-neutral-900"
+          >
             Dismiss
           </button>
         )}

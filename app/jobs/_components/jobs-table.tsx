@@ -50,7 +50,13 @@ function columns(p: Props, now: number): Column<JobWire>[] {
     headerCell: <PageCheckbox checked={all} indeterminate={onPage > 0 && !all} disabled={!p.jobs.length} onChange={p.onTogglePage} />,
     className: "w-10",
     cell: (job) => (
-      <input type="checkbox" checked={p.selected.has(job.id)} onChange={() => p.onToggle(job.id)} aria-label={`Select job ${job.id}`} className={CHECKBOX} />
+      <input
+        type="checkbox"
+        checked={p.selected.has(job.id)}
+        onChange={() => p.onToggle(job.id)}
+        aria-label={`Select job ${job.id}`}
+        className={CHECKBOX}
+      />
     ),
   };
   return [
@@ -119,7 +125,13 @@ function PhoneRow({ job, now, selectable, selected, onToggle }: Props & { job: J
   return (
     <li className={`flex items-start gap-3 px-3 py-2.5 ${selected.has(job.id) ? "bg-sky-50/60" : ""}`}>
       {selectable && (
-        <input type="checkbox" checked={selected.has(job.id)} onChange={() => onToggle(job.id)} aria-label={`Select job ${job.id}`} className={`${CHECKBOX} mt-1`} />
+        <input
+          type="checkbox"
+          checked={selected.has(job.id)}
+          onChange={() => onToggle(job.id)}
+          aria-label={`Select job ${job.id}`}
+          className={`${CHECKBOX} mt-1`}
+        />
       )}
       <div className="min-w-0 flex-1 space-y-1">
         <div className="flex items-center justify-between gap-2">

@@ -49,9 +49,7 @@ export function JobsView({ search, initial, actorKind }: Props) {
   const jobs = held.rows;
   const counts = data?.counts ?? null;
   const filterStates: JobState[] = filters.state ? [filters.state] : [...STATES];
-  const filterCount = counts
-    ? { n: filterStates.reduce((n, s) => n + counts[s].n, 0), capped: filterStates.some((s) => counts[s].capped) }
-    : null;
+  const filterCount = counts ? { n: filterStates.reduce((n, s) => n + counts[s].n, 0), capped: filterStates.some((s) => counts[s].capped) } : null;
 
   let selection: PickedSelection | null = null;
   const offered = (states: JobState[]) => (actorKind ? offeredEvents(states, actorKind) : []);
@@ -134,7 +132,11 @@ function NewJobsPill({ waiting, onShow }: { waiting: number; onShow: () => void 
   return (
     <div aria-live="polite" className="sticky top-2 z-10 flex justify-center empty:hidden">
       {waiting > 0 && (
-        <button type="button" onClick={onShow} className="rounded-full bg-sky-700 px-4 py-1.5 text-sm font-medium text-white shadow-md hover:bg-sky-800">
+        <button
+          type="button"
+          onClick={onShow}
+          className="rounded-full bg-sky-700 px-4 py-1.5 text-sm font-medium text-white shadow-md hover:bg-sky-800"
+        >
           <span aria-hidden="true">↑ </span>Show {plural(waiting, "new job")}
         </button>
       )}
