@@ -2,7 +2,7 @@ import AxeBuilder from "@axe-core/playwright";
 import type { Page } from "@playwright/test";
 import type { DemoUser } from "../lib/demo/users";
 import { SIGNED_OUT, signInAs } from "./auth";
-import { expect, HELD_QUEUE, OPERATOR, SPEC_ACTOR, test } from "./fixtures";
+import { expect, HELD_QUEUE, test } from "./fixtures";
 
 // Every page and dialog, for each kind of role, in both themes, checked with axe-core:
 // any violation of WCAG 2.1 A/AA (and axe's best practices) fails the spec.
@@ -43,21 +43,15 @@ async function open(page: Page, path: string) {
 test.describe("accessibility", () => {
   for (const who of ROLES)
     for (const scheme of SCHEMES) {
-      test(`${who}, ${scheme}: every page, menu and dialog has no axe violation`, async ({ page, history }) => {
+      test(`${who}, ${scheme}: every page, menu and dialog has no axe violation`, async ({ page, pausedJob }) => {
         test.setTimeout(180_000);
-        // A paused job of acme's: every role here may open it, and all but support may cancel it.
-        const h = await history(60_000).submit(
-          { tenantId: "acme", type: "report.generate", queue: HELD_QUEUE, params: { report: "daily_usage", period: "2026-11" } },
-          SPEC_ACTOR,
-        );
-        await h.run("w-e2e-a11y", 1_000);
-        await h.step("pause", 1_000, OPERATOR);
+        const jobId = await pausedJob("w-e2e-a11y");
 
         await signInAs(page, who);
         const found: Found[] = [];
         {
           await page.emulateMedia({ colorScheme: scheme });
-          for (const path of [...PAGES[who]!, `/jobs/${h.id}`]) {
+          for (const path of [...PAGES[who]!, `/jobs/${jobId}`]) {
             await open(page, path);
             found.push(...(await scan(page, `${scheme} ${path}`)));
           }
@@ -69,7 +63,7 @@ test.describe("accessibility", () => {
 
           // The confirmation before a destructive action.
           if (who !== "support") {
-            await open(page, `/jobs/${h.id}`);
+            await open(page, `/jobs/${jobId}`);
             await page.getByRole("button", { name: "Cancel", exact: true }).click();
             await expect(page.getByRole("dialog")).toBeVisible();
             found.push(...(await scan(page, `${scheme} cancel dialog`, "dialog")));
@@ -78,7 +72,7 @@ test.describe("accessibility", () => {
           if (who === "admin" || who === "operator") {
             // A bulk action's dry run, and a replay's.
             await open(page, `/jobs?queue=${HELD_QUEUE}`);
-            await page.getByRole("checkbox", { name: `Select job ${h.id}` }).check();
+            await page.getByRole("checkbox", { name: `Select job ${jobId}` }).check();
             await page.getByRole("group", { name: "Actions on the selection" }).getByRole("button").first().click();
             await expect(
               page

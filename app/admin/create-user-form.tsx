@@ -1,10 +1,10 @@
 "use client";
 
 import { useState, type FormEvent } from "react";
-import { Field, INPUT, PRIMARY } from "@/app/jobs/_components/fields";
+import { Field, INPUT } from "@/app/jobs/_components/fields";
 import { ROLE_LABELS, ROLES, type Role } from "@/lib/auth/permissions";
 import { createUserAction } from "./actions";
-import { ResultNote, useAdminAction } from "./use-admin-action";
+import { CreateFooter, TenantSelect, useAdminAction } from "./use-admin-action";
 
 const str = (form: FormData, name: string) => String(form.get(name) ?? "");
 
@@ -61,14 +61,7 @@ export function CreateUserForm({ tenants }: { tenants: { id: string; name: strin
           </select>
         </Field>
         <Field id="u-tenant" label="Tenant" hint={isTenant ? undefined : "tenant members only"}>
-          <select id="u-tenant" name="tenantId" required={isTenant} disabled={!isTenant} defaultValue="" className={INPUT}>
-            <option value="">{isTenant ? "Choose a tenant" : "—"}</option>
-            {tenants.map((t) => (
-              <option key={t.id} value={t.id}>
-                {t.id} · {t.name}
-              </option>
-            ))}
-          </select>
+          <TenantSelect id="u-tenant" tenants={tenants} isTenant={isTenant} defaultValue="" />
         </Field>
         <div className="flex items-end pb-1.5">
           <label className="flex items-center gap-2 text-sm text-neutral-700">
@@ -82,14 +75,7 @@ export function CreateUserForm({ tenants }: { tenants: { id: string; name: strin
           </label>
         </div>
       </div>
-      <div className="flex flex-wrap items-center justify-between gap-3">
-        <div className="min-w-0 flex-1">
-          <ResultNote result={result} />
-        </div>
-        <button type="submit" disabled={pending} className={PRIMARY}>
-          {pending ? "Creating…" : "Create user"}
-        </button>
-      </div>
+      <CreateFooter result={result} pending={pending} label="Create user" />
     </form>
   );
 }

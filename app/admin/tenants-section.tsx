@@ -4,7 +4,7 @@ import { useState, type FormEvent } from "react";
 import { actionsColumn, DataTable } from "@/components/data-table";
 import { Field, INPUT, PRIMARY, SECONDARY } from "@/app/jobs/_components/fields";
 import { createTenantAction, renameTenantAction } from "./actions";
-import { EditToggle, ResultNote, useAdminAction } from "./use-admin-action";
+import { CreateFooter, EditToggle, ResultNote, useAdminAction } from "./use-admin-action";
 
 type TenantItem = { id: string; name: string; users: number; createdAt: string };
 
@@ -82,14 +82,7 @@ export function CreateTenantForm() {
           <input id="t-name" name="name" required maxLength={200} autoComplete="off" className={INPUT} placeholder="Initech Corporation" />
         </Field>
       </div>
-      <div className="flex flex-wrap items-center justify-between gap-3">
-        <div className="min-w-0 flex-1">
-          <ResultNote result={result} />
-        </div>
-        <button type="submit" disabled={pending} className={PRIMARY}>
-          {pending ? "Creating…" : "Create tenant"}
-        </button>
-      </div>
+      <CreateFooter result={result} pending={pending} label="Create tenant" />
     </form>
   );
 }

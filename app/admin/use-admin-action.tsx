@@ -2,7 +2,7 @@
 
 import { useRouter } from "next/navigation";
 import { useState, useTransition } from "react";
-import { SECONDARY } from "@/app/jobs/_components/fields";
+import { INPUT, PRIMARY, SECONDARY } from "@/app/jobs/_components/fields";
 import type { AdminResult } from "./result";
 
 /** Run an admin server action, keep its answer to show, and re-render the page's lists after a change. */
@@ -47,5 +47,34 @@ export function EditToggle({ isOpen, label, name, onToggle }: { isOpen: boolean;
     <button type="button" className={SECONDARY} aria-expanded={isOpen} aria-label={name} onClick={onToggle}>
       {label}
     </button>
+  );
+}
+
+/** A create form's last line: what the last try answered, and the button. */
+export function CreateFooter({ result, pending, label }: { result: AdminResult | null; pending: boolean; label: string }) {
+  return (
+    <div className="flex flex-wrap items-center justify-between gap-3">
+      <div className="min-w-0 flex-1">
+        <ResultNote result={result} />
+      </div>
+      <button type="submit" disabled={pending} className={PRIMARY}>
+        {pending ? "Creating…" : label}
+      </button>
+    </div>
+  );
+}
+
+/** The tenant a user belongs to: chosen only for the tenant role. */
+export function TenantSelect(props: { id: string; tenants: { id: string; name: string }[]; isTenant: boolean; defaultValue: string }) {
+  const { id, tenants, isTenant, defaultValue } = props;
+  return (
+    <select id={id} name="tenantId" required={isTenant} disabled={!isTenant} defaultValue={defaultValue} className={INPUT}>
+      <option value="">{isTenant ? "Choose a tenant" : "—"}</option>
+      {tenants.map((t) => (
+        <option key={t.id} value={t.id}>
+          {t.id} · {t.name}
+        </option>
+      ))}
+    </select>
   );
 }

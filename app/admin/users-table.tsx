@@ -6,7 +6,7 @@ import { actionsColumn, DataTable } from "@/components/data-table";
 import { INPUT, PRIMARY, SECONDARY } from "@/app/jobs/_components/fields";
 import { ROLE_LABELS, ROLES, type Role } from "@/lib/auth/permissions";
 import { setUserRoleAction } from "./actions";
-import { EditToggle, ResultNote, useAdminAction } from "./use-admin-action";
+import { EditToggle, ResultNote, TenantSelect, useAdminAction } from "./use-admin-action";
 
 type UserItem = { id: string; email: string; name: string; role: Role; tenantId: string | null; tenantOwner: boolean; createdAt: string };
 
@@ -98,14 +98,7 @@ function RoleEditor({
           <label htmlFor={ids.tenant} className="text-xs font-medium text-neutral-600">
             Tenant
           </label>
-          <select id={ids.tenant} name="tenantId" required={isTenant} disabled={!isTenant} defaultValue={user.tenantId ?? ""} className={INPUT}>
-            <option value="">{isTenant ? "Choose a tenant" : "—"}</option>
-            {tenants.map((t) => (
-              <option key={t.id} value={t.id}>
-                {t.id} · {t.name}
-              </option>
-            ))}
-          </select>
+          <TenantSelect id={ids.tenant} tenants={tenants} isTenant={isTenant} defaultValue={user.tenantId ?? ""} />
         </div>
         <label className="flex h-8 items-center gap-2 text-sm text-neutral-700">
           <input

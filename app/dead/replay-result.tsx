@@ -1,4 +1,5 @@
 import { numbers, plural } from "@/components/numbers";
+import { ProgressBar } from "@/components/progress-bar";
 import type { BulkProgressWire } from "@/lib/client/wire";
 
 const KIND_WORDS: Record<string, string> = {
@@ -33,16 +34,7 @@ export function ReplayResult({ expected, progress, error }: { expected: number; 
             {numbers.format(done)} of {numbers.format(total)}
           </span>
         </div>
-        <div
-          role="progressbar"
-          aria-label="Replay progress"
-          aria-valuemin={0}
-          aria-valuemax={total}
-          aria-valuenow={done}
-          className="mt-1 h-2 overflow-hidden rounded-full bg-neutral-100"
-        >
-          <div className="h-full bg-sky-500 transition-[width]" style={{ width: `${total ? (done / total) * 100 : 100}%` }} />
-        </div>
+        <ProgressBar label="Replay progress" done={done} total={total} isFailed={status === "failed"} />
       </div>
       <dl className="grid grid-cols-[auto_1fr] gap-x-4 gap-y-1">
         <dt className="text-neutral-600">Applied</dt>

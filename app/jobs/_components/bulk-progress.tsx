@@ -3,6 +3,7 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect } from "react";
 import { numbers } from "@/components/numbers";
+import { ProgressBar } from "@/components/progress-bar";
 import { bulkProgressQuery, keys } from "@/lib/client/queries";
 import { capitalize } from "./bulk-bar";
 
@@ -25,7 +26,6 @@ export function BulkProgressPanel({ operationId, onDismiss }: { operationId: str
     if (isDone) void client.invalidateQueries({ queryKey: keys.jobs.all });
   }, [isDone, client]);
 
-  const percent = p && p.total > 0 ? Math.round((p.done / p.total) * 100) : 0;
   return (
     <section aria-label="Bulk action progress" className="rounded-lg border border-neutral-200 bg-white p-4 shadow-xs">
       <div className="flex items-start justify-between gap-3">
@@ -54,16 +54,7 @@ export function BulkProgressPanel({ operationId, onDismiss }: { operationId: str
           </button>
         )}
       </div>
-      <div
-        role="progressbar"
-        aria-label="Bulk action progress"
-        aria-valuemin={0}
-        aria-valuemax={p?.total ?? 0}
-        aria-valuenow={p?.done ?? 0}
-        className="mt-3 h-1.5 overflow-hidden rounded-full bg-neutral-100"
-      >
-        <div className={`h-full ${p?.status === "failed" ? "bg-red-500" : "bg-emerald-500"} transition-[width]`} style={{ width: `${percent}%` }} />
-      </div>
+      <ProgressBar label="Bulk action progress" done={p?.done ?? 0} total={p?.total ?? 0} isFailed={p?.status === "failed"} />
       {isDone && p.refused.length > 0 && (
         <ul aria-label="Refused jobs by reason" className="mt-3 space-y-1 text-sm">
           {p.refused.map((r) => (
