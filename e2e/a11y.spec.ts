@@ -44,7 +44,8 @@ test.describe("accessibility", () => {
   for (const who of ROLES)
     for (const scheme of SCHEMES) {
       test(`${who}, ${scheme}: every page, menu and dialog has no axe violation`, async ({ page, pausedJob }) => {
-        test.setTimeout(180_000);
+        // axe reads every element of each page: on a loaded 2-core machine a role's pages take minutes.
+        test.setTimeout(480_000);
         const jobId = await pausedJob("w-e2e-a11y");
 
         await signInAs(page, who);
