@@ -54,7 +54,10 @@ test.describe("insight", () => {
   });
 
   test("a poison job is flagged: in the overview, with the workers that died on it, and in the jobs list", async ({ page, history }) => {
-    const h = await history(30 * MIN).submit({ tenantId: "globex", type: "poison.crash", params: {}, queue: HELD_QUEUE }, { kind: "api", id: "e2e-spec" });
+    const h = await history(30 * MIN).submit(
+      { tenantId: "globex", type: "poison.crash", params: {}, queue: HELD_QUEUE },
+      { kind: "api", id: "e2e-spec" },
+    );
     await h.run("w-e2e-poison-1", 1000);
     await h.loseLease(2000);
     await h.run("w-e2e-poison-2", 1000);
@@ -110,7 +113,12 @@ test.describe("insight", () => {
     }
     await page.getByRole("link", { name: "See drift rejections →" }).click();
     await expectSoon(page).toHaveURL(/\/rejections\?kind=drift/);
-    await expectSoon(page.getByRole("table", { name: "Rejections" }).getByRole("row").filter({ hasText: job.id.slice(0, 8) })).toContainText("drift");
+    await expectSoon(
+      page
+        .getByRole("table", { name: "Rejections" })
+        .getByRole("row")
+        .filter({ hasText: job.id.slice(0, 8) }),
+    ).toContainText("drift");
     await shot(page, "rejections");
   });
 });
