@@ -4,7 +4,7 @@ import { headers } from "next/headers";
 import { redirect } from "next/navigation";
 import { z } from "zod";
 import { auth } from "@/lib/auth/auth";
-import { safeNext } from "./next-path";
+import { safeNext } from "@/lib/auth/next-path";
 
 export type SignInState = { error: string | null; email: string };
 
