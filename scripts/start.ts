@@ -4,11 +4,11 @@
 // traffic until Ctrl-C, which drains the workers and stops everything.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { connect } from "../lib/db/client";
-import { advertiseUrl, DEFAULT_DATA_DIR, ensureDatabase, startEmbeddedPostgres } from "../lib/db/embedded";
+import { advertiseUrl, DEFAULT_DATA_DIR, ensureDatabase, startEmbeddedPostgres, writePrivateFile } from "../lib/db/embedded";
 import { migrateDatabase } from "../lib/db/migrate";
 import { provisionRoles } from "../lib/db/roles";
 import { seedDemo } from "../lib/demo/seed";
@@ -48,7 +48,7 @@ function deploymentSecret(): string {
   const file = `${path.resolve(args.data)}.secret`;
   if (!args.fresh && existsSync(file)) return readFileSync(file, "utf8").trim();
   const secret = randomBytes(32).toString("hex");
-  writeFileSync(file, secret, { mode: 0o600 });
+  writePrivateFile(file, secret);
   return secret;
 }
 
