@@ -1,6 +1,7 @@
 "use server";
 
 import type { z } from "zod";
+import type { AuditAction } from "@/lib/audit/actions";
 import { recordAudit, type AuditOutcome } from "@/lib/audit/audit";
 import { auditDenied, auditRefusedRequest, principalOf } from "@/lib/audit/console";
 import { ROLE_LABELS } from "@/lib/auth/permissions";
@@ -45,7 +46,7 @@ type Outcome = { outcome: AuditOutcome; result: AdminResult; reason: string };
  * audit row, and audit refusals and failures (which write nothing else).
  */
 async function adminAction<S extends z.ZodType>(
-  action: string,
+  action: AuditAction,
   schema: S,
   raw: unknown,
   apply: (tx: Tx, input: z.output<S>, viewer: Viewer) => Promise<Outcome>,

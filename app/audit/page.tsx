@@ -157,6 +157,11 @@ export default async function AuditPage({ searchParams }: Props) {
                     <span title={OUTCOME_HELP[r.outcome]} className={`inline-flex rounded-full px-2 py-0.5 text-xs font-medium ring-1 ring-inset ${OUTCOME_STYLE[r.outcome]}`}>
                       {r.outcome}
                     </span>
+                    {r.repeatCount > 1 && (
+                      <div className="text-xs text-neutral-500" title="Anonymous attempts alike, aggregated into this row">
+                        × {r.repeatCount.toLocaleString("en-US")}
+                      </div>
+                    )}
                   </td>
                   <td className={`${TD} text-xs`}>
                     {r.jobIds.length === 0 ? (

@@ -1,3 +1,4 @@
+import type { AuditAction } from "../audit/actions";
 import { recordAudit } from "../audit/audit";
 import type { Sql } from "../db/client";
 import { withScope, type ScopedSql } from "../db/scope";
@@ -21,7 +22,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const scoped = <T>(sql: Sql, key: ApiKeyPrincipal, fn: (tx: ScopedSql) => Promise<T>) => withScope(sql, { tenantId: key.tenantId }, fn);
 
-const audit = (tx: ScopedSql, key: ApiKeyPrincipal, e: { action: string; jobIds?: string[]; outcome: "applied" | "refused" | "invalid"; reason: string }) =>
+const audit = (tx: ScopedSql, key: ApiKeyPrincipal, e: { action: AuditAction; jobIds?: string[]; outcome: "applied" | "refused" | "invalid"; reason: string }) =>
   recordAudit(tx, { ...auditPrincipalOfKey(key), via: "api", ...e });
 
 /** The job as the API shows it: no lease owner or heartbeat (the workers' business). */
