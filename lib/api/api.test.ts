@@ -211,6 +211,17 @@ describe("POST /api/v1/jobs", () => {
     expect(huge).toMatchObject({ status: 400, body: { error: { code: "invalid_input" } } });
     expect(await jobCount()).toBe(n);
   });
+
+  it("a type only Jobscope may submit (the demo's poison.crash) is refused to tenants, audited, nothing written (issue 16)", async () => {
+    const n = await jobCount();
+    const r = await submit({ type: "poison.crash", params: {} });
+    expect(r).toMatchObject({ status: 400, body: { error: { code: "unknown_type", message: expect.stringContaining("not available through the API") } } });
+    expect(await jobCount()).toBe(n);
+    const audit = await auditRows(`api-key:${acme.key.prefix}`);
+    expect(audit.at(-1)).toMatchObject({ action: "job.submit", outcome: "invalid" });
+    const doc: unknown = await routes.openapi.GET().json();
+    expect(JSON.stringify(doc)).not.toContain("poison.crash");
+  });
 });
 
 describe("GET /api/v1/jobs", () => {
