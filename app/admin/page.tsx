@@ -46,7 +46,7 @@ export default async function AdminPage() {
             <UsersTable
               viewerId={viewer.userId}
               tenants={tenantOptions}
-              users={users.map((u) => ({ id: u.id, email: u.email, name: u.name, role: u.role, tenantId: u.tenantId, tenantOwner: u.tenantOwner, createdAt: u.createdAt.toISOString() }))}
+              users={users.map((u) => ({ id: u.id, email: u.email, name: u.name, role: u.role, tenantId: u.tenantId, tenantOwner: u.tenantOwner, createdAt: u.createdAt.toISOString(), deactivated: u.deactivatedAt !== null }))}
             />
             <Card title="Add a user" id="add-user">
               <CreateUserForm tenants={tenantOptions} />
@@ -58,7 +58,7 @@ export default async function AdminPage() {
               <h2 id="tenants-heading" className="text-lg font-semibold tracking-tight">Tenants</h2>
               <p className="text-sm text-neutral-500 tabular-nums">{tenants.length} {tenants.length === 1 ? "tenant" : "tenants"}</p>
             </div>
-            <TenantsTable tenants={tenants.map((t) => ({ id: t.id, name: t.name, users: t.users, createdAt: t.createdAt.toISOString() }))} />
+            <TenantsTable tenants={tenants.map((t) => ({ id: t.id, name: t.name, users: t.users, createdAt: t.createdAt.toISOString(), suspended: t.suspendedAt !== null }))} />
             <Card title="Add a tenant" id="add-tenant">
               <CreateTenantForm />
             </Card>

@@ -3,9 +3,10 @@
 import { Fragment, useState, type FormEvent } from "react";
 import { Field, INPUT, PRIMARY, SECONDARY } from "@/app/jobs/_components/fields";
 import { createTenantAction, renameTenantAction } from "./actions";
+import { TenantAccess } from "./offboarding";
 import { ResultNote, useAdminAction } from "./use-admin-action";
 
-export type TenantItem = { id: string; name: string; users: number; createdAt: string };
+export type TenantItem = { id: string; name: string; users: number; createdAt: string; suspended: boolean };
 
 const TH = "px-3 py-2 text-left text-xs font-medium whitespace-nowrap text-neutral-500";
 const TD = "px-3 py-2 align-middle";
@@ -29,20 +30,24 @@ export function TenantsTable({ tenants }: { tenants: TenantItem[] }) {
           {tenants.map((t) => (
             <Fragment key={t.id}>
               <tr className="hover:bg-neutral-50">
-                <td className={`${TD} font-mono text-xs font-medium`}>{t.id}</td>
+                <td className={`${TD} font-mono text-xs font-medium`}>
+                  {t.id}
+                  {t.suspended && <span className="ml-1.5 rounded-full bg-red-50 px-2 py-0.5 font-sans text-xs font-medium text-red-800 ring-1 ring-red-600/20">suspended</span>}
+                </td>
                 <td className={`${TD} max-w-md break-words`} data-testid={`tenant-name-${t.id}`}>{t.name}</td>
                 <td className={`${TD} text-right tabular-nums`}>{t.users}</td>
                 <td className={`${TD} whitespace-nowrap text-neutral-600`}>{t.createdAt.slice(0, 10)}</td>
                 <td className={`${TD} text-right`}>
-                  <button type="button" className={SECONDARY} aria-expanded={editing === t.id} aria-label={`Rename tenant ${t.id}`} onClick={() => setEditing(editing === t.id ? null : t.id)}>
-                    Rename
+                  <button type="button" className={SECONDARY} aria-expanded={editing === t.id} aria-label={`Rename or suspend tenant ${t.id}`} onClick={() => setEditing(editing === t.id ? null : t.id)}>
+                    Edit
                   </button>
                 </td>
               </tr>
               {editing === t.id && (
                 <tr className="bg-neutral-50/70">
-                  <td colSpan={5} className="px-3 py-3">
+                  <td colSpan={5} className="space-y-3 px-3 py-3">
                     <RenameForm tenant={t} onClose={() => setEditing(null)} />
+                    <TenantAccess tenant={t} />
                   </td>
                 </tr>
               )}

@@ -4,15 +4,18 @@ import { Fragment, useState, type FormEvent } from "react";
 import { INPUT, PRIMARY, SECONDARY } from "@/app/jobs/_components/fields";
 import { ROLE_LABELS, ROLES, type Role } from "@/lib/auth/permissions";
 import { setUserRoleAction } from "./actions";
+import { UserAccess } from "./offboarding";
 import { ResultNote, useAdminAction } from "./use-admin-action";
 
-export type UserItem = { id: string; email: string; name: string; role: Role; tenantId: string | null; tenantOwner: boolean; createdAt: string };
+export type UserItem = { id: string; email: string; name: string; role: Role; tenantId: string | null; tenantOwner: boolean; createdAt: string; deactivated: boolean };
 
 const TH = "px-3 py-2 text-left text-xs font-medium whitespace-nowrap text-neutral-500";
 const TD = "px-3 py-2 align-middle";
 
 export function UsersTable({ users, tenants, viewerId }: { users: UserItem[]; tenants: { id: string; name: string }[]; viewerId: string }) {
+  // Which row's panel is open: its role editor or its access (deactivate, password).
   const [editing, setEditing] = useState<string | null>(null);
+  const [access, setAccess] = useState<string | null>(null);
   return (
     <div className="overflow-x-auto rounded-lg border border-neutral-200 bg-white shadow-xs">
       <table className="w-full text-sm" aria-label="Users">
@@ -34,6 +37,7 @@ export function UsersTable({ users, tenants, viewerId }: { users: UserItem[]; te
                 <td className={`${TD} max-w-64 truncate font-medium`} title={u.email}>
                   {u.email}
                   {u.id === viewerId && <span className="ml-1.5 text-xs font-normal text-neutral-500">(you)</span>}
+                  {u.deactivated && <span className="ml-1.5 rounded-full bg-red-50 px-2 py-0.5 text-xs font-medium text-red-800 ring-1 ring-red-600/20">deactivated</span>}
                 </td>
                 <td className={`${TD} max-w-48 truncate`} title={u.name}>{u.name}</td>
                 <td className={TD}>
@@ -42,7 +46,16 @@ export function UsersTable({ users, tenants, viewerId }: { users: UserItem[]; te
                 <td className={TD}>{u.tenantId ?? <span className="text-neutral-400">—</span>}</td>
                 <td className={TD}>{u.tenantOwner ? "Yes" : <span className="text-neutral-400">—</span>}</td>
                 <td className={`${TD} whitespace-nowrap text-neutral-600`}>{u.createdAt.slice(0, 10)}</td>
-                <td className={`${TD} text-right`}>
+                <td className={`${TD} space-x-2 text-right whitespace-nowrap`}>
+                  <button
+                    type="button"
+                    className={SECONDARY}
+                    aria-expanded={access === u.id}
+                    aria-label={`Access of ${u.email}`}
+                    onClick={() => setAccess(access === u.id ? null : u.id)}
+                  >
+                    Access
+                  </button>
                   <button
                     type="button"
                     className={SECONDARY}
@@ -54,6 +67,13 @@ export function UsersTable({ users, tenants, viewerId }: { users: UserItem[]; te
                   </button>
                 </td>
               </tr>
+              {access === u.id && (
+                <tr className="bg-neutral-50/70">
+                  <td colSpan={7} className="px-3 py-3">
+                    <UserAccess user={u} isSelf={u.id === viewerId} onClose={() => setAccess(null)} />
+                  </td>
+                </tr>
+              )}
               {editing === u.id && (
                 <tr className="bg-neutral-50/70">
                   <td colSpan={7} className="px-3 py-3">

@@ -46,8 +46,10 @@ export async function verifyApiKey(sql: Db, authorization: string | null, now = 
   const secret = m?.[1];
   if (!secret || !KEY_SHAPE.test(secret)) return null;
   // A lookup by the digest: the comparison is of hashes, so its timing says nothing about the secret.
+  // A suspended tenant's keys are refused while it is suspended (lib/auth/offboarding.ts).
   const [row] = await sql<{ id: string; tenantId: string; prefix: string; lastUsedAt: Date | null }[]>`
-    SELECT id, tenant_id, prefix, last_used_at FROM api_keys WHERE hash = ${hashKey(secret)} AND revoked_at IS NULL`;
+    SELECT k.id, k.tenant_id, k.prefix, k.last_used_at FROM api_keys k JOIN tenants t ON t.id = k.tenant_id AND t.suspended_at IS NULL
+     WHERE k.hash = ${hashKey(secret)} AND k.revoked_at IS NULL`;
   if (!row) return null;
   if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() >= LAST_USED_EVERY_MS) {
     await sql`

@@ -25,12 +25,21 @@ export async function auditRefusedRequest(
 ): Promise<void> {
   try {
     if (!who) {
-      await anonymousAudit().record({ via: "console", action, outcome, reason, jobIds }, clientAddressOf(await headers()));
+      await anonymousAudit().record({ via: "console", action, outcome, reason, jobIds }, await requestAddress());
       return;
     }
     await recordAudit(pool(), { ...principalOf(who), via: "console", action, outcome, reason, jobIds });
   } catch (err) {
     console.error(`[jobscope] could not audit a ${outcome} ${action}:`, err);
+  }
+}
+
+/** The client address of the request being served ("unknown" when called outside one, as tests do). */
+async function requestAddress(): Promise<string> {
+  try {
+    return clientAddressOf(await headers());
+  } catch {
+    return "unknown";
   }
 }
 

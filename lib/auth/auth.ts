@@ -6,6 +6,7 @@ import { anonymousAudit, type AnonymousAuditor } from "../audit/anonymous";
 import { connect, databaseUrl, pool, type Db } from "../db/client";
 import { accounts, sessions, users, verifications } from "../db/schema-identity";
 import { CLIENT_ADDRESS_HEADER } from "../http/client-address";
+import { refuseOffboarded } from "./offboarding";
 import { signInGuard, signInLimitsFromEnv, type SignInLimits } from "./sign-in-guard";
 
 export type AuthOptions = {
@@ -35,8 +36,12 @@ export function createAuth(opts: AuthOptions) {
         role: { type: "string", required: false, defaultValue: "tenant", input: false },
         tenantId: { type: "string", required: false, input: false },
         tenantOwner: { type: "boolean", required: false, defaultValue: false, input: false },
+        deactivatedAt: { type: "date", required: false, input: false },
       },
     },
+    // Offboarding (lib/auth/offboarding.ts): a deactivated user, or a member of a suspended tenant,
+    // gets no new session on any path; their existing sessions were deleted when it happened.
+    databaseHooks: { session: { create: { before: (session) => refuseOffboarded(opts.auditDb(), session.userId) } } },
     session: { expiresIn: 60 * 60 * 12, updateAge: 60 * 60, cookieCache: { enabled: false } },
     // The client's address is the one the web server vouches for (scripts/web.ts): a forwarding
     // header counts only from a configured proxy, so a spoofed X-Forwarded-For resets nothing.
