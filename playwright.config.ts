@@ -2,6 +2,9 @@ import { existsSync } from "node:fs";
 import { defineConfig, devices } from "@playwright/test";
 import { storageStateFor } from "./e2e/auth";
 
+// The specs write demo histories (poison.crash among them) through the write path, as the demo does.
+process.env.JOBSCOPE_DEMO ??= "1";
+
 // Overridable so that several checkouts (or people) can run the suite side by side.
 const PORT = Number(process.env.E2E_PORT ?? 3100);
 const DATA = process.env.E2E_DATA ?? ".data/e2e";
@@ -51,7 +54,7 @@ export default defineConfig({
   webServer: {
     // Specs write back-dated histories (lib/demo/history.ts) whose leases look hours old; the
     // e2e supervisor only presumes a lease dead after 6 h, so it never races a spec's history.
-    command: `JOBSCOPE_STALE_AFTER_MS=21600000 JOBSCOPE_SIGN_IN_PER_MINUTE=1000 npx tsx scripts/start.ts --port ${PORT} --data ${DATA} --fresh --no-traffic --demo-jobs 400`,
+    command: `JOBSCOPE_STALE_AFTER_MS=21600000 JOBSCOPE_SIGN_IN_PER_MINUTE=1000 JOBSCOPE_SIGN_IN_FAILURES_PER_ACCOUNT=5 JOBSCOPE_SIGN_IN_SLOWDOWN_MS=50 npx tsx scripts/start.ts --port ${PORT} --data ${DATA} --fresh --no-traffic --demo-jobs 400`,
     url: `${baseURL}/api/counts`,
     timeout: 600_000,
     reuseExistingServer: false,
