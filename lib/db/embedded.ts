@@ -17,8 +17,8 @@ export function writePrivateFile(file: string, text: string) {
   chmodSync(file, 0o600);
 }
 
-/** Where an embedded server's superuser password is kept (0600): `<data dir>.password`. */
-export const passwordFileFor = (dataDir: string) => `${path.resolve(dataDir)}.password`;
+/** Where an embedded server's superuser password is kept (0600): inside its data dir, so it goes with it. */
+export const passwordFileFor = (dataDir: string) => path.join(path.resolve(dataDir), "jobscope-superuser.password");
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -54,11 +54,10 @@ export async function startEmbeddedPostgres(opts: {
   const log = opts.log ?? (() => {});
   const EmbeddedPostgres = await importWithoutExitHooks(opts.pgPackage);
   const initialised = existsSync(path.join(dataDir, "PG_VERSION"));
-  // A password per installation, made when the cluster is created and kept beside it, readable by its owner only.
+  // A password per installation, made when the cluster is created and kept in its data dir, readable by its owner only.
   // A cluster from before issue 16 still has the old constant: it is replaced once the server is up.
   const kept = existsSync(passwordFile) ? readFileSync(passwordFile, "utf8").trim() : null;
   const password = initialised ? (kept ?? LEGACY_PASSWORD) : randomBytes(24).toString("hex");
-  if (!initialised) writePrivateFile(passwordFile, password);
   const pg = new EmbeddedPostgres({
     databaseDir: dataDir,
     port,
@@ -74,7 +73,11 @@ export async function startEmbeddedPostgres(opts: {
     onLog: (m) => log(String(m)),
     onError: (m) => log(String(m)),
   });
-  if (!initialised) await pg.initialise();
+  if (!initialised) {
+    await pg.initialise();
+    // initdb wants an empty directory: the password goes in once the cluster exists.
+    writePrivateFile(passwordFile, password);
+  }
   await pg.start();
   let adminUrl = `postgres://${USER}:${password}@127.0.0.1:${port}/postgres`;
   if (password === LEGACY_PASSWORD) adminUrl = await replaceLegacyPassword(adminUrl, passwordFile);
