@@ -20,6 +20,7 @@ import { createTenant, NewTenant, renameTenant, TenantExists, TenantRename } fro
 import { createUser, LastAdminError, NewUser, RoleChange, setUserRole } from "@/lib/auth/users";
 import { authorize, type Viewer } from "@/lib/auth/viewer";
 import { pool } from "@/lib/db/client";
+import { withScope } from "@/lib/db/scope";
 import type { Tx } from "@/lib/jobs/write-path";
 import type { AdminResult } from "./result";
 
@@ -79,7 +80,8 @@ async function adminAction<S extends z.ZodType>(
     }
     const who = viewer;
     try {
-      return (await pool().begin(async (tx) => {
+      // A staff transaction: only it may change who a user is (role, tenant, deactivation; drizzle/0015).
+      return (await withScope(pool(), { all: true }, async (tx) => {
         const o = await apply(tx, parsed.data, who);
         await recordAudit(tx, { ...principalOf(who), via: "console", action, outcome: o.outcome, reason: o.reason });
         if (!o.result.ok) throw new Rollback(o);

@@ -6,7 +6,7 @@ import { Field, INPUT, PRIMARY, SECONDARY } from "@/app/jobs/_components/fields"
 import { listAudit, listAuditActions, type AuditFilters, type AuditOutcome } from "@/lib/audit/audit";
 import { ROLE_LABELS, type Role } from "@/lib/auth/permissions";
 import { listUsers } from "@/lib/auth/users";
-import { requirePage } from "@/lib/auth/viewer";
+import { requirePage, withViewerRead, type Viewer } from "@/lib/auth/viewer";
 import { pool } from "@/lib/db/client";
 import { auditHref, OUTCOMES, parseAuditSearch, toMinute } from "./filters";
 
@@ -34,9 +34,13 @@ const TH = "px-3 py-2 text-left text-xs font-medium whitespace-nowrap text-neutr
 const TD = "px-3 py-2 align-top";
 
 /** The page's data, and when it was read (relative times count from then). */
-async function load(f: AuditFilters) {
+async function load(viewer: Viewer, f: AuditFilters) {
   try {
-    const [page, actions, users] = await Promise.all([listAudit(pool(), f), listAuditActions(pool()), listUsers(pool())]);
+    // The console's role cannot read the audit log outside a staff transaction (row-level security, drizzle/0015).
+    const [{ page, actions }, users] = await Promise.all([
+      withViewerRead(viewer, async (tx) => ({ page: await listAudit(tx, f), actions: await listAuditActions(tx) })),
+      listUsers(pool()),
+    ]);
     return { page, actions, people: users.map((u) => u.email), now: Date.now() };
   } catch (err) {
     console.error("/audit: could not read the audit log:", err);
@@ -46,9 +50,9 @@ async function load(f: AuditFilters) {
 
 /** Every console and API action, newest first: who, what, on which jobs, and how it ended. */
 export default async function AuditPage({ searchParams }: Props) {
-  await requirePage("audit:read", "/audit");
+  const viewer = await requirePage("audit:read", "/audit");
   const { filters: f, ignored } = parseAuditSearch(await searchParams);
-  const { page, actions, people, now } = await load(f);
+  const { page, actions, people, now } = await load(viewer, f);
   const filtered = !!(f.actor || f.action || f.outcome || f.since || f.until);
 
   return (

@@ -66,7 +66,7 @@ describe("the database roles (catalog)", () => {
     await expect(app`DELETE FROM jobs`).rejects.toThrow(/permission denied/);
     await expect(app`UPDATE audit_log SET reason = 'x'`).rejects.toThrow(/permission denied/);
     await expect(app`DELETE FROM audit_log`).rejects.toThrow(/permission denied/);
-    await db.sql`INSERT INTO audit_log (actor, via, action, outcome) VALUES ('t', 'console', 'test', 'applied')`;
+    await db.sql`INSERT INTO audit_log (actor, via, action, outcome) VALUES ('t', 'console', 'job.cancel', 'applied')`;
     // Even the owner cannot change a written audit row: a trigger refuses it.
     await expect(db.sql`UPDATE audit_log SET reason = 'rewritten'`).rejects.toThrow(/append-only/);
     await expect(db.sql`DELETE FROM audit_log`).rejects.toThrow(/append-only/);
