@@ -39,12 +39,16 @@ const server = createServer((req, res) => {
 });
 server.listen(port, args.host, () => console.log(`[jobscope] console listening on http://${args.host}:${port}`));
 
-// Let the aggregated audit counts of the open windows reach the log before the process goes.
+// Let the aggregated audit counts of the open windows reach the log before the process goes
+// (for at most 3 s: a stop must not hang on a database that is going away too).
+let stopping = false;
 const stop = () => {
+  if (stopping) return;
+  stopping = true;
   server.close();
-  void anonymousAudit()
-    .flush()
-    .finally(() => process.exit(0));
+  server.closeAllConnections();
+  const flushed = anonymousAudit().flush().catch(() => {});
+  void Promise.race([flushed, new Promise((r) => setTimeout(r, 3000))]).finally(() => process.exit(0));
 };
 process.on("SIGTERM", stop);
 process.on("SIGINT", stop);
