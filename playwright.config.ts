@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
-import { defineConfig, devices } from "@playwright/test";
+import { chromium, defineConfig, devices } from "@playwright/test";
+import { findBrowser } from "./lib/e2e/browser";
 import { storageStateFor } from "./e2e/auth";
 
 // The specs write demo histories (poison.crash among them) through the write path, as the demo does.
@@ -10,12 +11,13 @@ const PORT = Number(process.env.E2E_PORT ?? 3100);
 const DATA = process.env.E2E_DATA ?? ".data/e2e";
 const baseURL = `http://127.0.0.1:${PORT}`;
 
-// Prefer Debian's Chromium where it is installed (CI images, containers without
-// Playwright's browser download); otherwise use the Playwright-managed browser.
-const SYSTEM_CHROMIUM = "/usr/bin/chromium";
-const launchOptions = existsSync(SYSTEM_CHROMIUM)
+// The browser `npm run test:e2e` found or installed (scripts/e2e-browser.ts, lib/e2e/browser.ts):
+// JOBSCOPE_CHROMIUM, a system Chromium (Debian's where Playwright cannot download its own), or
+// Playwright's own.
+const browser = findBrowser({ env: process.env, exists: existsSync, playwrightChromium: () => chromium.executablePath() });
+const launchOptions = browser?.system
   ? {
-      executablePath: SYSTEM_CHROMIUM,
+      executablePath: browser.path,
       args: [
         "--no-sandbox",
         "--disable-gpu",
