@@ -132,6 +132,8 @@ test.describe("admin", () => {
   });
 
   test("offboarding: a deactivated user's session stops at once and they cannot sign in; a suspended tenant's members and keys stop; a reset password works", async ({ page, browser, db }) => {
+    // Two people in two browsers, a dozen round trips: more than the default 30 s on a shared machine.
+    test.setTimeout(120_000);
     const tenantId = `off-${run}`;
     const email = `leaver-${run}@offboard.example`;
     const password = "leaver-password-1";

@@ -177,6 +177,8 @@ const lastAuditId = async (db: Parameters<typeof jobRow>[0]) => (await db<{ id: 
 
 test.describe("signing in", () => {
   test("wrong passwords through the sign-in form lock the account: the right password is then refused too", async ({ page, db }) => {
+    // Six password checks (scrypt) and a growing slowdown: more than the default 30 s on a shared machine.
+    test.setTimeout(90_000);
     const email = `lockout-${Date.now()}@e2e.example`;
     await createUser(db, { email, name: "Lockout", password: "the-right-password", role: "support" });
     await page.goto("/sign-in");
