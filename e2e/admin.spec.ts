@@ -165,7 +165,7 @@ test.describe("admin", () => {
     await expect(page.getByRole("status").filter({ hasText: `Set a new password for ${email}` })).toBeVisible();
     await signInWith(leaver, email, "a-new-password-2");
     await page.getByRole("button", { name: `Rename or suspend tenant ${tenantId}` }).click();
-    await page.getByRole("button", { name: `Suspend tenant ${tenantId}` }).click();
+    await page.getByRole("button", { name: `Suspend tenant ${tenantId}`, exact: true }).click();
     await expect(page.getByRole("status").filter({ hasText: `Suspended tenant ${tenantId}` })).toBeVisible();
     await leaver.goto("/jobs");
     await expect(leaver).toHaveURL(/\/sign-in/);
