@@ -1,18 +1,23 @@
 import { existsSync } from "node:fs";
-import { defineConfig, devices } from "@playwright/test";
+import { chromium, defineConfig, devices } from "@playwright/test";
+import { findBrowser } from "./lib/e2e/browser";
 import { storageStateFor } from "./e2e/auth";
+
+// The specs write demo histories (poison.crash among them) through the write path, as the demo does.
+process.env.JOBSCOPE_DEMO ??= "1";
 
 // Overridable so that several checkouts (or people) can run the suite side by side.
 const PORT = Number(process.env.E2E_PORT ?? 3100);
 const DATA = process.env.E2E_DATA ?? ".data/e2e";
 const baseURL = `http://127.0.0.1:${PORT}`;
 
-// Prefer Debian's Chromium where it is installed (CI images, containers without
-// Playwright's browser download); otherwise use the Playwright-managed browser.
-const SYSTEM_CHROMIUM = "/usr/bin/chromium";
-const launchOptions = existsSync(SYSTEM_CHROMIUM)
+// The browser `npm run test:e2e` found or installed (scripts/e2e-browser.ts, lib/e2e/browser.ts):
+// JOBSCOPE_CHROMIUM, a system Chromium (Debian's where Playwright cannot download its own), or
+// Playwright's own.
+const browser = findBrowser({ env: process.env, exists: existsSync, playwrightChromium: () => chromium.executablePath() });
+const launchOptions = browser?.system
   ? {
-      executablePath: SYSTEM_CHROMIUM,
+      executablePath: browser.path,
       args: [
         "--no-sandbox",
         "--disable-gpu",
@@ -51,7 +56,7 @@ export default defineConfig({
   webServer: {
     // Specs write back-dated histories (lib/demo/history.ts) whose leases look hours old; the
     // e2e supervisor only presumes a lease dead after 6 h, so it never races a spec's history.
-    command: `JOBSCOPE_STALE_AFTER_MS=21600000 JOBSCOPE_SIGN_IN_PER_MINUTE=1000 npx tsx scripts/start.ts --port ${PORT} --data ${DATA} --fresh --no-traffic --demo-jobs 400`,
+    command: `JOBSCOPE_STALE_AFTER_MS=21600000 JOBSCOPE_SIGN_IN_PER_MINUTE=1000 JOBSCOPE_SIGN_IN_FAILURES_PER_ACCOUNT=5 JOBSCOPE_SIGN_IN_SLOWDOWN_MS=50 npx tsx scripts/start.ts --port ${PORT} --data ${DATA} --fresh --no-traffic --demo-jobs 400`,
     url: `${baseURL}/api/counts`,
     timeout: 600_000,
     reuseExistingServer: false,

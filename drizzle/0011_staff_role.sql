@@ -19,7 +19,20 @@ BEGIN
   END IF;
 END $$;
 --> statement-breakpoint
-GRANT jobscope_staff TO jobscope_app WITH INHERIT FALSE, SET TRUE;
+-- PostgreSQL 16 grants membership without inheritance per grant. PostgreSQL 15 has no such
+-- option: there jobscope_app itself is NOINHERIT (it is a member of no other role), which gives
+-- the same result — it may SET ROLE jobscope_staff, and never has its privileges or policies
+-- otherwise. (This block replaced a plain GRANT … WITH INHERIT FALSE, SET TRUE, a syntax error on
+-- 15; databases that applied the old text are in the same state.)
+DO $$
+BEGIN
+  IF current_setting('server_version_num')::int >= 160000 THEN
+    EXECUTE 'GRANT jobscope_staff TO jobscope_app WITH INHERIT FALSE, SET TRUE';
+  ELSE
+    EXECUTE 'ALTER ROLE jobscope_app NOINHERIT';
+    EXECUTE 'GRANT jobscope_staff TO jobscope_app';
+  END IF;
+END $$;
 --> statement-breakpoint
 GRANT USAGE ON SCHEMA public TO jobscope_staff;
 --> statement-breakpoint

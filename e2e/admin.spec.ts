@@ -1,5 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { Page } from "@playwright/test";
+import { createApiKey } from "../lib/api/keys";
+import { createUser } from "../lib/auth/users";
 import { DEMO_USERS } from "../lib/demo/users";
 import { SIGNED_OUT, signInAs, signOut } from "./auth";
 import { expect as baseExpect, HELD_QUEUE, test } from "./fixtures";
@@ -17,6 +19,17 @@ const linkedJobIds = (page: Page) =>
     .getByRole("table")
     .locator('a[href^="/jobs/"]')
     .evaluateAll((links) => links.map((a) => a.getAttribute("href")!.replace("/jobs/", "")));
+
+/** Sign in through the form with any account; `expectIn` waits for the signed-in header. */
+async function signInWith(page: Page, email: string, password: string, expectIn = true) {
+  await page.goto("/sign-in");
+  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Password").fill(password);
+  const answered = page.waitForResponse((r) => r.request().method() === "POST" && new URL(r.url()).pathname === "/sign-in");
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await answered;
+  if (expectIn) await expect(page.getByTestId("signed-in-as")).toBeVisible();
+}
 
 test.use({ storageState: SIGNED_OUT });
 // The operator's test reads what the admin's tests wrote to the audit log.
@@ -116,6 +129,65 @@ test.describe("admin", () => {
     await expect(editor.getByRole("alert")).toContainText("This is the last admin");
     const [u] = await db<{ role: string }[]>`SELECT role FROM users WHERE email = ${admin}`;
     expect(u?.role).toBe("admin");
+  });
+
+  test("offboarding: a deactivated user's session stops at once and they cannot sign in; a suspended tenant's members and keys stop; a reset password works", async ({
+    page,
+    browser,
+    db,
+  }) => {
+    // Two people in two browsers, a dozen round trips: more than the default 30 s on a shared machine.
+    test.setTimeout(120_000);
+    const tenantId = `off-${run}`;
+    const email = `leaver-${run}@offboard.example`;
+    const password = "leaver-password-1";
+    await db`INSERT INTO tenants (id, name) VALUES (${tenantId}, 'Offboard Ltd')`;
+    await createUser(db, { email, name: "Leaver", password, role: "tenant", tenantId, tenantOwner: true });
+    const key = await createApiKey(db, { tenantId, name: "leaver's key" }, { userId: null, actor: email, role: "tenant", tenantId });
+    // The leaver is signed in, in a browser of their own.
+    const theirs = await browser.newContext({ storageState: SIGNED_OUT });
+    const leaver = await theirs.newPage();
+    await signInWith(leaver, email, password);
+
+    await signInAs(page, "admin", "/admin");
+    await page.getByRole("button", { name: `Access of ${email}` }).click();
+    await page.getByRole("button", { name: `Deactivate ${email}` }).click();
+    await expect(page.getByRole("status").filter({ hasText: `Deactivated ${email}` })).toContainText("1 session(s) ended, 1 API key(s)");
+    // At once: their next request is signed out, their key is refused, and signing in is refused with a reason.
+    await leaver.goto("/jobs");
+    await expect(leaver).toHaveURL(/\/sign-in/);
+    const api = await theirs.request.get("/api/v1/jobs", { headers: { Authorization: `Bearer ${key.secret}` } });
+    expect(api.status()).toBe(401);
+    await signInWith(leaver, email, password, false);
+    await expect(leaver.getByRole("main").getByRole("alert")).toContainText("This account is deactivated");
+
+    // Reactivated, with a new password; then the tenant is suspended and the member is stopped again.
+    await page.getByRole("button", { name: `Reactivate ${email}` }).click();
+    await expect(page.getByRole("status").filter({ hasText: `Reactivated ${email}` })).toBeVisible();
+    await page
+      .getByRole("form", { name: `New password for ${email}` })
+      .getByLabel(/New password/)
+      .fill("a-new-password-2");
+    await page.getByRole("button", { name: "Set password" }).click();
+    await expect(page.getByRole("status").filter({ hasText: `Set a new password for ${email}` })).toBeVisible();
+    await signInWith(leaver, email, "a-new-password-2");
+    await page.getByRole("button", { name: `Rename or suspend tenant ${tenantId}` }).click();
+    await page.getByRole("button", { name: `Suspend tenant ${tenantId}`, exact: true }).click();
+    await expect(page.getByRole("status").filter({ hasText: `Suspended tenant ${tenantId}` })).toBeVisible();
+    await leaver.goto("/jobs");
+    await expect(leaver).toHaveURL(/\/sign-in/);
+    await signInWith(leaver, email, "a-new-password-2", false);
+    await expect(leaver.getByRole("main").getByRole("alert")).toContainText("suspended");
+    await theirs.close();
+
+    const audit = await db<{ action: string; outcome: string }[]>`
+      SELECT action, outcome FROM audit_log WHERE actor = ${DEMO_USERS.admin.email} AND action LIKE 'admin.%' AND reason LIKE ${`%${email}%`} OR (action = 'admin.tenant.suspend' AND reason LIKE ${`%${tenantId}%`}) ORDER BY id`;
+    expect(audit.map((a) => a.action)).toEqual([
+      "admin.user.deactivate",
+      "admin.user.reactivate",
+      "admin.user.password_reset",
+      "admin.tenant.suspend",
+    ]);
   });
 
   test("an operator gets no admin page, and reads the admin's actions in the audit log", async ({ page }) => {

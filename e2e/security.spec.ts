@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import type { APIRequestContext } from "@playwright/test";
 import type { JobRow } from "../lib/jobs/types";
+import { createUser } from "../lib/auth/users";
 import { DEMO_USERS, type DemoUser } from "../lib/demo/users";
 import { SIGNED_OUT, signInAs } from "./auth";
 import { expect, HELD_QUEUE, jobRow, test } from "./fixtures";
@@ -144,15 +145,72 @@ test.describe("server actions called directly", () => {
     expect(invalid.filter((a) => a.outcome === "invalid")).toHaveLength(3);
   });
 
-  test("a cross-origin POST to a server action is rejected, even with a valid session", async ({ page, db, submit }) => {
+  test("a cross-origin POST to a server action is refused with 403 (it was 500) and audited, even with a valid session", async ({ page, db, submit }) => {
     const job = await submit({ tenantId: "acme", ...REPORT });
     const request = await signedIn(page, "operator");
+    const since = await lastAuditId(db);
     const r = await callAction(request, `/jobs/${job.id}`, ...JOB_ACTION, [{ jobId: job.id, event: "cancel", expectedState: "queued", expectedVersion: 0 }], {
       Origin: "https://evil.example",
     });
-    expect(r.status).toBeGreaterThanOrEqual(400);
-    expect(r.body).not.toContain('"ok":true');
+    expect(r.status).toBe(403);
     await unchanged(db, job);
+    // The first refusal of its kind from an address is written at once (later ones in the same minute are counted into one row).
+    const rows = await db<{ outcome: string; reason: string }[]>`SELECT outcome, reason FROM audit_log WHERE id > ${since} AND action = 'console.cross_origin'`;
+    expect(rows).toEqual([{ outcome: "denied", reason: expect.stringContaining("from another origin was refused") }]);
+  });
+
+  test("X-Forwarded-Host from a client that is not a configured proxy is ignored by the origin check", async ({ page, db, submit }) => {
+    const job = await submit({ tenantId: "acme", ...REPORT });
+    const request = await signedIn(page, "operator");
+    // Next.js compares the Origin with X-Forwarded-Host when present: a forged one made a foreign origin look like home.
+    const r = await callAction(request, `/jobs/${job.id}`, ...JOB_ACTION, [{ jobId: job.id, event: "cancel", expectedState: "queued", expectedVersion: 0 }], {
+      Origin: "https://evil.example",
+      "X-Forwarded-Host": "evil.example",
+    });
+    expect(r.status).toBe(403);
+    await unchanged(db, job);
+  });
+});
+
+/** The newest audit row's id: a spec reads only what it caused. */
+const lastAuditId = async (db: Parameters<typeof jobRow>[0]) => (await db<{ id: number }[]>`SELECT coalesce(max(id), 0)::int AS id FROM audit_log`)[0]!.id;
+
+test.describe("signing in", () => {
+  test("wrong passwords through the sign-in form lock the account: the right password is then refused too", async ({ page, db }) => {
+    // Six password checks (scrypt) and a growing slowdown: more than the default 30 s on a shared machine.
+    test.setTimeout(90_000);
+    const email = `lockout-${Date.now()}@e2e.example`;
+    await createUser(db, { email, name: "Lockout", password: "the-right-password", role: "support" });
+    await page.goto("/sign-in");
+    /** Submit the form and wait for its server action's answer (the previous answer's alert is still on the page). */
+    const attempt = async (password: string) => {
+      await page.getByLabel("Email").fill(email);
+      await page.getByLabel("Password").fill(password);
+      const answered = page.waitForResponse((r) => r.request().method() === "POST" && new URL(r.url()).pathname === "/sign-in");
+      await page.getByRole("button", { name: "Sign in" }).click();
+      await answered;
+      return page.getByRole("main").getByRole("alert");
+    };
+    // The e2e server allows 5 wrong passwords per account (JOBSCOPE_SIGN_IN_FAILURES_PER_ACCOUNT in playwright.config.ts).
+    for (let i = 0; i < 5; i++) await expect(await attempt(`wrong-password-${i}`)).toContainText("do not match");
+    await expect(await attempt("the-right-password")).toContainText("Too many sign-in attempts");
+    await expect(page).toHaveURL(/\/sign-in/);
+    const [user] = await db<{ id: string }[]>`SELECT id FROM users WHERE email = ${email}`;
+    const [sessions] = await db<{ n: number }[]>`SELECT count(*)::int AS n FROM sessions WHERE user_id = ${user!.id}`;
+    expect(sessions!.n).toBe(0);
+    const failed = await db<{ reason: string }[]>`SELECT reason FROM audit_log WHERE action = 'auth.sign_in' AND reason LIKE ${`%${email}%`}`;
+    expect(failed.length).toBeGreaterThan(0);
+  });
+
+  test("?next= never leads off the site, and odd characters never answer 500", async ({ page }) => {
+    const request = await signedIn(page, "operator");
+    for (const raw of ["/\t/evil.example/phish", "/\\evil.example", "//evil.example", "https://evil.example", "/\n/x", "/\u2028/x"]) {
+      const res = await request.get(`/sign-in?next=${encodeURIComponent(raw)}`, { maxRedirects: 0 });
+      expect(res.status(), JSON.stringify(raw)).toBe(307);
+      expect(res.headers()["location"], JSON.stringify(raw)).toBe("/");
+    }
+    const ok = await request.get(`/sign-in?next=${encodeURIComponent("/jobs?state=dead")}`, { maxRedirects: 0 });
+    expect(ok.headers()["location"]).toBe("/jobs?state=dead");
   });
 });
 

@@ -4,11 +4,11 @@
 // traffic until Ctrl-C, which drains the workers and stops everything.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { connect } from "../lib/db/client";
-import { advertiseUrl, DEFAULT_DATA_DIR, ensureDatabase, startEmbeddedPostgres } from "../lib/db/embedded";
+import { advertiseUrl, DEFAULT_DATA_DIR, ensureDatabase, startEmbeddedPostgres, writePrivateFile } from "../lib/db/embedded";
 import { migrateDatabase } from "../lib/db/migrate";
 import { provisionRoles } from "../lib/db/roles";
 import { seedDemo } from "../lib/demo/seed";
@@ -48,7 +48,7 @@ function deploymentSecret(): string {
   const file = `${path.resolve(args.data)}.secret`;
   if (!args.fresh && existsSync(file)) return readFileSync(file, "utf8").trim();
   const secret = randomBytes(32).toString("hex");
-  writeFileSync(file, secret, { mode: 0o600 });
+  writePrivateFile(file, secret);
   return secret;
 }
 
@@ -102,7 +102,8 @@ async function main() {
   if (!args.dev) buildIfNeeded();
 
   const env = { ...process.env, DATABASE_URL: roles.worker };
-  const next = ["node_modules/next/dist/bin/next", args.dev ? "dev" : "start", "-p", args.port, "-H", args.host];
+  // scripts/web.ts: Next.js behind the server that decides which forwarding headers to trust.
+  const next = ["--import", "tsx", "scripts/web.ts", "--port", args.port, "--host", args.host, ...(args.dev ? ["--dev"] : [])];
   const webEnv = { ...process.env, DATABASE_URL: roles.app, BETTER_AUTH_SECRET: secret, NODE_ENV: (args.dev ? "development" : "production") as "development" | "production" };
   keep("web", next, webEnv, false);
   for (let i = 1; i <= Number(args.workers); i++) {
@@ -143,7 +144,8 @@ function relay() {
   const child = spawn(node, [...process.execArgv, ...process.argv.slice(1)], {
     stdio: "inherit",
     detached: true,
-    env: { ...process.env, JOBSCOPE_DETACHED: "1" },
+    // `npm start` is the demo: its demo-only job types exist (lib/jobs/job-types.ts) unless JOBSCOPE_DEMO=0.
+    env: { ...process.env, JOBSCOPE_DETACHED: "1", JOBSCOPE_DEMO: process.env.JOBSCOPE_DEMO ?? "1" },
   });
   let relayed = false;
   const forward = () => {

@@ -1,13 +1,26 @@
 "use server";
 
 import type { z } from "zod";
+import type { AuditAction } from "@/lib/audit/actions";
 import { recordAudit, type AuditOutcome } from "@/lib/audit/audit";
 import { auditDenied, auditRefusedRequest, principalOf } from "@/lib/audit/console";
 import { ROLE_LABELS } from "@/lib/auth/permissions";
+import {
+  deactivateUser,
+  PasswordReset,
+  reactivateUser,
+  resetPassword,
+  resumeTenant,
+  SelfDeactivationError,
+  suspendTenant,
+  TenantRef,
+  UserRef,
+} from "@/lib/auth/offboarding";
 import { createTenant, NewTenant, renameTenant, TenantExists, TenantRename } from "@/lib/auth/tenants";
 import { createUser, LastAdminError, NewUser, RoleChange, setUserRole } from "@/lib/auth/users";
 import { authorize, type Viewer } from "@/lib/auth/viewer";
 import { pool } from "@/lib/db/client";
+import { withScope } from "@/lib/db/scope";
 import type { Tx } from "@/lib/jobs/write-path";
 import type { AdminResult } from "./result";
 
@@ -45,7 +58,7 @@ type Outcome = { outcome: AuditOutcome; result: AdminResult; reason: string };
  * audit row, and audit refusals and failures (which write nothing else).
  */
 async function adminAction<S extends z.ZodType>(
-  action: string,
+  action: AuditAction,
   schema: S,
   raw: unknown,
   apply: (tx: Tx, input: z.output<S>, viewer: Viewer) => Promise<Outcome>,
@@ -67,7 +80,8 @@ async function adminAction<S extends z.ZodType>(
     }
     const who = viewer;
     try {
-      return (await pool().begin(async (tx) => {
+      // A staff transaction: only it may change who a user is (role, tenant, deactivation; drizzle/0015).
+      return (await withScope(pool(), { all: true }, async (tx) => {
         const o = await apply(tx, parsed.data, who);
         await recordAudit(tx, { ...principalOf(who), via: "console", action, outcome: o.outcome, reason: o.reason });
         if (!o.result.ok) throw new Rollback(o);
@@ -179,6 +193,91 @@ export async function renameTenantAction(raw: unknown): Promise<AdminResult> {
       const t = before ? await renameTenant(tx, input) : null;
       if (!before || !t) return invalid(`Nothing was saved. There is no tenant "${input.id}".`);
       const message = `Renamed tenant ${t.id}: “${before.name}” → “${t.name}”.`;
+      return { outcome: "applied", result: { ok: true, message }, reason: message };
+    },
+    () => null,
+  );
+}
+
+// Offboarding (issue 16): deactivate and reactivate a user, suspend and resume a tenant, reset a password.
+
+const noUser = () => invalid("Nothing was saved. There is no such user (reload the page).");
+
+export async function deactivateUserAction(raw: unknown): Promise<AdminResult> {
+  return adminAction(
+    "admin.user.deactivate",
+    UserRef,
+    raw,
+    async (tx, input, viewer) => {
+      let r;
+      try {
+        r = await deactivateUser(tx, input.userId, viewer);
+      } catch (err) {
+        if (!(err instanceof LastAdminError || err instanceof SelfDeactivationError)) throw err;
+        return { outcome: "refused", result: fail("refused", `Not deactivated: ${err.message}`), reason: err.message };
+      }
+      if (!r) return noUser();
+      const message = `Deactivated ${r.email}: ${r.sessionsEnded} session(s) ended, ${r.keysRevoked} API key(s) they created revoked; they cannot sign in.`;
+      return { outcome: "applied", result: { ok: true, message }, reason: message };
+    },
+    () => null,
+  );
+}
+
+export async function reactivateUserAction(raw: unknown): Promise<AdminResult> {
+  return adminAction(
+    "admin.user.reactivate",
+    UserRef,
+    raw,
+    async (tx, input) => {
+      const r = await reactivateUser(tx, input.userId);
+      if (!r) return noUser();
+      const message = `Reactivated ${r.email}: they can sign in again (API keys revoked at deactivation stay revoked).`;
+      return { outcome: "applied", result: { ok: true, message }, reason: message };
+    },
+    () => null,
+  );
+}
+
+export async function resetPasswordAction(raw: unknown): Promise<AdminResult> {
+  return adminAction(
+    "admin.user.password_reset",
+    PasswordReset,
+    raw,
+    async (tx, input) => {
+      const r = await resetPassword(tx, input.userId, input.password);
+      if (!r) return noUser();
+      // The password itself is never in the log or the answer.
+      const message = `Set a new password for ${r.email}; their sessions ended. Give it to them over a channel you trust.`;
+      return { outcome: "applied", result: { ok: true, message }, reason: `set a new password for ${r.email}; their sessions ended` };
+    },
+    () => null,
+  );
+}
+
+export async function suspendTenantAction(raw: unknown): Promise<AdminResult> {
+  return adminAction(
+    "admin.tenant.suspend",
+    TenantRef,
+    raw,
+    async (tx, input) => {
+      const r = await suspendTenant(tx, input.id);
+      if (!r) return invalid(`Nothing was saved. There is no tenant "${input.id}".`);
+      const message = `Suspended tenant ${input.id}: ${r.sessionsEnded} member session(s) ended; its members cannot sign in and its API keys are refused. Its jobs stay readable to staff.`;
+      return { outcome: "applied", result: { ok: true, message }, reason: message };
+    },
+    () => null,
+  );
+}
+
+export async function resumeTenantAction(raw: unknown): Promise<AdminResult> {
+  return adminAction(
+    "admin.tenant.resume",
+    TenantRef,
+    raw,
+    async (tx, input) => {
+      if (!(await resumeTenant(tx, input.id))) return invalid(`Nothing was saved. There is no tenant "${input.id}".`);
+      const message = `Resumed tenant ${input.id}: its members can sign in and its API keys work again.`;
       return { outcome: "applied", result: { ok: true, message }, reason: message };
     },
     () => null,

@@ -58,6 +58,7 @@ export default async function AdminPage() {
                 tenantId: u.tenantId,
                 tenantOwner: u.tenantOwner,
                 createdAt: u.createdAt.toISOString(),
+                deactivated: u.deactivatedAt !== null,
               }))}
             />
             <Card title="Add a user" id="add-user">
@@ -74,7 +75,15 @@ export default async function AdminPage() {
                 {tenants.length} {tenants.length === 1 ? "tenant" : "tenants"}
               </p>
             </div>
-            <TenantsTable tenants={tenants.map((t) => ({ id: t.id, name: t.name, users: t.users, createdAt: t.createdAt.toISOString() }))} />
+            <TenantsTable
+              tenants={tenants.map((t) => ({
+                id: t.id,
+                name: t.name,
+                users: t.users,
+                createdAt: t.createdAt.toISOString(),
+                suspended: t.suspendedAt !== null,
+              }))}
+            />
             <Card title="Add a tenant" id="add-tenant">
               <CreateTenantForm />
             </Card>

@@ -4,9 +4,10 @@ import { useState, type FormEvent } from "react";
 import { actionsColumn, DataTable } from "@/components/data-table";
 import { Field, INPUT, PRIMARY, SECONDARY } from "@/app/jobs/_components/fields";
 import { createTenantAction, renameTenantAction } from "./actions";
+import { TenantAccess } from "./offboarding";
 import { CreateFooter, EditToggle, ResultNote, useAdminAction } from "./use-admin-action";
 
-type TenantItem = { id: string; name: string; users: number; createdAt: string };
+export type TenantItem = { id: string; name: string; users: number; createdAt: string; suspended: boolean };
 
 /** Tenant names are anyone's text: rendered as text nodes only, never as markup. */
 export function TenantsTable({ tenants }: { tenants: TenantItem[] }) {
@@ -17,17 +18,38 @@ export function TenantsTable({ tenants }: { tenants: TenantItem[] }) {
       caption="Tenants"
       rows={tenants}
       rowKey={(t) => t.id}
-      detail={(t) => editing === t.id && <RenameForm tenant={t} onClose={() => setEditing(null)} />}
+      detail={(t) =>
+        editing === t.id && (
+          <div className="space-y-3">
+            <RenameForm tenant={t} onClose={() => setEditing(null)} />
+            <TenantAccess tenant={t} />
+          </div>
+        )
+      }
       columns={[
-        { header: "Id", isRowHeader: true, className: "font-mono text-xs font-medium", cell: (t) => t.id },
+        {
+          header: "Id",
+          isRowHeader: true,
+          className: "font-mono text-xs font-medium",
+          cell: (t) => (
+            <>
+              {t.id}
+              {t.suspended && (
+                <span className="ml-1.5 rounded-full bg-red-50 px-2 py-0.5 font-sans text-xs font-medium text-red-800 ring-1 ring-red-600/20">
+                  suspended
+                </span>
+              )}
+            </>
+          ),
+        },
         { header: "Name", className: "max-w-md break-words", cell: (t) => <span data-testid={`tenant-name-${t.id}`}>{t.name}</span> },
         { header: "Users", align: "right", className: "tabular-nums", cell: (t) => t.users },
         { header: "Created", className: "whitespace-nowrap text-neutral-600", cell: (t) => t.createdAt.slice(0, 10) },
         actionsColumn((t: TenantItem) => (
           <EditToggle
             isOpen={editing === t.id}
-            label="Rename"
-            name={`Rename tenant ${t.id}`}
+            label="Edit"
+            name={`Rename or suspend tenant ${t.id}`}
             onToggle={() => setEditing(editing === t.id ? null : t.id)}
           />
         )),

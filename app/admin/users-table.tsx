@@ -6,19 +6,38 @@ import { actionsColumn, DataTable } from "@/components/data-table";
 import { INPUT, PRIMARY, SECONDARY } from "@/app/jobs/_components/fields";
 import { ROLE_LABELS, ROLES, type Role } from "@/lib/auth/permissions";
 import { setUserRoleAction } from "./actions";
+import { UserAccess } from "./offboarding";
 import { EditToggle, ResultNote, TenantSelect, useAdminAction } from "./use-admin-action";
 
-type UserItem = { id: string; email: string; name: string; role: Role; tenantId: string | null; tenantOwner: boolean; createdAt: string };
+export type UserItem = {
+  id: string;
+  email: string;
+  name: string;
+  role: Role;
+  tenantId: string | null;
+  tenantOwner: boolean;
+  createdAt: string;
+  deactivated: boolean;
+};
 
 export function UsersTable({ users, tenants, viewerId }: { users: UserItem[]; tenants: { id: string; name: string }[]; viewerId: string }) {
+  // Which row's panel is open: its role editor or its access (deactivate, password).
   const [editing, setEditing] = useState<string | null>(null);
+  const [access, setAccess] = useState<string | null>(null);
   return (
     <DataTable
       framed
       caption="Users"
       rows={users}
       rowKey={(u) => u.id}
-      detail={(u) => editing === u.id && <RoleEditor user={u} tenants={tenants} isSelf={u.id === viewerId} onClose={() => setEditing(null)} />}
+      detail={(u) =>
+        (access === u.id || editing === u.id) && (
+          <div className="space-y-3">
+            {access === u.id && <UserAccess user={u} isSelf={u.id === viewerId} onClose={() => setAccess(null)} />}
+            {editing === u.id && <RoleEditor user={u} tenants={tenants} isSelf={u.id === viewerId} onClose={() => setEditing(null)} />}
+          </div>
+        )
+      }
       columns={[
         {
           header: "Email",
@@ -28,6 +47,9 @@ export function UsersTable({ users, tenants, viewerId }: { users: UserItem[]; te
             <span title={u.email}>
               {u.email}
               {u.id === viewerId && <span className="ml-1.5 text-xs font-normal text-neutral-600">(you)</span>}
+              {u.deactivated && (
+                <span className="ml-1.5 rounded-full bg-red-50 px-2 py-0.5 text-xs font-medium text-red-800 ring-1 ring-red-600/20">deactivated</span>
+              )}
             </span>
           ),
         },
@@ -40,12 +62,20 @@ export function UsersTable({ users, tenants, viewerId }: { users: UserItem[]; te
         { header: "Tenant owner", cell: (u) => (u.tenantOwner ? "Yes" : <None text="no" />) },
         { header: "Created", className: "whitespace-nowrap text-neutral-600", cell: (u) => u.createdAt.slice(0, 10) },
         actionsColumn((u: UserItem) => (
-          <EditToggle
-            isOpen={editing === u.id}
-            label="Change role"
-            name={`Change role of ${u.email}`}
-            onToggle={() => setEditing(editing === u.id ? null : u.id)}
-          />
+          <span className="space-x-2 whitespace-nowrap">
+            <EditToggle
+              isOpen={access === u.id}
+              label="Access"
+              name={`Access of ${u.email}`}
+              onToggle={() => setAccess(access === u.id ? null : u.id)}
+            />
+            <EditToggle
+              isOpen={editing === u.id}
+              label="Change role"
+              name={`Change role of ${u.email}`}
+              onToggle={() => setEditing(editing === u.id ? null : u.id)}
+            />
+          </span>
         )),
       ]}
     />

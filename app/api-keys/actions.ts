@@ -1,5 +1,6 @@
 "use server";
 
+import type { AuditAction } from "@/lib/audit/actions";
 import { recordAudit } from "@/lib/audit/audit";
 import { auditDenied, auditRefusedRequest, principalOf } from "@/lib/audit/console";
 import { ApiKeyError, canManageApiKeys, createApiKey, CreateKeyInput, managedTenant, revokeApiKey, RevokeKeyInput } from "@/lib/api/keys";
@@ -11,7 +12,7 @@ const refused = (code: "invalid_input" | "forbidden" | "not_found", message: str
 const INTERNAL = { ok: false, error: { code: "internal", message: "The server could not complete this. Details are in the server log." } } as const;
 
 /** The signed-in manager of keys, or the refusal (audited). A server action is a public POST: checked here, every time. */
-async function manager(action: string): Promise<{ ok: true; viewer: Viewer } | { ok: false; result: ReturnType<typeof refused> }> {
+async function manager(action: AuditAction): Promise<{ ok: true; viewer: Viewer } | { ok: false; result: ReturnType<typeof refused> }> {
   const auth = await authorize("jobs:read");
   if (!auth.ok) {
     await auditDenied(auth, action);
@@ -27,7 +28,7 @@ async function manager(action: string): Promise<{ ok: true; viewer: Viewer } | {
 
 /** Create a key; the secret is in this answer and nowhere else, ever. */
 export async function createApiKeyAction(raw: unknown): Promise<KeyActionResult<{ secret: string; prefix: string; tenantId: string }>> {
-  const action = "api_key.create";
+  const action: AuditAction = "api_key.create";
   try {
     const m = await manager(action);
     if (!m.ok) return m.result;
@@ -56,7 +57,7 @@ export async function createApiKeyAction(raw: unknown): Promise<KeyActionResult<
 
 /** Revoke a key at once. A tenant owner can reach only their tenant's keys; any other id is "no such key". */
 export async function revokeApiKeyAction(raw: unknown): Promise<KeyActionResult<{ prefix: string }>> {
-  const action = "api_key.revoke";
+  const action: AuditAction = "api_key.revoke";
   try {
     const m = await manager(action);
     if (!m.ok) return m.result;

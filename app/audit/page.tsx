@@ -9,7 +9,7 @@ import { Field, INPUT, PRIMARY, SECONDARY } from "@/app/jobs/_components/fields"
 import { listAudit, listAuditActions, type AuditFilters, type AuditOutcome } from "@/lib/audit/audit";
 import { ROLE_LABELS, type Role } from "@/lib/auth/permissions";
 import { listUsers } from "@/lib/auth/users";
-import { requirePage } from "@/lib/auth/viewer";
+import { requirePage, withViewerRead, type Viewer } from "@/lib/auth/viewer";
 import { pool } from "@/lib/db/client";
 import { auditHref, OUTCOMES, parseAuditSearch, toMinute } from "./filters";
 
@@ -81,12 +81,19 @@ function columns(f: AuditFilters, now: number): Column<Row>[] {
     {
       header: "Outcome",
       cell: (r) => (
-        <span
-          title={OUTCOME_HELP[r.outcome]}
-          className={`inline-flex rounded-full px-2 py-0.5 text-xs font-medium ring-1 ring-inset ${OUTCOME_STYLE[r.outcome]}`}
-        >
-          {r.outcome}
-        </span>
+        <>
+          <span
+            title={OUTCOME_HELP[r.outcome]}
+            className={`inline-flex rounded-full px-2 py-0.5 text-xs font-medium ring-1 ring-inset ${OUTCOME_STYLE[r.outcome]}`}
+          >
+            {r.outcome}
+          </span>
+          {r.repeatCount > 1 && (
+            <div className="text-xs text-neutral-600" title="Anonymous attempts alike, aggregated into this row">
+              × {numbers.format(r.repeatCount)}
+            </div>
+          )}
+        </>
       ),
     },
     {
@@ -111,9 +118,13 @@ function columns(f: AuditFilters, now: number): Column<Row>[] {
 }
 
 /** The page's data, and when it was read (relative times count from then). */
-async function load(f: AuditFilters) {
+async function load(viewer: Viewer, f: AuditFilters) {
   try {
-    const [page, actions, users] = await Promise.all([listAudit(pool(), f), listAuditActions(pool()), listUsers(pool())]);
+    // The console's role cannot read the audit log outside a staff transaction (row-level security, drizzle/0015).
+    const [{ page, actions }, users] = await Promise.all([
+      withViewerRead(viewer, async (tx) => ({ page: await listAudit(tx, f), actions: await listAuditActions(tx) })),
+      listUsers(pool()),
+    ]);
     return { page, actions, people: users.map((u) => u.email), now: Date.now() };
   } catch (err) {
     console.error("/audit: could not read the audit log:", err);
@@ -123,9 +134,9 @@ async function load(f: AuditFilters) {
 
 /** Every console and API action, newest first: who, what, on which jobs, and how it ended. */
 export default async function AuditPage({ searchParams }: Props) {
-  await requirePage("audit:read", "/audit");
+  const viewer = await requirePage("audit:read", "/audit");
   const { filters: f, ignored } = parseAuditSearch(await searchParams);
-  const { page, actions, people, now } = await load(f);
+  const { page, actions, people, now } = await load(viewer, f);
   const filtered = !!(f.actor || f.action || f.outcome || f.since || f.until);
 
   return (

@@ -1,6 +1,7 @@
 "use server";
 
 import { z } from "zod";
+import type { AuditAction } from "@/lib/audit/actions";
 import { auditBulkItems } from "@/lib/audit/bulk";
 import { auditDenied } from "@/lib/audit/console";
 import { actorOf, authorize, withViewer } from "@/lib/auth/viewer";
@@ -38,7 +39,7 @@ const StartInput = z.strictObject({ selection: ReplaySelection, frozen: z.array(
 const refuse = (code: string, message: string) => ({ ok: false as const, error: { code, message } });
 
 /** Who is calling, and may they replay? Asked inside every action: the browser is never trusted. */
-async function replayer(action: string) {
+async function replayer(action: AuditAction) {
   const auth = await authorize("jobs:operate");
   if (!auth.ok) {
     await auditDenied(auth, action);

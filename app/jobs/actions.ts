@@ -1,6 +1,7 @@
 "use server";
 
 import { z } from "zod";
+import type { AuditAction } from "@/lib/audit/actions";
 import { auditBulkItems } from "@/lib/audit/bulk";
 import { auditDenied, auditRefusedRequest } from "@/lib/audit/console";
 import { actorOf, authorize, withViewer } from "@/lib/auth/viewer";
@@ -47,7 +48,7 @@ const invalid = (message: string) => ({ ok: false, error: { code: "invalid_input
 const forbidden = { ok: false, error: { code: "forbidden", message: "Only an operator may run bulk actions." } } as const;
 
 /** The signed-in operator, checked inside every action (a server action is a public POST endpoint). */
-async function bulkOperator(action: string) {
+async function bulkOperator(action: AuditAction) {
   const auth = await authorize("jobs:operate");
   const actor = auth.ok ? actorOf(auth.viewer) : null;
   if (!auth.ok || !actor) {

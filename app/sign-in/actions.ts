@@ -4,7 +4,7 @@ import { headers } from "next/headers";
 import { redirect } from "next/navigation";
 import { z } from "zod";
 import { auth } from "@/lib/auth/auth";
-import { safeNext } from "./next-path";
+import { safeNext } from "@/lib/auth/next-path";
 
 export type SignInState = { error: string | null; email: string };
 
@@ -28,8 +28,11 @@ export async function signInAction(_prev: SignInState, form: FormData): Promise<
     // better-auth's APIError (matched by shape: the bundled class need not be the one we import).
     const status = (err as { statusCode?: unknown } | null)?.statusCode;
     if (typeof status === "number" && status >= 400 && status < 500) {
-      const tooMany = status === 429;
-      return { error: tooMany ? "Too many attempts: wait a minute and try again." : "That email and password do not match an account.", email };
+      const message = (err as { message?: unknown }).message;
+      if (status === 429) return { error: typeof message === "string" && message.startsWith("Too many") ? message : "Too many sign-in attempts: wait a minute and try again.", email };
+      // Deactivated or suspended: said only after the password matched (lib/auth/offboarding.ts).
+      if (status === 403 && typeof message === "string") return { error: message.slice(0, 200), email };
+      return { error: "That email and password do not match an account.", email };
     }
     console.error("sign-in failed:", err);
     return { error: "Could not sign in: the server could not check your password. Try again.", email };

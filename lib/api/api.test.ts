@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { anonymousAudit } from "../audit/anonymous";
 import { connect, closePool, type Sql } from "../db/client";
 import { createTestDb, type TestDb } from "../db/test-db";
 import { getJob, newJob, runJob, seedTenants } from "../jobs/test-helpers";
@@ -98,9 +99,16 @@ describe("API keys", () => {
     }
     expect((await routes.jobs.GET(call("/jobs", { secret: null }))).status).toBe(401);
     expect(await verifyApiKey(app, `Basic ${acme.secret}`)).toBeNull();
-    const denied = await db.sql`SELECT * FROM audit_log WHERE actor = 'anonymous' AND via = 'api' AND action = 'job.submit'`;
-    expect(denied.length).toBe(4);
-    expect(denied.every((d) => d.outcome === "denied")).toBe(true);
+    // Anonymous denials from one address are aggregated (issue 16): the first is written at once,
+    // the other three as one row with repeat_count 3 when the window closes.
+    const denied = () => db.sql<{ outcome: string; repeatCount: number }[]>`
+      SELECT outcome, repeat_count FROM audit_log WHERE actor = 'anonymous' AND via = 'api' AND action = 'job.submit' ORDER BY id`;
+    expect(await denied()).toEqual([{ outcome: "denied", repeatCount: 1 }]);
+    await anonymousAudit().flush();
+    expect(await denied()).toEqual([
+      { outcome: "denied", repeatCount: 1 },
+      { outcome: "denied", repeatCount: 3 },
+    ]);
   });
 
   it("last_used_at is written on first use, then at most once a minute", async () => {
@@ -202,6 +210,17 @@ describe("POST /api/v1/jobs", () => {
     const huge = await submit({ ...REPORT, idempotencyKey: "x".repeat(70_000) });
     expect(huge).toMatchObject({ status: 400, body: { error: { code: "invalid_input" } } });
     expect(await jobCount()).toBe(n);
+  });
+
+  it("a type only Jobscope may submit (the demo's poison.crash) is refused to tenants, audited, nothing written (issue 16)", async () => {
+    const n = await jobCount();
+    const r = await submit({ type: "poison.crash", params: {} });
+    expect(r).toMatchObject({ status: 400, body: { error: { code: "unknown_type", message: expect.stringContaining("not available through the API") } } });
+    expect(await jobCount()).toBe(n);
+    const audit = await auditRows(`api-key:${acme.key.prefix}`);
+    expect(audit.at(-1)).toMatchObject({ action: "job.submit", outcome: "invalid" });
+    const doc: unknown = await routes.openapi.GET().json();
+    expect(JSON.stringify(doc)).not.toContain("poison.crash");
   });
 });
 

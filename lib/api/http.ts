@@ -1,6 +1,9 @@
 import type { z } from "zod";
-import { ANONYMOUS, recordAudit } from "../audit/audit";
+import type { AuditAction } from "../audit/actions";
+import { anonymousAudit, type AnonymousAuditor } from "../audit/anonymous";
+import { recordAudit } from "../audit/audit";
 import { pool } from "../db/client";
+import { clientAddressOf } from "../http/client-address";
 import { auditPrincipalOfKey, verifyApiKey, type ApiKeyPrincipal } from "./keys";
 import { apiRateLimiter, type RateLimiter } from "./rate-limit";
 import type { ErrorCode } from "./schemas";
@@ -50,7 +53,7 @@ export async function readJson(request: Request, empty: unknown = undefined): Pr
 
 export type ApiContext = { key: ApiKeyPrincipal };
 
-export type ApiDeps = { sql?: ReturnType<typeof pool>; limiter?: RateLimiter };
+export type ApiDeps = { sql?: ReturnType<typeof pool>; limiter?: RateLimiter; anonymous?: AnonymousAuditor };
 
 /**
  * Every /api/v1 request except the OpenAPI document goes through here, inside
@@ -61,7 +64,7 @@ export type ApiDeps = { sql?: ReturnType<typeof pool>; limiter?: RateLimiter };
  */
 export async function withApiKey(
   request: Request,
-  action: string | null,
+  action: AuditAction | null,
   fn: (ctx: ApiContext) => Promise<ApiResult>,
   deps: ApiDeps = {},
 ): Promise<Response> {
@@ -71,11 +74,8 @@ export async function withApiKey(
     const sql = deps.sql ?? pool();
     key = await verifyApiKey(sql, request.headers.get("authorization"));
     if (!key) {
-      if (action) {
-        await recordAudit(sql, { ...ANONYMOUS, via: "api", action, outcome: "denied", reason: "no valid API key" }).catch((err) =>
-          console.error(`[jobscope] could not audit a denied ${action}:`, err),
-        );
-      }
+      // Aggregated per client address: a flood of keyless requests is one row a minute, not one each.
+      if (action) await (deps.anonymous ?? anonymousAudit()).record({ via: "api", action, outcome: "denied", reason: "no valid API key" }, clientAddressOf(request.headers));
       return toResponse(
         apiError(401, "unauthenticated", "Send a live API key: `Authorization: Bearer jsk_…`.", {}, { "WWW-Authenticate": 'Bearer realm="jobscope"' }),
       );

@@ -1,7 +1,9 @@
+import type { AuditAction } from "../audit/actions";
 import { recordAudit } from "../audit/audit";
 import type { Sql } from "../db/client";
 import { withScope, type ScopedSql } from "../db/scope";
 import { enqueue, EnqueueError } from "../jobs/enqueue";
+import { maySubmit, typesFor } from "../jobs/job-types";
 import { JobFilters } from "../jobs/filters";
 import { getJobDetail, listJobs, type JobListRow } from "../jobs/queries";
 import { transition } from "../jobs/transition";
@@ -20,7 +22,7 @@ import { isUuid } from "../uuid";
 
 const scoped = <T>(sql: Sql, key: ApiKeyPrincipal, fn: (tx: ScopedSql) => Promise<T>) => withScope(sql, { tenantId: key.tenantId }, fn);
 
-const audit = (tx: ScopedSql, key: ApiKeyPrincipal, e: { action: string; jobIds?: string[]; outcome: "applied" | "refused" | "invalid"; reason: string }) =>
+const audit = (tx: ScopedSql, key: ApiKeyPrincipal, e: { action: AuditAction; jobIds?: string[]; outcome: "applied" | "refused" | "invalid"; reason: string }) =>
   recordAudit(tx, { ...auditPrincipalOfKey(key), via: "api", ...e });
 
 /** The job as the API shows it: no lease owner or heartbeat (the workers' business). */
@@ -71,6 +73,12 @@ export async function submitJob(sql: Sql, key: ApiKeyPrincipal, raw: unknown): P
       const message = `Not submitted: ${describeIssues(parsed.error)}.`;
       await audit(tx, key, { action: "job.submit", outcome: "invalid", reason: message });
       return apiError(400, "invalid_input", message, { issues: issuesOf(parsed.error) });
+    }
+    if (!maySubmit(parsed.data.type, "tenant_api")) {
+      // A type that only Jobscope itself may submit (the demo's poison.crash): as if it did not exist here.
+      const message = `Not submitted: job type ${JSON.stringify(parsed.data.type)} is not available through the API; available: ${typesFor("tenant_api").map(([t]) => t).join(", ")}.`;
+      await audit(tx, key, { action: "job.submit", outcome: "invalid", reason: message });
+      return apiError(400, "unknown_type", message);
     }
     try {
       const { job, created } = await enqueue(tx, { ...parsed.data, tenantId: key.tenantId }, actor);

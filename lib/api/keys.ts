@@ -3,6 +3,7 @@ import { z } from "zod";
 import type { Principal } from "../auth/permissions";
 import { recordAudit, type AuditPrincipal } from "../audit/audit";
 import type { Db, Sql } from "../db/client";
+import { withScope } from "../db/scope";
 
 /**
  * Per-tenant API keys. A key is `jsk_` + 32 random bytes in base64url; the
@@ -46,14 +47,12 @@ export async function verifyApiKey(sql: Db, authorization: string | null, now = 
   const secret = m?.[1];
   if (!secret || !KEY_SHAPE.test(secret)) return null;
   // A lookup by the digest: the comparison is of hashes, so its timing says nothing about the secret.
-  const [row] = await sql<{ id: string; tenantId: string; prefix: string; lastUsedAt: Date | null }[]>`
-    SELECT id, tenant_id, prefix, last_used_at FROM api_keys WHERE hash = ${hashKey(secret)} AND revoked_at IS NULL`;
+  // api_keys is under row-level security and a request's tenant is not known yet: a SECURITY DEFINER
+  // function returns the one live key with this hash, of a tenant that is not suspended, and writes
+  // last_used_at at most once a minute (drizzle/0015_rls_identity.sql).
+  const [row] = await sql<{ id: string; tenantId: string; prefix: string }[]>`
+    SELECT id, tenant_id, prefix FROM jobscope_use_api_key(${hashKey(secret)}, ${now}, ${LAST_USED_EVERY_MS} * interval '1 millisecond')`;
   if (!row) return null;
-  if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() >= LAST_USED_EVERY_MS) {
-    await sql`
-      UPDATE api_keys SET last_used_at = ${now}
-       WHERE id = ${row.id} AND (last_used_at IS NULL OR last_used_at <= ${new Date(now.getTime() - LAST_USED_EVERY_MS)})`;
-  }
   return { keyId: row.id, tenantId: row.tenantId, prefix: row.prefix };
 }
 
@@ -114,7 +113,8 @@ export async function createApiKey(
   if (!parsed.success) throw new ApiKeyError("invalid_input", parsed.error.issues[0]?.message ?? "invalid key");
   const { tenantId, name } = parsed.data;
   const { secret, prefix, hash } = generateKey();
-  return (await sql.begin(async (tx) => {
+  // Scoped to the key's tenant: row-level security lets the transaction write only that tenant's keys.
+  return (await withScope(sql, { tenantId }, async (tx) => {
     const [tenant] = await tx`SELECT 1 AS one FROM tenants WHERE id = ${tenantId}`;
     if (!tenant) throw new ApiKeyError("invalid_input", `unknown tenant ${JSON.stringify(tenantId)}`);
     const [key] = await tx<ApiKeyRow[]>`
@@ -143,7 +143,7 @@ export async function revokeApiKey(
   by: AuditPrincipal,
 ): Promise<ApiKeyRow> {
   if (!RevokeKeyInput.safeParse({ id: input.id }).success) throw new ApiKeyError("not_found", "No such API key.");
-  return (await sql.begin(async (tx) => {
+  return (await withScope(sql, input.tenantId ? { tenantId: input.tenantId } : { all: true }, async (tx) => {
     const [key] = await tx<ApiKeyRow[]>`
       UPDATE api_keys SET revoked_at = now()
        WHERE id = ${input.id} AND revoked_at IS NULL ${input.tenantId ? tx`AND tenant_id = ${input.tenantId}` : tx``}
@@ -161,10 +161,10 @@ export async function revokeApiKey(
 }
 
 /** Keys of one tenant, or of all (`null`), newest first. Never the hash. */
-export async function listApiKeys(sql: Db, tenantId: string | null): Promise<ApiKeyRow[]> {
-  return sql<ApiKeyRow[]>`
-    SELECT ${sql.unsafe(KEY_COLUMNS)} FROM api_keys
-     ${tenantId ? sql`WHERE tenant_id = ${tenantId}` : sql``}
+export async function listApiKeys(sql: Sql, tenantId: string | null): Promise<ApiKeyRow[]> {
+  return withScope(sql, tenantId ? { tenantId } : { all: true }, (tx) => tx<ApiKeyRow[]>`
+    SELECT ${tx.unsafe(KEY_COLUMNS)} FROM api_keys
+     ${tenantId ? tx`WHERE tenant_id = ${tenantId}` : tx``}
      ORDER BY revoked_at IS NOT NULL, created_at DESC, id
-     LIMIT 500`;
+     LIMIT 500`);
 }

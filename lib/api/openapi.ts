@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { JOB_TYPES } from "../jobs/job-types";
+import { typesFor } from "../jobs/job-types";
 import { rateLimitFromEnv } from "./rate-limit";
 import {
   ApiCancelResult,
@@ -42,7 +42,7 @@ const jobId = { name: "id", in: "path", required: true, schema: { type: "string"
 
 /** The submit body for each job type: the same strict body, with that type's params schema. */
 function submitVariants(): Json[] {
-  return Object.entries(JOB_TYPES).map(([type, spec]) => ({
+  return typesFor("tenant_api").map(([type, spec]) => ({
     title: type,
     description: spec.description,
     ...schemaOf(SubmitJobBody.extend({ type: z.literal(type), params: spec.params }), "input"),

@@ -96,6 +96,9 @@ describe("the indexes behind the audit page's filters", () => {
     // 50,000 more rows: 1,000 actors and 500 actions, so one user's or one action's rows are
     // a small part of the log. (For an action that is a large part of it, PostgreSQL rightly
     // prefers the primary key backwards with a filter: a page is found within ~51/share rows.)
+    // Real logs have about 50 action names (a CHECK since 0013); this planner test needs 500, so its
+    // own database drops the constraint.
+    await db.sql`ALTER TABLE audit_log DROP CONSTRAINT audit_log_action_known`;
     await db.sql`
       INSERT INTO audit_log (at, actor, via, action, outcome)
       SELECT now() - make_interval(secs => i), 'user' || (i % 1000) || '@x.example', 'api', 'action.' || (i % 500), 'applied'

@@ -1,5 +1,6 @@
 import type { Db } from "../db/client";
 import type { Role } from "../auth/permissions";
+import type { AuditAction } from "./actions";
 
 export type AuditOutcome = "applied" | "refused" | "denied" | "invalid" | "error";
 
@@ -14,10 +15,13 @@ export type AuditPrincipal = {
 
 export type AuditEntry = AuditPrincipal & {
   via: "console" | "api";
-  action: string;
+  /** From the fixed list (lib/audit/actions.ts), never from the request. */
+  action: AuditAction;
   jobIds?: readonly string[];
   outcome: AuditOutcome;
   reason?: string | null;
+  /** How many attempts this row stands for (aggregated anonymous denials, lib/audit/anonymous.ts). */
+  repeatCount?: number;
 };
 
 export const ANONYMOUS: AuditPrincipal = { userId: null, actor: "anonymous", role: null, tenantId: null };
@@ -34,9 +38,9 @@ export async function recordAudit(db: Db, e: AuditEntry): Promise<void> {
   // PostgreSQL text cannot hold NUL, and a refused request's reason may quote fuzzed input.
   const text = (s: string, max: number) => s.replace(/\u0000/g, "\uFFFD").slice(0, max);
   await db`
-    INSERT INTO audit_log (user_id, actor, role, tenant_id, via, action, job_ids, outcome, reason)
-    VALUES (${e.userId}, ${text(e.actor, 200)}, ${e.role}, ${e.tenantId}, ${e.via}, ${text(e.action, 100)},
-            ${jobIds}::uuid[], ${e.outcome}, ${e.reason ? text(e.reason, 2000) : null})`;
+    INSERT INTO audit_log (user_id, actor, role, tenant_id, via, action, job_ids, outcome, reason, repeat_count)
+    VALUES (${e.userId}, ${text(e.actor, 200)}, ${e.role}, ${e.tenantId}, ${e.via}, ${e.action},
+            ${jobIds}::uuid[], ${e.outcome}, ${e.reason ? text(e.reason, 2000) : null}, ${e.repeatCount ?? 1})`;
 }
 
 export type AuditRow = {
@@ -50,6 +54,7 @@ export type AuditRow = {
   jobIds: string[];
   outcome: AuditOutcome;
   reason: string | null;
+  repeatCount: number;
 };
 
 export type AuditFilters = { actor?: string; action?: string; outcome?: AuditOutcome; since?: Date; until?: Date; before?: number };
@@ -66,7 +71,7 @@ export async function listAudit(db: Db, f: AuditFilters): Promise<{ rows: AuditR
 /** listAudit's query, unawaited: a test EXPLAINs it to check which index serves each filter. */
 export function auditQuery(db: Db, f: AuditFilters) {
   return db<AuditRow[]>`
-    SELECT id, at, actor, role, tenant_id, via, action, job_ids, outcome, reason
+    SELECT id, at, actor, role, tenant_id, via, action, job_ids, outcome, reason, repeat_count
     FROM audit_log
     WHERE true
       ${f.actor ? db`AND actor = ${f.actor}` : db``}

@@ -1,10 +1,10 @@
 import type { Viewer } from "../auth/viewer";
-import type { OnItem } from "../jobs/bulk";
+import type { BulkEvent, OnItem } from "../jobs/bulk";
 import { recordAudit } from "./audit";
 import { principalOf } from "./console";
 
 /** Audit each item of a bulk action in the transaction that moved (or refused to move) it. */
-export function auditBulkItems(viewer: Viewer, event: string, description: string): OnItem {
+export function auditBulkItems(viewer: Viewer, event: BulkEvent, description: string): OnItem {
   return (tx, jobId, r) =>
     recordAudit(tx, {
       ...principalOf(viewer),

@@ -2,17 +2,31 @@ import { betterAuth } from "better-auth";
 import { drizzleAdapter } from "better-auth/adapters/drizzle";
 import { nextCookies } from "better-auth/next-js";
 import { drizzle } from "drizzle-orm/postgres-js";
-import { connect, databaseUrl } from "../db/client";
+import { anonymousAudit, type AnonymousAuditor } from "../audit/anonymous";
+import { connect, databaseUrl, pool, type Db } from "../db/client";
 import { accounts, sessions, users, verifications } from "../db/schema-identity";
+import { CLIENT_ADDRESS_HEADER } from "../http/client-address";
+import { refuseOffboarded } from "./offboarding";
+import { signInGuard, signInLimitsFromEnv, type SignInLimits } from "./sign-in-guard";
 
-function createAuth() {
+export type AuthOptions = {
+  url: string;
+  secret: string | undefined;
+  /** Where audit rows are written (the process's pool in the web app). */
+  auditDb: () => Db;
+  anonymous: () => AnonymousAuditor;
+  limits: SignInLimits;
+};
+
+/** The better-auth instance for `opts` (tests build their own against their database). */
+export function createAuth(opts: AuthOptions) {
   // Its own small pool: drizzle's postgres-js driver changes the serializers of the pool it wraps.
-  const db = drizzle(connect(databaseUrl(), { max: 4, appName: "jobscope-auth" }));
+  const db = drizzle(connect(opts.url, { max: 4, appName: "jobscope-auth" }));
   const hosts = (process.env.JOBSCOPE_ALLOWED_HOSTS ?? "localhost:*,127.0.0.1:*").split(",").map((h) => h.trim());
   return betterAuth({
     appName: "Jobscope",
     database: drizzleAdapter(db, { provider: "pg", schema: { user: users, session: sessions, account: accounts, verification: verifications } }),
-    secret: process.env.BETTER_AUTH_SECRET,
+    secret: opts.secret,
     baseURL: process.env.BETTER_AUTH_URL ?? { allowedHosts: hosts },
     emailAndPassword: { enabled: true, autoSignIn: false, minPasswordLength: 10 },
     // Accounts are created by admins (and the demo seed) on the server, never by strangers.
@@ -22,12 +36,20 @@ function createAuth() {
         role: { type: "string", required: false, defaultValue: "tenant", input: false },
         tenantId: { type: "string", required: false, input: false },
         tenantOwner: { type: "boolean", required: false, defaultValue: false, input: false },
+        deactivatedAt: { type: "date", required: false, input: false },
       },
     },
+    // Offboarding (lib/auth/offboarding.ts): a deactivated user, or a member of a suspended tenant,
+    // gets no new session on any path; their existing sessions were deleted when it happened.
+    databaseHooks: { session: { create: { before: (session) => refuseOffboarded(opts.auditDb(), session.userId) } } },
     session: { expiresIn: 60 * 60 * 12, updateAge: 60 * 60, cookieCache: { enabled: false } },
-    rateLimit: { enabled: true, window: 60, max: 100, customRules: { "/sign-in/email": { window: 60, max: Number(process.env.JOBSCOPE_SIGN_IN_PER_MINUTE ?? 10) } } },
+    // The client's address is the one the web server vouches for (scripts/web.ts): a forwarding
+    // header counts only from a configured proxy, so a spoofed X-Forwarded-For resets nothing.
+    advanced: { ipAddress: { ipAddressHeaders: [CLIENT_ADDRESS_HEADER] } },
+    // better-auth's own limit covers its HTTP routes; the sign-in guard covers every sign-in path.
+    rateLimit: { enabled: true, window: 60, max: 100, customRules: { "/sign-in/email": { window: 60, max: opts.limits.perAddressPerMinute } } },
     telemetry: { enabled: false },
-    plugins: [nextCookies()],
+    plugins: [signInGuard({ db: opts.auditDb, anonymous: opts.anonymous, limits: opts.limits }), nextCookies()],
   });
 }
 
@@ -36,6 +58,12 @@ const g = globalThis as unknown as { __jobscopeAuth?: Auth };
 
 /** The better-auth instance, created on first use (not at build time). */
 export function auth(): Auth {
-  g.__jobscopeAuth ??= createAuth();
+  g.__jobscopeAuth ??= createAuth({
+    url: databaseUrl(),
+    secret: process.env.BETTER_AUTH_SECRET,
+    auditDb: pool,
+    anonymous: anonymousAudit,
+    limits: signInLimitsFromEnv(),
+  });
   return g.__jobscopeAuth;
 }

@@ -18,7 +18,7 @@ export const TenantName = z
 export const NewTenant = z.strictObject({ id: TenantId, name: TenantName });
 export const TenantRename = z.strictObject({ id: TenantId, name: TenantName });
 
-export type TenantRow = { id: string; name: string; createdAt: Date; users: number };
+export type TenantRow = { id: string; name: string; createdAt: Date; users: number; suspendedAt: Date | null };
 
 /** Tenant creation refused because the id is taken (ids are never reused or changed). */
 export class TenantExists extends Error {
@@ -33,7 +33,7 @@ export async function createTenant(sql: Db, raw: z.input<typeof NewTenant>): Pro
   const [row] = await sql<TenantRow[]>`
     INSERT INTO tenants (id, name) VALUES (${t.id}, ${t.name})
     ON CONFLICT (id) DO NOTHING
-    RETURNING id, name, created_at, 0 AS users`;
+    RETURNING id, name, created_at, 0 AS users, suspended_at`;
   if (!row) throw new TenantExists(t.id);
   return row;
 }
@@ -41,7 +41,7 @@ export async function createTenant(sql: Db, raw: z.input<typeof NewTenant>): Pro
 /** Every tenant with its number of users, by id. */
 export async function listTenants(sql: Db): Promise<TenantRow[]> {
   return sql<TenantRow[]>`
-    SELECT t.id, t.name, t.created_at, (SELECT count(*)::int FROM users u WHERE u.tenant_id = t.id) AS users
+    SELECT t.id, t.name, t.created_at, (SELECT count(*)::int FROM users u WHERE u.tenant_id = t.id) AS users, t.suspended_at
     FROM tenants t ORDER BY t.id LIMIT 1000`;
 }
 
@@ -50,6 +50,6 @@ export async function renameTenant(sql: Db, raw: z.input<typeof TenantRename>): 
   const t = TenantRename.parse(raw);
   const [row] = await sql<TenantRow[]>`
     UPDATE tenants SET name = ${t.name} WHERE id = ${t.id}
-    RETURNING id, name, created_at, (SELECT count(*)::int FROM users u WHERE u.tenant_id = tenants.id) AS users`;
+    RETURNING id, name, created_at, (SELECT count(*)::int FROM users u WHERE u.tenant_id = tenants.id) AS users, suspended_at`;
   return row ?? null;
 }

@@ -28,6 +28,7 @@ export type UserRow = {
   tenantId: string | null;
   tenantOwner: boolean;
   createdAt: Date;
+  deactivatedAt: Date | null;
 };
 
 /**
@@ -43,7 +44,7 @@ export async function createUser(sql: Sql | Tx, raw: NewUser): Promise<UserRow> 
     const [row] = await tx<UserRow[]>`
       INSERT INTO users (id, name, email, role, tenant_id, tenant_owner)
       VALUES (${id}, ${u.name}, ${u.email}, ${u.role}, ${u.tenantId}, ${u.tenantOwner})
-      RETURNING id, email, name, role, tenant_id, tenant_owner, created_at`;
+      RETURNING id, email, name, role, tenant_id, tenant_owner, created_at, deactivated_at`;
     await tx`
       INSERT INTO accounts (id, account_id, provider_id, user_id, password)
       VALUES (${randomUUID()}, ${id}, 'credential', ${id}, ${hash})`;
@@ -53,7 +54,7 @@ export async function createUser(sql: Sql | Tx, raw: NewUser): Promise<UserRow> 
 
 export async function listUsers(sql: Db): Promise<UserRow[]> {
   return sql<UserRow[]>`
-    SELECT id, email, name, role, tenant_id, tenant_owner, created_at FROM users ORDER BY role, email LIMIT 1000`;
+    SELECT id, email, name, role, tenant_id, tenant_owner, created_at, deactivated_at FROM users ORDER BY role, email LIMIT 1000`;
 }
 
 export const RoleChange = z
@@ -90,7 +91,7 @@ export async function setUserRole(sql: Sql | Tx, raw: z.input<typeof RoleChange>
     const [row] = await tx<UserRow[]>`
       UPDATE users SET role = ${c.role}, tenant_id = ${c.tenantId}, tenant_owner = ${c.tenantOwner}, updated_at = now()
       WHERE id = ${c.userId}
-      RETURNING id, email, name, role, tenant_id, tenant_owner, created_at`;
+      RETURNING id, email, name, role, tenant_id, tenant_owner, created_at, deactivated_at`;
     if (row) await tx`DELETE FROM sessions WHERE user_id = ${c.userId}`;
     return row ?? null;
   })) as UserRow | null;

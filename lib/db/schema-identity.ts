@@ -21,6 +21,8 @@ export const users = pgTable(
     tenantId: text("tenant_id").references(() => tenants.id),
     /** A tenant member who may manage the tenant's API keys. */
     tenantOwner: boolean("tenant_owner").notNull().default(false),
+    /** Set while the user is deactivated: no sessions, no sign-in, their API keys revoked (drizzle/0014). */
+    deactivatedAt: tz("deactivated_at"),
     createdAt: tz("created_at").notNull().defaultNow(),
     updatedAt: tz("updated_at").notNull().defaultNow(),
   },

@@ -40,6 +40,8 @@ export const tenants = pgTable("tenants", {
   id: text("id").primaryKey(),
   name: text("name").notNull(),
   createdAt: tz("created_at").notNull().defaultNow(),
+  /** Set while the tenant is suspended: its members cannot sign in and its API keys are refused (drizzle/0014). */
+  suspendedAt: tz("suspended_at"),
 });
 
 /**

@@ -1,5 +1,6 @@
 import type { Sql } from "../db/client";
 import type { EnqueueInput } from "../jobs/enqueue";
+import { isJobType } from "../jobs/job-types";
 import type { Actor } from "../jobs/types";
 import { History, OPERATOR } from "./history";
 
@@ -152,7 +153,8 @@ export async function seedDemo(sql: Sql, opts: { jobs?: number; log?: (s: string
   const r = prng(20261129);
   const specs = Array.from({ length: total }, (_, i) => ({
     tenant: pick(r, DEMO_TENANTS).id,
-    poison: i % 150 === 7,
+    // Poison jobs exist only where the demo's job types do (JOBSCOPE_DEMO=1, lib/jobs/job-types.ts).
+    poison: i % 150 === 7 && isJobType("poison.crash"),
     seed: Math.floor(r() * 2 ** 31),
     // Histories start across the past day and take at most a few hours, so they end before now.
     start: now - between(r, 4 * HOUR, 24 * HOUR),

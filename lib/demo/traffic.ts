@@ -1,6 +1,7 @@
 import type { Sql } from "../db/client";
 import type { JobEvent, JobState } from "../fsm/table";
 import { enqueue } from "../jobs/enqueue";
+import { isJobType } from "../jobs/job-types";
 import { transition } from "../jobs/transition";
 import type { Actor } from "../jobs/types";
 import { DEMO_TENANTS, randomJob } from "./seed";
@@ -19,7 +20,7 @@ export function startTraffic(sql: Sql, opts: { perSecond?: number; log?: (s: str
   const submit = setInterval(() => {
     n++;
     const tenantId = DEMO_TENANTS[n % DEMO_TENANTS.length]!.id;
-    const input = n % 120 === 0 ? { tenantId, type: "poison.crash", params: {} } : randomJob(Math.random, tenantId);
+    const input = n % 120 === 0 && isJobType("poison.crash") ? { tenantId, type: "poison.crash", params: {} } : randomJob(Math.random, tenantId);
     enqueue(sql, input, { kind: "api", id: `api-key-${tenantId}` }).catch(log);
   }, 1000 / (opts.perSecond ?? 1));
 

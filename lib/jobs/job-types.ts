@@ -1,15 +1,24 @@
 import { z } from "zod";
 
 /**
- * Every job type the platform accepts, with its params schema and defaults.
- * `enqueue` validates against this registry; workers register a handler per
- * type. A type missing here is refused at submit time.
+ * Who may submit a type: tenants through the API (`tenant_api`), people in the console
+ * (`console`), or only Jobscope's own code — the demo seed and traffic, fixtures, other jobs
+ * (`internal`). Checked by `assertSubmitter` where a request enters (lib/api/jobs.ts).
  */
-export const JOB_TYPES = {
+export const SUBMITTERS = ["tenant_api", "console", "internal"] as const;
+export type Submitter = (typeof SUBMITTERS)[number];
+
+type JobTypeSpec = { description: string; queue: string; maxAttempts: number; params: z.ZodType; submitters: readonly Submitter[] };
+
+const EVERYONE = SUBMITTERS;
+
+/** The job types of a real deployment. */
+const PRODUCT_TYPES = {
   "export.tenant_data": {
     description: "Export a tenant's data in chunks; slow, checkpoints between chunks",
     queue: "exports",
     maxAttempts: 5,
+    submitters: EVERYONE,
     params: z.strictObject({
       dataset: z.enum(["orders", "customers", "invoices", "events"]),
       rows: z.int().min(1).max(10_000_000),
@@ -21,6 +30,7 @@ export const JOB_TYPES = {
     description: "Render a video; CPU-heavy, sometimes runs out of memory",
     queue: "media",
     maxAttempts: 3,
+    submitters: EVERYONE,
     params: z.strictObject({
       assetId: z.string().min(1).max(200),
       frames: z.int().min(1).max(100_000),
@@ -31,6 +41,7 @@ export const JOB_TYPES = {
     description: "Build a report; quick",
     queue: "default",
     maxAttempts: 3,
+    submitters: EVERYONE,
     params: z.strictObject({
       report: z.enum(["daily_usage", "billing_summary", "audit_trail"]),
       period: z.string().regex(/^\d{4}-\d{2}(-\d{2})?$/, "a period like 2026-11 or 2026-11-29"),
@@ -40,6 +51,7 @@ export const JOB_TYPES = {
     description: "Call a partner API that times out some of the time",
     queue: "default",
     maxAttempts: 4,
+    submitters: EVERYONE,
     params: z.strictObject({
       endpoint: z.string().min(1).max(500),
       /** Probability that an attempt times out, 0..1. */
@@ -48,15 +60,58 @@ export const JOB_TYPES = {
       failFirstAttempts: z.int().min(0).max(100).default(0),
     }),
   },
+} as const satisfies Record<string, JobTypeSpec>;
+
+/**
+ * Types that exist only in the demo (`npm start`, which sets JOBSCOPE_DEMO=1, and the tests):
+ * elsewhere they are unknown types, refused at submit time and failed by workers. Even in the demo
+ * only Jobscope's own code submits them: a tenant's job must not crash the workers every tenant shares.
+ */
+const DEMO_TYPES = {
   "poison.crash": {
     description: "A job that kills the worker process that runs it",
     queue: "default",
     maxAttempts: 3,
+    submitters: ["internal"],
     params: z.strictObject({ reason: z.string().max(200).default("segfault in native codec") }),
   },
-} as const satisfies Record<string, { description: string; queue: string; maxAttempts: number; params: z.ZodType }>;
+} as const satisfies Record<string, JobTypeSpec>;
+
+export const isDemo = (env = process.env) => env.JOBSCOPE_DEMO === "1";
+
+/**
+ * Every job type this process accepts, with its params schema and defaults.
+ * `enqueue` validates against this registry; workers register a handler per
+ * type. A type missing here is refused at submit time. The type names the demo
+ * types too (the demo's code is compiled everywhere); at run time they are
+ * present only in the demo, and every lookup goes through `isJobType` first.
+ */
+export const JOB_TYPES = (isDemo() ? { ...PRODUCT_TYPES, ...DEMO_TYPES } : PRODUCT_TYPES) as typeof PRODUCT_TYPES & typeof DEMO_TYPES;
 
 export type JobType = keyof typeof JOB_TYPES;
 export type JobParams<T extends JobType> = z.output<(typeof JOB_TYPES)[T]["params"]>;
 
 export const isJobType = (t: string): t is JobType => Object.hasOwn(JOB_TYPES, t);
+
+export class SubmitterError extends Error {
+  constructor(
+    readonly type: string,
+    readonly submitter: Submitter,
+  ) {
+    super(`job type ${JSON.stringify(type)} cannot be submitted through ${submitter === "tenant_api" ? "the tenant API" : `the ${submitter}`}`);
+    this.name = "SubmitterError";
+  }
+}
+
+/** May `submitter` submit `type`? Unknown types pass here: enqueue refuses them with its own message. */
+export function maySubmit(type: string, submitter: Submitter): boolean {
+  return !isJobType(type) || (JOB_TYPES[type].submitters as readonly Submitter[]).includes(submitter);
+}
+
+/** Throws SubmitterError unless `submitter` may submit `type`. */
+export function assertSubmitter(type: string, submitter: Submitter): void {
+  if (!maySubmit(type, submitter)) throw new SubmitterError(type, submitter);
+}
+
+/** The types `submitter` may submit (the API's OpenAPI document lists these). */
+export const typesFor = (submitter: Submitter) => Object.entries(JOB_TYPES).filter(([, spec]) => (spec.submitters as readonly Submitter[]).includes(submitter));

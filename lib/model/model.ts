@@ -5,6 +5,7 @@
 // the SQL in lib/jobs and lib/supervisor, which is what the tests compare against.
 import { canApply, isLeased, step } from "../fsm/machine";
 import { HEARTBEAT_STATES, type ActorKind, type JobEvent, type JobState, type RunOutcome } from "../fsm/table";
+import { POISON_LEASE_LOSSES } from "../jobs/poison";
 
 export type ModelRun = { attempt: number; started: boolean; outcome: RunOutcome | null };
 export type ModelJob = {
@@ -105,8 +106,11 @@ export class Model {
     const r = { reclaimed: 0, abandoned: 0, promoted: 0 };
     for (const j of this.jobs) {
       if (!watched.has(j.state) || j.heartbeatAge < this.staleAfterMs) continue;
-      const event = (["reclaim", "abandon"] as const).find((e) => canApply(this.snap(j), e, "supervisor"));
+      let event = (["reclaim", "abandon"] as const).find((e) => canApply(this.snap(j), e, "supervisor"));
       if (!event) continue;
+      // Poison detection (lib/jobs/poison.ts): the lease that would be the job's POISON_LEASE_LOSSES-th lost one ends it.
+      const lost = j.runs.filter((r) => r.outcome === "lease_expired").length;
+      if (event === "reclaim" && lost + 1 >= POISON_LEASE_LOSSES && canApply(this.snap(j), "abandon", "supervisor")) event = "abandon";
       this.apply(j, event, "supervisor");
       if (event === "reclaim") r.reclaimed++;
       else r.abandoned++;

@@ -42,6 +42,44 @@ describe("supervisor", () => {
     expect(await auditJob(t.sql, job.id)).toEqual([]);
   });
 
+  it("stops handing out a job that keeps losing its worker: the third lost lease makes it dead as a poison job (issue 16)", async () => {
+    // Ten attempts allowed: without poison detection every crash of a worker would put it back in the queue.
+    const job = await newJob(t.sql, { maxAttempts: 10 });
+    const sup = createSupervisor({ sql: t.sql, id: "sup-poison", staleAfterMs: 10_000, poisonLeaseLosses: 3 });
+    for (const crash of [1, 2]) {
+      await runJob(t.sql, await getJob(t.sql, job.id), `w-crash-${crash}`);
+      await ageHeartbeat(job.id, 60_000);
+      await sup.tick();
+      expect(await getJob(t.sql, job.id)).toMatchObject({ state: "queued", attempt: crash });
+    }
+    await runJob(t.sql, await getJob(t.sql, job.id), "w-crash-3");
+    await ageHeartbeat(job.id, 60_000);
+    const report = await sup.tick();
+    expect(report.poisoned).toBe(1);
+    expect(await getJob(t.sql, job.id)).toMatchObject({ state: "dead", attempt: 3, maxAttempts: 10, leaseOwner: null });
+    const runs = await t.sql<{ attempt: number; outcome: string; errorClass: string; errorMessage: string }[]>`
+      SELECT attempt, outcome, error_class, error_message FROM job_runs WHERE job_id = ${job.id} ORDER BY attempt`;
+    expect(runs.map((r) => [r.outcome, r.errorClass])).toEqual([
+      ["lease_expired", "LeaseExpired"],
+      ["lease_expired", "LeaseExpired"],
+      ["lease_expired", "PoisonJob"],
+    ]);
+    expect(runs[2]!.errorMessage).toMatch(/3rd attempt of this job to lose its worker.*not handed out again/);
+    // Through the normal write path: the event log has the supervisor's abandon, and replaying it gives the row.
+    const [event] = await t.sql<{ event: string; actorId: string }[]>`
+      SELECT event, actor_id FROM job_events WHERE job_id = ${job.id} ORDER BY state_version DESC LIMIT 1`;
+    expect(event).toEqual({ event: "abandon", actorId: "sup-poison" });
+    expect(await auditJob(t.sql, job.id)).toEqual([]);
+  });
+
+  it("a job that lost fewer leases than the threshold is reclaimed as before", async () => {
+    const job = await runJob(t.sql, await newJob(t.sql, { maxAttempts: 10 }));
+    await ageHeartbeat(job.id, 60_000);
+    const report = await createSupervisor({ sql: t.sql, staleAfterMs: 10_000, poisonLeaseLosses: 2 }).tick();
+    expect(report.poisoned).toBe(0);
+    expect((await getJob(t.sql, job.id)).state).toBe("queued");
+  });
+
   it("never reclaims a job that keeps beating, however long it runs", async () => {
     const job = await runJob(t.sql, await newJob(t.sql));
     // A run that started five hours ago (the write path's mark: run_started_at is one of its columns).

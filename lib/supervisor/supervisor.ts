@@ -2,6 +2,7 @@ import { canApply, findTransition } from "../fsm/machine";
 import { HEARTBEAT_STATES, type JobEvent, type JobState } from "../fsm/table";
 import type { Sql } from "../db/client";
 import { ensureEventPartitions } from "../db/partitions";
+import { isPoison, leaseLosses, POISON_LEASE_LOSSES, poisonError } from "../jobs/poison";
 import { reconcileQueueCounts } from "../jobs/queues";
 import { transition } from "../jobs/transition";
 import type { Actor } from "../jobs/types";
@@ -22,12 +23,23 @@ export type SupervisorOptions = {
   staleAfterMs?: number;
   intervalMs?: number;
   batch?: number;
+  /** A stale lease that would be a job's this-many-th expired lease is not reclaimed but abandoned as a poison job (lib/jobs/poison.ts). */
+  poisonLeaseLosses?: number;
   /** How often the running loop makes sure the next days' job_events partitions exist (default hourly; 0: never). */
   partitionsEveryMs?: number;
   log?: (line: string) => void;
 };
 
-export type TickReport = { reclaimed: number; abandoned: number; promoted: number; refused: number; recounted: number };
+export type TickReport = {
+  reclaimed: number;
+  abandoned: number;
+  promoted: number;
+  refused: number;
+  /** Of `abandoned`: stopped as poison jobs. */
+  poisoned: number;
+  /** Capped queues whose count of leased jobs was corrected. */
+  recounted: number;
+};
 
 type Candidate = { id: string; state: JobState; stateVersion: number; attempt: number; maxAttempts: number };
 
@@ -36,6 +48,7 @@ export function createSupervisor(opts: SupervisorOptions) {
   const actor: Actor = { kind: "supervisor", id: opts.id ?? `sup-${process.pid}` };
   const staleAfterMs = opts.staleAfterMs ?? 10_000;
   const batch = opts.batch ?? 200;
+  const poisonAt = opts.poisonLeaseLosses ?? POISON_LEASE_LOSSES;
   const log = opts.log ?? (() => {});
   let timer: NodeJS.Timeout | null = null;
   let running: Promise<unknown> = Promise.resolve();
@@ -49,21 +62,27 @@ export function createSupervisor(opts: SupervisorOptions) {
       SELECT id, state, state_version, attempt, max_attempts FROM jobs_live
        WHERE state IN ${sql(HEARTBEAT_STATES)} AND heartbeat_at < ${cutoff}
        ORDER BY heartbeat_at LIMIT ${batch}`;
+    const losses = await leaseLosses(sql, stale.map((j) => j.id));
     for (const job of stale) {
-      const event = RECOVERY.find((e) => canApply(job, e, actor.kind));
+      let event = RECOVERY.find((e) => canApply(job, e, actor.kind));
       if (!event) continue;
+      // A job that keeps losing its workers is not handed out again (poison detection).
+      const earlier = losses.get(job.id) ?? 0;
+      const poison = event === "reclaim" && isPoison(earlier, poisonAt) && canApply(job, "abandon", actor.kind);
+      if (poison) event = "abandon";
       const r = await transition(sql, {
         jobId: job.id,
         event,
         actor,
         expected: { state: job.state, version: job.stateVersion },
         staleBefore: cutoff,
-        error: { class: "LeaseExpired", message: `no heartbeat for more than ${staleAfterMs} ms` },
+        error: poison ? poisonError(earlier + 1, staleAfterMs) : { class: "LeaseExpired", message: `no heartbeat for more than ${staleAfterMs} ms` },
       });
       if (!r.ok) report.refused++;
       else if (event === "reclaim") report.reclaimed++;
       else report.abandoned++;
-      if (r.ok) log(`${event} ${job.id} (attempt ${job.attempt}, was ${job.state})`);
+      if (r.ok && poison) report.poisoned++;
+      if (r.ok) log(`${poison ? "abandon (poison job)" : event} ${job.id} (attempt ${job.attempt}, was ${job.state})`);
     }
   }
 
@@ -85,7 +104,7 @@ export function createSupervisor(opts: SupervisorOptions) {
   }
 
   async function tick(): Promise<TickReport> {
-    const report: TickReport = { reclaimed: 0, abandoned: 0, promoted: 0, refused: 0, recounted: 0 };
+    const report: TickReport = { reclaimed: 0, abandoned: 0, promoted: 0, refused: 0, poisoned: 0, recounted: 0 };
     await recoverStale(report);
     await promoteDue(report);
     // Capped queues: their count of leased jobs, re-counted from the live rows (lib/jobs/queues.ts).

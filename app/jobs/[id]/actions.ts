@@ -1,10 +1,11 @@
 "use server";
 
 import { z } from "zod";
+import type { AuditAction } from "@/lib/audit/actions";
 import { recordAudit } from "@/lib/audit/audit";
 import { auditDenied, auditRefusedRequest, principalOf } from "@/lib/audit/console";
 import { actorOf, authorize, withViewer } from "@/lib/auth/viewer";
-import { EVENTS, STATES, TRANSITIONS, type ActorKind } from "@/lib/fsm/table";
+import { EVENTS, STATES, TRANSITIONS, type ActorKind, type JobEvent } from "@/lib/fsm/table";
 import { transition } from "@/lib/jobs/transition";
 import { describeRejection, type JobActionResult } from "./action-result";
 
@@ -30,7 +31,9 @@ const idOf = (raw: unknown) => (raw && typeof raw === "object" && "jobId" in raw
  * and the transition and its audit row commit together.
  */
 export async function applyJobEventAction(raw: unknown): Promise<JobActionResult> {
-  const action = `job.${(raw as { event?: unknown } | null)?.event ?? "?"}`.slice(0, 40);
+  // The action's name is chosen here, from the fixed list: never the request's text (issue 16).
+  const asked = (raw as { event?: unknown } | null)?.event;
+  const action: AuditAction = typeof asked === "string" && (EVENTS as readonly string[]).includes(asked) ? `job.${asked as JobEvent}` : "job.unknown_event";
   try {
     const auth = await authorize("jobs:read");
     if (!auth.ok) {

@@ -1,0 +1,85 @@
+import { pool, type Db } from "../db/client";
+import { ANONYMOUS, recordAudit, type AuditEntry } from "./audit";
+
+/** What an anonymous denial records: everything but the principal (always `anonymous`). */
+export type AnonymousEntry = Omit<AuditEntry, "userId" | "actor" | "role" | "tenantId" | "repeatCount">;
+
+export type AnonymousAuditorOptions = {
+  /** Attempts alike (same via, action, outcome and client address) within this window become one row. */
+  windowMs?: number;
+  /** At most this many windows are opened per window length; beyond it, attempts are pooled per action without an address. */
+  maxWindows?: number;
+  log?: (line: string) => void;
+};
+
+type Window = { entry: AnonymousEntry; source: string; extra: number };
+
+/**
+ * The audit log takes anonymous denials at the rate a flood sends them (100 rows in 0.72 s, issue 16)
+ * and keeps them forever; so they are aggregated. The first attempt of a kind from an address is
+ * written at once; the ones like it in the next `windowMs` are counted in memory and written as one
+ * row with `repeat_count` when the window closes. The number of windows per period is capped, so
+ * many addresses cannot multiply the rows either: past the cap, attempts pool into one window per
+ * action and outcome. Rows per minute are thus bounded by about 2 × maxWindows plus the number of
+ * actions, whatever arrives. Counts of a window still open are lost if the process dies (at most
+ * one window's worth per kind); `flush()` writes them on a clean stop.
+ */
+export function createAnonymousAuditor(db: () => Db, opts: AnonymousAuditorOptions = {}) {
+  const windowMs = opts.windowMs ?? 60_000;
+  const maxWindows = opts.maxWindows ?? 60;
+  const log = opts.log ?? ((line: string) => console.error(line));
+  const open = new Map<string, Window>();
+  let opened: number[] = [];
+
+  const write = (w: Window, repeatCount: number, reason: string) =>
+    recordAudit(db(), { ...ANONYMOUS, ...w.entry, reason, repeatCount }).catch((err: unknown) =>
+      log(`[jobscope] could not audit an anonymous ${w.entry.outcome} ${w.entry.action}: ${err instanceof Error ? err.message : String(err)}`),
+    );
+
+  function close(key: string) {
+    const w = open.get(key);
+    open.delete(key);
+    if (!w || w.extra === 0) return Promise.resolve();
+    const from = w.source === "*" ? "from many addresses" : `from ${w.source}`;
+    return write(w, w.extra, `${w.extra} more like this ${from} within ${Math.round(windowMs / 1000)} s (aggregated): ${w.entry.reason ?? ""}`.slice(0, 2000));
+  }
+
+  return {
+    /** Record one anonymous attempt; resolves once its row (if any is due now) is written. */
+    record(entry: AnonymousEntry, source: string): Promise<void> {
+      const now = Date.now();
+      opened = opened.filter((t) => now - t < windowMs);
+      let key = `${entry.via}|${entry.action}|${entry.outcome}|${source}`;
+      let existing = open.get(key);
+      if (!existing && opened.length >= maxWindows) {
+        key = `${entry.via}|${entry.action}|${entry.outcome}|*`;
+        existing = open.get(key);
+        source = "*";
+      }
+      if (existing) {
+        existing.extra++;
+        return Promise.resolve();
+      }
+      const w: Window = { entry, source, extra: 0 };
+      open.set(key, w);
+      opened.push(now);
+      setTimeout(() => void close(key), windowMs).unref();
+      const from = source === "*" ? "from one of many addresses" : `from ${source}`;
+      return write(w, 1, `${entry.reason ?? ""} (${from})`.slice(0, 2000));
+    },
+    /** Write every open window's count now (tests; a clean shutdown). */
+    async flush(): Promise<void> {
+      await Promise.all([...open.keys()].map(close));
+    },
+  };
+}
+
+export type AnonymousAuditor = ReturnType<typeof createAnonymousAuditor>;
+
+const g = globalThis as unknown as { __jobscopeAnonymousAudit?: AnonymousAuditor };
+
+/** The process's auditor for anonymous denials (one per process: server actions, route handlers and the web server share it). */
+export function anonymousAudit(): AnonymousAuditor {
+  g.__jobscopeAnonymousAudit ??= createAnonymousAuditor(pool);
+  return g.__jobscopeAnonymousAudit;
+}

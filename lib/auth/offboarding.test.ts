@@ -1,0 +1,108 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createApiKey, verifyApiKey } from "../api/keys";
+import { createAnonymousAuditor } from "../audit/anonymous";
+import { createTestDb, type TestDb } from "../db/test-db";
+import { CLIENT_ADDRESS_HEADER } from "../http/client-address";
+import { connect } from "../db/client";
+import { withScope } from "../db/scope";
+import { newJob, seedTenants } from "../jobs/test-helpers";
+import type { Tx } from "../jobs/write-path";
+import { createAuth } from "./auth";
+import { deactivateUser, reactivateUser, resetPassword, resumeTenant, SelfDeactivationError, suspendTenant } from "./offboarding";
+import { createUser, LastAdminError } from "./users";
+
+let db: TestDb;
+let auth: ReturnType<typeof createAuth>;
+const PASSWORD = "offboard-password-1";
+const headers = (extra: Record<string, string> = {}) => new Headers({ host: "localhost:3000", [CLIENT_ADDRESS_HEADER]: "192.0.2.200", ...extra });
+
+beforeAll(async () => {
+  db = await createTestDb({ max: 3 });
+  await seedTenants(db.sql, ["acme", "globex"]);
+  const anonymous = createAnonymousAuditor(() => db.sql);
+  auth = createAuth({
+    url: db.roleUrl("app"),
+    secret: "a-test-secret-of-at-least-32-characters!",
+    auditDb: () => db.sql,
+    anonymous: () => anonymous,
+    limits: { perAddressPerMinute: 1000, failuresPerAccount: 1000, failuresPerAddress: 1000, lockSeconds: 60, slowdownMs: 0 },
+  });
+});
+afterAll(async () => {
+  await db?.close();
+});
+
+/** Sign in through better-auth; the session cookie, or the refusal's status and message. */
+async function signIn(email: string, password = PASSWORD): Promise<{ cookie: string } | { status: number; message: string }> {
+  try {
+    const r = await auth.api.signInEmail({ body: { email, password }, headers: headers(), returnHeaders: true });
+    return { cookie: r.headers.get("set-cookie")!.split(";")[0]! };
+  } catch (e) {
+    const err = e as { statusCode?: number; message?: string };
+    return { status: err.statusCode ?? 500, message: err.message ?? "" };
+  }
+}
+const sessionOf = async (cookie: string) => auth.api.getSession({ headers: headers({ cookie }) });
+const tx = <T>(fn: (t: Tx) => Promise<T>) => db.sql.begin(fn) as Promise<T>;
+
+describe("offboarding (issue 16)", () => {
+  it("deactivating a user ends their sessions and their API keys at once, and they cannot sign in until reactivated", async () => {
+    const u = await createUser(db.sql, { email: "leaver@acme.example", name: "Leaver", password: PASSWORD, role: "tenant", tenantId: "acme", tenantOwner: true });
+    const key = await createApiKey(db.sql, { tenantId: "acme", name: "theirs" }, { userId: u.id, actor: u.email, role: "tenant", tenantId: "acme" });
+    const signedIn = await signIn(u.email);
+    if (!("cookie" in signedIn)) throw new Error("could not sign in");
+    expect(await sessionOf(signedIn.cookie)).not.toBeNull();
+    expect(await verifyApiKey(db.sql, `Bearer ${key.secret}`)).not.toBeNull();
+
+    const r = await tx((t) => deactivateUser(t, u.id, { userId: "someone-else" }));
+    expect(r).toEqual({ email: u.email, sessionsEnded: 1, keysRevoked: 1 });
+    expect(await sessionOf(signedIn.cookie)).toBeNull();
+    expect(await verifyApiKey(db.sql, `Bearer ${key.secret}`)).toBeNull();
+    expect(await signIn(u.email)).toEqual({ status: 403, message: "This account is deactivated: ask an administrator." });
+
+    await tx((t) => reactivateUser(t, u.id));
+    expect(await signIn(u.email)).toHaveProperty("cookie");
+  });
+
+  it("suspending a tenant stops its members and its keys; resuming brings both back; staff still read its jobs", async () => {
+    const u = await createUser(db.sql, { email: "member@globex.example", name: "Member", password: PASSWORD, role: "tenant", tenantId: "globex" });
+    const key = await createApiKey(db.sql, { tenantId: "globex", name: "ci" }, { userId: null, actor: "admin@x", role: "admin", tenantId: null });
+    const signedIn = await signIn(u.email);
+    if (!("cookie" in signedIn)) throw new Error("could not sign in");
+    const job = await newJob(db.sql, { tenantId: "globex" });
+
+    expect(await tx((t) => suspendTenant(t, "globex"))).toEqual({ sessionsEnded: 1 });
+    expect(await sessionOf(signedIn.cookie)).toBeNull();
+    expect(await verifyApiKey(db.sql, `Bearer ${key.secret}`)).toBeNull();
+    expect(await signIn(u.email)).toMatchObject({ status: 403, message: expect.stringContaining("suspended") });
+    const app = connect(db.roleUrl("app"), { max: 1 });
+    try {
+      const seen = await withScope(app, { all: true }, (t) => t`SELECT state FROM jobs WHERE id = ${job.id}`);
+      expect(seen).toEqual([{ state: "queued" }]);
+    } finally {
+      await app.end();
+    }
+
+    expect(await tx((t) => resumeTenant(t, "globex"))).toBe(true);
+    expect(await verifyApiKey(db.sql, `Bearer ${key.secret}`)).not.toBeNull();
+    expect(await signIn(u.email)).toHaveProperty("cookie");
+  });
+
+  it("a password reset replaces the password and ends the sessions", async () => {
+    const u = await createUser(db.sql, { email: "forgetful@acme.example", name: "F", password: PASSWORD, role: "support" });
+    const before = await signIn(u.email);
+    if (!("cookie" in before)) throw new Error("could not sign in");
+    await tx((t) => resetPassword(t, u.id, "a-brand-new-password"));
+    expect(await sessionOf(before.cookie)).toBeNull();
+    expect(await signIn(u.email)).toMatchObject({ status: 401 });
+    expect(await signIn(u.email, "a-brand-new-password")).toHaveProperty("cookie");
+  });
+
+  it("refuses to deactivate yourself or the last active admin", async () => {
+    const admin = await createUser(db.sql, { email: "only-admin@x.example", name: "A", password: PASSWORD, role: "admin" });
+    await expect(tx((t) => deactivateUser(t, admin.id, { userId: admin.id }))).rejects.toBeInstanceOf(SelfDeactivationError);
+    await expect(tx((t) => deactivateUser(t, admin.id, { userId: "another" }))).rejects.toBeInstanceOf(LastAdminError);
+    const [row] = await db.sql<{ deactivatedAt: Date | null }[]>`SELECT deactivated_at FROM users WHERE id = ${admin.id}`;
+    expect(row?.deactivatedAt).toBeNull();
+  });
+});

@@ -1,0 +1,80 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createApiKey, verifyApiKey } from "../api/keys";
+import { connect, type Db, type Sql } from "../db/client";
+import { withScope } from "../db/scope";
+import { createTestDb, type TestDb } from "../db/test-db";
+import { seedTenants } from "../jobs/test-helpers";
+import { createUser } from "./users";
+
+// Issue 16: audit_log, api_keys and integrity_audits had no row-level security, and the console's
+// role could update any column of users. As the console's role (jobscope_app), with no application filter.
+let db: TestDb;
+let app: Sql;
+let acmeKey: { secret: string; key: { id: string } };
+let userId: string;
+const ADMIN = { userId: null, actor: "admin@x.example", role: "admin" as const, tenantId: null };
+
+beforeAll(async () => {
+  db = await createTestDb({ max: 3 });
+  await seedTenants(db.sql, ["acme", "globex"]);
+  app = connect(db.roleUrl("app"), { max: 2 });
+  acmeKey = await createApiKey(db.sql, { tenantId: "acme", name: "acme ci" }, ADMIN);
+  await createApiKey(db.sql, { tenantId: "globex", name: "globex ci" }, ADMIN);
+  await db.sql`INSERT INTO audit_log (actor, tenant_id, via, action, outcome) VALUES ('x', 'globex', 'api', 'job.submit', 'applied')`;
+  await db.sql`INSERT INTO integrity_audits (window_from, window_to, jobs_checked, mismatches, duration_ms, actor) VALUES (now(), now(), 1, 0, 1, 'cli')`;
+  userId = (await createUser(db.sql, { email: "m@acme.example", name: "M", password: "a-password-123", role: "tenant", tenantId: "acme" })).id;
+});
+afterAll(async () => {
+  await app?.end();
+  await db?.close();
+});
+
+const count = (sql: Db, table: string) => sql<{ n: number }[]>`SELECT count(*)::int AS n FROM ${sql.unsafe(table)}`.then((r) => r[0]!.n);
+
+describe("row-level security on the identity and audit tables", () => {
+  it("a transaction without a scope sees no audit rows, keys or integrity audits", async () => {
+    for (const table of ["audit_log", "api_keys", "integrity_audits"]) expect(await count(app, table), table).toBe(0);
+  });
+
+  it("a tenant scope sees only its own keys, and no audit log or integrity audit", async () => {
+    const seen = await withScope(app, { tenantId: "acme" }, async (tx) => ({
+      keys: await tx<{ tenantId: string }[]>`SELECT tenant_id FROM api_keys`,
+      audit: await count(tx, "audit_log"),
+      integrity: await count(tx, "integrity_audits"),
+    }));
+    expect(seen.keys.map((k) => k.tenantId)).toEqual(["acme"]);
+    expect(seen.audit).toBe(0);
+    expect(seen.integrity).toBe(0);
+    // Nor can it write another tenant's key or audit row.
+    await expect(
+      withScope(app, { tenantId: "acme" }, (tx) => tx`INSERT INTO api_keys (tenant_id, name, prefix, hash, created_by) VALUES ('globex', 'x', 'jsk_x', 'h1', 'x')`),
+    ).rejects.toThrow(/row-level security/);
+    await expect(
+      withScope(app, { tenantId: "acme" }, (tx) => tx`INSERT INTO audit_log (actor, tenant_id, via, action, outcome) VALUES ('x', 'globex', 'api', 'job.submit', 'applied')`),
+    ).rejects.toThrow(/row-level security/);
+  });
+
+  it("a staff transaction sees every key, audit row and integrity audit", async () => {
+    const seen = await withScope(app, { all: true }, async (tx) => [await count(tx, "api_keys"), await count(tx, "audit_log"), await count(tx, "integrity_audits")]);
+    expect(seen[0]).toBe(2);
+    expect(seen[1]).toBeGreaterThanOrEqual(1);
+    expect(seen[2]).toBe(1);
+  });
+
+  it("an API request still finds its key (through a SECURITY DEFINER function that returns only that key)", async () => {
+    expect(await verifyApiKey(app, `Bearer ${acmeKey.secret}`)).toMatchObject({ keyId: acmeKey.key.id, tenantId: "acme" });
+    expect(await verifyApiKey(app, `Bearer jsk_${"B".repeat(43)}`)).toBeNull();
+  });
+
+  it("the console's role cannot change who a user is outside a staff transaction; a staff transaction can", async () => {
+    await expect(app`UPDATE users SET role = 'admin', tenant_id = NULL WHERE id = ${userId}`).rejects.toThrow(/permission denied/);
+    await expect(app`UPDATE users SET deactivated_at = NULL WHERE id = ${userId}`).rejects.toThrow(/permission denied/);
+    await expect(app`INSERT INTO users (id, name, email, role) VALUES ('x', 'x', 'x@x.example', 'admin')`).rejects.toThrow(/permission denied/);
+    await expect(app`DELETE FROM users WHERE id = ${userId}`).rejects.toThrow(/permission denied/);
+    // What better-auth needs for a profile update still works.
+    await app`UPDATE users SET name = 'Renamed', updated_at = now() WHERE id = ${userId}`;
+    await withScope(app, { all: true }, (tx) => tx`UPDATE users SET tenant_owner = true WHERE id = ${userId}`);
+    const [u] = await db.sql`SELECT name, tenant_owner, role FROM users WHERE id = ${userId}`;
+    expect(u).toEqual({ name: "Renamed", tenantOwner: true, role: "tenant" });
+  });
+});

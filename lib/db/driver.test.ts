@@ -1,0 +1,51 @@
+import { spawn } from "node:child_process";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestDb, type TestDb } from "./test-db";
+
+/**
+ * postgres.js 3.4.9 could kill a process from outside any query when a backend was terminated
+ * under load: `TypeError: Cannot read properties of null (reading 'write')` from a write
+ * scheduled before the socket closed (porsager/postgres#1154, #1208), and an unhandled rejection
+ * when a connection died while it fetched array types. patches/postgres+3.4.9.patch fixes both
+ * at install (patch-package). This runs a loaded child process and terminates its backends
+ * over and over; the child must neither die nor lose its pool.
+ */
+let t: TestDb;
+beforeAll(async () => {
+  t = await createTestDb({ max: 2 });
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+type Report = { died: string | null; message?: string; ok?: number; failed?: number; after?: number | null };
+
+describe("postgres.js under pg_terminate_backend", () => {
+  it("a process whose backends are terminated under load survives and keeps querying", async () => {
+    const child = spawn(process.execPath, ["--import", "tsx", "lib/db/terminate-load.ts"], {
+      env: { ...process.env, LOAD_URL: t.url, LOAD_MS: "10000" },
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    let out = "";
+    child.stdout.on("data", (d: Buffer) => (out += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+    let kills = 0;
+    let running = true;
+    void exited.then(() => (running = false));
+    const until = Date.now() + 10_000;
+    while (running && Date.now() < until) {
+      const [r] = await t.sql<{ n: number }[]>`
+        SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity
+         WHERE application_name = 'jobscope-terminate-load' AND datname = current_database()`;
+      kills += r?.n ?? 0;
+      await new Promise((r) => setTimeout(r, 5 + Math.random() * 25));
+    }
+    const code = await exited;
+    const report = JSON.parse(out.trim().split("\n").pop() ?? "{}") as Report;
+    expect(report.died, report.message).toBeNull();
+    expect(kills).toBeGreaterThan(50);
+    expect(code).toBe(0);
+    expect(report.ok).toBeGreaterThan(0);
+    expect(report.after).toBe(1);
+  }, 90_000);
+});

@@ -1,0 +1,46 @@
+// A child process for lib/db/driver.test.ts: queries in a loop through the project's own pool
+// (lib/db/client.ts) while the test terminates its backends; new pools are opened along the way
+// (a fresh connection fetches array types, one of the paths that used to crash). It prints one
+// JSON line and exits 0, unless the driver threw outside a query (uncaught exception or
+// unhandled rejection), which is exactly what the test looks for.
+import { connect } from "./client";
+
+const url = process.env.LOAD_URL ?? "";
+const runMs = Number(process.env.LOAD_MS ?? 8000);
+const fatal = (kind: string) => (e: unknown) => {
+  const message = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+  process.stdout.write(`${JSON.stringify({ died: kind, message })}\n`);
+  process.exit(3);
+};
+process.on("uncaughtException", fatal("uncaughtException"));
+process.on("unhandledRejection", fatal("unhandledRejection"));
+
+let ok = 0;
+let failed = 0;
+let stop = false;
+const pools = [connect(url, { max: 6, appName: "jobscope-terminate-load" })];
+
+async function loop(n: number) {
+  while (!stop) {
+    const sql = pools[n % pools.length]!;
+    try {
+      // A small write (under the driver's 1 KiB batch) and an array parameter: both code paths the crash report names.
+      await sql`SELECT ${n}::int AS n, ${[n, n + 1]}::int[] AS a`;
+      ok++;
+    } catch {
+      failed++;
+    }
+  }
+}
+
+const loops = Array.from({ length: 16 }, (_, i) => loop(i));
+const opener = setInterval(() => pools.push(connect(url, { max: 2, appName: "jobscope-terminate-load" })), 500);
+setTimeout(async () => {
+  stop = true;
+  clearInterval(opener);
+  await Promise.race([Promise.all(loops), new Promise((r) => setTimeout(r, 1000))]);
+  // After the storm the pool must work again: a fresh query settles (the driver's reconnect backoff is at most 20 s).
+  const [row] = await pools[0]!`SELECT 1 AS one`.catch(() => pools[0]!`SELECT 1 AS one`);
+  process.stdout.write(`${JSON.stringify({ died: null, ok, failed, after: row?.one ?? null })}\n`);
+  process.exit(0);
+}, runMs);
