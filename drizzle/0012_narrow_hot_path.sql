@@ -281,6 +281,10 @@ CREATE INDEX "job_catalog_tenant_type_created_idx" ON "job_catalog" USING btree 
 --> statement-breakpoint
 CREATE UNIQUE INDEX "job_catalog_idempotency_key_idx" ON "job_catalog" USING btree ("tenant_id", "idempotency_key") WHERE idempotency_key IS NOT NULL;
 --> statement-breakpoint
+-- A live row needs its catalog row: a replay racing retention's delete of a finished job cannot
+-- bring back a job whose catalog row is gone (the check runs at insert; a claim does not change id).
+ALTER TABLE "jobs_live" ADD CONSTRAINT "jobs_live_catalog_fk" FOREIGN KEY ("id") REFERENCES "job_catalog"("id");
+--> statement-breakpoint
 CREATE INDEX "jobs_live_claim_idx" ON "jobs_live" USING btree ("queue", "priority", "not_before", "id") WHERE state = 'queued';
 --> statement-breakpoint
 CREATE INDEX "jobs_live_lease_idx" ON "jobs_live" USING btree ("lease_owner") WHERE state IN ('claimed', 'running', 'cancelling');

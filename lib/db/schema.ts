@@ -96,7 +96,7 @@ const CLAIM_ENTERED = ["claimed", "running"] as const satisfies readonly (typeof
 export const jobsLive = pgTable(
   "jobs_live",
   {
-    id: uuid("id").primaryKey(),
+    id: uuid("id").primaryKey().references(() => jobCatalog.id),
     tenantId: text("tenant_id").notNull(),
     type: text("type").notNull(),
     queue: text("queue").notNull(),

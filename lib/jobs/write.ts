@@ -194,8 +194,6 @@ export function guardedWriteCtes(): SQL {
      WHERE c.id = ANY(${ph("repIds")}::uuid[]) AND i.from_done
        AND f.state = i.exp_state AND f.state_version = i.exp_version
        AND (NOT i.needs_left OR f.attempt < f.max_attempts)
-     -- The catalog row stays while the job comes back (retention deletes finished jobs' rows).
-     FOR KEY SHARE OF c
     ON CONFLICT (id) DO NOTHING
     RETURNING id, tenant_id, queue, state, attempt, max_attempts, state_version, NULL::text AS lease_owner, NULL::timestamptz AS heartbeat_at,
               not_before, updated_at, NULL::timestamptz AS finished_at, NULL::text AS run_worker, NULL::timestamptz AS run_claimed_at,
