@@ -1,7 +1,7 @@
 import type { Db } from "../db/client";
 import { decodeCursor, encodeCursor } from "./filters";
 import { budgeted, SCAN_BUDGET } from "./list-source";
-import { finishedJoins, finishesOf, type Fragment } from "./read-model";
+import { finishedJoins, finishesOf, num, type Fragment } from "./read-model";
 
 /**
  * Dead jobs, grouped the way an operator triages an outage: by job type and
@@ -56,7 +56,7 @@ function deadFinishes(sql: Db, s: DeadScope, limit: number, cursor?: { exact: st
     sql`${s.since ? sql`AND ${t} >= ${s.since}` : sql``} ${cursor ? sql`AND (${t}, ${i}) < (${cursor.exact}::text::timestamptz, ${cursor.id}::uuid)` : sql``}`;
   return sql`
     SELECT u.id, u.at FROM (${finishesOf(sql, "dead", { tenant: s.tenant, bounds, limit })}) u
-     ORDER BY u.at DESC, u.id DESC LIMIT ${limit}`;
+     ORDER BY u.at DESC, u.id DESC LIMIT ${num(sql, limit)}`;
 }
 
 /**
@@ -91,8 +91,8 @@ export async function listDeadGroups(sql: Db, s: DeadScope & { cap?: number } = 
            min(j.at) AS first_seen, max(j.at) AS last_seen,
            (array_agg(left(r.error_message, ${SAMPLE_CHARS}) ORDER BY j.at DESC, j.id DESC))[1] AS sample_message,
            array_agg(DISTINCT c.queue ORDER BY c.queue) AS queues,
-           (SELECT count(*) > ${cap} FROM recent) AS capped
-      FROM (SELECT * FROM recent ORDER BY at DESC, id DESC LIMIT ${cap}) j
+           (SELECT count(*) > ${num(sql, cap)} FROM recent) AS capped
+      FROM (SELECT * FROM recent ORDER BY at DESC, id DESC LIMIT ${num(sql, cap)}) j
       JOIN job_catalog c ON c.id = j.id ${lastRun(sql, sql`j.id`)}
      GROUP BY c.type, r.error_class
      ORDER BY last_seen DESC, c.type, r.error_class NULLS FIRST`;

@@ -3,7 +3,7 @@ import { isTerminal } from "../fsm/machine";
 import type { JobState } from "../fsm/table";
 import { POISON_LOOKBACK_MS, POISON_LOSSES } from "../insight/windows";
 import { decodeCursor, type JobFilters } from "./filters";
-import { finishedJoins, finishesOf, liveState, stateLit, TERMINAL, type Fragment } from "./read-model";
+import { finishedJoins, finishesOf, liveState, num, stateLit, TERMINAL, type Fragment } from "./read-model";
 
 /**
  * Where a page of the jobs list comes from: an index that walks the jobs in the page's order, the
@@ -107,7 +107,7 @@ function attemptPreds(sql: Db, f: F, id: Fragment, skip: { errorClass?: boolean;
                     OR EXISTS (SELECT 1 FROM jobs_live lw WHERE lw.id = ${id} AND lw.lease_owner = ${f.worker}))`);
   }
   if (f.poison && !skip.poison) {
-    parts.push(sql`(SELECT count(*) FROM job_attempts ap WHERE ap.job_id = ${id} AND ap.outcome = 'lease_expired' AND ap.finished_at >= ${poisonSince(sql)}) >= ${POISON_LOSSES}`);
+    parts.push(sql`(SELECT count(*) FROM job_attempts ap WHERE ap.job_id = ${id} AND ap.outcome = 'lease_expired' AND ap.finished_at >= ${poisonSince(sql)}) >= ${num(sql, POISON_LOSSES)}`);
   }
   return parts;
 }
@@ -141,8 +141,8 @@ export function budgeted(sql: Db, walk: Fragment, order: Fragment, checks: Fragm
     SELECT s.id, s.at, s.ok, s.rn FROM (
       SELECT w.id, w.at, ${all(sql, checks)} AS ok, (row_number() OVER (ORDER BY ${order}))::int AS rn FROM (${walk}) w
     ) s
-     WHERE s.ok OR s.rn = ${SCAN_BUDGET}
-     LIMIT ${limit}`;
+     WHERE s.ok OR s.rn = ${num(sql, SCAN_BUDGET)}
+     LIMIT ${num(sql, limit)}`;
 }
 
 /** The All tab: the catalog newest first, through the created index that its narrowest filter picks. */
@@ -154,7 +154,7 @@ function fromCatalog(sql: Db, f: F, k: Keyset, limit: number): Fragment {
     SELECT c.id, c.created_at AS at, c.tenant_id, c.type, c.queue FROM job_catalog c
      WHERE TRUE ${and(sql, catalogPreds(sql, f, "c", [...led, "created"]))} ${beyond(sql, k, sql`c.created_at`, sql`c.id`)}
      ORDER BY c.created_at ${dir(sql, k, true)}, c.id ${dir(sql, k, true)}
-     LIMIT ${SCAN_BUDGET}`;
+     LIMIT ${num(sql, SCAN_BUDGET)}`;
   return budgeted(sql, walk, sql`w.at ${dir(sql, k, true)}, w.id ${dir(sql, k, true)}`, catalogPreds(sql, f, "w", rest), limit);
 }
 
@@ -167,7 +167,7 @@ function fromLive(sql: Db, f: F, state: JobState, k: Keyset, limit: number): Fra
     SELECT l.id, l.created_at AS at, l.type, l.queue FROM jobs_live l
      WHERE ${liveState(sql, state)} ${and(sql, catalogPreds(sql, f, "l", ["tenant", "created"]))} ${beyond(sql, k, sql`l.created_at`, sql`l.id`)}
      ORDER BY l.state ${k.before ? sql`DESC` : sql`ASC`}, l.created_at ${dir(sql, k, true)}, l.id ${dir(sql, k, true)}
-     LIMIT ${SCAN_BUDGET}`;
+     LIMIT ${num(sql, SCAN_BUDGET)}`;
   const checks = [...catalogPreds(sql, f, "w", ["type", "queue"]), ...attemptPreds(sql, f, sql`w.id`)];
   return budgeted(sql, walk, sql`w.at ${dir(sql, k, true)}, w.id ${dir(sql, k, true)}`, checks, limit);
 }
@@ -184,7 +184,7 @@ function fromFinishes(sql: Db, f: F, states: readonly JobState[], k: Keyset, lim
     .filter((s) => TERMINAL.includes(s))
     .map((s) => finishesOf(sql, s, walkOf))
     .reduce((acc, q) => sql`${acc} UNION ALL ${q}`);
-  const walk = sql`SELECT u.id, u.at FROM (${union}) u ORDER BY u.at ${dir(sql, k, false)}, u.id ${dir(sql, k, false)} LIMIT ${SCAN_BUDGET}`;
+  const walk = sql`SELECT u.id, u.at FROM (${union}) u ORDER BY u.at ${dir(sql, k, false)}, u.id ${dir(sql, k, false)} LIMIT ${num(sql, SCAN_BUDGET)}`;
   const checks = [...catalogProbe(sql, f, sql`w.id`, ["type", "queue", "created"]), ...attemptPreds(sql, f, sql`w.id`)];
   return budgeted(sql, walk, sql`w.at ${dir(sql, k, false)}, w.id ${dir(sql, k, false)}`, checks, limit);
 }
@@ -196,7 +196,7 @@ function fromErrorClass(sql: Db, f: F, k: Keyset, limit: number): Fragment {
   // `at` is the job's creation (the cursor's time); the walk is by id.
   const walk = sql`
     SELECT p.id, (SELECT c.created_at FROM job_catalog c WHERE c.id = p.id) AS at
-      FROM (SELECT DISTINCT a.job_id AS id FROM job_attempts a WHERE a.error_class = ${f.errorClass ?? ""} ${idBound} ORDER BY a.job_id ${o} LIMIT ${SCAN_BUDGET}) p
+      FROM (SELECT DISTINCT a.job_id AS id FROM job_attempts a WHERE a.error_class = ${f.errorClass ?? ""} ${idBound} ORDER BY a.job_id ${o} LIMIT ${num(sql, SCAN_BUDGET)}) p
      ORDER BY p.id ${o}`;
   return budgeted(sql, walk, sql`w.id ${o}`, catalogProbe(sql, f, sql`w.id`, ["tenant", "type", "queue", "created"]), limit);
 }
@@ -220,12 +220,12 @@ function fromSet(sql: Db, f: F, order: Order, k: Keyset, limit: number): Fragmen
   } else if (f.poison) {
     set = sql`
       SELECT a.job_id FROM job_attempts a WHERE a.outcome = 'lease_expired' AND a.finished_at >= ${poisonSince(sql)}
-       GROUP BY a.job_id HAVING count(*) >= ${POISON_LOSSES}`;
+       GROUP BY a.job_id HAVING count(*) >= ${num(sql, POISON_LOSSES)}`;
     skip = { poison: true };
   } else {
     const w = f.worker ?? "";
     set = sql`
-      (SELECT a.job_id FROM job_attempts a WHERE a.worker_id = ${w} AND a.outcome <> 'succeeded' ORDER BY a.finished_at DESC LIMIT ${WORKER_SCAN_CAP})
+      (SELECT a.job_id FROM job_attempts a WHERE a.worker_id = ${w} AND a.outcome <> 'succeeded' ORDER BY a.finished_at DESC LIMIT ${num(sql, WORKER_SCAN_CAP)})
       UNION SELECT l.id FROM jobs_live l WHERE l.lease_owner = ${w} AND l.state IN ('claimed', 'running', 'cancelling')
       UNION SELECT l.id FROM jobs_live l WHERE l.lease_owner = ${w} AND l.state = 'paused'`;
     skip = { worker: true };
@@ -246,5 +246,5 @@ function fromSet(sql: Db, f: F, order: Order, k: Keyset, limit: number): Fragmen
       ${finishedJoins(sql)}
      WHERE (l.id IS NOT NULL OR f.fin_state IS NOT NULL) ${and(sql, preds)} ${beyond(sql, k, key, sql`p.id`)}
      ORDER BY ${key} ${dir(sql, k, false)}, p.id ${dir(sql, k, false)}
-     LIMIT ${limit}`;
+     LIMIT ${num(sql, limit)}`;
 }

@@ -3,7 +3,7 @@ import { isTerminal } from "../fsm/machine";
 import { STATES, type JobState, type RejectionKind, type RunOutcome } from "../fsm/table";
 import { encodeCursor, type JobFilters } from "./filters";
 import { keysetOf, listSource, SCAN_BUDGET } from "./list-source";
-import { finishedJoins, finishesOf, HISTORY_SLACK, jobRows, liveState, stateLit } from "./read-model";
+import { finishedJoins, finishesOf, jobRows, liveState, logRange, num, stateLit } from "./read-model";
 import type { JobRow, MovedBy } from "./types";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -125,11 +125,11 @@ function countPerState(sql: Db, tenant: string | undefined, cap: number) {
     if (!isTerminal(s)) {
       return sql`SELECT ${lit} AS state, (SELECT count(*)::int FROM (
                    SELECT 1 FROM jobs_live l WHERE ${liveState(sql, s)} ${tenant === undefined ? sql`` : sql`AND l.tenant_id = ${tenant}`}
-                    LIMIT ${cap + 1}) x) AS n`;
+                    LIMIT ${num(sql, cap + 1)}) x) AS n`;
     }
     // Newest first: a dead finish is checked for a later replay in the fewest day partitions.
     const finishes = finishesOf(sql, s, { tenant, limit: cap + 1 });
-    return sql`SELECT ${lit} AS state, (SELECT count(*)::int FROM (SELECT 1 FROM (${finishes}) x LIMIT ${cap + 1}) y) AS n`;
+    return sql`SELECT ${lit} AS state, (SELECT count(*)::int FROM (SELECT 1 FROM (${finishes}) x LIMIT ${num(sql, cap + 1)}) y) AS n`;
   });
   return sql<{ state: JobState; n: number }[]>`${counts.reduce((acc, q) => sql`${acc} UNION ALL ${q}`)}`;
 }
@@ -140,7 +140,7 @@ async function countSample(sql: Db, f: Omit<Partial<JobFilters>, "state">, cap: 
   if (!source) return { rows: [], partial: false };
   const rows = await sql<{ state: JobState | null; n: number; partial: boolean }[]>`
     WITH p AS MATERIALIZED (${source.sql})
-    SELECT CASE WHEN p.ok THEN coalesce(l.state, f.fin_state) END AS state, count(*)::int AS n, bool_or(p.rn = ${SCAN_BUDGET}) AS partial
+    SELECT CASE WHEN p.ok THEN coalesce(l.state, f.fin_state) END AS state, count(*)::int AS n, bool_or(p.rn = ${num(sql, SCAN_BUDGET)}) AS partial
       FROM p JOIN job_catalog c ON c.id = p.id LEFT JOIN jobs_live l ON l.id = p.id ${finishedJoins(sql)}
      GROUP BY 1`;
   return {
@@ -207,7 +207,7 @@ export async function getJobDetail(sql: Db, id: string): Promise<JobDetail | nul
   if (!UUID.test(id)) return null;
   const [job] = await jobRows(sql, [id]);
   if (!job) return null;
-  const since = sql`${job.createdAt}::timestamptz - ${sql.unsafe(`interval '${HISTORY_SLACK}'`)}`;
+  const range = logRange(sql, "job_events", sql`${job.createdAt}::timestamptz`);
   const [runs, events, [count], rejections] = await Promise.all([
     sql<RunRecord[]>`
       SELECT attempt, worker_id, claimed_at, started_at, finished_at, outcome, error_class, error_message, result
@@ -219,9 +219,9 @@ export async function getJobDetail(sql: Db, id: string): Promise<JobDetail | nul
     sql<EventRecord[]>`
       SELECT * FROM (
         SELECT state_version::text AS id, event, from_state, to_state, actor_kind, actor_id, attempt, state_version, at, payload
-          FROM job_events WHERE job_id = ${id} AND at >= ${since} ORDER BY state_version DESC LIMIT ${EVENT_LIMIT}) e
+          FROM job_events WHERE job_id = ${id} AND ${range} ORDER BY state_version DESC LIMIT ${num(sql, EVENT_LIMIT)}) e
        ORDER BY state_version`,
-    sql<{ n: number }[]>`SELECT count(*)::int AS n FROM job_events WHERE job_id = ${id} AND at >= ${since}`,
+    sql<{ n: number }[]>`SELECT count(*)::int AS n FROM job_events WHERE job_id = ${id} AND ${range}`,
     sql<RejectionRecord[]>`
       SELECT id, event, kind, actor_kind, actor_id, expected_state, expected_version, current_state, current_version, reason, at
         FROM transition_rejections WHERE job_id = ${id} ORDER BY id DESC LIMIT 50`,
