@@ -214,10 +214,11 @@ export async function generate(sql: Sql, opts: { count: number; spanDays?: numbe
       await tx`CREATE TEMP TABLE gen_chunk ON COMMIT DROP AS
         SELECT g AS i, s.pattern, p.live, z.scale, z.created_at, ${tx.unsafe(uuidv7Expr("z.created_at"))} AS id,
                (${GEN_TENANTS}::text[])[1 + (g * 7919) % ${GEN_TENANTS.length}::int] AS tenant_id,
-               -- Every run of as many jobs as tenants has each tenant once and one type: each tenant has every type.
+               -- Every run of as many jobs as tenants has each tenant once, and one type: each tenant has every type.
                ((g / ${GEN_TENANTS.length}) % ${types.length})::int AS type_i
           FROM generate_series(${from}::bigint, ${from + n - 1}::bigint) g
-          JOIN gen_slot s ON s.slot = (g * 7) % ${slots.length}::int
+          -- The history by run of as many jobs as tenants (as the type): each tenant has every history.
+          JOIN gen_slot s ON s.slot = ((g / ${GEN_TENANTS.length}) * 7) % ${slots.length}::int
           JOIN gen_pattern p ON p.pattern = s.pattern
           CROSS JOIN LATERAL (SELECT 1 + (g * 104729 % 60)::int AS scale) f
           CROSS JOIN LATERAL (SELECT f.scale, now() - interval '2 minutes' - ${span}::float8 * interval '1 second' * (1 - g::float8 / ${opts.count}::int)
