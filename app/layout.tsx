@@ -1,9 +1,12 @@
 import type { Metadata } from "next";
+import { cookies } from "next/headers";
 import Link from "next/link";
 import type { ReactNode } from "react";
 import { DbStatusBanner } from "@/components/db-status-banner";
 import { DriftAlarm } from "@/components/drift-alarm";
+import { AccountMenu, MainNav, SkipLink, ThemeSelect } from "@/components/header-controls";
 import { Providers } from "@/components/providers";
+import { parseTheme, THEME_COOKIE } from "@/components/theme";
 import { can, ROLE_LABELS, type Permission } from "@/lib/auth/permissions";
 import { canManageApiKeys } from "@/lib/api/keys";
 import { getViewer } from "@/lib/auth/viewer";
@@ -39,62 +42,56 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
   });
   const nav = viewer ? NAV.filter((item) => can(viewer, item.permission)) : [];
   if (viewer && canManageApiKeys(viewer)) nav.push({ href: "/api-keys", label: "API keys", permission: "jobs:read" });
+  const theme = parseTheme((await cookies()).get(THEME_COOKIE)?.value);
   return (
-    <html lang="en">
+    <html lang="en" data-theme={theme === "system" ? undefined : theme}>
       <body className="min-h-screen bg-neutral-50 font-sans text-neutral-900 antialiased">
-        <a
-          href="#main"
-          className="sr-only focus:not-sr-only focus:absolute focus:top-2 focus:left-2 focus:z-50 focus:rounded-md focus:bg-white focus:px-3 focus:py-2 focus:text-sm focus:font-medium focus:shadow"
-        >
-          Skip to content
-        </a>
+        <SkipLink />
         <header className="border-b border-neutral-200 bg-white">
-          <div className="mx-auto flex min-h-14 max-w-6xl flex-wrap items-center gap-x-6 gap-y-1 px-4 py-2 sm:px-6">
-            <Link href={viewer?.role === "tenant" ? "/jobs" : "/"} className="flex items-center gap-2 text-base font-semibold tracking-tight">
+          <div className="mx-auto flex min-h-14 max-w-7xl flex-wrap items-center gap-x-5 gap-y-2 px-4 py-2 sm:px-6">
+            <Link href={viewer?.role === "tenant" ? "/jobs" : "/"} className="order-1 flex items-center gap-2 text-base font-semibold tracking-tight">
               <span aria-hidden="true" className="grid size-6 place-items-center rounded-md bg-neutral-900 text-xs text-white">
                 J
               </span>
               Jobscope
             </Link>
-            <nav aria-label="Main">
-              <ul className="flex flex-wrap items-center gap-0.5 text-sm">
-                {nav.map((item) => (
-                  <li key={item.label}>
-                    <Link
-                      href={item.href}
-                      className="rounded-md px-2.5 py-1.5 font-medium text-neutral-600 hover:bg-neutral-100 hover:text-neutral-900"
-                    >
-                      {item.label}
-                    </Link>
-                  </li>
-                ))}
-              </ul>
-            </nav>
             {viewer && (
-              <div className="ml-auto flex items-center gap-3 text-sm">
-                <span className="text-right leading-tight" data-testid="signed-in-as">
-                  <span className="block font-medium text-neutral-900">{viewer.name}</span>
-                  <span className="block text-xs text-neutral-500">
-                    {ROLE_LABELS[viewer.role]}
-                    {viewer.tenantId ? ` · ${viewer.tenantId}` : ""}
-                  </span>
-                </span>
-                <form action={signOutAction}>
-                  <button
-                    type="submit"
-                    className="rounded-md border border-neutral-300 bg-white px-2.5 py-1 text-xs font-medium text-neutral-700 shadow-xs hover:bg-neutral-50"
-                  >
-                    Sign out
-                  </button>
-                </form>
-              </div>
+              <>
+                <MainNav>
+                  <ul className="flex flex-col gap-0.5 py-1 text-sm lg:flex-row lg:items-center lg:py-0">
+                    {nav.map((item) => (
+                      <li key={item.label}>
+                        <Link
+                          href={item.href}
+                          className="block rounded-md px-2.5 py-1.5 font-medium whitespace-nowrap text-neutral-700 hover:bg-neutral-100 hover:text-neutral-900"
+                        >
+                          {item.label}
+                        </Link>
+                      </li>
+                    ))}
+                  </ul>
+                </MainNav>
+                <div className="order-2 ml-auto flex items-center lg:order-3">
+                  <AccountMenu name={viewer.name} detail={`${ROLE_LABELS[viewer.role]}${viewer.tenantId ? ` · tenant ${viewer.tenantId}` : ""}`}>
+                    <ThemeSelect initial={theme} />
+                    <form action={signOutAction}>
+                      <button
+                        type="submit"
+                        className="w-full rounded-md border border-neutral-300 bg-white px-2.5 py-1.5 text-sm font-medium text-neutral-700 shadow-xs hover:bg-neutral-50"
+                      >
+                        Sign out
+                      </button>
+                    </form>
+                  </AccountMenu>
+                </div>
+              </>
             )}
           </div>
         </header>
         <Providers>
           <DbStatusBanner />
-          <DriftAlarm />
-          <main id="main" className="mx-auto max-w-6xl px-4 py-8 sm:px-6">
+          {viewer && can(viewer, "insight:read") && <DriftAlarm />}
+          <main id="main" tabIndex={-1} className="mx-auto max-w-7xl px-4 py-8 focus:outline-none sm:px-6">
             {children}
           </main>
         </Providers>

@@ -11,7 +11,7 @@ import { silentLogger } from "../lib/worker/log";
 import { createWorker } from "../lib/worker/worker";
 import type { Worker } from "../lib/worker/types";
 import { prefillJobscope } from "./generate";
-import { snapshot, sleep, walBytes, waitUntil, type Snapshot } from "./lib";
+import { snapshot, sleep, walBytes, walRecords, waitUntil, type Snapshot } from "./lib";
 
 export type Burn = {
   system: string;
@@ -20,6 +20,12 @@ export type Burn = {
   jobsPerSec: number;
   walPerJob: number;
   rowsPerJob: number;
+  /** From the WAL (pg_walinspect): heap rows written and btree index entries inserted per job. */
+  heapRowsPerJob: number | null;
+  btreeEntriesPerJob: number | null;
+  /** CPU per job: the PostgreSQL server's (all its processes), and this node process's (the system under test runs in it). */
+  pgCpuUsPerJob: number | null;
+  nodeCpuUsPerJob: number;
   kept: string;
 };
 
@@ -28,13 +34,23 @@ export const BENCH_QUEUE = "bench";
 
 async function measure(url: string, system: string, n: number, body: () => Promise<void>, kept: () => Promise<string>): Promise<Burn> {
   const before: Snapshot = await snapshot(url);
+  const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   await body();
   const seconds = (performance.now() - t0) / 1000;
+  const cpu = process.cpuUsage(cpu0);
   await sleep(300);
   const after = await snapshot(url);
   const wal = await walBytes(url, before, after);
-  return { system, jobs: n, seconds, jobsPerSec: n / seconds, walPerJob: wal / n, rowsPerJob: (after.rows - before.rows) / n, kept: await kept() };
+  const records = await walRecords(url, before, after);
+  return {
+    system, jobs: n, seconds, jobsPerSec: n / seconds, walPerJob: wal / n, rowsPerJob: (after.rows - before.rows) / n,
+    heapRowsPerJob: records ? records.heapRows / n : null,
+    btreeEntriesPerJob: records ? records.btreeEntries / n : null,
+    pgCpuUsPerJob: before.pgCpuUs !== null && after.pgCpuUs !== null ? (after.pgCpuUs - before.pgCpuUs) / n : null,
+    nodeCpuUsPerJob: (cpu.user + cpu.system) / n,
+    kept: await kept(),
+  };
 }
 
 async function keptJobscope(url: string) {
@@ -45,9 +61,13 @@ async function keptJobscope(url: string) {
   return `${r!.jobs} jobs, ${r!.runs} run records, ${r!.events} events (full history)`;
 }
 
-export async function burnJobscope(url: string, n: number, opts: { concurrency: number; batch: boolean; label: string }): Promise<Burn> {
-  await prefillJobscope(url, n);
-  const sql = connect(url, { max: opts.batch ? 8 : opts.concurrency + 4, appName: "bench-jobscope" });
+export async function burnJobscope(
+  url: string,
+  n: number,
+  opts: { concurrency: number; batch: boolean; label: string; prefilled?: boolean; worker?: { pipelines?: number; maxBatch?: number; prefetch?: number } },
+): Promise<Burn> {
+  if (!opts.prefilled) await prefillJobscope(url, n);
+  const sql = connect(url, { max: opts.batch ? 8 : opts.concurrency + 4, appName: "bench-jobscope", genericPlans: true });
   let done = 0;
   let worker: Worker | null = null;
   const r = await measure(
@@ -56,7 +76,7 @@ export async function burnJobscope(url: string, n: number, opts: { concurrency: 
     n,
     async () => {
       worker = createWorker({
-        sql, queues: [BENCH_QUEUE], concurrency: opts.concurrency, batch: opts.batch, log: silentLogger,
+        sql, queues: [BENCH_QUEUE], concurrency: opts.concurrency, batch: opts.batch, log: silentLogger, ...opts.worker,
         handlers: { "report.generate": async () => null },
         onOutcome: (o) => {
           if (o.status === "reported") done++;
@@ -159,7 +179,7 @@ function quietGraphile() {
 
 /** Idle pickup latency: enqueue → handler start, sequential, `n` times. */
 export async function pickupJobscope(url: string, n: number): Promise<number[]> {
-  const sql = connect(url, { max: 6, appName: "bench-pickup" });
+  const sql = connect(url, { max: 6, appName: "bench-pickup", genericPlans: true });
   let resolveStart: ((t: number) => void) | null = null;
   const worker = createWorker({
     sql, queues: ["pickup"], concurrency: 4, log: silentLogger,
@@ -168,6 +188,8 @@ export async function pickupJobscope(url: string, n: number): Promise<number[]> 
   await worker.start();
   const out: number[] = [];
   await sleep(200);
+  // Without LISTEN the worker polls (1 s): a pickup figure from that would measure the poll, not the engine.
+  if (!worker.stats().listening) throw new Error("pickup: the worker is not listening for jobscope_queued");
   for (let i = 0; i < n; i++) {
     const started = new Promise<number>((r) => (resolveStart = r));
     const t0 = performance.now();

@@ -1,20 +1,23 @@
-// EXPLAIN (ANALYZE, BUFFERS) for the insight queries (lib/insight) on generated
-// data: `npx tsx bench/insight-explain.ts [--jobs 1000000] [--span-days 7] [--keep]`.
+// EXPLAIN (ANALYZE, BUFFERS) for the insight queries (lib/insight) and the integrity audit's
+// window on generated data: `npx tsx bench/insight-explain.ts [--jobs 1000000] [--span-days 7]
+// [--keep] [--generate-only] [--reuse-url URL]`.
 //
-// The jobs, runs and events come from bench/insight-generate.ts (issue 6's patterns);
-// this adds what the insight pages read beyond them: registered workers,
-// poison jobs (attempts lost twice and more), and refused transitions with a
-// few drifts. Every query runs through the same library function the console
-// calls, with auto_explain capturing its plan, so the plans are the real ones.
-// Timings: median of 5 warm runs. Output: markdown on stdout (docs/insight.md).
+// The jobs and their histories come from bench/insight-generate.ts (issue 6's patterns, in the
+// storage of drizzle/0012); this adds what the insight pages read beyond them: registered workers
+// with their counters, poison jobs (attempts lost three times), and refused transitions with a
+// few drifts. Every query runs through the same library function the console calls, with
+// auto_explain capturing its plan, so the plans are the real ones. Timings: median of 5 warm
+// runs. Output: markdown on stdout (docs/insight.md). The console's list reads
+// (lib/jobs/queries.ts) are measured by bench/console.ts.
 import { parseArgs } from "node:util";
 import postgres from "postgres";
-import { connect, type Sql } from "../lib/db/client";
+import { connect, type Db, type Sql } from "../lib/db/client";
 import { slownessContext } from "../lib/insight/baseline";
 import {
   busiestErrors,
   driftStatus,
   latencyByType,
+  latencySampleWindow,
   listRejections,
   listWorkers,
   poisonSuspects,
@@ -22,10 +25,11 @@ import {
   throughput,
   transitionCounts,
 } from "../lib/insight/queries";
-import { countByState, listJobs } from "../lib/jobs/queries";
-import { parseJobFilters } from "../lib/jobs/filters";
+import { auditWindow } from "../lib/integrity/audit";
 import { benchServer, freshDb } from "./lib";
 import { generateInsightData } from "./insight-generate";
+import { uuidv7Expr } from "../lib/jobs/ids";
+import { inWritePath } from "../lib/jobs/write-path";
 
 const { values: args } = parseArgs({
   options: {
@@ -33,36 +37,35 @@ const { values: args } = parseArgs({
     "span-days": { type: "string", default: "7" },
     keep: { type: "boolean", default: false },
     "reuse-url": { type: "string" },
+    "generate-only": { type: "boolean", default: false },
   },
 });
 const log = (s: string) => console.error(`[insight-bench] ${s}`);
 
 async function extras(sql: Sql) {
   log("adding workers, poison jobs and rejections");
+  // The workers' own counters, as their heartbeats write them.
   await sql`
-    INSERT INTO workers (id, host, pid, queues, concurrency, last_seen_at, stopped_at)
+    INSERT INTO workers (id, host, pid, queues, concurrency, last_seen_at, stopped_at, succeeded, failed)
     SELECT 'gen-worker-' || g, 'bench', 1000 + g, ARRAY['default', 'exports', 'media'], 8,
-           now() - (CASE WHEN g = 7 THEN 600 ELSE 1 END) * interval '1 second', NULL
+           now() - (CASE WHEN g = 7 THEN 600 ELSE 1 END) * interval '1 second', NULL, 20000 + g, 900 + g
       FROM generate_series(0, 7) g ON CONFLICT DO NOTHING`;
-  // Poison: 500 jobs whose three attempts each ended lease_expired, spread over the span; written
-  // the way the generator writes (triggers off in a marked transaction), checks still apply.
-  await sql.begin(async (tx) => {
-    await tx`SELECT set_config('jobscope.write_path', 'on', true)`;
+  // Poison: 500 jobs whose three attempts each ended lease_expired (two reclaims, then the
+  // supervisor gave up), spread over the span; written the way the generator writes.
+  await inWritePath(sql, async (tx) => {
     await tx`SET LOCAL session_replication_role = replica`;
     await tx`CREATE TEMP TABLE poison ON COMMIT DROP AS
-      SELECT gen_random_uuid() AS id, g, now() - (g * 1200) * interval '1 second' AS created_at FROM generate_series(1, 500) g`;
-    await tx`INSERT INTO jobs (id, tenant_id, type, queue, state, attempt, max_attempts, state_version, not_before, params, created_at, updated_at, finished_at)
-      SELECT id, 'acme', 'poison.crash', 'default', 'dead', 3, 3, 9, created_at, '{}', created_at, created_at + interval '3 minutes', created_at + interval '3 minutes' FROM poison`;
-    await tx`INSERT INTO job_runs (job_id, attempt, tenant_id, worker_id, claimed_at, started_at, finished_at, outcome, error_class)
-      SELECT id, a, 'acme', 'gen-worker-' || ((g + a) % 8), created_at + (a - 1) * interval '1 minute', created_at + (a - 1) * interval '1 minute',
-             created_at + a * interval '1 minute', 'lease_expired', 'LeaseExpired'
-        FROM poison, generate_series(1, 3) a`;
-    await tx`INSERT INTO job_events (job_id, tenant_id, event, from_state, to_state, actor_kind, actor_id, attempt, state_version, at)
-      SELECT id, 'acme', e.event::job_event, e.f::job_state, e.t::job_state, e.k::actor_kind, 'gen', e.a, e.v, created_at + e.m * interval '1 minute'
-        FROM poison, (VALUES ('submit', NULL, 'queued', 'api', 0, 0, 0),
-                             ('claim', 'queued', 'claimed', 'worker', 1, 1, 0), ('start', 'claimed', 'running', 'worker', 1, 2, 0), ('reclaim', 'running', 'queued', 'supervisor', 1, 3, 1),
-                             ('claim', 'queued', 'claimed', 'worker', 2, 4, 1), ('start', 'claimed', 'running', 'worker', 2, 5, 1), ('reclaim', 'running', 'queued', 'supervisor', 2, 6, 2),
-                             ('claim', 'queued', 'claimed', 'worker', 3, 7, 2), ('start', 'claimed', 'running', 'worker', 3, 8, 2), ('abandon', 'running', 'dead', 'supervisor', 3, 9, 3)) AS e(event, f, t, k, a, v, m)`;
+      SELECT ${tx.unsafe(uuidv7Expr("now() - (g * 1200) * interval '1 second'"))} AS id, g, now() - (g * 1200) * interval '1 second' AS created_at
+        FROM generate_series(1, 500) g`;
+    await tx`INSERT INTO job_catalog (id, tenant_id, type, queue, priority, max_attempts, params, submitted_by_kind, submitted_by, created_at, not_before)
+      SELECT id, 'acme', 'poison.crash', 'default', 0, 3, '{}', 'api', 'gen-api', created_at, created_at FROM poison`;
+    await tx`INSERT INTO job_attempts (job_id, attempt, tenant_id, worker_id, claimed_at, claim_version, started_at, finished_at, outcome, max_attempts, error_class, error_message)
+      SELECT id, a, 'acme', 'gen-worker-' || ((g + a) % 8), created_at + (a - 1) * interval '1 minute', 3 * a - 2, created_at + (a - 1) * interval '1 minute',
+             created_at + a * interval '1 minute', 'lease_expired', 3, 'LeaseExpired', 'no heartbeat for more than 30000 ms'
+        FROM poison, generate_series(1, 3) a ORDER BY 8`;
+    await tx`INSERT INTO job_log (job_id, tenant_id, event, from_state, to_state, actor_kind, actor_id, attempt, state_version, at, max_attempts)
+      SELECT id, 'acme', e.event::job_event, 'running', e.t::job_state, 'supervisor', 'gen-sup', e.a, 3 * e.a, created_at + e.a * interval '1 minute', 3
+        FROM poison, (VALUES ('reclaim', 'queued', 1), ('reclaim', 'queued', 2), ('abandon', 'dead', 3)) AS e(event, t, a) ORDER BY 10`;
   });
   // 200,000 refusals over the span, 0.01% drift.
   await sql`
@@ -74,7 +77,28 @@ async function extras(sql: Sql) {
   await sql`ANALYZE`;
 }
 
-type Probe = { name: string; serves: string; run: (sql: Sql) => Promise<unknown> };
+type Probe = { name: string; serves: string; run: (sql: Db) => Promise<unknown> };
+
+/**
+ * Drop the nodes the executor never ran (job_log's pruned partitions) with their details, and cut
+ * long parameter lists (a sample's 200 ids): the plans stay readable.
+ */
+function readable(plan: string): string {
+  const out: string[] = [];
+  let skipDeeperThan = -1;
+  for (const raw of plan.split("\n")) {
+    const line = raw.startsWith("Query Parameters:") && raw.length > 240 ? `${raw.slice(0, 240)}…` : raw;
+    const indent = line.length - line.trimStart().length;
+    if (skipDeeperThan >= 0 && indent > skipDeeperThan) continue;
+    skipDeeperThan = -1;
+    if (/\(never executed\)/.test(line)) {
+      skipDeeperThan = indent;
+      continue;
+    }
+    out.push(line);
+  }
+  return out.join("\n");
+}
 
 async function main() {
   let url = args["reuse-url"];
@@ -89,6 +113,10 @@ async function main() {
     await extras(sql);
     log(`data ready in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
     await sql.end();
+    if (args["generate-only"]) {
+      log(`generated: ${url}`);
+      return;
+    }
   }
   const plans: string[] = [];
   const sql = connect(url, { max: 1 });
@@ -98,23 +126,32 @@ async function main() {
     onnotice: (n) => sink?.push((n.message ?? "").replace(/^duration: [\d.]+ ms\s+plan:\n?/, "").trim()),
     transform: { column: { from: postgres.toCamel } },
   });
-  const [counts] = await sql<{ jobs: number; runs: number; events: number; rejections: number }[]>`
-    SELECT (SELECT count(*)::int FROM jobs) AS jobs, (SELECT count(*)::int FROM job_runs) AS runs,
-           (SELECT count(*)::int FROM job_events) AS events, (SELECT count(*)::int FROM transition_rejections) AS rejections`;
-  const [recent] = await sql<{ day: number }[]>`SELECT count(*)::int AS day FROM job_runs WHERE finished_at > now() - interval '24 hours'`;
-  const { jobs, runs, events, rejections } = counts!;
-  const day = recent!.day;
+  // The data's own present: generated data ends two minutes before it was generated (a reused
+  // database may be older), and every window is read back from there.
+  const [clock] = await sql<{ now: Date }[]>`SELECT max(finished_at) + interval '2 minutes' AS now FROM job_attempts`;
+  const now = clock!.now;
+  const [counts] = await sql<{ jobs: number; live: number; attempts: number; log: number; rejections: number; day: number; hour: number }[]>`
+    SELECT (SELECT count(*)::int FROM job_catalog) AS jobs, (SELECT count(*)::int FROM jobs_live) AS live,
+           (SELECT count(*)::int FROM job_attempts) AS attempts, (SELECT count(*)::int FROM job_log) AS log,
+           (SELECT count(*)::int FROM transition_rejections) AS rejections,
+           (SELECT count(*)::int FROM job_attempts WHERE finished_at > ${now}::timestamptz - interval '24 hours') AS day,
+           (SELECT count(*)::int FROM job_attempts WHERE finished_at > ${now}::timestamptz - interval '1 hour') AS hour`;
+  const c = counts!;
   const [sample] = await sql<{ id: string; type: string; queue: string; tenantId: string; priority: number; createdAt: Date }[]>`
-    SELECT id, type, queue, tenant_id, priority, created_at FROM jobs WHERE type = 'export.tenant_data' AND state = 'succeeded'
-     ORDER BY created_at DESC OFFSET 100 LIMIT 1`;
+    SELECT c.id, c.type, c.queue, c.tenant_id, c.priority, c.created_at FROM job_catalog c
+     WHERE c.type = 'export.tenant_data' AND c.created_at < ${now}::timestamptz - interval '1 hour'
+       AND EXISTS (SELECT 1 FROM job_attempts a WHERE a.job_id = c.id AND a.end_to = 'succeeded')
+     ORDER BY c.created_at DESC NULLS LAST OFFSET 100 LIMIT 1`;
+  const windows = await Promise.all((["1h", "24h"] as const).map((w) => latencySampleWindow(sql, w, now)));
 
   const probes: Probe[] = [
-    { name: "throughput 1h", serves: "job_runs_finished_idx", run: (s) => throughput(s, "1h") },
-    { name: "throughput 24h", serves: "job_runs_finished_idx", run: (s) => throughput(s, "24h") },
-    { name: "latency by type 1h", serves: "job_runs_finished_idx, jobs_pkey, job_events_job_version_cover_idx", run: (s) => latencyByType(s, "1h") },
-    { name: "latency by type 24h", serves: "job_runs_finished_idx, jobs_pkey, job_events_job_version_cover_idx", run: (s) => latencyByType(s, "24h") },
-    { name: "busiest errors 24h", serves: "job_runs_finished_idx, jobs_pkey", run: (s) => busiestErrors(s, "24h") },
-    { name: "poison suspects (7 d)", serves: "job_runs_lease_lost_idx, jobs_pkey, job_runs_pkey, workers_pkey", run: (s) => poisonSuspects(s) },
+    { name: "throughput 1h", serves: "job_attempts_finished_brin", run: (s) => throughput(s, "1h", now) },
+    { name: "throughput 24h", serves: "job_attempts_finished_brin", run: (s) => throughput(s, "24h", now) },
+    { name: "latency by type 1h", serves: "job_attempts_finished_brin (sample window), job_catalog_pkey, job_log_job_version_idx, job_attempts_pkey", run: (s) => latencyByType(s, "1h", now) },
+    { name: "latency by type 24h", serves: "job_attempts_finished_brin (sample window), job_catalog_pkey, job_log_job_version_idx, job_attempts_pkey", run: (s) => latencyByType(s, "24h", now) },
+    { name: "busiest errors 1h", serves: "job_attempts_finished_brin", run: (s) => busiestErrors(s, "1h", now) },
+    { name: "busiest errors 24h", serves: "job_attempts_finished_brin", run: (s) => busiestErrors(s, "24h", now) },
+    { name: "poison suspects (7 d)", serves: "job_attempts_lease_lost_idx, `jobs` by id (job_catalog_pkey, jobs_live_pkey, job_attempts_pkey, job_log_job_version_idx), workers_pkey", run: (s) => poisonSuspects(s, now) },
     { name: "recent rejections", serves: "transition_rejections_pkey", run: (s) => recentRejections(s) },
     { name: "drift status", serves: "transition_rejections_kind_idx / _kind_id_idx", run: (s) => driftStatus(s) },
     { name: "rejections page, kind=conflict, page 3", serves: "transition_rejections_kind_id_idx", run: async (s) => {
@@ -123,17 +160,22 @@ async function main() {
       return listRejections(s, { kind: "conflict", after: p2.next! });
     } },
     { name: "rejections page, actor", serves: "transition_rejections_actor_id_idx", run: (s) => listRejections(s, { actor: "ops-7" }) },
-    { name: "workers (24 h counts)", serves: "workers_last_seen_idx / seq scan of workers, job_runs_worker_idx, jobs_state_created_idx", run: (s) => listWorkers(s) },
-    { name: "transition counts 1h", serves: "job_events_at_idx", run: (s) => transitionCounts(s, "1h") },
-    { name: "transition counts 24h", serves: "job_events_at_idx", run: (s) => transitionCounts(s, "24h") },
-    { name: "jobs list, poison filter", serves: "job_runs_lease_lost_job_idx, jobs_pkey", run: (s) => listJobs(s, parseJobFilters({ poison: "1" })) },
-    { name: "jobs list first page (with lease losses)", serves: "jobs_created_idx, job_runs_pkey", run: (s) => listJobs(s, parseJobFilters({})) },
-    { name: "counts by state (capped)", serves: "jobs_state_created_idx", run: (s) => countByState(s) },
-    { name: "why-slow context (export.tenant_data, staff)", serves: "jobs_type_created_idx, jobs_tenant_type_created_idx, jobs_queue_created_idx, job_runs_pkey, job_events_job_version_cover_idx", run: (s) => slownessContext(s, sample!, { tenantOnly: false }) },
+    { name: "workers", serves: "workers (seq scan: one row per worker process), job_attempts_worker_trouble_idx, jobs_live_lease_idx, jobs_live_waiting_idx", run: (s) => listWorkers(s, now) },
+    { name: "transition counts 1h", serves: "job_catalog_created_idx, job_log_at_brin (1-2 day partitions), job_attempts_finished_brin, jobs_live_lease_idx, jobs_live_waiting_idx", run: (s) => transitionCounts(s, "1h", now) },
+    { name: "transition counts 6h", serves: "same", run: (s) => transitionCounts(s, "6h", now) },
+    { name: "transition counts 24h", serves: "same", run: (s) => transitionCounts(s, "24h", now) },
+    { name: "why-slow context (export.tenant_data, staff)", serves: "job_catalog_type_created_idx, job_catalog_tenant_type_created_idx, job_catalog_queue_created_idx, jobs_live_pkey, job_attempts_pkey, job_log_job_version_idx, `job_events` by id", run: (s) => slownessContext(s, sample!, { tenantOnly: false, now }) },
+    { name: "integrity audit, a 5-minute window", serves: "job_catalog_created_idx, job_log_at_brin, job_attempts_finished_brin; then the `jobs`, `job_events`, `job_runs` views by id", run: (s) => auditWindow(s, new Date(now.getTime() - 7 * 60_000), new Date(now.getTime() - 2 * 60_000)) },
   ];
 
   const out: string[] = [];
-  out.push(`Data: ${jobs.toLocaleString("en-US")} jobs, ${runs.toLocaleString("en-US")} runs (${day.toLocaleString("en-US")} ended in the last 24 h), ${events.toLocaleString("en-US")} events, ${rejections.toLocaleString("en-US")} rejections.\n`);
+  const n = (x: number) => x.toLocaleString("en-US");
+  out.push(
+    `Data: ${n(c.jobs)} jobs (${n(c.live)} live), ${n(c.attempts)} ended attempts (${n(c.day)} in the last 24 h, ${n(c.hour)} in the last hour), ` +
+      `${n(c.log)} job_log rows, ${n(c.rejections)} rejections. The latency sample's window: ` +
+      windows.map((w, i) => `${["1h", "24h"][i]}: the last ${Math.round((now.getTime() - w.from.getTime()) / 60_000)} min (${w.probes} windows tried)`).join("; ") +
+      ".\n",
+  );
   out.push("| query | median ms (5 warm runs) | served by |", "|---|---:|---|");
   for (const p of probes) {
     await p.run(sql); // warm
@@ -148,6 +190,8 @@ async function main() {
     log(`${p.name}: ${times[2]!.toFixed(1)} ms`);
     // The plan of each statement the function runs, captured by auto_explain.
     const notices: string[] = [];
+    // A statement's plan is logged when its portal closes: the last one's at COMMIT, so the sink stays open until then.
+    sink = notices;
     await explainSql.begin(async (tx) => {
       await tx`LOAD 'auto_explain'`;
       await tx`SET LOCAL auto_explain.log_min_duration = 0`;
@@ -156,14 +200,11 @@ async function main() {
       await tx`SET LOCAL auto_explain.log_timing = on`;
       await tx`SET LOCAL auto_explain.log_level = notice`;
       await tx`SET LOCAL client_min_messages = notice`;
-      sink = notices;
-      try {
-        await p.run(tx as unknown as Sql);
-      } finally {
-        sink = null;
-      }
+      await p.run(tx);
+    }).finally(() => {
+      sink = null;
     });
-    plans.push(`#### ${p.name}\n\n\`\`\`\n${notices.filter((n) => !/LOAD|SET LOCAL|set_config/.test(n)).join("\n\n")}\n\`\`\``);
+    plans.push(`#### ${p.name}\n\n\`\`\`\n${notices.filter((x) => !/LOAD|SET LOCAL|set_config/.test(x)).map(readable).join("\n\n")}\n\`\`\``);
   }
   console.log(out.join("\n"));
   console.log("\n### Plans\n");

@@ -1,12 +1,24 @@
-// Bulk synthetic histories for the insight benchmark (bench/insight-explain.ts).
-// The histories themselves are bench/generate.ts's `patterns()` (issue 6's
-// generator: each played once through the state machine); this stamps them
-// onto jobs chunk by chunk in SQL, with each job's clock stretched by its own
-// factor so durations spread out. Its transactions are marked as the write
-// path and skip triggers (superuser only); every CHECK constraint still holds,
-// and replaying a job's events reproduces its row.
+// Bulk synthetic histories for the insight benchmark (bench/insight-explain.ts), in the storage of
+// drizzle/0012 (docs/decisions.md, "The narrow hot path"). The histories are bench/generate.ts's
+// `patterns()` (issue 6's generator: each played once through the state machine); this stamps them
+// onto jobs in SQL, each job's clock stretched by its own factor so durations spread out, and
+// writes what the write path would have written:
+//   job_catalog   one row per job, in submit order;
+//   job_attempts  one row per ended attempt, in the order the attempts ended (the BRIN on
+//                 finished_at relies on it), with the worker's claim, start and closing event;
+//   job_log       the transitions no worker applied, in time order;
+//   jobs_live     the jobs whose history has not finished (kept out of reach: not before a year
+//                 from now, on queues no benchmark worker serves).
+// Jobs end evenly over the span up to two minutes ago, so every window up to now is as busy as
+// the rest. The transactions are marked as the write path and skip triggers (superuser only);
+// every CHECK constraint still holds, and replaying a job's events reproduces its row.
 import type { Sql } from "../lib/db/client";
-import { patterns } from "./generate";
+import type { ActorKind } from "../lib/fsm/table";
+import { ensureEventPartitions } from "../lib/db/partitions";
+import { uuidv7Expr } from "../lib/jobs/ids";
+import { shapeOf } from "../lib/jobs/shape";
+import { inWritePath } from "../lib/jobs/write-path";
+import { GEN_TENANTS, patterns } from "./generate";
 
 const TYPES = [
   { type: "report.generate", queue: "default", params: { report: "daily_usage", period: "2026-11" } },
@@ -14,80 +26,110 @@ const TYPES = [
   { type: "media.render", queue: "media", params: { assetId: "asset-7", frames: 2400 } },
   { type: "upstream.call", queue: "default", params: { endpoint: "https://partner.example/api", timeoutRate: 0.3 } },
 ];
-const TENANTS = Array.from({ length: 20 }, (_, i) => (i === 0 ? "acme" : i === 1 ? "globex" : `tenant-${String(i).padStart(2, "0")}`));
+/** Seconds a failed attempt waits before its retry is due (bench/generate.ts's `playPattern`). */
+const RETRY_AFTER_S = 30;
+
+type Pattern = ReturnType<typeof patterns>[number];
+
+/** Each ended attempt of a pattern with the versions of its claim and, when a worker applied it, its closing event. */
+function attemptsOf(p: Pattern) {
+  return p.runs
+    .filter((r) => r.finishedS !== null)
+    .map((r) => {
+      const claim = p.events.find((e) => e.event === "claim" && e.attempt === r.attempt)!;
+      const end = p.events.find((e) => e.seq > claim.seq && e.from !== null && shapeOf(e.from, e.event, e.actor)?.closes);
+      if (!end) throw new Error(`pattern ${p.id}: attempt ${r.attempt} ended without a closing event`);
+      const byWorker = end.actor === "worker";
+      return {
+        pattern: p.id, attempt: r.attempt, claimed_s: r.claimedS, started_s: r.startedS, finished_s: r.finishedS, outcome: r.outcome,
+        error_class: r.errorClass, claim_version: claim.version, max_attempts: p.maxAttempts,
+        end_event: byWorker ? end.event : null, end_from: byWorker ? end.from : null, end_to: byWorker ? end.to : null,
+        end_version: byWorker ? end.version : null, retry_s: byWorker && end.event === "fail" ? end.offsetS + RETRY_AFTER_S : null,
+      };
+    });
+}
+
+const actorId = (a: ActorKind) => (a === "supervisor" ? "gen-sup" : `gen-${a}`);
 
 export async function generateInsightData(sql: Sql, opts: { count: number; spanDays: number; chunk?: number; log?: (s: string) => void }) {
   const pats = patterns();
   const chunk = opts.chunk ?? 100_000;
   const span = opts.spanDays * 86_400;
-  for (const id of TENANTS) await sql`INSERT INTO tenants (id, name) VALUES (${id}, ${id}) ON CONFLICT DO NOTHING`;
+  for (const id of GEN_TENANTS) await sql`INSERT INTO tenants (id, name) VALUES (${id}, ${id}) ON CONFLICT DO NOTHING`;
+  // A day partition of job_log for every day of the span (the longest history reaches a day further back).
+  await ensureEventPartitions(sql, { daysBack: opts.spanDays + 2 });
   const slots = pats.flatMap((p) => Array.from({ length: p.weight }, () => p.id));
-  await sql`DROP TABLE IF EXISTS ig_slot, ig_pattern, ig_event, ig_run`;
+  await sql`DROP TABLE IF EXISTS ig_slot, ig_pattern, ig_log, ig_attempt`;
   await sql`CREATE UNLOGGED TABLE ig_slot AS SELECT * FROM jsonb_to_recordset(${sql.json(slots.map((p, i) => ({ slot: i, pattern: p })) as never)}) AS x(slot int, pattern int)`;
   await sql`CREATE UNLOGGED TABLE ig_pattern AS SELECT * FROM jsonb_to_recordset(${sql.json(
     pats.map((p) => ({
-      pattern: p.id,
-      state: p.final.state,
-      attempt: p.final.attempt,
-      max_attempts: p.final.maxAttempts,
-      version: p.final.stateVersion,
-      finished_s: p.finishedS,
-      not_before_s: p.final.state === "queued" || p.final.state === "retry_wait" ? 365 * 86_400 : p.notBeforeS,
-      last_s: p.events.at(-1)!.offsetS,
+      pattern: p.id, state: p.final.state, attempt: p.final.attempt, max_attempts: p.final.maxAttempts, version: p.final.stateVersion,
+      last_s: p.events.at(-1)!.offsetS, live: p.finishedS === null,
     })) as never,
-  )}) AS x(pattern int, state job_state, attempt int, max_attempts int, version int, finished_s float8, not_before_s float8, last_s float8)`;
-  await sql`CREATE UNLOGGED TABLE ig_event AS SELECT * FROM jsonb_to_recordset(${sql.json(
-    pats.flatMap((p) => p.events.map((e) => ({ pattern: p.id, event: e.event, from_state: e.from, to_state: e.to, actor: e.actor, attempt: e.attempt, version: e.version, offset_s: e.offsetS }))) as never,
-  )}) AS x(pattern int, event job_event, from_state job_state, to_state job_state, actor actor_kind, attempt int, version int, offset_s float8)`;
-  await sql`CREATE UNLOGGED TABLE ig_run AS SELECT * FROM jsonb_to_recordset(${sql.json(
-    pats.flatMap((p) => p.runs.map((r) => ({ pattern: p.id, attempt: r.attempt, claimed_s: r.claimedS, started_s: r.startedS, finished_s: r.finishedS, outcome: r.outcome, error_class: r.errorClass }))) as never,
-  )}) AS x(pattern int, attempt int, claimed_s float8, started_s float8, finished_s float8, outcome run_outcome, error_class text)`;
+  )}) AS x(pattern int, state job_state, attempt int, max_attempts int, version int, last_s float8, live boolean)`;
+  await sql`CREATE UNLOGGED TABLE ig_log AS SELECT * FROM jsonb_to_recordset(${sql.json(
+    pats.flatMap((p) =>
+      p.events
+        .filter((e) => e.from !== null && e.actor !== "worker")
+        .map((e) => ({ pattern: p.id, event: e.event, from_state: e.from, to_state: e.to, actor: e.actor, actor_id: actorId(e.actor), attempt: e.attempt, version: e.version, offset_s: e.offsetS, max_attempts: p.maxAttempts })),
+    ) as never,
+  )}) AS x(pattern int, event job_event, from_state job_state, to_state job_state, actor actor_kind, actor_id text, attempt int, version int, offset_s float8, max_attempts int)`;
+  await sql`CREATE UNLOGGED TABLE ig_attempt AS SELECT * FROM jsonb_to_recordset(${sql.json(pats.flatMap(attemptsOf) as never)})
+    AS x(pattern int, attempt int, claimed_s float8, started_s float8, finished_s float8, outcome run_outcome, error_class text, claim_version int,
+         max_attempts int, end_event job_event, end_from job_state, end_to job_state, end_version int, retry_s float8)`;
   const total = slots.length;
+  const types = TYPES.map((t, i) => ({ i, ...t }));
   for (let from = 0; from < opts.count; from += chunk) {
     const n = Math.min(chunk, opts.count - from);
-    await sql.begin(async (tx) => {
-      await tx`SELECT set_config('jobscope.write_path', 'on', true)`;
+    await inWritePath(sql, async (tx) => {
       await tx`SET LOCAL session_replication_role = replica`;
       await tx`SET LOCAL synchronous_commit = off`;
-      // Jobs evenly over the span, newest an hour ago; a per-job clock factor of 1..60 (seconds become up to minutes).
+      // A per-job clock factor of 1..60 (seconds become up to minutes); the job's last transition
+      // falls evenly over the span, the newest two minutes ago.
       await tx`CREATE TEMP TABLE ig_chunk ON COMMIT DROP AS
-        SELECT gen_random_uuid() AS id, g AS i, s.pattern,
-               now() - interval '1 hour' - ${span}::float8 * interval '1 second' * (1 - g::float8 / ${opts.count}::int) AS created_at,
-               (${TENANTS}::text[])[1 + (g::bigint * 7919) % ${TENANTS.length}::int] AS tenant_id,
-               (g * 31) % ${TYPES.length}::int AS type_i,
-               1 + (g::bigint * 104729 % 60)::int AS scale
-          FROM generate_series(${from}::int, ${from + n - 1}::int) g JOIN ig_slot s ON s.slot = (g * 7) % ${total}::int`;
+        SELECT g AS i, s.pattern, p.live, z.scale, z.created_at, ${tx.unsafe(uuidv7Expr("z.created_at"))} AS id,
+               (${GEN_TENANTS}::text[])[1 + (g::bigint * 7919) % ${GEN_TENANTS.length}::int] AS tenant_id,
+               (g * 31) % ${TYPES.length}::int AS type_i
+          FROM generate_series(${from}::int, ${from + n - 1}::int) g
+          JOIN ig_slot s ON s.slot = (g * 7) % ${total}::int
+          JOIN ig_pattern p ON p.pattern = s.pattern
+          CROSS JOIN LATERAL (SELECT 1 + (g::bigint * 104729 % 60)::int AS scale) f
+          CROSS JOIN LATERAL (SELECT f.scale,
+                                     now() - interval '2 minutes' - ${span}::float8 * interval '1 second' * (1 - g::float8 / ${opts.count}::int)
+                                       - f.scale * p.last_s * interval '1 second' AS created_at) z`;
       await tx`
-        INSERT INTO jobs (id, tenant_id, type, queue, priority, state, attempt, max_attempts, state_version, lease_owner,
-                          heartbeat_at, not_before, params, created_at, updated_at, finished_at)
-        SELECT c.id, c.tenant_id, t.type, CASE WHEN p.state IN ('queued', 'retry_wait') THEN 'gen-' || t.queue ELSE t.queue END,
-               (c.i % 3)::smallint, p.state, p.attempt, p.max_attempts, p.version, NULL,
-               CASE WHEN p.attempt > 0 THEN c.created_at + c.scale * p.last_s * interval '1 second' END,
-               c.created_at + (CASE WHEN p.not_before_s > 86400 THEN p.not_before_s ELSE c.scale * p.not_before_s END) * interval '1 second', t.params,
-               c.created_at, c.created_at + c.scale * p.last_s * interval '1 second',
-               c.created_at + c.scale * p.finished_s * interval '1 second'
+        INSERT INTO job_catalog (id, tenant_id, type, queue, priority, max_attempts, params, idempotency_key, submitted_by_kind, submitted_by, created_at, not_before)
+        SELECT c.id, c.tenant_id, t.type, CASE WHEN c.live THEN 'gen-' || t.queue ELSE t.queue END, (c.i % 3)::smallint, p.max_attempts, t.params,
+               NULL, 'api', 'gen-api', c.created_at, c.created_at
           FROM ig_chunk c JOIN ig_pattern p USING (pattern)
-          JOIN jsonb_to_recordset(${tx.json(TYPES.map((t, i) => ({ i, ...t })) as never)}) AS t(i int, type text, queue text, params jsonb) ON t.i = c.type_i`;
+          JOIN jsonb_to_recordset(${tx.json(types as never)}) AS t(i int, type text, queue text, params jsonb) ON t.i = c.type_i
+         ORDER BY c.created_at`;
       await tx`
-        INSERT INTO job_runs (job_id, attempt, tenant_id, worker_id, claimed_at, started_at, finished_at, outcome, error_class, error_message, result)
-        SELECT c.id, r.attempt, c.tenant_id, 'gen-worker-' || ((c.i + r.attempt) % 8),
-               c.created_at + c.scale * r.claimed_s * interval '1 second', c.created_at + c.scale * r.started_s * interval '1 second',
-               c.created_at + c.scale * r.finished_s * interval '1 second', r.outcome, r.error_class,
-               CASE WHEN r.error_class IS NOT NULL THEN r.error_class || ': generated failure of attempt ' || r.attempt END,
-               CASE WHEN r.outcome = 'succeeded' THEN '{"ok":true}'::jsonb END
-          FROM ig_chunk c JOIN ig_run r USING (pattern)`;
+        INSERT INTO jobs_live (id, tenant_id, type, queue, priority, state, attempt, max_attempts, state_version, not_before, params, created_at, updated_at)
+        SELECT k.id, k.tenant_id, k.type, k.queue, k.priority, p.state, p.attempt, p.max_attempts, p.version,
+               now() + interval '365 days', k.params, k.created_at, c.created_at + c.scale * p.last_s * interval '1 second'
+          FROM ig_chunk c JOIN ig_pattern p USING (pattern) JOIN job_catalog k ON k.id = c.id
+         WHERE c.live`;
       await tx`
-        INSERT INTO job_events (job_id, tenant_id, event, from_state, to_state, actor_kind, actor_id, attempt, state_version, at, payload)
-        SELECT c.id, c.tenant_id, e.event, e.from_state, e.to_state, e.actor,
-               CASE e.actor WHEN 'worker' THEN 'gen-worker-' || ((c.i + e.attempt) % 8) WHEN 'supervisor' THEN 'gen-sup' ELSE 'gen-' || e.actor END,
-               e.attempt, e.version, c.created_at + c.scale * e.offset_s * interval '1 second',
-               CASE WHEN e.event = 'submit' THEN jsonb_build_object('maxAttempts', p.max_attempts) END
-          FROM ig_chunk c JOIN ig_event e USING (pattern) JOIN ig_pattern p USING (pattern)`;
+        INSERT INTO job_attempts (job_id, attempt, tenant_id, worker_id, claimed_at, claim_version, started_at, finished_at, outcome, max_attempts,
+                                  end_event, end_from, end_to, end_version, retry_at, error_class, error_message, result)
+        SELECT c.id, a.attempt, c.tenant_id, 'gen-worker-' || ((c.i + a.attempt) % 8),
+               c.created_at + c.scale * a.claimed_s * interval '1 second', a.claim_version, c.created_at + c.scale * a.started_s * interval '1 second',
+               c.created_at + c.scale * a.finished_s * interval '1 second', a.outcome, a.max_attempts,
+               a.end_event, a.end_from, a.end_to, a.end_version, c.created_at + c.scale * a.retry_s * interval '1 second', a.error_class,
+               CASE WHEN a.error_class IS NOT NULL THEN a.error_class || ': generated failure of attempt ' || a.attempt END,
+               CASE WHEN a.outcome = 'succeeded' THEN '{"ok":true}'::jsonb END
+          FROM ig_chunk c JOIN ig_attempt a USING (pattern)
+         ORDER BY 8`;
+      await tx`
+        INSERT INTO job_log (job_id, tenant_id, event, from_state, to_state, actor_kind, actor_id, attempt, state_version, at, payload, max_attempts)
+        SELECT c.id, c.tenant_id, e.event, e.from_state, e.to_state, e.actor, e.actor_id, e.attempt, e.version,
+               c.created_at + c.scale * e.offset_s * interval '1 second', NULL, e.max_attempts
+          FROM ig_chunk c JOIN ig_log e USING (pattern)
+         ORDER BY 10`;
     });
     opts.log?.(`generated ${from + n} / ${opts.count} jobs`);
   }
-  await sql`DROP TABLE IF EXISTS ig_slot, ig_pattern, ig_event, ig_run`;
-  await sql`VACUUM ANALYZE jobs`;
-  await sql`VACUUM ANALYZE job_runs`;
-  await sql`VACUUM ANALYZE job_events`;
+  await sql`DROP TABLE IF EXISTS ig_slot, ig_pattern, ig_log, ig_attempt`;
+  for (const t of ["job_catalog", "jobs_live", "job_attempts", "job_log"]) await sql`VACUUM ANALYZE ${sql(t)}`;
 }

@@ -1,11 +1,15 @@
 // Shared pieces of the benchmark: the server, counters, percentiles.
-import { rmSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync } from "node:fs";
+import path from "node:path";
 import postgres from "postgres";
 import { connect, type Sql } from "../lib/db/client";
 import { ensureDatabase, startEmbeddedPostgres } from "../lib/db/embedded";
 import { migrateDatabase } from "../lib/db/migrate";
 
 export type Server = { adminUrl: string; stop: () => Promise<void> };
+
+/** The embedded server's data directory (its postmaster's CPU is read from /proc); null for DATABASE_URL's. */
+let serverDataDir: string | null = null;
 
 /** One PostgreSQL for every system: DATABASE_URL's server (an admin URL), or an embedded one in its own data dir. */
 export async function benchServer(dataDir = ".data/bench-pg", log = (s: string) => console.log(s)): Promise<Server> {
@@ -15,6 +19,7 @@ export async function benchServer(dataDir = ".data/bench-pg", log = (s: string) 
   }
   log(`starting embedded PostgreSQL in ${dataDir}`);
   const s = await startEmbeddedPostgres({ dataDir, fresh: true });
+  serverDataDir = path.resolve(dataDir);
   return {
     adminUrl: s.adminUrl,
     stop: async () => {
@@ -39,7 +44,66 @@ export async function freshDb(adminUrl: string, name: string, opts: { jobscope?:
   return url;
 }
 
-export type Snapshot = { lsn: string; rows: number };
+export type Snapshot = { lsn: string; rows: number; pgCpuUs: number | null };
+
+const TICK_US = 10_000; // /proc times are in clock ticks: 100 per second on Linux.
+
+/**
+ * CPU used by the PostgreSQL server so far (µs): its postmaster, every live backend and helper,
+ * and (cutime/cstime) the children it has reaped, so backends that exited still count.
+ * null when the server is not the embedded one (DATABASE_URL) or /proc is not readable.
+ */
+export function pgCpuUs(): number | null {
+  if (!serverDataDir) return null;
+  try {
+    const master = readFileSync(path.join(serverDataDir, "postmaster.pid"), "utf8").split("\n")[0]!.trim();
+    const fields = (pid: string) => {
+      const st = readFileSync(`/proc/${pid}/stat`, "utf8");
+      return st.slice(st.lastIndexOf(")") + 2).split(" ");
+    };
+    const m = fields(master);
+    let ticks = Number(m[11]) + Number(m[12]) + Number(m[13]) + Number(m[14]);
+    for (const p of readdirSync("/proc")) {
+      if (!/^\d+$/.test(p) || p === master) continue;
+      try {
+        const f = fields(p);
+        if (f[1] === master) ticks += Number(f[11]) + Number(f[12]);
+      } catch {
+        // exited meanwhile: counted in the postmaster's cutime/cstime
+      }
+    }
+    return ticks * TICK_US;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * WAL records between two positions, by what wrote them (pg_walinspect): heap rows written
+ * (insert, update, HOT update, delete) and btree index entries inserted. Server-wide: call around
+ * one system's run at a time.
+ */
+export async function walRecords(url: string, from: Snapshot, to: Snapshot): Promise<{ heapRows: number; btreeEntries: number } | null> {
+  const sql = postgres(url, { max: 1, onnotice: () => {} });
+  try {
+    await sql`CREATE EXTENSION IF NOT EXISTS pg_walinspect`;
+    const rows = await sql<{ rm: string; rec: string; n: string }[]>`
+      SELECT split_part("resource_manager/record_type", '/', 1) AS rm, split_part("resource_manager/record_type", '/', 2) AS rec, count::text AS n
+        FROM pg_get_wal_stats(${from.lsn}::pg_lsn, ${to.lsn}::pg_lsn, true)`;
+    let heapRows = 0;
+    let btreeEntries = 0;
+    for (const r of rows) {
+      const n = Number(r.n);
+      if (r.rm === "Heap" && /^(INSERT|UPDATE|HOT_UPDATE|DELETE)(\+INIT)?$/.test(r.rec)) heapRows += n;
+      if (r.rm === "Btree" && /^INSERT_(LEAF|POST)/.test(r.rec)) btreeEntries += n;
+    }
+    return { heapRows, btreeEntries };
+  } catch {
+    return null;
+  } finally {
+    await sql.end();
+  }
+}
 
 /**
  * WAL position (server-wide) and rows written (inserted + updated + deleted)
@@ -53,7 +117,7 @@ export async function snapshot(url: string): Promise<Snapshot> {
     const [r] = await sql<{ lsn: string; rows: string }[]>`
       SELECT pg_current_wal_lsn()::text AS lsn,
              (SELECT coalesce(sum(n_tup_ins + n_tup_upd + n_tup_del), 0) FROM pg_stat_user_tables)::text AS rows`;
-    return { lsn: r!.lsn, rows: Number(r!.rows) };
+    return { lsn: r!.lsn, rows: Number(r!.rows), pgCpuUs: pgCpuUs() };
   } finally {
     await sql.end();
   }

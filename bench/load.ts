@@ -40,8 +40,8 @@ export async function fixedRate(
   url: string,
   opts: { rate: number; seconds: number; failRate: number; queue: string; concurrency?: number; stopWhen?: () => boolean },
 ): Promise<LoadResult> {
-  const sql = connect(url, { max: 10, appName: "bench-load-worker" });
-  const producer = connect(url, { max: 8, appName: "bench-load-producer" });
+  const sql = connect(url, { max: 10, appName: "bench-load-worker", genericPlans: true });
+  const producer = connect(url, { max: 8, appName: "bench-load-producer", genericPlans: true });
   const t0 = new Map<string, number>();
   const startedAt = new Map<string, number>();
   const doneAt = new Map<string, number>();

@@ -15,6 +15,7 @@ import { HEARTBEAT_STATES } from "../lib/fsm/table";
 import { createSupervisor } from "../lib/supervisor/supervisor";
 import { measureConsole, measureConsoleLib, signIn, startConsole, type Timing } from "./console";
 import { burnGraphile, burnJobscope, burnPgBoss, pickupGraphile, pickupJobscope, pickupPgBoss, type Burn } from "./engines";
+import { drizzleOverhead, runFactors, type Factor } from "./factors";
 import { auditSample, generate, prefillJobscope } from "./generate";
 import { benchServer, fmt, freshDb, mb, pct, sizes, sleep, waitUntil } from "./lib";
 import { fixedRate, type LoadResult } from "./load";
@@ -39,6 +40,8 @@ export type Results = {
   scaling: { processes: number; jobsPerSec: number; seconds: number }[];
   supervisor: { rows: number; tickP50: number; tickP95: number; plan: string[] }[];
   sizes: { table: string; rows: number; tableBytes: number; indexBytes: number; perMillion: number }[];
+  factors: Factor[];
+  drizzle: { drizzleUs: number; directUs: number } | null;
   console: Timing[];
   /** The same requests before the load starts. */
   consoleIdle: Timing[];
@@ -61,6 +64,7 @@ export async function runBench(profile: Profile, only?: Set<string>): Promise<Re
   const r: Results = {
     profile, startedAt: new Date().toISOString(), machine: `${cpus().length} × ${cpus()[0]?.model ?? "cpu"}`, postgres: "",
     throughput: [], ratios: {}, pickup: [], load: [], scaling: [], supervisor: [], sizes: [], console: [], consoleIdle: [], consoleNote: "", generated: null, minutes: 0,
+    factors: [], drizzle: null,
   };
   try {
     const admin = postgres(server.adminUrl, { max: 1, onnotice: () => {} });
@@ -71,7 +75,7 @@ export async function runBench(profile: Profile, only?: Set<string>): Promise<Re
       const burn = async (label: string, f: () => Promise<Burn>) => {
         log(`burn-down: ${label}…`);
         const b = await f();
-        log(`  ${fmt(b.jobsPerSec)} jobs/s, ${fmt(b.walPerJob)} WAL bytes/job, ${fmt(b.rowsPerJob, 1)} rows/job`);
+        log(`  ${fmt(b.jobsPerSec)} jobs/s, ${fmt(b.walPerJob)} WAL bytes/job, ${fmt(b.heapRowsPerJob ?? b.rowsPerJob, 1)} rows and ${fmt(b.btreeEntriesPerJob ?? NaN, 1)} index entries/job, CPU µs/job PostgreSQL ${fmt(b.pgCpuUsPerJob ?? NaN)} + node ${fmt(b.nodeCpuUsPerJob)}`);
         r.throughput.push(b);
         return b;
       };
@@ -90,6 +94,13 @@ export async function runBench(profile: Profile, only?: Set<string>): Promise<Re
         const gs = await burn("graphile-worker unbatched", async () => burnGraphile(await freshDb(server.adminUrl, "bench_gw_single"), m, { concurrency: CONCURRENCY, batch: false, label: "graphile-worker 0.17.3, defaults (unbatched)" }));
         r.ratios["one-at-a-time: Jobscope / graphile-worker"] = js.jobsPerSec / gs.jobsPerSec;
       }
+    }
+
+    // One factor at a time against the final design, each next to graphile-worker (full profile, or --only factors).
+    if ((profile === "full" && !only) || only?.has("factors")) {
+      r.factors = await runFactors(server.adminUrl, p.batchedJobs, log);
+      r.drizzle = await drizzleOverhead(server.adminUrl, 2000);
+      log(`drizzle on the hot path: ${fmt(r.drizzle.drizzleUs, 1)} µs of node CPU per claim statement through drizzle, ${fmt(r.drizzle.directUs, 1)} µs through postgres.js directly`);
     }
 
     if (want("pickup") && p.pickups > 0) {
@@ -251,8 +262,16 @@ async function supervisorScan(sql: ReturnType<typeof connect>) {
 export function renderMarkdown(r: Results): string {
   const ratio = (k: string) => (r.ratios[k] === undefined ? "n/a" : `${fmt(r.ratios[k], 2)}×`);
   const lines: string[] = [];
-  lines.push(`| system | jobs | jobs/s | WAL bytes / job | rows written / job | kept afterwards |`, `|---|---:|---:|---:|---:|---|`);
-  for (const b of r.throughput) lines.push(`| ${b.system} | ${fmt(b.jobs)} | ${fmt(b.jobsPerSec)} | ${fmt(b.walPerJob)} | ${fmt(b.rowsPerJob, 1)} | ${b.kept} |`);
+  lines.push(
+    `| system | jobs | jobs/s | WAL bytes / job | heap rows / job | btree entries / job | PostgreSQL CPU µs / job | node CPU µs / job | kept afterwards |`,
+    `|---|---:|---:|---:|---:|---:|---:|---:|---|`,
+  );
+  const n = (v: number | null, d = 0) => (v === null ? "n/a" : fmt(v, d));
+  for (const b of r.throughput) {
+    lines.push(
+      `| ${b.system} | ${fmt(b.jobs)} | ${fmt(b.jobsPerSec)} | ${fmt(b.walPerJob)} | ${n(b.heapRowsPerJob, 1)} | ${n(b.btreeEntriesPerJob, 1)} | ${n(b.pgCpuUsPerJob)} | ${fmt(b.nodeCpuUsPerJob)} | ${b.kept} |`,
+    );
+  }
   const tput = lines.join("\n");
   const ratios = Object.keys(r.ratios).map((k) => `| ${k} | ${ratio(k)} |`).join("\n");
   const pickup = r.pickup.map((x) => `| ${x.system} | ${x.n} | ${fmt(x.p50, 1)} | ${fmt(x.p99, 1)} |`).join("\n");
@@ -280,6 +299,13 @@ ${tput}
 |---|---:|
 ${ratios}
 
+${r.factors.length ? `### One factor at a time (the A/B table; each Jobscope burn next to a graphile-worker burn in the same run)
+
+| factor | what changes | Jobscope jobs/s | graphile-worker jobs/s | ratio | vs the final design | heap rows / btree entries per job | PostgreSQL + node CPU µs / job |
+|---|---|---:|---:|---:|---:|---:|---:|
+${r.factors.map((f) => `| ${f.name} | ${f.what} | ${fmt(f.jobscope.jobsPerSec)} | ${fmt(f.graphile.jobsPerSec)} | ${fmt(f.ratio, 2)}× | ${fmt(f.vsFinal, 2)}× | ${f.jobscope.heapRowsPerJob === null ? "n/a" : fmt(f.jobscope.heapRowsPerJob, 1)} / ${f.jobscope.btreeEntriesPerJob === null ? "n/a" : fmt(f.jobscope.btreeEntriesPerJob, 1)} | ${f.jobscope.pgCpuUsPerJob === null ? "n/a" : fmt(f.jobscope.pgCpuUsPerJob)} + ${fmt(f.jobscope.nodeCpuUsPerJob)} |`).join("\n")}
+` : ""}${r.drizzle ? `Drizzle on the hot path: ${fmt(r.drizzle.drizzleUs, 1)} µs of node CPU per claim statement through drizzle's prepared query, ${fmt(r.drizzle.directUs, 1)} µs through postgres.js directly with the same text and values (per statement: a round carries up to 500 jobs).
+` : ""}
 ### Idle pickup latency (enqueue → handler start, sequential)
 
 | system | n | p50 ms | p99 ms |

@@ -6,7 +6,7 @@ import { createWorker } from "../lib/worker/worker";
 
 const [url, queue, concurrency] = process.argv.slice(2);
 if (!url || !queue) throw new Error("usage: worker-proc.ts <url> <queue> <concurrency>");
-const sql = connect(url, { max: 8, appName: "bench-scale-worker" });
+const sql = connect(url, { max: 8, appName: "bench-scale-worker", genericPlans: true });
 const worker = createWorker({
   sql, queues: [queue], concurrency: Number(concurrency ?? 24), log: silentLogger,
   handlers: { "report.generate": async () => null },

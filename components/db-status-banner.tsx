@@ -1,44 +1,44 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
+import { healthQuery, type Health } from "@/lib/client/queries";
 
 const UP_POLL_MS = 15_000;
 const DOWN_POLL_MS = 3_000;
 
-type Health = { ok: true; latencyMs: number } | { ok: false };
+const HEADLINES: Record<Exclude<Health["status"], "up">, string> = {
+  database: "The database is not answering.",
+  server: "The console's server is failing.",
+  unreachable: "The console's server cannot be reached.",
+};
 
-async function ping(signal: AbortSignal): Promise<Health> {
-  try {
-    const res = await fetch("/api/integrity/health", { signal, cache: "no-store" });
-    return res.ok ? ((await res.json()) as Health) : { ok: false };
-  } catch {
-    // The console's server itself is unreachable: as far as this page can tell, same outage.
-    if (signal.aborted) throw new Error("aborted");
-    return { ok: false };
-  }
+function detail(h: Exclude<Health, { status: "up" }>): string {
+  if (h.status === "database")
+    return "Pages keep the data they last loaded; actions will fail until it is back. Jobs are not lost: workers and the supervisor reconnect on their own.";
+  if (h.status === "server")
+    return `Its health check answered HTTP ${h.httpStatus}: the database may be fine, but pages and actions can fail. Details are in the server log.`;
+  return "Check your connection, or whether the console is running. Pages keep the data they last loaded.";
 }
 
 /**
- * On every page: when the database stops answering, say so plainly instead of
- * letting each panel fail on its own. Polls a one-query health check, faster
- * while it is down, and disappears when the database is back.
+ * On every page: when the database or the console's server stops answering,
+ * say which, plainly, instead of letting each panel fail on its own. Polls a
+ * one-query health check, faster while something is down, and disappears once all is back.
  */
 export function DbStatusBanner() {
   const query = useQuery({
-    queryKey: ["db-health"] as const,
-    queryFn: ({ signal }) => ping(signal),
-    refetchInterval: (q) => (q.state.data?.ok === false ? DOWN_POLL_MS : UP_POLL_MS),
+    ...healthQuery(),
+    refetchInterval: (q) => (q.state.data && q.state.data.status !== "up" ? DOWN_POLL_MS : UP_POLL_MS),
     refetchOnWindowFocus: true,
-    retry: false,
   });
-  if (query.data?.ok !== false) return null;
+  const health = query.data;
+  if (!health || health.status === "up") return null;
   return (
-    <div role="alert" aria-label="Database unavailable" data-testid="db-status-banner" className="border-b border-amber-300 bg-amber-100 text-amber-950">
-      <div className="mx-auto flex max-w-6xl flex-wrap items-center gap-x-4 gap-y-1 px-4 py-2 text-sm sm:px-6">
-        <span className="font-semibold">The database is not answering.</span>
+    <div role="alert" aria-label="Outage" data-testid="db-status-banner" className="border-b border-amber-300 bg-amber-100 text-amber-950">
+      <div className="mx-auto flex max-w-7xl flex-wrap items-center gap-x-4 gap-y-1 px-4 py-2 text-sm sm:px-6">
+        <span className="font-semibold">{HEADLINES[health.status]}</span>
         <span>
-          Pages keep the data they last loaded; actions will fail until it is back. Jobs are not lost: workers and the supervisor
-          reconnect on their own. Checking again every {DOWN_POLL_MS / 1000} s…
+          {detail(health)} Checking again every {DOWN_POLL_MS / 1000} s…
         </span>
       </div>
     </div>

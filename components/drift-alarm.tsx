@@ -2,8 +2,8 @@
 
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import type { DriftStatus } from "@/lib/insight/queries";
-import { getJson, HttpError, type Wire } from "@/lib/insight/wire";
+import { HttpError } from "@/lib/client/get-json";
+import { driftQuery } from "@/lib/client/queries";
 import { numbers } from "./numbers";
 
 const POLL_MS = 15_000;
@@ -11,23 +11,25 @@ const POLL_MS = 15_000;
 /**
  * On every page: drift means something wrote the jobs table outside the write
  * path, an invariant violation. Polls a cheap endpoint (one index range);
- * shows nothing to people who may not read insight, nor while all is well.
+ * shows nothing while all is well. The layout renders it only for people who
+ * may read insight, so a tenant's pages never call the staff-only endpoint.
  */
 export function DriftAlarm() {
   const query = useQuery({
-    queryKey: ["insight", "drift"] as const,
-    queryFn: ({ signal }) => getJson<Wire<DriftStatus>>("/api/insight/drift", signal),
-    refetchInterval: (q) => (q.state.error instanceof HttpError && (q.state.error.status === 401 || q.state.error.status === 403) ? false : POLL_MS),
+    ...driftQuery(),
+    // A session that ended (or a role changed) stops the polling instead of failing every 15 s.
+    refetchInterval: (q) => (q.state.error instanceof HttpError && q.state.error.isRefused ? false : POLL_MS),
     retry: false,
   });
   const d = query.data;
   if (!d || d.count === 0) return null;
   return (
     <div role="alert" aria-label="Drift alarm" className="border-b border-red-300 bg-red-600 text-white">
-      <div className="mx-auto flex max-w-6xl flex-wrap items-center gap-x-4 gap-y-1 px-4 py-2 text-sm sm:px-6">
+      <div className="mx-auto flex max-w-7xl flex-wrap items-center gap-x-4 gap-y-1 px-4 py-2 text-sm sm:px-6">
         <span className="font-semibold">
           Drift: {numbers.format(d.count)}
-          {d.capped ? "+" : ""} {d.count === 1 ? "transition was" : "transitions were"} refused because the jobs table was written outside the write path.
+          {d.capped ? "+" : ""} {d.count === 1 ? "transition was" : "transitions were"} refused because the jobs table was written outside the write
+          path.
         </span>
         {d.latest && (
           <span className="text-red-100">

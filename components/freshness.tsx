@@ -23,12 +23,10 @@ export function Freshness({
   // The clock ticks once a second and may lag a response by up to a second: never show a negative age.
   const age = updatedAt === null || now === 0 ? null : Math.max(0, Math.round((now - updatedAt) / 1000));
   return (
-    <p className="flex items-center gap-2 text-sm text-neutral-500">
+    <p className="flex items-center gap-2 text-sm text-neutral-600">
       <span
         aria-hidden="true"
-        className={`size-2 rounded-full ${
-          isPaused ? "bg-amber-400" : isFailing ? "bg-red-500" : "bg-emerald-500 motion-safe:animate-pulse"
-        }`}
+        className={`size-2 rounded-full ${isPaused ? "bg-amber-400" : isFailing ? "bg-red-500" : "bg-emerald-500 motion-safe:animate-pulse"}`}
       />
       <span className="font-medium text-neutral-700">{isPaused ? "Paused" : isFailing ? "Not updating" : "Live"}</span>
       {age !== null && <span className="tabular-nums">Updated {formatAge(age)} ago</span>}
@@ -41,26 +39,31 @@ function formatAge(seconds: number) {
 }
 
 /**
- * Stops and restarts a page's polling. One label whatever the state: `aria-pressed`
- * says whether updates are paused. `className` adds to the button's own classes.
+ * Stops and restarts a page's polling. It says what it will do: "Pause updates"
+ * while live, "Resume updates" while paused.
  */
-export function PauseButton({ isPaused, onToggle, className }: { isPaused: boolean; onToggle: () => void; className?: string }) {
+export function PauseButton({ isPaused, onToggle }: { isPaused: boolean; onToggle: () => void }) {
   return (
     <button
       type="button"
-      aria-pressed={isPaused}
       onClick={onToggle}
       className={`inline-flex items-center gap-2 rounded-md border px-3 py-1.5 text-sm font-medium shadow-xs ${
         isPaused
           ? "border-amber-300 bg-amber-50 text-amber-900 hover:bg-amber-100"
           : "border-neutral-300 bg-white text-neutral-700 hover:bg-neutral-50"
-      }${className ? ` ${className}` : ""}`}
+      }`}
     >
       <svg aria-hidden="true" viewBox="0 0 16 16" className="size-4" fill="currentColor">
-        <rect x="4" y="3" width="3" height="10" rx="1" />
-        <rect x="9" y="3" width="3" height="10" rx="1" />
+        {isPaused ? (
+          <path d="M5 3.5v9l7.5-4.5z" />
+        ) : (
+          <>
+            <rect x="4" y="3" width="3" height="10" rx="1" />
+            <rect x="9" y="3" width="3" height="10" rx="1" />
+          </>
+        )}
       </svg>
-      Pause updates
+      {isPaused ? "Resume updates" : "Pause updates"}
     </button>
   );
 }

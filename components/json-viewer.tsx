@@ -46,8 +46,8 @@ export function JsonViewer({ value, label }: { value: unknown; label: string }) 
 function Node({ value, depth, name }: { value: Json; depth: number; name?: ReactNode }) {
   const key = name !== undefined && (
     <>
-      <span className="text-neutral-500">{name}</span>
-      <span className="text-neutral-400">: </span>
+      <span className="text-neutral-600">{name}</span>
+      <span className="text-neutral-600">: </span>
     </>
   );
   if (Array.isArray(value) || (value !== null && typeof value === "object")) {
@@ -63,16 +63,14 @@ function Node({ value, depth, name }: { value: Json; depth: number; name?: React
 
 function Scalar({ value }: { value: null | boolean | number | string | undefined }) {
   const [isFull, setIsFull] = useState(false);
-  if (value === undefined) return <span className="text-neutral-400">undefined</span>;
+  if (value === undefined) return <span className="text-neutral-600">undefined</span>;
   if (value === null) return <span className="text-violet-700">null</span>;
   if (typeof value === "boolean") return <span className="text-violet-700">{String(value)}</span>;
   if (typeof value === "number") return <span className="text-sky-700">{value}</span>;
   const isLong = value.length > MAX_STRING;
   return (
     <>
-      <span className="whitespace-pre-wrap text-emerald-800">
-        &quot;{isLong && !isFull ? `${value.slice(0, MAX_STRING)}…` : value}&quot;
-      </span>
+      <span className="whitespace-pre-wrap text-emerald-800">&quot;{isLong && !isFull ? `${value.slice(0, MAX_STRING)}…` : value}&quot;</span>
       {isLong && (
         <button type="button" onClick={() => setIsFull((f) => !f)} className="ml-2 font-sans text-xs font-medium text-blue-700 underline">
           {isFull ? "show less" : `show all ${value.length.toLocaleString("en-US")} characters`}
@@ -91,7 +89,7 @@ function Container({ value, depth, keyLabel }: { value: Json[] | { [key: string]
     return (
       <div>
         {keyLabel}
-        <span className="text-neutral-500">{`${open}${close}`}</span>
+        <span className="text-neutral-600">{`${open}${close}`}</span>
       </div>
     );
   }
@@ -104,8 +102,8 @@ function Container({ value, depth, keyLabel }: { value: Json[] | { [key: string]
           ▸
         </span>
         {keyLabel}
-        <span className="text-neutral-500">{open}</span>
-        <span className="text-neutral-400 group-open:hidden">
+        <span className="text-neutral-600">{open}</span>
+        <span className="text-neutral-600 group-open:hidden">
           {" "}
           {count} {close}
         </span>
@@ -120,7 +118,7 @@ function Container({ value, depth, keyLabel }: { value: Json[] | { [key: string]
           </button>
         )}
       </div>
-      <span className="ml-3 text-neutral-500">{close}</span>
+      <span className="ml-3 text-neutral-600">{close}</span>
     </details>
   );
 }

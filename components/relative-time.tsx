@@ -51,7 +51,8 @@ export function formatRelative(at: number, now: number): string {
   const diff = at - now;
   const s = Math.round(Math.abs(diff) / 1000);
   if (s < 2) return "just now";
-  const amount = s < 60 ? `${s} s` : s < 3_600 ? `${Math.floor(s / 60)} min` : s < 86_400 ? `${Math.floor(s / 3_600)} h` : `${Math.floor(s / 86_400)} d`;
+  const amount =
+    s < 60 ? `${s} s` : s < 3_600 ? `${Math.floor(s / 60)} min` : s < 86_400 ? `${Math.floor(s / 3_600)} h` : `${Math.floor(s / 86_400)} d`;
   return diff > 0 ? `in ${amount}` : `${amount} ago`;
 }
 
@@ -85,7 +86,7 @@ export function Timestamp({ at, now }: { at: Date; now: number }) {
       <time dateTime={at.toISOString()} className="block tabular-nums">
         {formatUtc(at)}
       </time>
-      <span className="block text-xs text-neutral-500">{formatRelative(at.getTime(), now)}</span>
+      <span className="block text-xs text-neutral-600">{formatRelative(at.getTime(), now)}</span>
     </span>
   );
 }
@@ -95,7 +96,7 @@ export function Timestamp({ at, now }: { at: Date; now: number }) {
  * Before the browser's clock is known (`now` is 0) it shows "05-01 12:01" instead.
  */
 export function TimeAgo({ at, now }: { at: Date | null; now: number }) {
-  if (!at) return <span className="text-neutral-400">—</span>;
+  if (!at) return <span className="text-neutral-600">—</span>;
   const absolute = formatUtc(at);
   return (
     <time dateTime={at.toISOString()} title={absolute} className="whitespace-nowrap tabular-nums">

@@ -241,7 +241,11 @@ BEGIN
       DELETE FROM job_log_default WHERE at >= day_lo AND at < day_hi;
       PERFORM set_config('jobscope.retention', coalesce(prev, ''), true);
       EXECUTE format('CREATE TABLE %I PARTITION OF job_log FOR VALUES FROM (%L) TO (%L)', part, day_lo, day_hi);
+      -- The same rows, moved: under the write path's mark, which the insert guard asks for.
+      prev := current_setting('jobscope.write_path', true);
+      PERFORM set_config('jobscope.write_path', 'on', true);
       INSERT INTO job_log SELECT * FROM pg_temp.jobscope_moving_events;
+      PERFORM set_config('jobscope.write_path', coalesce(prev, ''), true);
       DROP TABLE pg_temp.jobscope_moving_events;
     ELSE
       EXECUTE format('CREATE TABLE %I PARTITION OF job_log FOR VALUES FROM (%L) TO (%L)', part, day_lo, day_hi);
@@ -357,7 +361,7 @@ BEGIN
   IF coalesce(current_setting('jobscope.retention', true), '') <> 'on' THEN
     RAISE EXCEPTION '% is append-only (only retention deletes history)', TG_TABLE_NAME USING ERRCODE = 'insufficient_privilege';
   END IF;
-  RETURN NULL;
+  RETURN OLD; -- a row trigger lets the delete through; a statement trigger's value is ignored
 END $$;
 --> statement-breakpoint
 CREATE TRIGGER job_catalog_append_only BEFORE UPDATE ON job_catalog FOR EACH STATEMENT EXECUTE FUNCTION jobscope_append_only();
@@ -368,16 +372,22 @@ CREATE TRIGGER job_attempts_append_only BEFORE UPDATE ON job_attempts FOR EACH S
 --> statement-breakpoint
 CREATE TRIGGER job_attempts_delete_only_by_retention BEFORE DELETE ON job_attempts FOR EACH STATEMENT EXECUTE FUNCTION jobscope_retention_guard();
 --> statement-breakpoint
-CREATE TRIGGER job_log_append_only BEFORE UPDATE ON job_log FOR EACH STATEMENT EXECUTE FUNCTION jobscope_append_only();
+-- job_log's guards are row triggers: a partitioned table's row triggers are cloned to every
+-- partition, present and future, so a statement on a partition itself is guarded too (its statement
+-- triggers would fire only for statements on the parent). A WHEN clause keeps retention's deletes cheap.
+CREATE TRIGGER job_log_append_only BEFORE UPDATE ON job_log FOR EACH ROW EXECUTE FUNCTION jobscope_append_only();
 --> statement-breakpoint
-CREATE TRIGGER job_log_delete_only_by_retention BEFORE DELETE ON job_log FOR EACH STATEMENT EXECUTE FUNCTION jobscope_retention_guard();
+CREATE TRIGGER job_log_delete_only_by_retention BEFORE DELETE ON job_log FOR EACH ROW
+  WHEN (current_setting('jobscope.retention', true) IS DISTINCT FROM 'on') EXECUTE FUNCTION jobscope_retention_guard();
 --> statement-breakpoint
 -- 9. The read model.
 --    A job's last transition recorded in its history: the closing event of one of its attempts
 --    (a worker's) or a job_log row, whichever has the higher version. For a finished job that is
 --    the transition that finished it: its state, attempt, budget, version and time. (A live job's
 --    latest claim and start are on its live row, not here.)
-CREATE FUNCTION job_last_transition(job uuid)
+--    `since` is the job's submit time: no transition is older, so job_log's older day partitions are
+--    pruned when the statement runs.
+CREATE FUNCTION job_last_transition(job uuid, since timestamptz)
   RETURNS TABLE (state job_state, attempt int, max_attempts int, state_version int, at timestamptz)
   LANGUAGE sql STABLE AS $$
   SELECT * FROM (
@@ -385,7 +395,7 @@ CREATE FUNCTION job_last_transition(job uuid)
       WHERE a.job_id = job AND a.end_version IS NOT NULL ORDER BY a.attempt DESC LIMIT 1)
     UNION ALL
     (SELECT e.to_state, e.attempt, e.max_attempts, e.state_version, e.at FROM job_log e
-      WHERE e.job_id = job ORDER BY e.state_version DESC LIMIT 1)
+      WHERE e.job_id = job AND e.at >= since ORDER BY e.state_version DESC LIMIT 1)
   ) t ORDER BY 4 DESC LIMIT 1
 $$;
 --> statement-breakpoint
@@ -397,7 +407,7 @@ CREATE VIEW "jobs" WITH (security_invoker = true) AS
   UNION ALL
   SELECT c.id, c.tenant_id, c.type, c.queue, c.priority, f.state, f.attempt, f.max_attempts, f.state_version,
          NULL::text, NULL::timestamptz, c.not_before, c.params, c.idempotency_key, c.created_at, f.at, f.at
-    FROM job_catalog c CROSS JOIN LATERAL job_last_transition(c.id) f
+    FROM job_catalog c CROSS JOIN LATERAL job_last_transition(c.id, c.created_at) f
    WHERE f.state IN ('succeeded', 'dead', 'cancelled');
 --> statement-breakpoint
 -- Every transition that finished a job, newest first through the partial indexes on both tables:
@@ -482,3 +492,8 @@ GRANT SELECT ON jobs, job_runs, job_events, job_finishes TO jobscope_app, jobsco
 -- 11. What each worker ran, counted by the worker itself and written with its heartbeat (the
 --     workers page): a successful attempt writes no index entry a per-worker count could use.
 ALTER TABLE "workers" ADD COLUMN "succeeded" bigint DEFAULT 0 NOT NULL, ADD COLUMN "failed" bigint DEFAULT 0 NOT NULL;
+--> statement-breakpoint
+-- 12. Workers and supervisors reuse one plan per prepared statement: planning the write path's
+--     statements costs milliseconds, and a one-job statement's custom plans look cheaper than its
+--     generic one, so PostgreSQL re-planned it on every execution (lib/db/client.ts, `genericPlans`).
+ALTER ROLE jobscope_worker SET plan_cache_mode = 'force_generic_plan';

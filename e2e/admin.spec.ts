@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { Page } from "@playwright/test";
 import { DEMO_USERS } from "../lib/demo/users";
-import { SIGNED_OUT, signInAs } from "./auth";
+import { SIGNED_OUT, signInAs, signOut } from "./auth";
 import { expect as baseExpect, HELD_QUEUE, test } from "./fixtures";
 
 // The server may share its CPUs with builds and other suites: allow more than the default 5 s.
@@ -54,7 +54,7 @@ test.describe("admin", () => {
     const mine = await submit({ tenantId, queue: HELD_QUEUE, ...REPORT });
     const theirs = await submit({ tenantId: "acme", queue: HELD_QUEUE, ...REPORT });
 
-    await page.getByRole("button", { name: "Sign out" }).click();
+    await signOut(page);
     await page.waitForURL(/\/sign-in/);
     await page.getByLabel("Email").fill(email);
     await page.getByLabel("Password").fill(password);

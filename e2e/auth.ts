@@ -15,3 +15,9 @@ export const storageStateFor = (who: DemoUser) => `${process.env.E2E_DATA ?? ".d
 
 /** A context with nobody signed in: for specs that sign in as someone else. */
 export const SIGNED_OUT = { cookies: [], origins: [] };
+
+/** Sign out through the account menu in the header. */
+export async function signOut(page: Page): Promise<void> {
+  await page.getByTestId("signed-in-as").click();
+  await page.getByRole("button", { name: "Sign out" }).click();
+}

@@ -26,6 +26,8 @@ type Fixtures = {
    * runs with a 6-hour stale threshold (playwright.config.ts): keep histories younger than that.
    */
   history: (startedAgoMs: number) => History;
+  /** A paused acme job on the held queue, run by `worker`: every role may open it, all but support act on it. */
+  pausedJob: (worker: string) => Promise<string>;
 };
 
 export const test = base.extend<Fixtures>({
@@ -41,6 +43,17 @@ export const test = base.extend<Fixtures>({
   },
   history: async ({ db }, use) => {
     await use((startedAgoMs) => new History(db, Date.now() - startedAgoMs));
+  },
+  pausedJob: async ({ history }, use) => {
+    await use(async (worker) => {
+      const h = await history(60_000).submit(
+        { tenantId: "acme", type: "report.generate", queue: HELD_QUEUE, params: { report: "daily_usage", period: "2026-11" } },
+        SPEC_ACTOR,
+      );
+      await h.run(worker, 1_000);
+      await h.step("pause", 1_000, OPERATOR);
+      return h.id;
+    });
   },
 });
 

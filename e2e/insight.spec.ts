@@ -54,7 +54,10 @@ test.describe("insight", () => {
   });
 
   test("a poison job is flagged: in the overview, with the workers that died on it, and in the jobs list", async ({ page, history }) => {
-    const h = await history(30 * MIN).submit({ tenantId: "globex", type: "poison.crash", params: {}, queue: HELD_QUEUE }, { kind: "api", id: "e2e-spec" });
+    const h = await history(30 * MIN).submit(
+      { tenantId: "globex", type: "poison.crash", params: {}, queue: HELD_QUEUE },
+      { kind: "api", id: "e2e-spec" },
+    );
     await h.run("w-e2e-poison-1", 1000);
     await h.loseLease(2000);
     await h.run("w-e2e-poison-2", 1000);
@@ -96,7 +99,7 @@ test.describe("insight", () => {
     // Someone "fixes" the row by hand as a superuser, around the write path: the state moves, the version does not.
     await db.begin(async (tx) => {
       await tx`SET LOCAL session_replication_role = replica`;
-      await tx`UPDATE jobs SET state = 'retry_wait' WHERE id = ${job.id}`;
+      await tx`UPDATE jobs_live SET state = 'retry_wait' WHERE id = ${job.id}`;
     });
     // The next transition that expected the row as it was is refused as drift.
     const r = await transition(db, { jobId: job.id, event: "cancel", actor: OPERATOR, expected: { state: "queued", version: 0 } });
@@ -110,7 +113,12 @@ test.describe("insight", () => {
     }
     await page.getByRole("link", { name: "See drift rejections →" }).click();
     await expectSoon(page).toHaveURL(/\/rejections\?kind=drift/);
-    await expectSoon(page.getByRole("table", { name: "Rejections" }).getByRole("row").filter({ hasText: job.id.slice(0, 8) })).toContainText("drift");
+    await expectSoon(
+      page
+        .getByRole("table", { name: "Rejections" })
+        .getByRole("row")
+        .filter({ hasText: job.id.slice(0, 8) }),
+    ).toContainText("drift");
     await shot(page, "rejections");
   });
 });

@@ -106,11 +106,7 @@ test.describe("job detail", () => {
     expect({ state: row.state, attempt: row.attempt }).toEqual({ state: "succeeded", attempt: 2 });
   });
 
-  test("a stale page is refused: cancelling a job that has since succeeded names the worker and changes nothing", async ({
-    page,
-    db,
-    history,
-  }) => {
+  test("a stale page is refused: cancelling a job that has since succeeded names the worker and changes nothing", async ({ page, db, history }) => {
     const worker = "w-e2e-stale";
     const h = await history(5_000).submit(
       { tenantId: "acme", type: "report.generate", queue: HELD_QUEUE, params: { report: "daily_usage", period: "2026-11" } },

@@ -1,7 +1,7 @@
 import type { Page } from "@playwright/test";
 import type { DemoUser } from "../lib/demo/users";
-import { SIGNED_OUT, signInAs } from "./auth";
-import { expect, HELD_QUEUE, OPERATOR, SPEC_ACTOR, test } from "./fixtures";
+import { SIGNED_OUT, signInAs, signOut } from "./auth";
+import { expect, HELD_QUEUE, test } from "./fixtures";
 
 // Each spec signs in as the role it is about.
 test.use({ storageState: SIGNED_OUT });
@@ -38,13 +38,8 @@ const navLinks = (page: Page) => page.getByRole("navigation", { name: "Main" }).
 
 test.describe("roles", () => {
   for (const who of Object.keys(NAV) as DemoUser[]) {
-    test(`${who}: sees exactly its sections, pages and buttons`, async ({ page, history }) => {
-      const h = await history(60_000).submit(
-        { tenantId: "acme", type: "report.generate", queue: HELD_QUEUE, params: { report: "daily_usage", period: "2026-11" } },
-        SPEC_ACTOR,
-      );
-      await h.run("w-e2e-roles", 1_000);
-      await h.step("pause", 1_000, OPERATOR);
+    test(`${who}: sees exactly its sections, pages and buttons`, async ({ page, pausedJob }) => {
+      const jobId = await pausedJob("w-e2e-roles");
 
       await signInAs(page, who);
       await expect(navLinks(page)).toHaveText(NAV[who]);
@@ -59,7 +54,7 @@ test.describe("roles", () => {
         expect(res?.status(), `${who} ${path}`).toBe(ALLOWED[who].includes(path) ? 200 : 404);
       }
 
-      const res = await page.goto(`/jobs/${h.id}`);
+      const res = await page.goto(`/jobs/${jobId}`);
       if (who === "globex") {
         expect(res?.status()).toBe(404);
         return;
@@ -72,7 +67,12 @@ test.describe("roles", () => {
   }
 
   test("a tenant's list holds only its own tenant's jobs, whatever the URL asks for", async ({ page, submit }) => {
-    const globexJob = await submit({ tenantId: "globex", type: "report.generate", queue: HELD_QUEUE, params: { report: "daily_usage", period: "2026-11" } });
+    const globexJob = await submit({
+      tenantId: "globex",
+      type: "report.generate",
+      queue: HELD_QUEUE,
+      params: { report: "daily_usage", period: "2026-11" },
+    });
     await signInAs(page, "acme");
     // Asking for another tenant (or another tenant's job id) in the URL is overridden by the session's tenant.
     await page.goto(`/jobs?q=${globexJob.id}`);
@@ -108,7 +108,7 @@ test.describe("roles", () => {
     await page.getByRole("button", { name: "Sign in" }).click();
     await expect(page.getByRole("alert").filter({ hasText: /\S/ })).toHaveText("That email and password do not match an account.");
     await signInAs(page, "operator");
-    await page.getByRole("button", { name: "Sign out" }).click();
+    await signOut(page);
     await expect(page).toHaveURL(/\/sign-in/);
     expect((await page.request.get("/api/jobs")).status()).toBe(401);
   });

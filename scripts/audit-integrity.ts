@@ -1,6 +1,7 @@
-// `npm run audit:integrity`: replay every job's events and compare them with its row and
-// run records. Incremental: by default it checks the jobs with events since the last stored
-// audit, so it can run from cron every few minutes. Exit code 1 when it finds a mismatch.
+// `npm run audit:integrity`: replay every job's transitions and compare them with its row and
+// run records. Incremental: by default it checks the jobs with activity since the last stored
+// audit (submitted, moved, or an attempt ended: lib/integrity/audit.ts), so it can run from cron
+// every few minutes. Exit code 1 when it finds a mismatch.
 import { parseArgs } from "node:util";
 import { connect, databaseUrl } from "../lib/db/client";
 import { runIncrementalAudit } from "../lib/integrity/audit";
@@ -9,7 +10,9 @@ const USAGE = `usage: npm run audit:integrity -- [--all | --since 2h | --from IS
   (default)  from the end of the last stored audit (or the beginning) to now minus the lag
   --all      every job, from the beginning
   --since    a window ending now: 30m, 2h, 7d
-  --from/--to  an explicit window of job_events.at
+  --from/--to  an explicit window of activity: submits (job_catalog.created_at), transitions no
+             worker applied (job_log.at) and ended attempts (job_attempts.finished_at); a worker's
+             claim and start are audited when their attempt ends
   --lag-ms   leave the last N ms for the next run, so in-flight transactions are not half-read (default 5000)`;
 
 function parseDuration(s: string): number {

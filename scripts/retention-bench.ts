@@ -1,10 +1,12 @@
 // `npx tsx scripts/retention-bench.ts [--jobs 50000] [--runs 3]`
-// Retention of one old day of job_events: dropping its partition vs deleting its rows
-// (lib/retention, `dropPartitions: false`). Each measurement gets a fresh database with
-// --jobs old terminal jobs (4 events and 1 run record each) in one day 40 days ago and as
-// many recent ones, then `runRetention({ olderThanDays: 30 })`: wall time and WAL written
-// (pg_current_wal_lsn before/after, after a CHECKPOINT). Embedded PostgreSQL in
-// .data/retention-bench-pg unless DATABASE_URL (an admin URL) is set.
+// Retention of one old day: dropping its job_log partition vs deleting its rows (lib/retention,
+// `dropPartitions: false`). Each measurement gets a fresh database with --jobs old finished jobs
+// in one day 40 days ago and as many recent ones, each as the write path stores it (drizzle/0012):
+// a catalog row, two attempts (a failed one and a finished one, each carrying the worker's claim,
+// start and closing event) and one job_log row (the supervisor's retry between them); then
+// `runRetention({ olderThanDays: 30 })`: wall time and WAL written (pg_current_wal_lsn
+// before/after, after a CHECKPOINT). Embedded PostgreSQL in .data/retention-bench-pg unless
+// DATABASE_URL (an admin URL) is set.
 import { rmSync } from "node:fs";
 import { parseArgs } from "node:util";
 import postgres from "postgres";
@@ -43,18 +45,21 @@ async function freshLoadedDb(name: string): Promise<string> {
                  + (i * (80000.0 / ${N})) * interval '1 second' AS at
           FROM generate_series(1, ${N}) i`);
       await tx.unsafe(`
-        INSERT INTO jobs (id, tenant_id, type, queue, state, attempt, max_attempts, state_version, params, created_at, updated_at, finished_at)
-        SELECT id, 'acme', 'report.generate', 'bench', 'succeeded', 1, 3, 3, '{"report":"daily_usage"}', at, at + interval '3 s', at + interval '3 s' FROM g_${label}`);
+        INSERT INTO job_catalog (id, tenant_id, type, queue, priority, max_attempts, params, submitted_by_kind, submitted_by, created_at, not_before)
+        SELECT id, 'acme', 'report.generate', 'bench', 0, 3, '{"report":"daily_usage"}', 'api', 'bench', at, at FROM g_${label} ORDER BY at`);
+      // Submit at +0 s; attempt 1 claimed +1, started +2, failed +3 (v1..v3); retried +4 (v4, job_log); attempt 2 claimed +5, started +6, finished +7 (v5..v7).
       await tx.unsafe(`
-        INSERT INTO job_runs (job_id, attempt, tenant_id, worker_id, claimed_at, started_at, finished_at, outcome, result)
-        SELECT id, 1, 'acme', 'w-1', at + interval '1 s', at + interval '2 s', at + interval '3 s', 'succeeded', '{"ok":1}' FROM g_${label}`);
+        INSERT INTO job_attempts (job_id, attempt, tenant_id, worker_id, claimed_at, claim_version, started_at, finished_at, outcome, max_attempts,
+                                  end_event, end_from, end_to, end_version, retry_at, error_class, error_message, result)
+        SELECT id, a.n, 'acme', 'w-1', at + (a.c * interval '1 s'), a.c, at + ((a.c + 1) * interval '1 s'), at + ((a.c + 2) * interval '1 s'),
+               a.outcome::run_outcome, 3, a.event::job_event, 'running', a.to_state::job_state, a.c + 2,
+               CASE WHEN a.n = 1 THEN at + interval '4 s' END, CASE WHEN a.n = 1 THEN 'UpstreamTimeout' END,
+               CASE WHEN a.n = 1 THEN 'timed out' END, CASE WHEN a.n = 2 THEN '{"ok":1}'::jsonb END
+          FROM g_${label}, (VALUES (1, 1, 'failed', 'fail', 'retry_wait'), (2, 5, 'succeeded', 'finish', 'succeeded')) AS a(n, c, outcome, event, to_state)
+         ORDER BY at + ((a.c + 2) * interval '1 s')`);
       await tx.unsafe(`
-        INSERT INTO job_events (job_id, tenant_id, event, from_state, to_state, actor_kind, actor_id, attempt, state_version, at, payload)
-        SELECT g.id, 'acme', s.event::job_event, s.from_state::job_state, s.to_state::job_state, s.actor::actor_kind, s.actor_id, s.attempt, s.v,
-               g.at + s.v * interval '1 s', CASE WHEN s.v = 0 THEN '{"maxAttempts":3}'::jsonb END
-          FROM g_${label} g CROSS JOIN (VALUES ('submit', NULL, 'queued', 'api', 'bench', 0, 0), ('claim', 'queued', 'claimed', 'worker', 'w-1', 1, 1),
-                                              ('start', 'claimed', 'running', 'worker', 'w-1', 1, 2), ('finish', 'running', 'succeeded', 'worker', 'w-1', 1, 3))
-               AS s(event, from_state, to_state, actor, actor_id, attempt, v)`);
+        INSERT INTO job_log (job_id, tenant_id, event, from_state, to_state, actor_kind, actor_id, attempt, state_version, at, max_attempts)
+        SELECT id, 'acme', 'retry', 'retry_wait', 'queued', 'supervisor', 'sup-1', 1, 4, at + interval '4 s', 3 FROM g_${label} ORDER BY at`);
     }
   });
   // Steady state: one day older than the cutoff (the loaded one), not the 45 empty days created above.
@@ -71,15 +76,16 @@ async function freshLoadedDb(name: string): Promise<string> {
 type Result = { ms: number; walBytes: number; events: number; eventsDropped: number; jobs: number; kept: number };
 type Mode = "whole, drop" | "whole, delete" | "events, drop" | "events, kept";
 const LABELS: Record<Mode, string> = {
-  "whole, drop": "whole retention, day partition dropped                        ",
-  "whole, delete": "whole retention, --no-drop (events deleted with their jobs)   ",
-  "events, drop": "the day's events alone, partition checked and dropped         ",
-  "events, kept": "the day's events alone, partition kept (one live job), deleted",
+  "whole, drop": "whole retention, day partition dropped",
+  "whole, delete": "whole retention, --no-drop (job_log rows deleted with jobs)",
+  "events, drop": "the day's job_log alone, partition checked and dropped",
+  "events, kept": "the day's job_log alone, partition kept (one live job)",
 };
 /**
- * Whole retention (jobs, runs, events), or just the old day's events: its jobs and runs are
- * deleted before the measurement, then retention drops the partition, or — one of its jobs
- * made live again, so the day must be kept — deletes the other jobs' events from it by job id.
+ * Whole retention (catalog rows, attempts, job_log rows), or just the old day's job_log: its jobs'
+ * catalog rows and attempts are deleted before the measurement, then retention drops the partition,
+ * or — one of its jobs made live again, so the day must be kept — deletes the other jobs' rows from
+ * it by job id.
  */
 async function measure(mode: Mode, i: number): Promise<Result> {
   const url = await freshLoadedDb(`retention_bench_${mode.replace(/\W+/g, "_")}_${i}`);
@@ -87,15 +93,17 @@ async function measure(mode: Mode, i: number): Promise<Result> {
   if (mode.startsWith("events")) {
     await sql.begin(async (tx) => {
       await tx`SELECT set_config('jobscope.retention', 'on', true)`;
+      await tx`SET LOCAL session_replication_role = replica`;
+      const old = tx`SELECT id FROM job_catalog WHERE created_at < now() - interval '30 days'`;
       if (mode === "events, kept") {
-        await tx`SET LOCAL session_replication_role = replica`;
-        await tx`UPDATE jobs SET state = 'queued', attempt = 0, state_version = 0, finished_at = NULL
-                  WHERE id = (SELECT id FROM jobs WHERE finished_at < now() - interval '30 days' LIMIT 1)`;
+        await tx`INSERT INTO jobs_live (id, tenant_id, type, queue, priority, state, attempt, max_attempts, state_version, not_before, params, created_at, updated_at)
+                 SELECT id, tenant_id, type, queue, priority, 'queued', 2, 4, 8, now(), params, created_at, now() FROM job_catalog
+                  WHERE created_at < now() - interval '30 days' ORDER BY created_at LIMIT 1`;
       }
-      await tx`DELETE FROM job_runs r WHERE r.finished_at < now() - interval '30 days' AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.id = r.job_id AND j.finished_at IS NULL)`;
-      await tx`DELETE FROM jobs WHERE finished_at < now() - interval '30 days'`;
+      await tx`DELETE FROM job_attempts WHERE job_id IN (${old}) AND job_id NOT IN (SELECT id FROM jobs_live)`;
+      await tx`DELETE FROM job_catalog WHERE id IN (${old}) AND id NOT IN (SELECT id FROM jobs_live)`;
     });
-    await sql`VACUUM ANALYZE jobs, job_runs`;
+    await sql`VACUUM ANALYZE job_catalog, job_attempts, jobs_live`;
     await sql`CHECKPOINT`;
   }
   const [a] = await sql<{ lsn: string }[]>`SELECT pg_current_wal_lsn()::text AS lsn`;
@@ -109,14 +117,14 @@ async function measure(mode: Mode, i: number): Promise<Result> {
 
 const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
 try {
-  console.log(`${N} old jobs (${4 * N} events in one day partition) and ${N} recent ones; retention --days 30; ${RUNS} runs each`);
+  console.log(`${N} old jobs (${N} job_log rows in one day partition, ${2 * N} attempts) and ${N} recent ones; retention --days 30; ${RUNS} runs each`);
   for (const mode of Object.keys(LABELS) as Mode[]) {
     const rs: Result[] = [];
     for (let i = 0; i < RUNS; i++) rs.push(await measure(mode, i));
     console.log(
-      `${LABELS[mode]}: median ${median(rs.map((r) => r.ms)).toFixed(0)} ms, WAL ${(median(rs.map((r) => r.walBytes)) / 1048576).toFixed(1)} MiB` +
+      `${LABELS[mode].padEnd(62)}: median ${median(rs.map((r) => r.ms)).toFixed(0)} ms, WAL ${(median(rs.map((r) => r.walBytes)) / 1048576).toFixed(1)} MiB` +
         `  [runs: ${rs.map((r) => `${r.ms.toFixed(0)} ms/${(r.walBytes / 1048576).toFixed(1)} MiB`).join(", ")}]` +
-        ` (jobs ${rs[0]!.jobs}, events deleted ${rs[0]!.events}, events dropped ${rs[0]!.eventsDropped}, partitions kept ${rs[0]!.kept})`,
+        ` (jobs ${rs[0]!.jobs}, job_log rows deleted ${rs[0]!.events}, dropped ${rs[0]!.eventsDropped}, partitions kept ${rs[0]!.kept})`,
     );
   }
 } finally {

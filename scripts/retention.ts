@@ -1,8 +1,10 @@
 // `npm run retention -- [--days 30] [--batch 5000] [--archive] [--dry-run] [--no-drop]`
-// Removes terminal jobs that finished more than --days ago, with their run records and
-// events (lib/retention): drops each job_events day partition wholly older than the cutoff
-// whose jobs are all gone, and keeps the next days' partitions created. Run it nightly,
-// as the database owner (the runtime roles cannot drop partitions).
+// Removes finished jobs (no live row) whose last transition is more than --days old, with
+// their whole history: catalog row, attempts and job_log rows (lib/retention). Drops each
+// job_log day partition wholly older than the cutoff whose jobs are all gone, and keeps the
+// next days' partitions created. --archive keeps one JSON document per removed job in
+// job_archive (its catalog row, attempts and events). Run it nightly, as the database owner
+// (the runtime roles cannot drop partitions).
 import { parseArgs } from "node:util";
 import { closePool, pool } from "../lib/db/client";
 import { ensureEventPartitions } from "../lib/db/partitions";
@@ -28,11 +30,11 @@ try {
   });
   const what = dryRun ? "would remove" : "removed";
   console.log(
-    `[retention] ${what} ${r.jobs} jobs finished before ${r.cutoff.toISOString()} (${r.runs} run records` +
-      (dryRun ? ")" : `, ${r.events} events deleted, ${r.archived} archived, ${r.batches} batches)`),
+    `[retention] ${what} ${r.jobs} jobs finished before ${r.cutoff.toISOString()} (${r.runs} attempts, ${r.events} job_log rows` +
+      (dryRun ? ")" : ` deleted, ${r.archived} archived, ${r.batches} batches)`),
   );
   const verb = dryRun ? "would drop" : "dropped";
-  console.log(`[retention] event partitions: ${verb} ${r.partitionsDropped} (${r.eventsDropped} events), kept ${r.partitionsKept}`);
+  console.log(`[retention] job_log partitions: ${verb} ${r.partitionsDropped} (${r.eventsDropped} rows), kept ${r.partitionsKept}`);
   for (const p of r.partitions.filter((v) => v.action === "kept")) console.log(`[retention]   kept ${p.name}: ${p.reason}`);
   if (!dryRun) {
     const created = await ensureEventPartitions(pool());

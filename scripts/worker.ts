@@ -51,7 +51,7 @@ function describe(o: JobOutcome): string {
 async function main() {
   const opts = options();
   // A pool sized to the concurrency: every in-flight job reports and heartbeats through it.
-  const sql = connect(databaseUrl(), { appName: "jobscope-worker", max: Math.min(20, opts.concurrency + 2) });
+  const sql = connect(databaseUrl(), { appName: "jobscope-worker", max: Math.min(20, opts.concurrency + 2), genericPlans: true });
   const log = consoleLogger("info");
   const worker = createWorker({
     sql,

@@ -1,70 +1,46 @@
 "use client";
 
-import { queryOptions, useQuery } from "@tanstack/react-query";
+import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
+import { ActorCell, JobLink } from "@/components/cells";
 import { Card, Empty } from "@/components/charts/card";
 import { CountBars } from "@/components/charts/count-bars";
 import { PercentileChart } from "@/components/charts/percentile-chart";
 import { RejectionKindBadge } from "@/components/charts/rejection-kind";
 import { ThroughputChart } from "@/components/charts/throughput-chart";
+import { DataTable } from "@/components/data-table";
 import { LoadError } from "@/components/load-error";
+import { isFailingOf } from "@/components/page-header";
 import { numbers } from "@/components/numbers";
 import { TimeAgo } from "@/components/relative-time";
 import { StateBadge } from "@/components/state-badge";
+import { Segmented } from "@/components/segmented";
 import { useNow } from "@/components/use-now";
-import type { busiestErrors, latencyByType, poisonSuspects, recentRejections, throughput } from "@/lib/insight/queries";
+import { overviewQuery } from "@/lib/client/queries";
+import type { OverviewResponse } from "@/lib/client/wire";
 import { LATENCY_SAMPLE, WINDOW_KEYS, WINDOWS, type WindowKey } from "@/lib/insight/windows";
-import { getJson, type Wire } from "@/lib/insight/wire";
-
-type Awaited2<F extends (...a: never[]) => Promise<unknown>> = Awaited<ReturnType<F>>;
-export type OverviewResponse = Wire<{
-  window: WindowKey;
-  series: Awaited2<typeof throughput>;
-  latency: Awaited2<typeof latencyByType>;
-  errors: Awaited2<typeof busiestErrors>;
-  poison: Awaited2<typeof poisonSuspects>;
-  rejections: Awaited2<typeof recentRejections>;
-  at: string;
-}>;
 
 /** Charts refresh less often than the counts: each reads a window of attempts. */
-export const CHARTS_POLL_MS = 10_000;
-
-export const overviewQuery = (window: WindowKey) =>
-  queryOptions({
-    queryKey: ["insight", "overview", window] as const,
-    queryFn: ({ signal }) => getJson<OverviewResponse>(`/api/insight/overview?window=${window}`, signal),
-  });
+const CHARTS_POLL_MS = 10_000;
 
 export function InsightPanels({ isPaused, window, onWindow }: { isPaused: boolean; window: WindowKey; onWindow: (w: WindowKey) => void }) {
   const query = useQuery({
     ...overviewQuery(window),
     refetchInterval: isPaused ? false : CHARTS_POLL_MS,
     refetchOnWindowFocus: !isPaused,
+    // The last window's charts stay while another window loads.
     placeholderData: (prev) => prev,
   });
   const now = useNow();
   const data = query.data;
-  const isFailing = query.errorUpdatedAt > query.dataUpdatedAt;
+  const isFailing = isFailingOf(query);
   const label = WINDOWS[window].label;
 
   return (
     <div className="space-y-6">
       <div className="flex flex-wrap items-center justify-between gap-3">
         <h2 className="text-lg font-semibold tracking-tight">Activity</h2>
-        <div role="group" aria-label="Window" className="inline-flex rounded-md border border-neutral-300 bg-white p-0.5 text-sm shadow-xs">
-          {WINDOW_KEYS.map((k) => (
-            <button
-              key={k}
-              type="button"
-              aria-pressed={k === window}
-              onClick={() => onWindow(k)}
-              className={`rounded px-3 py-1 font-medium ${k === window ? "bg-neutral-900 text-white" : "text-neutral-600 hover:bg-neutral-100"}`}
-            >
-              {k}
-            </button>
-          ))}
-        </div>
+        <Segmented label="Window" value={window} onChange={onWindow} options={WINDOW_KEYS.map((k) => ({ value: k, label: k }))} />
       </div>
 
       {isFailing && (
@@ -77,37 +53,21 @@ export function InsightPanels({ isPaused, window, onWindow }: { isPaused: boolea
 
       <Card title="Throughput and failure rate" id="throughput" aside={`attempts that ended, ${label}, by outcome`}>
         <div aria-label="Throughput chart" aria-busy={!data}>
-          {data ? data.series.some((p) => p.succeeded + p.failed + p.leaseExpired + p.other > 0) ? <ThroughputChart points={data.series} /> : <Empty>No attempt ended in the {label}.</Empty> : <Skeleton h={260} />}
+          {data ? (
+            data.series.some((p) => p.succeeded + p.failed + p.leaseExpired + p.other > 0) ? (
+              <ThroughputChart points={data.series} />
+            ) : (
+              <Empty>No attempt ended in the {label}.</Empty>
+            )
+          ) : (
+            <Skeleton h={260} />
+          )}
         </div>
       </Card>
 
       <div className="grid gap-6 lg:grid-cols-2">
-        <Card title="Queue wait by type" id="queue-wait" aside={`p50 and p95 of the newest ${numbers.format(LATENCY_SAMPLE)} attempts, ${label}`}>
-          <div aria-label="Queue wait chart">
-            {data ? (
-              data.latency.length ? (
-                <PercentileChart rows={data.latency.map((r) => ({ label: r.type, p50: r.queueP50, p95: r.queueP95 }))} color="#0284c7" light="#7dd3fc" />
-              ) : (
-                <Empty>No attempts in the {label}.</Empty>
-              )
-            ) : (
-              <Skeleton h={160} />
-            )}
-          </div>
-        </Card>
-        <Card title="Run time by type" id="run-time" aside={`p50 and p95 of the newest ${numbers.format(LATENCY_SAMPLE)} attempts, ${label}`}>
-          <div aria-label="Run time chart">
-            {data ? (
-              data.latency.length ? (
-                <PercentileChart rows={data.latency.map((r) => ({ label: r.type, p50: r.runP50, p95: r.runP95 }))} color="#7c3aed" light="#c4b5fd" />
-              ) : (
-                <Empty>No attempts in the {label}.</Empty>
-              )
-            ) : (
-              <Skeleton h={160} />
-            )}
-          </div>
-        </Card>
+        <LatencyCard id="queue-wait" title="Queue wait by type" data={data} label={label} pick={(r) => [r.queueP50, r.queueP95]} hue="sky" />
+        <LatencyCard id="run-time" title="Run time by type" data={data} label={label} pick={(r) => [r.runP50, r.runP95]} hue="violet" />
       </div>
 
       <div className="grid gap-6 lg:grid-cols-2">
@@ -116,11 +76,18 @@ export function InsightPanels({ isPaused, window, onWindow }: { isPaused: boolea
             {data ? (
               data.errors.length ? (
                 <>
-                  <CountBars rows={data.errors.map((e) => ({ label: e.errorClass, n: e.attempts }))} color="#dc2626" name="failed attempts" />
+                  <CountBars
+                    rows={data.errors.map((e) => ({ label: e.errorClass, n: e.attempts }))}
+                    color="var(--color-red-600)"
+                    name="failed attempts"
+                  />
                   <ul className="mt-3 space-y-1 text-xs text-neutral-600">
                     {data.errors.map((e) => (
                       <li key={e.errorClass}>
-                        <Link href={`/jobs?errorClass=${encodeURIComponent(e.errorClass)}`} className="font-mono font-medium text-neutral-900 hover:underline">
+                        <Link
+                          href={`/jobs?errorClass=${encodeURIComponent(e.errorClass)}`}
+                          className="font-mono font-medium text-neutral-900 hover:underline"
+                        >
                           {e.errorClass}
                         </Link>{" "}
                         {numbers.format(e.attempts)} attempts of {numbers.format(e.jobs)} jobs
@@ -139,31 +106,30 @@ export function InsightPanels({ isPaused, window, onWindow }: { isPaused: boolea
         <PoisonCard poison={data?.poison} now={now} />
       </div>
 
-      <Card title="Recent rejections" id="recent-rejections" aside={<Link href="/rejections" className="hover:text-neutral-900 hover:underline">All rejections →</Link>}>
+      <Card
+        title="Recent rejections"
+        id="recent-rejections"
+        aside={
+          <Link href="/rejections" className="hover:text-neutral-900 hover:underline">
+            All rejections →
+          </Link>
+        }
+      >
         {data ? (
           data.rejections.length ? (
-            <table className="w-full text-sm">
-              <thead className="text-left text-xs text-neutral-500">
-                <tr>
-                  <th className="pb-2 font-medium">Kind</th>
-                  <th className="pb-2 font-medium">Event</th>
-                  <th className="pb-2 font-medium">By</th>
-                  <th className="pb-2 font-medium">Job</th>
-                  <th className="pb-2 font-medium">When</th>
-                </tr>
-              </thead>
-              <tbody className="divide-y divide-neutral-100">
-                {data.rejections.map((r) => (
-                  <tr key={r.id} title={r.reason}>
-                    <td className="py-1.5"><RejectionKindBadge kind={r.kind} /></td>
-                    <td className="py-1.5 font-mono text-xs">{r.event}</td>
-                    <td className="py-1.5 text-xs text-neutral-600">{r.actorKind} {r.actorId}</td>
-                    <td className="py-1.5"><Link href={`/jobs/${r.jobId}`} className="font-mono text-xs hover:underline">{r.jobId.slice(0, 8)}</Link></td>
-                    <td className="py-1.5 text-xs text-neutral-600"><TimeAgo at={new Date(r.at)} now={now} /></td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+            <DataTable
+              caption="Recent rejections"
+              rows={data.rejections}
+              rowKey={(r) => r.id}
+              columns={[
+                { header: "Kind", cell: (r) => <RejectionKindBadge kind={r.kind} /> },
+                { header: "Event", className: "font-mono text-xs", cell: (r) => r.event },
+                { header: "By", className: "text-xs", cell: (r) => <ActorCell kind={r.actorKind} id={r.actorId} /> },
+                { header: "Job", cell: (r) => <JobLink id={r.jobId} /> },
+                { header: "When", className: "text-xs text-neutral-600", cell: (r) => <TimeAgo at={new Date(r.at)} now={now} /> },
+                { header: "Reason", className: "max-w-xs text-xs text-neutral-700", cell: (r) => r.reason },
+              ]}
+            />
           ) : (
             <Empty>No transition has been refused.</Empty>
           )
@@ -175,10 +141,54 @@ export function InsightPanels({ isPaused, window, onWindow }: { isPaused: boolea
   );
 }
 
+type Latency = OverviewResponse["latency"][number];
+
+/** p50 and p95 of one duration per job type, over the newest attempts of the window. */
+function LatencyCard(props: {
+  id: string;
+  title: string;
+  data: OverviewResponse | undefined;
+  label: string;
+  pick: (r: Latency) => [number | null, number | null];
+  hue: "sky" | "violet";
+}) {
+  const { id, title, data, label, pick, hue } = props;
+  return (
+    <Card title={title} id={id} aside={`p50 and p95 of the newest ${numbers.format(LATENCY_SAMPLE)} attempts, ${label}`}>
+      <div aria-label={`${title.replace(" by type", "")} chart`}>
+        {!data ? (
+          <Skeleton h={160} />
+        ) : data.latency.length === 0 ? (
+          <Empty>No attempts in the {label}.</Empty>
+        ) : (
+          <PercentileChart
+            rows={data.latency.map((r) => {
+              const [p50, p95] = pick(r);
+              return { label: r.type, p50, p95 };
+            })}
+            color={`var(--color-${hue}-700)`}
+            light={`var(--color-${hue}-400)`}
+          />
+        )}
+      </div>
+    </Card>
+  );
+}
+
 function PoisonCard({ poison, now }: { poison: OverviewResponse["poison"] | undefined; now: number }) {
   return (
-    <Card title="Poison suspects" id="poison" aside={<Link href="/jobs?poison=1" className="hover:text-neutral-900 hover:underline">In the jobs list →</Link>}>
-      <p className="-mt-2 mb-3 text-xs text-neutral-500">Jobs whose attempts ended with an expired lease twice or more in the last 7 days: they kill or hang their workers.</p>
+    <Card
+      title="Poison suspects"
+      id="poison"
+      aside={
+        <Link href="/jobs?poison=1" className="hover:text-neutral-900 hover:underline">
+          In the jobs list →
+        </Link>
+      }
+    >
+      <p className="-mt-2 mb-3 text-xs text-neutral-600">
+        Jobs whose attempts ended with an expired lease twice or more in the last 7 days: they kill or hang their workers.
+      </p>
       {!poison ? (
         <Skeleton h={80} />
       ) : poison.length === 0 ? (
@@ -192,10 +202,12 @@ function PoisonCard({ poison, now }: { poison: OverviewResponse["poison"] | unde
                   {p.jobId.slice(0, 8)}
                 </Link>
                 <span className="font-mono text-xs text-neutral-600">{p.type}</span>
-                <span className="text-xs text-neutral-500">{p.tenantId}</span>
+                <span className="text-xs text-neutral-600">{p.tenantId}</span>
                 <StateBadge state={p.state} />
                 <span className="text-xs font-medium text-orange-800">{p.losses} leases lost</span>
-                <span className="text-xs text-neutral-500"><TimeAgo at={new Date(p.lastLossAt)} now={now} /></span>
+                <span className="text-xs text-neutral-600">
+                  <TimeAgo at={new Date(p.lastLossAt)} now={now} />
+                </span>
               </div>
               <p className="mt-1 text-xs text-neutral-600">
                 Workers that died on it:{" "}

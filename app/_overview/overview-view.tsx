@@ -2,48 +2,39 @@
 
 import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
-import { Freshness, PauseButton } from "@/components/freshness";
 import { LoadError } from "@/components/load-error";
+import { isFailingOf, PageHeader, useLive } from "@/components/page-header";
 import { numbers } from "@/components/numbers";
-import { countsQuery, type CountsResponse } from "@/components/query-keys";
+import { countsQuery } from "@/lib/client/queries";
+import type { CountsResponse } from "@/lib/client/wire";
 import { STATE_STYLES } from "@/components/state-badge";
-import { STATES, TERMINAL_STATES, type JobState } from "@/lib/fsm/table";
+import { isTerminal } from "@/lib/fsm/machine";
+import { STATES } from "@/lib/fsm/table";
 import type { WindowKey } from "@/lib/insight/windows";
 import { InsightPanels } from "./insight-panels";
 
 const POLL_MS = 2_000;
-const isTerminal = (state: JobState) => (TERMINAL_STATES as readonly JobState[]).includes(state);
 
 export function OverviewView() {
-  const [isPaused, setIsPaused] = useState(false);
+  const live = useLive(POLL_MS);
   const [range, setRange] = useState<WindowKey>("6h");
-  const query = useQuery({
-    ...countsQuery(),
-    refetchInterval: isPaused ? false : POLL_MS,
-    // Paused means frozen: no refresh on tab focus either.
-    refetchOnWindowFocus: !isPaused,
-  });
+  const query = useQuery({ ...countsQuery(), ...live.poll });
   const data = query.data;
   const lastError = useLastError(query.error);
-  // Whether the latest response was a failure. Not `query.isError`: with no data yet,
-  // TanStack resets the status to pending at every retry, and the page would flicker.
-  const isFailing = query.errorUpdatedAt > query.dataUpdatedAt;
+  const isFailing = isFailingOf(query);
   const isLoading = !data && !isFailing;
   // Known only once a response arrives; a failed first load shows "unavailable", not zeros.
   const figure = (n: number | undefined) => (n !== undefined ? numbers.format(n) : isLoading ? "loading" : "unavailable");
+  // A share of a lower bound is no share at all: with any state capped, none is shown.
+  const isExact = !!data && data.capped.length === 0;
 
   return (
     <div className="space-y-6">
-      <div className="flex flex-wrap items-end justify-between gap-4">
-        <div>
-          <h1 className="text-2xl font-semibold tracking-tight">Overview</h1>
-          <p className="mt-1 text-sm text-neutral-500">Jobs by state, throughput, latency, errors and poison jobs across every queue and tenant.</p>
-        </div>
-        <div className="flex items-center gap-3">
-          <Freshness updatedAt={data ? query.dataUpdatedAt : null} isPaused={isPaused} isFailing={isFailing} />
-          <PauseButton isPaused={isPaused} onToggle={() => setIsPaused((p) => !p)} />
-        </div>
-      </div>
+      <PageHeader
+        title="Overview"
+        description="Jobs by state, throughput, latency, errors and poison jobs across every queue and tenant."
+        live={{ updatedAt: data ? query.dataUpdatedAt : null, isPaused: live.isPaused, isFailing, onToggle: live.toggle }}
+      />
 
       {isFailing && (
         <LoadError
@@ -53,27 +44,32 @@ export function OverviewView() {
         />
       )}
       {isLoading && (
-        <p role="status" className="text-sm text-neutral-500">
+        <p role="status" className="text-sm text-neutral-600">
           Loading counts…
         </p>
       )}
 
       <section aria-labelledby="total-heading" className="rounded-lg border border-neutral-200 bg-white p-5 shadow-xs">
         <div role="group" aria-label={`total: ${figure(data?.total)}${data?.capped.length ? "+" : ""}`} className="flex items-baseline gap-3">
-          <h2 id="total-heading" className="text-sm font-medium text-neutral-500">
+          <h2 id="total-heading" className="text-sm font-medium text-neutral-600">
             Total
           </h2>
           <Figure value={data?.total} text={`${figure(data?.total)}${data?.capped.length ? "+" : ""}`} className="text-3xl" />
-          <span className="text-sm text-neutral-500">jobs</span>
+          <span className="text-sm text-neutral-600">jobs</span>
         </div>
-        <DistributionBar data={data} />
+        {isExact ? (
+          <DistributionBar data={data} />
+        ) : (
+          data && (
+            <p className="mt-3 text-xs text-neutral-600">
+              Counting stops at {numbers.format(Math.max(...data.capped.map((st) => data.counts[st])))} jobs per state to keep this page fast at any
+              size, so shares are not shown.
+            </p>
+          )
+        )}
       </section>
 
-      <ul
-        aria-label="Jobs by state"
-        aria-busy={isLoading}
-        className="grid grid-cols-2 gap-3 sm:grid-cols-3"
-      >
+      <ul aria-label="Jobs by state" aria-busy={isLoading} className="grid grid-cols-2 gap-3 sm:grid-cols-3">
         {STATES.map((state) => {
           const n = data?.counts[state];
           const plus = data?.capped.includes(state) ? "+" : "";
@@ -89,12 +85,12 @@ export function OverviewView() {
                   <span aria-hidden="true" className={`size-2 rounded-full ${STATE_STYLES[state].swatch}`} />
                   {state}
                 </span>
-                {isTerminal(state) && <span className="hidden text-xs text-neutral-500 sm:inline">terminal</span>}
+                {isTerminal(state) && <span className="hidden text-xs text-neutral-600 sm:inline">terminal</span>}
               </div>
               <div className="mt-3 flex items-baseline justify-between gap-2">
                 <Figure value={n} text={`${figure(n)}${plus}`} className="text-2xl" />
-                {data && n !== undefined && data.total > 0 && (
-                  <span className="text-xs text-neutral-500 tabular-nums">{percent(n, data.total)}</span>
+                {isExact && n !== undefined && data.total > 0 && (
+                  <span className="text-xs text-neutral-600 tabular-nums">{percent(n, data.total)}</span>
                 )}
               </div>
             </li>
@@ -105,11 +101,11 @@ export function OverviewView() {
       {data?.total === 0 && (
         <div className="rounded-lg border border-dashed border-neutral-300 bg-white px-6 py-10 text-center">
           <p className="font-medium">No jobs yet</p>
-          <p className="mt-1 text-sm text-neutral-500">Jobs appear here as soon as they are submitted.</p>
+          <p className="mt-1 text-sm text-neutral-600">Jobs appear here as soon as they are submitted.</p>
         </div>
       )}
 
-      <InsightPanels isPaused={isPaused} window={range} onWindow={setRange} />
+      <InsightPanels isPaused={live.isPaused} window={range} onWindow={setRange} />
     </div>
   );
 }
@@ -141,17 +137,14 @@ function Figure({ value, text, className }: { value: number | undefined; text: s
 }
 
 /** Each state's share of all jobs, in the order of STATES; decorative, the numbers are in the cards. */
-function DistributionBar({ data }: { data: CountsResponse | undefined }) {
+function DistributionBar({ data }: { data: CountsResponse }) {
   return (
     <div aria-hidden="true" className="mt-4 flex h-2 gap-px overflow-hidden rounded-full bg-neutral-100">
-      {data &&
-        data.total > 0 &&
+      {data.total > 0 &&
         STATES.map((state) => {
           const n = data.counts[state];
           if (n === 0) return null;
-          return (
-            <div key={state} className={STATE_STYLES[state].swatch} style={{ width: `${(n / data.total) * 100}%` }} />
-          );
+          return <div key={state} className={STATE_STYLES[state].swatch} style={{ width: `${(n / data.total) * 100}%` }} />;
         })}
     </div>
   );

@@ -1,10 +1,10 @@
 "use client";
 
 import { useState, type FormEvent } from "react";
-import { Field, INPUT, PRIMARY } from "@/app/jobs/_components/fields";
+import { Field, INPUT } from "@/app/jobs/_components/fields";
 import { ROLE_LABELS, ROLES, type Role } from "@/lib/auth/permissions";
 import { createUserAction } from "./actions";
-import { ResultNote, useAdminAction } from "./use-admin-action";
+import { CreateFooter, TenantSelect, useAdminAction } from "./use-admin-action";
 
 const str = (form: FormData, name: string) => String(form.get(name) ?? "");
 
@@ -40,7 +40,16 @@ export function CreateUserForm({ tenants }: { tenants: { id: string; name: strin
           <input id="u-name" name="name" required maxLength={100} autoComplete="off" className={INPUT} />
         </Field>
         <Field id="u-password" label="Initial password" hint="at least 10 characters">
-          <input id="u-password" name="password" type="password" required minLength={10} maxLength={200} autoComplete="new-password" className={INPUT} />
+          <input
+            id="u-password"
+            name="password"
+            type="password"
+            required
+            minLength={10}
+            maxLength={200}
+            autoComplete="new-password"
+            className={INPUT}
+          />
         </Field>
         <Field id="u-role" label="Role">
           <select id="u-role" name="role" value={role} onChange={(e) => setRole(e.currentTarget.value as Role)} className={INPUT}>
@@ -52,14 +61,7 @@ export function CreateUserForm({ tenants }: { tenants: { id: string; name: strin
           </select>
         </Field>
         <Field id="u-tenant" label="Tenant" hint={isTenant ? undefined : "tenant members only"}>
-          <select id="u-tenant" name="tenantId" required={isTenant} disabled={!isTenant} defaultValue="" className={INPUT}>
-            <option value="">{isTenant ? "Choose a tenant" : "—"}</option>
-            {tenants.map((t) => (
-              <option key={t.id} value={t.id}>
-                {t.id} · {t.name}
-              </option>
-            ))}
-          </select>
+          <TenantSelect id="u-tenant" tenants={tenants} isTenant={isTenant} defaultValue="" />
         </Field>
         <div className="flex items-end pb-1.5">
           <label className="flex items-center gap-2 text-sm text-neutral-700">
@@ -69,18 +71,11 @@ export function CreateUserForm({ tenants }: { tenants: { id: string; name: strin
               disabled={!isTenant}
               className="size-4 rounded border-neutral-300 accent-neutral-900 disabled:opacity-50"
             />
-            Tenant owner <span className="text-xs text-neutral-500">(manages the tenant&apos;s API keys)</span>
+            Tenant owner <span className="text-xs text-neutral-600">(manages the tenant&apos;s API keys)</span>
           </label>
         </div>
       </div>
-      <div className="flex flex-wrap items-center justify-between gap-3">
-        <div className="min-w-0 flex-1">
-          <ResultNote result={result} />
-        </div>
-        <button type="submit" disabled={pending} className={PRIMARY}>
-          {pending ? "Creating…" : "Create user"}
-        </button>
-      </div>
+      <CreateFooter result={result} pending={pending} label="Create user" />
     </form>
   );
 }

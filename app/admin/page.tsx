@@ -27,7 +27,7 @@ export default async function AdminPage() {
     <div className="space-y-8">
       <div>
         <h1 className="text-2xl font-semibold tracking-tight">Admin</h1>
-        <p className="mt-1 text-sm text-neutral-500">
+        <p className="mt-1 text-sm text-neutral-600">
           Users, their roles and tenants. Every change, and every refused attempt, is recorded in the audit log.
         </p>
       </div>
@@ -40,13 +40,25 @@ export default async function AdminPage() {
         <>
           <section aria-labelledby="users-heading" className="space-y-4">
             <div className="flex items-baseline justify-between gap-3">
-              <h2 id="users-heading" className="text-lg font-semibold tracking-tight">Users</h2>
-              <p className="text-sm text-neutral-500 tabular-nums">{users.length} {users.length === 1 ? "user" : "users"}</p>
+              <h2 id="users-heading" className="text-lg font-semibold tracking-tight">
+                Users
+              </h2>
+              <p className="text-sm text-neutral-600 tabular-nums">
+                {users.length} {users.length === 1 ? "user" : "users"}
+              </p>
             </div>
             <UsersTable
               viewerId={viewer.userId}
               tenants={tenantOptions}
-              users={users.map((u) => ({ id: u.id, email: u.email, name: u.name, role: u.role, tenantId: u.tenantId, tenantOwner: u.tenantOwner, createdAt: u.createdAt.toISOString() }))}
+              users={users.map((u) => ({
+                id: u.id,
+                email: u.email,
+                name: u.name,
+                role: u.role,
+                tenantId: u.tenantId,
+                tenantOwner: u.tenantOwner,
+                createdAt: u.createdAt.toISOString(),
+              }))}
             />
             <Card title="Add a user" id="add-user">
               <CreateUserForm tenants={tenantOptions} />
@@ -55,8 +67,12 @@ export default async function AdminPage() {
 
           <section aria-labelledby="tenants-heading" className="space-y-4">
             <div className="flex items-baseline justify-between gap-3">
-              <h2 id="tenants-heading" className="text-lg font-semibold tracking-tight">Tenants</h2>
-              <p className="text-sm text-neutral-500 tabular-nums">{tenants.length} {tenants.length === 1 ? "tenant" : "tenants"}</p>
+              <h2 id="tenants-heading" className="text-lg font-semibold tracking-tight">
+                Tenants
+              </h2>
+              <p className="text-sm text-neutral-600 tabular-nums">
+                {tenants.length} {tenants.length === 1 ? "tenant" : "tenants"}
+              </p>
             </div>
             <TenantsTable tenants={tenants.map((t) => ({ id: t.id, name: t.name, users: t.users, createdAt: t.createdAt.toISOString() }))} />
             <Card title="Add a tenant" id="add-tenant">

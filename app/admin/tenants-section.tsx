@@ -1,56 +1,38 @@
 "use client";
 
-import { Fragment, useState, type FormEvent } from "react";
+import { useState, type FormEvent } from "react";
+import { actionsColumn, DataTable } from "@/components/data-table";
 import { Field, INPUT, PRIMARY, SECONDARY } from "@/app/jobs/_components/fields";
 import { createTenantAction, renameTenantAction } from "./actions";
-import { ResultNote, useAdminAction } from "./use-admin-action";
+import { CreateFooter, EditToggle, ResultNote, useAdminAction } from "./use-admin-action";
 
-export type TenantItem = { id: string; name: string; users: number; createdAt: string };
-
-const TH = "px-3 py-2 text-left text-xs font-medium whitespace-nowrap text-neutral-500";
-const TD = "px-3 py-2 align-middle";
+type TenantItem = { id: string; name: string; users: number; createdAt: string };
 
 /** Tenant names are anyone's text: rendered as text nodes only, never as markup. */
 export function TenantsTable({ tenants }: { tenants: TenantItem[] }) {
   const [editing, setEditing] = useState<string | null>(null);
   return (
-    <div className="overflow-x-auto rounded-lg border border-neutral-200 bg-white shadow-xs">
-      <table className="w-full text-sm" aria-label="Tenants">
-        <thead className="border-b border-neutral-200 bg-neutral-50">
-          <tr>
-            <th scope="col" className={TH}>Id</th>
-            <th scope="col" className={TH}>Name</th>
-            <th scope="col" className={`${TH} text-right`}>Users</th>
-            <th scope="col" className={TH}>Created</th>
-            <th scope="col" className={TH}><span className="sr-only">Actions</span></th>
-          </tr>
-        </thead>
-        <tbody className="divide-y divide-neutral-100">
-          {tenants.map((t) => (
-            <Fragment key={t.id}>
-              <tr className="hover:bg-neutral-50">
-                <td className={`${TD} font-mono text-xs font-medium`}>{t.id}</td>
-                <td className={`${TD} max-w-md break-words`} data-testid={`tenant-name-${t.id}`}>{t.name}</td>
-                <td className={`${TD} text-right tabular-nums`}>{t.users}</td>
-                <td className={`${TD} whitespace-nowrap text-neutral-600`}>{t.createdAt.slice(0, 10)}</td>
-                <td className={`${TD} text-right`}>
-                  <button type="button" className={SECONDARY} aria-expanded={editing === t.id} aria-label={`Rename tenant ${t.id}`} onClick={() => setEditing(editing === t.id ? null : t.id)}>
-                    Rename
-                  </button>
-                </td>
-              </tr>
-              {editing === t.id && (
-                <tr className="bg-neutral-50/70">
-                  <td colSpan={5} className="px-3 py-3">
-                    <RenameForm tenant={t} onClose={() => setEditing(null)} />
-                  </td>
-                </tr>
-              )}
-            </Fragment>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable
+      framed
+      caption="Tenants"
+      rows={tenants}
+      rowKey={(t) => t.id}
+      detail={(t) => editing === t.id && <RenameForm tenant={t} onClose={() => setEditing(null)} />}
+      columns={[
+        { header: "Id", isRowHeader: true, className: "font-mono text-xs font-medium", cell: (t) => t.id },
+        { header: "Name", className: "max-w-md break-words", cell: (t) => <span data-testid={`tenant-name-${t.id}`}>{t.name}</span> },
+        { header: "Users", align: "right", className: "tabular-nums", cell: (t) => t.users },
+        { header: "Created", className: "whitespace-nowrap text-neutral-600", cell: (t) => t.createdAt.slice(0, 10) },
+        actionsColumn((t: TenantItem) => (
+          <EditToggle
+            isOpen={editing === t.id}
+            label="Rename"
+            name={`Rename tenant ${t.id}`}
+            onToggle={() => setEditing(editing === t.id ? null : t.id)}
+          />
+        )),
+      ]}
+    />
   );
 }
 
@@ -65,11 +47,17 @@ function RenameForm({ tenant, onClose }: { tenant: TenantItem; onClose: () => vo
     <form onSubmit={onSubmit} aria-label={`Rename ${tenant.id}`} className="space-y-2">
       <div className="flex flex-wrap items-end gap-3">
         <div className="flex min-w-64 flex-1 flex-col gap-1">
-          <label htmlFor={id} className="text-xs font-medium text-neutral-600">New name of {tenant.id}</label>
+          <label htmlFor={id} className="text-xs font-medium text-neutral-600">
+            New name of {tenant.id}
+          </label>
           <input id={id} name="name" required maxLength={200} defaultValue={tenant.name} className={INPUT} />
         </div>
-        <button type="button" onClick={onClose} className={SECONDARY}>Close</button>
-        <button type="submit" disabled={pending} className={PRIMARY}>{pending ? "Saving…" : "Save name"}</button>
+        <button type="button" onClick={onClose} className={SECONDARY}>
+          Close
+        </button>
+        <button type="submit" disabled={pending} className={PRIMARY}>
+          {pending ? "Saving…" : "Save name"}
+        </button>
       </div>
       <ResultNote result={result} />
     </form>
@@ -94,12 +82,7 @@ export function CreateTenantForm() {
           <input id="t-name" name="name" required maxLength={200} autoComplete="off" className={INPUT} placeholder="Initech Corporation" />
         </Field>
       </div>
-      <div className="flex flex-wrap items-center justify-between gap-3">
-        <div className="min-w-0 flex-1">
-          <ResultNote result={result} />
-        </div>
-        <button type="submit" disabled={pending} className={PRIMARY}>{pending ? "Creating…" : "Create tenant"}</button>
-      </div>
+      <CreateFooter result={result} pending={pending} label="Create tenant" />
     </form>
   );
 }

@@ -1,75 +1,68 @@
 "use client";
 
-import { Fragment, useState, type FormEvent } from "react";
+import { useState, type FormEvent } from "react";
+import { None } from "@/components/cells";
+import { actionsColumn, DataTable } from "@/components/data-table";
 import { INPUT, PRIMARY, SECONDARY } from "@/app/jobs/_components/fields";
 import { ROLE_LABELS, ROLES, type Role } from "@/lib/auth/permissions";
 import { setUserRoleAction } from "./actions";
-import { ResultNote, useAdminAction } from "./use-admin-action";
+import { EditToggle, ResultNote, TenantSelect, useAdminAction } from "./use-admin-action";
 
-export type UserItem = { id: string; email: string; name: string; role: Role; tenantId: string | null; tenantOwner: boolean; createdAt: string };
-
-const TH = "px-3 py-2 text-left text-xs font-medium whitespace-nowrap text-neutral-500";
-const TD = "px-3 py-2 align-middle";
+type UserItem = { id: string; email: string; name: string; role: Role; tenantId: string | null; tenantOwner: boolean; createdAt: string };
 
 export function UsersTable({ users, tenants, viewerId }: { users: UserItem[]; tenants: { id: string; name: string }[]; viewerId: string }) {
   const [editing, setEditing] = useState<string | null>(null);
   return (
-    <div className="overflow-x-auto rounded-lg border border-neutral-200 bg-white shadow-xs">
-      <table className="w-full text-sm" aria-label="Users">
-        <thead className="border-b border-neutral-200 bg-neutral-50">
-          <tr>
-            <th scope="col" className={TH}>Email</th>
-            <th scope="col" className={TH}>Name</th>
-            <th scope="col" className={TH}>Role</th>
-            <th scope="col" className={TH}>Tenant</th>
-            <th scope="col" className={TH}>Tenant owner</th>
-            <th scope="col" className={TH}>Created</th>
-            <th scope="col" className={TH}><span className="sr-only">Actions</span></th>
-          </tr>
-        </thead>
-        <tbody className="divide-y divide-neutral-100">
-          {users.map((u) => (
-            <Fragment key={u.id}>
-              <tr className="hover:bg-neutral-50">
-                <td className={`${TD} max-w-64 truncate font-medium`} title={u.email}>
-                  {u.email}
-                  {u.id === viewerId && <span className="ml-1.5 text-xs font-normal text-neutral-500">(you)</span>}
-                </td>
-                <td className={`${TD} max-w-48 truncate`} title={u.name}>{u.name}</td>
-                <td className={TD}>
-                  <span className="rounded-full bg-neutral-100 px-2 py-0.5 text-xs font-medium text-neutral-700">{ROLE_LABELS[u.role]}</span>
-                </td>
-                <td className={TD}>{u.tenantId ?? <span className="text-neutral-400">—</span>}</td>
-                <td className={TD}>{u.tenantOwner ? "Yes" : <span className="text-neutral-400">—</span>}</td>
-                <td className={`${TD} whitespace-nowrap text-neutral-600`}>{u.createdAt.slice(0, 10)}</td>
-                <td className={`${TD} text-right`}>
-                  <button
-                    type="button"
-                    className={SECONDARY}
-                    aria-expanded={editing === u.id}
-                    aria-label={`Change role of ${u.email}`}
-                    onClick={() => setEditing(editing === u.id ? null : u.id)}
-                  >
-                    Change role
-                  </button>
-                </td>
-              </tr>
-              {editing === u.id && (
-                <tr className="bg-neutral-50/70">
-                  <td colSpan={7} className="px-3 py-3">
-                    <RoleEditor user={u} tenants={tenants} isSelf={u.id === viewerId} onClose={() => setEditing(null)} />
-                  </td>
-                </tr>
-              )}
-            </Fragment>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable
+      framed
+      caption="Users"
+      rows={users}
+      rowKey={(u) => u.id}
+      detail={(u) => editing === u.id && <RoleEditor user={u} tenants={tenants} isSelf={u.id === viewerId} onClose={() => setEditing(null)} />}
+      columns={[
+        {
+          header: "Email",
+          isRowHeader: true,
+          className: "max-w-64 truncate font-medium",
+          cell: (u) => (
+            <span title={u.email}>
+              {u.email}
+              {u.id === viewerId && <span className="ml-1.5 text-xs font-normal text-neutral-600">(you)</span>}
+            </span>
+          ),
+        },
+        { header: "Name", className: "max-w-48 truncate", cell: (u) => <span title={u.name}>{u.name}</span> },
+        {
+          header: "Role",
+          cell: (u) => <span className="rounded-full bg-neutral-100 px-2 py-0.5 text-xs font-medium text-neutral-700">{ROLE_LABELS[u.role]}</span>,
+        },
+        { header: "Tenant", cell: (u) => u.tenantId ?? <None /> },
+        { header: "Tenant owner", cell: (u) => (u.tenantOwner ? "Yes" : <None text="no" />) },
+        { header: "Created", className: "whitespace-nowrap text-neutral-600", cell: (u) => u.createdAt.slice(0, 10) },
+        actionsColumn((u: UserItem) => (
+          <EditToggle
+            isOpen={editing === u.id}
+            label="Change role"
+            name={`Change role of ${u.email}`}
+            onToggle={() => setEditing(editing === u.id ? null : u.id)}
+          />
+        )),
+      ]}
+    />
   );
 }
 
-function RoleEditor({ user, tenants, isSelf, onClose }: { user: UserItem; tenants: { id: string; name: string }[]; isSelf: boolean; onClose: () => void }) {
+function RoleEditor({
+  user,
+  tenants,
+  isSelf,
+  onClose,
+}: {
+  user: UserItem;
+  tenants: { id: string; name: string }[];
+  isSelf: boolean;
+  onClose: () => void;
+}) {
   const [role, setRole] = useState<Role>(user.role);
   const { result, pending, run } = useAdminAction(setUserRoleAction);
   const isTenant = role === "tenant";
@@ -90,33 +83,46 @@ function RoleEditor({ user, tenants, isSelf, onClose }: { user: UserItem; tenant
     <form onSubmit={onSubmit} aria-label={`Role of ${user.email}`} className="space-y-2">
       <div className="flex flex-wrap items-end gap-3">
         <div className="flex w-44 flex-col gap-1">
-          <label htmlFor={ids.role} className="text-xs font-medium text-neutral-600">Role</label>
+          <label htmlFor={ids.role} className="text-xs font-medium text-neutral-600">
+            Role
+          </label>
           <select id={ids.role} value={role} onChange={(e) => setRole(e.currentTarget.value as Role)} className={INPUT}>
             {ROLES.map((r) => (
-              <option key={r} value={r}>{ROLE_LABELS[r]}</option>
+              <option key={r} value={r}>
+                {ROLE_LABELS[r]}
+              </option>
             ))}
           </select>
         </div>
         <div className="flex w-64 flex-col gap-1">
-          <label htmlFor={ids.tenant} className="text-xs font-medium text-neutral-600">Tenant</label>
-          <select id={ids.tenant} name="tenantId" required={isTenant} disabled={!isTenant} defaultValue={user.tenantId ?? ""} className={INPUT}>
-            <option value="">{isTenant ? "Choose a tenant" : "—"}</option>
-            {tenants.map((t) => (
-              <option key={t.id} value={t.id}>{t.id} · {t.name}</option>
-            ))}
-          </select>
+          <label htmlFor={ids.tenant} className="text-xs font-medium text-neutral-600">
+            Tenant
+          </label>
+          <TenantSelect id={ids.tenant} tenants={tenants} isTenant={isTenant} defaultValue={user.tenantId ?? ""} />
         </div>
         <label className="flex h-8 items-center gap-2 text-sm text-neutral-700">
-          <input type="checkbox" name="tenantOwner" defaultChecked={user.tenantOwner} disabled={!isTenant} className="size-4 rounded border-neutral-300 accent-neutral-900 disabled:opacity-50" />
+          <input
+            type="checkbox"
+            name="tenantOwner"
+            defaultChecked={user.tenantOwner}
+            disabled={!isTenant}
+            className="size-4 rounded border-neutral-300 accent-neutral-900 disabled:opacity-50"
+          />
           Tenant owner
         </label>
         <div className="ml-auto flex gap-2">
-          <button type="button" onClick={onClose} className={SECONDARY}>Close</button>
-          <button type="submit" disabled={pending} className={PRIMARY}>{pending ? "Saving…" : "Save role"}</button>
+          <button type="button" onClick={onClose} className={SECONDARY}>
+            Close
+          </button>
+          <button type="submit" disabled={pending} className={PRIMARY}>
+            {pending ? "Saving…" : "Save role"}
+          </button>
         </div>
       </div>
-      <p className="text-xs text-neutral-500">
-        {isSelf ? "This is you: saving ends your own sessions, and you sign in again with the new role." : "Saving ends this user's sessions, so the new role applies at once."}
+      <p className="text-xs text-neutral-600">
+        {isSelf
+          ? "This is you: saving ends your own sessions, and you sign in again with the new role."
+          : "Saving ends this user's sessions, so the new role applies at once."}
       </p>
       <ResultNote result={result} />
     </form>

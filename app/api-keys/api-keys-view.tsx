@@ -3,6 +3,7 @@
 import { useRouter } from "next/navigation";
 import { useId, useState, useTransition } from "react";
 import { ConfirmDialog } from "@/app/jobs/[id]/confirm-dialog";
+import { actionsColumn, DataTable } from "@/components/data-table";
 import { createApiKeyAction, revokeApiKeyAction } from "./actions";
 import type { KeyView } from "./wire";
 
@@ -80,7 +81,7 @@ export function ApiKeysView({ keys, tenants, fixedTenant }: { keys: KeyView[]; t
 
       <div role="status" aria-live="polite" className="min-h-5 text-sm">
         {isPending ? (
-          <span className="text-neutral-500">Working…</span>
+          <span className="text-neutral-600">Working…</span>
         ) : (
           message && <span className={`font-medium ${message.ok ? "text-emerald-800" : "text-red-800"}`}>{message.text}</span>
         )}
@@ -91,57 +92,57 @@ export function ApiKeysView({ keys, tenants, fixedTenant }: { keys: KeyView[]; t
           Keys
         </h2>
         {keys.length === 0 ? (
-          <p className="px-5 pb-5 text-sm text-neutral-500">No keys yet.</p>
+          <p className="px-5 pb-5 text-sm text-neutral-600">No keys yet.</p>
         ) : (
-          <div className="overflow-x-auto">
-            <table className="w-full text-left text-sm">
-              <thead className="border-y border-neutral-200 bg-neutral-50 text-xs font-medium text-neutral-500">
-                <tr>
-                  <th scope="col" className="px-5 py-2">Name</th>
-                  {!fixedTenant && <th scope="col" className="px-3 py-2">Tenant</th>}
-                  <th scope="col" className="px-3 py-2">Key</th>
-                  <th scope="col" className="px-3 py-2">Created</th>
-                  <th scope="col" className="px-3 py-2">Last used</th>
-                  <th scope="col" className="px-3 py-2">Status</th>
-                  <th scope="col" className="px-5 py-2"><span className="sr-only">Actions</span></th>
-                </tr>
-              </thead>
-              <tbody className="divide-y divide-neutral-100">
-                {keys.map((k) => (
-                  <tr key={k.id} data-testid="api-key-row" className={k.revokedAt ? "text-neutral-400" : undefined}>
-                    <td className="px-5 py-2 font-medium break-all">{k.name}</td>
-                    {!fixedTenant && <td className="px-3 py-2 font-mono text-xs">{k.tenantId}</td>}
-                    <td className="px-3 py-2 font-mono text-xs whitespace-nowrap">{k.prefix}…</td>
-                    <td className="px-3 py-2 text-xs">
-                      <span className="block whitespace-nowrap">{k.createdAt}</span>
-                      <span className="block break-all text-neutral-500">by {k.createdBy}</span>
-                    </td>
-                    <td className="px-3 py-2 text-xs whitespace-nowrap">{k.lastUsedAt ?? "never"}</td>
-                    <td className="px-3 py-2 text-xs whitespace-nowrap">
-                      {k.revokedAt ? (
-                        <span>Revoked {k.revokedAt}</span>
-                      ) : (
-                        <span className="rounded-full bg-emerald-50 px-2 py-0.5 font-medium text-emerald-800 ring-1 ring-emerald-200 ring-inset">Active</span>
-                      )}
-                    </td>
-                    <td className="px-5 py-2 text-right">
-                      {!k.revokedAt && (
-                        <button
-                          type="button"
-                          disabled={isPending}
-                          onClick={() => setRevoking(k)}
-                          aria-label={`Revoke ${k.name} (${k.prefix}…)`}
-                          className={`${button} border-red-300 bg-white py-1 text-xs text-red-700 hover:bg-red-50`}
-                        >
-                          Revoke
-                        </button>
-                      )}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable
+            caption="API keys"
+            rows={keys}
+            rowKey={(k) => k.id}
+            rowTestId="api-key-row"
+            rowClassName={(k) => (k.revokedAt ? "text-neutral-600" : undefined)}
+            columns={[
+              { header: "Name", isRowHeader: true, className: "font-medium break-all", cell: (k) => k.name },
+              ...(fixedTenant ? [] : [{ header: "Tenant", className: "font-mono text-xs", cell: (k: KeyView) => k.tenantId }]),
+              { header: "Key", className: "font-mono text-xs whitespace-nowrap", cell: (k) => `${k.prefix}…` },
+              {
+                header: "Created",
+                className: "text-xs",
+                cell: (k) => (
+                  <>
+                    <span className="block whitespace-nowrap">{k.createdAt}</span>
+                    <span className="block break-all text-neutral-600">by {k.createdBy}</span>
+                  </>
+                ),
+              },
+              { header: "Last used", className: "text-xs whitespace-nowrap", cell: (k) => k.lastUsedAt ?? "never" },
+              {
+                header: "Status",
+                className: "text-xs whitespace-nowrap",
+                cell: (k) =>
+                  k.revokedAt ? (
+                    <span>Revoked {k.revokedAt}</span>
+                  ) : (
+                    <span className="rounded-full bg-emerald-50 px-2 py-0.5 font-medium text-emerald-800 ring-1 ring-emerald-200 ring-inset">
+                      Active
+                    </span>
+                  ),
+              },
+              actionsColumn(
+                (k: KeyView) =>
+                  !k.revokedAt && (
+                    <button
+                      type="button"
+                      disabled={isPending}
+                      onClick={() => setRevoking(k)}
+                      aria-label={`Revoke ${k.name} (${k.prefix}…)`}
+                      className={`${button} border-red-300 bg-white py-1 text-xs text-red-700 hover:bg-red-50`}
+                    >
+                      Revoke
+                    </button>
+                  ),
+              ),
+            ]}
+          />
         )}
       </section>
 
@@ -178,7 +179,12 @@ function NewSecret({ created, onDone }: { created: Created; onDone: () => void }
         />
         <button
           type="button"
-          onClick={() => navigator.clipboard?.writeText(created.secret).then(() => setCopied(true), () => setCopied(false))}
+          onClick={() =>
+            navigator.clipboard?.writeText(created.secret).then(
+              () => setCopied(true),
+              () => setCopied(false),
+            )
+          }
           className={`${button} border-neutral-300 bg-white text-neutral-800 hover:bg-neutral-50`}
         >
           {copied ? "Copied" : "Copy"}

@@ -38,9 +38,9 @@ export default async function ApiKeysPage() {
     <div className="space-y-6">
       <div>
         <h1 className="text-2xl font-semibold tracking-tight">API keys</h1>
-        <p className="mt-1 text-sm text-neutral-500">
+        <p className="mt-1 text-sm text-neutral-600">
           {own ? `Keys for tenant ${own}` : "Keys for every tenant"}: each key acts for its tenant only, through the{" "}
-          <a href="/api/v1/openapi.json" className="font-medium text-neutral-700 underline underline-offset-2 hover:text-neutral-900">
+          <a href="/api-docs" className="font-medium text-neutral-700 underline underline-offset-2 hover:text-neutral-900">
             tenant API
           </a>{" "}
           (<code className="font-mono text-xs">Authorization: Bearer jsk_…</code>). The secret is shown once, when the key is created; only its

@@ -10,4 +10,5 @@ export type KeyView = {
   revokedAt: string | null;
 };
 
-export type KeyActionResult<T> = { ok: true; data: T } | { ok: false; error: { code: "invalid_input" | "forbidden" | "not_found" | "internal"; message: string } };
+export type KeyActionResult<T> =
+  { ok: true; data: T } | { ok: false; error: { code: "invalid_input" | "forbidden" | "not_found" | "internal"; message: string } };

@@ -1,6 +1,8 @@
 import type { AuditFilters, AuditOutcome } from "@/lib/audit/audit";
+import { AUDIT_OUTCOMES } from "@/lib/db/schema-identity";
 
-export const OUTCOMES = ["applied", "refused", "denied", "invalid", "error"] as const satisfies readonly AuditOutcome[];
+/** The outcomes the audit log's CHECK constraint allows, in its order: the one list. */
+export const OUTCOMES: readonly AuditOutcome[] = AUDIT_OUTCOMES;
 
 type Search = Record<string, string | string[] | undefined>;
 const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v)?.trim() || undefined;

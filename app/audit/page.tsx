@@ -1,7 +1,10 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { Empty } from "@/components/charts/card";
-import { formatAgo, formatUtc } from "@/components/relative-time";
+import { JobLink, None } from "@/components/cells";
+import { DataTable, type Column } from "@/components/data-table";
+import { numbers } from "@/components/numbers";
+import { formatUtc, TimeAgo } from "@/components/relative-time";
 import { Field, INPUT, PRIMARY, SECONDARY } from "@/app/jobs/_components/fields";
 import { listAudit, listAuditActions, type AuditFilters, type AuditOutcome } from "@/lib/audit/audit";
 import { ROLE_LABELS, type Role } from "@/lib/auth/permissions";
@@ -30,8 +33,82 @@ const OUTCOME_HELP: Record<AuditOutcome, string> = {
   error: "the server failed; nothing was written",
 };
 const JOBS_SHOWN = 3;
-const TH = "px-3 py-2 text-left text-xs font-medium whitespace-nowrap text-neutral-500";
-const TD = "px-3 py-2 align-top";
+
+type Row = NonNullable<Awaited<ReturnType<typeof listAudit>>>["rows"][number];
+
+function columns(f: AuditFilters, now: number): Column<Row>[] {
+  return [
+    {
+      header: "When",
+      className: "text-xs whitespace-nowrap text-neutral-600",
+      cell: (r) => (
+        <>
+          <TimeAgo at={r.at} now={now} />
+          <div className="text-neutral-600 tabular-nums">{formatUtc(r.at).slice(0, 19)}</div>
+        </>
+      ),
+    },
+    {
+      header: "User",
+      className: "max-w-56",
+      cell: (r) => (
+        <>
+          <Link
+            href={auditHref({ ...f, actor: r.actor })}
+            className="block truncate text-xs font-medium text-neutral-900 hover:underline"
+            title={`Only ${r.actor}`}
+          >
+            {r.actor}
+          </Link>
+          <div className="truncate text-xs text-neutral-600">
+            {r.role ? (ROLE_LABELS[r.role as Role] ?? r.role) : "signed out"}
+            {r.tenantId ? ` · ${r.tenantId}` : ""}
+          </div>
+        </>
+      ),
+    },
+    {
+      header: "Action",
+      cell: (r) => (
+        <>
+          <Link href={auditHref({ ...f, action: r.action })} className="font-mono text-xs hover:underline" title={`Only ${r.action}`}>
+            {r.action}
+          </Link>
+          <div className="text-xs text-neutral-600">{r.via}</div>
+        </>
+      ),
+    },
+    {
+      header: "Outcome",
+      cell: (r) => (
+        <span
+          title={OUTCOME_HELP[r.outcome]}
+          className={`inline-flex rounded-full px-2 py-0.5 text-xs font-medium ring-1 ring-inset ${OUTCOME_STYLE[r.outcome]}`}
+        >
+          {r.outcome}
+        </span>
+      ),
+    },
+    {
+      header: "Jobs",
+      className: "text-xs",
+      cell: (r) =>
+        r.jobIds.length === 0 ? (
+          <None />
+        ) : (
+          <ul className="space-y-0.5">
+            {r.jobIds.slice(0, JOBS_SHOWN).map((id) => (
+              <li key={id}>
+                <JobLink id={id} />
+              </li>
+            ))}
+            {r.jobIds.length > JOBS_SHOWN && <li className="text-neutral-600">and {numbers.format(r.jobIds.length - JOBS_SHOWN)} more</li>}
+          </ul>
+        ),
+    },
+    { header: "Reason", className: "max-w-md text-xs break-words whitespace-pre-wrap text-neutral-700", cell: (r) => r.reason ?? <None /> },
+  ];
+}
 
 /** The page's data, and when it was read (relative times count from then). */
 async function load(f: AuditFilters) {
@@ -55,15 +132,29 @@ export default async function AuditPage({ searchParams }: Props) {
     <div className="space-y-6">
       <div>
         <h1 className="text-2xl font-semibold tracking-tight">Audit log</h1>
-        <p className="mt-1 text-sm text-neutral-500">
+        <p className="mt-1 text-sm text-neutral-600">
           Every console and API action — applied, refused, denied or invalid — with who did it, newest first. Times are UTC.
         </p>
       </div>
 
-      <form method="get" action="/audit" role="search" aria-label="Filter the audit log" className="rounded-lg border border-neutral-200 bg-white p-4 shadow-xs">
+      <form
+        method="get"
+        action="/audit"
+        role="search"
+        aria-label="Filter the audit log"
+        className="rounded-lg border border-neutral-200 bg-white p-4 shadow-xs"
+      >
         <div className="grid grid-cols-2 gap-3 md:grid-cols-5">
           <Field id="a-user" label="User">
-            <input id="a-user" name="user" list="audit-users" defaultValue={f.actor ?? ""} placeholder="email or anonymous" maxLength={200} className={INPUT} />
+            <input
+              id="a-user"
+              name="user"
+              list="audit-users"
+              defaultValue={f.actor ?? ""}
+              placeholder="email or anonymous"
+              maxLength={200}
+              className={INPUT}
+            />
             <datalist id="audit-users">
               {[...people, "anonymous"].map((p) => (
                 <option key={p} value={p} />
@@ -75,7 +166,9 @@ export default async function AuditPage({ searchParams }: Props) {
               <option value="">Any action</option>
               {f.action && !actions.includes(f.action) && <option value={f.action}>{f.action}</option>}
               {actions.map((a) => (
-                <option key={a} value={a}>{a}</option>
+                <option key={a} value={a}>
+                  {a}
+                </option>
               ))}
             </select>
           </Field>
@@ -83,7 +176,9 @@ export default async function AuditPage({ searchParams }: Props) {
             <select id="a-outcome" name="outcome" defaultValue={f.outcome ?? ""} className={INPUT}>
               <option value="">Any outcome</option>
               {OUTCOMES.map((o) => (
-                <option key={o} value={o}>{o}</option>
+                <option key={o} value={o}>
+                  {o}
+                </option>
               ))}
             </select>
           </Field>
@@ -119,67 +214,14 @@ export default async function AuditPage({ searchParams }: Props) {
       ) : page.rows.length === 0 ? (
         <Empty>{filtered ? "No audit entry matches these filters." : "Nothing has been recorded yet."}</Empty>
       ) : (
-        <div className="overflow-x-auto rounded-lg border border-neutral-200 bg-white shadow-xs">
-          <table aria-label="Audit log" className="w-full text-sm">
-            <thead className="border-b border-neutral-200 bg-neutral-50">
-              <tr>
-                <th scope="col" className={TH}>When</th>
-                <th scope="col" className={TH}>User</th>
-                <th scope="col" className={TH}>Action</th>
-                <th scope="col" className={TH}>Outcome</th>
-                <th scope="col" className={TH}>Jobs</th>
-                <th scope="col" className={TH}>Reason</th>
-              </tr>
-            </thead>
-            <tbody className="divide-y divide-neutral-100">
-              {page.rows.map((r) => (
-                <tr key={r.id} className={r.outcome === "denied" || r.outcome === "error" ? "bg-red-50/40" : undefined}>
-                  <td className={`${TD} text-xs whitespace-nowrap text-neutral-600`}>
-                    <time dateTime={r.at.toISOString()} title={formatUtc(r.at)}>{formatAgo(now - r.at.getTime())}</time>
-                    <div className="text-neutral-400 tabular-nums">{formatUtc(r.at).slice(0, 19)}</div>
-                  </td>
-                  <td className={`${TD} max-w-56`}>
-                    <Link href={auditHref({ ...f, actor: r.actor })} className="block truncate text-xs font-medium text-neutral-900 hover:underline" title={`Only ${r.actor}`}>
-                      {r.actor}
-                    </Link>
-                    <div className="truncate text-xs text-neutral-500">
-                      {r.role ? (ROLE_LABELS[r.role as Role] ?? r.role) : "signed out"}
-                      {r.tenantId ? ` · ${r.tenantId}` : ""}
-                    </div>
-                  </td>
-                  <td className={TD}>
-                    <Link href={auditHref({ ...f, action: r.action })} className="font-mono text-xs hover:underline" title={`Only ${r.action}`}>
-                      {r.action}
-                    </Link>
-                    <div className="text-xs text-neutral-400">{r.via}</div>
-                  </td>
-                  <td className={TD}>
-                    <span title={OUTCOME_HELP[r.outcome]} className={`inline-flex rounded-full px-2 py-0.5 text-xs font-medium ring-1 ring-inset ${OUTCOME_STYLE[r.outcome]}`}>
-                      {r.outcome}
-                    </span>
-                  </td>
-                  <td className={`${TD} text-xs`}>
-                    {r.jobIds.length === 0 ? (
-                      <span className="text-neutral-400">—</span>
-                    ) : (
-                      <ul className="space-y-0.5">
-                        {r.jobIds.slice(0, JOBS_SHOWN).map((id) => (
-                          <li key={id}>
-                            <Link href={`/jobs/${id}`} prefetch={false} title={id} className="font-mono font-medium text-sky-700 hover:underline">
-                              {id.slice(0, 8)}
-                            </Link>
-                          </li>
-                        ))}
-                        {r.jobIds.length > JOBS_SHOWN && <li className="text-neutral-500">and {(r.jobIds.length - JOBS_SHOWN).toLocaleString("en-US")} more</li>}
-                      </ul>
-                    )}
-                  </td>
-                  <td className={`${TD} max-w-md text-xs break-words whitespace-pre-wrap text-neutral-700`}>{r.reason ?? <span className="text-neutral-400">—</span>}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          framed
+          caption="Audit log"
+          rows={page.rows}
+          rowKey={(r) => String(r.id)}
+          rowClassName={(r) => (r.outcome === "denied" || r.outcome === "error" ? "bg-red-50/40" : undefined)}
+          columns={columns(f, now)}
+        />
       )}
 
       {page && (f.before || page.next) && (

@@ -2,15 +2,16 @@
 
 import { useQuery } from "@tanstack/react-query";
 import { useCallback, useRef, useState } from "react";
-import { Freshness, PauseButton } from "@/components/freshness";
 import { LoadError } from "@/components/load-error";
+import { isFailingOf, PageHeader, useLive } from "@/components/page-header";
+import { deadGroupsQuery } from "@/lib/client/queries";
+import type { DeadGroupsResponse } from "@/lib/client/wire";
 import { numbers, plural } from "@/components/numbers";
-import { deadGroupsQuery, type DeadGroupsResponse } from "./dead-query";
 import { GroupsTable } from "./groups-table";
 import { ReplayDialog } from "./replay-dialog";
 import type { ReplayRequest, ReplaySelectionInput } from "./replay-types";
 import { ScopeForm } from "./scope-form";
-import type { DeadScopeParams } from "./scope";
+import { scopeToSearch, type DeadScopeParams } from "./scope";
 
 const POLL_MS = 5_000;
 
@@ -24,21 +25,19 @@ export function DeadJobsView({
   /** Operators replay; support sees the same groups without the buttons. */
   canReplay: boolean;
 }) {
-  const [isPaused, setIsPaused] = useState(false);
+  const live = useLive(POLL_MS);
+  const isPaused = live.isPaused;
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
   const [replay, setReplay] = useState<ReplayRequest | null>(null);
   const nextKey = useRef(0);
   const query = useQuery({
-    ...deadGroupsQuery(scope),
+    ...deadGroupsQuery(scopeToSearch(scope).toString()),
     initialData: initial ?? undefined,
     initialDataUpdatedAt: initial ? Date.parse(initial.at) : undefined,
-    refetchInterval: isPaused ? false : POLL_MS,
-    // Paused means frozen: no refresh on tab focus either.
-    refetchOnWindowFocus: !isPaused,
+    ...live.poll,
   });
   const data = query.data;
-  // Not `query.isError`: with no data yet, TanStack resets the status to pending at every retry.
-  const isFailing = query.errorUpdatedAt > query.dataUpdatedAt;
+  const isFailing = isFailingOf(query);
   const total = data?.groups.reduce((n, g) => n + g.count, 0) ?? 0;
   const isScoped = !!scope.tenant || scope.window !== "all";
 
@@ -58,19 +57,11 @@ export function DeadJobsView({
 
   return (
     <div className="space-y-6">
-      <div className="flex flex-wrap items-end justify-between gap-4">
-        <div>
-          <h1 className="text-2xl font-semibold tracking-tight">Dead jobs</h1>
-          <p className="mt-1 max-w-2xl text-sm text-neutral-500">
-            Grouped by job type and the error of the attempt that killed them. Replay sends a job back to queued with
-            its history kept; every replay shows a dry run first.
-          </p>
-        </div>
-        <div className="flex items-center gap-3">
-          <Freshness updatedAt={data ? query.dataUpdatedAt : null} isPaused={isPaused} isFailing={isFailing} />
-          <PauseButton isPaused={isPaused} onToggle={() => setIsPaused((p) => !p)} />
-        </div>
-      </div>
+      <PageHeader
+        title="Dead jobs"
+        description="Grouped by job type and the error of the attempt that killed them. Replay sends a job back to queued with its history kept; every replay shows a dry run first."
+        live={{ updatedAt: data ? query.dataUpdatedAt : null, isPaused, isFailing, onToggle: live.toggle }}
+      />
 
       <ScopeForm scope={scope} />
 
@@ -83,7 +74,7 @@ export function DeadJobsView({
       )}
 
       {!data && !isFailing && (
-        <p role="status" className="text-sm text-neutral-500">
+        <p role="status" className="text-sm text-neutral-600">
           Loading dead jobs…
         </p>
       )}
@@ -91,7 +82,7 @@ export function DeadJobsView({
       {data && data.groups.length === 0 && (
         <div className="rounded-lg border border-dashed border-neutral-300 bg-white px-6 py-10 text-center">
           <p className="font-medium">No dead jobs</p>
-          <p className="mt-1 text-sm text-neutral-500">
+          <p className="mt-1 text-sm text-neutral-600">
             {isScoped
               ? "None in this scope. Widen the time range or clear the tenant to see more."
               : "Jobs land here when their attempts run out, an error is permanent, or an operator gives up on them."}
@@ -111,37 +102,39 @@ export function DeadJobsView({
                 </span>
               )}
             </h2>
-            {canReplay && <div className="flex flex-wrap items-center gap-2">
-              <div role="group" aria-label="Selection" className="flex items-center gap-2">
-                <span className="text-sm text-neutral-600 tabular-nums" aria-live="polite">
-                  {numbers.format(selected.size)} selected
-                </span>
+            {canReplay && (
+              <div className="flex flex-wrap items-center gap-2">
+                <div role="group" aria-label="Selection" className="flex items-center gap-2">
+                  <span className="text-sm text-neutral-600 tabular-nums" aria-live="polite">
+                    {numbers.format(selected.size)} selected
+                  </span>
+                  <button
+                    type="button"
+                    disabled={selected.size === 0}
+                    onClick={() => setSelected(new Set())}
+                    className="rounded-md px-2.5 py-1.5 text-sm font-medium text-neutral-600 hover:bg-neutral-100 disabled:opacity-40"
+                  >
+                    Clear selection
+                  </button>
+                  <button
+                    type="button"
+                    disabled={selected.size === 0}
+                    onClick={() => ask({ kind: "ids", ids: [...selected] }, `Replay ${plural(selected.size, "selected job")}`)}
+                    className="rounded-md bg-neutral-900 px-3 py-1.5 text-sm font-medium text-white shadow-xs hover:bg-neutral-700 disabled:bg-neutral-300"
+                  >
+                    Replay selected
+                  </button>
+                </div>
+                <span aria-hidden="true" className="mx-1 h-5 w-px bg-neutral-300" />
                 <button
                   type="button"
-                  disabled={selected.size === 0}
-                  onClick={() => setSelected(new Set())}
-                  className="rounded-md px-2.5 py-1.5 text-sm font-medium text-neutral-600 hover:bg-neutral-100 disabled:opacity-40"
+                  onClick={() => ask({ kind: "all", scope }, isScoped ? "Replay all dead jobs in this scope" : "Replay all dead jobs")}
+                  className="rounded-md border border-neutral-300 bg-white px-3 py-1.5 text-sm font-medium text-neutral-800 shadow-xs hover:bg-neutral-50"
                 >
-                  Clear selection
-                </button>
-                <button
-                  type="button"
-                  disabled={selected.size === 0}
-                  onClick={() => ask({ kind: "ids", ids: [...selected] }, `Replay ${plural(selected.size, "selected job")}`)}
-                  className="rounded-md bg-neutral-900 px-3 py-1.5 text-sm font-medium text-white shadow-xs hover:bg-neutral-700 disabled:bg-neutral-300"
-                >
-                  Replay selected
+                  Replay all
                 </button>
               </div>
-              <span aria-hidden="true" className="mx-1 h-5 w-px bg-neutral-300" />
-              <button
-                type="button"
-                onClick={() => ask({ kind: "all", scope }, isScoped ? "Replay all dead jobs in this scope" : "Replay all dead jobs")}
-                className="rounded-md border border-neutral-300 bg-white px-3 py-1.5 text-sm font-medium text-neutral-800 shadow-xs hover:bg-neutral-50"
-              >
-                Replay all
-              </button>
-            </div>}
+            )}
           </div>
           <GroupsTable
             groups={data.groups}
@@ -155,14 +148,7 @@ export function DeadJobsView({
         </section>
       )}
 
-      {replay && (
-        <ReplayDialog
-          key={replay.key}
-          request={replay}
-          onClose={() => setReplay(null)}
-          onApplied={(ids) => toggle(ids, false)}
-        />
-      )}
+      {replay && <ReplayDialog key={replay.key} request={replay} onClose={() => setReplay(null)} onApplied={(ids) => toggle(ids, false)} />}
     </div>
   );
 }

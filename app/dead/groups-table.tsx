@@ -1,10 +1,12 @@
 "use client";
 
-import { Fragment, useState } from "react";
+import { useState } from "react";
+import { AgoOverUtc } from "@/components/cells";
+import { actionsColumn, DataTable, type Column } from "@/components/data-table";
 import { numbers } from "@/components/numbers";
-import { formatAgo, formatUtcLong } from "@/components/relative-time";
-import { groupName, NO_ERROR, type DeadGroupDto } from "./dead-query";
+import type { DeadGroupDto } from "@/lib/client/wire";
 import { GroupJobs } from "./group-jobs";
+import { groupName, NO_ERROR, SMALL_BUTTON } from "./groups";
 import type { ReplaySelectionInput } from "./replay-types";
 import type { DeadScopeParams } from "./scope";
 
@@ -21,6 +23,7 @@ type Props = {
 };
 
 const groupId = (g: Pick<DeadGroupDto, "type" | "errorClass">) => JSON.stringify([g.type, g.errorClass]);
+const panelId = (g: DeadGroupDto) => `group-${encodeURIComponent(groupId(g)).replace(/%/g, "_")}`;
 
 export function GroupsTable({ groups, at, scope, isPaused, selected, onToggle, onReplay }: Props) {
   const [open, setOpen] = useState<ReadonlySet<string>>(new Set());
@@ -30,118 +33,101 @@ export function GroupsTable({ groups, at, scope, isPaused, selected, onToggle, o
       if (!next.delete(id)) next.add(id);
       return next;
     });
-  const th = "px-3 py-2 text-left text-xs font-medium tracking-wide text-neutral-500 uppercase";
+
+  const columns: Column<DeadGroupDto>[] = [
+    {
+      header: "Show jobs",
+      hideHeader: true,
+      className: "w-10",
+      cell: (g) => {
+        const isOpen = open.has(groupId(g));
+        return (
+          <button
+            type="button"
+            aria-expanded={isOpen}
+            aria-controls={panelId(g)}
+            aria-label={`${isOpen ? "Hide" : "Show"} jobs of ${groupName(g)}`}
+            onClick={() => flip(groupId(g))}
+            className="grid size-6 place-items-center rounded text-neutral-600 hover:bg-neutral-100 hover:text-neutral-900"
+          >
+            <svg aria-hidden="true" viewBox="0 0 16 16" className={`size-4 transition-transform ${isOpen ? "rotate-90" : ""}`} fill="currentColor">
+              <path d="M6 3.5 10.5 8 6 12.5z" />
+            </svg>
+          </button>
+        );
+      },
+    },
+    {
+      header: "Type",
+      className: "max-w-44 font-mono text-xs text-neutral-800",
+      cell: (g) => (
+        <>
+          <span className="block truncate" title={g.type}>
+            {g.type}
+          </span>
+          <span className="mt-1 block truncate font-sans text-neutral-600" title={g.queues.join(", ")}>
+            {g.queues.length === 1 ? "queue " : "queues "}
+            {g.queues.join(", ")}
+          </span>
+        </>
+      ),
+    },
+    {
+      header: "Error class",
+      className: "max-w-48",
+      cell: (g) => (
+        <span
+          className={`inline-block max-w-full truncate rounded px-1.5 py-0.5 font-mono text-xs ${g.errorClass ? "bg-red-50 text-red-800" : "bg-neutral-100 text-neutral-700 italic"}`}
+          title={g.errorClass ?? NO_ERROR}
+        >
+          {g.errorClass ?? NO_ERROR}
+        </span>
+      ),
+    },
+    { header: "Count", align: "right", className: "font-semibold tabular-nums", cell: (g) => <data value={g.count}>{numbers.format(g.count)}</data> },
+    {
+      header: "Last seen",
+      cell: (g) => <AgoOverUtc at={g.lastSeen} now={at} />,
+    },
+    {
+      header: "Sample message",
+      cell: (g) => (
+        // Inert text: React escapes it; clamped, with the sample in full on hover.
+        <p className="line-clamp-2 text-xs break-words text-neutral-700" title={g.sampleMessage ?? undefined}>
+          {g.sampleMessage ?? <span className="text-neutral-600 italic">no message</span>}
+        </p>
+      ),
+    },
+  ];
+  if (onReplay) {
+    columns.push(
+      actionsColumn((g) => (
+        <button
+          type="button"
+          aria-label={`Replay group ${groupName(g)}`}
+          onClick={() => onReplay({ kind: "group", type: g.type, errorClass: g.errorClass, scope }, `Replay group ${groupName(g)}`)}
+          className={SMALL_BUTTON}
+        >
+          Replay group
+        </button>
+      )),
+    );
+  }
 
   return (
-    <div className="overflow-x-auto rounded-lg border border-neutral-200 bg-white shadow-xs">
-      <table className="w-full table-fixed border-collapse text-sm">
-        <caption className="sr-only">Dead jobs by type and error class, most recently seen first</caption>
-        <colgroup>
-          <col className="w-10" />
-          <col className="w-44" />
-          <col className="w-48" />
-          <col className="w-20" />
-          <col className="w-52" />
-          <col />
-          <col className="w-32" />
-        </colgroup>
-        <thead className="border-b border-neutral-200 bg-neutral-50">
-          <tr>
-            <th scope="col" className={th}>
-              <span className="sr-only">Show jobs</span>
-            </th>
-            <th scope="col" className={th}>Type</th>
-            <th scope="col" className={th}>Error class</th>
-            <th scope="col" className={`${th} text-right`}>Count</th>
-            <th scope="col" className={th}>Last seen</th>
-            <th scope="col" className={th}>Sample message</th>
-            <th scope="col" className={th}>
-              <span className="sr-only">Actions</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {groups.map((g) => {
-            const id = groupId(g);
-            const isOpen = open.has(id);
-            const panelId = `group-${encodeURIComponent(id).replace(/%/g, "_")}`;
-            return (
-              <Fragment key={id}>
-                <tr aria-label={groupName(g)} className="border-b border-neutral-100 align-top last:border-0">
-                  <td className="px-3 py-2.5">
-                    <button
-                      type="button"
-                      aria-expanded={isOpen}
-                      aria-controls={panelId}
-                      aria-label={`${isOpen ? "Hide" : "Show"} jobs of ${groupName(g)}`}
-                      onClick={() => flip(id)}
-                      className="grid size-6 place-items-center rounded text-neutral-500 hover:bg-neutral-100 hover:text-neutral-900"
-                    >
-                      <svg aria-hidden="true" viewBox="0 0 16 16" className={`size-4 transition-transform ${isOpen ? "rotate-90" : ""}`} fill="currentColor">
-                        <path d="M6 3.5 10.5 8 6 12.5z" />
-                      </svg>
-                    </button>
-                  </td>
-                  <td className="truncate px-3 py-2.5 font-mono text-xs text-neutral-800" title={g.type}>
-                    {g.type}
-                    <div className="mt-1 truncate font-sans text-neutral-500" title={g.queues.join(", ")}>
-                      {g.queues.length === 1 ? "queue " : "queues "}
-                      {g.queues.join(", ")}
-                    </div>
-                  </td>
-                  <td className="px-3 py-2.5">
-                    <span
-                      className={`inline-block max-w-full truncate rounded px-1.5 py-0.5 font-mono text-xs ${
-                        g.errorClass ? "bg-red-50 text-red-800" : "bg-neutral-100 text-neutral-600 italic"
-                      }`}
-                      title={g.errorClass ?? NO_ERROR}
-                    >
-                      {g.errorClass ?? NO_ERROR}
-                    </span>
-                  </td>
-                  <td className="px-3 py-2.5 text-right font-semibold tabular-nums">
-                    <data value={g.count}>{numbers.format(g.count)}</data>
-                  </td>
-                  <td className="px-3 py-2.5">
-                    <time dateTime={g.lastSeen} className="block text-neutral-900">
-                      {formatAgo(Date.parse(at) - Date.parse(g.lastSeen))}
-                    </time>
-                    <span className="block text-xs whitespace-nowrap text-neutral-500 tabular-nums">{formatUtcLong(new Date(g.lastSeen))}</span>
-                  </td>
-                  <td className="px-3 py-2.5">
-                    {/* Inert text: React escapes it; clamped, with the sample in full on hover. */}
-                    <p className="line-clamp-2 text-xs break-words text-neutral-700" title={g.sampleMessage ?? undefined}>
-                      {g.sampleMessage ?? <span className="text-neutral-400 italic">no message</span>}
-                    </p>
-                  </td>
-                  <td className="px-3 py-2.5 text-right">
-                    {onReplay && <button
-                      type="button"
-                      aria-label={`Replay group ${groupName(g)}`}
-                      onClick={() =>
-                        onReplay(
-                          { kind: "group", type: g.type, errorClass: g.errorClass, scope },
-                          `Replay group ${groupName(g)}`,
-                        )
-                      }
-                      className="rounded-md border border-neutral-300 bg-white px-2.5 py-1 text-xs font-medium whitespace-nowrap text-neutral-800 shadow-xs hover:bg-neutral-50"
-                    >
-                      Replay group
-                    </button>}
-                  </td>
-                </tr>
-                {isOpen && (
-                  <tr id={panelId} className="border-b border-neutral-100 bg-neutral-50/60">
-                    <td colSpan={7} className="px-3 pt-1 pb-3">
-                      <GroupJobs group={g} scope={scope} isPaused={isPaused} selected={selected} onToggle={onToggle} onReplay={onReplay} />
-                    </td>
-                  </tr>
-                )}
-              </Fragment>
-            );
-          })}
-        </tbody>
-      </table>
-    </div>
+    <DataTable
+      framed
+      caption="Dead jobs by type and error class, most recently seen first"
+      rows={groups}
+      rowKey={groupId}
+      rowLabel={groupName}
+      detailId={panelId}
+      detail={(g) =>
+        open.has(groupId(g)) ? (
+          <GroupJobs group={g} scope={scope} isPaused={isPaused} selected={selected} onToggle={onToggle} onReplay={onReplay} />
+        ) : null
+      }
+      columns={columns}
+    />
   );
 }

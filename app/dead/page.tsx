@@ -3,7 +3,8 @@ import { requirePage, withViewerRead } from "@/lib/auth/viewer";
 import { can } from "@/lib/auth/permissions";
 import { DEAD_GROUP_SCAN_CAP, listDeadGroups } from "@/lib/jobs/dead";
 import { DeadJobsView } from "./dead-jobs-view";
-import { toGroupDto, type DeadGroupsResponse } from "./dead-query";
+import type { DeadGroupsResponse } from "@/lib/client/wire";
+import { toGroupDto } from "./groups";
 import { parseDeadScope, resolveScope } from "./scope";
 
 export const metadata: Metadata = { title: "Dead jobs" };

@@ -2,9 +2,10 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useRef } from "react";
+import { closeDialogOf, Modal } from "@/components/modal";
 import { numbers, plural } from "@/components/numbers";
+import { bulkProgressQuery, keys } from "@/lib/client/queries";
 import { previewReplayAction, startReplayAction } from "./actions";
-import { deadKeys, replayProgressQuery } from "./dead-query";
 import { ReplayResult } from "./replay-result";
 import type { ActionResult, ReplayPreview, ReplayRequest } from "./replay-types";
 
@@ -30,16 +31,11 @@ type Props = {
 };
 
 export function ReplayDialog({ request, onClose, onApplied }: Props) {
-  const ref = useRef<HTMLDialogElement>(null);
   const client = useQueryClient();
-  useEffect(() => {
-    const dialog = ref.current;
-    if (dialog && !dialog.open) dialog.showModal();
-  }, []);
 
   // The dry run is a read that must not repeat by itself: a second run would freeze a different selection.
   const preview = useQuery({
-    queryKey: [...deadKeys.all, "dry-run", request.key],
+    queryKey: keys.dead.dryRun(request.key),
     queryFn: () => unwrap(previewReplayAction(request.selection)),
     staleTime: Infinity,
     gcTime: 0,
@@ -50,7 +46,7 @@ export function ReplayDialog({ request, onClose, onApplied }: Props) {
     mutationFn: (p: ReplayPreview) => unwrap(startReplayAction({ selection: request.selection, frozen: p.frozen })),
   });
   const operationId = start.data?.operationId;
-  const progress = useQuery({ ...replayProgressQuery(operationId ?? ""), enabled: !!operationId });
+  const progress = useQuery({ ...bulkProgressQuery(operationId ?? ""), enabled: !!operationId });
   const isDone = progress.data !== undefined && progress.data.status !== "running";
 
   // The latest callback, so the effect below runs once per finished operation, not once per render.
@@ -61,7 +57,7 @@ export function ReplayDialog({ request, onClose, onApplied }: Props) {
   const frozen = start.variables?.frozen;
   useEffect(() => {
     if (!isDone) return;
-    void client.invalidateQueries({ queryKey: deadKeys.all, predicate: (q) => q.queryKey[1] === "groups" || q.queryKey[1] === "jobs" });
+    void client.invalidateQueries({ queryKey: keys.dead.lists });
     onAppliedRef.current(frozen?.map((j) => j.id) ?? []);
   }, [isDone, client, frozen]);
 
@@ -69,18 +65,13 @@ export function ReplayDialog({ request, onClose, onApplied }: Props) {
   const skipped = p ? p.total - p.willApply : 0;
 
   return (
-    <dialog
-      ref={ref}
-      onClose={onClose}
-      aria-labelledby="replay-title"
-      className="m-auto w-full max-w-lg rounded-lg border border-neutral-200 bg-white p-0 text-neutral-900 shadow-xl backdrop:bg-neutral-900/40"
-    >
+    <Modal isOpen onClose={onClose} labelledBy="replay-title" className="max-w-lg">
       <div className="space-y-4 p-5">
         <div>
           <h2 id="replay-title" className="text-lg font-semibold tracking-tight">
             {request.title}
           </h2>
-          {p && <p className="mt-0.5 font-mono text-xs break-all text-neutral-500">{p.description}</p>}
+          {p && <p className="mt-0.5 font-mono text-xs break-all text-neutral-600">{p.description}</p>}
         </div>
 
         {preview.isPending && (
@@ -111,13 +102,11 @@ export function ReplayDialog({ request, onClose, onApplied }: Props) {
             )}
             {p.capped && (
               <p className="rounded-md bg-amber-50 px-3 py-2 text-amber-900">
-                The selection is larger than one replay takes: only the newest {numbers.format(p.total)} are included. Run it
-                again for the rest.
+                The selection is larger than one replay takes: only the newest {numbers.format(p.total)} are included. Run it again for the rest.
               </p>
             )}
-            <p className="text-neutral-500">
-              Each job is replayed only if it is still exactly as this dry run saw it; jobs that die after you confirm are not
-              included.
+            <p className="text-neutral-600">
+              Each job is replayed only if it is still exactly as this dry run saw it; jobs that die after you confirm are not included.
             </p>
           </section>
         )}
@@ -130,13 +119,17 @@ export function ReplayDialog({ request, onClose, onApplied }: Props) {
         {operationId && <ReplayResult expected={p?.willApply ?? 0} progress={progress.data} error={progress.error} />}
 
         <div className="flex justify-end gap-2 pt-1">
-          <button type="button" onClick={() => ref.current?.close()} className={`${button} border border-neutral-300 bg-white text-neutral-800 hover:bg-neutral-50`}>
+          <button
+            type="button"
+            data-safe
+            onClick={(e) => closeDialogOf(e.currentTarget)}
+            className={`${button} border border-neutral-300 bg-white text-neutral-800 hover:bg-neutral-50`}
+          >
             {operationId ? "Close" : "Cancel"}
           </button>
           {p && !operationId && (
             <button
               type="button"
-              autoFocus
               disabled={p.willApply === 0 || start.isPending}
               onClick={() => start.mutate(p)}
               className={`${button} bg-neutral-900 text-white hover:bg-neutral-700`}
@@ -146,6 +139,6 @@ export function ReplayDialog({ request, onClose, onApplied }: Props) {
           )}
         </div>
       </div>
-    </dialog>
+    </Modal>
   );
 }

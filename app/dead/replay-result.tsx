@@ -1,5 +1,6 @@
 import { numbers, plural } from "@/components/numbers";
-import type { ReplayProgress } from "./dead-query";
+import { ProgressBar } from "@/components/progress-bar";
+import type { BulkProgressWire } from "@/lib/client/wire";
 
 const KIND_WORDS: Record<string, string> = {
   conflict: "conflict: the job moved after the dry run",
@@ -10,7 +11,7 @@ const KIND_WORDS: Record<string, string> = {
 };
 
 /** A running replay's progress, then its result: applied, and refused by kind with one reason each. */
-export function ReplayResult({ expected, progress, error }: { expected: number; progress: ReplayProgress | undefined; error: Error | null }) {
+export function ReplayResult({ expected, progress, error }: { expected: number; progress: BulkProgressWire | undefined; error: Error | null }) {
   if (!progress) {
     return error ? (
       <p role="alert" className="rounded-md bg-red-50 px-3 py-2 text-sm text-red-900">
@@ -28,30 +29,19 @@ export function ReplayResult({ expected, progress, error }: { expected: number; 
     <section aria-label="Replay result" className="space-y-3 text-sm">
       <div>
         <div className="flex justify-between text-neutral-600">
-          <span role="status">
-            {isRunning ? "Replaying…" : status === "failed" ? "The replay stopped with an error." : "Replay finished."}
-          </span>
+          <span role="status">{isRunning ? "Replaying…" : status === "failed" ? "The replay stopped with an error." : "Replay finished."}</span>
           <span className="tabular-nums">
             {numbers.format(done)} of {numbers.format(total)}
           </span>
         </div>
-        <div
-          role="progressbar"
-          aria-label="Replay progress"
-          aria-valuemin={0}
-          aria-valuemax={total}
-          aria-valuenow={done}
-          className="mt-1 h-2 overflow-hidden rounded-full bg-neutral-100"
-        >
-          <div className="h-full bg-sky-500 transition-[width]" style={{ width: `${total ? (done / total) * 100 : 100}%` }} />
-        </div>
+        <ProgressBar label="Replay progress" done={done} total={total} isFailed={status === "failed"} />
       </div>
       <dl className="grid grid-cols-[auto_1fr] gap-x-4 gap-y-1">
         <dt className="text-neutral-600">Applied</dt>
         <dd className="font-semibold tabular-nums" aria-label={`applied: ${applied}`}>
           {numbers.format(applied)}
           {!isRunning && applied !== expected && (
-            <span className="ml-2 font-normal text-neutral-500">of {numbers.format(expected)} in the dry run</span>
+            <span className="ml-2 font-normal text-neutral-600">of {numbers.format(expected)} in the dry run</span>
           )}
         </dd>
         <dt className="text-neutral-600">Refused</dt>
@@ -69,7 +59,7 @@ export function ReplayResult({ expected, progress, error }: { expected: number; 
           ))}
         </ul>
       )}
-      {isRunning && <p className="text-neutral-500">The replay goes on if you close this.</p>}
+      {isRunning && <p className="text-neutral-600">The replay goes on if you close this.</p>}
     </section>
   );
 }

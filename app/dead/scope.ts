@@ -8,7 +8,7 @@ export const WINDOWS = {
   "7d": { label: "Last 7 days", ms: 7 * 86_400_000 },
   all: { label: "All time", ms: null },
 } as const;
-export type DeadWindow = keyof typeof WINDOWS;
+type DeadWindow = keyof typeof WINDOWS;
 // Object.keys cannot type its keys; WINDOWS has at least one, so the tuple z.enum needs is safe.
 export const WINDOW_KEYS = Object.keys(WINDOWS) as [DeadWindow, ...DeadWindow[]];
 

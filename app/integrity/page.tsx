@@ -1,8 +1,9 @@
 import type { Metadata } from "next";
-import Link from "next/link";
+import { DataTable } from "@/components/data-table";
+import { numbers } from "@/components/numbers";
 import { requirePage, withViewer } from "@/lib/auth/viewer";
 import { recentAudits, type StoredAudit } from "@/lib/integrity/audit";
-import { RunAudit } from "./run-audit";
+import { MismatchList, RunAudit } from "./run-audit";
 
 export const metadata: Metadata = { title: "Integrity audit" };
 export const dynamic = "force-dynamic";
@@ -28,59 +29,49 @@ export default async function IntegrityPage() {
       <header className="space-y-1">
         <h1 className="text-2xl font-semibold tracking-tight">Integrity audit</h1>
         <p className="max-w-3xl text-sm text-neutral-600">
-          Replays each job&apos;s events through the state machine and compares the result with the job&apos;s row (state, attempt, budget,
-          version) and its run records (one per claim, closed once, with the outcome the log says). A mismatch means something wrote
-          outside the write path. Incremental: each audit reads only the jobs with events since the previous one.
+          Replays each job&apos;s events through the state machine and compares the result with the job&apos;s row (state, attempt, budget, version)
+          and its run records (one per claim, closed once, with the outcome the log says). A mismatch means something wrote outside the write path.
+          Incremental: each audit reads only the jobs with events since the previous one.
         </p>
       </header>
       <RunAudit />
       {audits === null ? (
-        <p role="alert" className="text-sm text-red-700">The audits could not be listed: the database did not answer.</p>
+        <p role="alert" className="text-sm text-red-700">
+          The audits could not be listed: the database did not answer.
+        </p>
       ) : audits.length === 0 ? (
-        <p className="text-sm text-neutral-600">No audit has run yet. Schedule <code>npm run audit:integrity</code>, or run one above.</p>
+        <p className="text-sm text-neutral-600">
+          No audit has run yet. Schedule <code>npm run audit:integrity</code>, or run one above.
+        </p>
       ) : (
-        <table className="w-full text-left text-sm" aria-label="Recent audits">
-          <thead className="border-b border-neutral-200 text-neutral-500">
-            <tr>
-              <th className="py-2 pr-4 font-medium">#</th>
-              <th className="py-2 pr-4 font-medium">Ran at (UTC)</th>
-              <th className="py-2 pr-4 font-medium">Window of job events</th>
-              <th className="py-2 pr-4 text-right font-medium">Jobs</th>
-              <th className="py-2 pr-4 text-right font-medium">Mismatches</th>
-              <th className="py-2 pr-4 text-right font-medium">Took</th>
-              <th className="py-2 font-medium">By</th>
-            </tr>
-          </thead>
-          <tbody>
-            {audits.map((a) => (
-              <tr key={a.id} className="border-b border-neutral-100">
-                <td className="py-2 pr-4 font-mono">{a.id}</td>
-                <td className="py-2 pr-4">{utc(a.at)}</td>
-                <td className="py-2 pr-4">
-                  {a.windowFrom.getTime() === 0 ? "the beginning" : utc(a.windowFrom)} → {utc(a.windowTo)}
-                </td>
-                <td className="py-2 pr-4 text-right tabular-nums">{a.jobsChecked}</td>
-                <td className={`py-2 pr-4 text-right tabular-nums ${a.mismatches ? "font-semibold text-red-700" : ""}`}>{a.mismatches}</td>
-                <td className="py-2 pr-4 text-right tabular-nums">{a.durationMs} ms</td>
-                <td className="py-2">{a.actor}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <DataTable
+          framed
+          caption="Recent audits"
+          rows={audits}
+          rowKey={(a) => String(a.id)}
+          columns={[
+            { header: "#", isRowHeader: true, className: "font-mono", cell: (a) => a.id },
+            { header: "Ran at (UTC)", cell: (a) => utc(a.at) },
+            {
+              header: "Window of job events",
+              cell: (a) => `${a.windowFrom.getTime() === 0 ? "the beginning" : utc(a.windowFrom)} → ${utc(a.windowTo)}`,
+            },
+            { header: "Jobs", align: "right", className: "tabular-nums", cell: (a) => numbers.format(a.jobsChecked) },
+            {
+              header: "Mismatches",
+              align: "right",
+              className: "tabular-nums",
+              cell: (a) => <span className={a.mismatches ? "font-semibold text-red-700" : ""}>{numbers.format(a.mismatches)}</span>,
+            },
+            { header: "Took", align: "right", className: "tabular-nums", cell: (a) => `${numbers.format(a.durationMs)} ms` },
+            { header: "By", cell: (a) => a.actor },
+          ]}
+        />
       )}
       {withMismatches && (
         <section aria-label="Mismatches" className="space-y-2">
           <h2 className="text-lg font-semibold">Mismatches found by audit #{withMismatches.id}</h2>
-          <ul className="list-disc pl-5 text-sm">
-            {withMismatches.details.map((m, i) => (
-              <li key={`${m.jobId}-${i}`}>
-                <Link href={`/jobs/${m.jobId}`} className="font-mono underline">
-                  {m.jobId}
-                </Link>
-                : {m.problem}
-              </li>
-            ))}
-          </ul>
+          <MismatchList mismatches={withMismatches.details} />
         </section>
       )}
     </div>

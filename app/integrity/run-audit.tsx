@@ -1,33 +1,66 @@
 "use client";
 
 import Link from "next/link";
-import { useState, useTransition } from "react";
+import { useState, useTransition, type FormEvent } from "react";
+import { Field, INPUT, PRIMARY } from "@/app/jobs/_components/fields";
 import { runIntegrityAuditAction, type AuditActionResult } from "./actions";
 
 const WINDOWS = [
-  { window: "incremental", label: "Since the last audit" },
-  { window: "24h", label: "Last 24 hours" },
-  { window: "all", label: "Every job" },
+  { window: "incremental", label: "Jobs with events since the last audit" },
+  { window: "24h", label: "Jobs with events in the last 24 hours" },
+  { window: "all", label: "Every job (slow on a large history)" },
 ] as const;
+type Window = (typeof WINDOWS)[number]["window"];
 
+/** The problems an audit found, each linking to its job. */
+export function MismatchList({ mismatches }: { mismatches: { jobId: string; problem: string }[] }) {
+  return (
+    <ul className="list-disc pl-5 text-sm">
+      {mismatches.map((m, i) => (
+        <li key={`${m.jobId}-${i}`}>
+          <Link href={`/jobs/${m.jobId}`} prefetch={false} className="font-mono underline">
+            {m.jobId}
+          </Link>
+          : {m.problem}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/**
+ * Starting an audit is an action, so it reads as one: choose which jobs, then
+ * one "Run audit" button (three buttons in a row looked like a filter of the list below).
+ */
 export function RunAudit() {
   const [result, setResult] = useState<AuditActionResult | null>(null);
   const [pending, start] = useTransition();
+  function onSubmit(e: FormEvent<HTMLFormElement>) {
+    e.preventDefault();
+    const window = new FormData(e.currentTarget).get("window") as Window;
+    start(async () => setResult(await runIntegrityAuditAction({ window })));
+  }
   return (
-    <section aria-label="Run an audit" className="space-y-3">
-      <div role="group" aria-label="Audit window" className="flex flex-wrap gap-2">
-        {WINDOWS.map((w) => (
-          <button
-            key={w.window}
-            type="button"
-            disabled={pending}
-            onClick={() => start(async () => setResult(await runIntegrityAuditAction({ window: w.window })))}
-            className="rounded-md border border-neutral-300 bg-white px-3 py-1.5 text-sm font-medium hover:bg-neutral-100 disabled:opacity-50"
-          >
-            {w.label}
-          </button>
-        ))}
-      </div>
+    <section aria-labelledby="run-audit-heading" className="space-y-3 rounded-lg border border-neutral-200 bg-white p-5 shadow-xs">
+      <h2 id="run-audit-heading" className="text-base font-semibold tracking-tight">
+        Run an audit now
+      </h2>
+      <form onSubmit={onSubmit} className="flex flex-wrap items-end gap-3">
+        <div className="w-80 max-w-full">
+          <Field id="audit-window" label="Replay">
+            <select id="audit-window" name="window" defaultValue="incremental" className={INPUT}>
+              {WINDOWS.map((w) => (
+                <option key={w.window} value={w.window}>
+                  {w.label}
+                </option>
+              ))}
+            </select>
+          </Field>
+        </div>
+        <button type="submit" disabled={pending} className={PRIMARY}>
+          {pending ? "Running…" : "Run audit"}
+        </button>
+      </form>
       <div role="status" aria-live="polite" aria-label="Audit outcome" className="min-h-5 text-sm">
         {pending && "Replaying events…"}
         {!pending && result?.ok === false && <span className="text-red-700">{result.error.message}</span>}
@@ -37,18 +70,7 @@ export function RunAudit() {
               Audit #{result.id}: {result.jobsChecked} jobs and {result.eventsReplayed} events replayed in {result.durationMs} ms;{" "}
               {result.mismatches.length === 0 ? "every job matches its history." : `${result.mismatches.length} mismatches.`}
             </p>
-            {result.mismatches.length > 0 && (
-              <ul className="list-disc pl-5">
-                {result.mismatches.map((m, i) => (
-                  <li key={`${m.jobId}-${i}`}>
-                    <Link href={`/jobs/${m.jobId}`} className="font-mono underline">
-                      {m.jobId}
-                    </Link>
-                    : {m.problem}
-                  </li>
-                ))}
-              </ul>
-            )}
+            {result.mismatches.length > 0 && <MismatchList mismatches={result.mismatches} />}
           </div>
         )}
       </div>

@@ -1,7 +1,7 @@
 import type { Db } from "@/lib/db/client";
 import type { JobFilters } from "@/lib/jobs/filters";
 import { countByState, listJobs } from "@/lib/jobs/queries";
-import type { JobsResponse } from "./_components/wire";
+import type { JobsResponse } from "@/lib/client/wire";
 
 /** One page of the list and the tab counts under the same filters: the page's first render and every poll. */
 export async function loadJobs(sql: Db, filters: JobFilters): Promise<JobsResponse> {

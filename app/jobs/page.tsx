@@ -4,7 +4,7 @@ import { can } from "@/lib/auth/permissions";
 import { parseJobFilters } from "@/lib/jobs/filters";
 import { JobsView } from "./_components/jobs-view";
 import { searchOf } from "./_components/url";
-import type { JobsResponse } from "./_components/wire";
+import type { JobsResponse } from "@/lib/client/wire";
 import { loadJobs } from "./load";
 
 export const metadata: Metadata = { title: "Jobs" };

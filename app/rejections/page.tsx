@@ -2,8 +2,9 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { Empty } from "@/components/charts/card";
 import { RejectionKindBadge } from "@/components/charts/rejection-kind";
-import { formatAgo, formatUtc } from "@/components/relative-time";
-import { StateBadge } from "@/components/state-badge";
+import { DataTable, type Column } from "@/components/data-table";
+import { ActorCell, ExpectedVsCurrent, JobLink } from "@/components/cells";
+import { TimeAgo } from "@/components/relative-time";
 import { requirePage, type Viewer, withViewerRead } from "@/lib/auth/viewer";
 import { EVENTS, REJECTION_KINDS, type JobEvent, type RejectionKind } from "@/lib/fsm/table";
 import { listRejections, type RejectionFilters, type RejectionPage } from "@/lib/insight/queries";
@@ -43,6 +44,28 @@ const KIND_HELP: Record<RejectionKind, string> = {
   drift: "the version matched but the state did not: the row was written outside the write path",
 };
 
+type Row = RejectionPage["rows"][number];
+
+function columns(now: number): Column<Row>[] {
+  return [
+    { header: "When", className: "text-xs whitespace-nowrap text-neutral-600", cell: (r) => <TimeAgo at={r.at} now={now} /> },
+    { header: "Kind", cell: (r) => <RejectionKindBadge kind={r.kind} /> },
+    { header: "Event", className: "font-mono text-xs", cell: (r) => r.event },
+    { header: "Actor", className: "text-xs", cell: (r) => <ActorCell kind={r.actorKind} id={r.actorId} /> },
+    {
+      header: "Job",
+      cell: (r) => (
+        <>
+          <JobLink id={r.jobId} />
+          {r.tenantId && <div className="text-xs text-neutral-600">{r.tenantId}</div>}
+        </>
+      ),
+    },
+    { header: "Expected → current", className: "text-xs whitespace-nowrap", cell: (r) => <ExpectedVsCurrent r={r} /> },
+    { header: "Reason", className: "max-w-md text-xs break-words text-neutral-700", cell: (r) => r.reason },
+  ];
+}
+
 /** The page of rejections and when it was read (relative times count from there). */
 async function load(viewer: Viewer, f: RejectionFilters): Promise<{ page: RejectionPage | null; now: number }> {
   try {
@@ -64,7 +87,7 @@ export default async function RejectionsPage({ searchParams }: Props) {
     <div className="space-y-6">
       <div>
         <h1 className="text-2xl font-semibold tracking-tight">Rejections</h1>
-        <p className="mt-1 text-sm text-neutral-500">Every transition the write path refused, newest first.</p>
+        <p className="mt-1 text-sm text-neutral-600">Every transition the write path refused, newest first.</p>
         <ul className="mt-2 space-y-0.5 text-xs text-neutral-600">
           {REJECTION_KINDS.map((k) => (
             <li key={k}>
@@ -74,13 +97,20 @@ export default async function RejectionsPage({ searchParams }: Props) {
         </ul>
       </div>
 
-      <form method="get" action="/rejections" aria-label="Filter rejections" className="flex flex-wrap items-end gap-3 rounded-lg border border-neutral-200 bg-white p-4 shadow-xs">
+      <form
+        method="get"
+        action="/rejections"
+        aria-label="Filter rejections"
+        className="flex flex-wrap items-end gap-3 rounded-lg border border-neutral-200 bg-white p-4 shadow-xs"
+      >
         <label className="flex flex-col gap-1 text-xs font-medium text-neutral-600">
           Kind
           <select name="kind" defaultValue={f.kind ?? ""} className={input}>
             <option value="">any</option>
             {REJECTION_KINDS.map((k) => (
-              <option key={k} value={k}>{k}</option>
+              <option key={k} value={k}>
+                {k}
+              </option>
             ))}
           </select>
         </label>
@@ -89,7 +119,9 @@ export default async function RejectionsPage({ searchParams }: Props) {
           <select name="event" defaultValue={f.event ?? ""} className={input}>
             <option value="">any</option>
             {EVENTS.map((e) => (
-              <option key={e} value={e}>{e}</option>
+              <option key={e} value={e}>
+                {e}
+              </option>
             ))}
           </select>
         </label>
@@ -118,52 +150,30 @@ export default async function RejectionsPage({ searchParams }: Props) {
       ) : page.rows.length === 0 ? (
         <Empty>{filtered ? "No rejection matches these filters." : "No transition has been refused."}</Empty>
       ) : (
-        <div className="overflow-x-auto rounded-lg border border-neutral-200 bg-white shadow-xs">
-          <table aria-label="Rejections" className="w-full text-sm">
-            <thead className="border-b border-neutral-200 bg-neutral-50 text-left text-xs text-neutral-500">
-              <tr>
-                <th className="px-4 py-2 font-medium">When</th>
-                <th className="px-4 py-2 font-medium">Kind</th>
-                <th className="px-4 py-2 font-medium">Event</th>
-                <th className="px-4 py-2 font-medium">Actor</th>
-                <th className="px-4 py-2 font-medium">Job</th>
-                <th className="px-4 py-2 font-medium">Expected → current</th>
-                <th className="px-4 py-2 font-medium">Reason</th>
-              </tr>
-            </thead>
-            <tbody className="divide-y divide-neutral-100">
-              {page.rows.map((r) => (
-                <tr key={r.id} className={r.kind === "drift" ? "bg-red-50/60" : undefined}>
-                  <td className="px-4 py-2 align-top text-xs whitespace-nowrap text-neutral-600">
-                    <time dateTime={r.at.toISOString()} title={formatUtc(r.at)}>{formatAgo(now - r.at.getTime())}</time>
-                  </td>
-                  <td className="px-4 py-2 align-top"><RejectionKindBadge kind={r.kind} /></td>
-                  <td className="px-4 py-2 align-top font-mono text-xs">{r.event}</td>
-                  <td className="px-4 py-2 align-top text-xs">
-                    <span className="text-neutral-500">{r.actorKind}</span> {r.actorId}
-                  </td>
-                  <td className="px-4 py-2 align-top">
-                    <Link href={`/jobs/${r.jobId}`} className="font-mono text-xs hover:underline">{r.jobId.slice(0, 8)}</Link>
-                    {r.tenantId && <div className="text-xs text-neutral-500">{r.tenantId}</div>}
-                  </td>
-                  <td className="px-4 py-2 align-top text-xs whitespace-nowrap">
-                    {r.expectedState ? <StateBadge state={r.expectedState} /> : <span className="text-neutral-400">—</span>}
-                    {r.expectedVersion !== null && <span className="ml-1 text-neutral-500">v{r.expectedVersion}</span>}
-                    <span className="px-1 text-neutral-400">→</span>
-                    {r.currentState ? <StateBadge state={r.currentState} /> : <span className="text-neutral-400">none</span>}
-                    {r.currentVersion !== null && <span className="ml-1 text-neutral-500">v{r.currentVersion}</span>}
-                  </td>
-                  <td className="max-w-md px-4 py-2 align-top text-xs break-words text-neutral-700">{r.reason}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          framed
+          caption="Rejections"
+          rows={page.rows}
+          rowKey={(r) => r.id}
+          columns={columns(now)}
+          rowClassName={(r) => (r.kind === "drift" ? "bg-red-50/60" : undefined)}
+        />
       )}
       {page && (f.after || page.next) && (
         <nav aria-label="Pages" className="flex justify-end gap-3 text-sm">
-          {f.after && <Link href={href(f)} className="rounded-md border border-neutral-300 bg-white px-3 py-1.5 font-medium shadow-xs hover:bg-neutral-50">Newest</Link>}
-          {page.next && <Link href={href(f, page.next)} className="rounded-md border border-neutral-300 bg-white px-3 py-1.5 font-medium shadow-xs hover:bg-neutral-50">Older →</Link>}
+          {f.after && (
+            <Link href={href(f)} className="rounded-md border border-neutral-300 bg-white px-3 py-1.5 font-medium shadow-xs hover:bg-neutral-50">
+              Newest
+            </Link>
+          )}
+          {page.next && (
+            <Link
+              href={href(f, page.next)}
+              className="rounded-md border border-neutral-300 bg-white px-3 py-1.5 font-medium shadow-xs hover:bg-neutral-50"
+            >
+              Older →
+            </Link>
+          )}
         </nav>
       )}
     </div>

@@ -17,7 +17,7 @@ export default async function SignInPage({ searchParams }: Props) {
     <div className="mx-auto mt-12 max-w-sm space-y-6 rounded-lg border border-neutral-200 bg-white p-6 shadow-xs">
       <div>
         <h1 className="text-xl font-semibold tracking-tight">Sign in to Jobscope</h1>
-        <p className="mt-1 text-sm text-neutral-500">Accounts are created by an administrator.</p>
+        <p className="mt-1 text-sm text-neutral-600">Accounts are created by an administrator.</p>
       </div>
       <SignInForm next={next} />
     </div>

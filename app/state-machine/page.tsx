@@ -1,11 +1,12 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { Card } from "@/components/charts/card";
+import { DataTable } from "@/components/data-table";
 import { numbers } from "@/components/numbers";
 import { StateBadge } from "@/components/state-badge";
 import { requirePage, withViewerRead } from "@/lib/auth/viewer";
 import { toMermaid } from "@/lib/fsm/diagram";
-import { TRANSITIONS, type RunEffect } from "@/lib/fsm/table";
+import { TRANSITIONS, type RunEffect, type Transition } from "@/lib/fsm/table";
 import { transitionCounts, type TransitionCount } from "@/lib/insight/queries";
 import { parseWindow, WINDOWS, type WindowKey } from "@/lib/insight/windows";
 import { StateDiagram } from "./state-diagram";
@@ -22,7 +23,13 @@ const key = (from: string | null, event: string, to: string) => `${from ?? "-"}|
 function runEffect(run: RunEffect | undefined): string {
   if (!run) return "—";
   if (typeof run === "string") return run === "open" ? "opens a run" : run === "start" ? "run started" : `run → ${run}`;
-  return Object.entries(run).map(([actor, outcome]) => `${actor}: run → ${outcome}`).join("; ");
+  return Object.entries(run)
+    .map(([actor, outcome]) => `${actor}: run → ${outcome}`)
+    .join("; ");
+}
+
+function also(t: Transition): string {
+  return [t.needsAttemptsLeft ? "needs attempts left" : "", t.note].filter(Boolean).join("; ") || "—";
 }
 
 /** The transition table the engine uses (lib/fsm/table.ts), drawn and listed, with how often each move happened. */
@@ -47,14 +54,20 @@ export default async function StateMachinePage({ searchParams }: Props) {
       <div className="flex flex-wrap items-end justify-between gap-4">
         <div>
           <h1 className="text-2xl font-semibold tracking-tight">State machine</h1>
-          <p className="mt-1 text-sm text-neutral-500">
-            Generated from <span className="font-mono">lib/fsm/table.ts</span>, the table the write path enforces. Counts are applied transitions in the {WINDOWS[window].label}
+          <p className="mt-1 text-sm text-neutral-600">
+            Generated from <span className="font-mono">lib/fsm/table.ts</span>, the table the write path enforces. Counts are applied transitions in
+            the {WINDOWS[window].label}
             {counts ? `: ${numbers.format(total)} in all` : ""}.
           </p>
         </div>
         <nav aria-label="Window" className="inline-flex rounded-md border border-neutral-300 bg-white p-0.5 text-sm shadow-xs">
           {STATE_MACHINE_WINDOWS.map((k) => (
-            <Link key={k} href={`/state-machine?window=${k}`} aria-current={k === window ? "page" : undefined} className={`rounded px-3 py-1 font-medium ${k === window ? "bg-neutral-900 text-white" : "text-neutral-600 hover:bg-neutral-100"}`}>
+            <Link
+              key={k}
+              href={`/state-machine?window=${k}`}
+              aria-current={k === window ? "page" : undefined}
+              className={`rounded px-3 py-1 font-medium ${k === window ? "bg-neutral-900 text-white" : "text-neutral-600 hover:bg-neutral-100"}`}
+            >
               {k}
             </Link>
           ))}
@@ -75,39 +88,29 @@ export default async function StateMachinePage({ searchParams }: Props) {
       </Card>
 
       <Card title="Transition table" id="transitions" aside={`${TRANSITIONS.length} transitions`}>
-        <div className="overflow-x-auto">
-          <table aria-label="Transitions" className="w-full text-sm">
-            <thead className="border-b border-neutral-200 text-left text-xs text-neutral-500">
-              <tr>
-                <th className="py-2 pr-3 font-medium">From</th>
-                <th className="py-2 pr-3 font-medium">Event</th>
-                <th className="py-2 pr-3 font-medium">To</th>
-                <th className="py-2 pr-3 font-medium">Who</th>
-                <th className="py-2 pr-3 font-medium">Run record</th>
-                <th className="py-2 pr-3 font-medium">Also</th>
-                <th className="py-2 text-right font-medium">{window}</th>
-              </tr>
-            </thead>
-            <tbody className="divide-y divide-neutral-100">
-              {TRANSITIONS.map((t) => {
+        <DataTable
+          caption="Transitions"
+          rows={TRANSITIONS}
+          rowKey={(t) => key(t.from, t.event, t.to)}
+          rowLabel={(t) => `${t.from ?? "new"} ${t.event} ${t.to}: ${countOf(t.from, t.event, t.to)}`}
+          columns={[
+            { header: "From", cell: (t) => (t.from ? <StateBadge state={t.from} /> : <span className="text-xs text-neutral-600">new job</span>) },
+            { header: "Event", className: "font-mono text-xs font-medium", cell: (t) => t.event },
+            { header: "To", cell: (t) => <StateBadge state={t.to} /> },
+            { header: "Who", className: "text-xs text-neutral-600", cell: (t) => t.actors.join(", ") },
+            { header: "Run record", className: "text-xs text-neutral-600", cell: (t) => runEffect("run" in t ? t.run : undefined) },
+            { header: "Also", className: "text-xs text-neutral-600", cell: (t) => also(t) },
+            {
+              header: window,
+              align: "right",
+              className: "tabular-nums",
+              cell: (t) => {
                 const n = countOf(t.from, t.event, t.to);
-                return (
-                  <tr key={key(t.from, t.event, t.to)} aria-label={`${t.from ?? "new"} ${t.event} ${t.to}: ${n}`}>
-                    <td className="py-1.5 pr-3">{t.from ? <StateBadge state={t.from} /> : <span className="text-xs text-neutral-500">new job</span>}</td>
-                    <td className="py-1.5 pr-3 font-mono text-xs font-medium">{t.event}</td>
-                    <td className="py-1.5 pr-3"><StateBadge state={t.to} /></td>
-                    <td className="py-1.5 pr-3 text-xs text-neutral-600">{t.actors.join(", ")}</td>
-                    <td className="py-1.5 pr-3 text-xs text-neutral-600">{runEffect("run" in t ? t.run : undefined)}</td>
-                    <td className="py-1.5 pr-3 text-xs text-neutral-600">
-                      {[("needsAttemptsLeft" in t && t.needsAttemptsLeft) ? "needs attempts left" : "", t.note].filter(Boolean).join("; ") || "—"}
-                    </td>
-                    <td className={`py-1.5 text-right tabular-nums ${n ? "font-semibold" : "text-neutral-400"}`}>{numbers.format(n)}</td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </div>
+                return <span className={n ? "font-semibold" : "text-neutral-600"}>{numbers.format(n)}</span>;
+              },
+            },
+          ]}
+        />
       </Card>
     </div>
   );

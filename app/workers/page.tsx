@@ -1,7 +1,8 @@
 import type { Metadata } from "next";
 import { requirePage, type Viewer, withViewerRead } from "@/lib/auth/viewer";
 import { listWorkers } from "@/lib/insight/queries";
-import { WorkersView, type WorkersResponse } from "./workers-view";
+import type { WorkersResponse } from "@/lib/client/wire";
+import { WorkersView } from "./workers-view";
 
 export const metadata: Metadata = { title: "Workers" };
 export const dynamic = "force-dynamic";

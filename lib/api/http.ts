@@ -8,7 +8,8 @@ import type { ErrorCode } from "./schemas";
 /** What an API operation answers, before it becomes a Response. */
 export type ApiResult = { status: number; body: unknown; headers?: Record<string, string> };
 
-const NO_STORE = { "Cache-Control": "no-store" };
+/** Every JSON answer of the console and the API is per person and live: never cached. */
+export const NO_STORE = { "Cache-Control": "no-store" };
 
 export type ErrorExtra = { issues?: { path: string; message: string }[]; current?: unknown };
 

@@ -9,6 +9,7 @@ import type { Actor, JobRow, Rejection } from "../jobs/types";
 import { apiError, describeIssues, issuesOf, ok, type ApiResult } from "./http";
 import { auditPrincipalOfKey, keyActorId, type ApiKeyPrincipal } from "./keys";
 import { CancelJobBody, ListJobsQuery, SubmitJobBody } from "./schemas";
+import { isUuid } from "../uuid";
 
 /**
  * The tenant API's operations. Each runs in one transaction scoped to the
@@ -16,8 +17,6 @@ import { CancelJobBody, ListJobsQuery, SubmitJobBody } from "./schemas";
  * (the application's half of isolation): the key's tenant is the only one a
  * request can read or change. Route handlers (app/api/v1) only add the key check.
  */
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const scoped = <T>(sql: Sql, key: ApiKeyPrincipal, fn: (tx: ScopedSql) => Promise<T>) => withScope(sql, { tenantId: key.tenantId }, fn);
 
@@ -109,7 +108,7 @@ export async function listTenantJobs(sql: Sql, key: ApiKeyPrincipal, search: URL
 
 /** GET /api/v1/jobs/{id}: another tenant's job is "no such job", exactly like a missing one. */
 export async function getTenantJob(sql: Sql, key: ApiKeyPrincipal, id: string): Promise<ApiResult> {
-  if (!UUID.test(id)) return NOT_FOUND();
+  if (!isUuid(id)) return NOT_FOUND();
   const detail = await scoped(sql, key, (tx) => getJobDetail(tx, id));
   if (!detail || detail.job.tenantId !== key.tenantId) return NOT_FOUND();
   return ok({
@@ -151,7 +150,7 @@ function refusal(r: Rejection, expected: CancelJobBody): ApiResult {
  */
 export async function cancelTenantJob(sql: Sql, key: ApiKeyPrincipal, id: string, raw: unknown): Promise<ApiResult> {
   const actor: Actor = { kind: "tenant", id: keyActorId(key) };
-  const jobIds = UUID.test(id) ? [id] : [];
+  const jobIds = isUuid(id) ? [id] : [];
   return scoped(sql, key, async (tx) => {
     const parsed = CancelJobBody.safeParse(raw ?? {});
     if (!parsed.success) {

@@ -1,7 +1,8 @@
 import { headers } from "next/headers";
 import { notFound, redirect } from "next/navigation";
 import { cache } from "react";
-import { pool, readPool } from "../db/client";
+import { pool } from "../db/client";
+import { readPoolAfter, rememberWrite, wrote } from "../db/read-your-writes";
 import { withScope, type ScopedSql } from "../db/scope";
 import type { Actor } from "../jobs/types";
 import { auth } from "./auth";
@@ -65,17 +66,26 @@ export function actorOf(viewer: Viewer): Actor | null {
  */
 export async function withViewer<T>(viewer: Principal, fn: (tx: ScopedSql) => Promise<T>): Promise<T> {
   const tenant = tenantScopeOf(viewer);
-  return withScope(pool(), tenant ? { tenantId: tenant } : { all: true }, fn);
+  let changed = false;
+  const out = await withScope(pool(), tenant ? { tenantId: tenant } : { all: true }, async (tx) => {
+    const r = await fn(tx);
+    changed = await wrote(tx);
+    return r;
+  });
+  // The next page this person sees reads the standby only once it has this change (read-your-writes).
+  if (changed) await rememberWrite();
+  return out;
 }
 
 /**
  * `withViewer` for reads that tolerate replica lag — lists, counts, charts — on the
- * read replica when DATABASE_READ_URL is set (the primary otherwise). Never for a write,
+ * read replica when DATABASE_READ_URL is set (the primary otherwise), except right after this
+ * person's own change, until the replica has it (lib/db/read-your-writes.ts). Never for a write,
  * nor for a read that guards one (a job page's state and version feed its actions).
  */
 export async function withViewerRead<T>(viewer: Principal, fn: (tx: ScopedSql) => Promise<T>): Promise<T> {
   const tenant = tenantScopeOf(viewer);
-  return withScope(readPool(), tenant ? { tenantId: tenant } : { all: true }, fn);
+  return withScope(await readPoolAfter(), tenant ? { tenantId: tenant } : { all: true }, fn);
 }
 
 /** A filter's tenant, confined to the viewer's own for tenant members (the application-level half of isolation). */

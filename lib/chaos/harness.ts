@@ -234,9 +234,13 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
         let job: { id: string; state: JobState; stateVersion: number; attempt: number; maxAttempts: number } | undefined;
         const states = CANDIDATE_STATES[event];
         if (states) {
+          // A finished job's state is its last transition (job_finishes); a live one's, its live row.
           const rows = await consoleSql<NonNullable<typeof job>[]>`
-            SELECT id, state, state_version, attempt, max_attempts FROM jobs WHERE state = ANY(${states}::job_state[])
-             ORDER BY updated_at DESC LIMIT 10`;
+            SELECT id, state, state_version, attempt, max_attempts FROM jobs_live WHERE state = ANY(${states}::job_state[])
+            UNION ALL
+            (SELECT job_id, state, state_version, attempt, max_attempts FROM job_finishes
+              WHERE state = ANY(${states}::job_state[]) AND NOT superseded ORDER BY finished_at DESC LIMIT 10)
+            LIMIT 10`;
           job = pick(rows);
         } else {
           const recent = submitted.slice(-300);
@@ -273,7 +277,7 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
     const live = liveWorkers().filter(ok);
     try {
       const rows = await admin<{ leaseOwner: string }[]>`
-        SELECT lease_owner FROM jobs WHERE state = 'running' GROUP BY lease_owner ORDER BY count(*) DESC`;
+        SELECT lease_owner FROM jobs_live WHERE state = 'running' GROUP BY lease_owner ORDER BY count(*) DESC`;
       const busy = live.filter((p) => rows.some((r) => r.leaseOwner === p.id));
       return pick(busy.length ? busy : live);
     } catch {
@@ -285,7 +289,10 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
     if (running) launch("worker", p.name);
   }
   async function claimsSince(at: Date): Promise<number> {
-    const [r] = await admin<{ n: number }[]>`SELECT count(*)::int AS n FROM job_events WHERE event = 'claim' AND at > ${at}`;
+    // Claims are on the live row while the attempt runs, and on the attempt once it ended.
+    const [r] = await admin<{ n: number }[]>`
+      SELECT (SELECT count(*) FROM jobs_live WHERE run_claimed_at > ${at})::int
+           + (SELECT count(*) FROM job_attempts WHERE finished_at > ${at} AND claimed_at > ${at})::int AS n`;
     return r?.n ?? 0;
   }
   async function dbNow(): Promise<Date> {
@@ -297,7 +304,7 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
     if (kind === "kill9") {
       const p = await busyWorker();
       if (!p) return;
-      const [r] = await admin<{ n: number }[]>`SELECT count(*)::int AS n FROM jobs WHERE lease_owner = ${p.id} AND state = 'running'`;
+      const [r] = await admin<{ n: number }[]>`SELECT count(*)::int AS n FROM jobs_live WHERE lease_owner = ${p.id} AND state = 'running'`;
       if ((r?.n ?? 0) > 0) fd.killedMidJob++;
       p.expectedExit = true;
       p.child.kill("SIGKILL");
@@ -408,12 +415,12 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
 
   // --- wind down: resume what is paused, drain the workers, let the supervisors reclaim what was left ---
   say("load stopped; resuming paused jobs and letting the queue settle");
-  const paused = await admin<{ id: string; stateVersion: number }[]>`SELECT id, state_version FROM jobs WHERE state = 'paused'`;
+  const paused = await admin<{ id: string; stateVersion: number }[]>`SELECT id, state_version FROM jobs_live WHERE state = 'paused'`;
   for (const j of paused) {
     await transition(admin, { jobId: j.id, event: "resume", actor: { kind: "operator", id: "chaos-wind-down" }, expected: { state: "paused", version: j.stateVersion } });
   }
   for (const deadline = Date.now() + opts.settleMs; Date.now() < deadline; ) {
-    const [r] = await admin<{ n: number }[]>`SELECT count(*)::int AS n FROM jobs WHERE state IN ${admin(HEARTBEAT_STATES)} OR (state = 'queued' AND not_before <= now())`;
+    const [r] = await admin<{ n: number }[]>`SELECT count(*)::int AS n FROM jobs_live WHERE state IN ${admin(HEARTBEAT_STATES)} OR (state = 'queued' AND not_before <= now())`;
     if ((r?.n ?? 0) === 0) break;
     await sleep(500);
   }

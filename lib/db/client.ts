@@ -18,11 +18,18 @@ export function databaseUrl(): string {
   throw new Error("DATABASE_URL is not set and no embedded PostgreSQL is running: run `npm start`, or set DATABASE_URL.");
 }
 
-export function connect(url: string, opts: { max?: number; appName?: string } = {}): Sql {
+/**
+ * `genericPlans`: the pool's sessions reuse one plan per prepared statement
+ * (plan_cache_mode = force_generic_plan). The write path's statements are large: planning one
+ * costs milliseconds, and PostgreSQL re-plans a statement whose custom plans look cheaper than its
+ * generic one on every execution — the case of a one-job statement (drizzle/0012_narrow_hot_path.sql
+ * sets it for the worker role; lib/jobs/plans.test.ts checks the generic plans).
+ */
+export function connect(url: string, opts: { max?: number; appName?: string; genericPlans?: boolean } = {}): Sql {
   return postgres(url, {
     max: opts.max ?? 10,
     onnotice: () => {},
-    connection: { application_name: opts.appName ?? "jobscope" },
+    connection: { application_name: opts.appName ?? "jobscope", ...(opts.genericPlans && { plan_cache_mode: "force_generic_plan" }) },
     // snake_case columns arrive as camelCase keys.
     transform: { column: { from: postgres.toCamel } },
   });

@@ -1,10 +1,12 @@
 import type { Db } from "./client";
 
 /**
- * job_events is partitioned by `at` (drizzle/0009_partition_events.sql): one
- * partition per UTC day, `job_events_pYYYYMMDD`, months for data older than the
- * migration (`job_events_pYYYYMM`), and `job_events_default` for anything no
- * partition covers.
+ * job_log (the transitions no worker applied; until drizzle/0012 job_events, every
+ * transition) is partitioned by `at` (drizzle/0009_partition_events.sql): one
+ * partition per UTC day, `job_log_pYYYYMMDD`, months for data older than 0009
+ * (`job_log_pYYYYMM`), and `job_log_default` for anything no partition covers.
+ * The SQL functions kept their names (jobscope_event_partitions,
+ * jobscope_ensure_event_partitions), and so do these.
  */
 export type EventPartition = {
   name: string;
@@ -35,7 +37,7 @@ export async function ensureEventPartitions(sql: Db, opts: { daysAhead?: number;
   return r?.created ?? 0;
 }
 
-/** Every partition of job_events with its bounds and estimated rows, oldest first, DEFAULT last. */
+/** Every partition of job_log with its bounds and estimated rows, oldest first, DEFAULT last. */
 export async function listEventPartitions(sql: Db): Promise<EventPartition[]> {
   const rows = await sql<{ name: string; lo: Date | null; hi: Date | null; isDefault: boolean; estimatedRows: string | null }[]>`
     SELECT name, lo, hi, is_default, estimated_rows FROM jobscope_event_partitions()`;
@@ -48,7 +50,7 @@ export async function listEventPartitions(sql: Db): Promise<EventPartition[]> {
   }));
 }
 
-/** The partition name a UTC day gets: job_events_p20261129. */
+/** The partition name a UTC day gets: job_log_p20261129. */
 export function dailyPartitionName(day: Date): string {
-  return `job_events_p${day.toISOString().slice(0, 10).replaceAll("-", "")}`;
+  return `job_log_p${day.toISOString().slice(0, 10).replaceAll("-", "")}`;
 }

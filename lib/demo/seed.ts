@@ -172,6 +172,6 @@ export async function seedDemo(sql: Sql, opts: { jobs?: number; log?: (s: string
     if ((i + 1) % 500 === 0) opts.log?.(`seeded ${i + 1} of ${total} job histories`);
   });
   // Fresh statistics for the planner before the console's first queries.
-  await sql`ANALYZE jobs`;
+  await sql`ANALYZE job_catalog, jobs_live, job_attempts, job_log`;
   return { slowExportId: slow };
 }

@@ -25,7 +25,7 @@ export function startTraffic(sql: Sql, opts: { perSecond?: number; log?: (s: str
 
   const act = async (where: { state: JobState; type?: string; tenantId?: string }, event: JobEvent, actor: Actor) => {
     const [job] = await sql<{ id: string; state: JobState; stateVersion: number }[]>`
-      SELECT id, state, state_version FROM jobs
+      SELECT id, state, state_version FROM jobs_live
        WHERE state = ${where.state} ${where.type ? sql`AND type = ${where.type}` : sql``}
          ${where.tenantId ? sql`AND tenant_id = ${where.tenantId}` : sql``}
          AND updated_at > now() - interval '10 minutes'

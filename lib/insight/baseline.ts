@@ -39,50 +39,76 @@ export async function slownessContext(sql: Db, job: Subject, opts: { tenantOnly:
   return { aheadAtSubmit: ahead.n, aheadCapped: ahead.capped, baselines: [tenant, ...(all ? [all] : [])] };
 }
 
+/** At most this many of the newest catalog entries of the type are read to find the sample (the rest may still be live). */
+export const BASELINE_SCAN = 5_000;
+
 /**
- * Served by jobs_type_created_idx (type, created_at DESC), or
- * jobs_tenant_type_created_idx for one tenant; then job_runs_pkey and
- * job_events_job_version_cover_idx for the sample's runs and events (the sample's
- * jobs were created after `since`, so are their events: older day partitions are skipped). NULLS LAST as in
- * the indexes: with the default (NULLS FIRST) the planner sorts every job of the type.
+ * The newest BASELINE_SAMPLE finished jobs of the type (and tenant) among its
+ * BASELINE_SCAN newest submitted in the window. A job is finished when it has no
+ * live row; its state is its last transition, the last of the events read for it.
+ * Served by job_catalog_type_created_idx (type, created_at DESC), or
+ * job_catalog_tenant_type_created_idx for one tenant, walked in order until the
+ * sample is full (NULLS LAST as in the indexes: with the default, NULLS FIRST, the
+ * planner sorts every job of the type), jobs_live_pkey per entry; then the sample's
+ * runs (job_attempts_pkey) and transitions (the `job_events` view by job id: the
+ * catalog's and job_attempts' primary keys, job_log_job_version_idx on the day
+ * partitions since `since` only — the sample's jobs were submitted after it, so were
+ * their transitions).
  */
 async function sampleBaseline(sql: Db, job: Subject, o: { tenant?: string; label: string; now: Date }): Promise<Baseline> {
   const since = new Date(o.now.getTime() - BASELINE_WINDOW_MS);
-  const jobs = await sql<(SlownessJob & { id: string })[]>`
-    SELECT id, type, queue, state, created_at, not_before FROM jobs
-     WHERE type = ${job.type} ${o.tenant ? sql`AND tenant_id = ${o.tenant}` : sql``}
-       AND created_at >= ${since} AND finished_at IS NOT NULL AND id <> ${job.id}
-     ORDER BY created_at DESC NULLS LAST LIMIT ${BASELINE_SAMPLE}`;
+  // The live-row test is a subplan run per entry, in index order (NOT (SELECT EXISTS …) is not
+  // turned into a join): the walk stops at the sample's size. As an anti-join it was planned as a
+  // hash of every live job and a sort of all BASELINE_SCAN entries (151 ms for one tenant at 1M jobs).
+  const jobs = await sql<(Omit<SlownessJob, "state"> & { id: string })[]>`
+    SELECT id, type, queue, created_at, not_before
+      FROM (SELECT id, type, queue, created_at, not_before FROM job_catalog
+             WHERE type = ${job.type} ${o.tenant ? sql`AND tenant_id = ${o.tenant}` : sql``}
+               AND created_at >= ${since} AND created_at <= ${o.now}
+             ORDER BY created_at DESC NULLS LAST LIMIT ${BASELINE_SCAN}) s
+     WHERE s.id <> ${job.id} AND NOT (SELECT EXISTS (SELECT 1 FROM jobs_live l WHERE l.id = s.id))
+     ORDER BY s.created_at DESC NULLS LAST LIMIT ${BASELINE_SAMPLE}`;
   if (jobs.length === 0) return baselineOf(o.label, []);
   const ids = jobs.map((j) => j.id);
   const [runs, events] = await Promise.all([
     sql<(RunRecord & { jobId: string })[]>`
       SELECT job_id, attempt, worker_id, claimed_at, started_at, finished_at, outcome, error_class
-        FROM job_runs WHERE job_id = ANY(${ids}::uuid[])`,
+        FROM job_attempts WHERE job_id = ANY(${ids}::uuid[])`,
     sql<(EventRecord & { jobId: string })[]>`
       SELECT job_id, event, to_state, actor_kind, actor_id, attempt, state_version, at
-        FROM job_events WHERE job_id = ANY(${ids}::uuid[]) AND at >= ${since}`,
+        FROM job_events WHERE job_id = ANY(${ids}::uuid[]) AND at >= ${since} ORDER BY job_id, state_version`,
   ]);
   const runsOf = group(runs);
   const eventsOf = group(events);
-  const reports = jobs.map((j) => analyzeSlowness(j, runsOf.get(j.id) ?? [], eventsOf.get(j.id) ?? [], { now: o.now.getTime() }));
+  const reports = jobs.flatMap((j) => {
+    const evs = eventsOf.get(j.id) ?? [];
+    const last = evs.at(-1);
+    if (!last) return [];
+    return [analyzeSlowness({ ...j, state: last.toState }, runsOf.get(j.id) ?? [], evs, { now: o.now.getTime() })];
+  });
   return baselineOf(o.label, reports);
 }
 
 /**
  * Jobs of its queue, of its priority or more urgent, submitted before it and
- * still waiting for their first claim when it was submitted. Counted among the
- * AHEAD_SCAN jobs of the queue submitted just before it: served by
- * jobs_queue_created_idx (queue, created_at DESC) and job_runs_pkey.
+ * still waiting at its submit: their first transition after the submit (version
+ * 1: a worker's first claim, or a cancel) came after it, or has not come. Counted
+ * among the AHEAD_SCAN jobs of the queue submitted just before it: served by
+ * job_catalog_queue_created_idx (queue, created_at DESC), then per job
+ * job_attempts_pkey (the first attempt's claim), jobs_live_pkey (a first attempt
+ * still open) and job_log_job_version_idx (a cancel while queued; the partitions
+ * between the two submits only).
  */
 async function jobsAhead(sql: Db, job: Subject): Promise<{ n: number; capped: boolean }> {
   const [row] = await sql<{ n: number }[]>`
     SELECT count(*) FILTER (
              WHERE o.priority <= ${job.priority}
-               AND (o.finished_at IS NULL OR o.finished_at > ${job.createdAt})
-               AND NOT EXISTS (SELECT 1 FROM job_runs r WHERE r.job_id = o.id AND r.attempt = 1 AND r.claimed_at <= ${job.createdAt})
+               AND NOT EXISTS (SELECT 1 FROM job_attempts a WHERE a.job_id = o.id AND a.attempt = 1 AND a.claim_version = 1 AND a.claimed_at <= ${job.createdAt})
+               AND NOT EXISTS (SELECT 1 FROM jobs_live l WHERE l.id = o.id AND l.run_version = 1 AND l.run_claimed_at <= ${job.createdAt})
+               AND NOT EXISTS (SELECT 1 FROM job_log e WHERE e.job_id = o.id AND e.state_version = 1
+                                  AND e.at >= o.created_at AND e.at <= ${job.createdAt})
            )::int AS n
-      FROM (SELECT id, priority, finished_at FROM jobs
+      FROM (SELECT id, priority, created_at FROM job_catalog
              WHERE queue = ${job.queue} AND created_at < ${job.createdAt}
              ORDER BY created_at DESC NULLS LAST LIMIT ${AHEAD_SCAN}) o`;
   return { n: row?.n ?? 0, capped: (row?.n ?? 0) >= AHEAD_SCAN };

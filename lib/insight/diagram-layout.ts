@@ -91,5 +91,40 @@ export function layoutStateMachine(): Layout {
     };
   });
   const width = MARGIN_X * 2 + last * COL_W + NODE_W;
-  return { width, height, nodes, edges, nodeW: NODE_W, nodeH: NODE_H };
+  return { width, height, nodes, edges: separateLabels(edges), nodeW: NODE_W, nodeH: NODE_H };
+}
+
+/** A label's lines: one per event, "reclaim 1,234" at most. */
+export const LABEL_LINE_H = 12;
+const LABEL_CHAR_W = 6.2;
+const labelBox = (e: Edge) => {
+  const w = Math.max(...e.events.map((ev) => ev.length + 7)) * LABEL_CHAR_W;
+  const h = e.events.length * LABEL_LINE_H;
+  return { x0: e.labelX - w / 2, x1: e.labelX + w / 2, y0: e.labelY - LABEL_LINE_H, y1: e.labelY - LABEL_LINE_H + h };
+};
+
+/**
+ * Labels of arrows that pass close to each other would print over one another
+ * ("stop 38abandon 0claim 3"): each label that overlaps one above it moves
+ * down until it is clear, top to bottom.
+ */
+export function separateLabels(edges: Edge[]): Edge[] {
+  const placed: Edge[] = [];
+  for (const e of [...edges].sort((a, b) => a.labelY - b.labelY || a.labelX - b.labelX)) {
+    const moved = { ...e };
+    for (let tries = 0; tries < 20; tries++) {
+      const box = labelBox(moved);
+      const hit = placed.map(labelBox).find((o) => box.x0 < o.x1 && o.x0 < box.x1 && box.y0 < o.y1 && o.y0 < box.y1);
+      if (!hit) break;
+      moved.labelY += hit.y1 - box.y0 + 2;
+    }
+    placed.push(moved);
+  }
+  return edges.map((e) => placed.find((p) => p.from === e.from && p.to === e.to) ?? e);
+}
+
+/** Whether any two labels of a layout overlap: for the test that keeps them apart. */
+export function labelsOverlap(edges: Edge[]): boolean {
+  const boxes = edges.map(labelBox);
+  return boxes.some((a, i) => boxes.some((b, j) => j > i && a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1));
 }

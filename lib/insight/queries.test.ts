@@ -3,10 +3,10 @@ import { createTestDb, type TestDb } from "../db/test-db";
 import { History, OPERATOR } from "../demo/history";
 import { transition } from "../jobs/transition";
 import { api, seedTenants } from "../jobs/test-helpers";
-import { registerWorker } from "../worker/registry";
+import { registerWorker, touchWorker } from "../worker/registry";
 import { slownessContext } from "./baseline";
 import { analyzeSlowness } from "./slowness";
-import { busiestErrors, driftStatus, latencyByType, listRejections, listWorkers, poisonSuspects, throughput, transitionCounts } from "./queries";
+import { busiestErrors, driftStatus, latencyByType, latencySampleWindow, listRejections, listWorkers, poisonSuspects, sampleSteps, throughput, transitionCounts } from "./queries";
 import { listJobs } from "../jobs/queries";
 import { parseJobFilters } from "../jobs/filters";
 
@@ -51,6 +51,14 @@ beforeAll(async () => {
     await (await h.run("w-a", 0, 0)).step("finish", MIN);
     ids.lostOnce = h.id;
   }
+  // Handed back by a draining worker before it started, then claimed again 3 min after the release.
+  {
+    const h = await new History(t.sql, ago(20 * MIN)).submit({ tenantId: "acme", type: "media.render", params: { assetId: "a-1", frames: 10 } }, api);
+    await h.claim("w-r", MIN);
+    await h.step("release", MIN);
+    await (await h.run("w-r", 3 * MIN, 0)).step("finish", MIN);
+    ids.released = h.id;
+  }
   // An old failure, outside every window but the day.
   {
     const h = await new History(t.sql, ago(20 * 3_600_000)).submit({ tenantId: "acme", type: "report.generate", params: { report: "daily_usage", period: "2026-11" } }, api);
@@ -65,10 +73,10 @@ describe("overview aggregates", () => {
     const points = await throughput(t.sql, "1h", NOW);
     expect(points).toHaveLength(60);
     const sum = (k: "succeeded" | "failed" | "leaseExpired" | "other") => points.reduce((s, p) => s + p[k], 0);
-    expect(sum("succeeded")).toBe(12);
+    expect(sum("succeeded")).toBe(13);
     expect(sum("failed")).toBe(1);
     expect(sum("leaseExpired")).toBe(3);
-    expect(sum("other")).toBe(0);
+    expect(sum("other")).toBe(1); // the release
     const withFailure = points.find((p) => p.failed === 1)!;
     expect(withFailure.failureRate).toBeGreaterThan(0);
     expect(points.filter((p) => p.failureRate === null).length).toBeGreaterThan(30);
@@ -88,8 +96,28 @@ describe("overview aggregates", () => {
     expect(report.runP50).toBe(2 * MIN);
     const poison = rows.find((r) => r.type === "poison.crash")!;
     expect(poison.attempts).toBe(2);
-    // Queue wait after a reclaim counts from the reclaim, not from the submit.
+    // Queue wait after a reclaim counts from the reclaim (a job_log row), not from the submit.
     expect(poison.queueP95).toBe(0);
+    // After a release, from the release (the previous attempt's closing event); a released attempt never ran.
+    expect(rows.find((r) => r.type === "media.render")).toEqual({ type: "media.render", attempts: 2, queueP50: MIN, queueP95: 3 * MIN, runP50: MIN, runP95: MIN });
+  });
+
+  it("the latency sample narrows its window: the narrowest of a minute, two, four… that holds the newest attempts", async () => {
+    expect(sampleSteps(3_600_000)).toEqual([1, 2, 4, 8, 16, 32, 60].map((m) => m * MIN));
+    expect(sampleSteps(60_000)).toEqual([MIN]);
+    // Attempts ended 13 (the retried report's second), 14 (the render's second), 24, 28… minutes before NOW.
+    expect(await latencySampleWindow(t.sql, "1h", NOW, 1)).toEqual({ from: new Date(ago(16 * MIN)), probes: 5 });
+    expect(await latencySampleWindow(t.sql, "1h", NOW, 3)).toEqual({ from: new Date(ago(32 * MIN)), probes: 6 });
+    // More than the hour holds: the whole window, without counting it.
+    expect(await latencySampleWindow(t.sql, "1h", NOW, 1000)).toEqual({ from: new Date(ago(60 * MIN)), probes: 7 });
+    // Exactly the newest N of the window, as a sort of the whole window would give.
+    const newest = async (n: number) =>
+      (await t.sql<{ type: string; n: number }[]>`
+        SELECT c.type, count(*)::int AS n FROM (SELECT job_id FROM job_attempts WHERE finished_at >= ${new Date(ago(60 * MIN))} AND finished_at <= ${NOW}
+                                                ORDER BY finished_at DESC LIMIT ${n}) a JOIN job_catalog c ON c.id = a.job_id GROUP BY 1 ORDER BY 2 DESC, 1`).map((r) => [r.type, r.n]);
+    for (const n of [1, 3, 5, 14]) {
+      expect((await latencyByType(t.sql, "1h", NOW, n)).map((r) => [r.type, r.attempts])).toEqual(await newest(n));
+    }
   });
 
   it("busiest error classes", async () => {
@@ -125,7 +153,12 @@ describe("overview aggregates", () => {
   it("transition counts per (from, event, to) in the window", async () => {
     const rows = await transitionCounts(t.sql, "1h", NOW);
     const n = (from: string | null, event: string) => rows.find((r) => r.from === from && r.event === event)?.n ?? 0;
-    expect(n(null, "submit")).toBe(13);
+    expect(n(null, "submit")).toBe(14);
+    // A worker's transitions, read back from its attempts: 18 claims, 17 starts (the released attempt never started).
+    expect(n("queued", "claim")).toBe(18);
+    expect(n("claimed", "start")).toBe(17);
+    expect(n("claimed", "release")).toBe(1);
+    expect(n("running", "finish")).toBe(13);
     expect(n("running", "reclaim")).toBe(3);
     expect(n("running", "fail")).toBe(1);
     expect(n("running", "abandon")).toBe(0);
@@ -134,21 +167,31 @@ describe("overview aggregates", () => {
 });
 
 describe("workers", () => {
-  it("lists live, silent and stopped workers with their attempts and held jobs", async () => {
+  it("lists live, silent and stopped workers with their own counters, the leases they lost since they started, and the jobs they hold", async () => {
     await registerWorker(t.sql, { id: "w-a", queues: ["default", "exports"], concurrency: 4 });
     await registerWorker(t.sql, { id: "w-gone", queues: ["media"], concurrency: 1 });
     await t.sql`UPDATE workers SET stopped_at = now() WHERE id = 'w-gone'`;
-    const h = await new History(t.sql, Date.now() - 1000).submit({ tenantId: "acme", type: "report.generate", params: { report: "daily_usage", period: "2026-11" } }, api);
-    await h.run("w-a", 0, 0);
+    // The histories above are back-dated: these workers started before them.
+    await t.sql`UPDATE workers SET started_at = now() - interval '2 hours' WHERE id IN ('w-a', 'w-dead-2')`;
+    // What w-a counted and wrote with its heartbeat.
+    await touchWorker(t.sql, { id: "w-a", queues: ["default", "exports"], concurrency: 4, succeeded: 12, failed: 1 });
+    const running = await new History(t.sql, Date.now() - 1000).submit({ tenantId: "acme", type: "report.generate", params: { report: "daily_usage", period: "2026-11" } }, api);
+    await running.run("w-a", 0, 0);
+    const paused = await new History(t.sql, Date.now() - 1000).submit({ tenantId: "acme", type: "report.generate", params: { report: "daily_usage", period: "2026-11" } }, api);
+    await (await paused.run("w-a", 0, 0)).step("pause", 0, OPERATOR);
     const rows = await listWorkers(t.sql);
     const a = rows.find((w) => w.id === "w-a")!;
-    expect(a).toMatchObject({ status: "live", finished: 12, failed: 0, reclaimed: 1, attempts: 14, queues: ["default", "exports"] });
-    expect(a.current.map((j) => [j.id, j.state])).toEqual([[h.id, "running"]]);
-    expect(rows.find((w) => w.id === "w-dead-2")).toMatchObject({ status: "silent", reclaimed: 1 });
-    expect(rows.find((w) => w.id === "w-gone")).toMatchObject({ status: "stopped" });
+    // One lease lost (the job lost once); its lost attempts as w-dead-1 and w-dead-2 are theirs.
+    expect(a).toMatchObject({ status: "live", finished: 12, failed: 1, reclaimed: 1, reclaimedCapped: false, attempts: 14, queues: ["default", "exports"] });
+    expect(a.current.map((j) => [j.id, j.state]).sort()).toEqual([[running.id, "running"], [paused.id, "paused"]].sort());
+    expect(rows.find((w) => w.id === "w-dead-2")).toMatchObject({ status: "silent", reclaimed: 1, current: [] });
+    expect(rows.find((w) => w.id === "w-gone")).toMatchObject({ status: "stopped", finished: 0, reclaimed: 0 });
     // Live workers first.
     expect(rows[0]!.status).not.toBe("stopped");
     expect(rows.at(-1)!.status).toBe("stopped");
+    // A restarted worker starts its counts again, the leases it lost included.
+    await registerWorker(t.sql, { id: "w-a", queues: ["default"], concurrency: 4 });
+    expect((await listWorkers(t.sql)).find((w) => w.id === "w-a")).toMatchObject({ finished: 0, failed: 0, reclaimed: 0 });
   });
 });
 
@@ -162,22 +205,22 @@ describe("rejections", () => {
     // A stale page: a conflict.
     await transition(t.sql, { jobId: ids.lostOnce!, event: "replay", actor: OPERATOR, expected: { state: "dead", version: 999 } });
     // An incident fix that bypassed the write path (triggers off, as a superuser): the state moves, the version does not.
+    const fixed = await new History(t.sql, Date.now()).submit({ tenantId: "acme", type: "report.generate", params: { report: "daily_usage", period: "2026-11" } }, api);
     await t.sql.begin(async (tx) => {
       await tx`SET LOCAL session_replication_role = replica`;
-      await tx`UPDATE jobs SET state = 'dead' WHERE id = ${ids.lostOnce!}`;
+      await tx`UPDATE jobs_live SET state = 'retry_wait' WHERE id = ${fixed.id}`;
     });
-    const [row] = await t.sql<{ v: number }[]>`SELECT state_version AS v FROM jobs WHERE id = ${ids.lostOnce!}`;
-    const r = await transition(t.sql, { jobId: ids.lostOnce!, event: "replay", actor: OPERATOR, expected: { state: "succeeded", version: row!.v } });
+    const r = await transition(t.sql, { jobId: fixed.id, event: "cancel", actor: OPERATOR, expected: { state: "queued", version: 0 } });
     expect(r).toMatchObject({ ok: false, kind: "drift" });
 
     const drift = await driftStatus(t.sql);
     expect(drift.count).toBe(1);
-    expect(drift.latest).toMatchObject({ jobId: ids.lostOnce });
+    expect(drift.latest).toMatchObject({ jobId: fixed.id });
 
     const all = await listRejections(t.sql, {});
     expect(all.rows.length).toBe(5);
     expect(all.rows.map((r) => Number(r.id))).toEqual([...all.rows.map((r) => Number(r.id))].sort((a, b) => b - a));
-    expect((await listRejections(t.sql, { kind: "drift" })).rows.map((r) => r.jobId)).toEqual([ids.lostOnce]);
+    expect((await listRejections(t.sql, { kind: "drift" })).rows.map((r) => r.jobId)).toEqual([fixed.id]);
     expect((await listRejections(t.sql, { kind: "conflict" })).rows).toHaveLength(1);
     expect((await listRejections(t.sql, { event: "resume" })).rows).toHaveLength(3);
     expect((await listRejections(t.sql, { actor: "op-1" })).rows).toHaveLength(1);
@@ -211,16 +254,23 @@ describe("slowness context", () => {
     expect(tenant.baselines.map((b) => b.label)).toEqual(["globex's report.generate jobs"]);
   });
 
-  it("counts the jobs of its queue still waiting at its submit, not those claimed or of a lower priority", async () => {
+  it("counts the jobs of its queue still waiting at its submit, not those claimed, cancelled or of a lower priority", async () => {
     const q = "q-ahead";
     const report = { type: "report.generate", params: { report: "daily_usage", period: "2026-11" }, queue: q } as const;
-    for (let i = 0; i < 3; i++) await new History(t.sql, ago(10 * MIN) + i * MIN).submit({ tenantId: "acme", ...report }, api);
-    await new History(t.sql, ago(10 * MIN)).submit({ tenantId: "acme", ...report, priority: 9 }, api);
-    await (await new History(t.sql, ago(10 * MIN)).submit({ tenantId: "acme", ...report }, api)).run("w-a", MIN);
+    const submitAt = (at: number, priority = 0) => new History(t.sql, at).submit({ tenantId: "acme", ...report, priority }, api);
+    // Waiting: three still queued, one cancelled and one claimed only after the subject's submit (5 min ago).
+    for (let i = 0; i < 3; i++) await submitAt(ago(10 * MIN) + i * MIN);
+    await (await submitAt(ago(10 * MIN))).step("cancel", 8 * MIN, OPERATOR);
+    await (await (await submitAt(ago(10 * MIN))).run("w-a", 7 * MIN)).step("finish", MIN);
+    // Not waiting: of a lower priority; claimed before it (still running, or finished); cancelled before it.
+    await submitAt(ago(10 * MIN), 9);
+    await (await submitAt(ago(10 * MIN))).run("w-a", MIN);
+    await (await (await submitAt(ago(10 * MIN))).run("w-a", MIN)).step("finish", MIN);
+    await (await submitAt(ago(10 * MIN))).step("cancel", MIN, OPERATOR);
     const subject = await new History(t.sql, ago(5 * MIN)).submit({ tenantId: "acme", ...report, priority: 5 }, api);
     const [job] = await t.sql<{ id: string; type: string; queue: string; tenantId: string; priority: number; createdAt: Date }[]>`
       SELECT id, type, queue, tenant_id, priority, created_at FROM jobs WHERE id = ${subject.id}`;
-    expect((await slownessContext(t.sql, job!, { tenantOnly: false })).aheadAtSubmit).toBe(3);
+    expect((await slownessContext(t.sql, job!, { tenantOnly: false })).aheadAtSubmit).toBe(5);
   });
 
   it("the analysis of a real job says backoff, and compares it", async () => {

@@ -1,12 +1,21 @@
 import type { Db } from "../db/client";
 import type { JobEvent, JobState, RejectionKind, RunOutcome } from "../fsm/table";
-import { LEASED_STATES } from "../fsm/table";
-import { LATENCY_SAMPLE, POISON_LOOKBACK_MS, POISON_LOSSES, SILENT_AFTER_MS, WINDOWS, type WindowKey } from "./windows";
+import { TRANSITIONS } from "../fsm/table";
+import { LATENCY_SAMPLE, POISON_LOOKBACK_MS, POISON_LOSSES, WINDOWS, type WindowKey } from "./windows";
+import { workerStatus, type WorkerStatus } from "./workers";
+
+// The workers page's query lives beside its own types; the pages import the insight queries from here.
+export { listWorkers, workerStatus, WORKER_RECLAIM_CAP, type WorkerRow, type WorkerStatus } from "./workers";
 
 /*
- * The aggregates behind the insight pages. Each reads a bounded recent window
- * through an index (named beside each query; EXPLAIN figures in docs/insight.md),
- * so a refresh costs the same at a thousand jobs or ten million.
+ * The aggregates behind the insight pages, on the storage of drizzle/0012 (docs/decisions.md,
+ * "The narrow hot path"). Each reads a bounded recent window or looks jobs up by key (the index
+ * is named beside each query; EXPLAIN figures in docs/insight.md), so a refresh costs the same
+ * at a thousand jobs or ten million:
+ * - windows of ended attempts through the BRIN on job_attempts.finished_at, and of the other
+ *   transitions through job_log's day partitions and the BRIN on job_log.at;
+ * - rare rows (lease losses, attempts that did not succeed) through their partial btrees;
+ * - a job by its primary key (the `jobs` view is fine for that, not for scans).
  */
 
 const ms = (n: number) => `${n} milliseconds`;
@@ -16,14 +25,14 @@ export type ThroughputPoint = { t: string; succeeded: number; failed: number; le
 /**
  * Attempts that ended in each time step of the window, by outcome; the failure
  * rate is failed + lease_expired over all ended attempts.
- * Served by job_runs_finished_cover_idx (finished_at) INCLUDE (outcome, …): index only.
+ * Served by job_attempts_finished_brin: the window's block ranges, then their rows.
  */
 export async function throughput(sql: Db, window: WindowKey, now = new Date()): Promise<ThroughputPoint[]> {
   const w = WINDOWS[window];
   const from = new Date(Math.floor((now.getTime() - w.ms) / w.stepMs) * w.stepMs + w.stepMs);
   const rows = await sql<{ t: Date; outcome: RunOutcome; n: number }[]>`
     SELECT date_bin(${ms(w.stepMs)}::interval, finished_at, ${from}) AS t, outcome, count(*)::int AS n
-      FROM job_runs
+      FROM job_attempts
      WHERE finished_at >= ${from} AND finished_at < ${new Date(from.getTime() + w.ms)}
      GROUP BY 1, 2`;
   const points = new Map<number, ThroughputPoint>();
@@ -47,36 +56,74 @@ export async function throughput(sql: Db, window: WindowKey, now = new Date()): 
 
 export type TypeLatency = { type: string; attempts: number; queueP50: number; queueP95: number; runP50: number | null; runP95: number | null };
 
+/** The windows the latency sample tries, narrowest first: a minute, doubling, up to the whole window. */
+export function sampleSteps(windowMs: number): number[] {
+  const steps: number[] = [];
+  for (let s = 60_000; s < windowMs; s *= 2) steps.push(s);
+  steps.push(windowMs);
+  return steps;
+}
+
+/**
+ * Where the newest `sample` attempts that ended by `now` begin: the narrowest of `sampleSteps`
+ * ending at `now` that holds that many (or the whole window, when it holds fewer). A BRIN
+ * gives a window's rows in no order, so "the newest N" cannot be read newest first; each probe
+ * counts at most `sample` rows of a window twice as wide as the last, so a busy system stops
+ * after a minute or two and a quiet one widens to the whole window, and the sample's sort
+ * reads only the window found, never the whole day.
+ */
+export async function latencySampleWindow(sql: Db, window: WindowKey, now = new Date(), sample = LATENCY_SAMPLE): Promise<{ from: Date; probes: number }> {
+  const steps = sampleSteps(WINDOWS[window].ms);
+  let probes = 0;
+  for (const step of steps) {
+    const from = new Date(now.getTime() - step);
+    probes++;
+    if (step === steps.at(-1)) return { from, probes };
+    const [r] = await sql<{ n: number }[]>`
+      SELECT count(*)::int AS n FROM (
+        SELECT 1 FROM job_attempts WHERE finished_at >= ${from} AND finished_at <= ${now} LIMIT ${sample}) x`;
+    if ((r?.n ?? 0) >= sample) return { from, probes };
+  }
+  throw new Error("unreachable: the last step is the whole window");
+}
+
 /**
  * Queue wait (from the job becoming claimable to the claim) and run time
- * (started to ended) percentiles per job type, over attempts that ended in the
- * window. The claimable moment is the job's last event into `queued` before the
- * claim (submit, retry, reclaim, replay, release).
+ * (started to ended) percentiles per job type, over the newest `sample` attempts
+ * that ended in the window (LATENCY_SAMPLE, a few minutes of a busy system).
  *
- * Bounded: the newest LATENCY_SAMPLE attempts of the window (a sample the size
- * of a few minutes of a busy system), so a refresh costs the same at any volume.
- * Served by job_runs_finished_cover_idx walked backwards for the sample, then per
- * attempt jobs_pkey for the type and job_events_job_version_cover_idx (index only)
- * for the claimable moment.
+ * The claimable moment is the transition just before the claim (version
+ * claim_version − 1), which moved the job into `queued`: the submit (its catalog
+ * row), a job_log row (retry, reclaim, replay) or the previous attempt's closing
+ * event (a worker's release).
+ * Served by job_attempts_finished_brin for the window `latencySampleWindow` found,
+ * then per attempt job_catalog_pkey, job_log_job_version_idx (the partitions
+ * between the job's submit and the claim only) and job_attempts_pkey.
  */
-export async function latencyByType(sql: Db, window: WindowKey, now = new Date()): Promise<TypeLatency[]> {
-  const from = new Date(now.getTime() - WINDOWS[window].ms);
+export async function latencyByType(sql: Db, window: WindowKey, now = new Date(), sample = LATENCY_SAMPLE): Promise<TypeLatency[]> {
+  const { from } = await latencySampleWindow(sql, window, now, sample);
   return sql<TypeLatency[]>`
     WITH r AS (
-      SELECT job_id, attempt, claimed_at, started_at, finished_at FROM job_runs
+      SELECT job_id, attempt, claim_version, claimed_at, started_at, finished_at FROM job_attempts
        WHERE finished_at >= ${from} AND finished_at <= ${now}
-       ORDER BY finished_at DESC LIMIT ${LATENCY_SAMPLE}),
+       ORDER BY finished_at DESC LIMIT ${sample}),
     a AS (
-      SELECT j.type,
-             extract(epoch FROM r.claimed_at - q.at) * 1000 AS queue_ms,
+      SELECT c.type,
+             extract(epoch FROM r.claimed_at - CASE WHEN r.claim_version = 1 THEN c.created_at ELSE coalesce(q.at, p.finished_at) END) * 1000 AS queue_ms,
              extract(epoch FROM r.finished_at - r.started_at) * 1000 AS run_ms
         FROM r
-        JOIN jobs j ON j.id = r.job_id
+        JOIN job_catalog c ON c.id = r.job_id
+        -- Each lookup runs only when the one before found nothing (the first condition of each is
+        -- on the outer row only: a one-time filter, no index descended for a first claim).
         LEFT JOIN LATERAL (
-          SELECT e.at FROM job_events e
-           WHERE e.job_id = r.job_id AND e.to_state = 'queued' AND e.at <= r.claimed_at
-             AND e.at >= j.created_at -- no event predates its job: prunes job_events' older day partitions
-           ORDER BY e.state_version DESC LIMIT 1) q ON true)
+          SELECT e.at FROM job_log e
+           WHERE r.claim_version > 1 AND e.job_id = r.job_id AND e.state_version = r.claim_version - 1
+             AND e.at >= c.created_at AND e.at <= r.claimed_at -- prunes job_log's other day partitions
+           LIMIT 1) q ON true
+        LEFT JOIN LATERAL (
+          SELECT p.finished_at FROM job_attempts p
+           WHERE r.claim_version > 1 AND q.at IS NULL
+             AND p.job_id = r.job_id AND p.attempt = r.attempt - 1 AND p.end_version = r.claim_version - 1) p ON true)
     SELECT type, count(*)::int AS attempts,
            coalesce(percentile_disc(0.5) WITHIN GROUP (ORDER BY queue_ms), 0)::float8 AS queue_p50,
            coalesce(percentile_disc(0.95) WITHIN GROUP (ORDER BY queue_ms), 0)::float8 AS queue_p95,
@@ -88,17 +135,21 @@ export async function latencyByType(sql: Db, window: WindowKey, now = new Date()
 export type ErrorClassRow = { errorClass: string; attempts: number; jobs: number; lastAt: Date };
 
 /**
- * The busiest error classes among attempts that ended in the window.
- * Served by job_runs_finished_cover_idx (finished_at) INCLUDE (outcome, error_class, job_id):
- * an index-only scan of the window, no table rows read.
+ * The busiest error classes among attempts that ended in the window (only an
+ * attempt that did not succeed carries one). Served by job_attempts_finished_brin:
+ * the window's rows, filtered. (job_attempts_worker_trouble_idx would find the
+ * same rows, but they lie on nearly every page of the window: no page saved.)
  */
 export async function busiestErrors(sql: Db, window: WindowKey, now = new Date(), limit = 8): Promise<ErrorClassRow[]> {
   const from = new Date(now.getTime() - WINDOWS[window].ms);
-  return sql<ErrorClassRow[]>`
+  const rows = await sql<(Omit<ErrorClassRow, "errorClass"> & { errorClass: string | null })[]>`
     SELECT error_class, count(*)::int AS attempts, count(DISTINCT job_id)::int AS jobs, max(finished_at) AS last_at
-      FROM job_runs
-     WHERE finished_at >= ${from} AND finished_at <= ${now} AND error_class IS NOT NULL
-     GROUP BY error_class ORDER BY attempts DESC, error_class LIMIT ${limit}`;
+      FROM job_attempts
+     WHERE finished_at >= ${from} AND finished_at <= ${now} AND outcome <> 'succeeded'
+     GROUP BY error_class ORDER BY error_class IS NULL, attempts DESC, error_class LIMIT ${limit + 1}`;
+  // The attempts without a class (cancelled ones) are one group, dropped here: "error_class IS NOT
+  // NULL" in the query let the planner AND in a scan of the whole job_attempts_error_class_idx.
+  return rows.flatMap(({ errorClass, ...r }) => (errorClass === null ? [] : [{ errorClass, ...r }])).slice(0, limit);
 }
 
 export type PoisonSuspect = {
@@ -117,25 +168,28 @@ export type PoisonSuspect = {
 
 /**
  * Jobs whose attempts ended `lease_expired` at least POISON_LOSSES times in the
- * lookback: they kill or hang their workers. Served by job_runs_lease_lost_idx
+ * lookback: they kill or hang their workers. Served by job_attempts_lease_lost_idx
  * (finished_at DESC, job_id) WHERE outcome = 'lease_expired' — losses are rare,
- * so this reads only them — then jobs_pkey and workers_pkey.
+ * so this reads only them — then per suspect the `jobs` view by id (job_catalog_pkey,
+ * jobs_live_pkey, or the last transition by job_attempts_pkey and job_log_job_version_idx),
+ * job_attempts_pkey and workers_pkey.
  */
 export async function poisonSuspects(sql: Db, now = new Date(), limit = 20): Promise<PoisonSuspect[]> {
   const from = new Date(now.getTime() - POISON_LOOKBACK_MS);
   const rows = await sql<(Omit<PoisonSuspect, "workers"> & { workers: { id: string; attempt: number; lastSeenAt: string | null; stoppedAt: string | null }[] })[]>`
     WITH lost AS (
       SELECT job_id, count(*)::int AS losses, max(finished_at) AS last_loss_at
-        FROM job_runs
+        FROM job_attempts
        WHERE outcome = 'lease_expired' AND finished_at >= ${from}
        GROUP BY job_id HAVING count(*) >= ${POISON_LOSSES}
        ORDER BY last_loss_at DESC LIMIT ${limit})
     SELECT l.job_id, j.tenant_id, j.type, j.queue, j.state, j.attempt, j.max_attempts, l.losses, l.last_loss_at,
            (SELECT json_agg(json_build_object('id', r.worker_id, 'attempt', r.attempt,
                                               'lastSeenAt', w.last_seen_at, 'stoppedAt', w.stopped_at) ORDER BY r.attempt)
-              FROM job_runs r LEFT JOIN workers w ON w.id = r.worker_id
+              FROM job_attempts r LEFT JOIN workers w ON w.id = r.worker_id
              WHERE r.job_id = l.job_id AND r.outcome = 'lease_expired') AS workers
-      FROM lost l JOIN jobs j ON j.id = l.job_id
+      FROM lost l
+      CROSS JOIN LATERAL (SELECT * FROM jobs v WHERE v.id = l.job_id LIMIT 1) j
      ORDER BY l.last_loss_at DESC`;
   return rows.map((r) => ({
     ...r,
@@ -144,78 +198,6 @@ export async function poisonSuspects(sql: Db, now = new Date(), limit = 20): Pro
       attempt: w.attempt,
       status: w.lastSeenAt ? workerStatus(new Date(w.lastSeenAt), w.stoppedAt ? new Date(w.stoppedAt) : null, now) : "unknown",
     })),
-  }));
-}
-
-export type WorkerStatus = "live" | "silent" | "stopped";
-
-export function workerStatus(lastSeenAt: Date, stoppedAt: Date | null, now: Date): WorkerStatus {
-  if (stoppedAt) return "stopped";
-  return now.getTime() - lastSeenAt.getTime() > SILENT_AFTER_MS ? "silent" : "live";
-}
-
-export type WorkerRow = {
-  id: string;
-  host: string;
-  pid: number;
-  queues: string[];
-  concurrency: number;
-  startedAt: Date;
-  lastSeenAt: Date;
-  stoppedAt: Date | null;
-  status: WorkerStatus;
-  heartbeatAgeMs: number;
-  finished: number;
-  failed: number;
-  reclaimed: number;
-  attempts: number;
-  current: { id: string; type: string; state: JobState; attempt: number; heartbeatAt: Date | null }[];
-};
-
-/** Workers seen in the last day. */
-const WORKER_LOOKBACK_MS = 24 * 3_600_000;
-/** Their attempts are counted over the last hour: a live page, and a bounded read per worker. */
-export const WORKER_COUNTS_MS = 3_600_000;
-
-/**
- * Workers seen in the last day (live first), with their attempts of the last hour
- * by outcome and the jobs they hold now.
- * Served by workers_last_seen_idx, job_runs_worker_idx (worker_id, claimed_at DESC)
- * per worker, and for the held jobs jobs_state_created_idx on the leased states
- * (only live work, a few rows per worker).
- */
-export async function listWorkers(sql: Db, now = new Date()): Promise<WorkerRow[]> {
-  const since = new Date(now.getTime() - WORKER_LOOKBACK_MS);
-  const countsSince = new Date(now.getTime() - WORKER_COUNTS_MS);
-  const workers = await sql<Omit<WorkerRow, "status" | "heartbeatAgeMs" | "current">[]>`
-    SELECT w.id, w.host, w.pid, w.queues, w.concurrency, w.started_at, w.last_seen_at, w.stopped_at,
-           coalesce(c.finished, 0) AS finished, coalesce(c.failed, 0) AS failed,
-           coalesce(c.reclaimed, 0) AS reclaimed, coalesce(c.attempts, 0) AS attempts
-      FROM workers w
-      LEFT JOIN LATERAL (
-        SELECT count(*) FILTER (WHERE outcome = 'succeeded')::int AS finished,
-               count(*) FILTER (WHERE outcome IN ('failed', 'abandoned'))::int AS failed,
-               count(*) FILTER (WHERE outcome = 'lease_expired')::int AS reclaimed,
-               count(*)::int AS attempts
-          FROM job_runs r WHERE r.worker_id = w.id AND r.claimed_at >= ${countsSince}) c ON true
-     WHERE w.last_seen_at >= ${since} OR w.stopped_at IS NULL
-     ORDER BY (w.stopped_at IS NULL) DESC, w.last_seen_at DESC, w.id
-     LIMIT 500`;
-  const held = await sql<{ id: string; type: string; state: JobState; attempt: number; heartbeatAt: Date | null; leaseOwner: string }[]>`
-    SELECT id, type, state, attempt, heartbeat_at, lease_owner FROM jobs
-     WHERE state = ANY(${LEASED_STATES as unknown as string[]}::job_state[])
-     ORDER BY heartbeat_at DESC NULLS LAST LIMIT 5000`;
-  const byOwner = new Map<string, WorkerRow["current"]>();
-  for (const { leaseOwner, ...j } of held) {
-    const list = byOwner.get(leaseOwner) ?? [];
-    list.push(j);
-    byOwner.set(leaseOwner, list);
-  }
-  return workers.map((w) => ({
-    ...w,
-    status: workerStatus(w.lastSeenAt, w.stoppedAt, now),
-    heartbeatAgeMs: Math.max(0, now.getTime() - w.lastSeenAt.getTime()),
-    current: byOwner.get(w.id) ?? [],
   }));
 }
 
@@ -276,7 +258,7 @@ export type DriftStatus = { count: number; capped: boolean; latest: { id: string
 const DRIFT_CAP = 1000;
 
 /**
- * Whether anything ever wrote the jobs table outside the write path: the drift
+ * Whether anything ever wrote a job's rows outside the write path: the drift
  * rejections, counted up to a cap. Served by transition_rejections_kind_idx
  * (kind, at DESC): one index range, usually empty.
  */
@@ -292,16 +274,47 @@ export async function driftStatus(sql: Db): Promise<DriftStatus> {
 
 export type TransitionCount = { from: JobState | null; event: JobEvent; to: JobState; n: number };
 
+const CLAIM = TRANSITIONS.find((t) => t.event === "claim")!;
+const START = TRANSITIONS.find((t) => t.event === "start")!;
+
 /**
- * Applied transitions per (from, event, to) in the window.
- * Served by job_events_at_idx (at DESC).
+ * Applied transitions per (from, event, to) in the window, from where each is stored:
+ * submits from job_catalog_created_idx (index only); the transitions no worker applied
+ * from job_log (the window's day partitions, job_log_at_brin); a worker's closing events
+ * from job_attempts_finished_brin, and its claims and starts from the attempts that
+ * ended since the window began (same index) plus the open attempts of the leased live
+ * rows (jobs_live_lease_idx, jobs_live_waiting_idx: live work only).
  */
 export async function transitionCounts(sql: Db, window: WindowKey, now = new Date()): Promise<TransitionCount[]> {
   const from = new Date(now.getTime() - WINDOWS[window].ms);
-  return sql<TransitionCount[]>`
-    SELECT from_state AS "from", event, to_state AS "to", count(*)::int AS n
-      FROM job_events WHERE at >= ${from} AND at <= ${now}
-     GROUP BY 1, 2, 3`;
+  const [rows, worker] = await Promise.all([
+    sql<TransitionCount[]>`
+      SELECT NULL::job_state AS "from", 'submit'::job_event AS event, 'queued'::job_state AS "to", count(*)::int AS n
+        FROM job_catalog WHERE created_at >= ${from} AND created_at <= ${now}
+      UNION ALL
+      SELECT from_state, event, to_state, count(*)::int FROM job_log WHERE at >= ${from} AND at <= ${now} GROUP BY 1, 2, 3
+      UNION ALL
+      SELECT end_from, end_event, end_to, count(*)::int FROM job_attempts
+       WHERE finished_at >= ${from} AND finished_at <= ${now} AND end_event IS NOT NULL GROUP BY 1, 2, 3`,
+    sql<{ claims: number; starts: number }[]>`
+      SELECT coalesce(sum(claims), 0)::int AS claims, coalesce(sum(starts), 0)::int AS starts FROM (
+        SELECT count(*) FILTER (WHERE claimed_at >= ${from} AND claimed_at <= ${now}) AS claims,
+               count(*) FILTER (WHERE started_at >= ${from} AND started_at <= ${now}) AS starts
+          FROM job_attempts WHERE finished_at >= ${from}
+        UNION ALL
+        SELECT count(*) FILTER (WHERE run_claimed_at >= ${from} AND run_claimed_at <= ${now}),
+               count(*) FILTER (WHERE run_started_at >= ${from} AND run_started_at <= ${now})
+          FROM jobs_live WHERE state IN ('claimed', 'running', 'cancelling')
+        UNION ALL
+        SELECT count(*) FILTER (WHERE run_claimed_at >= ${from} AND run_claimed_at <= ${now}),
+               count(*) FILTER (WHERE run_started_at >= ${from} AND run_started_at <= ${now})
+          FROM jobs_live WHERE state = 'paused') x`,
+  ]);
+  const out = rows.filter((r) => r.n > 0);
+  const [w] = worker;
+  if (w?.claims) out.push({ from: CLAIM.from, event: CLAIM.event, to: CLAIM.to, n: w.claims });
+  if (w?.starts) out.push({ from: START.from, event: START.event, to: START.to, n: w.starts });
+  return out;
 }
 
 export type RecentRejection = Pick<RejectionRow, "id" | "jobId" | "event" | "kind" | "actorKind" | "actorId" | "reason" | "at">;

@@ -49,31 +49,67 @@ describe("the integrity audit", () => {
     expect(r.events).toBeGreaterThan(ids.length * 3);
   });
 
-  it("reports a row changed behind the write path's back, and a run record closed wrongly, with the job ids", async () => {
-    const [rowId, runId, okId] = await someHistory();
+  it("reports each stored row changed behind the write path's back — live row, attempt, job_log row — with the job ids", async () => {
+    const [finished, retried, reclaimed, cancelled, , released] = await someHistory();
+    const [okId] = await someHistory();
     await t.sql.begin(async (tx) => {
       await tx`SET LOCAL session_replication_role = replica`;
-      await tx`UPDATE jobs SET state = 'queued', lease_owner = NULL, finished_at = NULL WHERE id = ${rowId!}`;
-      await tx`UPDATE job_runs SET outcome = 'succeeded' WHERE job_id = ${runId!} AND attempt = 1`;
+      // A live row moved by hand: the state changes, the version does not.
+      await tx`UPDATE jobs_live SET state = 'retry_wait' WHERE id = ${reclaimed!}`;
+      // An attempt whose outcome was rewritten: its closing event still says fail.
+      await tx`UPDATE job_attempts SET outcome = 'succeeded', error_class = NULL WHERE job_id = ${retried!} AND attempt = 1`;
+      // A finished job's closing event rewritten on its attempt: its state (the last transition) says dead.
+      await tx`UPDATE job_attempts SET end_to = 'dead' WHERE job_id = ${finished!} AND attempt = 1`;
+      // An operator's cancel rewritten in job_log.
+      await tx`UPDATE job_log SET to_state = 'paused' WHERE job_id = ${cancelled!} AND event = 'cancel'`;
+      // A live row deleted: no row, and a history that did not finish it.
+      await tx`DELETE FROM jobs_live WHERE id = ${released!}`;
     });
-    const r = await auditJobs(t.sql, [okId!, rowId!, runId!]);
-    expect(r.mismatches.map((m) => m.jobId).sort()).toEqual([rowId!, runId!].sort());
-    expect(r.mismatches.find((m) => m.jobId === rowId)?.problem).toMatch(/row is queued.*replays to succeeded/);
-    expect(r.mismatches.find((m) => m.jobId === runId)?.problem).toMatch(/run 1: outcome succeeded, the log says failed/);
+    const tampered = [finished!, retried!, reclaimed!, cancelled!, released!];
+    const r = await auditJobs(t.sql, [okId!, ...tampered]);
+    const problems = (id: string) => r.mismatches.filter((m) => m.jobId === id).map((m) => m.problem);
+    expect([...new Set(r.mismatches.map((m) => m.jobId))].sort()).toEqual([...tampered].sort());
+    expect(problems(reclaimed!)).toEqual([expect.stringMatching(/^row is retry_wait\/attempt 1\/3\/v3, the log replays to queued\/attempt 1\/3\/v3$/)]);
+    expect(problems(retried!)).toEqual(["run 1: outcome succeeded, the log says failed"]);
+    expect(problems(finished!)).toEqual([expect.stringMatching(/^v3: logged dead\/attempt 1\/v3, replayed succeeded\/attempt 1\/v3$/)]);
+    expect(problems(cancelled!)).toEqual([expect.stringMatching(/^v3: logged paused\/attempt 1\/v3, replayed cancelling\/attempt 1\/v3$/)]);
+    expect(problems(released!)).toEqual([expect.stringMatching(/^transitions exist but the job row is missing/)]);
   });
 
-  it("is incremental: each stored audit starts where the last one ended and reads only jobs with newer events", async () => {
+  it("a live row beside a finished history shows the job twice: reported", async () => {
+    const [finished] = await someHistory();
+    await t.sql.begin(async (tx) => {
+      await tx`SET LOCAL session_replication_role = replica`;
+      await tx`INSERT INTO jobs_live (id, tenant_id, type, queue, priority, state, attempt, max_attempts, state_version, not_before, params, created_at, updated_at)
+               SELECT id, tenant_id, type, queue, priority, 'queued', 1, max_attempts, 4, now(), params, created_at, now() FROM job_catalog WHERE id = ${finished!}`;
+    });
+    const r = await auditJobs(t.sql, [finished!]);
+    expect(r.mismatches.map((m) => m.problem)).toContainEqual(expect.stringMatching(/^2 rows: /));
+  });
+
+  it("is incremental: each stored audit starts where the last one ended and reads the jobs submitted, moved or with an attempt ended since", async () => {
     const first = await runIncrementalAudit(t.sql, { actor: "test", lagMs: 0 });
     expect(first.jobsChecked).toBeGreaterThan(0);
+    const audit = () => runIncrementalAudit(t.sql, { actor: "test", lagMs: 0 });
+    // Submitted: found by its catalog row.
     const fresh = await newJob(t.sql);
-    const second = await runIncrementalAudit(t.sql, { actor: "test", lagMs: 0 });
+    const second = await audit();
     expect(second.windowFrom).toEqual(first.windowTo);
-    expect(second.jobsChecked).toBe(1);
-    expect(second.mismatches).toEqual([]);
-    const stored = await recentAudits(t.sql, 2);
-    expect(stored.map((s) => s.id)).toEqual([second.id, first.id]);
-    expect(stored[1]!.mismatches).toBe(2); // the two tampered jobs of the previous test
-    expect(stored[1]!.details.length).toBe(2);
-    expect(fresh.id).toBeTruthy();
+    expect([second.jobsChecked, second.mismatches]).toEqual([1, []]);
+    // Claimed and started: the attempt is open, its transitions are on the live row only; audited when it ends.
+    await runJob(t.sql, fresh);
+    expect((await audit()).jobsChecked).toBe(0);
+    await transition(t.sql, { jobId: fresh.id, event: "fail", actor: worker(), attempt: 1, error: { class: "E", message: "x" } });
+    const ended = await audit();
+    expect([ended.jobsChecked, ended.eventsReplayed, ended.mismatches]).toEqual([1, 4, []]);
+    // Moved by someone other than a worker: found by its job_log row.
+    await transition(t.sql, { jobId: fresh.id, event: "cancel", actor: operator });
+    expect((await audit()).jobsChecked).toBe(1);
+    const stored = await recentAudits(t.sql, 6);
+    expect(stored[0]!.windowFrom).toEqual(stored[1]!.windowTo);
+    expect(stored.at(-1)!.id).toBe(first.id);
+    // The six tampered jobs of the previous tests (the one shown twice has a second problem: its live row does not replay).
+    expect(stored.at(-1)!.mismatches).toBe(7);
+    expect(new Set(stored.at(-1)!.details.map((d) => d.jobId)).size).toBe(6);
   });
 });

@@ -33,8 +33,9 @@ export const CLAIMED_COLUMNS = sql`id, tenant_id, type, queue, priority, state, 
  * The claim's CTEs (`picked`, `claimed`), placed after `markCte` in a WITH list.
  *
  * `picked` locks due queued jobs with SKIP LOCKED, reading the claim index one queue at a time
- * (queue = q, then priority order straight from the index), in its own CTE so the LIMIT bounds
- * the rows the UPDATE touches. `claimed` finds them by primary key (`id = ANY(ARRAY(…))`): an
+ * (queue = q, then priority, fairness tag and due time straight from the index), in its own CTE
+ * so the LIMIT bounds the rows the UPDATE touches. A paused queue gives nothing; a capped one at
+ * most its free slots. `claimed` finds them by primary key (`id = ANY(ARRAY(…))`): an
  * index lookup per row whatever the batch or table size, where a join let the planner switch to
  * a sequential scan and a hash join over the table at a few hundred rows. It increments the
  * attempt in the same UPDATE (the fencing token), takes the lease and opens the attempt on the row.
@@ -43,17 +44,29 @@ export function claimCtes(): SQL {
   const ph = (name: string) => sql.placeholder(name);
   const at = sql`coalesce(${ph("claimAt")}::timestamptz, now())`;
   return sql`
+  -- The settings of the claimed queues (issue 13). A capped queue's row is locked, and its count of
+  -- leased jobs read after the lock (FOR UPDATE returns the row's latest version): two workers
+  -- cannot both take its last slot. Other queues' rows are only read.
+  capped AS MATERIALIZED (
+    SELECT name, concurrency_limit - leased AS free FROM mark, queues
+     WHERE name = ANY(${ph("queues")}::text[]) AND concurrency_limit IS NOT NULL AND mark.on = 'on'
+     ORDER BY name -- the supervisor's re-count locks them in this order too: no deadlock
+     FOR UPDATE OF queues),
+  open_queues AS MATERIALIZED (
+    SELECT q.name, least(${ph("limit")}::int, greatest(coalesce(c.free, ${ph("limit")}::int), 0)) AS room
+      FROM mark, unnest(${ph("queues")}::text[]) AS q(name)
+      LEFT JOIN capped c ON c.name = q.name
+     WHERE mark.on = 'on' AND NOT EXISTS (SELECT 1 FROM queues s WHERE s.name = q.name AND s.paused)),
   picked AS MATERIALIZED (
-    SELECT p.id, row_number() OVER (ORDER BY p.priority, p.not_before, p.id) <= ${ph("startNow")}::int AS starts
-      FROM mark, unnest(${ph("queues")}::text[]) AS q(name), LATERAL (
-        SELECT id, priority, not_before FROM jobs_live
+    SELECT p.id, p.queue, row_number() OVER (ORDER BY p.priority, p.fair_tag, p.not_before, p.id) <= ${ph("startNow")}::int AS starts
+      FROM open_queues q, LATERAL (
+        SELECT id, queue, priority, fair_tag, not_before FROM jobs_live
          WHERE state = 'queued' AND queue = q.name AND not_before <= ${at} AND attempt < max_attempts
            AND (${ph("only")}::uuid[] IS NULL OR id = ANY(${ph("only")}::uuid[]))
-         ORDER BY priority, not_before, id
-         LIMIT ${ph("limit")}::int
+         ORDER BY priority, fair_tag, not_before, id
+         LIMIT q.room
          FOR UPDATE SKIP LOCKED) p
-     WHERE mark.on = 'on'
-     ORDER BY p.priority, p.not_before, p.id
+     ORDER BY p.priority, p.fair_tag, p.not_before, p.id
      LIMIT ${ph("limit")}::int),
   claimed AS (
     UPDATE jobs_live l SET
@@ -65,7 +78,12 @@ export function claimCtes(): SQL {
       run_version = l.state_version + 1, updated_at = ${at}
       FROM picked p
      WHERE l.id = ANY(ARRAY(SELECT id FROM picked)) AND l.id = p.id AND l.state = '${sql.raw(CLAIM!.from)}'::job_state
-    RETURNING l.id, l.tenant_id, l.type, l.queue, l.priority, l.state, l.attempt, l.max_attempts, l.state_version, l.params, l.created_at)`;
+    RETURNING l.id, l.tenant_id, l.type, l.queue, l.priority, l.state, l.attempt, l.max_attempts, l.state_version, l.params, l.created_at),
+  -- A capped queue counts what it gave out (the write path counts down what comes back).
+  took AS (
+    UPDATE queues s SET leased = s.leased + n.taken
+      FROM (SELECT queue, count(*)::int AS taken FROM picked GROUP BY queue) n
+     WHERE s.name = n.queue AND s.name IN (SELECT name FROM capped))`;
 }
 
 /** The values of the claim's placeholders. */

@@ -109,10 +109,18 @@ const submitStatement = (client: Db) =>
           FROM mark WHERE mark.on = 'on'
         ON CONFLICT (tenant_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
         RETURNING *),
+      -- A fair queue's tag: after this tenant's last queued job, no earlier than the queue's head.
+      tag AS (
+        SELECT CASE WHEN coalesce((SELECT fair FROM queues WHERE name = ${ph("queue")}::text), false) THEN greatest(
+                 coalesce((SELECT fair_tag + 1 FROM jobs_live WHERE queue = ${ph("queue")}::text AND tenant_id = ${ph("tenantId")}::text
+                            AND state = 'queued' AND fair_tag > 0 ORDER BY fair_tag DESC LIMIT 1), 1),
+                 coalesce((SELECT fair_tag FROM jobs_live WHERE queue = ${ph("queue")}::text AND state = 'queued' AND fair_tag > 0
+                            ORDER BY fair_tag LIMIT 1), 1))
+               ELSE 0 END AS fair_tag),
       l AS (
-        INSERT INTO jobs_live (id, tenant_id, type, queue, priority, state, attempt, max_attempts, state_version, not_before, params, created_at, updated_at)
+        INSERT INTO jobs_live (id, tenant_id, type, queue, priority, state, attempt, max_attempts, state_version, not_before, params, created_at, updated_at, fair_tag)
         SELECT id, tenant_id, type, queue, priority, ${ph("state")}::text::job_state, ${ph("attempt")}::int, max_attempts,
-               ${ph("version")}::int, not_before, params, created_at, created_at
+               ${ph("version")}::int, not_before, params, created_at, created_at, (SELECT fair_tag FROM tag)
           FROM c
         RETURNING *)
       SELECT l.id, l.tenant_id, l.type, l.queue, l.priority, l.state, l.attempt, l.max_attempts, l.state_version, l.lease_owner, l.heartbeat_at,

@@ -17,7 +17,7 @@ export async function readCurrent(tx: Db, jobId: string): Promise<Current | null
     SELECT state, state_version, attempt, max_attempts, lease_owner, tenant_id FROM jobs_live WHERE id = ${jobId}
     UNION ALL
     SELECT f.state, f.state_version, f.attempt, f.max_attempts, NULL, c.tenant_id
-      FROM job_catalog c CROSS JOIN LATERAL job_last_transition(c.id) f
+      FROM job_catalog c CROSS JOIN LATERAL job_last_transition(c.id, c.created_at) f
      WHERE c.id = ${jobId} AND NOT EXISTS (SELECT 1 FROM jobs_live WHERE id = ${jobId})`;
   return row ?? null;
 }

@@ -21,6 +21,8 @@ export type Shape = {
   maxRule: 0 | 1 | 2;
   needsAttemptsLeft: boolean;
   leasedAfter: boolean;
+  /** The job stops holding a lease: a capped queue's count of leased jobs goes down. */
+  releasesLease: boolean;
   opensRun: boolean;
   startsRun: boolean;
   /** The outcome the open attempt ends with, or null. */
@@ -68,6 +70,7 @@ function resolve(from: JobState, event: JobEvent, actor: ActorKind): Shape | nul
     maxRule: event === "replay" ? 1 : t.refundsAttempt ? 2 : 0,
     needsAttemptsLeft: t.needsAttemptsLeft === true,
     leasedAfter: isLeased(t.to),
+    releasesLease: isLeased(from) && !isLeased(t.to),
     opensRun: run === "open",
     startsRun: run === "start",
     closes,

@@ -96,10 +96,10 @@ const shapeKey = new Map(SHAPES.map((x, k) => [`${x.from}:${x.event}:${x.actor}`
 const lit = (v: string | number | boolean | null, type?: string) =>
   v === null ? `NULL${type ? `::${type}` : ""}` : typeof v === "string" ? `'${v}'${type ? `::${type}` : ""}` : String(v);
 const SHAPES_SQL = sql.raw(
-  `shapes(k, exp_state, event, actor_kind, to_state, from_done, to_done, max_rule, needs_left, leased, starts, outcome, resets_hb, nb_rule, on_attempt) AS (VALUES ${SHAPES.map(
+  `shapes(k, exp_state, event, actor_kind, to_state, from_done, to_done, max_rule, needs_left, leased, starts, outcome, resets_hb, nb_rule, on_attempt, releases) AS (VALUES ${SHAPES.map(
     (x, k) =>
       `(${k}, ${lit(x.from, "job_state")}, ${lit(x.event, "job_event")}, ${lit(x.actor, "actor_kind")}, ${lit(x.to, "job_state")}, ${x.fromDone}, ${x.toDone}, ` +
-      `${x.maxRule}, ${x.needsAttemptsLeft}, ${x.leasedAfter}, ${x.startsRun}, ${lit(x.closes, "run_outcome")}, ${x.resetsHeartbeat}, ${x.notBeforeRule}, ${x.onAttempt})`,
+      `${x.maxRule}, ${x.needsAttemptsLeft}, ${x.leasedAfter}, ${x.startsRun}, ${lit(x.closes, "run_outcome")}, ${x.resetsHeartbeat}, ${x.notBeforeRule}, ${x.onAttempt}, ${x.releasesLease})`,
   ).join(", ")})`,
 );
 
@@ -145,7 +145,7 @@ export function guardedWriteCtes(): SQL {
   return sql`${SHAPES_SQL},
   i AS MATERIALIZED (
     SELECT x.id, s.exp_state, x.exp_version, s.event, s.actor_kind, x.actor_id, x.fence, x.stale, s.to_state, s.from_done, s.to_done,
-           s.max_rule, s.needs_left, s.leased, s.starts, s.outcome, s.resets_hb, s.nb_rule, x.retry_at, s.on_attempt,
+           s.max_rule, s.needs_left, s.leased, s.starts, s.outcome, s.resets_hb, s.nb_rule, x.retry_at, s.on_attempt, s.releases,
            x.error_class, x.error_message, x.result, x.payload, coalesce(x.at0, now()) AS at
       FROM mark, unnest(
         ${ph("ids")}::uuid[], ${ph("shape")}::int[], ${ph("expVersion")}::int[], ${ph("actorId")}::text[], ${ph("fence")}::int[],
@@ -170,7 +170,8 @@ export function guardedWriteCtes(): SQL {
        AND (i.stale IS NULL OR l.heartbeat_at < i.stale)
        AND (NOT i.needs_left OR l.attempt < l.max_attempts)
     RETURNING l.id, l.tenant_id, l.queue, l.state, l.attempt, l.max_attempts, l.state_version, l.lease_owner, l.heartbeat_at, l.not_before,
-              l.updated_at, NULL::timestamptz AS finished_at, l.run_worker, l.run_claimed_at, l.run_started_at, l.run_version),
+              l.updated_at, NULL::timestamptz AS finished_at, l.run_worker, l.run_claimed_at, l.run_started_at, l.run_version,
+              i.event, i.exp_state, i.actor_kind, i.actor_id, i.outcome, i.on_attempt, i.nb_rule, i.retry_at, i.error_class, i.error_message, i.result, i.payload, i.at, i.releases),
   del AS (
     DELETE FROM jobs_live l USING i
      WHERE l.id = ANY(${ph("delIds")}::uuid[]) AND l.id = i.id AND NOT i.from_done AND i.to_done
@@ -180,7 +181,8 @@ export function guardedWriteCtes(): SQL {
        AND (NOT i.needs_left OR l.attempt < l.max_attempts)
     RETURNING l.id, l.tenant_id, l.queue, i.to_state AS state, l.attempt, l.max_attempts, l.state_version + 1 AS state_version,
               NULL::text AS lease_owner, NULL::timestamptz AS heartbeat_at, NULL::timestamptz AS not_before, i.at AS updated_at,
-              i.at AS finished_at, l.run_worker, l.run_claimed_at, l.run_started_at, l.run_version),
+              i.at AS finished_at, l.run_worker, l.run_claimed_at, l.run_started_at, l.run_version,
+              i.event, i.exp_state, i.actor_kind, i.actor_id, i.outcome, i.on_attempt, i.nb_rule, i.retry_at, i.error_class, i.error_message, i.result, i.payload, i.at, i.releases),
   -- A replay: the job comes back from its last transition (a finished one, as the move expected);
   -- two replays at once both insert, and the primary key lets one through.
   rep AS (
@@ -188,35 +190,40 @@ export function guardedWriteCtes(): SQL {
     SELECT c.id, c.tenant_id, c.type, c.queue, c.priority, i.to_state, f.attempt,
            CASE i.max_rule WHEN 1 THEN greatest(f.max_attempts, f.attempt + 1) WHEN 2 THEN f.max_attempts + 1 ELSE f.max_attempts END,
            f.state_version + 1, i.at, c.params, c.created_at, i.at
-      FROM i JOIN job_catalog c ON c.id = i.id CROSS JOIN LATERAL job_last_transition(c.id) f
+      FROM i JOIN job_catalog c ON c.id = i.id CROSS JOIN LATERAL job_last_transition(c.id, c.created_at) f
      WHERE c.id = ANY(${ph("repIds")}::uuid[]) AND i.from_done
        AND f.state = i.exp_state AND f.state_version = i.exp_version
        AND (NOT i.needs_left OR f.attempt < f.max_attempts)
+     -- The catalog row stays while the job comes back (retention deletes finished jobs' rows).
+     FOR KEY SHARE OF c
     ON CONFLICT (id) DO NOTHING
     RETURNING id, tenant_id, queue, state, attempt, max_attempts, state_version, NULL::text AS lease_owner, NULL::timestamptz AS heartbeat_at,
               not_before, updated_at, NULL::timestamptz AS finished_at, NULL::text AS run_worker, NULL::timestamptz AS run_claimed_at,
               NULL::timestamptz AS run_started_at, NULL::int AS run_version),
+  -- Each applied move with the columns of its input (carried by RETURNING: no join back to i).
   moved AS (
-    SELECT id, tenant_id, queue, state, attempt, max_attempts, state_version, lease_owner, heartbeat_at, not_before, updated_at, finished_at,
-           run_worker, run_claimed_at, run_started_at, run_version FROM upd
+    SELECT * FROM upd
     UNION ALL
-    SELECT id, tenant_id, queue, state, attempt, max_attempts, state_version, lease_owner, heartbeat_at, not_before, updated_at, finished_at,
-           run_worker, run_claimed_at, run_started_at, run_version FROM del
+    SELECT * FROM del
     UNION ALL
-    SELECT id, tenant_id, queue, state, attempt, max_attempts, state_version, lease_owner, heartbeat_at, not_before, updated_at, finished_at,
-           run_worker, run_claimed_at, run_started_at, run_version FROM rep),
+    SELECT r.*, i.event, i.exp_state, i.actor_kind, i.actor_id, i.outcome, i.on_attempt, i.nb_rule, i.retry_at, i.error_class, i.error_message, i.result, i.payload, i.at, i.releases FROM rep r JOIN i ON i.id = r.id),
   att AS (
     INSERT INTO job_attempts (job_id, attempt, tenant_id, worker_id, claimed_at, claim_version, started_at, finished_at, outcome, max_attempts,
                               end_event, end_from, end_to, end_version, retry_at, error_class, error_message, result)
-    SELECT m.id, m.attempt, m.tenant_id, m.run_worker, m.run_claimed_at, m.run_version, m.run_started_at, i.at, i.outcome, m.max_attempts,
-           CASE WHEN i.on_attempt THEN i.event END, CASE WHEN i.on_attempt THEN i.exp_state END,
-           CASE WHEN i.on_attempt THEN m.state END, CASE WHEN i.on_attempt THEN m.state_version END,
-           CASE WHEN i.on_attempt AND i.nb_rule = 2 THEN i.retry_at END, i.error_class, i.error_message, i.result::jsonb
-      FROM moved m JOIN i ON i.id = m.id WHERE i.outcome IS NOT NULL),
+    SELECT id, attempt, tenant_id, run_worker, run_claimed_at, run_version, run_started_at, at, outcome, max_attempts,
+           CASE WHEN on_attempt THEN event END, CASE WHEN on_attempt THEN exp_state END,
+           CASE WHEN on_attempt THEN state END, CASE WHEN on_attempt THEN state_version END,
+           CASE WHEN on_attempt AND nb_rule = 2 THEN retry_at END, error_class, error_message, result::jsonb
+      FROM moved WHERE outcome IS NOT NULL),
   log AS (
     INSERT INTO job_log (job_id, tenant_id, event, from_state, to_state, actor_kind, actor_id, attempt, state_version, at, payload, max_attempts)
-    SELECT m.id, m.tenant_id, i.event, i.exp_state, m.state, i.actor_kind, i.actor_id, m.attempt, m.state_version, i.at, i.payload::jsonb, m.max_attempts
-      FROM moved m JOIN i ON i.id = m.id WHERE NOT i.on_attempt)`;
+    SELECT id, tenant_id, event, exp_state, state, actor_kind, actor_id, attempt, state_version, at, payload::jsonb, max_attempts
+      FROM moved WHERE NOT on_attempt),
+  -- A capped queue counts down the leases that came back (its claim counted them out).
+  freed AS (
+    UPDATE queues s SET leased = greatest(s.leased - n.k, 0)
+      FROM (SELECT queue, count(*)::int AS k FROM moved WHERE releases GROUP BY queue) n
+     WHERE s.name = n.queue AND s.concurrency_limit IS NOT NULL)`;
 }
 
 /** The event's payload in job_log: the caller's, plus the error that closed the attempt. */
@@ -236,6 +243,9 @@ export async function applyMoves(client: Db, moves: readonly Move[]): Promise<(J
   const out: (JobRow | null)[] = moves.map(() => null);
   const planned = plan(moves);
   if (planned.length === 0) return out;
+  // Inside a console request's transaction: reuse the statement's one plan, as workers do (their
+  // pools ask for it when they connect): a custom plan of this statement costs milliseconds.
+  if ("savepoint" in client) await client`SET LOCAL plan_cache_mode = force_generic_plan`;
   const statement = prepared<JobRow & { notified: number }>(
     client,
     "jobscope_moves",

@@ -84,7 +84,7 @@ describe("interleavings (fast-check scheduler)", () => {
     await fc.assert(
       fc.asyncProperty(fc.scheduler(), fc.subarray(OPS.map((_, i) => i), { minLength: 2 }), fc.boolean(), async (s, picked, stale) => {
         const job = await runJob(t.sql, await newJob(t.sql));
-        if (stale) await t.sql`UPDATE jobs SET heartbeat_at = now() - interval '1 minute' WHERE id = ${job.id}`;
+        if (stale) await t.sql`UPDATE jobs_live SET heartbeat_at = now() - interval '1 minute' WHERE id = ${job.id}`;
         // Each command starts when the scheduler releases it; they then run concurrently.
         const results = await Promise.all([
           ...picked.map((i) => s.schedule(Promise.resolve(OPS[i]!.name)).then(() => OPS[i]!.run(conns[i]!, job.id).then((r) => ({ op: OPS[i]!, ...r })))),
@@ -101,8 +101,11 @@ describe("interleavings (fast-check scheduler)", () => {
         expect(events.slice(3).map((e) => `${e.actorKind}:${e.event}`).sort()).toEqual(
           applied.map((r) => `${r.actor}:${r.event}`).sort(),
         );
-        // Writers that read version 2 race for it: at most one wins.
-        expect(applied.filter((r) => r.op.expectsV2).length).toBeLessThanOrEqual(1);
+        // Writers that read version 2 race for it: at most one wins. (The supervisor reads the version
+        // when it scans: it raced for version 2 only if its move is version 3; after an operator's
+        // cancel it may rightly reclaim the cancelling job at version 4.)
+        const supervisorV3 = events.some((e) => e.actorKind === "supervisor" && e.stateVersion === 3);
+        expect(applied.filter((r) => r.op.expectsV2 && (r.actor !== "supervisor" || supervisorV3)).length).toBeLessThanOrEqual(1);
         // The model: applying the logged events in order to a fresh job gives the row.
         let m: JobSnapshot = submitted(row!.maxAttempts);
         for (const e of events.slice(1)) m = apply(m, e.event, e.actorKind);

@@ -155,7 +155,7 @@ class Advance implements Cmd {
   check = () => true;
   async run(m: Model, r: Real) {
     // heartbeat_at and not_before are outside the guarded columns: moving them back is the clock moving on.
-    await r.sql`UPDATE jobs SET heartbeat_at = heartbeat_at - ${this.ms} * interval '1 millisecond',
+    await r.sql`UPDATE jobs_live SET heartbeat_at = heartbeat_at - ${this.ms} * interval '1 millisecond',
                                 not_before = not_before - ${this.ms} * interval '1 millisecond' WHERE queue = ${r.queue}`;
     m.advance(this.ms);
     tally("advance");

@@ -1,10 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { dailyPartitionName, ensureEventPartitions } from "../db/partitions";
 import { createTestDb, type TestDb } from "../db/test-db";
-import { claim } from "../jobs/claim";
-import { enqueue } from "../jobs/enqueue";
-import { api, seedTenants, worker } from "../jobs/test-helpers";
-import { transition } from "../jobs/transition";
+import { History } from "../demo/history";
+import { api, seedTenants } from "../jobs/test-helpers";
 import { runRetention } from "./retention";
 
 let t: TestDb;
@@ -19,86 +17,88 @@ beforeEach(async () => {
 });
 
 const DAY = 86_400_000;
+const MIN = 60_000;
 const ago = (days: number) => new Date(Date.now() - days * DAY);
 let n = 0;
-const submit = async (at: Date) =>
-  (await enqueue(t.sql, { tenantId: "acme", type: "report.generate", params: { report: "daily_usage", period: "2026-11" }, queue: `rp-${++n}` }, api, { at })).job;
-/** A job submitted `createdDaysAgo` and run to succeeded `finishedDaysAgo` (four events). */
-async function finishedJob(createdDaysAgo: number, finishedDaysAgo = createdDaysAgo) {
-  const job = await submit(ago(createdDaysAgo));
-  const [c] = await claim(t.sql, { workerId: "w-1", queues: [job.queue], limit: 1, onlyJobIds: [job.id], at: ago(createdDaysAgo) });
-  await transition(t.sql, { jobId: job.id, event: "start", actor: worker(), attempt: c!.attempt, at: ago(createdDaysAgo) });
-  const r = await transition(t.sql, { jobId: job.id, event: "finish", actor: worker(), attempt: c!.attempt, at: ago(finishedDaysAgo), result: { ok: 1 } });
-  if (!r.ok) throw new Error(r.reason);
-  return job.id;
+const submit = (at: Date) =>
+  new History(t.sql, at.getTime()).submit({ tenantId: "acme", type: "report.generate", params: { report: "daily_usage", period: "2026-11" }, queue: `rp-${++n}` }, api);
+/** Submitted `createdDaysAgo`, failed once and retried by the supervisor then (one job_log row, in that day's partition). */
+async function retried(createdDaysAgo: number) {
+  const h = await submit(ago(createdDaysAgo));
+  return (await h.run("w-1", MIN)).fail(MIN, { class: "UpstreamTimeout", message: "timed out" }, MIN);
 }
-const eventsOf = async (id: string) => (await t.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM job_events WHERE job_id = ${id}`)[0]!.n;
+/** …and finished by a worker `finishedDaysAgo` (two attempts, one job_log row, eight transitions). */
+async function finishedJob(createdDaysAgo: number, finishedDaysAgo = createdDaysAgo) {
+  const h = await (await retried(createdDaysAgo)).run("w-1", MIN);
+  await h.step("finish", Math.max(MIN, (createdDaysAgo - finishedDaysAgo) * DAY));
+  return h.id;
+}
+const logOf = async (id: string) => (await t.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM job_log WHERE job_id = ${id}`)[0]!.n;
 const exists = async (table: string) => (await t.sql<{ r: string | null }[]>`SELECT to_regclass(${table})::text AS r`)[0]!.r !== null;
 const snapshot = async () =>
-  (await t.sql<{ jobs: number; runs: number; events: number; parts: number; archive: number }[]>`
-    SELECT (SELECT count(*) FROM jobs)::int AS jobs, (SELECT count(*) FROM job_runs)::int AS runs, (SELECT count(*) FROM job_events)::int AS events,
-           (SELECT count(*) FROM pg_inherits WHERE inhparent = 'job_events'::regclass)::int AS parts, (SELECT count(*) FROM job_archive)::int AS archive`)[0]!;
+  (await t.sql<{ jobs: number; attempts: number; log: number; parts: number; archive: number }[]>`
+    SELECT (SELECT count(*) FROM job_catalog)::int AS jobs, (SELECT count(*) FROM job_attempts)::int AS attempts, (SELECT count(*) FROM job_log)::int AS log,
+           (SELECT count(*) FROM pg_inherits WHERE inhparent = 'job_log'::regclass)::int AS parts, (SELECT count(*) FROM job_archive)::int AS archive`)[0]!;
 
-describe("retention with partitioned events", () => {
+describe("retention with job_log's day partitions", () => {
   it("dry run reports what would go and writes nothing", async () => {
     const id = await finishedJob(50);
     const before = await snapshot();
     const r = await runRetention(t.sql, { olderThanDays: 30, dryRun: true, archive: true });
-    expect(r).toMatchObject({ jobs: 1, runs: 1 });
-    expect(r.partitions.find((p) => p.name === dailyPartitionName(ago(50)))).toMatchObject({ action: "dropped", events: 4 });
+    expect(r).toMatchObject({ jobs: 1, runs: 2, events: 0 });
+    expect(r.partitions.find((p) => p.name === dailyPartitionName(ago(50)))).toMatchObject({ action: "dropped", events: 1 });
     expect(await snapshot()).toEqual(before);
-    expect(await eventsOf(id)).toBe(4);
+    expect(await logOf(id)).toBe(1);
   });
 
-  it("drops a day whose jobs are all old and terminal, with its rows, after archiving them", async () => {
+  it("drops a day whose jobs are all old and finished, with its rows, after archiving them", async () => {
     const old = [await finishedJob(50), await finishedJob(50)];
     const recent = await finishedJob(2);
     const part = dailyPartitionName(ago(50));
     expect(await exists(part)).toBe(true);
     const r = await runRetention(t.sql, { olderThanDays: 30, archive: true });
-    // The dry run's job is old too: three jobs, all of whose events were in the dropped day.
-    expect(r).toMatchObject({ jobs: 3, runs: 3, archived: 3, events: 0 });
-    expect(r.partitions.find((p) => p.name === part)).toEqual(expect.objectContaining({ action: "dropped", events: 12 }));
+    // The dry run's job is old too: three jobs, all of whose job_log rows were in the dropped day.
+    expect(r).toMatchObject({ jobs: 3, runs: 6, archived: 3, events: 0 });
+    expect(r.partitions.find((p) => p.name === part)).toEqual(expect.objectContaining({ action: "dropped", events: 3 }));
     expect(r.partitionsKept).toBe(0);
     // Every empty day older than the cutoff went too (31..60 days ago: 30 days, give or take the boundary day).
     expect(r.partitionsDropped).toBeGreaterThanOrEqual(29);
-    expect(r.eventsDropped).toBe(12);
+    expect(r.eventsDropped).toBe(3);
     expect(await exists(part)).toBe(false);
-    for (const id of old) expect(await eventsOf(id)).toBe(0);
-    const [a] = await t.sql<{ record: { events: unknown[] } }[]>`SELECT record FROM job_archive WHERE job_id = ${old[0]!}`;
-    expect(a?.record.events).toHaveLength(4);
-    expect(await eventsOf(recent)).toBe(4);
+    for (const id of old) expect(await logOf(id)).toBe(0);
+    const [a] = await t.sql<{ record: { events: unknown[]; attempts: unknown[] } }[]>`SELECT record FROM job_archive WHERE job_id = ${old[0]!}`;
+    expect([a?.record.attempts.length, a?.record.events.length]).toEqual([2, 8]);
+    expect(await logOf(recent)).toBe(1);
     // The days after the cutoff stay.
     expect(await exists(dailyPartitionName(ago(2)))).toBe(true);
   });
 
-  it("keeps a day that still holds a live job's events and deletes only the gone jobs' events there", async () => {
+  it("keeps a day that still holds a live job's rows and deletes only the gone jobs' rows there", async () => {
     const part = dailyPartitionName(ago(45));
     const gone = [await finishedJob(45), await finishedJob(45), await finishedJob(45)];
-    const live = await submit(ago(45));
-    const lateFinisher = await finishedJob(45, 1); // created in that day, finished after the cutoff
+    const live = await retried(45);
+    const lateFinisher = await finishedJob(45, 1); // its retry in that day, its finish after the cutoff
     const r = await runRetention(t.sql, { olderThanDays: 30, batchSize: 2 });
-    expect(r).toMatchObject({ jobs: 3, runs: 3 });
+    expect(r).toMatchObject({ jobs: 3, runs: 6 });
     const v = r.partitions.find((p) => p.name === part);
-    expect(v).toMatchObject({ action: "kept", events: 12 });
+    expect(v).toMatchObject({ action: "kept", events: 3 });
     expect(v?.reason).toMatch(/^2 job\(s\) still live or finished after the cutoff/);
     expect(r.partitionsKept).toBe(1);
-    expect(r.events).toBe(12);
+    expect(r.events).toBe(3);
     expect(await exists(part)).toBe(true);
-    for (const id of gone) expect(await eventsOf(id)).toBe(0);
-    expect([await eventsOf(live.id), await eventsOf(lateFinisher)]).toEqual([1, 4]);
+    for (const id of gone) expect(await logOf(id)).toBe(0);
+    expect([await logOf(live.id), await logOf(lateFinisher)]).toEqual([1, 1]);
     // The day before, empty, went.
     expect(await exists(dailyPartitionName(ago(46)))).toBe(false);
-    // lateFinisher's finish event is in its own day (yesterday).
-    const [{ n } = { n: 0 }] = await t.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM job_events WHERE job_id = ${lateFinisher} AND at > now() - interval '2 days'`;
-    expect(n).toBe(1);
+    const [{ n: attempts } = { n: 0 }] = await t.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM job_attempts WHERE job_id = ${lateFinisher}`;
+    expect(attempts).toBe(2);
   });
 
   it("deletes row by row everywhere when told not to drop partitions", async () => {
     const id = await finishedJob(55);
     const r = await runRetention(t.sql, { olderThanDays: 30, dropPartitions: false });
-    expect(r).toMatchObject({ jobs: 1, events: 4, partitionsDropped: 0, partitions: [] });
-    expect(await eventsOf(id)).toBe(0);
+    expect(r).toMatchObject({ jobs: 1, events: 1, partitionsDropped: 0, partitions: [] });
+    expect(await logOf(id)).toBe(0);
     expect(await exists(dailyPartitionName(ago(55)))).toBe(true);
   });
 });

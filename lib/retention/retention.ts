@@ -1,41 +1,33 @@
-import type { Sql } from "../db/client";
-import { listEventPartitions } from "../db/partitions";
+import type { Db, Sql } from "../db/client";
+import { TERMINAL_STATES } from "../fsm/table";
+import { candidatePartitions, dropOrKeep, dryRunVerdicts, type PartitionVerdict } from "./day-partitions";
+
+export type { PartitionVerdict } from "./day-partitions";
 
 export type RetentionOptions = {
-  /** Terminal jobs that finished longer ago than this are removed with their history. */
+  /** Finished jobs whose last transition is older than this are removed with their history. */
   olderThanDays: number;
   /** Jobs per transaction (also when deleting gone jobs' events from a kept partition): short batches, so workers and the console never wait long. */
   batchSize?: number;
-  /** Keep a copy of each removed job (row, run records, events) as one JSON document in job_archive. */
+  /** Keep a copy of each removed job (its catalog row, attempts and events) as one JSON document in job_archive. */
   archive?: boolean;
   /** Count what would go, remove nothing. */
   dryRun?: boolean;
   /** Stop after this many batches of jobs (tests, or a bounded nightly slot). */
   maxBatches?: number;
   /**
-   * Drop the event partitions wholly older than the cutoff (default). False: delete
-   * every removed job's events row by row, as before partitioning (the benchmark's baseline).
+   * Drop the job_log day partitions wholly older than the cutoff (default). False: delete
+   * every removed job's job_log rows row by row, as before partitioning (the benchmark's baseline).
    */
   dropPartitions?: boolean;
   log?: (line: string) => void;
 };
 
-/** What retention did (or, in a dry run, would do) with one event partition wholly older than the cutoff. */
-export type PartitionVerdict = {
-  name: string;
-  from: Date;
-  to: Date;
-  action: "dropped" | "kept";
-  /** Dropped: the rows that went with the partition. Kept: the rows deleted from it one by one. */
-  events: number;
-  /** Why a partition was kept. */
-  reason?: string;
-};
-
 export type RetentionReport = {
   jobs: number;
+  /** Run records: the removed jobs' attempts. */
   runs: number;
-  /** Events deleted row by row (outside dropped partitions). */
+  /** job_log rows deleted row by row (outside dropped partitions). */
   events: number;
   archived: number;
   batches: number;
@@ -43,26 +35,25 @@ export type RetentionReport = {
   partitions: PartitionVerdict[];
   partitionsDropped: number;
   partitionsKept: number;
-  /** Events that went with dropped partitions. */
+  /** job_log rows that went with dropped partitions. */
   eventsDropped: number;
 };
 
-const LOCK_TIMEOUT = "5s";
-
 /**
- * Remove old terminal jobs and their run records and events.
+ * Remove finished jobs whose last transition is older than the cutoff, with their whole
+ * history: the catalog row, the attempts and the job_log rows (drizzle/0012).
  *
- * 1. Jobs in batches: each batch is one statement in a transaction marked for
- *    retention — the only mark under which the history tables' delete guards
- *    let rows go (drizzle/0007_scale.sql) — locking its jobs with SKIP LOCKED,
- *    so an operator replaying one of them at that moment simply keeps it. The
- *    batch deletes the jobs' runs and their events, except the events that sit
- *    in a partition wholly older than the cutoff: those go in step 2.
- * 2. Each event partition wholly older than the cutoff (drizzle/0009) is
- *    dropped if no event in it belongs to a job that still exists (a job still
- *    live, or finished after the cutoff). Otherwise it is kept, and the events
- *    in it whose job is gone are deleted in batches.
+ * 1. Jobs in batches (`removeBatch` below): each batch is one statement in a
+ *    transaction marked for retention — the only mark under which the history tables' delete
+ *    guards let rows go — locking the jobs' catalog rows with SKIP LOCKED. A job with a live
+ *    row is never removed. The job_log rows that sit in a day partition wholly older than the
+ *    cutoff stay for step 2.
+ * 2. Each job_log day partition wholly older than the cutoff is dropped if none of its rows
+ *    belongs to a job that still exists (a catalog row: a job still live, finished after the
+ *    cutoff, or not reached by a bounded run). Otherwise it is kept, and its rows whose job is
+ *    gone are deleted in batches (lib/retention/day-partitions.ts).
  *
+ * A dry run walks the same batches and counts them, removing nothing.
  * Only the table's owner can drop a partition: the runtime roles own none.
  */
 export async function runRetention(sql: Sql, opts: RetentionOptions): Promise<RetentionReport> {
@@ -70,137 +61,147 @@ export async function runRetention(sql: Sql, opts: RetentionOptions): Promise<Re
   const batch = opts.batchSize ?? 5000;
   if (!Number.isInteger(batch) || batch < 1 || batch > 100_000) throw new Error(`batchSize must be an integer from 1 to 100000, not ${batch}`);
   const log = opts.log ?? (() => {});
+  const dryRun = opts.dryRun ?? false;
   const [{ cutoff } = { cutoff: new Date(0) }] = await sql<{ cutoff: Date }[]>`
     SELECT now() - ${opts.olderThanDays} * interval '1 day' AS cutoff`;
   const report: RetentionReport = {
     jobs: 0, runs: 0, events: 0, archived: 0, batches: 0, cutoff,
     partitions: [], partitionsDropped: 0, partitionsKept: 0, eventsDropped: 0,
   };
-  const candidates = opts.dropPartitions === false ? [] : (await listEventPartitions(sql))
-    .filter((p): p is typeof p & { from: Date; to: Date } => !p.isDefault && p.from !== null && p.to !== null && p.to.getTime() <= cutoff.getTime());
+  const { candidates, skip } = opts.dropPartitions === false ? { candidates: [], skip: [] } : await candidatePartitions(sql, cutoff);
 
-  if (opts.dryRun) {
-    const [r] = await sql<{ jobs: number; runs: number }[]>`
-      SELECT count(*)::int AS jobs, coalesce(sum((SELECT count(*) FROM job_runs r WHERE r.job_id = j.id)), 0)::int AS runs
-        FROM jobs j WHERE finished_at IS NOT NULL AND finished_at < ${cutoff}`;
-    report.jobs = r?.jobs ?? 0;
-    report.runs = r?.runs ?? 0;
-    for (const p of candidates) {
-      // After the jobs went, the jobs still having events here would be the ones not old and terminal.
-      const [b] = await sql<{ blockers: number; sample: string[] | null; events: number }[]>`
-        SELECT (SELECT count(DISTINCT e.job_id)::int FROM ${sql(p.name)} e JOIN jobs j ON j.id = e.job_id
-                 WHERE j.finished_at IS NULL OR j.finished_at >= ${cutoff}) AS blockers,
-               (SELECT array_agg(DISTINCT e.job_id::text) FROM (SELECT e.job_id FROM ${sql(p.name)} e JOIN jobs j ON j.id = e.job_id
-                 WHERE j.finished_at IS NULL OR j.finished_at >= ${cutoff} LIMIT 3) e) AS sample,
-               (SELECT count(*)::int FROM ${sql(p.name)}) AS events`;
-      addVerdict(report, p, b?.blockers ?? 0, b?.sample ?? [], b?.blockers ? 0 : (b?.events ?? 0));
-    }
-    return report;
-  }
-
-  const skip = candidates.length === 0 ? [] : (await sql<{ oid: string }[]>`
-    SELECT c.oid::text AS oid FROM pg_class c WHERE c.relnamespace = 'public'::regnamespace AND c.relname = ANY(${candidates.map((p) => p.name)})`).map((r) => r.oid);
-
+  let after: Cursor = START;
   for (;;) {
     if (opts.maxBatches !== undefined && report.batches >= opts.maxBatches) break;
-    const [r] = await sql.begin(async (tx) => {
-      await tx`SELECT set_config('jobscope.retention', 'on', true)`;
-      return tx<{ jobs: number; runs: number; events: number; archived: number }[]>`
-        WITH victims AS (
-          SELECT id FROM jobs
-           WHERE finished_at IS NOT NULL AND finished_at < ${cutoff}
-           ORDER BY finished_at DESC, id DESC
-           LIMIT ${batch}
-           FOR UPDATE SKIP LOCKED
-        ), archived AS (
-          INSERT INTO job_archive (job_id, tenant_id, finished_at, record)
-          SELECT j.id, j.tenant_id, j.finished_at, jsonb_build_object(
-                   'job', to_jsonb(j),
-                   'runs', (SELECT coalesce(jsonb_agg(to_jsonb(r) ORDER BY r.attempt), '[]') FROM job_runs r WHERE r.job_id = j.id),
-                   'events', (SELECT coalesce(jsonb_agg(to_jsonb(e) ORDER BY e.state_version), '[]') FROM job_events e WHERE e.job_id = j.id))
-            FROM jobs j JOIN victims v ON v.id = j.id
-           WHERE ${opts.archive ?? false}
-          ON CONFLICT (job_id) DO NOTHING
-          RETURNING 1
-        ), events AS (
-          DELETE FROM job_events e USING victims v
-           WHERE e.job_id = v.id AND e.tableoid <> ALL(${skip}::oid[])
-          RETURNING 1
-        ), runs AS (
-          DELETE FROM job_runs r USING victims v WHERE r.job_id = v.id RETURNING 1
-        ), gone AS (
-          DELETE FROM jobs j USING victims v WHERE j.id = v.id RETURNING 1
-        )
-        SELECT (SELECT count(*)::int FROM gone) AS jobs, (SELECT count(*)::int FROM runs) AS runs,
-               (SELECT count(*)::int FROM events) AS events, (SELECT count(*)::int FROM archived) AS archived`;
-    });
+    const r = await removeBatch(sql, { cutoff, after, batch, skip, archive: opts.archive ?? false, dryRun });
+    if (r.read === 0) break;
     report.batches++;
-    report.jobs += r?.jobs ?? 0;
-    report.runs += r?.runs ?? 0;
-    report.events += r?.events ?? 0;
-    report.archived += r?.archived ?? 0;
-    log(`batch ${report.batches}: ${r?.jobs ?? 0} jobs, ${r?.runs ?? 0} runs, ${r?.events ?? 0} events`);
-    if ((r?.jobs ?? 0) < batch) break;
+    report.jobs += r.jobs;
+    report.runs += r.runs;
+    report.events += r.events;
+    report.archived += r.archived;
+    log(`batch ${report.batches}: ${r.jobs} jobs, ${r.runs} runs, ${r.events} job_log rows${dryRun ? " (dry run)" : ""}`);
+    if (!r.next || r.read < batch) break;
+    after = r.next;
   }
 
-  for (const p of candidates) {
-    // SHARE: nothing can write into this partition while it is checked; the rest of job_events is untouched
-    // until DROP takes its brief exclusive lock. lock_timeout: rather keep the day than queue writers behind us.
-    const outcome = await sql
-      .begin(async (tx) => {
-        await tx`SELECT set_config('lock_timeout', ${LOCK_TIMEOUT}, true)`;
-        await tx`LOCK TABLE ${tx(p.name)} IN SHARE MODE`;
-        const [b] = await tx<{ blockers: number; sample: string[] | null }[]>`
-          SELECT count(*)::int AS blockers, (array_agg(job_id::text))[1:3] AS sample
-            FROM (SELECT DISTINCT e.job_id FROM ${tx(p.name)} e JOIN jobs j ON j.id = e.job_id) s`;
-        if (b && b.blockers > 0) return { blockers: b.blockers, sample: b.sample ?? [], events: 0 };
-        const [c] = await tx<{ n: number }[]>`SELECT count(*)::int AS n FROM ${tx(p.name)}`;
-        await tx`DROP TABLE ${tx(p.name)}`;
-        return { blockers: 0, sample: [], events: c?.n ?? 0 };
-      })
-      .catch((e: unknown) => {
-        if ((e as { code?: string }).code === "55P03") return null; // lock_not_available
-        throw e;
-      });
-    if (outcome === null) {
-      report.partitions.push({ name: p.name, from: p.from, to: p.to, action: "kept", events: 0, reason: `could not lock it within ${LOCK_TIMEOUT}; the next run retries` });
-      report.partitionsKept++;
-      log(`partition ${p.name} kept: lock timeout`);
-      continue;
-    }
-    let deleted = 0;
-    if (outcome.blockers > 0) {
-      // The jobs gone from under this partition's events, read once (a job id never comes back),
-      // then their events deleted by job id through the partition's (job_id, state_version) index,
-      // `batch` jobs per transaction: no rescanning of rows already deleted.
-      const gone = (await sql<{ jobId: string }[]>`
-        SELECT DISTINCT e.job_id FROM ${sql(p.name)} e WHERE NOT EXISTS (SELECT 1 FROM jobs j WHERE j.id = e.job_id)`).map((r) => r.jobId);
-      for (let i = 0; i < gone.length; i += batch) {
-        const ids = gone.slice(i, i + batch);
-        deleted += await sql.begin(async (tx) => {
-          await tx`SELECT set_config('jobscope.retention', 'on', true)`;
-          return (await tx`DELETE FROM ${tx(p.name)} WHERE job_id = ANY(${ids}::uuid[])`).count;
-        });
-      }
-      report.events += deleted;
-    }
-    addVerdict(report, p, outcome.blockers, outcome.sample, outcome.blockers > 0 ? deleted : outcome.events);
-    const v = report.partitions.at(-1)!;
-    log(`partition ${p.name} ${v.action}: ${v.events} events${v.reason ? ` (${v.reason})` : ""}`);
-  }
+  if (dryRun) await dryRunVerdicts(sql, candidates, cutoff, report);
+  else await dropOrKeep(sql, candidates, batch, report, log);
   return report;
 }
 
-function addVerdict(report: RetentionReport, p: { name: string; from: Date; to: Date }, blockers: number, sample: string[], events: number) {
-  if (blockers > 0) {
-    report.partitions.push({
-      name: p.name, from: p.from, to: p.to, action: "kept", events,
-      reason: `${blockers} job(s) still live or finished after the cutoff have events in it (e.g. ${sample.join(", ")})`,
-    });
-    report.partitionsKept++;
-  } else {
-    report.partitions.push({ name: p.name, from: p.from, to: p.to, action: "dropped", events });
-    report.partitionsDropped++;
-    report.eventsDropped += events;
-  }
+/*
+ * The finished jobs retention removes, found batch by batch through the transitions that
+ * finished them (drizzle/0012): a job is finished when it has no live row, and its finished
+ * time is its last transition's. Every finishing transition has an entry in a partial btree —
+ * job_attempts_final_idx (end_to, finished_at DESC, job_id DESC) for a worker's, job_log_final_idx
+ * (to_state, at DESC, job_id DESC) for anyone else's — so a batch reads, for each of the three
+ * terminal states in each table, at most `batch` entries older than the cutoff after a keyset
+ * cursor, oldest first, and keeps the oldest `batch` of them. A finishing transition is skipped
+ * when the job came back (a live row) or an operator replayed it after it (a later job_log row):
+ * that job's last transition is another one. The cursor moves past every entry read, skipped
+ * or not, so no batch reads an entry twice.
+ */
+/** `at` is PostgreSQL's text of the timestamp: a Date would drop its microseconds, and the cursor would read entries again. */
+type Cursor = { at: string; jobId: string };
+const START: Cursor = { at: "-infinity", jobId: "00000000-0000-0000-0000-000000000000" };
+
+/** One branch per terminal state and table: each an index range in (time, job id) order, so the union is merged, not sorted whole. */
+function branches(sql: Db, cutoff: Date, after: Cursor, batch: number) {
+  const parts = TERMINAL_STATES.flatMap((name) => {
+    // A literal, not a parameter: the partial indexes' predicate (IN the terminal states) must be provable from it in every plan.
+    const state = sql.unsafe(`'${name}'::job_state`);
+    return [
+    sql`(SELECT job_id, finished_at AS at, end_version AS v, end_to AS state FROM job_attempts
+          WHERE end_to = ${state} AND finished_at < ${cutoff} AND (finished_at, job_id) > (${after.at}::text::timestamptz, ${after.jobId}::uuid)
+          ORDER BY finished_at, job_id LIMIT ${batch})`,
+    sql`(SELECT job_id, at, state_version AS v, to_state AS state FROM job_log
+          WHERE to_state = ${state} AND at < ${cutoff} AND (at, job_id) > (${after.at}::text::timestamptz, ${after.jobId}::uuid)
+          ORDER BY at, job_id LIMIT ${batch})`,
+    ];
+  });
+  return parts.reduce((acc, p) => sql`${acc} UNION ALL ${p}`);
+}
+
+/**
+ * The WITH list shared by the count (dry run) and the delete: `cand` (the batch of finishing
+ * transitions), `victims` (the jobs to remove, their catalog rows locked with SKIP LOCKED, so a
+ * job another transaction holds is left for the next run), and `next` (the cursor after it).
+ */
+function victimsCtes(sql: Db, cutoff: Date, after: Cursor, batch: number) {
+  return sql`
+    cand AS MATERIALIZED (
+      SELECT job_id, at, v, state FROM (${branches(sql, cutoff, after, batch)}) u ORDER BY at, job_id LIMIT ${batch}),
+    victims AS MATERIALIZED (
+      -- A job is here once at most: of its finishing transitions, all but the last were replayed after.
+      SELECT k.id, k.tenant_id, k.created_at, c.at AS finished_at
+        FROM cand c JOIN job_catalog k ON k.id = c.job_id
+       WHERE NOT EXISTS (SELECT 1 FROM jobs_live l WHERE l.id = c.job_id)
+         -- A replay after this finish (only a dead job can be replayed, by an operator, in job_log): the partitions from it on.
+         AND (c.state <> 'dead' OR NOT EXISTS (SELECT 1 FROM job_log r WHERE r.job_id = c.job_id AND r.state_version > c.v AND r.at >= c.at))
+       ORDER BY k.id -- rows locked in id order, as the write path locks them
+       FOR UPDATE OF k SKIP LOCKED),
+    next AS (SELECT at, job_id FROM cand ORDER BY at DESC, job_id DESC LIMIT 1)`;
+}
+
+/**
+ * The batch's job_log rows outside `skip`. A job's rows lie between its submit and its last
+ * transition, so only the partitions between the batch's earliest submit and latest finish are
+ * searched (pruned when the statement runs), each by its (job_id, state_version) index; a join on
+ * the victims instead was planned as a hash join over every partition's rows.
+ */
+function batchLog(sql: Db, skip: readonly string[]) {
+  return sql`e.job_id = ANY(ARRAY(SELECT id FROM victims))
+    AND e.at >= (SELECT min(created_at) FROM victims) AND e.at <= (SELECT max(finished_at) FROM victims)
+    AND e.tableoid <> ALL(${skip}::oid[])`;
+}
+
+type BatchCounts = { jobs: number; runs: number; events: number; archived: number; read: number; next: Cursor | null };
+
+/**
+ * One batch, in a transaction marked for retention (the only mark under which the history
+ * tables' delete guards let rows go: drizzle/0012). Job_log rows in `skip` (day partitions
+ * that will be dropped whole) stay for the drop. `dryRun`: the same batch counted, nothing
+ * removed.
+ */
+async function removeBatch(
+  sql: Sql,
+  o: { cutoff: Date; after: Cursor; batch: number; skip: readonly string[]; archive: boolean; dryRun: boolean },
+): Promise<BatchCounts> {
+  const rows = await sql.begin(async (tx) => {
+    await tx`SELECT set_config('jobscope.retention', 'on', true)`;
+    const ctes = victimsCtes(tx, o.cutoff, o.after, o.batch);
+    if (o.dryRun) {
+      return tx<(Omit<BatchCounts, "next"> & { nextAt: string | null; nextJobId: string | null })[]>`
+        WITH ${ctes}
+        SELECT (SELECT count(*)::int FROM victims) AS jobs,
+               (SELECT count(*)::int FROM job_attempts a JOIN victims v ON a.job_id = v.id) AS runs,
+               (SELECT count(*)::int FROM job_log e WHERE ${batchLog(tx, o.skip)}) AS events,
+               0 AS archived, (SELECT count(*)::int FROM cand) AS read,
+               (SELECT at::text FROM next) AS next_at, (SELECT job_id FROM next) AS next_job_id`;
+    }
+    return tx<(Omit<BatchCounts, "next"> & { nextAt: string | null; nextJobId: string | null })[]>`
+      WITH ${ctes},
+      archived AS (
+        INSERT INTO job_archive (job_id, tenant_id, finished_at, record)
+        SELECT k.id, k.tenant_id, v.finished_at, jsonb_build_object(
+                 'catalog', to_jsonb(k),
+                 'attempts', (SELECT coalesce(jsonb_agg(to_jsonb(a) ORDER BY a.attempt), '[]') FROM job_attempts a WHERE a.job_id = k.id),
+                 'events', (SELECT coalesce(jsonb_agg(to_jsonb(e) ORDER BY e.state_version), '[]') FROM job_events e WHERE e.job_id = k.id))
+          FROM victims v JOIN job_catalog k ON k.id = v.id
+         WHERE ${o.archive}
+        ON CONFLICT (job_id) DO NOTHING
+        RETURNING 1),
+      events AS (DELETE FROM job_log e WHERE ${batchLog(tx, o.skip)} RETURNING 1),
+      runs AS (DELETE FROM job_attempts a USING victims v WHERE a.job_id = v.id RETURNING 1),
+      gone AS (DELETE FROM job_catalog k USING victims v WHERE k.id = v.id RETURNING 1)
+      SELECT (SELECT count(*)::int FROM gone) AS jobs, (SELECT count(*)::int FROM runs) AS runs,
+             (SELECT count(*)::int FROM events) AS events, (SELECT count(*)::int FROM archived) AS archived,
+             (SELECT count(*)::int FROM cand) AS read, (SELECT at::text FROM next) AS next_at, (SELECT job_id FROM next) AS next_job_id`;
+  });
+  const r = rows[0]!;
+  return {
+    jobs: r.jobs, runs: r.runs, events: r.events, archived: r.archived, read: r.read,
+    next: r.nextAt && r.nextJobId ? { at: r.nextAt, jobId: r.nextJobId } : null,
+  };
 }

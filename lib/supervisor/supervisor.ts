@@ -2,6 +2,7 @@ import { canApply, findTransition } from "../fsm/machine";
 import { HEARTBEAT_STATES, type JobEvent, type JobState } from "../fsm/table";
 import type { Sql } from "../db/client";
 import { ensureEventPartitions } from "../db/partitions";
+import { reconcileQueueCounts } from "../jobs/queues";
 import { transition } from "../jobs/transition";
 import type { Actor } from "../jobs/types";
 import { backoffDelay, DB_RETRY } from "../worker/backoff";
@@ -26,7 +27,7 @@ export type SupervisorOptions = {
   log?: (line: string) => void;
 };
 
-export type TickReport = { reclaimed: number; abandoned: number; promoted: number; refused: number };
+export type TickReport = { reclaimed: number; abandoned: number; promoted: number; refused: number; recounted: number };
 
 type Candidate = { id: string; state: JobState; stateVersion: number; attempt: number; maxAttempts: number };
 
@@ -84,9 +85,11 @@ export function createSupervisor(opts: SupervisorOptions) {
   }
 
   async function tick(): Promise<TickReport> {
-    const report: TickReport = { reclaimed: 0, abandoned: 0, promoted: 0, refused: 0 };
+    const report: TickReport = { reclaimed: 0, abandoned: 0, promoted: 0, refused: 0, recounted: 0 };
     await recoverStale(report);
     await promoteDue(report);
+    // Capped queues: their count of leased jobs, re-counted from the live rows (lib/jobs/queues.ts).
+    report.recounted = await reconcileQueueCounts(sql);
     return report;
   }
 

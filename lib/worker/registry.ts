@@ -7,7 +7,14 @@ export function defaultWorkerId(): string {
   return `${hostname()}-${process.pid}-${randomBytes(2).toString("hex")}`;
 }
 
-export type WorkerRecord = { id: string; queues: string[]; concurrency: number };
+export type WorkerRecord = {
+  id: string;
+  queues: string[];
+  concurrency: number;
+  /** Attempts this worker finished and failed since it started (it counts them; the workers page shows them). */
+  succeeded?: number;
+  failed?: number;
+};
 
 /**
  * Register the worker in `workers` (the console's Workers page). An id that
@@ -15,10 +22,10 @@ export type WorkerRecord = { id: string; queues: string[]; concurrency: number }
  */
 export async function registerWorker(sql: Sql, w: WorkerRecord): Promise<void> {
   await sql`
-    INSERT INTO workers (id, host, pid, queues, concurrency, started_at, last_seen_at, stopped_at)
-    VALUES (${w.id}, ${hostname()}, ${process.pid}, ${w.queues}, ${w.concurrency}, now(), now(), NULL)
+    INSERT INTO workers (id, host, pid, queues, concurrency, started_at, last_seen_at, stopped_at, succeeded, failed)
+    VALUES (${w.id}, ${hostname()}, ${process.pid}, ${w.queues}, ${w.concurrency}, now(), now(), NULL, 0, 0)
     ON CONFLICT (id) DO UPDATE SET host = EXCLUDED.host, pid = EXCLUDED.pid, queues = EXCLUDED.queues,
-      concurrency = EXCLUDED.concurrency, started_at = now(), last_seen_at = now(), stopped_at = NULL`;
+      concurrency = EXCLUDED.concurrency, started_at = now(), last_seen_at = now(), stopped_at = NULL, succeeded = 0, failed = 0`;
 }
 
 /**
@@ -27,11 +34,11 @@ export async function registerWorker(sql: Sql, w: WorkerRecord): Promise<void> {
  */
 export async function touchWorker(sql: Sql, w: WorkerRecord): Promise<void> {
   await sql`
-    INSERT INTO workers (id, host, pid, queues, concurrency)
-    VALUES (${w.id}, ${hostname()}, ${process.pid}, ${w.queues}, ${w.concurrency})
-    ON CONFLICT (id) DO UPDATE SET last_seen_at = now()`;
+    INSERT INTO workers (id, host, pid, queues, concurrency, succeeded, failed)
+    VALUES (${w.id}, ${hostname()}, ${process.pid}, ${w.queues}, ${w.concurrency}, ${w.succeeded ?? 0}, ${w.failed ?? 0})
+    ON CONFLICT (id) DO UPDATE SET last_seen_at = now(), succeeded = EXCLUDED.succeeded, failed = EXCLUDED.failed`;
 }
 
-export async function markWorkerStopped(sql: Sql, id: string): Promise<void> {
-  await sql`UPDATE workers SET stopped_at = now(), last_seen_at = now() WHERE id = ${id}`;
+export async function markWorkerStopped(sql: Sql, w: WorkerRecord): Promise<void> {
+  await sql`UPDATE workers SET stopped_at = now(), last_seen_at = now(), succeeded = ${w.succeeded ?? 0}, failed = ${w.failed ?? 0} WHERE id = ${w.id}`;
 }

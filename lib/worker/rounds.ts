@@ -17,8 +17,6 @@ export type RoundsOptions = {
   pipelines: number;
   /** Most reports, and most claims, in one statement. */
   maxBatch: number;
-  /** Fuse a round's reports and its claim into one statement (false: one statement each). */
-  fused: boolean;
   /** How many jobs to claim now, given the claims in flight (0: none). */
   wanted: (inFlight: number) => number;
   /** The jobs a round claimed, and how long the round took (ms). */
@@ -96,11 +94,7 @@ export class Rounds implements Reporter {
       if (this.outbox.length === 0 && want <= 0) break;
       const reports = this.outbox.length <= this.o.maxBatch ? this.outbox : this.outbox.slice(0, this.o.maxBatch);
       this.outbox = reports === this.outbox ? [] : this.outbox.slice(this.o.maxBatch);
-      if (this.o.fused || reports.length === 0) this.send(reports, want);
-      else {
-        this.send(reports, 0);
-        if (want > 0 && this.inFlight < this.o.pipelines) this.send([], want);
-      }
+      this.send(reports, want);
     }
   }
 

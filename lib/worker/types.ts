@@ -90,7 +90,8 @@ export type WorkerOptions = {
   /**
    * Batch (default true): each statement carries the reports that wait and the claim of the next
    * jobs, `pipelines` statements in flight, up to `maxBatch` reports and `maxBatch` claims each.
-   * `false`: one job per statement (each of `concurrency` slots claims and reports its own).
+   * `false`: one job per statement (each of `concurrency` slots reports its last job and claims its
+   * next in one statement, like a worker without a local queue).
    */
   batch?: boolean;
   /** Statements in flight at once (default 2). */
@@ -127,6 +128,6 @@ export type Worker = {
   /** Stop claiming, let in-flight jobs finish (up to drainTimeoutMs), then abort the rest. */
   stop(): Promise<void>;
   inFlight(): InFlightInfo[];
-  /** Statements sent, reports carried and jobs claimed since start. */
-  stats(): { rounds: number; reports: number; claimed: number };
+  /** Statements sent, reports carried and jobs claimed since start; whether LISTEN is up (else it polls). */
+  stats(): { rounds: number; reports: number; claimed: number; listening: boolean };
 };

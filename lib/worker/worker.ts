@@ -35,15 +35,15 @@ export function createWorker(opts: WorkerOptions): Worker {
   const pollIntervalMs = opts.pollIntervalMs ?? 1000;
   const drainTimeoutMs = opts.drainTimeoutMs ?? 30_000;
   const log = withFields(opts.log ?? consoleLogger(), { worker: id });
-  const record = { id, queues, concurrency };
+  const record = { id, queues, concurrency, succeeded: 0, failed: 0 };
   const batching = opts.batch !== false;
-  // Unbatched: one job per statement, like a worker without a local queue (each slot claims for itself).
+  // Unbatched: one job per statement (each slot's statement reports its last job and claims its next).
   const pipelines = batching ? Math.max(1, opts.pipelines ?? 2) : concurrency;
   const maxBatch = batching ? Math.max(1, opts.maxBatch ?? 500) : 1;
 
-  // Keyed by job and attempt: a handler that lost its lease may still be running when this same
-  // worker claims the job's next attempt.
-  const leases = new Map<string, Lease>();
+  // Every lease the worker holds (a handler that lost its lease may still be running when this
+  // same worker claims the job's next attempt: two leases of one job, two entries).
+  const leases = new Set<Lease>();
   /** Claimed (and started: the claim starts them), waiting for a handler slot. */
   let local: Lease[] = [];
   /** Handlers running (their reports may still be in flight after: `reporting`). */
@@ -61,7 +61,7 @@ export function createWorker(opts: WorkerOptions): Worker {
   const ahead = claimAhead(concurrency, maxBatch * pipelines, opts.prefetch);
 
   const rounds = new Rounds({
-    sql, workerId: id, queues, pipelines, maxBatch, fused: batching,
+    sql, workerId: id, queues, pipelines, maxBatch,
     wanted: (claimsInFlight) => {
       if (phase !== "running") return 0;
       const want = concurrency + ahead.target() - (local.length + active + claimsInFlight);
@@ -102,7 +102,7 @@ export function createWorker(opts: WorkerOptions): Worker {
   function take(jobs: ClaimedJob[]) {
     for (const job of jobs) {
       const lease = new Lease(job);
-      leases.set(`${job.id}:${job.attempt}`, lease);
+      leases.add(lease);
       local.push(lease);
     }
     pump();
@@ -113,7 +113,7 @@ export function createWorker(opts: WorkerOptions): Worker {
     let n = 0;
     while (active < concurrency && n < local.length) {
       const lease = local[n++]!;
-      if (lease.lost) leases.delete(`${lease.id}:${lease.attempt}`);
+      if (lease.lost) leases.delete(lease);
       else launch(lease);
     }
     if (n > 0) local = n === local.length ? [] : local.slice(n);
@@ -137,8 +137,12 @@ export function createWorker(opts: WorkerOptions): Worker {
 
   function settle(lease: Lease, outcome: JobOutcome | null) {
     reporting--;
-    leases.delete(`${lease.id}:${lease.attempt}`);
+    leases.delete(lease);
     if (outcome) {
+      if (outcome.status === "reported") {
+        if (outcome.event === "finish") record.succeeded++;
+        else if (outcome.event === "fail" || outcome.event === "abandon") record.failed++;
+      }
       if (opts.onOutcome) {
         try {
           opts.onOutcome(outcome);
@@ -154,6 +158,8 @@ export function createWorker(opts: WorkerOptions): Worker {
     if (listening) return;
     listening = true;
     try {
+      // onlisten runs on every (re)connection of the listening connection: a NOTIFY sent while it
+      // was down is lost, so the worker claims once to catch up.
       const meta = await sql.listen(QUEUED_CHANNEL, (queue) => {
         if (queues.includes(queue)) rounds.wake();
       }, () => rounds.wake());
@@ -173,7 +179,10 @@ export function createWorker(opts: WorkerOptions): Worker {
       log.warn("could not update workers.last_seen_at", errorFields(e));
     }
     try {
-      await beat(sql, id, [...leases.values()]);
+      // A lease claimed (or confirmed) within the last half interval has a fresh heartbeat_at
+      // already: most of a busy worker's jobs come and go between two ticks.
+      const due = Date.now() - heartbeatIntervalMs / 2;
+      await beat(sql, id, [...leases].filter((l) => l.knownAt <= due));
     } catch (e) {
       log.warn("heartbeat failed; the next tick tries again", errorFields(e));
     }
@@ -200,7 +209,7 @@ export function createWorker(opts: WorkerOptions): Worker {
     timeout.abort();
     if (!drained) {
       log.warn("drain timed out; aborting the remaining handlers, their leases will expire", { jobs: leases.size });
-      for (const lease of leases.values()) lease.lose(new DrainTimeout(lease.id));
+      for (const lease of leases) lease.lose(new DrainTimeout(lease.id));
       // A short grace for handlers that honour the signal, so their outcomes are logged.
       const grace = new AbortController();
       await Promise.race([new Promise<void>((r) => (reporting === 0 ? r() : allDone.push(r))), sleep(1000, grace.signal)]);
@@ -209,7 +218,7 @@ export function createWorker(opts: WorkerOptions): Worker {
     await bounded("the last reports", rounds.settled());
     phase = "stopped";
     await bounded("the last heartbeat", beats?.stop() ?? Promise.resolve());
-    await bounded("marking the worker stopped", markWorkerStopped(sql, id).catch((e: unknown) => log.warn("could not mark the worker stopped", errorFields(e))));
+    await bounded("marking the worker stopped", markWorkerStopped(sql, record).catch((e: unknown) => log.warn("could not mark the worker stopped", errorFields(e))));
     log.info("worker stopped");
   }
 
@@ -236,8 +245,8 @@ export function createWorker(opts: WorkerOptions): Worker {
       stopping ??= phase === "stopped" ? Promise.resolve() : drain();
       return stopping;
     },
-    inFlight: () => [...leases.values()].map((l) => l.info()),
-    stats: () => ({ ...rounds.stats }),
+    inFlight: () => [...leases].map((l) => l.info()),
+    stats: () => ({ ...rounds.stats, listening: unlisten !== null }),
   };
 }
 

@@ -1,13 +1,12 @@
 import { NextResponse } from "next/server";
-import type { ApiErrorBody, CountsResponse } from "@/components/query-keys";
+import type { ApiErrorBody, CountsResponse } from "@/lib/client/wire";
 import { authorize, denied, withViewerRead } from "@/lib/auth/viewer";
 import { countByState } from "@/lib/jobs/queries";
 import { STATES, type JobState } from "@/lib/fsm/table";
+import { NO_STORE } from "@/lib/api/http";
 
 // Polled live by the overview: never prerendered at build time, never cached.
 export const dynamic = "force-dynamic";
-
-const NO_STORE = { "Cache-Control": "no-store" };
 
 export async function GET() {
   const auth = await authorize("jobs:read");

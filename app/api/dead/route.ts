@@ -1,15 +1,15 @@
 import { NextResponse, type NextRequest } from "next/server";
-import { toGroupDto, toJobDto, type DeadGroupsResponse, type DeadJobsResponse } from "@/app/dead/dead-query";
+import { toGroupDto, toJobDto } from "@/app/dead/groups";
+import type { DeadGroupsResponse, DeadJobsResponse } from "@/lib/client/wire";
 import { parseDeadScope, resolveScope, type DeadScopeParams } from "@/app/dead/scope";
-import type { ApiErrorBody } from "@/components/query-keys";
+import type { ApiErrorBody } from "@/lib/client/wire";
 import { authorize, denied, withViewer } from "@/lib/auth/viewer";
 import type { Db } from "@/lib/db/client";
 import { DEAD_GROUP_SCAN_CAP, listDeadGroups, listDeadJobs } from "@/lib/jobs/dead";
+import { NO_STORE } from "@/lib/api/http";
 
 // Polled live by the dead jobs page: never prerendered, never cached.
 export const dynamic = "force-dynamic";
-
-const NO_STORE = { "Cache-Control": "no-store" };
 
 /**
  * GET /api/dead: the dead-job groups (`?tenant=&window=`).

@@ -1,10 +1,9 @@
 import { NextResponse } from "next/server";
-import type { ApiErrorBody } from "@/components/query-keys";
+import type { ApiErrorBody } from "@/lib/client/wire";
 import { authorize, denied, type Viewer, withViewerRead } from "@/lib/auth/viewer";
 import type { Permission } from "@/lib/auth/permissions";
 import type { ScopedSql } from "@/lib/db/scope";
-
-export const NO_STORE = { "Cache-Control": "no-store" };
+import { NO_STORE } from "@/lib/api/http";
 
 export function failure(status: number, code: string, message: string) {
   const body: ApiErrorBody = { error: { code, message } };

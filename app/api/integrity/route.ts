@@ -1,10 +1,9 @@
 import { NextResponse } from "next/server";
 import { authorize, denied, withViewer } from "@/lib/auth/viewer";
 import { recentAudits } from "@/lib/integrity/audit";
+import { NO_STORE } from "@/lib/api/http";
 
 export const dynamic = "force-dynamic";
-
-const NO_STORE = { "Cache-Control": "no-store" };
 
 /** The most recent integrity audits with their mismatches (job ids and what disagreed). */
 export async function GET() {

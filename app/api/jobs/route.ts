@@ -1,13 +1,12 @@
 import { NextResponse, type NextRequest } from "next/server";
-import type { ApiErrorBody, JobsResponse } from "@/app/jobs/_components/wire";
+import type { ApiErrorBody, JobsResponse } from "@/lib/client/wire";
 import { loadJobs } from "@/app/jobs/load";
 import { authorize, confineTenant, denied, withViewerRead } from "@/lib/auth/viewer";
 import { parseJobFilters } from "@/lib/jobs/filters";
+import { NO_STORE } from "@/lib/api/http";
 
 // Polled live by the jobs list: never prerendered, never cached.
 export const dynamic = "force-dynamic";
-
-const NO_STORE = { "Cache-Control": "no-store" };
 
 /** One page of jobs and the per-state counts, for the same query string as /jobs. */
 export async function GET(request: NextRequest) {

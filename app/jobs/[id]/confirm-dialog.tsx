@@ -1,11 +1,11 @@
 "use client";
 
-import { useEffect, useId, useRef } from "react";
+import { useId } from "react";
+import { closeDialogOf, Modal } from "@/components/modal";
 
 /**
- * A modal question before a destructive action. The native <dialog> traps
- * focus, closes on Escape and gives focus back to the button that opened it.
- * "Go back" has the initial focus, so Enter alone never confirms.
+ * A modal question before a destructive action. "Go back" has the initial
+ * focus (components/modal.tsx), so Enter alone never confirms.
  */
 export function ConfirmDialog({
   title,
@@ -20,33 +20,20 @@ export function ConfirmDialog({
   onConfirm: () => void;
   onClose: () => void;
 }) {
-  const ref = useRef<HTMLDialogElement>(null);
   const id = useId();
-  // No close() on cleanup: unmounting removes the dialog, which closes it, and a close()
-  // there would fire `close` (and so onClose) after a Strict Mode remount had reopened it.
-  useEffect(() => {
-    const dialog = ref.current;
-    if (dialog && !dialog.open) dialog.showModal();
-  }, []);
   return (
-    <dialog
-      ref={ref}
-      onClose={onClose}
-      aria-labelledby={`${id}-title`}
-      aria-describedby={`${id}-body`}
-      className="m-auto w-full max-w-md rounded-lg border border-neutral-200 bg-white p-6 text-neutral-900 shadow-xl backdrop:bg-neutral-900/40"
-    >
+    <Modal isOpen onClose={onClose} labelledBy={`${id}-title`} describedBy={`${id}-body`} className="max-w-md p-6">
       <h2 id={`${id}-title`} className="text-base font-semibold">
         {title}
       </h2>
-      <p id={`${id}-body`} className="mt-2 text-sm text-neutral-600">
+      <p id={`${id}-body`} className="mt-2 text-sm text-neutral-700">
         {body}
       </p>
       <div className="mt-6 flex justify-end gap-2">
         <button
           type="button"
-          autoFocus
-          onClick={() => ref.current?.close()}
+          data-safe
+          onClick={(e) => closeDialogOf(e.currentTarget)}
           className="rounded-md border border-neutral-300 bg-white px-3 py-1.5 text-sm font-medium text-neutral-800 hover:bg-neutral-50"
         >
           Go back
@@ -54,11 +41,11 @@ export function ConfirmDialog({
         <button
           type="button"
           onClick={onConfirm}
-          className="rounded-md border border-red-700 bg-red-600 px-3 py-1.5 text-sm font-medium text-white hover:bg-red-700"
+          className="rounded-md border border-red-700 bg-red-700 px-3 py-1.5 text-sm font-medium text-white hover:bg-red-800"
         >
           {confirmLabel}
         </button>
       </div>
-    </dialog>
+    </Modal>
   );
 }

@@ -1,67 +1,56 @@
 "use client";
 
+import { ActorCell, ExpectedVsCurrent, None } from "@/components/cells";
+import { RejectionKindBadge } from "@/components/charts/rejection-kind";
+import { DataTable } from "@/components/data-table";
 import { formatRelative, formatUtc } from "@/components/relative-time";
 import { StateBadge } from "@/components/state-badge";
 import type { EventRecord, RejectionRecord } from "@/lib/jobs/queries";
 import { ExpandableText } from "./expandable-text";
-import { ShortTime, td, th } from "./run-records";
-import { Section } from "./section";
+import { ShortTime } from "./run-records";
+import { Card } from "@/components/charts/card";
 
 /** Every applied transition, oldest first: the log the job's row is replayed from. */
 export function EventLog({ events, eventCount, now }: { events: EventRecord[]; eventCount: number; now: number }) {
   const hidden = eventCount - events.length;
   return (
-    <Section
+    <Card
       title="Event log"
       id="events"
       aside={hidden > 0 ? `the newest ${events.length} of ${eventCount} events` : `${eventCount} ${eventCount === 1 ? "event" : "events"}`}
     >
-      <div className="overflow-x-auto">
-        <table className="w-full text-sm">
-          <caption className="sr-only">Transitions applied to this job, oldest first; times in UTC</caption>
-          <thead className="border-b border-neutral-200">
-            <tr>
-              <th scope="col" className={th}>Version</th>
-              <th scope="col" className={th}>Transition</th>
-              <th scope="col" className={th}>Event</th>
-              <th scope="col" className={th}>Actor</th>
-              <th scope="col" className={th}>Attempt</th>
-              <th scope="col" className={th}>Time</th>
-              <th scope="col" className={th}>Details</th>
-            </tr>
-          </thead>
-          <tbody className="divide-y divide-neutral-100">
-            {events.map((e) => (
-              <tr key={e.id}>
-                <th scope="row" className={`${td} text-left font-semibold tabular-nums`}>{e.stateVersion}</th>
-                <td className={`${td} whitespace-nowrap`}>
-                  {e.fromState ? <StateBadge state={e.fromState} /> : <span className="text-neutral-400">new</span>}
-                  <span aria-label="to" className="px-1.5 text-neutral-400">→</span>
-                  <StateBadge state={e.toState} />
-                </td>
-                <td className={`${td} font-mono`}>{e.event}</td>
-                <td className={td}>
-                  <Actor kind={e.actorKind} id={e.actorId} />
-                </td>
-                <td className={`${td} tabular-nums`}>{e.attempt}</td>
-                <td className={td}>
-                  <ShortTime at={e.at} />
-                  <span className="block text-xs text-neutral-500">{formatRelative(e.at.getTime(), now)}</span>
-                </td>
-                <td className={`${td} min-w-56`}>
-                  <Payload payload={e.payload} version={e.stateVersion} />
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
-    </Section>
+      <DataTable
+        caption="Transitions applied to this job, oldest first; times in UTC"
+        rows={events}
+        rowKey={(e) => e.id}
+        columns={[
+          { header: "Version", isRowHeader: true, className: "font-semibold tabular-nums", cell: (e) => e.stateVersion },
+          {
+            header: "Transition",
+            className: "whitespace-nowrap",
+            cell: (e) => (
+              <>
+                {e.fromState ? <StateBadge state={e.fromState} /> : <span className="text-neutral-600">new</span>}
+                <span aria-label="to" className="px-1.5 text-neutral-600">
+                  →
+                </span>
+                <StateBadge state={e.toState} />
+              </>
+            ),
+          },
+          { header: "Event", className: "font-mono", cell: (e) => e.event },
+          { header: "Actor", cell: (e) => <ActorCell kind={e.actorKind} id={e.actorId} /> },
+          { header: "Attempt", className: "tabular-nums", cell: (e) => e.attempt },
+          { header: "Time", cell: (e) => <When at={e.at} now={now} /> },
+          { header: "Details", className: "min-w-56", cell: (e) => <Payload payload={e.payload} version={e.stateVersion} /> },
+        ]}
+      />
+    </Card>
   );
 }
 
 function Payload({ payload, version }: { payload: Record<string, unknown> | null; version: number }) {
-  if (!payload) return <span className="text-neutral-400">—</span>;
+  if (!payload) return <None />;
   const { error, retryAt, ...rest } = payload;
   const err = isError(error) ? error : null;
   const retry = typeof retryAt === "string" && !Number.isNaN(Date.parse(retryAt)) ? new Date(retryAt) : null;
@@ -74,18 +63,19 @@ function Payload({ payload, version }: { payload: Record<string, unknown> | null
           <ExpandableText text={err.message} label={`the error of version ${version}`} />
         </>
       )}
-      {retry && <p className="text-neutral-600">retry at {formatUtc(retry)}</p>}
+      {retry && <p className="text-neutral-700">retry at {formatUtc(retry)}</p>}
       {others && <p className="font-mono break-all text-neutral-600">{others}</p>}
     </div>
   );
 }
 
-function Actor({ kind, id }: { kind: string; id: string }) {
+/** A short UTC time with how long ago beneath it. */
+function When({ at, now }: { at: Date; now: number }) {
   return (
-    <span className="block">
-      <span className="block text-xs text-neutral-500">{kind}</span>
-      <span className="block font-mono text-xs whitespace-nowrap">{id}</span>
-    </span>
+    <>
+      <ShortTime at={at} />
+      <span className="block text-xs text-neutral-600">{formatRelative(at.getTime(), now)}</span>
+    </>
   );
 }
 
@@ -96,53 +86,24 @@ function isError(v: unknown): v is { class: string; message: string } {
 /** The recent refused transitions on this job, newest first. */
 export function Rejections({ rejections, now }: { rejections: RejectionRecord[]; now: number }) {
   return (
-    <Section title="Rejections" id="rejections" aside={rejections.length === 50 ? "the newest 50" : undefined}>
+    <Card title="Rejections" id="rejections" aside={rejections.length === 50 ? "the newest 50" : undefined}>
       {rejections.length === 0 ? (
-        <p className="text-sm text-neutral-500">No refused transitions on this job.</p>
+        <p className="text-sm text-neutral-600">No refused transitions on this job.</p>
       ) : (
-        <div className="overflow-x-auto">
-          <table className="w-full text-sm">
-            <caption className="sr-only">Refused transitions on this job, newest first; times in UTC</caption>
-            <thead className="border-b border-neutral-200">
-              <tr>
-                <th scope="col" className={th}>Time</th>
-                <th scope="col" className={th}>Kind</th>
-                <th scope="col" className={th}>Event</th>
-                <th scope="col" className={th}>Actor</th>
-                <th scope="col" className={th}>Expected → found</th>
-                <th scope="col" className={th}>Reason</th>
-              </tr>
-            </thead>
-            <tbody className="divide-y divide-neutral-100">
-              {rejections.map((r) => (
-                <tr key={r.id}>
-                  <td className={td}>
-                    <ShortTime at={r.at} />
-                    <span className="block text-xs text-neutral-500">{formatRelative(r.at.getTime(), now)}</span>
-                  </td>
-                  <td className={td}>
-                    <span
-                      className={`rounded px-1.5 py-0.5 font-mono text-xs font-medium ${
-                        r.kind === "drift" ? "bg-red-100 text-red-900" : r.kind === "conflict" ? "bg-amber-100 text-amber-900" : "bg-neutral-100 text-neutral-800"
-                      }`}
-                    >
-                      {r.kind}
-                    </span>
-                  </td>
-                  <td className={`${td} font-mono`}>{r.event}</td>
-                  <td className={td}>
-                    <Actor kind={r.actorKind} id={r.actorId} />
-                  </td>
-                  <td className={`${td} font-mono text-xs whitespace-nowrap`}>
-                    {r.expectedState ? `${r.expectedState} v${r.expectedVersion ?? "?"}` : "—"} → {r.currentState ? `${r.currentState} v${r.currentVersion ?? "?"}` : "—"}
-                  </td>
-                  <td className={`${td} min-w-64 text-xs text-neutral-800`}>{r.reason}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          caption="Refused transitions on this job, newest first; times in UTC"
+          rows={rejections}
+          rowKey={(r) => r.id}
+          columns={[
+            { header: "Time", cell: (r) => <When at={r.at} now={now} /> },
+            { header: "Kind", cell: (r) => <RejectionKindBadge kind={r.kind} /> },
+            { header: "Event", className: "font-mono", cell: (r) => r.event },
+            { header: "Actor", cell: (r) => <ActorCell kind={r.actorKind} id={r.actorId} /> },
+            { header: "Expected → found", className: "text-xs", cell: (r) => <ExpectedVsCurrent r={r} /> },
+            { header: "Reason", className: "min-w-64 text-xs text-neutral-800", cell: (r) => r.reason },
+          ]}
+        />
       )}
-    </Section>
+    </Card>
   );
 }

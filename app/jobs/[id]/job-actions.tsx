@@ -60,7 +60,7 @@ export function JobActions({
     <div className="flex flex-wrap items-center gap-x-4 gap-y-3">
       <div role="group" aria-label="Job actions" className="flex flex-wrap items-center gap-2">
         {events.length === 0 && (
-          <p className="text-sm text-neutral-500">
+          <p className="text-sm text-neutral-600">
             {eventsFrom(job.state).length === 0
               ? `No actions: ${job.state} is final, and no transition leaves it.`
               : `No actions: only ${ownersOf(job.state).join(" or ")} may move a ${job.state} job.`}
@@ -83,7 +83,7 @@ export function JobActions({
         ))}
       </div>
       <div role="status" aria-live="polite" aria-label="Action outcome" className="min-h-5 text-sm">
-        {isPending ? <span className="text-neutral-500">Applying…</span> : outcome && <OutcomeMessage key={outcome.at} result={outcome.result} />}
+        {isPending ? <span className="text-neutral-600">Applying…</span> : outcome && <OutcomeMessage key={outcome.at} result={outcome.result} />}
       </div>
       {confirming && (
         <ConfirmDialog

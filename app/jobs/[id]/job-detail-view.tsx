@@ -2,18 +2,20 @@
 
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
-import { useCallback, useState } from "react";
+import { useCallback } from "react";
 import { Freshness, PauseButton } from "@/components/freshness";
 import { JsonViewer } from "@/components/json-viewer";
+import { isFailingOf, useLive } from "@/components/page-header";
 import { useNow } from "@/components/use-now";
+import { HttpError } from "@/lib/client/get-json";
+import { jobDetailQuery, keys } from "@/lib/client/queries";
 import type { ActorKind } from "@/lib/fsm/table";
 import type { JobDetail } from "@/lib/jobs/queries";
 import { EventLog, Rejections } from "./event-log";
 import { JobActions } from "./job-actions";
-import { JobDetailError, jobDetailQuery, jobKeys } from "./job-detail-query";
 import { JobHeader } from "./job-header";
 import { RunRecords } from "./run-records";
-import { Section } from "./section";
+import { Card } from "@/components/charts/card";
 import { TimelineSection } from "./timeline-section";
 import { WhySlow } from "./why-slow";
 
@@ -22,27 +24,25 @@ const POLL_MS = 2_000;
 type Props = { id: string; initial: JobDetail; renderedAt: number; actorKind: ActorKind | null };
 
 export function JobDetailView({ id, initial, renderedAt, actorKind }: Props) {
-  const [isPaused, setIsPaused] = useState(false);
+  const live = useLive(POLL_MS);
   const queryClient = useQueryClient();
   const query = useQuery({
     ...jobDetailQuery(id),
     initialData: initial,
     initialDataUpdatedAt: renderedAt,
-    refetchInterval: isPaused ? false : POLL_MS,
-    // Paused means frozen: no refresh on tab focus either.
-    refetchOnWindowFocus: !isPaused,
+    ...live.poll,
   });
   const now = useNow({ serverNow: renderedAt });
-  const refresh = useCallback(() => queryClient.invalidateQueries({ queryKey: jobKeys.detail(id) }), [queryClient, id]);
+  const refresh = useCallback(() => queryClient.invalidateQueries({ queryKey: keys.jobs.detail(id) }), [queryClient, id]);
   const detail = query.data;
   const { job } = detail;
-  const isFailing = query.errorUpdatedAt > query.dataUpdatedAt;
-  const isGone = isFailing && query.error instanceof JobDetailError && query.error.isNotFound;
+  const isFailing = isFailingOf(query);
+  const isGone = isFailing && query.error instanceof HttpError && query.error.isNotFound;
   const result = detail.runs.find((r) => r.outcome === "succeeded")?.result;
 
   return (
     <div className="space-y-6">
-      <nav aria-label="Breadcrumb" className="text-sm text-neutral-500">
+      <nav aria-label="Breadcrumb" className="text-sm text-neutral-600">
         <Link href="/jobs" className="hover:text-neutral-900 hover:underline">
           Jobs
         </Link>
@@ -57,8 +57,8 @@ export function JobDetailView({ id, initial, renderedAt, actorKind }: Props) {
         now={now}
         status={
           <div className="flex flex-wrap items-center gap-3">
-            <Freshness updatedAt={query.dataUpdatedAt} serverNow={renderedAt} isPaused={isPaused} isFailing={isFailing} />
-            <PauseButton isPaused={isPaused} onToggle={() => setIsPaused((p) => !p)} />
+            <Freshness updatedAt={query.dataUpdatedAt} serverNow={renderedAt} isPaused={live.isPaused} isFailing={isFailing} />
+            <PauseButton isPaused={live.isPaused} onToggle={live.toggle} />
           </div>
         }
       >
@@ -78,18 +78,18 @@ export function JobDetailView({ id, initial, renderedAt, actorKind }: Props) {
       <TimelineSection detail={detail} now={now} />
 
       <div className="grid gap-6 lg:grid-cols-2">
-        <Section title="Params" id="params">
+        <Card title="Params" id="params">
           <JsonViewer value={job.params} label="Params" />
-        </Section>
-        <Section title="Result" id="result">
+        </Card>
+        <Card title="Result" id="result">
           {result === undefined || result === null ? (
-            <p className="text-sm text-neutral-500">
+            <p className="text-sm text-neutral-600">
               {job.state === "succeeded" ? "The job succeeded without a result." : "No result yet: no attempt has succeeded."}
             </p>
           ) : (
             <JsonViewer value={result} label="Result" />
           )}
-        </Section>
+        </Card>
       </div>
 
       <RunRecords runs={detail.runs} maxAttempts={job.maxAttempts} now={now} />

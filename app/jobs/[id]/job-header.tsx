@@ -19,7 +19,7 @@ export function JobHeader({ job, now, status, children }: { job: JobRow; now: nu
               <StateBadge state={job.state} />
             </span>
           </div>
-          <p className="font-mono text-xs break-all text-neutral-500">{job.id}</p>
+          <p className="font-mono text-xs break-all text-neutral-600">{job.id}</p>
         </div>
         {status}
       </div>
@@ -41,17 +41,13 @@ export function JobHeader({ job, now, status, children }: { job: JobRow; now: nu
           <span className="tabular-nums">{job.priority}</span>
         </Item>
         <Item term="Idempotency key">
-          {job.idempotencyKey ? (
-            <span className="font-mono break-all">{job.idempotencyKey}</span>
-          ) : (
-            <span className="text-neutral-400">none</span>
-          )}
+          {job.idempotencyKey ? <span className="font-mono break-all">{job.idempotencyKey}</span> : <span className="text-neutral-600">none</span>}
         </Item>
         {job.leaseOwner && (
           <Item term="Lease">
             <span className="font-mono">{job.leaseOwner}</span>
             {job.heartbeatAt && (
-              <span className="block text-neutral-500">
+              <span className="block text-neutral-600">
                 heartbeat <RelativeTime at={job.heartbeatAt} now={now} />
               </span>
             )}
@@ -69,7 +65,7 @@ export function JobHeader({ job, now, status, children }: { job: JobRow; now: nu
           <Timestamp at={job.updatedAt} now={now} />
         </Item>
         <Item term="Finished">
-          {job.finishedAt ? <Timestamp at={job.finishedAt} now={now} /> : <span className="text-neutral-400">not yet</span>}
+          {job.finishedAt ? <Timestamp at={job.finishedAt} now={now} /> : <span className="text-neutral-600">not yet</span>}
         </Item>
       </dl>
 
@@ -81,7 +77,7 @@ export function JobHeader({ job, now, status, children }: { job: JobRow; now: nu
 function Item({ term, children }: { term: string; children: ReactNode }) {
   return (
     <div className="min-w-0">
-      <dt className="text-xs font-medium tracking-wide text-neutral-500 uppercase">{term}</dt>
+      <dt className="text-xs font-medium tracking-wide text-neutral-600 uppercase">{term}</dt>
       <dd className="mt-1 text-neutral-900">{children}</dd>
     </div>
   );

@@ -1,10 +1,10 @@
 "use client";
 
 import { useMemo } from "react";
-import { TimelineChart } from "@/components/timeline-chart";
+import { TimelineChart } from "@/components/timeline/timeline-chart";
 import type { JobDetail } from "@/lib/jobs/queries";
 import { buildTimeline, formatDuration, summarizeTimeline, type SegmentKind } from "@/lib/jobs/timeline";
-import { Section } from "./section";
+import { Card } from "@/components/charts/card";
 
 /** "Why was this slow": where the time went, in the order a job lives it. */
 const SPENT: { label: string; kinds: SegmentKind[] }[] = [
@@ -22,7 +22,7 @@ export function TimelineSection({ detail, now }: { detail: JobDetail; now: numbe
   const spent = summarizeTimeline(timeline);
   const attempts = timeline.lanes.filter((l) => l.attempt > 0).length;
   return (
-    <Section
+    <Card
       title="Timeline"
       id="timeline"
       aside={`${attempts} ${attempts === 1 ? "attempt" : "attempts"} over ${formatDuration(spent.totalMs)}${timeline.isOngoing ? " so far" : ""}`}
@@ -46,6 +46,6 @@ export function TimelineSection({ detail, now }: { detail: JobDetail; now: numbe
         )}
       </dl>
       <TimelineChart timeline={timeline} caption={`Timeline of job ${job.id}: ${attempts} attempts`} />
-    </Section>
+    </Card>
   );
 }

@@ -30,12 +30,20 @@ export function BulkBar({ count, countIsCapped, isFilter, filterCount, events, o
           {isFilter ? `All ${figure} jobs matching this filter are selected` : `${figure} selected on this page`}
         </p>
         {filterCount && (
-          <button type="button" onClick={onSelectFilter} className="rounded font-medium text-sky-800 underline underline-offset-2 hover:text-sky-950 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-sky-800">
+          <button
+            type="button"
+            onClick={onSelectFilter}
+            className="rounded font-medium text-sky-800 underline underline-offset-2 hover:text-sky-950 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-sky-800"
+          >
             Select everything matching this filter ({numbers.format(filterCount.n)}
             {filterCount.capped ? "+" : ""})
           </button>
         )}
-        <button type="button" onClick={onClear} className="rounded text-sky-800 hover:text-sky-950 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-sky-800">
+        <button
+          type="button"
+          onClick={onClear}
+          className="rounded text-sky-800 hover:text-sky-950 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-sky-800"
+        >
           Clear selection
         </button>
       </div>

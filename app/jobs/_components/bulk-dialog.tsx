@@ -1,12 +1,11 @@
 "use client";
 
-import { useEffect, useRef } from "react";
+import { Modal } from "@/components/modal";
 import { numbers } from "@/components/numbers";
 import { isDestructive } from "@/lib/fsm/machine";
 import type { BulkPreviewData } from "../actions";
 import { capitalize } from "./bulk-bar";
 import { DANGER, PRIMARY, SECONDARY } from "./fields";
-
 
 export type DialogState =
   | { phase: "closed" }
@@ -20,29 +19,17 @@ const plural = (n: number, one: string, many: string) => `${numbers.format(n)} $
 
 /** The dry run, in a modal dialog: what would move and what would be skipped, before anything changes. */
 export function BulkDialog({ state, onClose, onConfirm }: Props) {
-  const ref = useRef<HTMLDialogElement>(null);
   const isOpen = state.phase !== "closed";
-  useEffect(() => {
-    const d = ref.current;
-    if (!d) return;
-    if (isOpen && !d.open) d.showModal();
-    if (!isOpen && d.open) d.close();
-  }, [isOpen]);
 
   const event = state.phase === "preview" ? state.preview.event : state.phase === "closed" ? "" : state.event;
   return (
-    <dialog
-      ref={ref}
-      aria-labelledby="bulk-dialog-title"
-      onClose={onClose}
-      className="m-auto w-full max-w-lg rounded-xl border border-neutral-200 bg-white p-0 text-neutral-900 shadow-xl backdrop:bg-neutral-900/30"
-    >
+    <Modal isOpen={isOpen} labelledBy="bulk-dialog-title" onClose={onClose} className="max-w-lg">
       <div className="p-5">
         <h2 id="bulk-dialog-title" className="text-base font-semibold">
           {capitalize(event)}: dry run
         </h2>
         {state.phase === "checking" && (
-          <p role="status" className="mt-3 text-sm text-neutral-500">
+          <p role="status" className="mt-3 text-sm text-neutral-600">
             Checking each selected job against the state machine…
           </p>
         )}
@@ -53,8 +40,8 @@ export function BulkDialog({ state, onClose, onConfirm }: Props) {
         )}
         {state.phase === "preview" && <PreviewBody preview={state.preview} error={state.error} />}
       </div>
-      <div className="flex justify-end gap-2 rounded-b-xl border-t border-neutral-200 bg-neutral-50 px-5 py-3">
-        <button type="button" onClick={onClose} className={SECONDARY} autoFocus>
+      <div className="flex justify-end gap-2 rounded-b-lg border-t border-neutral-200 bg-neutral-50 px-5 py-3">
+        <button type="button" onClick={onClose} className={SECONDARY} data-safe>
           Back
         </button>
         {state.phase === "preview" && (
@@ -68,7 +55,7 @@ export function BulkDialog({ state, onClose, onConfirm }: Props) {
           </button>
         )}
       </div>
-    </dialog>
+    </Modal>
   );
 }
 
@@ -76,9 +63,7 @@ function PreviewBody({ preview, error }: { preview: BulkPreviewData; error: stri
   const skipped = preview.willSkip.reduce((n, s) => n + s.count, 0);
   return (
     <div className="mt-3 space-y-3 text-sm">
-      <p className="text-neutral-600">
-        Nothing has changed yet. Checked against the state machine just now: {preview.description}.
-      </p>
+      <p className="text-neutral-600">Nothing has changed yet. Checked against the state machine just now: {preview.description}.</p>
       <dl className="grid grid-cols-2 gap-3">
         <div className="rounded-lg border border-emerald-200 bg-emerald-50 p-3">
           <dt className="text-xs font-medium text-emerald-800">Will move</dt>
@@ -98,7 +83,7 @@ function PreviewBody({ preview, error }: { preview: BulkPreviewData; error: stri
           {preview.willSkip.map((s) => (
             <li key={s.reason} className="flex justify-between gap-3">
               <span>{s.reason}</span>
-              <span className="tabular-nums text-neutral-500">{numbers.format(s.count)}</span>
+              <span className="tabular-nums text-neutral-600">{numbers.format(s.count)}</span>
             </li>
           ))}
         </ul>
@@ -108,9 +93,9 @@ function PreviewBody({ preview, error }: { preview: BulkPreviewData; error: stri
           More jobs match than one bulk action takes: only the newest {numbers.format(preview.total)} are included.
         </p>
       )}
-      <p className="text-xs text-neutral-500">
-        Only these jobs are moved, and each only if it is still as the dry run saw it: a job that moves in the meantime is refused, and jobs
-        submitted later are not included.
+      <p className="text-xs text-neutral-600">
+        Only these jobs are moved, and each only if it is still as the dry run saw it: a job that moves in the meantime is refused, and jobs submitted
+        later are not included.
       </p>
       {error && (
         <p role="alert" className="rounded-md bg-red-50 p-3 text-red-800">

@@ -9,8 +9,7 @@ import { BulkProgressPanel } from "./bulk-progress";
 
 /** What the operator picked: ids on this page, or everything matching the filter (its query string, cursor dropped). */
 export type PickedSelection =
-  | { kind: "ids"; ids: string[]; count: number; capped: false }
-  | { kind: "filter"; search: string; count: number; capped: boolean };
+  { kind: "ids"; ids: string[]; count: number; capped: false } | { kind: "filter"; search: string; count: number; capped: boolean };
 
 type Props = {
   selection: PickedSelection | null;

@@ -3,10 +3,9 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect } from "react";
 import { numbers } from "@/components/numbers";
+import { ProgressBar } from "@/components/progress-bar";
+import { bulkProgressQuery, keys } from "@/lib/client/queries";
 import { capitalize } from "./bulk-bar";
-import { jobKeys, bulkProgressQuery } from "./queries";
-
-const POLL_MS = 1_000;
 
 const KIND_LABELS: Record<string, string> = {
   conflict: "already moved since the dry run",
@@ -19,25 +18,21 @@ const KIND_LABELS: Record<string, string> = {
 /** A confirmed bulk action: its progress while it runs, then what it did. */
 export function BulkProgressPanel({ operationId, onDismiss }: { operationId: string; onDismiss: () => void }) {
   const client = useQueryClient();
-  const query = useQuery({
-    ...bulkProgressQuery(operationId),
-    refetchInterval: (q) => (q.state.data && q.state.data.status !== "running" ? false : POLL_MS),
-  });
+  const query = useQuery(bulkProgressQuery(operationId));
   const p = query.data;
   const isDone = !!p && p.status !== "running";
   useEffect(() => {
     // The list shows the result at once instead of at its next poll.
-    if (isDone) void client.invalidateQueries({ queryKey: jobKeys.all });
+    if (isDone) void client.invalidateQueries({ queryKey: keys.jobs.all });
   }, [isDone, client]);
 
-  const percent = p && p.total > 0 ? Math.round((p.done / p.total) * 100) : 0;
   return (
     <section aria-label="Bulk action progress" className="rounded-lg border border-neutral-200 bg-white p-4 shadow-xs">
       <div className="flex items-start justify-between gap-3">
         <div role="status" aria-live="polite" className="text-sm">
           <p className="font-medium">
             {p ? `${capitalize(p.event)} · ${p.description}` : "Bulk action"}
-            <span className={`ml-2 ${p?.status === "done" ? "text-emerald-700" : p?.status === "failed" ? "text-red-700" : "text-neutral-500"}`}>
+            <span className={`ml-2 ${p?.status === "done" ? "text-emerald-700" : p?.status === "failed" ? "text-red-700" : "text-neutral-600"}`}>
               {!p ? "starting…" : p.status === "running" ? "running…" : p.status === "done" ? "done" : "stopped by an error"}
             </span>
           </p>
@@ -50,28 +45,23 @@ export function BulkProgressPanel({ operationId, onDismiss }: { operationId: str
           {query.isError && !p && <p className="mt-1 text-red-700">{query.error.message}</p>}
         </div>
         {isDone && (
-          <button type="button" onClick={onDismiss} className="rounded px-2 py-1 text-sm text-neutral-500 hover:bg-neutral-100 hover:text-neutral-800 focus-visible:outline-2 focus-visible:outline-neutral-900">
+          <button
+            type="button"
+            onClick={onDismiss}
+            className="rounded px-2 py-1 text-sm text-neutral-600 hover:bg-neutral-100 hover:text-neutral-800 focus-visible:outline-2 focus-visible:outline-neutral-900"
+          >
             Dismiss
           </button>
         )}
       </div>
-      <div
-        role="progressbar"
-        aria-label="Bulk action progress"
-        aria-valuemin={0}
-        aria-valuemax={p?.total ?? 0}
-        aria-valuenow={p?.done ?? 0}
-        className="mt-3 h-1.5 overflow-hidden rounded-full bg-neutral-100"
-      >
-        <div className={`h-full ${p?.status === "failed" ? "bg-red-500" : "bg-emerald-500"} transition-[width]`} style={{ width: `${percent}%` }} />
-      </div>
+      <ProgressBar label="Bulk action progress" done={p?.done ?? 0} total={p?.total ?? 0} isFailed={p?.status === "failed"} />
       {isDone && p.refused.length > 0 && (
         <ul aria-label="Refused jobs by reason" className="mt-3 space-y-1 text-sm">
           {p.refused.map((r) => (
             <li key={r.kind} className="flex flex-wrap gap-x-2">
               <span className="font-medium tabular-nums">{numbers.format(r.count)}</span>
               <span>{KIND_LABELS[r.kind] ?? r.kind}</span>
-              <span className="min-w-0 truncate text-neutral-500" title={r.sampleReason}>
+              <span className="min-w-0 truncate text-neutral-600" title={r.sampleReason}>
                 e.g. {r.sampleReason}
               </span>
             </li>

@@ -15,7 +15,7 @@ export function Field({ id, label, hint, children }: { id: string; label: string
     <div className="flex min-w-0 flex-col gap-1">
       <label htmlFor={id} className="text-xs font-medium text-neutral-600">
         {label}
-        {hint && <span className="ml-1 font-normal text-neutral-400">{hint}</span>}
+        {hint && <span className="ml-1 font-normal text-neutral-600">{hint}</span>}
       </label>
       {children}
     </div>

@@ -2,12 +2,15 @@
 
 import Link from "next/link";
 import { useEffect, useRef } from "react";
+import { JobLink, None } from "@/components/cells";
+import { PoisonBadge } from "@/components/charts/poison-badge";
+import { DataTable, type Column } from "@/components/data-table";
 import { TimeAgo } from "@/components/relative-time";
 import { StateBadge } from "@/components/state-badge";
 import { useNow } from "@/components/use-now";
-import { PoisonBadge } from "@/components/charts/poison-badge";
+import type { JobWire } from "@/lib/client/wire";
 import { POISON_LOSSES } from "@/lib/insight/windows";
-import type { JobWire } from "./wire";
+import { formatDuration } from "@/lib/jobs/timeline";
 
 type Props = {
   jobs: JobWire[];
@@ -18,12 +21,11 @@ type Props = {
   selectable: boolean;
 };
 
-const TH = "px-3 py-2 text-left text-xs font-medium whitespace-nowrap text-neutral-500";
-const TD = "px-3 py-2 align-middle";
+const CHECKBOX = "size-4 rounded border-neutral-300 accent-neutral-900";
 
 /** Untrusted text (types, queues, tenants, error classes) as plain text, cut short with the whole value in a title. */
 function Clip({ value, width, mono }: { value: string | null; width: string; mono?: boolean }) {
-  if (!value) return <span className="text-neutral-400">—</span>;
+  if (!value) return <None />;
   return (
     <span title={value} className={`block truncate ${width} ${mono ? "font-mono text-xs" : ""}`}>
       {value}
@@ -31,82 +33,128 @@ function Clip({ value, width, mono }: { value: string | null; width: string; mon
   );
 }
 
-export function JobsTable({ jobs, selected, onToggle, onTogglePage, selectable }: Props) {
-  const onPage = jobs.filter((j) => selected.has(j.id)).length;
-  const all = jobs.length > 0 && onPage === jobs.length;
+/** From submit to finish, or so far. */
+function duration(job: JobWire, now: number): string | null {
+  if (!job.finishedAt && now === 0) return null;
+  const ms = (job.finishedAt ? Date.parse(job.finishedAt) : now) - Date.parse(job.createdAt);
+  const d = formatDuration(Math.max(0, ms));
+  return job.finishedAt ? `took ${d}` : `${d} so far`;
+}
+
+function columns(p: Props, now: number): Column<JobWire>[] {
+  const onPage = p.jobs.filter((j) => p.selected.has(j.id)).length;
+  const all = p.jobs.length > 0 && onPage === p.jobs.length;
+  const select: Column<JobWire> = {
+    header: "Select",
+    hideHeader: true,
+    headerCell: <PageCheckbox checked={all} indeterminate={onPage > 0 && !all} disabled={!p.jobs.length} onChange={p.onTogglePage} />,
+    className: "w-10",
+    cell: (job) => (
+      <input
+        type="checkbox"
+        checked={p.selected.has(job.id)}
+        onChange={() => p.onToggle(job.id)}
+        aria-label={`Select job ${job.id}`}
+        className={CHECKBOX}
+      />
+    ),
+  };
+  return [
+    ...(p.selectable ? [select] : []),
+    { header: "Job", cell: (job) => <JobLink id={job.id} /> },
+    {
+      header: "State",
+      cell: (job) => (
+        <span className="flex items-center gap-1.5">
+          <StateBadge state={job.state} />
+          {job.leaseLosses >= POISON_LOSSES && <PoisonBadge losses={job.leaseLosses} />}
+        </span>
+      ),
+    },
+    { header: "Type", cell: (job) => <Clip value={job.type} width="max-w-40" mono /> },
+    { header: "Tenant", cell: (job) => <Clip value={job.tenantId} width="max-w-24" /> },
+    { header: "Queue", cell: (job) => <Clip value={job.queue} width="max-w-32" mono /> },
+    {
+      header: "Attempt",
+      align: "right",
+      className: "whitespace-nowrap tabular-nums",
+      cell: (job) => (
+        <>
+          {job.attempt}
+          <span className="text-neutral-600"> / {job.maxAttempts}</span>
+        </>
+      ),
+    },
+    { header: "Last error", cell: (job) => <Clip value={job.lastErrorClass} width="max-w-36" mono /> },
+    { header: "Last worker", cell: (job) => <Clip value={job.lastWorker} width="max-w-28" mono /> },
+    { header: "Created", className: "text-neutral-600", cell: (job) => <TimeAgo at={new Date(job.createdAt)} now={now} /> },
+    { header: "Finished", className: "text-neutral-600", cell: (job) => <TimeAgo at={job.finishedAt ? new Date(job.finishedAt) : null} now={now} /> },
+  ];
+}
+
+/** The jobs of the page: a table on a wide screen, a list of compact rows on a phone. */
+export function JobsTable(props: Props) {
+  const { jobs, selected } = props;
   // Minutes and hours need no per-second tick: a relative time here may lag by up to ten seconds.
   const now = useNow({ tickMs: 10_000 });
   return (
-    <div className="overflow-x-auto rounded-lg border border-neutral-200 bg-white shadow-xs">
-      <table className="w-full text-sm">
-        <caption className="sr-only">Jobs, newest first</caption>
-        <thead className="border-b border-neutral-200 bg-neutral-50">
-          <tr>
-            {selectable && (
-              <th scope="col" className="w-10 px-3 py-2">
-                <PageCheckbox checked={all} indeterminate={onPage > 0 && !all} disabled={!jobs.length} onChange={onTogglePage} />
-              </th>
-            )}
-            <th scope="col" className={TH}>Job</th>
-            <th scope="col" className={TH}>State</th>
-            <th scope="col" className={TH}>Type</th>
-            <th scope="col" className={TH}>Tenant</th>
-            <th scope="col" className={TH}>Queue</th>
-            <th scope="col" className={`${TH} text-right`}>Attempt</th>
-            <th scope="col" className={TH}>Last error</th>
-            <th scope="col" className={TH}>Last worker</th>
-            <th scope="col" className={TH}>Created</th>
-            <th scope="col" className={TH}>Finished</th>
-          </tr>
-        </thead>
-        <tbody className="divide-y divide-neutral-100">
-          {jobs.map((job) => {
-            const isSelected = selected.has(job.id);
-            return (
-              <tr key={job.id} className={isSelected ? "bg-sky-50/60" : "hover:bg-neutral-50"}>
-                {selectable && <td className="w-10 px-3 py-2">
-                  <input
-                    type="checkbox"
-                    checked={isSelected}
-                    onChange={() => onToggle(job.id)}
-                    aria-label={`Select job ${job.id}`}
-                    className="size-4 rounded border-neutral-300 accent-neutral-900 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-neutral-900"
-                  />
-                </td>}
-                <td className={TD}>
-                  {/* No prefetch: fifty job pages fetched at once would hold the browser's connections and delay the poll. */}
-                  <Link
-                    href={`/jobs/${job.id}`}
-                    prefetch={false}
-                    title={job.id}
-                    className="rounded font-mono text-xs font-medium text-sky-700 hover:underline focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-sky-700"
-                  >
-                    {job.id.slice(0, 8)}
-                  </Link>
-                </td>
-                <td className={TD}>
-                  <span className="flex items-center gap-1.5">
-                    <StateBadge state={job.state} />
-                    {job.leaseLosses >= POISON_LOSSES && <PoisonBadge losses={job.leaseLosses} />}
-                  </span>
-                </td>
-                <td className={TD}><Clip value={job.type} width="max-w-40" mono /></td>
-                <td className={TD}><Clip value={job.tenantId} width="max-w-24" /></td>
-                <td className={TD}><Clip value={job.queue} width="max-w-32" mono /></td>
-                <td className={`${TD} text-right whitespace-nowrap tabular-nums`}>
-                  {job.attempt}
-                  <span className="text-neutral-400"> / {job.maxAttempts}</span>
-                </td>
-                <td className={TD}><Clip value={job.lastErrorClass} width="max-w-36" mono /></td>
-                <td className={TD}><Clip value={job.lastWorker} width="max-w-28" mono /></td>
-                <td className={`${TD} text-neutral-600`}><TimeAgo at={new Date(job.createdAt)} now={now} /></td>
-                <td className={`${TD} text-neutral-600`}><TimeAgo at={job.finishedAt ? new Date(job.finishedAt) : null} now={now} /></td>
-              </tr>
-            );
-          })}
-        </tbody>
-      </table>
-    </div>
+    <>
+      <DataTable
+        framed
+        stackOnPhone={false}
+        valign="middle"
+        className="hidden sm:block"
+        caption="Jobs, newest first"
+        rows={jobs}
+        rowKey={(j) => j.id}
+        rowClassName={(j) => (selected.has(j.id) ? "bg-sky-50/60" : "hover:bg-neutral-50")}
+        columns={columns(props, now)}
+      />
+      <ul aria-label="Jobs, newest first" className="divide-y divide-neutral-100 rounded-lg border border-neutral-200 bg-white shadow-xs sm:hidden">
+        {jobs.map((job) => (
+          <PhoneRow key={job.id} job={job} now={now} {...props} />
+        ))}
+      </ul>
+    </>
+  );
+}
+
+/** A job on a phone: state, type, tenant, age and duration; the type links to the job. */
+function PhoneRow({ job, now, selectable, selected, onToggle }: Props & { job: JobWire; now: number }) {
+  const took = duration(job, now);
+  return (
+    <li className={`flex items-start gap-3 px-3 py-2.5 ${selected.has(job.id) ? "bg-sky-50/60" : ""}`}>
+      {selectable && (
+        <input
+          type="checkbox"
+          checked={selected.has(job.id)}
+          onChange={() => onToggle(job.id)}
+          aria-label={`Select job ${job.id}`}
+          className={`${CHECKBOX} mt-1`}
+        />
+      )}
+      <div className="min-w-0 flex-1 space-y-1">
+        <div className="flex items-center justify-between gap-2">
+          <Link href={`/jobs/${job.id}`} prefetch={false} className="min-w-0 truncate font-mono text-sm font-medium text-sky-700 hover:underline">
+            {job.type}
+          </Link>
+          <StateBadge state={job.state} />
+        </div>
+        <p className="flex flex-wrap gap-x-2 text-xs text-neutral-600">
+          <span>{job.tenantId}</span>
+          <span aria-hidden="true">·</span>
+          <span>
+            submitted <TimeAgo at={new Date(job.createdAt)} now={now} />
+          </span>
+          {took && (
+            <>
+              <span aria-hidden="true">·</span>
+              <span className="tabular-nums">{took}</span>
+            </>
+          )}
+        </p>
+      </div>
+    </li>
   );
 }
 
@@ -124,7 +172,7 @@ function PageCheckbox(props: { checked: boolean; indeterminate: boolean; disable
       disabled={props.disabled}
       onChange={(e) => props.onChange(e.currentTarget.checked)}
       aria-label="Select all on this page"
-      className="size-4 rounded border-neutral-300 accent-neutral-900 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-neutral-900"
+      className={CHECKBOX}
     />
   );
 }

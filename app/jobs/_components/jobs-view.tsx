@@ -3,21 +3,23 @@
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
-import { Freshness, PauseButton } from "@/components/freshness";
 import { LoadError } from "@/components/load-error";
+import { plural } from "@/components/numbers";
+import { isFailingOf, PageHeader, useLive } from "@/components/page-header";
+import { jobsQuery } from "@/lib/client/queries";
+import type { JobsResponse } from "@/lib/client/wire";
 import { STATES, type ActorKind, type JobState } from "@/lib/fsm/table";
 import { parseJobFilters } from "@/lib/jobs/filters";
 import { BulkFlow, type PickedSelection } from "./bulk-flow";
 import { FilterForm } from "./filter-form";
+import { useHeldRows } from "./held-rows";
 import { JobsTable } from "./jobs-table";
 import { EmptyState, LoadingRows } from "./states";
 import { Lookup } from "./lookup";
 import { offeredEvents } from "./offered-events";
 import { Pager } from "./pager";
-import { jobsQuery } from "./queries";
 import { StateTabs } from "./state-tabs";
 import { searchOf } from "./url";
-import type { JobsResponse } from "./wire";
 
 const POLL_MS = 3_000;
 
@@ -28,28 +30,26 @@ type Picked = { search: string; ids: ReadonlySet<string>; everything: boolean };
 /** The jobs list: server-rendered first, then polled live under the filters in the URL. */
 export function JobsView({ search, initial, actorKind }: Props) {
   const filters = parseJobFilters(new URLSearchParams(search));
-  const [isPaused, setIsPaused] = useState(false);
+  const live = useLive(POLL_MS);
   const query = useQuery({
     ...jobsQuery(search),
     initialData: initial ?? undefined,
     initialDataUpdatedAt: initial ? Date.parse(initial.at) : undefined,
-    refetchInterval: isPaused ? false : POLL_MS,
-    refetchOnWindowFocus: !isPaused,
+    ...live.poll,
   });
   const data = query.data;
-  const isFailing = query.errorUpdatedAt > query.dataUpdatedAt || (!data && query.isError);
+  const isFailing = isFailingOf(query) || (!data && query.isError);
+  const held = useHeldRows(search, data, filters.sort);
 
   // A selection belongs to the list it was made on: another filter or page starts empty.
   const [picked, setPicked] = useState<Picked>({ search, ids: new Set(), everything: false });
   const current = picked.search === search ? picked : { search, ids: new Set<string>(), everything: false };
   const setIds = (ids: ReadonlySet<string>) => setPicked({ search, ids, everything: false });
 
-  const jobs = data?.jobs ?? [];
+  const jobs = held.rows;
   const counts = data?.counts ?? null;
   const filterStates: JobState[] = filters.state ? [filters.state] : [...STATES];
-  const filterCount = counts
-    ? { n: filterStates.reduce((n, s) => n + counts[s].n, 0), capped: filterStates.some((s) => counts[s].capped) }
-    : null;
+  const filterCount = counts ? { n: filterStates.reduce((n, s) => n + counts[s].n, 0), capped: filterStates.some((s) => counts[s].capped) } : null;
 
   let selection: PickedSelection | null = null;
   const offered = (states: JobState[]) => (actorKind ? offeredEvents(states, actorKind) : []);
@@ -65,27 +65,15 @@ export function JobsView({ search, initial, actorKind }: Props) {
 
   return (
     <div className="space-y-5">
-      <div className="flex flex-wrap items-end justify-between gap-4">
-        <div>
-          <h1 className="text-2xl font-semibold tracking-tight">Jobs</h1>
-          <p className="mt-1 text-sm text-neutral-500">Every job, newest first, live. Filters live in the URL: share the link.</p>
-        </div>
-        <div className="flex items-center gap-3">
-          <Freshness updatedAt={data ? query.dataUpdatedAt : null} isPaused={isPaused} isFailing={isFailing} />
-          {/* This page draws its focus rings in its controls' colours, over the global blue one. */}
-          <PauseButton
-            isPaused={isPaused}
-            onToggle={() => setIsPaused((p) => !p)}
-            className="focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-neutral-900"
-          />
-        </div>
-      </div>
+      <PageHeader
+        title="Jobs"
+        description="Every job, newest first, live. Filters live in the URL: share the link."
+        live={{ updatedAt: data ? query.dataUpdatedAt : null, isPaused: live.isPaused, isFailing, onToggle: live.toggle }}
+      />
 
-      <div className="space-y-4 rounded-lg border border-neutral-200 bg-white p-4 shadow-xs">
+      <div className="space-y-3 rounded-lg border border-neutral-200 bg-white p-4 shadow-xs">
         <Lookup key={`q-${search}`} filters={filters} />
-        <div className="border-t border-neutral-100 pt-4">
-          <FilterForm key={`f-${search}`} filters={filters} />
-        </div>
+        <FilterForm key={`f-${search}`} filters={filters} />
       </div>
       <StateTabs filters={filters} counts={counts} />
 
@@ -94,7 +82,6 @@ export function JobsView({ search, initial, actorKind }: Props) {
           title={data ? "Could not refresh the list; showing the last jobs received." : "Could not load the jobs."}
           message={query.error?.message}
           onRetry={() => void query.refetch()}
-          retryClassName="focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-red-900"
         />
       )}
       {exact && (
@@ -106,31 +93,53 @@ export function JobsView({ search, initial, actorKind }: Props) {
         </p>
       )}
 
-      {actorKind && <BulkFlow
-        selection={selection}
-        events={events}
-        filterCount={allOnPage && !current.everything && filterCount && filterCount.n > jobs.length ? filterCount : null}
-        onSelectFilter={() => setPicked({ search, ids: current.ids, everything: true })}
-        onClear={() => setIds(new Set())}
-      />}
-
-      {!data && !isFailing && <LoadingRows />}
-      {data && jobs.length === 0 && <EmptyState filtered={search !== ""} />}
-      {jobs.length > 0 && (
-        <JobsTable
-          jobs={jobs}
-          selected={current.everything ? new Set(jobs.map((j) => j.id)) : current.ids}
-          onToggle={(id) => {
-            const ids = new Set(current.everything ? jobs.map((j) => j.id) : current.ids);
-            if (ids.has(id)) ids.delete(id);
-            else ids.add(id);
-            setIds(ids);
-          }}
-          onTogglePage={(select) => setIds(select ? new Set(jobs.map((j) => j.id)) : new Set())}
-          selectable={actorKind !== null}
+      {actorKind && (
+        <BulkFlow
+          selection={selection}
+          events={events}
+          filterCount={allOnPage && !current.everything && filterCount && filterCount.n > jobs.length ? filterCount : null}
+          onSelectFilter={() => setPicked({ search, ids: current.ids, everything: true })}
+          onClear={() => setIds(new Set())}
         />
       )}
-      {data && <Pager filters={filters} prev={data.prev} next={data.next} shown={jobs.length} />}
+
+      <section id="results" tabIndex={-1} aria-label="Results" className="space-y-3 focus:outline-none">
+        <NewJobsPill waiting={held.waiting} onShow={held.showAll} />
+        {!data && !isFailing && <LoadingRows />}
+        {data && jobs.length === 0 && held.waiting === 0 && <EmptyState filtered={search !== ""} />}
+        {jobs.length > 0 && (
+          <JobsTable
+            jobs={jobs}
+            selected={current.everything ? new Set(jobs.map((j) => j.id)) : current.ids}
+            onToggle={(id) => {
+              const ids = new Set(current.everything ? jobs.map((j) => j.id) : current.ids);
+              if (ids.has(id)) ids.delete(id);
+              else ids.add(id);
+              setIds(ids);
+            }}
+            onTogglePage={(select) => setIds(select ? new Set(jobs.map((j) => j.id)) : new Set())}
+            selectable={actorKind !== null}
+          />
+        )}
+        {data && <Pager filters={filters} prev={data.prev} next={data.next} shown={jobs.length} />}
+      </section>
+    </div>
+  );
+}
+
+/** New jobs that arrived while the reader was on the page: they wait here until asked for. */
+function NewJobsPill({ waiting, onShow }: { waiting: number; onShow: () => void }) {
+  return (
+    <div aria-live="polite" className="sticky top-2 z-10 flex justify-center empty:hidden">
+      {waiting > 0 && (
+        <button
+          type="button"
+          onClick={onShow}
+          className="rounded-full bg-sky-700 px-4 py-1.5 text-sm font-medium text-white shadow-md hover:bg-sky-800"
+        >
+          <span aria-hidden="true">↑ </span>Show {plural(waiting, "new job")}
+        </button>
+      )}
     </div>
   );
 }

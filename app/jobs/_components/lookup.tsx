@@ -1,7 +1,7 @@
 "use client";
 
 import { useRouter } from "next/navigation";
-import type { FormEvent } from "react";
+import { useEffect, useRef, type FormEvent, type RefObject } from "react";
 import type { JobFilters } from "@/lib/jobs/filters";
 import { INPUT, SECONDARY } from "./fields";
 import { refilteredHref } from "./url";
@@ -9,6 +9,8 @@ import { refilteredHref } from "./url";
 /** Find one job by id or idempotency key: a filter like the others, so the result is a shareable link. */
 export function Lookup({ filters }: { filters: JobFilters }) {
   const router = useRouter();
+  const input = useRef<HTMLInputElement>(null);
+  useSlashToFocus(input);
 
   function onSubmit(e: FormEvent<HTMLFormElement>) {
     e.preventDefault();
@@ -23,8 +25,12 @@ export function Lookup({ filters }: { filters: JobFilters }) {
       <div className="flex min-w-0 flex-1 flex-col gap-1">
         <label htmlFor="f-q" className="text-xs font-medium text-neutral-600">
           Job id or idempotency key
+          <span className="ml-2 font-normal text-neutral-600">
+            press <kbd className="rounded border border-neutral-300 px-1 font-mono">/</kbd> to jump here
+          </span>
         </label>
         <input
+          ref={input}
           id="f-q"
           name="q"
           type="search"
@@ -40,4 +46,20 @@ export function Lookup({ filters }: { filters: JobFilters }) {
       </button>
     </form>
   );
+}
+
+/** "/" anywhere on the page (outside a text field) puts the cursor in the lookup, as in GitHub and most consoles. */
+function useSlashToFocus(input: RefObject<HTMLInputElement | null>) {
+  useEffect(() => {
+    function onKey(e: KeyboardEvent) {
+      if (e.key !== "/" || e.altKey || e.ctrlKey || e.metaKey || e.defaultPrevented) return;
+      const t = e.target as HTMLElement | null;
+      if (t && (t.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(t.tagName))) return;
+      e.preventDefault();
+      input.current?.focus();
+      input.current?.select();
+    }
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [input]);
 }

@@ -8,7 +8,7 @@ export function Pager({ filters, prev, next, shown }: { filters: JobFilters; pre
   const base = { ...filters, after: undefined, before: undefined };
   const isFirst = !filters.after && !filters.before;
   return (
-    <nav aria-label="Pages" className="flex items-center justify-between gap-3 text-sm text-neutral-500">
+    <nav aria-label="Pages" className="flex items-center justify-between gap-3 text-sm text-neutral-600">
       <p className="tabular-nums">
         {shown} {shown === 1 ? "job" : "jobs"} on this page, newest {filters.sort === "finished" ? "finished" : "created"} first
       </p>

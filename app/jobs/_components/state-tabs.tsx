@@ -11,8 +11,9 @@ export function StateTabs({ filters, counts }: { filters: JobFilters; counts: St
   const anyCapped = counts ? STATES.some((s) => counts[s].capped) : false;
   const total = counts ? STATES.reduce((sum, s) => sum + counts[s].n, 0) : null;
   return (
-    <nav aria-label="Job states" className="-mb-px overflow-x-auto border-b border-neutral-200">
-      <ul className="flex min-w-max gap-0.5 text-sm">
+    // The strip wraps onto a second line rather than hiding tabs off the edge of a narrow screen.
+    <nav aria-label="Job states" className="border-b border-neutral-200">
+      <ul className="flex flex-wrap gap-x-0.5 text-sm">
         <Tab href={refilteredHref(filters, { state: undefined })} label="All" isCurrent={!filters.state} n={total} capped={anyCapped} />
         {STATES.map((state) => (
           <Tab
@@ -43,7 +44,7 @@ function Tab({ href, label, state, isCurrent, n, capped }: TabProps) {
         aria-current={isCurrent ? "page" : undefined}
         aria-label={`${label}: ${figure}${capped ? " (at least)" : ""}`}
         className={`flex items-center gap-1 rounded-t-md border-b-2 px-1.5 py-2 font-medium focus-visible:outline-2 focus-visible:-outline-offset-2 focus-visible:outline-neutral-900 ${
-          isCurrent ? "border-neutral-900 text-neutral-900" : "border-transparent text-neutral-500 hover:border-neutral-300 hover:text-neutral-800"
+          isCurrent ? "border-neutral-900 text-neutral-900" : "border-transparent text-neutral-600 hover:border-neutral-300 hover:text-neutral-900"
         }`}
       >
         {state && <span aria-hidden="true" className={`size-2 rounded-full ${STATE_STYLES[state].swatch}`} />}

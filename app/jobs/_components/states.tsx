@@ -4,7 +4,7 @@ export function EmptyState({ filtered }: { filtered: boolean }) {
   return (
     <div className="rounded-lg border border-dashed border-neutral-300 bg-white px-6 py-10 text-center">
       <p className="font-medium">{filtered ? "No jobs match these filters" : "No jobs yet"}</p>
-      <p className="mt-1 text-sm text-neutral-500">
+      <p className="mt-1 text-sm text-neutral-600">
         {filtered ? (
           <Link href="/jobs" prefetch={false} className="text-sky-700 underline underline-offset-2">
             Clear every filter

@@ -1,11 +1,10 @@
 import { NextResponse, type NextRequest } from "next/server";
-import type { ApiErrorBody, BulkProgressWire } from "@/app/jobs/_components/wire";
+import type { ApiErrorBody, BulkProgressWire } from "@/lib/client/wire";
 import { authorize, denied, withViewer } from "@/lib/auth/viewer";
 import { getBulkProgress } from "@/lib/jobs/bulk";
+import { NO_STORE } from "@/lib/api/http";
 
 export const dynamic = "force-dynamic";
-
-const NO_STORE = { "Cache-Control": "no-store" };
 
 const failure = (status: number, code: string, message: string) =>
   NextResponse.json({ error: { code, message } } satisfies ApiErrorBody, { status, headers: NO_STORE });

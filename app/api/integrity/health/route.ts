@@ -1,9 +1,9 @@
 import { pool } from "@/lib/db/client";
+import { NO_STORE } from "@/lib/api/http";
 
 // Polled by the console's database banner (components/db-status-banner.tsx): never cached.
 export const dynamic = "force-dynamic";
 
-const NO_STORE = { "Cache-Control": "no-store" };
 const TIMEOUT_MS = 2_000;
 
 /**

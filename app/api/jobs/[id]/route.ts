@@ -1,12 +1,11 @@
 import { NextResponse } from "next/server";
-import type { ApiErrorBody } from "@/components/query-keys";
+import type { ApiErrorBody } from "@/lib/client/wire";
 import { authorize, denied, withViewer } from "@/lib/auth/viewer";
 import { getJobDetail } from "@/lib/jobs/queries";
+import { NO_STORE } from "@/lib/api/http";
 
 // Polled live by the job page: never prerendered, never cached.
 export const dynamic = "force-dynamic";
-
-const NO_STORE = { "Cache-Control": "no-store" };
 
 function failure(status: number, code: string, message: string) {
   const body: ApiErrorBody = { error: { code, message } };

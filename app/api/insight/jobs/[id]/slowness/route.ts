@@ -1,11 +1,10 @@
 import { tenantScopeOf } from "@/lib/auth/permissions";
 import { slownessContext } from "@/lib/insight/baseline";
 import type { JobRow } from "@/lib/jobs/types";
+import { isUuid } from "@/lib/uuid";
 import { failure, insightGet } from "../../../respond";
 
 export const dynamic = "force-dynamic";
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * What the job page's "why was this slow" compares the job with: p50/p95 per
@@ -16,7 +15,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export async function GET(_request: Request, { params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
   return insightGet("the comparison", "jobs:read", async (tx, viewer) => {
-    if (!UUID.test(id)) return failure(404, "not_found", "No such job.");
+    if (!isUuid(id)) return failure(404, "not_found", "No such job.");
     // Tenant isolation twice: here, and by row-level security on the scoped transaction.
     const tenant = tenantScopeOf(viewer);
     const [job] = await tx<Pick<JobRow, "id" | "type" | "queue" | "tenantId" | "priority" | "createdAt">[]>`

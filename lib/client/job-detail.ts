@@ -1,13 +1,7 @@
-import { queryOptions } from "@tanstack/react-query";
 import { z } from "zod";
 import { ACTOR_KINDS, EVENTS, REJECTION_KINDS, RUN_OUTCOMES, STATES } from "@/lib/fsm/table";
 import type { JobDetail } from "@/lib/jobs/queries";
-
-/** TanStack Query keys for one job's page (riverui's `jobKeys.detail(id)`). */
-export const jobKeys = {
-  all: ["jobs"] as const,
-  detail: (id: string) => [...jobKeys.all, "detail", id] as const,
-};
+import { HttpError } from "./get-json";
 
 // The wire format is JobDetail as JSON: timestamps arrive as ISO strings and
 // become Dates again here, so the page works on one type whether its data came
@@ -84,37 +78,10 @@ const JobDetailSchema: z.ZodType<JobDetail> = z.object({
   ),
 });
 
-/** A failed read: `notFound` lets the page say the job is gone rather than "try again". */
-export class JobDetailError extends Error {
-  constructor(
-    message: string,
-    readonly isNotFound: boolean,
-  ) {
-    super(message);
-    this.name = "JobDetailError";
-  }
-}
-
-export async function fetchJobDetail(id: string, signal?: AbortSignal): Promise<JobDetail> {
-  const res = await fetch(`/api/jobs/${encodeURIComponent(id)}`, {
-    signal,
-    cache: "no-store",
-    headers: { accept: "application/json" },
-  });
-  const body: unknown = await res.json().catch(() => null);
-  if (!res.ok) throw new JobDetailError(errorMessage(body) ?? `The server answered ${res.status}.`, res.status === 404);
+/** GET /api/jobs/[id]'s body as the JobDetail the server rendered from, or an HttpError naming where it differs. */
+export function parseJobDetail(body: unknown): JobDetail {
   const parsed = JobDetailSchema.safeParse(body);
-  if (!parsed.success) {
-    const where = parsed.error.issues[0]?.path.join(".") ?? "";
-    throw new JobDetailError(`The server sent the job in an unexpected shape${where ? ` (at ${where})` : ""}.`, false);
-  }
-  return parsed.data;
-}
-
-export const jobDetailQuery = (id: string) =>
-  queryOptions({ queryKey: jobKeys.detail(id), queryFn: ({ signal }) => fetchJobDetail(id, signal) });
-
-function errorMessage(body: unknown): string | null {
-  const parsed = z.object({ error: z.object({ message: z.string() }) }).safeParse(body);
-  return parsed.success ? parsed.data.error.message : null;
+  if (parsed.success) return parsed.data;
+  const where = parsed.error.issues[0]?.path.join(".") ?? "";
+  throw new HttpError(`The server sent the job in an unexpected shape${where ? ` (at ${where})` : ""}.`, 200, "bad_shape");
 }

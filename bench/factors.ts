@@ -1,0 +1,143 @@
+// The A/B study of the hot path (issue 12): the burn-down of the final design against the same with
+// ONE factor changed back (or forward), each next to a graphile-worker burn in the same run, so the
+// table shows what each factor multiplies throughput by on this machine today.
+// `npm run bench -- --only factors [--profile quick|full]`.
+import { sql as dsql } from "drizzle-orm";
+import postgres from "postgres";
+import { connect } from "../lib/db/client";
+import { prepared } from "../lib/db/drizzle";
+import { claimCtes, claimValues, CLAIMED_COLUMNS } from "../lib/jobs/claim";
+import { markCte } from "../lib/jobs/write";
+import { inWritePath } from "../lib/jobs/write-path";
+import { PgDialect } from "drizzle-orm/pg-core";
+import { fillPlaceholders } from "drizzle-orm/sql";
+import { burnGraphile, burnJobscope, type Burn } from "./engines";
+import { prefillJobscope } from "./generate";
+import { fmt, freshDb } from "./lib";
+
+export type Factor = { name: string; what: string; jobscope: Burn; graphile: Burn; ratio: number; vsFinal: number };
+
+type Variant = {
+  name: string;
+  what: string;
+  /** DDL on the fresh, prefilled database before the burn. */
+  ddl?: string[];
+  /** Prefill with random (version 4) ids instead of time-ordered ones. */
+  randomIds?: boolean;
+  worker?: { pipelines?: number; maxBatch?: number; prefetch?: number };
+};
+
+export const VARIANTS: Variant[] = [
+  { name: "final", what: "the design as shipped: 2 pipelines × 500, narrow live row, BRIN history, WHEN-clause guard, time-ordered ids" },
+  { name: "serial, handler-count claims", what: "claims only its free slots (24) and one statement at a time: the runtime before this issue", worker: { pipelines: 1, maxBatch: 24, prefetch: 0 } },
+  { name: "one pipeline", what: "one statement in flight instead of two", worker: { pipelines: 1 } },
+  { name: "batches of 100", what: "at most 100 reports and 100 claims per statement instead of 500", worker: { maxBatch: 100 } },
+  {
+    name: "console indexes on the live row",
+    what: "the seven keyset indexes the console had on the hot row (every transition writes an entry in each)",
+    ddl: [
+      "CREATE INDEX ON jobs_live (state, created_at DESC, id DESC)",
+      "CREATE INDEX ON jobs_live (tenant_id, created_at DESC, id DESC)",
+      "CREATE INDEX ON jobs_live (created_at DESC, id DESC)",
+      "CREATE INDEX ON jobs_live (type, created_at DESC, id DESC)",
+      "CREATE INDEX ON jobs_live (queue, created_at DESC, id DESC)",
+      "CREATE INDEX ON jobs_live (tenant_id, state)",
+      "CREATE INDEX ON jobs_live (updated_at DESC, id DESC)",
+    ],
+  },
+  {
+    name: "btree history indexes",
+    what: "btrees on job_attempts (finished_at) and (worker_id, finished_at) instead of the BRIN and the partial trouble index",
+    ddl: ["CREATE INDEX ON job_attempts (finished_at DESC)", "CREATE INDEX ON job_attempts (worker_id, finished_at DESC)"],
+  },
+  {
+    name: "plpgsql guard per row",
+    what: "the write-path guard as a plpgsql call on every row written (0001's trigger) instead of a WHEN clause",
+    ddl: [
+      `CREATE FUNCTION bench_guard() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
+         IF coalesce(current_setting('jobscope.write_path', true), '') <> 'on' THEN RAISE EXCEPTION 'guard'; END IF;
+         RETURN CASE WHEN TG_OP = 'DELETE' THEN OLD ELSE NEW END; END $$`,
+      "DROP TRIGGER jobs_live_write_path ON jobs_live",
+      "DROP TRIGGER jobs_live_write_path_update ON jobs_live",
+      "DROP TRIGGER job_attempts_write_path ON job_attempts",
+      "CREATE TRIGGER g1 BEFORE INSERT OR DELETE ON jobs_live FOR EACH ROW EXECUTE FUNCTION bench_guard()",
+      "CREATE TRIGGER g2 BEFORE UPDATE OF state, state_version, attempt, max_attempts, lease_owner ON jobs_live FOR EACH ROW EXECUTE FUNCTION bench_guard()",
+      "CREATE TRIGGER g3 BEFORE INSERT ON job_attempts FOR EACH ROW EXECUTE FUNCTION bench_guard()",
+    ],
+  },
+  { name: "random ids", what: "UUID version 4 ids instead of time-ordered ones (version 7)", randomIds: true },
+  { name: "synchronous_commit off", what: "not adopted (a crash could lose acknowledged transitions): how much fsync costs here", ddl: ["ALTER DATABASE {db} SET synchronous_commit = off"] },
+];
+
+async function prefillRandomIds(url: string, n: number) {
+  const sql = postgres(url, { max: 1, onnotice: () => {} });
+  try {
+    await inWritePath(sql, async (tx) => {
+      await tx`
+        WITH c AS (
+          INSERT INTO job_catalog (id, tenant_id, type, queue, priority, max_attempts, params, submitted_by_kind, submitted_by, created_at, not_before)
+          SELECT gen_random_uuid(), 'acme', 'report.generate', 'bench', 0, 3, '{"report":"daily_usage","period":"2026-11"}'::jsonb, 'api', 'bench', now(), now()
+            FROM generate_series(1, ${n})
+          RETURNING *)
+        INSERT INTO jobs_live (id, tenant_id, type, queue, priority, state, attempt, max_attempts, state_version, not_before, params, created_at, updated_at)
+        SELECT id, tenant_id, type, queue, priority, 'queued', 0, max_attempts, 0, not_before, params, created_at, created_at FROM c`;
+    });
+    await sql`VACUUM ANALYZE jobs_live, job_catalog`;
+  } finally {
+    await sql.end();
+  }
+}
+
+export async function runFactors(adminUrl: string, n: number, log: (s: string) => void): Promise<Factor[]> {
+  const out: Factor[] = [];
+  let final = 0;
+  for (const v of VARIANTS) {
+    log(`factor: ${v.name}…`);
+    const graphile = await burnGraphile(await freshDb(adminUrl, "bench_f_gw"), n, { concurrency: 24, batch: true, label: "graphile-worker batched" });
+    const name = "bench_f_js";
+    const url = await freshDb(adminUrl, name, { jobscope: true });
+    if (v.randomIds) await prefillRandomIds(url, n);
+    else await prefillJobscope(url, n);
+    if (v.ddl) {
+      const admin = postgres(url, { max: 1, onnotice: () => {} });
+      for (const d of v.ddl) await admin.unsafe(d.replace("{db}", `"${name}"`));
+      await admin`ANALYZE`;
+      await admin.end();
+    }
+    const jobscope = await burnJobscope(url, n, { concurrency: 24, batch: true, label: v.name, prefilled: true, worker: v.worker });
+    if (v.name === "final") final = jobscope.jobsPerSec;
+    const f = { name: v.name, what: v.what, jobscope, graphile, ratio: jobscope.jobsPerSec / graphile.jobsPerSec, vsFinal: final ? jobscope.jobsPerSec / final : 1 };
+    log(`  ${fmt(jobscope.jobsPerSec)} jobs/s vs graphile-worker ${fmt(graphile.jobsPerSec)}: ${fmt(f.ratio, 2)}×; ${fmt(f.vsFinal, 2)}× the final design`);
+    out.push(f);
+  }
+  return out;
+}
+
+/**
+ * Drizzle on the hot path: the claim statement run N times through `prepared()` (drizzle's `sql`
+ * template compiled once, its prepared query) and through postgres.js directly with the same text
+ * and values. Node CPU per call; the database does the same work in both.
+ */
+export async function drizzleOverhead(adminUrl: string, calls: number): Promise<{ drizzleUs: number; directUs: number }> {
+  const url = await freshDb(adminUrl, "bench_drizzle", { jobscope: true });
+  const sql = connect(url, { max: 1 });
+  try {
+    const values = claimValues({ workerId: "w", queues: ["nothing-here"], limit: 500, startNow: 500 });
+    const build = () => dsql`WITH ${markCte}, ${claimCtes()} SELECT ${CLAIMED_COLUMNS} FROM claimed`;
+    const viaDrizzle = prepared(sql, "bench_claim", build);
+    const q = new PgDialect().sqlToQuery(build());
+    const params = fillPlaceholders(q.params, values) as never[];
+    const time = async (f: () => Promise<unknown>) => {
+      for (let i = 0; i < 50; i++) await f();
+      const c0 = process.cpuUsage();
+      for (let i = 0; i < calls; i++) await f();
+      const c = process.cpuUsage(c0);
+      return (c.user + c.system) / calls;
+    };
+    const directUs = await time(() => sql.unsafe(q.sql, params, { prepare: true }));
+    const drizzleUs = await time(() => viaDrizzle(values));
+    return { drizzleUs, directUs };
+  } finally {
+    await sql.end();
+  }
+}

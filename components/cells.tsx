@@ -1,0 +1,64 @@
+// Small cells that several tables share: one way to show a job id, an actor,
+// a refused transition's expected and current state, and "nothing here".
+import Link from "next/link";
+import type { JobState } from "@/lib/fsm/table";
+import { formatAgo, formatUtcLong } from "./relative-time";
+import { StateBadge } from "./state-badge";
+
+/** No value: a dash, read as "none". */
+export function None({ text = "none" }: { text?: string }) {
+  return (
+    <span className="text-neutral-600" aria-label={text}>
+      —
+    </span>
+  );
+}
+
+/** A job's short id, linking to its page, with the full id as its title. */
+export function JobLink({ id }: { id: string }) {
+  return (
+    // No prefetch: a table of fifty job links would fetch fifty pages and hold up the page's polls.
+    <Link href={`/jobs/${id}`} prefetch={false} title={id} className="rounded font-mono text-xs font-medium text-sky-700 hover:underline">
+      {id.slice(0, 8)}
+    </Link>
+  );
+}
+
+/** Who did it: the kind of actor above its id. */
+export function ActorCell({ kind, id }: { kind: string; id: string }) {
+  return (
+    <span className="block">
+      <span className="block text-xs text-neutral-600">{kind}</span>
+      <span className="block font-mono text-xs break-all">{id}</span>
+    </span>
+  );
+}
+
+type Versioned = { expectedState: JobState | null; expectedVersion: number | null; currentState: JobState | null; currentVersion: number | null };
+
+/** A refused transition: the state and version the actor expected → what the job was. */
+export function ExpectedVsCurrent({ r }: { r: Versioned }) {
+  return (
+    <span className="inline-flex flex-wrap items-center gap-1 whitespace-nowrap">
+      {r.expectedState ? <StateBadge state={r.expectedState} /> : <None />}
+      {r.expectedVersion !== null && <span className="text-neutral-600">v{r.expectedVersion}</span>}
+      <span aria-label="then" className="px-0.5 text-neutral-600">
+        →
+      </span>
+      {r.currentState ? <StateBadge state={r.currentState} /> : <None />}
+      {r.currentVersion !== null && <span className="text-neutral-600">v{r.currentVersion}</span>}
+    </span>
+  );
+}
+
+/** "3 min ago" over "1 May 2026, 12:01:03 UTC", counted from `at` (a response's clock), both ISO strings. */
+export function AgoOverUtc({ at, now }: { at: string; now: string }) {
+  return (
+    <>
+      <time dateTime={at} className="block">
+        {formatAgo(Date.parse(now) - Date.parse(at))}
+      </time>
+      <span className="block text-xs whitespace-nowrap text-neutral-600 tabular-nums">{formatUtcLong(new Date(at))}</span>
+    </>
+  );
+}

@@ -1,0 +1,114 @@
+import AxeBuilder from "@axe-core/playwright";
+import type { Page } from "@playwright/test";
+import type { DemoUser } from "../lib/demo/users";
+import { SIGNED_OUT, signInAs } from "./auth";
+import { expect, HELD_QUEUE, test } from "./fixtures";
+
+// Every page and dialog, for each kind of role, in both themes, checked with axe-core:
+// any violation of WCAG 2.1 A/AA (and axe's best practices) fails the spec.
+test.use({ storageState: SIGNED_OUT });
+
+const PAGES: Record<string, string[]> = {
+  admin: ["/", "/jobs?limit=10", "/dead", "/workers", "/rejections", "/state-machine", "/audit", "/integrity", "/admin", "/api-keys", "/api-docs"],
+  operator: ["/", "/jobs?limit=10", "/dead", "/workers", "/rejections", "/state-machine", "/audit", "/integrity", "/api-docs"],
+  support: ["/", "/jobs?limit=10", "/dead", "/workers", "/rejections", "/state-machine", "/api-docs"],
+  acme: ["/jobs?limit=10", "/api-keys", "/api-docs"],
+};
+const ROLES = Object.keys(PAGES) as DemoUser[];
+const SCHEMES = ["light", "dark"] as const;
+
+type Found = { where: string; rule: string; nodes: string[] };
+
+/** axe's violations on the page (or in one part of it), in a form a failing assertion can print. */
+async function scan(page: Page, where: string, include?: string): Promise<Found[]> {
+  // Dark is the same markup in other colours: there only contrast can differ.
+  const scheme = await page.evaluate(() => (matchMedia("(prefers-color-scheme: dark)").matches ? "dark" : "light"));
+  let builder = new AxeBuilder({ page });
+  builder =
+    scheme === "dark" ? builder.withRules(["color-contrast"]) : builder.withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"]);
+  if (include) builder = builder.include(include);
+  const started = Date.now();
+  const { violations } = await builder.analyze();
+  console.log(`axe ${where}: ${Date.now() - started} ms`);
+  return violations.map((v) => ({ where, rule: `${v.id}: ${v.help}`, nodes: v.nodes.slice(0, 5).map((n) => n.target.join(" ")) }));
+}
+
+/** A page with its data on screen: the heading is there and the first polls have answered. */
+async function open(page: Page, path: string) {
+  await page.goto(path);
+  await expect(page.getByRole("heading", { level: 1 }).first()).toBeVisible();
+  await expect(page.locator('[aria-busy="true"], [role="status"]:has-text("Loading")')).toHaveCount(0, { timeout: 15_000 });
+}
+
+test.describe("accessibility", () => {
+  for (const who of ROLES)
+    for (const scheme of SCHEMES) {
+      test(`${who}, ${scheme}: every page, menu and dialog has no axe violation`, async ({ page, pausedJob }) => {
+        // axe reads every element of each page: on a loaded 2-core machine a role's pages take minutes.
+        test.setTimeout(480_000);
+        const jobId = await pausedJob("w-e2e-a11y");
+
+        await signInAs(page, who);
+        const found: Found[] = [];
+        {
+          await page.emulateMedia({ colorScheme: scheme });
+          for (const path of [...PAGES[who]!, `/jobs/${jobId}`]) {
+            await open(page, path);
+            found.push(...(await scan(page, `${scheme} ${path}`)));
+          }
+
+          // The account menu, open.
+          await page.getByTestId("signed-in-as").click();
+          found.push(...(await scan(page, `${scheme} account menu`, "header")));
+          await page.keyboard.press("Escape");
+
+          // The confirmation before a destructive action.
+          if (who !== "support") {
+            await open(page, `/jobs/${jobId}`);
+            await page.getByRole("button", { name: "Cancel", exact: true }).click();
+            await expect(page.getByRole("dialog")).toBeVisible();
+            found.push(...(await scan(page, `${scheme} cancel dialog`, "dialog")));
+            await page.getByRole("button", { name: "Go back" }).click();
+          }
+          if (who === "admin" || who === "operator") {
+            // A bulk action's dry run, and a replay's.
+            await open(page, `/jobs?queue=${HELD_QUEUE}`);
+            await page.getByRole("checkbox", { name: `Select job ${jobId}` }).check();
+            await page.getByRole("group", { name: "Actions on the selection" }).getByRole("button").first().click();
+            await expect(
+              page
+                .getByRole("dialog")
+                .getByText(/Will move|Nothing has changed/)
+                .first(),
+            ).toBeVisible();
+            found.push(...(await scan(page, `${scheme} bulk dialog`, "dialog")));
+            await page.getByRole("dialog").getByRole("button", { name: "Back" }).click();
+
+            await open(page, "/dead");
+            const replayAll = page.getByRole("button", { name: "Replay all" });
+            if (await replayAll.count()) {
+              await replayAll.click();
+              await expect(page.getByRole("dialog").getByText(/^Will replay/)).toBeVisible();
+              found.push(...(await scan(page, `${scheme} replay dialog`, "dialog")));
+              await page.getByRole("dialog").getByRole("button", { name: "Cancel" }).click();
+            }
+          }
+        }
+        expect(found, JSON.stringify(found, null, 2)).toEqual([]);
+      });
+    }
+
+  test("the sign-in page, and the phone layout's menu, have no axe violation", async ({ page }) => {
+    for (const scheme of SCHEMES) {
+      await page.emulateMedia({ colorScheme: scheme });
+      await page.goto("/sign-in");
+      expect(await scan(page, `${scheme} /sign-in`)).toEqual([]);
+    }
+    await page.setViewportSize({ width: 390, height: 844 });
+    await signInAs(page, "operator");
+    await open(page, "/jobs");
+    await page.getByRole("button", { name: "Menu" }).click();
+    await expect(page.getByRole("navigation", { name: "Main" })).toBeVisible();
+    expect(await scan(page, "phone /jobs with the menu open")).toEqual([]);
+  });
+});

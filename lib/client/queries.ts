@@ -1,0 +1,184 @@
+// The console's polled reads: one registry of TanStack Query keys, and beside
+// each key the query that fetches it through the one getJson (riverui's
+// services + utils/api.ts). Pages add only how often they poll.
+import { infiniteQueryOptions, queryOptions } from "@tanstack/react-query";
+import type { SlownessContextData } from "@/lib/insight/baseline";
+import type { WindowKey } from "@/lib/insight/windows";
+import type { DeadGroupKey } from "@/lib/jobs/dead";
+import { STATES } from "@/lib/fsm/table";
+import { getJson, HttpError, shaped } from "./get-json";
+import { parseJobDetail } from "./job-detail";
+import type {
+  BulkProgressWire,
+  CountsResponse,
+  DeadGroupsResponse,
+  DeadJobsResponse,
+  DriftResponse,
+  HealthResponse,
+  JobsResponse,
+  OverviewResponse,
+  WorkersResponse,
+} from "./wire";
+
+/**
+ * Every query key of the console. A prefix invalidates everything under it:
+ * `keys.jobs.all` refreshes the list and every open job page.
+ */
+export const keys = {
+  counts: () => ["counts"] as const,
+  jobs: {
+    all: ["jobs"] as const,
+    list: (search: string) => [...keys.jobs.all, "list", search] as const,
+    detail: (id: string) => [...keys.jobs.all, "detail", id] as const,
+  },
+  bulk: {
+    progress: (id: string) => ["bulk", "progress", id] as const,
+  },
+  dead: {
+    all: ["dead"] as const,
+    /** The groups and every group's jobs: what a finished replay changes. */
+    lists: ["dead", "list"] as const,
+    groups: (search: string) => [...keys.dead.lists, "groups", search] as const,
+    jobs: (search: string, g: DeadGroupKey) => [...keys.dead.lists, "jobs", search, g.type, g.errorClass] as const,
+    /** A replay's dry run, one per time the dialog is opened. */
+    dryRun: (n: number) => [...keys.dead.all, "dry-run", n] as const,
+  },
+  insight: {
+    all: ["insight"] as const,
+    overview: (window: WindowKey) => [...keys.insight.all, "overview", window] as const,
+    workers: () => [...keys.insight.all, "workers"] as const,
+    drift: () => [...keys.insight.all, "drift"] as const,
+    slowness: (id: string) => [...keys.insight.all, "slowness", id] as const,
+  },
+  health: () => ["health"] as const,
+};
+
+const withSearch = (path: string, search: string | URLSearchParams) => {
+  const s = search.toString();
+  return s ? `${path}?${s}` : path;
+};
+
+export const countsQuery = () =>
+  queryOptions({
+    queryKey: keys.counts(),
+    queryFn: ({ signal }) =>
+      getJson("/api/counts", signal, (body) => {
+        const parsed = shaped<CountsResponse>("counts", { counts: "object", capped: "array", total: "number", at: "string" })(body);
+        if (!STATES.every((s) => typeof parsed.counts[s] === "number")) throw new Error("The server sent counts in an unexpected shape.");
+        return parsed;
+      }),
+  });
+
+export const jobsQuery = (search: string) =>
+  queryOptions({
+    queryKey: keys.jobs.list(search),
+    queryFn: ({ signal }) =>
+      getJson(withSearch("/api/jobs", search), signal, shaped<JobsResponse>("jobs", { jobs: "array", counts: "object", at: "string" })),
+  });
+
+export const jobDetailQuery = (id: string) =>
+  queryOptions({
+    queryKey: keys.jobs.detail(id),
+    queryFn: ({ signal }) => getJson(`/api/jobs/${encodeURIComponent(id)}`, signal, parseJobDetail),
+  });
+
+/** A bulk action's or a replay's progress, polled every second until it is over. */
+export const bulkProgressQuery = (id: string) =>
+  queryOptions({
+    queryKey: keys.bulk.progress(id),
+    queryFn: ({ signal }) =>
+      getJson(
+        `/api/bulk/${encodeURIComponent(id)}`,
+        signal,
+        shaped<BulkProgressWire>("progress", { status: "string", total: "number", done: "number", applied: "number", refused: "array" }),
+      ),
+    refetchInterval: (q) => (q.state.data && q.state.data.status !== "running" ? false : 1_000),
+  });
+
+export const deadGroupsQuery = (search: string) =>
+  queryOptions({
+    queryKey: keys.dead.groups(search),
+    queryFn: ({ signal }) =>
+      getJson(
+        withSearch("/api/dead", search),
+        signal,
+        shaped<DeadGroupsResponse>("dead-job groups", { groups: "array", capped: "boolean", at: "string" }),
+      ),
+  });
+
+/** A group's jobs are asked for with `type` and `errorClass`; an absent `errorClass` is the "(no error)" group. */
+function groupSearch(search: string, g: DeadGroupKey, cursor?: string | null): URLSearchParams {
+  const q = new URLSearchParams(search);
+  q.set("type", g.type);
+  if (g.errorClass !== null) q.set("errorClass", g.errorClass);
+  if (cursor) q.set("cursor", cursor);
+  return q;
+}
+
+export const deadJobsQuery = (search: string, g: DeadGroupKey) =>
+  infiniteQueryOptions({
+    queryKey: keys.dead.jobs(search, g),
+    queryFn: ({ pageParam, signal }) =>
+      getJson(
+        withSearch("/api/dead", groupSearch(search, g, pageParam)),
+        signal,
+        shaped<DeadJobsResponse>("a group's jobs", { jobs: "array", at: "string" }),
+      ),
+    initialPageParam: null as string | null,
+    getNextPageParam: (last) => last.next,
+  });
+
+export const overviewQuery = (window: WindowKey) =>
+  queryOptions({
+    queryKey: keys.insight.overview(window),
+    queryFn: ({ signal }) =>
+      getJson(
+        `/api/insight/overview?window=${window}`,
+        signal,
+        shaped<OverviewResponse>("the charts", { series: "array", latency: "array", at: "string" }),
+      ),
+  });
+
+export const workersQuery = () =>
+  queryOptions({
+    queryKey: keys.insight.workers(),
+    queryFn: ({ signal }) => getJson("/api/insight/workers", signal, shaped<WorkersResponse>("workers", { workers: "array", at: "string" })),
+  });
+
+export const driftQuery = () =>
+  queryOptions({
+    queryKey: keys.insight.drift(),
+    queryFn: ({ signal }) => getJson("/api/insight/drift", signal, shaped<DriftResponse>("the drift status", { count: "number", capped: "boolean" })),
+  });
+
+/** The comparison changes slowly: fetched once per visit, again after a minute at most. */
+export const slownessQuery = (id: string) =>
+  queryOptions({
+    queryKey: keys.insight.slowness(id),
+    queryFn: ({ signal }) =>
+      getJson(`/api/insight/jobs/${encodeURIComponent(id)}/slowness`, signal, shaped<SlownessContextData>("the comparison", { baselines: "array" })),
+    staleTime: 60_000,
+  });
+
+/**
+ * What the outage banner tells apart: the database not answering (the health
+ * check's 503), the console's server failing (any other error status), and the
+ * server not reachable at all.
+ */
+export type Health = { status: "up" } | { status: "database" } | { status: "server"; httpStatus: number } | { status: "unreachable" };
+
+export const healthQuery = () =>
+  queryOptions({
+    queryKey: keys.health(),
+    queryFn: async ({ signal }): Promise<Health> => {
+      try {
+        await getJson("/api/integrity/health", signal, shaped<HealthResponse>("the health check", { ok: "boolean" }));
+        return { status: "up" };
+      } catch (err) {
+        if (signal.aborted) throw err;
+        if (!(err instanceof HttpError)) return { status: "unreachable" };
+        return err.code === "database_unavailable" ? { status: "database" } : { status: "server", httpStatus: err.status };
+      }
+    },
+    retry: false,
+  });

@@ -1,0 +1,73 @@
+// What the console's GET route handlers answer, as JSON carries it. The route
+// handlers type their bodies with these, and the browser reads them with
+// lib/client/queries.ts: one definition for both ends of each wire.
+import type { JobState } from "@/lib/fsm/table";
+import type { BulkProgress } from "@/lib/jobs/bulk";
+import type { DeadGroup, DeadJob } from "@/lib/jobs/dead";
+import type { JobListRow, StateCounts } from "@/lib/jobs/queries";
+import type { DriftStatus, ErrorClassRow, PoisonSuspect, RecentRejection, ThroughputPoint, TypeLatency, WorkerRow } from "@/lib/insight/queries";
+import type { WindowKey } from "@/lib/insight/windows";
+
+/** A server type as it arrives over JSON: Dates become ISO strings. */
+export type Wire<T> = T extends Date ? string : T extends readonly (infer U)[] ? Wire<U>[] : T extends object ? { [K in keyof T]: Wire<T[K]> } : T;
+
+/** What every GET route handler answers on failure. */
+export type ApiErrorBody = { error: { code: string; message: string } };
+
+/**
+ * GET /api/counts. Each count stops at a cap (lib/jobs/queries.ts COUNT_CAP);
+ * the states in `capped` have at least that many jobs, and then the total is a lower bound too.
+ */
+export type CountsResponse = { counts: Record<JobState, number>; capped: JobState[]; total: number; at: string };
+
+/** A row of the jobs list: what load.ts picks from each listed job. */
+export type JobWire = Wire<Omit<JobListRow, "priority" | "updatedAt">>;
+
+/** GET /api/jobs, and what the jobs page renders first on the server. */
+export type JobsResponse = {
+  jobs: JobWire[];
+  /** Cursor to older jobs (`after`), or null on the last page. */
+  next: string | null;
+  /** Cursor to newer jobs (`before`), or null on the first page. */
+  prev: string | null;
+  counts: StateCounts;
+  at: string;
+};
+
+/** GET /api/bulk/[id]: a bulk action's (or a replay's) progress. */
+export type BulkProgressWire = Wire<BulkProgress>;
+
+export type DeadGroupDto = Wire<DeadGroup>;
+export type DeadJobDto = Wire<DeadJob>;
+
+/** GET /api/dead: the groups, as of `at` (the server's clock). */
+export type DeadGroupsResponse = {
+  groups: DeadGroupDto[];
+  /** The groups cover only the newest `scanCap` dead jobs (lib/jobs/dead.ts). */
+  capped: boolean;
+  scanCap: number;
+  at: string;
+};
+
+/** GET /api/dead?type=…: one page of a group's jobs. */
+export type DeadJobsResponse = { jobs: DeadJobDto[]; next: string | null; at: string };
+
+/** GET /api/insight/overview?window=…: the overview's charts and tables. */
+export type OverviewResponse = Wire<{
+  window: WindowKey;
+  series: ThroughputPoint[];
+  latency: TypeLatency[];
+  errors: ErrorClassRow[];
+  poison: PoisonSuspect[];
+  rejections: RecentRejection[];
+  at: string;
+}>;
+
+/** GET /api/insight/workers. */
+export type WorkersResponse = Wire<{ workers: WorkerRow[]; at: string }>;
+
+/** GET /api/insight/drift. */
+export type DriftResponse = Wire<DriftStatus>;
+
+/** GET /api/integrity/health: whether the database answers (503 when it does not). */
+export type HealthResponse = { ok: true; latencyMs: number } | { ok: false; error: { code: string; message: string } };

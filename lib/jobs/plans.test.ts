@@ -1,0 +1,137 @@
+import { sql } from "drizzle-orm";
+import { PgDialect } from "drizzle-orm/pg-core";
+import { fillPlaceholders } from "drizzle-orm/sql";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestDb, type TestDb } from "../db/test-db";
+import { claim, claimCtes, claimValues } from "./claim";
+import { uuidv7Expr } from "./ids";
+import { seedTenants } from "./test-helpers";
+import { guardedWriteCtes, markCte, moveValues, plan } from "./write";
+import { inWritePath } from "./write-path";
+
+/**
+ * The worker's round statement (reports of the jobs it ran + the claim of its next ones) keeps one
+ * plan shape whatever the batch (1, 100, 500) and whatever the table size: rows found by primary
+ * key or the claim index, joins that are linear (hash or merge, or an index lookup per input row),
+ * never a scan of jobs_live. Checked for the custom plan PostgreSQL makes with the actual values and
+ * for the generic plan a prepared statement may switch to.
+ */
+let t: TestDb;
+const dialect = new PgDialect();
+
+beforeAll(async () => {
+  t = await createTestDb({ max: 2 });
+  await seedTenants(t.sql);
+  // 10,000 queued jobs besides the ones each case claims: a table the planner could be tempted to scan.
+  await inWritePath(t.sql, async (tx) => {
+    await tx`
+      WITH c AS (
+        INSERT INTO job_catalog (id, tenant_id, type, queue, priority, max_attempts, params, submitted_by_kind, submitted_by, created_at, not_before)
+        SELECT ${tx.unsafe(uuidv7Expr("now()"))}, 'acme', 'report.generate', 'other', 0, 3, '{}'::jsonb, 'api', 'plans', now(), now()
+          FROM generate_series(1, 10000)
+        RETURNING *)
+      INSERT INTO jobs_live (id, tenant_id, type, queue, priority, state, attempt, max_attempts, state_version, not_before, params, created_at, updated_at)
+      SELECT id, tenant_id, type, queue, priority, 'queued', 0, max_attempts, 0, not_before, params, created_at, created_at FROM c`;
+  });
+  await t.sql`ANALYZE`;
+});
+afterAll(() => t.close());
+
+type PlanNode = {
+  "Node Type": string;
+  "Relation Name"?: string;
+  "Index Name"?: string;
+  "CTE Name"?: string;
+  "Function Name"?: string;
+  "Plan Rows"?: number;
+  Plans?: PlanNode[];
+  "Parent Relationship"?: string;
+};
+
+function nodes(n: PlanNode, out: PlanNode[] = []): PlanNode[] {
+  out.push(n);
+  for (const c of n.Plans ?? []) nodes(c, out);
+  return out;
+}
+
+/** How each table is read: "jobs_live by jobs_live_pkey", "jobs_live by Seq Scan" (a bitmap scan counts as its index). */
+function scans(root: PlanNode): string[] {
+  return [
+    ...new Set(
+      nodes(root)
+        .filter((n) => n["Relation Name"] && /Scan/.test(n["Node Type"]))
+        .map((n) => {
+          const index = n["Index Name"] ?? nodes(n).find((c) => c["Node Type"] === "Bitmap Index Scan")?.["Index Name"];
+          return `${n["Relation Name"]} by ${index ?? n["Node Type"]}`;
+        }),
+    ),
+  ].sort();
+}
+
+/**
+ * A nested loop that rescans a CTE, a function or a materialized set per row of an outer side that
+ * is itself a batch: quadratic in the batch.
+ */
+function quadratic(root: PlanNode): string[] {
+  const label = (n: PlanNode) => `${n["Node Type"]}${n["CTE Name"] ? ` ${n["CTE Name"]}` : ""}${n["Function Name"] ? ` ${n["Function Name"]}` : ""}`;
+  // The write-path mark (one row), the worker's queues and their settings, the shapes of the table's moves:
+  // none grows with the batch.
+  const single = (n: PlanNode) => ["mark", "capped", "open_queues", "shapes"].includes(n["CTE Name"] ?? "") || n["Node Type"] === "Result";
+  return nodes(root)
+    .filter((n) => n["Node Type"] === "Nested Loop")
+    .filter((n) => {
+      const outer = n.Plans?.find((c) => c["Parent Relationship"] === "Outer");
+      const inner = n.Plans?.find((c) => c["Parent Relationship"] === "Inner");
+      return outer && inner && !single(outer) && !single(inner) && /CTE Scan|Function Scan|Materialize/.test(inner["Node Type"]);
+    })
+    .map((n) => `${label(n.Plans![0]!)} × ${label(n.Plans![1]!)}`);
+}
+
+async function roundPlan(batch: number, generic: boolean) {
+  const queue = `plans-${batch}-${generic ? "g" : "c"}`;
+  await inWritePath(t.sql, async (tx) => {
+    await tx`
+      WITH c AS (
+        INSERT INTO job_catalog (id, tenant_id, type, queue, priority, max_attempts, params, submitted_by_kind, submitted_by, created_at, not_before)
+        SELECT ${tx.unsafe(uuidv7Expr("now()"))}, 'acme', 'report.generate', ${queue}, 0, 3, '{}'::jsonb, 'api', 'plans', now(), now()
+          FROM generate_series(1, ${batch * 2})
+        RETURNING *)
+      INSERT INTO jobs_live (id, tenant_id, type, queue, priority, state, attempt, max_attempts, state_version, not_before, params, created_at, updated_at)
+      SELECT id, tenant_id, type, queue, priority, 'queued', 0, max_attempts, 0, not_before, params, created_at, created_at FROM c`;
+  });
+  const held = await claim(t.sql, { workerId: "w", queues: [queue], limit: batch, startNow: batch });
+  const moves = held.map((j) => ({ jobId: j.id, event: "finish" as const, actor: { kind: "worker" as const, id: "w" }, expected: { state: j.state, version: j.stateVersion }, attempt: j.attempt }));
+  const q = dialect.sqlToQuery(sql`WITH ${markCte}, ${guardedWriteCtes()}, ${claimCtes()} SELECT (SELECT count(*) FROM moved) + (SELECT count(*) FROM claimed)`);
+  const params = fillPlaceholders(q.params, { ...moveValues(plan(moves)), ...claimValues({ workerId: "w", queues: [queue], limit: batch, startNow: batch }) });
+  const rows = await t.sql.begin(async (tx) => {
+    if (generic) await tx`SET LOCAL plan_cache_mode = force_generic_plan`;
+    await tx.unsafe(`PREPARE round_plan AS ${q.sql}`);
+    try {
+      const args = params.map((p) => (p === null ? "NULL" : `'${(Array.isArray(p) ? `{${p.map((x) => (x === null ? "NULL" : `"${String(x)}"`)).join(",")}}` : p instanceof Date ? p.toISOString() : String(p)).replace(/'/g, "''")}'`));
+      return await tx.unsafe(`EXPLAIN (FORMAT JSON) EXECUTE round_plan(${args.join(", ")})`);
+    } finally {
+      await tx.unsafe(`DEALLOCATE round_plan`);
+    }
+  });
+  return (rows[0] as unknown as { "QUERY PLAN": [{ Plan: PlanNode }] })["QUERY PLAN"][0].Plan;
+}
+
+describe("the worker's round statement", () => {
+  for (const generic of [false, true]) {
+    it(`reads jobs_live only through its claim index and primary key at 1, 100 and 500 jobs, linearly (${generic ? "generic" : "custom"} plan)`, async () => {
+      const shapes: string[][] = [];
+      for (const batch of [1, 100, 500]) {
+        const p = await roundPlan(batch, generic);
+        const s = scans(p).filter((x) => x.startsWith("jobs_live "));
+        expect(s).toContain("jobs_live by jobs_live_claim_idx");
+        expect(s).toContain("jobs_live by jobs_live_pkey");
+        expect(s.filter((x) => !x.includes("_idx") && !x.includes("_pkey"))).toEqual([]);
+        // At one job a loop over one row is the cheapest plan; from 100 on, none may loop over the batch.
+        if (batch > 1) expect(quadratic(p)).toEqual([]);
+        shapes.push(s);
+      }
+      expect(shapes[1]).toEqual(shapes[0]);
+      expect(shapes[2]).toEqual(shapes[0]);
+    });
+  }
+});

@@ -1,0 +1,99 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { connect, type Sql } from "../db/client";
+import { createTestDb, type TestDb } from "../db/test-db";
+import { claim } from "./claim";
+import { enqueue } from "./enqueue";
+import { changeQueue, reconcileQueueCounts } from "./queues";
+import { api, getJob, operator, seedTenants, worker } from "./test-helpers";
+import { transition } from "./transition";
+
+let t: TestDb;
+let a: Sql;
+let b: Sql;
+beforeAll(async () => {
+  t = await createTestDb();
+  await seedTenants(t.sql);
+  a = connect(t.url, { max: 1 });
+  b = connect(t.url, { max: 1 });
+});
+afterAll(async () => {
+  await a.end();
+  await b.end();
+  await t.close();
+});
+
+let n = 0;
+const queueName = () => `qs-${++n}-${Math.random().toString(36).slice(2, 7)}`;
+const submit = (queue: string, tenantId = "acme") =>
+  enqueue(t.sql, { tenantId, type: "report.generate", params: { report: "daily_usage", period: "2026-11" }, queue }, api).then((r) => r.job);
+
+describe("queues", () => {
+  it("a paused queue gives no job to any worker, changes no job, and lets what runs finish", async () => {
+    const queue = queueName();
+    const running = await submit(queue);
+    const [held] = await claim(t.sql, { workerId: "w-1", queues: [queue], limit: 1, startNow: 1 });
+    const waiting = await submit(queue);
+    await changeQueue(t.sql, queue, { kind: "pause" }, operator);
+    expect(await claim(t.sql, { workerId: "w-2", queues: [queue], limit: 10, startNow: 10 })).toEqual([]);
+    expect(await getJob(t.sql, waiting.id)).toMatchObject({ state: "queued", stateVersion: 0 });
+    const done = await transition(t.sql, { jobId: running.id, event: "finish", actor: worker("w-1"), attempt: held!.attempt, expected: { state: "running", version: held!.stateVersion } });
+    expect(done.ok).toBe(true);
+    await changeQueue(t.sql, queue, { kind: "resume" }, operator);
+    expect((await claim(t.sql, { workerId: "w-2", queues: [queue], limit: 10, startNow: 10 })).map((j) => j.id)).toEqual([waiting.id]);
+    const events = await t.sql<{ event: string; actorId: string }[]>`SELECT event, actor_id FROM queue_events WHERE queue = ${queue} ORDER BY id`;
+    expect(events).toEqual([{ event: "pause", actorId: operator.id }, { event: "resume", actorId: operator.id }]);
+  });
+
+  it("a cap holds across workers claiming at once: no two take the last slot", async () => {
+    const queue = queueName();
+    for (let i = 0; i < 10; i++) await submit(queue);
+    await changeQueue(t.sql, queue, { kind: "limit", limit: 3 }, operator);
+    for (let round = 0; round < 5; round++) {
+      const [x, y] = await Promise.all([
+        claim(a, { workerId: "w-a", queues: [queue], limit: 5, startNow: 5 }),
+        claim(b, { workerId: "w-b", queues: [queue], limit: 5, startNow: 5 }),
+      ]);
+      const [leased] = await t.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM jobs_live WHERE queue = ${queue} AND lease_owner IS NOT NULL`;
+      expect(leased!.n).toBeLessThanOrEqual(3);
+      // Finish one of what was taken: its slot comes back.
+      const one = [...x, ...y][0];
+      if (one) await transition(t.sql, { jobId: one.id, event: "finish", actor: worker(x.includes(one) ? "w-a" : "w-b"), attempt: one.attempt, expected: { state: "running", version: one.stateVersion } });
+    }
+    const [row] = await t.sql<{ leased: number }[]>`SELECT leased FROM queues WHERE name = ${queue}`;
+    const [actual] = await t.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM jobs_live WHERE queue = ${queue} AND lease_owner IS NOT NULL`;
+    expect(row!.leased).toBe(actual!.n);
+  });
+
+  it("the supervisor's re-count puts a drifted cap count back to the live rows", async () => {
+    const queue = queueName();
+    await submit(queue);
+    await changeQueue(t.sql, queue, { kind: "limit", limit: 2 }, operator);
+    await claim(t.sql, { workerId: "w-1", queues: [queue], limit: 1, startNow: 1 });
+    await t.sql`UPDATE queues SET leased = 2 WHERE name = ${queue}`;
+    expect(await claim(t.sql, { workerId: "w-1", queues: [queue], limit: 1, startNow: 1 })).toEqual([]);
+    expect(await reconcileQueueCounts(t.sql)).toBeGreaterThanOrEqual(1);
+    expect((await t.sql<{ leased: number }[]>`SELECT leased FROM queues WHERE name = ${queue}`)[0]!.leased).toBe(1);
+  });
+
+  it("a fair queue takes a tenant's single job before the rest of another tenant's burst", async () => {
+    const queue = queueName();
+    await changeQueue(t.sql, queue, { kind: "fair", fair: true }, operator);
+    for (let i = 0; i < 40; i++) await submit(queue, "acme");
+    const late = await submit(queue, "globex");
+    const first = await claim(t.sql, { workerId: "w-1", queues: [queue], limit: 3, startNow: 3 });
+    expect(first.map((j) => j.id)).toContain(late.id);
+    // Without fairness the same burst keeps it waiting behind all forty.
+    const plain = queueName();
+    for (let i = 0; i < 40; i++) await submit(plain, "acme");
+    const behind = await submit(plain, "globex");
+    const got = await claim(t.sql, { workerId: "w-1", queues: [plain], limit: 3, startNow: 3 });
+    expect(got.map((j) => j.id)).not.toContain(behind.id);
+  });
+
+  it("refuses a bad name or cap with a clear error and writes nothing", async () => {
+    await expect(changeQueue(t.sql, "Bad Name!", { kind: "pause" }, operator)).rejects.toThrow(/not a queue name/);
+    await expect(changeQueue(t.sql, queueName(), { kind: "limit", limit: 0 }, operator)).rejects.toThrow(/whole number/);
+    const [c] = await t.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM queues WHERE name = 'Bad Name!'`;
+    expect(c!.n).toBe(0);
+  });
+});
