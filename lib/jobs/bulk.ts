@@ -8,6 +8,7 @@ import { jobSnapshots } from "./read-model";
 import { transition } from "./transition";
 import type { Actor, Rejection } from "./types";
 import type { Tx } from "./write-path";
+import { isUuid } from "../uuid";
 
 type OperatorEvent<T> = T extends { from: JobState; event: infer E; actors: readonly (infer A)[] }
   ? "operator" extends A
@@ -45,13 +46,12 @@ export type BulkPreview = {
 /** At most this many jobs in one bulk action (the newest first); more is a job for a script, not a click. */
 export const BULK_CAP = 10_000;
 const PAGE = 1_000;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 type Resolved = { jobs: (JobSnapshot & { id: string })[]; missing: number; capped: boolean };
 
 async function resolveIds(sql: Db, ids: string[]): Promise<Resolved> {
   const unique = [...new Set(ids.map((id) => id.toLowerCase()))];
-  const valid = unique.filter((id) => UUID.test(id)).slice(0, BULK_CAP);
+  const valid = unique.filter((id) => isUuid(id)).slice(0, BULK_CAP);
   const jobs = await jobSnapshots(sql, valid);
   return { jobs, missing: Math.min(unique.length, BULK_CAP) - jobs.length, capped: unique.length > BULK_CAP };
 }
@@ -221,7 +221,7 @@ export type BulkProgress = {
 
 /** How far a bulk action has got, or null when there is no such operation. */
 export async function getBulkProgress(sql: Db, operationId: string): Promise<BulkProgress | null> {
-  if (!UUID.test(operationId)) return null;
+  if (!isUuid(operationId)) return null;
   const [op] = await sql<Omit<BulkProgress, "done" | "applied" | "refused">[]>`
     SELECT id, event, description, status, total, created_at, finished_at FROM bulk_operations WHERE id = ${operationId}`;
   if (!op) return null;

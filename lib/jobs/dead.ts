@@ -54,9 +54,10 @@ export const DEAD_PAGE_MAX = 200;
 function deadFinishes(sql: Db, s: DeadScope, limit: number, cursor?: { exact: string; id: string } | null): Fragment {
   const bounds = (t: Fragment, i: Fragment) =>
     sql`${s.since ? sql`AND ${t} >= ${s.since}` : sql``} ${cursor ? sql`AND (${t}, ${i}) < (${cursor.exact}::text::timestamptz, ${cursor.id}::uuid)` : sql``}`;
+  // Ordered by (state, at, id) as the two tables' walks are, so they are merged as they are read (see finishesOf).
   return sql`
-    SELECT u.id, u.at FROM (${finishesOf(sql, "dead", { tenant: s.tenant, bounds, limit })}) u
-     ORDER BY u.at DESC, u.id DESC LIMIT ${num(sql, limit)}`;
+    SELECT u.id, u.at, u.state FROM (${finishesOf(sql, "dead", { tenant: s.tenant, bounds, limit })}) u
+     ORDER BY u.state, u.at DESC, u.id DESC LIMIT ${num(sql, limit)}`;
 }
 
 /**
@@ -121,7 +122,7 @@ export async function listDeadJobs(
 ): Promise<DeadJobPage> {
   const limit = Math.min(Math.max(Math.trunc(p.limit ?? 50), 1), DEAD_PAGE_MAX);
   const after = decodeCursor(p.cursor ?? undefined);
-  const source = budgeted(sql, deadFinishes(sql, p, SCAN_BUDGET, after), sql`w.at DESC, w.id DESC`, inGroup(sql, p), limit + 1);
+  const source = budgeted(sql, deadFinishes(sql, p, SCAN_BUDGET, after), sql`w.state, w.at DESC, w.id DESC`, inGroup(sql, p), limit + 1);
   const rows = await sql<(DeadJob & { ok: boolean; rn: number; cursorAt: string })[]>`
     WITH p AS MATERIALIZED (${source})
     SELECT p.id, c.tenant_id, c.type, c.queue, f.fin_attempt AS attempt, f.fin_max_attempts AS max_attempts,

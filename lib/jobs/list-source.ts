@@ -1,4 +1,5 @@
 import type { Db } from "../db/client";
+import { isUuid } from "../uuid";
 import { isTerminal } from "../fsm/machine";
 import type { JobState } from "../fsm/table";
 import { POISON_LOOKBACK_MS, POISON_LOSSES } from "../insight/windows";
@@ -65,8 +66,6 @@ function beyond(sql: Db, k: Keyset, t: Fragment, i: Fragment): Fragment {
 /** ORDER BY direction as the index has it: the catalog's and jobs_live's are DESC NULLS LAST, the finished indexes plain DESC. */
 const dir = (sql: Db, k: Keyset, nullsLast: boolean): Fragment =>
   k.before ? (nullsLast ? sql`ASC NULLS FIRST` : sql`ASC`) : nullsLast ? sql`DESC NULLS LAST` : sql`DESC`;
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 type F = Omit<Partial<JobFilters>, "after" | "before" | "limit">;
 type CatalogFilter = "tenant" | "type" | "queue" | "created";
@@ -164,29 +163,35 @@ function fromCatalog(sql: Db, f: F, k: Keyset, limit: number): Fragment {
  */
 function fromLive(sql: Db, f: F, state: JobState, k: Keyset, limit: number): Fragment {
   const walk = sql`
-    SELECT l.id, l.created_at AS at, l.type, l.queue FROM jobs_live l
+    SELECT l.id, l.created_at AS at, l.state, l.type, l.queue FROM jobs_live l
      WHERE ${liveState(sql, state)} ${and(sql, catalogPreds(sql, f, "l", ["tenant", "created"]))} ${beyond(sql, k, sql`l.created_at`, sql`l.id`)}
      ORDER BY l.state ${k.before ? sql`DESC` : sql`ASC`}, l.created_at ${dir(sql, k, true)}, l.id ${dir(sql, k, true)}
      LIMIT ${num(sql, SCAN_BUDGET)}`;
   const checks = [...catalogPreds(sql, f, "w", ["type", "queue"]), ...attemptPreds(sql, f, sql`w.id`)];
-  return budgeted(sql, walk, sql`w.at ${dir(sql, k, true)}, w.id ${dir(sql, k, true)}`, checks, limit);
+  const order = sql`w.state ${k.before ? sql`DESC` : sql`ASC`}, w.at ${dir(sql, k, true)}, w.id ${dir(sql, k, true)}`;
+  return budgeted(sql, walk, order, checks, limit);
 }
 
 /**
  * Finished jobs newest finished first: each state's finishing transitions from both tables
- * (lib/jobs/read-model.ts, finishesOf), merged in (at, id) order.
+ * (lib/jobs/read-model.ts, finishesOf), merged in (at, id) order. One state's are merged as they
+ * are read, ordered by (state, at, id) as its index is (see finishesOf); several states' are sorted,
+ * each table reading as many as a page needs (the budget when rows are checked).
  */
 function fromFinishes(sql: Db, f: F, states: readonly JobState[], k: Keyset, limit: number): Fragment {
   const bounds = (t: Fragment, i: Fragment) =>
     sql`${f.finishedFrom ? sql`AND ${t} >= ${f.finishedFrom}` : sql``} ${f.finishedTo ? sql`AND ${t} < ${f.finishedTo}` : sql``} ${beyond(sql, k, t, i)}`;
-  const walkOf = { tenant: f.tenant, bounds, ascending: k.before, limit: SCAN_BUDGET };
-  const union = states
-    .filter((s) => TERMINAL.includes(s))
-    .map((s) => finishesOf(sql, s, walkOf))
-    .reduce((acc, q) => sql`${acc} UNION ALL ${q}`);
-  const walk = sql`SELECT u.id, u.at FROM (${union}) u ORDER BY u.at ${dir(sql, k, false)}, u.id ${dir(sql, k, false)} LIMIT ${num(sql, SCAN_BUDGET)}`;
   const checks = [...catalogProbe(sql, f, sql`w.id`, ["type", "queue", "created"]), ...attemptPreds(sql, f, sql`w.id`)];
-  return budgeted(sql, walk, sql`w.at ${dir(sql, k, false)}, w.id ${dir(sql, k, false)}`, checks, limit);
+  const walkOf = { tenant: f.tenant, bounds, ascending: k.before, limit: checks.length ? SCAN_BUDGET : limit };
+  const finished = states.filter((s) => TERMINAL.includes(s));
+  const union = finished.map((s) => finishesOf(sql, s, walkOf)).reduce((acc, q) => sql`${acc} UNION ALL ${q}`);
+  const d = dir(sql, k, false);
+  const order = (x: string) =>
+    finished.length === 1
+      ? sql`${sql.unsafe(`${x}.state`)} ${k.before ? sql`DESC` : sql`ASC`}, ${sql.unsafe(`${x}.at`)} ${d}, ${sql.unsafe(`${x}.id`)} ${d}`
+      : sql`${sql.unsafe(`${x}.at`)} ${d}, ${sql.unsafe(`${x}.id`)} ${d}`;
+  const walk = sql`SELECT u.id, u.at, u.state FROM (${union}) u ORDER BY ${order("u")} LIMIT ${num(sql, SCAN_BUDGET)}`;
+  return budgeted(sql, walk, order("w"), checks, limit);
 }
 
 /** The All tab under an error class: the jobs with an attempt of that class, by job id (see the table above). */
@@ -215,7 +220,7 @@ function fromSet(sql: Db, f: F, order: Order, k: Keyset, limit: number): Fragmen
   let skip: { errorClass?: boolean; worker?: boolean; poison?: boolean };
   if (f.q) {
     const byKey = f.tenant ? sql`(c.tenant_id = ${f.tenant} AND c.idempotency_key = ${f.q})` : sql`c.idempotency_key = ${f.q}`;
-    set = sql`SELECT c.id FROM job_catalog c WHERE ${UUID.test(f.q) ? sql`c.id = ${f.q.toLowerCase()}::uuid OR ${byKey}` : byKey}`;
+    set = sql`SELECT c.id FROM job_catalog c WHERE ${isUuid(f.q) ? sql`c.id = ${f.q.toLowerCase()}::uuid OR ${byKey}` : byKey}`;
     skip = {};
   } else if (f.poison) {
     set = sql`

@@ -1,12 +1,11 @@
 import type { Db } from "../db/client";
+import { isUuid } from "../uuid";
 import { isTerminal } from "../fsm/machine";
 import { STATES, type JobState, type RejectionKind, type RunOutcome } from "../fsm/table";
 import { encodeCursor, type JobFilters } from "./filters";
-import { keysetOf, listSource, SCAN_BUDGET } from "./list-source";
+import { keysetOf, listSource, SCAN_BUDGET, type Keyset } from "./list-source";
 import { finishedJoins, finishesOf, jobRows, liveState, logRange, num, stateLit } from "./read-model";
 import type { JobRow, MovedBy } from "./types";
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export type JobListRow = Pick<
   JobRow,
@@ -62,10 +61,10 @@ export async function listJobs(sql: Db, f: JobFilters): Promise<JobPage> {
   if (k.before) {
     page.reverse();
     prev = more ? cursor(page[0]) : stop;
-    next = cursor(page.at(-1)) ?? stop;
+    next = cursor(page.at(-1)) ?? stop ?? beside(k, 1);
   } else {
     next = more ? cursor(page.at(-1)) : stop;
-    prev = k.after ? (cursor(page[0]) ?? stop) : null;
+    prev = k.after ? (cursor(page[0]) ?? stop ?? beside(k, -1)) : null;
   }
   const jobs = page.map((r) => {
     const { cursorAt, ok, rn, ...job } = r;
@@ -73,6 +72,19 @@ export async function listJobs(sql: Db, f: JobFilters): Promise<JobPage> {
     return job;
   });
   return { jobs, next, prev };
+}
+
+/**
+ * A cursor just beside the one a page came from, so that paging back from an empty page shows the
+ * job the cursor named again: the id one above (`+1`) or below (`-1`) it, at the same time. A page
+ * is empty when the walk of the page before read its whole budget and nothing matched after it.
+ */
+function beside(k: Keyset, delta: 1 | -1): string | null {
+  if (k.at === null || k.id === null) return null;
+  const n = BigInt(`0x${k.id.replace(/-/g, "")}`) + BigInt(delta);
+  if (n < 0n || n >= 1n << 128n) return null;
+  const h = n.toString(16).padStart(32, "0");
+  return encodeCursor({ at: k.at, id: `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}` });
 }
 
 /** Up to this many jobs in a state are counted exactly; above it the count says "1,000+". */
@@ -204,7 +216,7 @@ export const EVENT_LIMIT = 500;
  * view reads each storage table by job id), its job_log day partitions from its creation on.
  */
 export async function getJobDetail(sql: Db, id: string): Promise<JobDetail | null> {
-  if (!UUID.test(id)) return null;
+  if (!isUuid(id)) return null;
   const [job] = await jobRows(sql, [id]);
   if (!job) return null;
   const range = logRange(sql, "job_events", sql`${job.createdAt}::timestamptz`);

@@ -125,7 +125,8 @@ export type FinishWalk = {
  * state. Each table is walked in its own subquery with its own ORDER BY and LIMIT, where the
  * filters are checked row by row: as branches of a UNION ALL with WHERE clauses they would be
  * planned apart from the outer ORDER BY, and sorted whole. The caller merges the two (and the other
- * states') rows and keeps the first `limit`.
+ * states') rows and keeps the first `limit`; ordered by (state, at, id), as the branches are, one
+ * state's two branches are merged as they are read (a Merge Append), not sorted whole.
  */
 export function finishesOf(sql: Db, state: JobState, w: FinishWalk): Fragment {
   const s = stateLit(sql, state);
@@ -137,7 +138,7 @@ export function finishesOf(sql: Db, state: JobState, w: FinishWalk): Fragment {
   const stateDir = w.ascending ? sql`DESC` : sql`ASC`;
   const where = [...(w.where ?? []), ...(state === "dead" ? [sql`NOT ${supersededBy(sql)}`] : [])].reduce((acc, p) => sql`${acc} AND ${p}`, sql``);
   const leaf = (from: Fragment) => sql`
-    (SELECT x.id, x.at, ${s} AS state FROM (${from}) x ${w.join ?? sql``}
+    (SELECT x.id, x.at, x.s AS state FROM (${from}) x ${w.join ?? sql``}
       WHERE TRUE ${where}
       ORDER BY x.s ${stateDir}, x.at ${dir}, x.id ${dir} LIMIT ${num(sql, w.limit)})`;
   const stored = storedIn(state);
