@@ -74,7 +74,8 @@ async function main() {
     onnotice: () => {},
     transform: { column: { from: postgres.toCamel } },
     debug: (_c, query, parameters) => {
-      if (sink && !/^(BEGIN|COMMIT|ROLLBACK|SELECT set_config)/i.test(query.trim())) sink.push({ query, parameters });
+      // Transaction control and settings are not statements EXPLAIN takes.
+      if (sink && !/^(BEGIN|COMMIT|ROLLBACK|SAVEPOINT|RELEASE|SET|RESET|SHOW|SELECT set_config)\b/i.test(query.trim())) sink.push({ query, parameters });
     },
   });
   const staff: Scope = { all: true };

@@ -1,6 +1,6 @@
 import type postgres from "postgres";
 import type { Db } from "../db/client";
-import { isTerminal, type JobSnapshot } from "../fsm/machine";
+import type { JobSnapshot } from "../fsm/machine";
 import { STATES, TERMINAL_STATES, TRANSITIONS, type ActorKind, type JobState } from "../fsm/table";
 import type { JobRow } from "./types";
 
@@ -42,7 +42,6 @@ export function liveState(sql: Db, state: JobState): Fragment {
   const lease = state === "claimed" || state === "running" ? sql`AND l.lease_owner IS NOT NULL` : sql``;
   return sql`l.state = ${stateLit(sql, state)} ${lease}`;
 }
-export const LIVE: readonly JobState[] = STATES.filter((s) => !isTerminal(s));
 
 /**
  * A transition's time is its transaction's start (now()), so one that began before the job was
@@ -110,9 +109,6 @@ export type FinishWalk = {
   tenant?: string;
   /** Conditions on the time column `t` and the job id column `i`, written for both tables. */
   bounds?: (t: Fragment, i: Fragment) => Fragment;
-  /** Joins (e.g. job_catalog c ON c.id = x.id) and conditions on the finish `x` (id, at, v). */
-  join?: Fragment;
-  where?: Fragment[];
   /** Newest first, or oldest first (paging back). */
   ascending?: boolean;
   limit: number;
@@ -122,9 +118,9 @@ export type FinishWalk = {
  * The newest `limit` transitions that finished a job in `state` (rows id, at, state), from both
  * tables: job_attempts_final_idx (a worker's finish) and job_log_final_idx (anyone else's), or
  * their tenant variants. A dead finish that a replay superseded is left out: it is not the job's
- * state. Each table is walked in its own subquery with its own ORDER BY and LIMIT, where the
- * filters are checked row by row: as branches of a UNION ALL with WHERE clauses they would be
- * planned apart from the outer ORDER BY, and sorted whole. The caller merges the two (and the other
+ * state. Each table is walked in its own subquery with its own ORDER BY and LIMIT, where that
+ * check is made row by row: as branches of a UNION ALL with WHERE clauses they would be planned
+ * apart from the outer ORDER BY, and sorted whole. The caller merges the two (and the other
  * states') rows and keeps the first `limit`; ordered by (state, at, id), as the branches are, one
  * state's two branches are merged as they are read (a Merge Append), not sorted whole.
  */
@@ -136,10 +132,10 @@ export function finishesOf(sql: Db, state: JobState, w: FinishWalk): Fragment {
   // role's constant policy) an enum equality makes no equivalence class, so the planner does not
   // know the state is constant and would sort every finish of the state to honour (at, id).
   const stateDir = w.ascending ? sql`DESC` : sql`ASC`;
-  const where = [...(w.where ?? []), ...(state === "dead" ? [sql`NOT ${supersededBy(sql)}`] : [])].reduce((acc, p) => sql`${acc} AND ${p}`, sql``);
+  const superseded = state === "dead" ? sql`AND NOT ${supersededBy(sql)}` : sql``;
   const leaf = (from: Fragment) => sql`
-    (SELECT x.id, x.at, x.s AS state FROM (${from}) x ${w.join ?? sql``}
-      WHERE TRUE ${where}
+    (SELECT x.id, x.at, x.s AS state FROM (${from}) x
+      WHERE TRUE ${superseded}
       ORDER BY x.s ${stateDir}, x.at ${dir}, x.id ${dir} LIMIT ${num(sql, w.limit)})`;
   const stored = storedIn(state);
   const leaves = [
