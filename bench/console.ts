@@ -14,7 +14,7 @@ import { seedDemoUsers } from "../lib/demo/seed-users";
 import { DEMO_PASSWORD, DEMO_USERS } from "../lib/demo/users";
 import { withScope } from "../lib/db/scope";
 import { encodeCursor, parseJobFilters } from "../lib/jobs/filters";
-import { countByState, getJobDetail } from "../lib/jobs/queries";
+import { countByState, getJobDetail, listJobs } from "../lib/jobs/queries";
 import { transition } from "../lib/jobs/transition";
 import { buildNeeded } from "../scripts/build-needed";
 import { pct, sleep, waitUntil } from "./lib";
@@ -84,15 +84,28 @@ export async function signIn(base: string): Promise<string> {
   return cookies.join("; ");
 }
 
-/** What the measured requests act on: a cursor 75% down the newest-first list, the job with a 20-attempt history, dead jobs to replay. */
-async function pickTargets(sql: Sql, samples: number) {
-  const [total] = await sql<{ n: number }[]>`SELECT reltuples::bigint::int AS n FROM pg_class WHERE relname = 'jobs'`;
+/**
+ * What the measured requests act on: a cursor 75% down the newest-first list (of every job, or of
+ * one tenant's), the newest job with a 20-attempt history (every tenant's, or one tenant's), and
+ * the newest dead jobs with the usual budget, to replay.
+ */
+export async function pickTargets(sql: Sql, samples: number, tenant: string | null = null) {
+  const [total] = await sql<{ n: number }[]>`
+    SELECT CASE WHEN ${tenant}::text IS NULL THEN (SELECT reltuples::bigint FROM pg_class WHERE relname = 'job_catalog')
+                ELSE (SELECT count(*) FROM job_catalog WHERE tenant_id = ${tenant}) END::int AS n`;
   const [deep] = await sql<{ at: string; id: string }[]>`
-    SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS at, id FROM jobs
-     ORDER BY created_at DESC, id DESC OFFSET ${Math.floor((total?.n ?? 0) * 0.75)} LIMIT 1`;
-  const [many] = await sql<{ id: string }[]>`SELECT id FROM jobs WHERE state = 'dead' AND max_attempts = 20 ORDER BY created_at DESC LIMIT 1`;
-  const dead = await sql<{ id: string; stateVersion: number }[]>`
-    SELECT id, state_version FROM jobs WHERE state = 'dead' AND max_attempts = 3 ORDER BY created_at DESC LIMIT ${samples + 5}`;
+    SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS at, id FROM job_catalog
+     WHERE ${tenant}::text IS NULL OR tenant_id = ${tenant}
+     ORDER BY ${tenant === null ? sql`created_at DESC NULLS LAST, id DESC NULLS LAST` : sql`tenant_id, created_at DESC NULLS LAST, id DESC NULLS LAST`}
+     OFFSET ${Math.floor((total?.n ?? 0) * 0.75)} LIMIT 1`;
+  const [many] = await sql<{ id: string }[]>`
+    SELECT job_id AS id FROM job_attempts WHERE end_to = 'dead' AND attempt = 20 AND (${tenant}::text IS NULL OR tenant_id = ${tenant})
+     ORDER BY finished_at DESC LIMIT 1`;
+  // The dead tab's newest jobs (the owner's connection sees every tenant's).
+  const dead = (await listJobs(sql, parseJobFilters({ state: "dead", limit: "200" }))).jobs
+    .filter((j) => j.maxAttempts === 3)
+    .slice(0, samples + 5)
+    .map((j) => ({ id: j.id, stateVersion: j.stateVersion }));
   return { deep, many, dead };
 }
 

@@ -11,7 +11,7 @@ import { performance } from "node:perf_hooks";
 import { parseArgs } from "node:util";
 import postgres from "postgres";
 import { connect } from "../lib/db/client";
-import { HEARTBEAT_STATES, TERMINAL_STATES } from "../lib/fsm/table";
+import { HEARTBEAT_STATES } from "../lib/fsm/table";
 import { createSupervisor } from "../lib/supervisor/supervisor";
 import { measureConsole, measureConsoleLib, signIn, startConsole, type Timing } from "./console";
 import { burnGraphile, burnJobscope, burnPgBoss, pickupGraphile, pickupJobscope, pickupPgBoss, type Burn } from "./engines";
@@ -163,7 +163,7 @@ export async function runBench(profile: Profile, only?: Set<string>): Promise<Re
       if (p.supervisor) r.supervisor.push(await supervisorScan(sql));
       const sz = await sizes(url, ["public"]);
       r.sizes = sz
-        .filter((s) => ["public.jobs", "public.job_runs", "public.job_events"].includes(s.table))
+        .filter((s) => ["public.job_catalog", "public.jobs_live", "public.job_attempts", "public.job_log"].includes(s.table))
         .map((s) => ({ table: s.table, rows: Number(s.rows), tableBytes: Number(s.tableBytes), indexBytes: Number(s.indexBytes), perMillion: ((Number(s.tableBytes) + Number(s.indexBytes)) / target) * 1e6 }));
       await sql.end();
 
@@ -215,7 +215,7 @@ async function scaleRun(url: string, queue: string, procs: number, n: number) {
   const children: ChildProcess[] = [];
   const sql = connect(url, { max: 1 });
   const remaining = async () =>
-    Number((await sql`SELECT count(*)::int AS c FROM jobs WHERE queue = ${queue} AND state NOT IN ${sql(TERMINAL_STATES)}`)[0]!.c);
+    Number((await sql`SELECT count(*)::int AS c FROM jobs_live WHERE queue = ${queue}`)[0]!.c);
   // Start the processes and wait until each is listening, then fill the queue and wake them:
   // the clock runs from the fill, so process start-up (tsx compiling) is not counted.
   const ready: Promise<unknown>[] = [];
@@ -237,8 +237,8 @@ async function scaleRun(url: string, queue: string, procs: number, n: number) {
 
 /** The supervisor's tick on an idle table (nothing stale, nothing due): its cost is the two scans. */
 async function supervisorScan(sql: ReturnType<typeof connect>) {
-  const [{ n }] = (await sql`SELECT count(*)::int AS n FROM jobs`) as unknown as [{ n: number }];
-  await sql`VACUUM ANALYZE jobs`;
+  const [{ n }] = (await sql`SELECT count(*)::int AS n FROM job_catalog`) as unknown as [{ n: number }];
+  await sql`VACUUM ANALYZE jobs_live`;
   const sup = createSupervisor({ sql, staleAfterMs: 10_000 });
   const times: number[] = [];
   for (let i = 0; i < 60; i++) {

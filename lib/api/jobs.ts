@@ -168,7 +168,7 @@ export async function cancelTenantJob(sql: Sql, key: ApiKeyPrincipal, id: string
     }
     const body = parsed.data;
     // The application's own tenant check, before the write path (which row-level security confines as well).
-    const [mine] = jobIds.length ? await tx`SELECT 1 AS one FROM jobs WHERE id = ${id} AND tenant_id = ${key.tenantId}` : [];
+    const [mine] = jobIds.length ? await tx`SELECT 1 AS one FROM job_catalog WHERE id = ${id} AND tenant_id = ${key.tenantId}` : [];
     if (!mine) {
       await audit(tx, key, { action: "job.cancel", jobIds, outcome: "refused", reason: `not_found: no job ${id.slice(0, 80)} in tenant ${key.tenantId}` });
       return NOT_FOUND();

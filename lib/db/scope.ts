@@ -17,14 +17,17 @@ export type ScopedSql = postgres.TransactionSql;
  */
 export async function withScope<T>(sql: Sql, scope: Scope, fn: (tx: ScopedSql) => Promise<T>): Promise<T> {
   return (await sql.begin(async (tx) => {
+    // No parallel workers: a request reads pages and capped counts through indexes, and the planner
+    // picked workers for walks that stop after a page (a tab count's walk of dead jobs: 100 ms of
+    // worker start-up for 5,700 buffers; docs/benchmarks.md, issue 12).
     if ("all" in scope) {
       // The console's role switches to jobscope_staff for this transaction: its policies are the
       // constant true, so the query's own conditions stay index conditions (drizzle/0011_staff_role.sql).
-      await tx`SELECT set_config('jobscope.scope', 'all', true),
+      await tx`SELECT set_config('jobscope.scope', 'all', true), set_config('max_parallel_workers_per_gather', '0', true),
                       CASE WHEN current_user = 'jobscope_app' THEN set_config('role', 'jobscope_staff', true) END`;
     } else {
       if (!scope.tenantId) throw new Error("withScope: a tenant scope needs a tenant id");
-      await tx`SELECT set_config('jobscope.tenant', ${scope.tenantId}, true)`;
+      await tx`SELECT set_config('jobscope.tenant', ${scope.tenantId}, true), set_config('max_parallel_workers_per_gather', '0', true)`;
     }
     return fn(tx);
   })) as T;

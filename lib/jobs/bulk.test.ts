@@ -81,6 +81,26 @@ describe("previewBulk", () => {
     expect(onlyQueued).toMatchObject({ total: 2, willApply: 2 });
   });
 
+  it("selects a job replayed and dead again once, at the version of its last death", async () => {
+    const queue = `bulk-${randomUUID().slice(0, 8)}`;
+    const die = async (job: JobRow) => {
+      const running = await runJob(t.sql, job);
+      const r = await transition(t.sql, { jobId: job.id, event: "abandon", actor: worker(), attempt: running.attempt, error: { class: "Boom", message: "x" } });
+      if (!r.ok) throw new Error(r.reason);
+      return r.job;
+    };
+    const once = await die(await onQueue(queue));
+    const twice = await die(await onQueue(queue));
+    await transition(t.sql, { jobId: twice.id, event: "replay", actor: operator });
+    const again = await die(twice);
+    const p = await previewBulk(t.sql, { selection: { filter: parseJobFilters({ queue, state: "dead" }) }, event: "replay", actor: operator });
+    expect(p).toMatchObject({ total: 2, willApply: 2, capped: false });
+    expect(p.frozen).toEqual([
+      { id: twice.id, state: "dead", version: again.stateVersion },
+      { id: once.id, state: "dead", version: once.stateVersion },
+    ]);
+  });
+
   it("marks a selection above the cap as capped and takes no more than the cap", async () => {
     const ids = Array.from({ length: BULK_CAP + 1 }, () => randomUUID());
     const p = await previewBulk(t.sql, { selection: { ids }, event: "cancel", actor: operator });

@@ -4,9 +4,11 @@ import { canApply, type JobSnapshot } from "../fsm/machine";
 import { TRANSITIONS, type JobState } from "../fsm/table";
 import type { JobFilters } from "./filters";
 import { listJobs } from "./queries";
+import { jobSnapshots } from "./read-model";
 import { transition } from "./transition";
 import type { Actor, Rejection } from "./types";
 import type { Tx } from "./write-path";
+import { isUuid } from "../uuid";
 
 type OperatorEvent<T> = T extends { from: JobState; event: infer E; actors: readonly (infer A)[] }
   ? "operator" extends A
@@ -44,33 +46,34 @@ export type BulkPreview = {
 /** At most this many jobs in one bulk action (the newest first); more is a job for a script, not a click. */
 export const BULK_CAP = 10_000;
 const PAGE = 1_000;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 type Resolved = { jobs: (JobSnapshot & { id: string })[]; missing: number; capped: boolean };
 
 async function resolveIds(sql: Db, ids: string[]): Promise<Resolved> {
   const unique = [...new Set(ids.map((id) => id.toLowerCase()))];
-  const valid = unique.filter((id) => UUID.test(id)).slice(0, BULK_CAP);
-  const jobs = valid.length
-    ? await sql<(JobSnapshot & { id: string })[]>`
-        SELECT id, state, attempt, max_attempts, state_version FROM jobs WHERE id = ANY(${valid}::uuid[])`
-    : [];
+  const valid = unique.filter((id) => isUuid(id)).slice(0, BULK_CAP);
+  const jobs = await jobSnapshots(sql, valid);
   return { jobs, missing: Math.min(unique.length, BULK_CAP) - jobs.length, capped: unique.length > BULK_CAP };
 }
 
+/** Pages a filter's selection reads at most: each reads at most SCAN_BUDGET jobs (lib/jobs/list-source.ts). */
+const MAX_PAGES = 200;
+
 /**
- * A filter resolves through `listJobs` itself, newest first, page by page with
- * its keyset cursor, so "everything matching this filter" is exactly what the
- * list shows under that filter.
+ * A filter resolves through `listJobs` itself, in the list's order, page by page
+ * with its keyset cursor, so "everything matching this filter" is exactly what
+ * the list shows under that filter. A rare combination of filters gives short
+ * pages; after MAX_PAGES the selection is what was found so far (capped).
  */
 async function resolveFilter(sql: Db, filter: JobFilters): Promise<Resolved> {
   const jobs: Resolved["jobs"] = [];
-  let f: JobFilters = { ...filter, sort: "created", before: undefined, after: undefined, limit: PAGE };
-  for (;;) {
+  let f: JobFilters = { ...filter, before: undefined, after: undefined, limit: PAGE };
+  for (let n = 1; ; n++) {
     const page = await listJobs(sql, { ...f, limit: Math.min(PAGE, BULK_CAP + 1 - jobs.length) });
     jobs.push(...page.jobs);
     if (jobs.length > BULK_CAP) return { jobs: jobs.slice(0, BULK_CAP), missing: 0, capped: true };
     if (!page.next) return { jobs, missing: 0, capped: false };
+    if (n === MAX_PAGES) return { jobs, missing: 0, capped: true };
     f = { ...f, after: page.next };
   }
 }
@@ -218,7 +221,7 @@ export type BulkProgress = {
 
 /** How far a bulk action has got, or null when there is no such operation. */
 export async function getBulkProgress(sql: Db, operationId: string): Promise<BulkProgress | null> {
-  if (!UUID.test(operationId)) return null;
+  if (!isUuid(operationId)) return null;
   const [op] = await sql<Omit<BulkProgress, "done" | "applied" | "refused">[]>`
     SELECT id, event, description, status, total, created_at, finished_at FROM bulk_operations WHERE id = ${operationId}`;
   if (!op) return null;

@@ -112,6 +112,18 @@ describe("dead jobs", () => {
     expect(await listDeadGroupIds(t.sql, { ...g, tenant: "acme", cap: 10 })).toEqual({ ids: [...made.oom].reverse().map((j) => j.id), capped: false });
   });
 
+  it("counts a job replayed and dead again once, in the group of its last death, at its last death", async () => {
+    const twice = await killJob({ tenantId: "globex", error: TIMEOUT });
+    await ok(transition(t.sql, { jobId: twice.id, event: "replay", actor: operator }));
+    const again = await ok(transition(t.sql, { jobId: twice.id, event: "abandon", actor: worker(), attempt: (await runJob(t.sql, twice)).attempt, error: OOM }));
+    const { groups } = await listDeadGroups(t.sql, { tenant: "globex" });
+    expect(groups.map((g) => [key(g), g.count])).toEqual([[`${REPORT}/OutOfMemoryError`, 2]]);
+    expect(groups[0]?.lastSeen).toEqual(again.finishedAt);
+    const page = await listDeadJobs(t.sql, { type: REPORT, errorClass: "OutOfMemoryError", tenant: "globex" });
+    expect(page.jobs.map((j) => [j.id, j.attempt, j.stateVersion])).toEqual([[twice.id, 2, again.stateVersion], [made.globex[0]!.id, 1, made.globex[0]!.stateVersion]]);
+    expect((await listDeadGroupIds(t.sql, { type: REPORT, errorClass: "UpstreamTimeout", tenant: "globex", cap: 10 })).ids).toEqual([]);
+  });
+
   it("ignores a malformed cursor and clamps the page size", async () => {
     const p = await listDeadJobs(t.sql, { type: REPORT, errorClass: "UpstreamTimeout", cursor: "garbage", limit: 10_000 });
     expect(p.jobs).toHaveLength(3);

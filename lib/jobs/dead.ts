@@ -1,5 +1,7 @@
 import type { Db } from "../db/client";
 import { decodeCursor, encodeCursor } from "./filters";
+import { budgeted, SCAN_BUDGET } from "./list-source";
+import { finishedJoins, finishesOf, num, type Fragment } from "./read-model";
 
 /**
  * Dead jobs, grouped the way an operator triages an outage: by job type and
@@ -45,19 +47,27 @@ export type DeadGroupKey = { type: string; errorClass: string | null };
 const SAMPLE_CHARS = 300;
 export const DEAD_PAGE_MAX = 200;
 
-function scope(sql: Db, s: DeadScope) {
-  return sql`${s.tenant ? sql`AND j.tenant_id = ${s.tenant}` : sql``}
-             ${s.since ? sql`AND j.finished_at >= ${s.since}` : sql``}`;
+/**
+ * The newest dead finishes in scope, newest first (lib/jobs/read-model.ts, finishesOf: a replayed
+ * job's dead finish is not counted), at most `limit`, `cursor` excluded.
+ */
+function deadFinishes(sql: Db, s: DeadScope, limit: number, cursor?: { exact: string; id: string } | null): Fragment {
+  const bounds = (t: Fragment, i: Fragment) =>
+    sql`${s.since ? sql`AND ${t} >= ${s.since}` : sql``} ${cursor ? sql`AND (${t}, ${i}) < (${cursor.exact}::text::timestamptz, ${cursor.id}::uuid)` : sql``}`;
+  // Ordered by (state, at, id) as the two tables' walks are, so they are merged as they are read (see finishesOf).
+  return sql`
+    SELECT u.id, u.at, u.state FROM (${finishesOf(sql, "dead", { tenant: s.tenant, bounds, limit })}) u
+     ORDER BY u.state, u.at DESC, u.id DESC LIMIT ${num(sql, limit)}`;
 }
 
 /**
  * The run that killed each job: its highest attempt, found through the
  * primary key (job_id, attempt) one index probe per job.
  */
-const lastRun = (sql: Db) => sql`
+const lastRun = (sql: Db, id: Fragment) => sql`
   LEFT JOIN LATERAL (
-    SELECT r.error_class, r.error_message FROM job_runs r
-     WHERE r.job_id = j.id ORDER BY r.attempt DESC LIMIT 1
+    SELECT r.error_class, r.error_message FROM job_attempts r
+     WHERE r.job_id = ${id} ORDER BY r.attempt DESC LIMIT 1
   ) r ON true`;
 
 /**
@@ -77,65 +87,74 @@ export type DeadGroups = {
 export async function listDeadGroups(sql: Db, s: DeadScope & { cap?: number } = {}): Promise<DeadGroups> {
   const cap = s.cap ?? DEAD_GROUP_SCAN_CAP;
   const rows = await sql<(DeadGroup & { capped: boolean })[]>`
-    WITH recent AS (
-      SELECT j.id, j.type, j.queue, j.finished_at FROM jobs j
-       WHERE j.state = 'dead' ${scope(sql, s)}
-       ORDER BY j.finished_at DESC, j.id DESC
-       LIMIT ${cap + 1}
-    )
-    SELECT j.type, r.error_class, count(*)::int AS count,
-           min(j.finished_at) AS first_seen, max(j.finished_at) AS last_seen,
-           (array_agg(left(r.error_message, ${SAMPLE_CHARS}) ORDER BY j.finished_at DESC, j.id DESC))[1] AS sample_message,
-           array_agg(DISTINCT j.queue ORDER BY j.queue) AS queues,
-           (SELECT count(*) > ${cap} FROM recent) AS capped
-      FROM (SELECT * FROM recent ORDER BY finished_at DESC, id DESC LIMIT ${cap}) j ${lastRun(sql)}
-     GROUP BY j.type, r.error_class
-     ORDER BY last_seen DESC, j.type, r.error_class NULLS FIRST`;
+    WITH recent AS MATERIALIZED (${deadFinishes(sql, s, cap + 1)})
+    SELECT c.type, r.error_class, count(*)::int AS count,
+           min(j.at) AS first_seen, max(j.at) AS last_seen,
+           (array_agg(left(r.error_message, ${SAMPLE_CHARS}) ORDER BY j.at DESC, j.id DESC))[1] AS sample_message,
+           array_agg(DISTINCT c.queue ORDER BY c.queue) AS queues,
+           (SELECT count(*) > ${num(sql, cap)} FROM recent) AS capped
+      FROM (SELECT * FROM recent ORDER BY at DESC, id DESC LIMIT ${num(sql, cap)}) j
+      JOIN job_catalog c ON c.id = j.id ${lastRun(sql, sql`j.id`)}
+     GROUP BY c.type, r.error_class
+     ORDER BY last_seen DESC, c.type, r.error_class NULLS FIRST`;
   const groups = rows.map(({ type, errorClass, count, firstSeen, lastSeen, sampleMessage, queues }) => ({
     type, errorClass, count, firstSeen, lastSeen, sampleMessage, queues,
   }));
   return { groups, capped: rows[0]?.capped ?? false };
 }
 
-function groupWhere(sql: Db, g: DeadGroupKey & DeadScope) {
-  // IS NOT DISTINCT FROM: the "(no error)" group is the NULL class.
-  return sql`j.state = 'dead' AND j.type = ${g.type}
-             AND r.error_class IS NOT DISTINCT FROM ${g.errorClass}::text ${scope(sql, g)}`;
+/** A group's checks on dead finish `w` (IS NOT DISTINCT FROM: the "(no error)" group is the NULL class). */
+function inGroup(sql: Db, g: DeadGroupKey): Fragment[] {
+  return [
+    sql`EXISTS (SELECT 1 FROM job_catalog cg WHERE cg.id = w.id AND cg.type = ${g.type})`,
+    sql`(SELECT rg.error_class FROM job_attempts rg WHERE rg.job_id = w.id ORDER BY rg.attempt DESC LIMIT 1) IS NOT DISTINCT FROM ${g.errorClass}::text`,
+  ];
 }
 
-/** One page of a group's jobs, newest death first; keyset on (finished_at, id), never OFFSET. */
+/**
+ * One page of a group's jobs, newest death first; keyset on (finished_at, id), never OFFSET. The
+ * walk over the dead jobs reads at most SCAN_BUDGET of them (lib/jobs/list-source.ts): a rare group
+ * can give a short page, whose `next` continues from where the walk stopped.
+ */
 export async function listDeadJobs(
   sql: Db,
   p: DeadGroupKey & DeadScope & { cursor?: string | null; limit?: number },
 ): Promise<DeadJobPage> {
   const limit = Math.min(Math.max(Math.trunc(p.limit ?? 50), 1), DEAD_PAGE_MAX);
   const after = decodeCursor(p.cursor ?? undefined);
-  const rows = await sql<DeadJob[]>`
-    SELECT j.id, j.tenant_id, j.type, j.queue, j.attempt, j.max_attempts, j.state_version, j.finished_at,
-           r.error_class, left(r.error_message, 2000) AS error_message
-      FROM jobs j ${lastRun(sql)}
-     WHERE ${groupWhere(sql, p)}
-       ${after ? sql`AND (j.finished_at, j.id) < (${after.at}, ${after.id}::uuid)` : sql``}
-     ORDER BY j.finished_at DESC, j.id DESC
-     LIMIT ${limit + 1}`;
-  const jobs = rows.slice(0, limit);
-  const last = jobs.at(-1);
-  return { jobs, next: rows.length > limit && last ? encodeCursor({ at: last.finishedAt, id: last.id }) : null };
+  const source = budgeted(sql, deadFinishes(sql, p, SCAN_BUDGET, after), sql`w.state, w.at DESC, w.id DESC`, inGroup(sql, p), limit + 1);
+  const rows = await sql<(DeadJob & { ok: boolean; rn: number; cursorAt: string })[]>`
+    WITH p AS MATERIALIZED (${source})
+    SELECT p.id, c.tenant_id, c.type, c.queue, f.fin_attempt AS attempt, f.fin_max_attempts AS max_attempts,
+           f.fin_version AS state_version, p.at AS finished_at, r.error_class, left(r.error_message, 2000) AS error_message, p.ok, p.rn,
+           to_char(p.at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS cursor_at
+      FROM p JOIN job_catalog c ON c.id = p.id LEFT JOIN jobs_live l ON l.id = p.id ${finishedJoins(sql)} ${lastRun(sql, sql`p.id`)}
+     ORDER BY p.at DESC, p.id DESC`;
+  const matches = rows.filter((r) => r.ok);
+  const jobs = matches.slice(0, limit).map((r) => {
+    const { ok, rn, cursorAt, ...job } = r;
+    void [ok, rn, cursorAt];
+    return job;
+  });
+  const cursor = (r: (typeof rows)[number] | undefined) => (r ? encodeCursor({ at: r.cursorAt, id: r.id }) : null);
+  const next = matches.length > limit ? cursor(matches[limit - 1]) : cursor(rows.find((r) => r.rn === SCAN_BUDGET));
+  return { jobs, next };
 }
 
 /**
  * Every id in a group, newest first, up to `cap` (and whether there were more):
- * the selection a "Replay group" freezes. One statement, so the ids are one
- * consistent snapshot.
+ * the selection a "Replay group" freezes, found among the newest DEAD_GROUP_SCAN_CAP dead jobs
+ * in scope, the ones the groups are counted over (so the group's count and its selection agree).
+ * One statement, so the ids are one consistent snapshot.
  */
 export async function listDeadGroupIds(
   sql: Db,
   g: DeadGroupKey & DeadScope & { cap: number },
 ): Promise<{ ids: string[]; capped: boolean }> {
-  const rows = await sql<{ id: string }[]>`
-    SELECT j.id FROM jobs j ${lastRun(sql)}
-     WHERE ${groupWhere(sql, g)}
-     ORDER BY j.finished_at DESC, j.id DESC
-     LIMIT ${g.cap + 1}`;
-  return { ids: rows.slice(0, g.cap).map((r) => r.id), capped: rows.length > g.cap };
+  const rows = await sql<{ id: string; ok: boolean }[]>`
+    SELECT w.id, ${inGroup(sql, g).reduce((acc, x) => sql`${acc} AND ${x}`)} AS ok
+      FROM (${deadFinishes(sql, g, Math.max(DEAD_GROUP_SCAN_CAP, g.cap + 1))}) w
+     ORDER BY w.at DESC, w.id DESC`;
+  const ids = rows.filter((r) => r.ok).map((r) => r.id);
+  return { ids: ids.slice(0, g.cap), capped: ids.length > g.cap || rows.length > DEAD_GROUP_SCAN_CAP };
 }

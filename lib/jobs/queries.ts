@@ -1,33 +1,11 @@
 import type { Db } from "../db/client";
+import { isUuid } from "../uuid";
+import { isTerminal } from "../fsm/machine";
 import { STATES, type JobState, type RejectionKind, type RunOutcome } from "../fsm/table";
-import { decodeCursor, encodeCursor, type JobFilters } from "./filters";
-import { POISON_LOSSES } from "../insight/windows";
+import { encodeCursor, type JobFilters } from "./filters";
+import { keysetOf, listSource, SCAN_BUDGET, type Keyset } from "./list-source";
+import { finishedJoins, finishesOf, jobRows, liveState, logRange, num, stateLit } from "./read-model";
 import type { JobRow, MovedBy } from "./types";
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** The WHERE clause of a filter (state excluded: tabs count every state under the same filter). */
-function where(sql: Db, f: Omit<Partial<JobFilters>, "state">) {
-  const parts = [sql`TRUE`];
-  if (f.tenant) parts.push(sql`j.tenant_id = ${f.tenant}`);
-  if (f.type) parts.push(sql`j.type = ${f.type}`);
-  if (f.queue) parts.push(sql`j.queue = ${f.queue}`);
-  if (f.createdFrom) parts.push(sql`j.created_at >= ${f.createdFrom}`);
-  if (f.createdTo) parts.push(sql`j.created_at < ${f.createdTo}`);
-  if (f.finishedFrom) parts.push(sql`j.finished_at >= ${f.finishedFrom}`);
-  if (f.finishedTo) parts.push(sql`j.finished_at < ${f.finishedTo}`);
-  if (f.errorClass) parts.push(sql`EXISTS (SELECT 1 FROM job_runs r WHERE r.job_id = j.id AND r.error_class = ${f.errorClass})`);
-  if (f.worker) parts.push(sql`EXISTS (SELECT 1 FROM job_runs r WHERE r.job_id = j.id AND r.worker_id = ${f.worker})`);
-  // Poison suspects: served by job_runs_lease_lost_job_idx (lease losses only, a small partial index).
-  if (f.poison) {
-    // An array, not IN (subquery): the planner then fetches the few suspects by id instead of walking every job newest first.
-    parts.push(sql`j.id = ANY(ARRAY(SELECT job_id FROM job_runs WHERE outcome = 'lease_expired' GROUP BY job_id HAVING count(*) >= ${POISON_LOSSES}))`);
-  }
-  if (f.q) {
-    parts.push(UUID.test(f.q) ? sql`(j.id = ${f.q} OR j.idempotency_key = ${f.q})` : sql`j.idempotency_key = ${f.q}`);
-  }
-  return parts.reduce((acc, p) => sql`${acc} AND ${p}`);
-}
 
 export type JobListRow = Pick<
   JobRow,
@@ -37,44 +15,76 @@ export type JobListRow = Pick<
 export type JobPage = { jobs: JobListRow[]; next: string | null; prev: string | null };
 
 /**
- * One page of jobs, newest first by created or finished time, with keyset
- * cursors (never OFFSET): `after` pages towards older jobs, `before` back.
+ * One page of jobs with keyset cursors (never OFFSET): `after` pages towards older jobs, `before`
+ * back. Each tab reads its own index (lib/jobs/list-source.ts says which, and in what order):
+ * the All tab the catalog newest created first, a live state's tab its live rows newest created
+ * first, a finished state's tab (and sort=finished) the finishing transitions newest finished
+ * first. The `worker` filter means the jobs whose attempts did not succeed on that worker, or that
+ * it holds now: job_attempts_worker_trouble_idx and jobs_live.lease_owner (a successful attempt
+ * takes no index entry; the workers page counts those). Then the page's rows are completed: the
+ * live row or the last transition, and the last attempt's error class and worker.
  */
 export async function listJobs(sql: Db, f: JobFilters): Promise<JobPage> {
-  const col = f.sort === "finished" ? sql`j.finished_at` : sql`j.created_at`;
-  const after = decodeCursor(f.after);
-  const before = after ? null : decodeCursor(f.before);
-  const keyset = after
-    ? sql`AND (${col}, j.id) < (${after.exact}::text::timestamptz, ${after.id}::uuid)`
-    : before
-      ? sql`AND (${col}, j.id) > (${before.exact}::text::timestamptz, ${before.id}::uuid)`
-      : sql``;
-  // NULLS LAST / FIRST as in the indexes (drizzle's DESC NULLS LAST): a mismatch makes the planner sort the table.
-  const dir = before ? sql`ASC NULLS FIRST` : sql`DESC NULLS LAST`;
-  const rows = await sql<(JobListRow & { cursorAt: string })[]>`
-    SELECT j.id, j.tenant_id, j.type, j.queue, j.priority, j.state, j.attempt, j.max_attempts, j.state_version,
-           j.created_at, j.updated_at, j.finished_at,
-           r.error_class AS last_error_class, r.worker_id AS last_worker,
-           (SELECT count(*)::int FROM job_runs WHERE job_id = j.id AND outcome = 'lease_expired') AS lease_losses,
-           to_char(${col} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS cursor_at
-      FROM jobs j
+  const k = keysetOf(f);
+  const source = listSource(sql, f, k, f.limit + 1);
+  if (!source) return { jobs: [], next: null, prev: null };
+  const d = k.before ? sql`ASC` : sql`DESC`;
+  const rows = await sql<(JobListRow & { cursorAt: string; ok: boolean; rn: number })[]>`
+    WITH p AS MATERIALIZED (${source.sql})
+    SELECT p.id, c.tenant_id, c.type, c.queue, c.priority, coalesce(l.state, f.fin_state) AS state,
+           coalesce(l.attempt, f.fin_attempt) AS attempt, coalesce(l.max_attempts, f.fin_max_attempts) AS max_attempts,
+           coalesce(l.state_version, f.fin_version) AS state_version, c.created_at, coalesce(l.updated_at, f.fin_at) AS updated_at,
+           f.fin_at AS finished_at,
+           CASE WHEN l.lease_owner IS NULL THEN r.last_error_class END AS last_error_class,
+           CASE WHEN l.lease_owner IS NULL THEN r.last_worker ELSE l.run_worker END AS last_worker,
+           coalesce(r.lease_losses, 0) AS lease_losses, p.ok, p.rn,
+           to_char(p.at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS cursor_at
+      FROM p
+      JOIN job_catalog c ON c.id = p.id
+      LEFT JOIN jobs_live l ON l.id = p.id
+      ${finishedJoins(sql)}
       LEFT JOIN LATERAL (
-        SELECT error_class, worker_id FROM job_runs WHERE job_id = j.id ORDER BY attempt DESC LIMIT 1
-      ) r ON true
-     WHERE ${where(sql, f)} ${f.state ? sql`AND j.state = ${f.state}` : sql``}
-       ${f.sort === "finished" ? sql`AND j.finished_at IS NOT NULL` : sql``} ${keyset}
-     ORDER BY ${col} ${dir}, j.id ${dir}
-     LIMIT ${f.limit + 1}`;
-  const more = rows.length > f.limit;
-  const page = rows.slice(0, f.limit);
-  if (before) page.reverse();
+        SELECT (array_agg(a.error_class ORDER BY a.attempt DESC))[1] AS last_error_class,
+               (array_agg(a.worker_id ORDER BY a.attempt DESC))[1] AS last_worker,
+               count(*) FILTER (WHERE a.outcome = 'lease_expired')::int AS lease_losses
+          FROM job_attempts a WHERE a.job_id = p.id) r ON true
+     ORDER BY ${source.order === "id" ? sql`p.id ${d}` : sql`p.at ${d}, p.id ${d}`}`;
   // The cursor keeps the sort time to the microsecond (see encodeCursor).
   const cursor = (r: (typeof rows)[number] | undefined) => (r ? encodeCursor({ at: r.cursorAt, id: r.id }) : null);
+  // Where the walk stopped, when it read its whole budget before finding a page (lib/jobs/list-source.ts).
+  const stop = cursor(rows.find((r) => r.rn === SCAN_BUDGET));
+  const matches = rows.filter((r) => r.ok);
+  const more = matches.length > f.limit;
+  const page = matches.slice(0, f.limit);
+  let next: string | null;
+  let prev: string | null;
+  if (k.before) {
+    page.reverse();
+    prev = more ? cursor(page[0]) : stop;
+    next = cursor(page.at(-1)) ?? stop ?? beside(k, 1);
+  } else {
+    next = more ? cursor(page.at(-1)) : stop;
+    prev = k.after ? (cursor(page[0]) ?? stop ?? beside(k, -1)) : null;
+  }
+  const jobs = page.map((r) => {
+    const { cursorAt, ok, rn, ...job } = r;
+    void [cursorAt, ok, rn];
+    return job;
+  });
+  return { jobs, next, prev };
+}
 
-  const next = before || more ? cursor(page.at(-1)) : null;
-  const prev = after || (before && more) ? cursor(page[0]) : null;
-  for (const r of page) delete (r as Partial<typeof r>).cursorAt;
-  return { jobs: page, next, prev };
+/**
+ * A cursor just beside the one a page came from, so that paging back from an empty page shows the
+ * job the cursor named again: the id one above (`+1`) or below (`-1`) it, at the same time. A page
+ * is empty when the walk of the page before read its whole budget and nothing matched after it.
+ */
+function beside(k: Keyset, delta: 1 | -1): string | null {
+  if (k.at === null || k.id === null) return null;
+  const n = BigInt(`0x${k.id.replace(/-/g, "")}`) + BigInt(delta);
+  if (n < 0n || n >= 1n << 128n) return null;
+  const h = n.toString(16).padStart(32, "0");
+  return encodeCursor({ at: k.at, id: `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}` });
 }
 
 /** Up to this many jobs in a state are counted exactly; above it the count says "1,000+". */
@@ -90,13 +100,19 @@ const servedWithState = (f: Omit<Partial<JobFilters>, "state">) =>
 
 /**
  * Jobs per state under a filter, for the tabs; no read grows with the table.
- * - No filter, or a tenant: per state, an index scan (state, … / tenant, state) that
- *   stops at COUNT_CAP + 1 rows: exact below, "1,000+" above.
- * - Any other filter: its own index finds the matching jobs; at most COUNT_CAP + 1 of
- *   them are read and grouped by state: exact when fewer match, else lower bounds.
- *   (Per state with such a filter, a rare state would scan every job of the filter.)
- * No planner estimates: under row-level security PostgreSQL does not use column
- * statistics for enum equality, so an estimate is the table's average per state.
+ * - No filter, or a tenant: per state, an index scan that stops at COUNT_CAP + 1 rows: exact
+ *   below, "1,000+" above. A live state reads jobs_live_waiting_idx (or its tenant variant;
+ *   claimed and running the lease index); a finished state its finishing transitions
+ *   (job_attempts_final_idx + job_log_final_idx, or their tenant variants), newest first for
+ *   dead, whose finishes an operator replayed since are not counted (a job replayed and dead
+ *   again counts once).
+ * - Any other filter: the All tab's own source (lib/jobs/list-source.ts) reads at most
+ *   COUNT_CAP + 1 matching jobs, newest first, and groups them by state: exact when fewer match,
+ *   else lower bounds; lower bounds too when its walk read its SCAN_BUDGET rows before (a rare
+ *   combination of filters). (Per state with such a filter, a rare state would walk every job of
+ *   the filter.)
+ * No planner estimates: under row-level security PostgreSQL does not use column statistics for
+ * enum equality, so an estimate is the table's average per state.
  */
 export async function countByState(
   sql: Db,
@@ -104,21 +120,45 @@ export async function countByState(
   cap = COUNT_CAP,
 ): Promise<StateCounts> {
   const perState = servedWithState(f);
-  const rows = perState
-    ? await sql<{ state: JobState; n: number }[]>`
-        SELECT s.state, (SELECT count(*)::int FROM (
-                  SELECT 1 FROM jobs j WHERE j.state = s.state AND ${where(sql, f)} LIMIT ${cap + 1}) x) AS n
-          FROM unnest(${STATES as unknown as string[]}::job_state[]) AS s(state)`
-    : await sql<{ state: JobState; n: number }[]>`
-        SELECT state, count(*)::int AS n FROM (SELECT j.state FROM jobs j WHERE ${where(sql, f)} LIMIT ${cap + 1}) x GROUP BY state`;
+  const { rows, partial } = perState ? { rows: await countPerState(sql, f.tenant, cap), partial: false } : await countSample(sql, f, cap);
   const byState = new Map(rows.map((r) => [r.state, r.n]));
-  const sampled = !perState && rows.reduce((sum, r) => sum + r.n, 0) > cap;
+  const sampled = !perState && (partial || rows.reduce((sum, r) => sum + r.n, 0) > cap);
   return Object.fromEntries(
     STATES.map((s) => {
       const n = byState.get(s) ?? 0;
       return [s, sampled ? { n, capped: true } : n > cap ? { n: cap, capped: true } : { n, capped: false }];
     }),
   ) as StateCounts;
+}
+
+function countPerState(sql: Db, tenant: string | undefined, cap: number) {
+  const counts = STATES.map((s) => {
+    const lit = stateLit(sql, s);
+    if (!isTerminal(s)) {
+      return sql`SELECT ${lit} AS state, (SELECT count(*)::int FROM (
+                   SELECT 1 FROM jobs_live l WHERE ${liveState(sql, s)} ${tenant === undefined ? sql`` : sql`AND l.tenant_id = ${tenant}`}
+                    LIMIT ${num(sql, cap + 1)}) x) AS n`;
+    }
+    // Newest first: a dead finish is checked for a later replay in the fewest day partitions.
+    const finishes = finishesOf(sql, s, { tenant, limit: cap + 1 });
+    return sql`SELECT ${lit} AS state, (SELECT count(*)::int FROM (SELECT 1 FROM (${finishes}) x LIMIT ${num(sql, cap + 1)}) y) AS n`;
+  });
+  return sql<{ state: JobState; n: number }[]>`${counts.reduce((acc, q) => sql`${acc} UNION ALL ${q}`)}`;
+}
+
+async function countSample(sql: Db, f: Omit<Partial<JobFilters>, "state">, cap: number): Promise<{ rows: { state: JobState; n: number }[]; partial: boolean }> {
+  // The sort does not narrow a count; a finished range does (only finished jobs match it).
+  const source = listSource(sql, { ...f, state: undefined, sort: "created" }, keysetOf({}), cap + 1);
+  if (!source) return { rows: [], partial: false };
+  const rows = await sql<{ state: JobState | null; n: number; partial: boolean }[]>`
+    WITH p AS MATERIALIZED (${source.sql})
+    SELECT CASE WHEN p.ok THEN coalesce(l.state, f.fin_state) END AS state, count(*)::int AS n, bool_or(p.rn = ${num(sql, SCAN_BUDGET)}) AS partial
+      FROM p JOIN job_catalog c ON c.id = p.id LEFT JOIN jobs_live l ON l.id = p.id ${finishedJoins(sql)}
+     GROUP BY 1`;
+  return {
+    rows: rows.flatMap((r) => (r.state === null ? [] : [{ state: r.state, n: r.n }])),
+    partial: rows.some((r) => r.partial),
+  };
 }
 
 export type RunRecord = {
@@ -134,7 +174,7 @@ export type RunRecord = {
 };
 
 export type EventRecord = MovedBy & {
-  /** bigint: postgres.js returns it as a string. */
+  /** The event's state_version, as text: a job's events are keyed by their version. */
   id: string;
   fromState: JobState | null;
   toState: JobState;
@@ -169,21 +209,31 @@ export type JobDetail = {
 
 export const EVENT_LIMIT = 500;
 
-/** Everything the job page shows, or null when there is no such job. */
+/**
+ * Everything the job page shows, or null when there is no such job. The job is its catalog row
+ * with its live row or last transition (lib/jobs/read-model.ts); its runs are its ended attempts
+ * and the open one on its live row; its events the `job_events` view's rows for this one job (the
+ * view reads each storage table by job id), its job_log day partitions from its creation on.
+ */
 export async function getJobDetail(sql: Db, id: string): Promise<JobDetail | null> {
-  if (!UUID.test(id)) return null;
-  const [job] = await sql<JobRow[]>`SELECT * FROM jobs WHERE id = ${id}`;
+  if (!isUuid(id)) return null;
+  const [job] = await jobRows(sql, [id]);
   if (!job) return null;
+  const range = logRange(sql, "job_events", sql`${job.createdAt}::timestamptz`);
   const [runs, events, [count], rejections] = await Promise.all([
     sql<RunRecord[]>`
       SELECT attempt, worker_id, claimed_at, started_at, finished_at, outcome, error_class, error_message, result
-        FROM job_runs WHERE job_id = ${id} ORDER BY attempt`,
+        FROM job_attempts WHERE job_id = ${id}
+      UNION ALL
+      SELECT attempt, run_worker, run_claimed_at, run_started_at, NULL, NULL, NULL, NULL, NULL
+        FROM jobs_live WHERE id = ${id} AND lease_owner IS NOT NULL
+       ORDER BY attempt`,
     sql<EventRecord[]>`
       SELECT * FROM (
-        SELECT id, event, from_state, to_state, actor_kind, actor_id, attempt, state_version, at, payload
-          FROM job_events WHERE job_id = ${id} ORDER BY state_version DESC LIMIT ${EVENT_LIMIT}) e
+        SELECT state_version::text AS id, event, from_state, to_state, actor_kind, actor_id, attempt, state_version, at, payload
+          FROM job_events WHERE job_id = ${id} AND ${range} ORDER BY state_version DESC LIMIT ${num(sql, EVENT_LIMIT)}) e
        ORDER BY state_version`,
-    sql<{ n: number }[]>`SELECT count(*)::int AS n FROM job_events WHERE job_id = ${id}`,
+    sql<{ n: number }[]>`SELECT count(*)::int AS n FROM job_events WHERE job_id = ${id} AND ${range}`,
     sql<RejectionRecord[]>`
       SELECT id, event, kind, actor_kind, actor_id, expected_state, expected_version, current_state, current_version, reason, at
         FROM transition_rejections WHERE job_id = ${id} ORDER BY id DESC LIMIT 50`,

@@ -19,7 +19,7 @@ export async function GET(_request: Request, { params }: { params: Promise<{ id:
     // Tenant isolation twice: here, and by row-level security on the scoped transaction.
     const tenant = tenantScopeOf(viewer);
     const [job] = await tx<Pick<JobRow, "id" | "type" | "queue" | "tenantId" | "priority" | "createdAt">[]>`
-      SELECT id, type, queue, tenant_id, priority, created_at FROM jobs
+      SELECT id, type, queue, tenant_id, priority, created_at FROM job_catalog
        WHERE id = ${id} ${tenant ? tx`AND tenant_id = ${tenant}` : tx``}`;
     if (!job) return failure(404, "not_found", "No such job: it may have been removed, or the link is wrong.");
     return slownessContext(tx, job, { tenantOnly: tenant !== null });

@@ -1,0 +1,175 @@
+// EXPLAIN (ANALYZE, BUFFERS) and timings of the console's reads on generated data, as the staff
+// role and as a tenant, through the library functions the routes call:
+//   npx tsx bench/console-explain.ts --jobs 10000000            (a fresh embedded server, generated)
+//   npx tsx bench/console-explain.ts --url <owner url> [--secret s]   (a database generate() filled)
+// Each request runs in the transaction its route opens (lib/db/scope.ts) on the `jobscope_app`
+// role, so row-level security is on: staff switch to jobscope_staff, a tenant keeps the tenant
+// policy. Timings: p50/p95 of --samples sequential runs after three warm-ups. Plans: every
+// statement a run sends (postgres.js's debug hook) explained with its parameters, in the same
+// scope, in a transaction that is rolled back. Markdown on stdout (docs/benchmarks.md).
+import { parseArgs } from "node:util";
+import postgres from "postgres";
+import { loadJobs } from "../app/jobs/load";
+import type { Sql } from "../lib/db/client";
+import { provisionRoles, roleUrl } from "../lib/db/roles";
+import { withScope, type Scope, type ScopedSql } from "../lib/db/scope";
+import { encodeCursor, parseJobFilters } from "../lib/jobs/filters";
+import { countByState, getJobDetail } from "../lib/jobs/queries";
+import { transition } from "../lib/jobs/transition";
+import { pickTargets } from "./console";
+import { auditSample, generate } from "./generate";
+import { benchServer, fmt, freshDb, pct } from "./lib";
+
+const { values: args } = parseArgs({
+  options: {
+    jobs: { type: "string", default: "1000000" },
+    url: { type: "string" },
+    secret: { type: "string", default: "console-explain" },
+    samples: { type: "string", default: "30" },
+    tenant: { type: "string", default: "acme" },
+    keep: { type: "boolean", default: false },
+  },
+});
+const log = (s: string) => console.error(`[console-explain] ${new Date().toISOString().slice(11, 19)} ${s}`);
+
+type Probe = { name: string; scope: Scope; run: (tx: ScopedSql, i: number) => Promise<unknown>; write?: boolean };
+
+async function main() {
+  let owner: string;
+  let stop = async () => {};
+  if (args.url) owner = args.url;
+  else {
+    const server = await benchServer(".data/bench-console-explain", log);
+    stop = server.stop;
+    owner = await freshDb(server.adminUrl, "console_explain", { jobscope: true });
+    const sql = postgres(owner, { max: 2, onnotice: () => {}, transform: { column: { from: postgres.toCamel } } });
+    const t0 = performance.now();
+    await generate(sql, { count: Number(args.jobs), log });
+    log(`generated ${fmt(Number(args.jobs))} jobs in ${fmt((performance.now() - t0) / 1000)} s; audit: ${(await auditSample(sql, 200)).length} problems`);
+    await sql.end();
+  }
+  await provisionRoles(owner, args.secret);
+  const tenant = args.tenant;
+  const ownerSql = postgres(owner, { max: 1, onnotice: () => {}, transform: { column: { from: postgres.toCamel } } });
+  const staffTargets = await pickTargets(ownerSql, Number(args.samples));
+  const tenantTargets = await pickTargets(ownerSql, Number(args.samples), tenant);
+  const t = {
+    deep: staffTargets.deep && encodeCursor(staffTargets.deep),
+    deepTenant: tenantTargets.deep && encodeCursor(tenantTargets.deep),
+    many: staffTargets.many?.id,
+    manyTenant: tenantTargets.many?.id,
+    dead: staffTargets.dead,
+  };
+  const [sizes] = await ownerSql<{ jobs: number; live: number; attempts: number; log: number }[]>`
+    SELECT (SELECT reltuples::bigint FROM pg_class WHERE relname = 'job_catalog')::int AS jobs,
+           (SELECT count(*) FROM jobs_live)::int AS live,
+           (SELECT reltuples::bigint FROM pg_class WHERE relname = 'job_attempts')::int AS attempts,
+           (SELECT sum(reltuples)::bigint FROM pg_class c JOIN pg_inherits i ON i.inhrelid = c.oid WHERE i.inhparent = 'job_log'::regclass)::int AS log`;
+  await ownerSql.end();
+
+  // Every statement of a run is recorded while `sink` is set.
+  let sink: { query: string; parameters: unknown[] }[] | null = null;
+  const app = postgres(roleUrl(owner, args.secret, "app"), {
+    max: 2,
+    onnotice: () => {},
+    transform: { column: { from: postgres.toCamel } },
+    debug: (_c, query, parameters) => {
+      // Transaction control and settings are not statements EXPLAIN takes.
+      if (sink && !/^(BEGIN|COMMIT|ROLLBACK|SAVEPOINT|RELEASE|SET|RESET|SHOW|SELECT set_config)\b/i.test(query.trim())) sink.push({ query, parameters });
+    },
+  });
+  const staff: Scope = { all: true };
+  const mine: Scope = { tenantId: tenant };
+  const page = (q: Record<string, string | undefined>) => (tx: ScopedSql) => loadJobs(tx, parseJobFilters(q));
+  const probes: Probe[] = [
+    { name: "first list page + tab counts", scope: staff, run: page({}) },
+    { name: "first list page + tab counts", scope: mine, run: page({ tenant }) },
+    { name: "deep keyset page (75% down) + tab counts", scope: staff, run: page({ after: t.deep }) },
+    { name: "deep keyset page (75% down) + tab counts", scope: mine, run: page({ tenant, after: t.deepTenant }) },
+    { name: "succeeded tab, tenant + type, + tab counts", scope: staff, run: page({ state: "succeeded", tenant, type: "media.render" }) },
+    { name: "succeeded tab, tenant + type, + tab counts", scope: mine, run: page({ state: "succeeded", tenant, type: "media.render" }) },
+    { name: "counts (GET /api/counts)", scope: staff, run: (tx) => countByState(tx, {}) },
+    { name: "counts (GET /api/counts)", scope: mine, run: (tx) => countByState(tx, { tenant }) },
+  ];
+  if (t.many) probes.push({ name: "job detail, 20 attempts", scope: staff, run: (tx) => getJobDetail(tx, t.many!) });
+  if (t.manyTenant) probes.push({ name: "job detail, 20 attempts", scope: mine, run: (tx) => getJobDetail(tx, t.manyTenant!) });
+  const samples = Number(args.samples);
+  if (t.dead.length > 4) {
+    probes.push({
+      name: "replay a dead job (transition)",
+      scope: staff,
+      write: true,
+      run: (tx, i) => {
+        const job = t.dead[i % t.dead.length]!;
+        return transition(tx, { jobId: job.id, event: "replay", actor: { kind: "operator", id: "bench-operator" }, expected: { state: "dead", version: job.stateVersion } });
+      },
+    });
+  }
+
+  const who = (s: Scope) => ("all" in s ? "staff" : `tenant ${s.tenantId}`);
+  const rows: string[] = [];
+  const plans: string[] = [];
+  for (const p of probes) {
+    const times: number[] = [];
+    for (let i = 0; i < samples + 3; i++) {
+      const t0 = performance.now();
+      await withScope(app as unknown as Sql, p.scope, (tx) => p.run(tx, i));
+      if (i >= 3) times.push(performance.now() - t0);
+    }
+    rows.push(`| ${p.name} | ${who(p.scope)} | ${fmt(pct(times, 50), 1)} | ${fmt(pct(times, 95), 1)} |`);
+    log(`${p.name} (${who(p.scope)}): p50 ${fmt(pct(times, 50), 1)} ms, p95 ${fmt(pct(times, 95), 1)} ms`);
+    // One more run, recorded; then each of its statements explained in the same scope, rolled back.
+    const seen: { query: string; parameters: unknown[] }[] = [];
+    const replayIndex = samples + 3;
+    await app.begin(async (tx) => {
+      sink = seen;
+      try {
+        await withScopeIn(tx, p.scope, () => p.run(tx as unknown as ScopedSql, replayIndex));
+      } finally {
+        sink = null;
+      }
+      throw new Rollback();
+    }).catch((e: unknown) => {
+      if (!(e instanceof Rollback)) throw e;
+    });
+    const explained: string[] = [];
+    for (const s of seen) {
+      await app.begin(async (tx) => {
+        await withScopeIn(tx, p.scope, async () => {
+          const out = await tx.unsafe(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${s.query}`, s.parameters as never[]);
+          explained.push(out.map((r) => Object.values(r)[0] as string).join("\n"));
+        });
+        throw new Rollback();
+      }).catch((e: unknown) => {
+        if (!(e instanceof Rollback)) throw e;
+      });
+    }
+    plans.push(`#### ${p.name} — ${who(p.scope)}\n\n\`\`\`\n${explained.join("\n\n")}\n\`\`\``);
+  }
+  await app.end();
+  console.log(`Data: ${fmt(sizes!.jobs)} jobs (${fmt(sizes!.live)} live), ${fmt(sizes!.attempts)} attempts, ${fmt(sizes!.log)} job_log rows.\n`);
+  console.log("| request | as | p50 ms | p95 ms |\n|---|---|---:|---:|");
+  console.log(rows.join("\n"));
+  console.log("\n### Plans\n");
+  console.log(plans.join("\n\n"));
+  if (!args.keep) await stop();
+  else log(`kept: ${owner}`);
+}
+
+class Rollback extends Error {}
+
+/** The scope's settings inside an already open transaction (what withScope does after BEGIN). */
+async function withScopeIn(tx: postgres.TransactionSql, scope: Scope, fn: () => Promise<unknown>) {
+  if ("all" in scope) {
+    await tx`SELECT set_config('jobscope.scope', 'all', true), set_config('max_parallel_workers_per_gather', '0', true),
+                    CASE WHEN current_user = 'jobscope_app' THEN set_config('role', 'jobscope_staff', true) END`;
+  } else {
+    await tx`SELECT set_config('jobscope.tenant', ${scope.tenantId}, true), set_config('max_parallel_workers_per_gather', '0', true)`;
+  }
+  return fn();
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});

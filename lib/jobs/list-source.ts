@@ -1,0 +1,255 @@
+import type { Db } from "../db/client";
+import { isUuid } from "../uuid";
+import { isTerminal } from "../fsm/machine";
+import type { JobState } from "../fsm/table";
+import { POISON_LOOKBACK_MS, POISON_LOSSES } from "../insight/windows";
+import { decodeCursor, type JobFilters } from "./filters";
+import { finishedJoins, finishesOf, liveState, num, stateLit, TERMINAL, type Fragment } from "./read-model";
+
+/**
+ * Where a page of the jobs list comes from: an index that walks the jobs in the page's order, the
+ * filters it does not serve checked row by row. A walk reads at most SCAN_BUDGET rows: when fewer
+ * than a page match in them, the page is short and its `next` cursor is where the walk stopped, so
+ * no request reads more than the budget however rare the combination of filters (a page can even
+ * be empty, with a cursor to look further). Nothing is read in proportion to the tables.
+ *
+ * | filters (first that applies)   | source, index                                                   | order    |
+ * |--------------------------------|-----------------------------------------------------------------|----------|
+ * | q (id or idempotency key)      | job_catalog_pkey, job_catalog_idempotency_key_idx               | tab's    |
+ * | poison                         | job_attempts_lease_lost_idx: the suspects of POISON_LOOKBACK_MS | tab's    |
+ * | worker                         | job_attempts_worker_trouble_idx + jobs_live.lease_owner         | tab's    |
+ * | a live state's tab             | jobs_live_waiting_idx / jobs_live_tenant_waiting_idx; claimed   | created  |
+ * |                                | and running through jobs_live_lease_idx (few rows)              |          |
+ * | a finished state's tab, or     | job_attempts_final_idx + job_log_final_idx (tenant variants),   | finished |
+ * | sort=finished, or a finished   | merged newest first; a dead finish an operator replayed since  |          |
+ * | range on the All tab           | is left out                                                     |          |
+ * | errorClass on the All tab      | job_attempts_error_class_idx, by job id                         | id       |
+ * | the All tab                    | job_catalog_*_created_idx (tenant+type, tenant, type, queue)    | created  |
+ *
+ * A finished state's tab is always in the order jobs finished (as River UI and Oban Web list
+ * completed jobs), also when the console asks for created order: no index orders the finished jobs
+ * of one state by creation, so that order would walk the catalog checking each job's last
+ * transition, a walk as long as the state is rare. The errorClass filter on the All tab pages by
+ * job id: ids are UUIDv7 (lib/jobs/ids.ts), the order of creation to the millisecond (jobs migrated
+ * from before 0012 have random ids and come in a stable but arbitrary order), where a walk of the
+ * catalog would read as many jobs as it takes to meet the class, as far back as it last occurred.
+ */
+
+export type Order = "created" | "finished" | "id";
+/**
+ * Rows (id, at, ok, rn) in the page's order: the matches (`ok`), at most `limit`, and the row where
+ * the walk stopped (`rn` = SCAN_BUDGET) when it read its whole budget.
+ */
+export type Source = { order: Order; sql: Fragment };
+
+/** How many rows a walk reads at most for one page (or one count). */
+export const SCAN_BUDGET = 2_000;
+
+/** Cursor comparisons for a walk: `after` goes to older rows, `before` back to newer ones. */
+export type Keyset = { after: boolean; before: boolean; at: string | null; id: string | null };
+
+export function keysetOf(f: Pick<Partial<JobFilters>, "after" | "before">): Keyset {
+  const after = decodeCursor(f.after);
+  const before = after ? null : decodeCursor(f.before);
+  const c = after ?? before;
+  return { after: after !== null, before: before !== null, at: c?.exact ?? null, id: c?.id ?? null };
+}
+
+/** `(t, i) < cursor` (or `>` going back), in the cursor's exact microseconds. */
+function beyond(sql: Db, k: Keyset, t: Fragment, i: Fragment): Fragment {
+  if (k.at === null || k.id === null) return sql``;
+  return k.before
+    ? sql`AND (${t}, ${i}) > (${k.at}::text::timestamptz, ${k.id}::uuid)`
+    : sql`AND (${t}, ${i}) < (${k.at}::text::timestamptz, ${k.id}::uuid)`;
+}
+
+/** ORDER BY direction as the index has it: the catalog's and jobs_live's are DESC NULLS LAST, the finished indexes plain DESC. */
+const dir = (sql: Db, k: Keyset, nullsLast: boolean): Fragment =>
+  k.before ? (nullsLast ? sql`ASC NULLS FIRST` : sql`ASC`) : nullsLast ? sql`DESC NULLS LAST` : sql`DESC`;
+
+type F = Omit<Partial<JobFilters>, "after" | "before" | "limit">;
+type CatalogFilter = "tenant" | "type" | "queue" | "created";
+
+const and = (sql: Db, parts: Fragment[]): Fragment => parts.reduce((acc, p) => sql`${acc} AND ${p}`, sql``);
+const all = (sql: Db, parts: Fragment[]): Fragment => (parts.length ? parts.reduce((acc, p) => sql`${acc} AND ${p}`) : sql`TRUE`);
+
+/** The catalog's filters on alias `x` (job_catalog or jobs_live: both carry them), those named in `only`. */
+function catalogPreds(sql: Db, f: F, x: string, only: readonly CatalogFilter[] = ["tenant", "type", "queue", "created"]): Fragment[] {
+  const col = (name: string) => sql.unsafe(`${x}.${name}`);
+  const parts: Fragment[] = [];
+  if (f.tenant && only.includes("tenant")) parts.push(sql`${col("tenant_id")} = ${f.tenant}`);
+  if (f.type && only.includes("type")) parts.push(sql`${col("type")} = ${f.type}`);
+  if (f.queue && only.includes("queue")) parts.push(sql`${col("queue")} = ${f.queue}`);
+  if (f.createdFrom && only.includes("created")) parts.push(sql`${col("created_at")} >= ${f.createdFrom}`);
+  if (f.createdTo && only.includes("created")) parts.push(sql`${col("created_at")} < ${f.createdTo}`);
+  return parts;
+}
+
+/** The catalog's filters as a per-row check of job `id` (a probe of job_catalog_pkey). */
+function catalogProbe(sql: Db, f: F, id: Fragment, only: readonly CatalogFilter[]): Fragment[] {
+  const preds = catalogPreds(sql, f, "cp", only);
+  return preds.length ? [sql`EXISTS (SELECT 1 FROM job_catalog cp WHERE cp.id = ${id} ${and(sql, preds)})`] : [];
+}
+
+const poisonSince = (sql: Db) => sql`now() - ${sql.unsafe(`interval '${POISON_LOOKBACK_MS} milliseconds'`)}`;
+
+/**
+ * The filters found in a job's attempts, checked per row on job id `id`. `worker`: the jobs whose
+ * attempts did not succeed on that worker, or that it holds now (its lease). `poison`:
+ * POISON_LOSSES or more attempts lost to an expired lease in the last POISON_LOOKBACK_MS.
+ */
+function attemptPreds(sql: Db, f: F, id: Fragment, skip: { errorClass?: boolean; worker?: boolean; poison?: boolean } = {}): Fragment[] {
+  const parts: Fragment[] = [];
+  if (f.errorClass && !skip.errorClass) parts.push(sql`EXISTS (SELECT 1 FROM job_attempts ae WHERE ae.job_id = ${id} AND ae.error_class = ${f.errorClass})`);
+  if (f.worker && !skip.worker) {
+    parts.push(sql`(EXISTS (SELECT 1 FROM job_attempts aw WHERE aw.job_id = ${id} AND aw.worker_id = ${f.worker} AND aw.outcome <> 'succeeded')
+                    OR EXISTS (SELECT 1 FROM jobs_live lw WHERE lw.id = ${id} AND lw.lease_owner = ${f.worker}))`);
+  }
+  if (f.poison && !skip.poison) {
+    parts.push(sql`(SELECT count(*) FROM job_attempts ap WHERE ap.job_id = ${id} AND ap.outcome = 'lease_expired' AND ap.finished_at >= ${poisonSince(sql)}) >= ${num(sql, POISON_LOSSES)}`);
+  }
+  return parts;
+}
+
+/** The order a page of `f` is listed in; null: no job can match (a live state has no finished time). */
+export function orderOf(f: F): Order | null {
+  const byFinish = f.sort === "finished" || f.finishedFrom !== undefined || f.finishedTo !== undefined;
+  if (f.state && !isTerminal(f.state)) return byFinish ? null : "created";
+  if (f.state || byFinish) return "finished";
+  return f.errorClass && !(f.q || f.poison || f.worker) ? "id" : "created";
+}
+
+/** The source of the list under `f` (`limit` matches at most), in its order; null when nothing can match. */
+export function listSource(sql: Db, f: F, k: Keyset, limit: number): Source | null {
+  const order = orderOf(f);
+  if (order === null) return null;
+  if (f.q || f.poison || f.worker) return { order, sql: fromSet(sql, f, order, k, limit) };
+  if (order === "created" && f.state) return { order, sql: fromLive(sql, f, f.state, k, limit) };
+  if (order === "finished") return { order, sql: fromFinishes(sql, f, f.state ? [f.state] : TERMINAL, k, limit) };
+  if (order === "id") return { order, sql: fromErrorClass(sql, f, k, limit) };
+  return { order, sql: fromCatalog(sql, f, k, limit) };
+}
+
+/**
+ * The rows of `walk` (ordered by `order`, SCAN_BUDGET rows at most) that pass `checks`, evaluated
+ * row by row as the walk goes, until `limit` of them; and the last row of a walk that read its whole
+ * budget before that.
+ */
+export function budgeted(sql: Db, walk: Fragment, order: Fragment, checks: Fragment[], limit: number): Fragment {
+  return sql`
+    SELECT s.id, s.at, s.ok, s.rn FROM (
+      SELECT w.id, w.at, ${all(sql, checks)} AS ok, (row_number() OVER (ORDER BY ${order}))::int AS rn FROM (${walk}) w
+    ) s
+     WHERE s.ok OR s.rn = ${num(sql, SCAN_BUDGET)}
+     LIMIT ${num(sql, limit)}`;
+}
+
+/** The All tab: the catalog newest first, through the created index that its narrowest filter picks. */
+function fromCatalog(sql: Db, f: F, k: Keyset, limit: number): Fragment {
+  // job_catalog_tenant_type_created_idx, _tenant_, _type_, _queue_, or job_catalog_created_idx; the created range bounds each.
+  const led: CatalogFilter[] = f.tenant ? (f.type ? ["tenant", "type"] : ["tenant"]) : f.type ? ["type"] : f.queue ? ["queue"] : [];
+  const rest = (["tenant", "type", "queue"] as const).filter((x) => !led.includes(x));
+  const walk = sql`
+    SELECT c.id, c.created_at AS at, c.tenant_id, c.type, c.queue FROM job_catalog c
+     WHERE TRUE ${and(sql, catalogPreds(sql, f, "c", [...led, "created"]))} ${beyond(sql, k, sql`c.created_at`, sql`c.id`)}
+     ORDER BY c.created_at ${dir(sql, k, true)}, c.id ${dir(sql, k, true)}
+     LIMIT ${num(sql, SCAN_BUDGET)}`;
+  return budgeted(sql, walk, sql`w.at ${dir(sql, k, true)}, w.id ${dir(sql, k, true)}`, catalogPreds(sql, f, "w", rest), limit);
+}
+
+/**
+ * A live state's tab: its live rows newest first (the waiting indexes; claimed and running rows
+ * through the lease index). The state leads the ORDER BY as it leads the index (see finishesOf).
+ */
+function fromLive(sql: Db, f: F, state: JobState, k: Keyset, limit: number): Fragment {
+  const walk = sql`
+    SELECT l.id, l.created_at AS at, l.state, l.type, l.queue FROM jobs_live l
+     WHERE ${liveState(sql, state)} ${and(sql, catalogPreds(sql, f, "l", ["tenant", "created"]))} ${beyond(sql, k, sql`l.created_at`, sql`l.id`)}
+     ORDER BY l.state ${k.before ? sql`DESC` : sql`ASC`}, l.created_at ${dir(sql, k, true)}, l.id ${dir(sql, k, true)}
+     LIMIT ${num(sql, SCAN_BUDGET)}`;
+  const checks = [...catalogPreds(sql, f, "w", ["type", "queue"]), ...attemptPreds(sql, f, sql`w.id`)];
+  const order = sql`w.state ${k.before ? sql`DESC` : sql`ASC`}, w.at ${dir(sql, k, true)}, w.id ${dir(sql, k, true)}`;
+  return budgeted(sql, walk, order, checks, limit);
+}
+
+/**
+ * Finished jobs newest finished first: each state's finishing transitions from both tables
+ * (lib/jobs/read-model.ts, finishesOf), merged in (at, id) order. One state's are merged as they
+ * are read, ordered by (state, at, id) as its index is (see finishesOf); several states' are sorted,
+ * each table reading as many as a page needs (the budget when rows are checked).
+ */
+function fromFinishes(sql: Db, f: F, states: readonly JobState[], k: Keyset, limit: number): Fragment {
+  const bounds = (t: Fragment, i: Fragment) =>
+    sql`${f.finishedFrom ? sql`AND ${t} >= ${f.finishedFrom}` : sql``} ${f.finishedTo ? sql`AND ${t} < ${f.finishedTo}` : sql``} ${beyond(sql, k, t, i)}`;
+  const checks = [...catalogProbe(sql, f, sql`w.id`, ["type", "queue", "created"]), ...attemptPreds(sql, f, sql`w.id`)];
+  const walkOf = { tenant: f.tenant, bounds, ascending: k.before, limit: checks.length ? SCAN_BUDGET : limit };
+  const finished = states.filter((s) => TERMINAL.includes(s));
+  const union = finished.map((s) => finishesOf(sql, s, walkOf)).reduce((acc, q) => sql`${acc} UNION ALL ${q}`);
+  const d = dir(sql, k, false);
+  const order = (x: string) =>
+    finished.length === 1
+      ? sql`${sql.unsafe(`${x}.state`)} ${k.before ? sql`DESC` : sql`ASC`}, ${sql.unsafe(`${x}.at`)} ${d}, ${sql.unsafe(`${x}.id`)} ${d}`
+      : sql`${sql.unsafe(`${x}.at`)} ${d}, ${sql.unsafe(`${x}.id`)} ${d}`;
+  const walk = sql`SELECT u.id, u.at, u.state FROM (${union}) u ORDER BY ${order("u")} LIMIT ${num(sql, SCAN_BUDGET)}`;
+  return budgeted(sql, walk, order("w"), checks, limit);
+}
+
+/** The All tab under an error class: the jobs with an attempt of that class, by job id (see the table above). */
+function fromErrorClass(sql: Db, f: F, k: Keyset, limit: number): Fragment {
+  const idBound = k.id === null ? sql`` : k.before ? sql`AND a.job_id > ${k.id}::uuid` : sql`AND a.job_id < ${k.id}::uuid`;
+  const o = k.before ? sql`ASC` : sql`DESC`;
+  // `at` is the job's creation (the cursor's time); the walk is by id.
+  const walk = sql`
+    SELECT p.id, (SELECT c.created_at FROM job_catalog c WHERE c.id = p.id) AS at
+      FROM (SELECT DISTINCT a.job_id AS id FROM job_attempts a WHERE a.error_class = ${f.errorClass ?? ""} ${idBound} ORDER BY a.job_id ${o} LIMIT ${num(sql, SCAN_BUDGET)}) p
+     ORDER BY p.id ${o}`;
+  return budgeted(sql, walk, sql`w.id ${o}`, catalogProbe(sql, f, sql`w.id`, ["tenant", "type", "queue", "created"]), limit);
+}
+
+/** How many of a worker's unsuccessful attempts, newest first, its filter reads. */
+export const WORKER_SCAN_CAP = 10_000;
+
+/**
+ * A small set of jobs named by a filter, each completed (live row or last transition) and checked
+ * against the rest, then put in the tab's order: the id or idempotency key; the poison suspects of
+ * the last POISON_LOOKBACK_MS (as the overview lists them); or a worker's jobs, bounded by one worker
+ * process's lifetime (and by WORKER_SCAN_CAP of its newest unsuccessful attempts).
+ */
+function fromSet(sql: Db, f: F, order: Order, k: Keyset, limit: number): Fragment {
+  let set: Fragment;
+  let skip: { errorClass?: boolean; worker?: boolean; poison?: boolean };
+  if (f.q) {
+    const byKey = f.tenant ? sql`(c.tenant_id = ${f.tenant} AND c.idempotency_key = ${f.q})` : sql`c.idempotency_key = ${f.q}`;
+    set = sql`SELECT c.id FROM job_catalog c WHERE ${isUuid(f.q) ? sql`c.id = ${f.q.toLowerCase()}::uuid OR ${byKey}` : byKey}`;
+    skip = {};
+  } else if (f.poison) {
+    set = sql`
+      SELECT a.job_id FROM job_attempts a WHERE a.outcome = 'lease_expired' AND a.finished_at >= ${poisonSince(sql)}
+       GROUP BY a.job_id HAVING count(*) >= ${num(sql, POISON_LOSSES)}`;
+    skip = { poison: true };
+  } else {
+    const w = f.worker ?? "";
+    set = sql`
+      (SELECT a.job_id FROM job_attempts a WHERE a.worker_id = ${w} AND a.outcome <> 'succeeded' ORDER BY a.finished_at DESC LIMIT ${num(sql, WORKER_SCAN_CAP)})
+      UNION SELECT l.id FROM jobs_live l WHERE l.lease_owner = ${w} AND l.state IN ('claimed', 'running', 'cancelling')
+      UNION SELECT l.id FROM jobs_live l WHERE l.lease_owner = ${w} AND l.state = 'paused'`;
+    skip = { worker: true };
+  }
+  const key = order === "finished" ? sql`f.fin_at` : sql`c.created_at`;
+  const preds = [
+    ...catalogPreds(sql, f, "c"),
+    ...attemptPreds(sql, f, sql`p.id`, skip),
+    ...(f.state ? [sql`coalesce(l.state, f.fin_state) = ${stateLit(sql, f.state)}`] : []),
+    ...(order === "finished" ? [sql`l.id IS NULL`] : []),
+    ...(f.finishedFrom ? [sql`f.fin_at >= ${f.finishedFrom}`] : []),
+    ...(f.finishedTo ? [sql`f.fin_at < ${f.finishedTo}`] : []),
+  ];
+  return sql`
+    SELECT p.id, ${key} AS at, true AS ok, 0 AS rn FROM (SELECT DISTINCT s.id FROM (${set}) s(id)) p
+      JOIN job_catalog c ON c.id = p.id
+      LEFT JOIN jobs_live l ON l.id = p.id
+      ${finishedJoins(sql)}
+     WHERE (l.id IS NOT NULL OR f.fin_state IS NOT NULL) ${and(sql, preds)} ${beyond(sql, k, key, sql`p.id`)}
+     ORDER BY ${key} ${dir(sql, k, false)}, p.id ${dir(sql, k, false)}
+     LIMIT ${num(sql, limit)}`;
+}
