@@ -3,6 +3,7 @@ import { HEARTBEAT_STATES, type JobEvent, type JobState } from "../fsm/table";
 import type { Sql } from "../db/client";
 import { ensureEventPartitions } from "../db/partitions";
 import { reconcileQueueCounts } from "../jobs/queues";
+import { runDueSchedules } from "../schedules/fire";
 import { transition } from "../jobs/transition";
 import type { Actor } from "../jobs/types";
 import { backoffDelay, DB_RETRY } from "../worker/backoff";
@@ -27,7 +28,7 @@ export type SupervisorOptions = {
   log?: (line: string) => void;
 };
 
-export type TickReport = { reclaimed: number; abandoned: number; promoted: number; refused: number; recounted: number };
+export type TickReport = { reclaimed: number; abandoned: number; promoted: number; refused: number; recounted: number; scheduled: number };
 
 type Candidate = { id: string; state: JobState; stateVersion: number; attempt: number; maxAttempts: number };
 
@@ -85,11 +86,13 @@ export function createSupervisor(opts: SupervisorOptions) {
   }
 
   async function tick(): Promise<TickReport> {
-    const report: TickReport = { reclaimed: 0, abandoned: 0, promoted: 0, refused: 0, recounted: 0 };
+    const report: TickReport = { reclaimed: 0, abandoned: 0, promoted: 0, refused: 0, recounted: 0, scheduled: 0 };
     await recoverStale(report);
     await promoteDue(report);
     // Capped queues: their count of leased jobs, re-counted from the live rows (lib/jobs/queues.ts).
     report.recounted = await reconcileQueueCounts(sql);
+    // Periodic schedules: the ticks that have come, one job each (lib/schedules/fire.ts).
+    report.scheduled = (await runDueSchedules(sql, { supervisorId: actor.id, log })).fired;
     return report;
   }
 
