@@ -77,3 +77,11 @@ END $$;
 -- Operators pause and resume schedules; workers rewrite their declared ones; supervisors move
 -- `next_run_at`. Nothing deletes a schedule or a run.
 GRANT UPDATE ON "schedules" TO jobscope_app, jobscope_worker, jobscope_staff;
+--> statement-breakpoint
+-- Not schedules: a fix the runtime roles needed since the replay started holding its catalog row
+-- (`FOR KEY SHARE OF c` in the guarded write's `rep`, lib/jobs/write.ts). A row lock needs UPDATE
+-- privilege on a column of the table, and the lock is part of every guarded write's plan, replay or
+-- not: every worker report and console action as jobscope_worker / jobscope_app / jobscope_staff
+-- failed with "permission denied for table job_catalog". The grant allows the lock and nothing
+-- else: job_catalog_append_only still refuses every UPDATE statement.
+GRANT UPDATE ("id") ON "job_catalog" TO jobscope_app, jobscope_worker, jobscope_staff;
