@@ -26,6 +26,8 @@ const NAV: { href: string; label: string; permission: Permission }[] = [
   { href: "/", label: "Overview", permission: "insight:read" },
   { href: "/jobs", label: "Jobs", permission: "jobs:read" },
   { href: "/dead", label: "Dead jobs", permission: "insight:read" },
+  { href: "/queues", label: "Queues", permission: "insight:read" },
+  { href: "/schedules", label: "Schedules", permission: "insight:read" },
   { href: "/workers", label: "Workers", permission: "insight:read" },
   { href: "/rejections", label: "Rejections", permission: "insight:read" },
   { href: "/state-machine", label: "State machine", permission: "insight:read" },

@@ -107,7 +107,9 @@ async function main() {
   const webEnv = { ...process.env, DATABASE_URL: roles.app, BETTER_AUTH_SECRET: secret, NODE_ENV: (args.dev ? "development" : "production") as "development" | "production" };
   keep("web", next, webEnv, false);
   for (let i = 1; i <= Number(args.workers); i++) {
-    keep(`worker ${i}`, ["--import", "tsx", "scripts/worker.ts", "--drain-ms", "10000"], env, true);
+    // The demo's schedules come with its traffic (the e2e server runs without either).
+    const schedules = args["no-traffic"] ? [] : ["--demo-schedules"];
+    keep(`worker ${i}`, ["--import", "tsx", "scripts/worker.ts", "--drain-ms", "10000", ...schedules], env, true);
   }
   keep("supervisor", ["--import", "tsx", "scripts/supervisor.ts"], { ...env, JOBSCOPE_SUPERVISOR_ID: "sup-local" }, true);
   const stopTraffic = args["no-traffic"] ? () => {} : startTraffic(sql, { log: say });

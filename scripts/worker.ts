@@ -4,6 +4,7 @@ import { parseArgs } from "node:util";
 import { connect, databaseUrl } from "../lib/db/client";
 import { JOB_TYPES } from "../lib/jobs/job-types";
 import { demoHandlers } from "../lib/worker/demo-handlers";
+import { demoSchedules } from "../lib/worker/demo-schedules";
 import { consoleLogger } from "../lib/worker/log";
 import type { JobOutcome } from "../lib/worker/types";
 import { createWorker } from "../lib/worker/worker";
@@ -13,7 +14,8 @@ const USAGE = `usage: npm run worker -- [--queues a,b] [--concurrency N] [--id I
   --concurrency  jobs run at once (default 8)
   --id           worker id, also the lease owner (default host-pid-xxxx)
   --drain-ms     on SIGTERM, how long in-flight jobs may take to finish (default 30000)
-  --verbose      print one line per job outcome`;
+  --verbose      print one line per job outcome
+  --demo-schedules  declare the demo's periodic schedules (lib/worker/demo-schedules.ts)`;
 
 function options() {
   const { values } = parseArgs({
@@ -23,6 +25,7 @@ function options() {
       id: { type: "string" },
       "drain-ms": { type: "string", default: "30000" },
       verbose: { type: "boolean", short: "v", default: false },
+      "demo-schedules": { type: "boolean", default: false },
       help: { type: "boolean", short: "h", default: false },
     },
   });
@@ -38,7 +41,7 @@ function options() {
     console.error(USAGE);
     process.exit(2);
   }
-  return { queues, concurrency, drainMs, id: values.id, verbose: values.verbose };
+  return { queues, concurrency, drainMs, id: values.id, verbose: values.verbose, demoSchedules: values["demo-schedules"] };
 }
 
 function describe(o: JobOutcome): string {
@@ -60,6 +63,7 @@ async function main() {
     concurrency: opts.concurrency,
     drainTimeoutMs: opts.drainMs,
     handlers: demoHandlers,
+    schedules: opts.demoSchedules ? demoSchedules : undefined,
     log,
     // poison.crash demonstrates a worker dying mid-job; here that is the point.
     allowProcessKill: true,

@@ -23,5 +23,5 @@ export default async function JobsPage({ searchParams }: Props) {
     console.error("/jobs: first render could not list jobs:", err);
   }
   const bulkActor = can(viewer, "jobs:operate") ? (actorOf(viewer)?.kind ?? null) : null;
-  return <JobsView search={searchOf(filters)} initial={initial} actorKind={bulkActor} />;
+  return <JobsView search={searchOf(filters)} initial={initial} actorKind={bulkActor} isStaff={viewer.role !== "tenant"} />;
 }

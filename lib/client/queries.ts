@@ -17,6 +17,9 @@ import type {
   HealthResponse,
   JobsResponse,
   OverviewResponse,
+  QueuesResponse,
+  QueueStatusResponse,
+  SchedulesResponse,
   WorkersResponse,
 } from "./wire";
 
@@ -50,6 +53,12 @@ export const keys = {
     drift: () => [...keys.insight.all, "drift"] as const,
     slowness: (id: string) => [...keys.insight.all, "slowness", id] as const,
   },
+  queues: {
+    all: ["queues"] as const,
+    list: () => [...keys.queues.all, "list"] as const,
+    status: (name: string) => [...keys.queues.all, "status", name] as const,
+  },
+  schedules: () => ["schedules"] as const,
   health: () => ["health"] as const,
 };
 
@@ -143,6 +152,29 @@ export const workersQuery = () =>
   queryOptions({
     queryKey: keys.insight.workers(),
     queryFn: ({ signal }) => getJson("/api/insight/workers", signal, shaped<WorkersResponse>("workers", { workers: "array", at: "string" })),
+  });
+
+export const queuesQuery = () =>
+  queryOptions({
+    queryKey: keys.queues.list(),
+    queryFn: ({ signal }) => getJson("/api/queues", signal, shaped<QueuesResponse>("queues", { queues: "array", at: "string" })),
+  });
+
+export const queueStatusQuery = (name: string) =>
+  queryOptions({
+    queryKey: keys.queues.status(name),
+    queryFn: ({ signal }) =>
+      getJson(
+        `/api/queues/${encodeURIComponent(name)}`,
+        signal,
+        shaped<QueueStatusResponse>("the queue", { name: "string", paused: "boolean", at: "string" }),
+      ),
+  });
+
+export const schedulesQuery = () =>
+  queryOptions({
+    queryKey: keys.schedules(),
+    queryFn: ({ signal }) => getJson("/api/schedules", signal, shaped<SchedulesResponse>("schedules", { schedules: "array", at: "string" })),
   });
 
 export const driftQuery = () =>

@@ -5,6 +5,8 @@ import type { JobState } from "@/lib/fsm/table";
 import type { BulkProgress } from "@/lib/jobs/bulk";
 import type { DeadGroup, DeadJob } from "@/lib/jobs/dead";
 import type { JobListRow, StateCounts } from "@/lib/jobs/queries";
+import type { QueueRow, QueueStatus } from "@/lib/jobs/queue-stats";
+import type { ScheduleListRow } from "@/lib/schedules/list";
 import type { DriftStatus, ErrorClassRow, PoisonSuspect, RecentRejection, ThroughputPoint, TypeLatency, WorkerRow } from "@/lib/insight/queries";
 import type { WindowKey } from "@/lib/insight/windows";
 
@@ -71,3 +73,12 @@ export type DriftResponse = Wire<DriftStatus>;
 
 /** GET /api/integrity/health: whether the database answers (503 when it does not). */
 export type HealthResponse = { ok: true; latencyMs: number } | { ok: false; error: { code: string; message: string } };
+
+/** GET /api/queues: every queue (lib/jobs/queue-stats.ts). */
+export type QueuesResponse = { queues: Wire<QueueRow>[]; at: string };
+
+/** GET /api/queues/[name]: whether the queue is paused (the jobs list's banner); `pausedBy` only for staff. */
+export type QueueStatusResponse = Wire<QueueStatus> & { at: string };
+
+/** GET /api/schedules: every schedule with its next and last runs (lib/schedules/list.ts). */
+export type SchedulesResponse = { schedules: Wire<ScheduleListRow>[]; at: string };

@@ -105,7 +105,7 @@ export type Transition = {
 };
 
 export const TRANSITIONS = [
-  { from: null, event: "submit", to: "queued", actors: ["api", "tenant", "operator"], note: "attempt 0, version 0" },
+  { from: null, event: "submit", to: "queued", actors: ["api", "tenant", "operator", "supervisor"], note: "attempt 0, version 0; the supervisor submits a periodic schedule's ticks" },
   { from: "queued", event: "claim", to: "claimed", actors: ["worker"], needsAttemptsLeft: true, run: "open", note: "attempt + 1 in the claiming UPDATE; lease taken; run record opened" },
   { from: "queued", event: "cancel", to: "cancelled", actors: ["tenant", "operator"], note: "" },
   { from: "claimed", event: "start", to: "running", actors: ["worker"], run: "start", note: "run started" },

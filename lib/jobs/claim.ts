@@ -40,7 +40,7 @@ export const CLAIMED_COLUMNS = sql`id, tenant_id, type, queue, priority, state, 
  * a sequential scan and a hash join over the table at a few hundred rows. It increments the
  * attempt in the same UPDATE (the fencing token), takes the lease and opens the attempt on the row.
  */
-export function claimCtes(): SQL {
+export function claimCtes(opts: { withReleases?: boolean } = {}): SQL {
   const ph = (name: string) => sql.placeholder(name);
   const at = sql`coalesce(${ph("claimAt")}::timestamptz, now())`;
   return sql`
@@ -80,11 +80,28 @@ export function claimCtes(): SQL {
      WHERE l.id = ANY(ARRAY(SELECT id FROM picked)) AND l.id = p.id AND l.state = '${sql.raw(CLAIM!.from)}'::job_state
     RETURNING l.id, l.tenant_id, l.type, l.queue, l.priority, l.state, l.attempt, l.max_attempts, l.state_version, l.params, l.created_at),
   -- A capped queue counts what it gave out (the write path counts down what comes back).
-  took AS (
+  ${opts.withReleases ? tookWithReleases : took}`;
+}
+
+const took = sql`took AS (
     UPDATE queues s SET leased = s.leased + n.taken
       FROM (SELECT queue, count(*)::int AS taken FROM picked GROUP BY queue) n
      WHERE s.name = n.queue AND s.name IN (SELECT name FROM capped))`;
-}
+
+/**
+ * A worker round that reports and claims in one statement (lib/jobs/round.ts) changes a capped
+ * queue's count once, by what it gave out less what came back: a second UPDATE of the same queue
+ * row in the statement (the write path's `freed`) would be lost, and the count would drift up until
+ * the supervisor's re-count (tested in lib/jobs/queue-cap.test.ts).
+ */
+const tookWithReleases = sql`took AS (
+    UPDATE queues s SET leased = greatest(s.leased + n.delta, 0)
+      FROM (SELECT queue, sum(d)::int AS delta FROM (
+              SELECT queue, 1 AS d FROM picked
+              UNION ALL
+              SELECT queue, -1 FROM moved WHERE releases) x
+             GROUP BY queue) n
+     WHERE s.name = n.queue AND s.concurrency_limit IS NOT NULL AND n.delta <> 0)`;
 
 /** The values of the claim's placeholders. */
 export function claimValues(opts: ClaimOptions): Record<string, unknown> {

@@ -141,7 +141,7 @@ const MOVE_COLUMNS = ["ids", "shape", "expVersion", "actorId", "fence", "stale",
  * The CTEs of the guarded write (named shapes, i, upd, del, rep, moved, att, log), to be placed after `markCte` in a WITH list; their values are `moveValues(planned)`.
  * `moved` holds every applied move.
  */
-export function guardedWriteCtes(): SQL {
+export function guardedWriteCtes(opts: { countsReleases?: boolean } = {}): SQL {
   return sql`${SHAPES_SQL},
   i AS MATERIALIZED (
     SELECT x.id, s.exp_state, x.exp_version, s.event, s.actor_kind, x.actor_id, x.fence, x.stale, s.to_state, s.from_done, s.to_done,
@@ -216,13 +216,19 @@ export function guardedWriteCtes(): SQL {
   log AS (
     INSERT INTO job_log (job_id, tenant_id, event, from_state, to_state, actor_kind, actor_id, attempt, state_version, at, payload, max_attempts)
     SELECT id, tenant_id, event, exp_state, state, actor_kind, actor_id, attempt, state_version, at, payload::jsonb, max_attempts
-      FROM moved WHERE NOT on_attempt),
-  -- A capped queue counts down the leases that came back (its claim counted them out).
+      FROM moved WHERE NOT on_attempt)${opts.countsReleases === false ? sql`` : freedCte}`;
+}
+
+/**
+ * A capped queue counts down the leases that came back (its claim counted them out). A statement
+ * that also claims leaves this to the claim's `took` (`countsReleases: false`): two UPDATEs of one
+ * queue row in one statement keep only one of the two changes.
+ */
+const freedCte = sql`,
   freed AS (
     UPDATE queues s SET leased = greatest(s.leased - n.k, 0)
       FROM (SELECT queue, count(*)::int AS k FROM moved WHERE releases GROUP BY queue) n
      WHERE s.name = n.queue AND s.concurrency_limit IS NOT NULL)`;
-}
 
 /** The event's payload in job_log: the caller's, plus the error that closed the attempt. */
 function logPayload(m: Move): string | null {

@@ -4,6 +4,7 @@ import type { Sql } from "../db/client";
 import { ensureEventPartitions } from "../db/partitions";
 import { isPoison, leaseLosses, POISON_LEASE_LOSSES, poisonError } from "../jobs/poison";
 import { reconcileQueueCounts } from "../jobs/queues";
+import { runDueSchedules } from "../schedules/fire";
 import { transition } from "../jobs/transition";
 import type { Actor } from "../jobs/types";
 import { backoffDelay, DB_RETRY } from "../worker/backoff";
@@ -39,6 +40,8 @@ export type TickReport = {
   poisoned: number;
   /** Capped queues whose count of leased jobs was corrected. */
   recounted: number;
+  /** Schedule ticks submitted as jobs. */
+  scheduled: number;
 };
 
 type Candidate = { id: string; state: JobState; stateVersion: number; attempt: number; maxAttempts: number };
@@ -104,11 +107,13 @@ export function createSupervisor(opts: SupervisorOptions) {
   }
 
   async function tick(): Promise<TickReport> {
-    const report: TickReport = { reclaimed: 0, abandoned: 0, promoted: 0, refused: 0, poisoned: 0, recounted: 0 };
+    const report: TickReport = { reclaimed: 0, abandoned: 0, promoted: 0, refused: 0, poisoned: 0, recounted: 0, scheduled: 0 };
     await recoverStale(report);
     await promoteDue(report);
     // Capped queues: their count of leased jobs, re-counted from the live rows (lib/jobs/queues.ts).
     report.recounted = await reconcileQueueCounts(sql);
+    // Periodic schedules: the ticks that have come, one job each (lib/schedules/fire.ts).
+    report.scheduled = (await runDueSchedules(sql, { supervisorId: actor.id, log })).fired;
     return report;
   }
 

@@ -1,6 +1,7 @@
 import type { Sql } from "../db/client";
 import type { JobEvent, JobState } from "../fsm/table";
 import type { JobParams, JobType } from "../jobs/job-types";
+import type { ScheduleDeclaration } from "../schedules/schedules";
 import type { BackoffOptions } from "./backoff";
 
 export type LogFields = Record<string, unknown>;
@@ -108,6 +109,11 @@ export type WorkerOptions = {
   log?: Logger;
   /** Called once per job when the worker is done with it. */
   onOutcome?: (outcome: JobOutcome) => void;
+  /**
+   * Periodic schedules declared beside the handlers (lib/schedules): upserted by name when the worker
+   * starts (a schedule an operator paused stays paused); the supervisor submits their ticks.
+   */
+  schedules?: readonly ScheduleDeclaration[];
   /** The demo's poison.crash handler may SIGKILL the process only when this is set (`npm run worker`). */
   allowProcessKill?: boolean;
 };

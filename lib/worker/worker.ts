@@ -5,6 +5,7 @@ import { DrainTimeout } from "./errors";
 import { beat, everyInterval } from "./heartbeats";
 import { Lease } from "./lease";
 import { consoleLogger, errorFields, withFields } from "./log";
+import { declareSchedules } from "../schedules/schedules";
 import { defaultWorkerId, markWorkerStopped, registerWorker, touchWorker } from "./registry";
 import { Rounds } from "./rounds";
 import { runJob, type RunDeps } from "./run-job";
@@ -222,6 +223,18 @@ export function createWorker(opts: WorkerOptions): Worker {
     log.info("worker stopped");
   }
 
+  /** The schedules declared in code: a bad one is logged and skipped, never a reason not to start. */
+  async function declare(schedules: NonNullable<WorkerOptions["schedules"]>) {
+    try {
+      for (const d of await declareSchedules(sql, schedules, `worker:${id}`)) {
+        if (d.outcome === "conflict" || d.outcome === "invalid") log.warn(`schedule ${d.name} not declared: ${d.message ?? d.outcome}`);
+        else log.info(`schedule ${d.name} ${d.outcome}`);
+      }
+    } catch (e) {
+      log.warn("could not declare the worker's schedules", errorFields(e));
+    }
+  }
+
   async function waitForClaims() {
     while (rounds.claiming > 0) await sleep(5);
   }
@@ -232,6 +245,7 @@ export function createWorker(opts: WorkerOptions): Worker {
       if (phase !== "idle") throw new Error(`worker ${id} was already started`);
       // A worker started while the database is down (or restarting) waits for it with backoff.
       await withDbRetry("register", () => registerWorker(sql, record), { log, tries: 12 });
+      if (opts.schedules?.length) await declare(opts.schedules);
       phase = "running";
       await listen();
       beats = everyInterval(heartbeatIntervalMs, beatOnce);

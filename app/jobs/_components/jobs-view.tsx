@@ -18,17 +18,18 @@ import { EmptyState, LoadingRows } from "./states";
 import { Lookup } from "./lookup";
 import { offeredEvents } from "./offered-events";
 import { Pager } from "./pager";
+import { QueueBanner } from "./queue-banner";
 import { StateTabs } from "./state-tabs";
 import { searchOf } from "./url";
 
 const POLL_MS = 3_000;
 
-/** `actorKind`: who the viewer acts as in bulk actions; null for roles that may not run them. */
-type Props = { search: string; initial: JobsResponse | null; actorKind: ActorKind | null };
+/** `actorKind`: who the viewer acts as in bulk actions; null for roles that may not run them. `isStaff`: not a tenant member. */
+type Props = { search: string; initial: JobsResponse | null; actorKind: ActorKind | null; isStaff?: boolean };
 type Picked = { search: string; ids: ReadonlySet<string>; everything: boolean };
 
 /** The jobs list: server-rendered first, then polled live under the filters in the URL. */
-export function JobsView({ search, initial, actorKind }: Props) {
+export function JobsView({ search, initial, actorKind, isStaff = false }: Props) {
   const filters = parseJobFilters(new URLSearchParams(search));
   const live = useLive(POLL_MS);
   const query = useQuery({
@@ -75,6 +76,7 @@ export function JobsView({ search, initial, actorKind }: Props) {
         <Lookup key={`q-${search}`} filters={filters} />
         <FilterForm key={`f-${search}`} filters={filters} />
       </div>
+      {filters.queue && <QueueBanner queue={filters.queue} pollMs={live.isPaused ? false : POLL_MS} isStaff={isStaff} />}
       <StateTabs filters={filters} counts={counts} />
 
       {isFailing && (

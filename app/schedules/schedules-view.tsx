@@ -1,0 +1,189 @@
+"use client";
+
+import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { useState } from "react";
+import { SECONDARY } from "@/app/jobs/_components/fields";
+import { JobLink } from "@/components/cells";
+import { Empty } from "@/components/charts/card";
+import { DataTable, actionsColumn, type Column } from "@/components/data-table";
+import { LoadError } from "@/components/load-error";
+import { plural } from "@/components/numbers";
+import { isFailingOf, PageHeader, useLive } from "@/components/page-header";
+import { formatRelative, formatUtc } from "@/components/relative-time";
+import { StateBadge } from "@/components/state-badge";
+import { useNow } from "@/components/use-now";
+import { keys, schedulesQuery } from "@/lib/client/queries";
+import type { SchedulesResponse } from "@/lib/client/wire";
+import { RowFailure, useOperate } from "../_operate/use-operate";
+import { Badge } from "../queues/queues-view";
+import { setSchedulePausedAction } from "./actions";
+import { CreateScheduleForm, type TypeOption } from "./create-schedule-form";
+
+const POLL_MS = 3_000;
+
+type ScheduleWire = SchedulesResponse["schedules"][number];
+
+/** "in 4 min" over the UTC time; before the browser's clock is known, the UTC time alone. */
+function When({ at, now }: { at: string; now: number }) {
+  const d = new Date(at);
+  return (
+    <time dateTime={at} title={formatUtc(d)} className="block whitespace-nowrap tabular-nums">
+      {now ? formatRelative(d.getTime(), now) : formatUtc(d)}
+    </time>
+  );
+}
+
+function columns(now: number, canOperate: boolean): Column<ScheduleWire>[] {
+  const cols: Column<ScheduleWire>[] = [
+    {
+      header: "Schedule",
+      isRowHeader: true,
+      cell: (s) => (
+        <>
+          <span className="flex flex-wrap items-center gap-1.5">
+            <span className="font-mono text-sm font-medium">{s.name}</span>
+            {s.paused && <Badge tone="amber">paused</Badge>}
+            <Badge tone="neutral">{s.source === "code" ? "declared in code" : "console"}</Badge>
+          </span>
+          <span className="block font-mono text-xs text-neutral-700">
+            {s.cron} <span className="text-neutral-600">· {s.timeZone}</span>
+          </span>
+          {s.lastError && (
+            <span role="note" className="mt-1 block text-xs font-medium text-red-800">
+              Last tick submitted nothing: {s.lastError}
+            </span>
+          )}
+        </>
+      ),
+    },
+    {
+      header: "Job",
+      cell: (s) => (
+        <>
+          <span className="block font-mono text-xs">{s.type}</span>
+          <span className="block text-xs text-neutral-600">
+            tenant {s.tenantId} ·{" "}
+            <Link href={`/jobs?queue=${encodeURIComponent(s.queue)}`} prefetch={false} className="font-mono hover:underline">
+              {s.queue}
+            </Link>
+            {s.priority ? ` · priority ${s.priority}` : ""}
+          </span>
+        </>
+      ),
+    },
+    {
+      header: "Next runs",
+      cell: (s) =>
+        s.paused ? (
+          <span className="text-neutral-600">none while paused</span>
+        ) : (
+          <ul className="space-y-0.5 text-xs">
+            {s.upcoming.map((t) => (
+              <li key={t}>
+                <When at={t} now={now} />
+              </li>
+            ))}
+          </ul>
+        ),
+    },
+    {
+      header: "Last runs",
+      cell: (s) =>
+        s.runs.length === 0 ? (
+          <span className="text-neutral-600">none yet</span>
+        ) : (
+          <ul className="space-y-1">
+            {s.runs.map((r) => (
+              <li key={r.tickAt} className="flex flex-wrap items-center gap-x-2 gap-y-0.5 text-xs">
+                <JobLink id={r.jobId} />
+                {r.state ? <StateBadge state={r.state} /> : <span className="text-neutral-600">gone</span>}
+                <When at={r.tickAt} now={now} />
+                {r.missed > 0 && <span className="text-amber-800">{plural(r.missed, "missed tick")} skipped</span>}
+              </li>
+            ))}
+          </ul>
+        ),
+    },
+  ];
+  if (canOperate) cols.push(actionsColumn((s) => <PauseToggle schedule={s} />));
+  return cols;
+}
+
+function PauseToggle({ schedule }: { schedule: ScheduleWire }) {
+  const op = useOperate(setSchedulePausedAction, keys.schedules());
+  return (
+    <div className="flex flex-col items-end gap-1.5">
+      <button
+        type="button"
+        className={SECONDARY}
+        disabled={op.pending}
+        aria-label={`${schedule.paused ? "Resume" : "Pause"} schedule ${schedule.name}`}
+        onClick={() => op.run({ id: schedule.id, paused: !schedule.paused })}
+      >
+        {op.pending ? "Saving…" : schedule.paused ? "Resume" : "Pause"}
+      </button>
+      <RowFailure result={op.result} />
+    </div>
+  );
+}
+
+type Props = {
+  initial: SchedulesResponse | null;
+  renderedAt: number;
+  canOperate: boolean;
+  tenants: { id: string; name: string }[];
+  types: TypeOption[];
+};
+
+export function SchedulesView({ initial, renderedAt, canOperate, tenants, types }: Props) {
+  const live = useLive(POLL_MS);
+  const query = useQuery({ ...schedulesQuery(), initialData: initial ?? undefined, initialDataUpdatedAt: renderedAt, ...live.poll });
+  const now = useNow({ serverNow: renderedAt });
+  const [isCreating, setIsCreating] = useState(false);
+  const data = query.data;
+  const isFailing = isFailingOf(query);
+
+  return (
+    <div className="space-y-6">
+      <PageHeader
+        title="Schedules"
+        description="Periodic jobs: a cron expression in a time zone submits one job per tick, whatever the number of supervisors. Ticks missed while nothing ran are skipped but the latest, which runs once."
+        live={{ updatedAt: data ? query.dataUpdatedAt : null, serverNow: renderedAt, isPaused: live.isPaused, isFailing, onToggle: live.toggle }}
+      >
+        {canOperate && (
+          <button
+            type="button"
+            className={SECONDARY}
+            aria-expanded={isCreating}
+            aria-controls="new-schedule"
+            onClick={() => setIsCreating((o) => !o)}
+          >
+            {isCreating ? "Close" : "New schedule"}
+          </button>
+        )}
+      </PageHeader>
+      {canOperate && isCreating && <CreateScheduleForm tenants={tenants} types={types} />}
+      {isFailing && (
+        <LoadError
+          title={data ? "Could not refresh the schedules; showing the last list received." : "Could not load the schedules."}
+          message={query.error?.message}
+          onRetry={() => void query.refetch()}
+        />
+      )}
+      {data && data.schedules.length === 0 && <Empty>No schedule yet. Declare one beside a worker&apos;s handlers, or create one here.</Empty>}
+      {data && data.schedules.length > 0 && (
+        <DataTable
+          framed
+          caption="Schedules"
+          rows={data.schedules}
+          rowKey={(s) => s.id}
+          rowLabel={(s) => `schedule ${s.name}${s.paused ? ": paused" : ""}`}
+          rowTestId="schedule-row"
+          rowClassName={(s) => (s.paused ? "bg-amber-50/60" : undefined)}
+          columns={columns(now, canOperate)}
+        />
+      )}
+    </div>
+  );
+}

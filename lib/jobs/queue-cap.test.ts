@@ -1,0 +1,43 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestDb, type TestDb } from "../db/test-db";
+import { claim } from "./claim";
+import { enqueue } from "./enqueue";
+import { changeQueue } from "./queues";
+import { workerRound } from "./round";
+import { api, operator, seedTenants, worker } from "./test-helpers";
+
+let t: TestDb;
+beforeAll(async () => {
+  t = await createTestDb();
+  await seedTenants(t.sql);
+});
+afterAll(() => t.close());
+
+const submit = (queue: string) =>
+  enqueue(t.sql, { tenantId: "acme", type: "report.generate", params: { report: "daily_usage", period: "2026-11" }, queue }, api).then((r) => r.job);
+const counts = async (queue: string) => {
+  const [row] = await t.sql<{ leased: number; actual: number }[]>`
+    SELECT leased, (SELECT count(*)::int FROM jobs_live WHERE queue = ${queue} AND lease_owner IS NOT NULL) AS actual FROM queues WHERE name = ${queue}`;
+  return row!;
+};
+
+describe("a capped queue's count of leased jobs", () => {
+  it("stays true when one worker round both reports a finished job and claims the next (one statement)", async () => {
+    const queue = `cap-round-${Math.random().toString(36).slice(2, 7)}`;
+    for (let i = 0; i < 6; i++) await submit(queue);
+    await changeQueue(t.sql, queue, { kind: "limit", limit: 3 }, operator);
+    const held = await claim(t.sql, { workerId: "w-1", queues: [queue], limit: 2, startNow: 2 });
+    expect(await counts(queue)).toEqual({ leased: 2, actual: 2 });
+    const done = held[0]!;
+    const r = await workerRound(
+      t.sql,
+      "w-1",
+      [{ jobId: done.id, event: "finish", actor: worker("w-1"), attempt: done.attempt, expected: { state: "running", version: done.stateVersion } }],
+      { workerId: "w-1", queues: [queue], limit: 5, startNow: 5 },
+    );
+    expect(r.reports[0]).toMatchObject({ state: "succeeded" });
+    // The cap had one free slot when the round read it (its own finish is counted back after).
+    expect(r.claimed).toHaveLength(1);
+    expect(await counts(queue)).toEqual({ leased: 2, actual: 2 });
+  });
+});

@@ -1,0 +1,89 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestDb, type TestDb } from "../db/test-db";
+import { withScope } from "../db/scope";
+import { claim } from "./claim";
+import { enqueue } from "./enqueue";
+import { getQueueStatus, listQueues } from "./queue-stats";
+import { changeQueue } from "./queues";
+import { api, operator, seedTenants, worker } from "./test-helpers";
+import { transition } from "./transition";
+import { inWritePath } from "./write-path";
+
+let t: TestDb;
+beforeAll(async () => {
+  t = await createTestDb();
+  await seedTenants(t.sql);
+});
+afterAll(async () => {
+  await t.close();
+});
+
+const submit = (queue: string, opts: { notBefore?: Date } = {}) =>
+  enqueue(t.sql, { tenantId: "acme", type: "report.generate", params: { report: "daily_usage", period: "2026-11" }, queue, ...opts }, api).then((r) => r.job);
+const asStaff = <T>(fn: Parameters<typeof withScope<T>>[2]) => withScope(t.sql, { all: true }, fn);
+
+describe("queue stats", () => {
+  it("counts a queue's live jobs by state, finds its oldest due job, its last hour and the workers serving it", async () => {
+    const queue = "qs-depth";
+    const first = await submit(queue);
+    for (let i = 0; i < 4; i++) await submit(queue);
+    await submit(queue, { notBefore: new Date(Date.now() + 3_600_000) });
+    await t.sql`INSERT INTO workers (id, host, pid, queues, concurrency) VALUES ('w-stats', 'h', 1, ${[queue]}, 4)`;
+    // Two claimed and started by the worker: one finishes, one fails into retry_wait; one more stays running.
+    const taken = await claim(t.sql, { workerId: "w-stats", queues: [queue], limit: 3, startNow: 3 });
+    expect(taken.map((j) => j.id)).toContain(first.id);
+    const [a, b] = taken;
+    await transition(t.sql, { jobId: a!.id, event: "finish", actor: worker("w-stats"), attempt: a!.attempt, expected: { state: "running", version: a!.stateVersion } });
+    await transition(t.sql, {
+      jobId: b!.id, event: "fail", actor: worker("w-stats"), attempt: b!.attempt, expected: { state: "running", version: b!.stateVersion },
+      retryAt: new Date(Date.now() + 60_000), error: { class: "Boom", message: "boom" },
+    });
+    await changeQueue(t.sql, queue, { kind: "pause" }, operator);
+
+    const rows = await asStaff((tx) => listQueues(tx));
+    const q = rows.find((r) => r.name === queue)!;
+    expect(q).toMatchObject({ paused: true, fair: false, concurrencyLimit: null });
+    expect(q.counts).toMatchObject({
+      queued: { n: 3, capped: false },
+      running: { n: 1, capped: false },
+      retry_wait: { n: 1, capped: false },
+      claimed: { n: 0, capped: false },
+      paused: { n: 0, capped: false },
+    });
+    // The scheduled job is not due; the oldest due one is the oldest of those still queued.
+    const [oldest] = await t.sql<{ notBefore: Date }[]>`SELECT min(not_before) AS not_before FROM jobs_live WHERE queue = ${queue} AND state = 'queued' AND not_before <= now()`;
+    expect(q.oldestDueAt).toEqual(oldest!.notBefore);
+    expect(q.lastHour).toMatchObject({ succeeded: 1, failed: 1, other: 0, failureRate: 0.5 });
+    expect(q.lastHour.perMinute).toBeGreaterThan(0);
+    expect(q.workers).toEqual([{ id: "w-stats", concurrency: 4, held: 1, free: 3 }]);
+    expect(q.changes).toEqual([{ event: "pause", value: null, actorKind: "operator", actorId: operator.id, at: expect.any(Date) }]);
+
+    const status = await asStaff((tx) => getQueueStatus(tx, queue));
+    expect(status).toMatchObject({ name: queue, paused: true, pausedBy: operator.id, pausedAt: expect.any(Date) });
+    expect(await asStaff((tx) => getQueueStatus(tx, "no-such-queue"))).toMatchObject({ paused: false, pausedAt: null, pausedBy: null });
+  });
+
+  it("lists a queue that has only settings, and one that only a live worker serves", async () => {
+    await changeQueue(t.sql, "qs-settings-only", { kind: "limit", limit: 7 }, operator);
+    await t.sql`INSERT INTO workers (id, host, pid, queues, concurrency) VALUES ('w-lonely', 'h', 2, ${["qs-worker-only"]}, 2)`;
+    const rows = await asStaff((tx) => listQueues(tx));
+    expect(rows.find((r) => r.name === "qs-settings-only")).toMatchObject({ concurrencyLimit: 7, counts: { queued: { n: 0 } } });
+    expect(rows.find((r) => r.name === "qs-worker-only")).toMatchObject({ workers: [{ id: "w-lonely", free: 2 }] });
+    expect(rows.map((r) => r.name)).toEqual([...rows.map((r) => r.name)].sort());
+  });
+
+  it("stops counting a queue's queued jobs at 1,000 and says so", async () => {
+    const queue = "qs-deep";
+    // 1,005 submits one by one would take a while: one INSERT … SELECT per table, as the benchmark loaders write.
+    await inWritePath(t.sql, async (tx) => {
+      await tx`
+        INSERT INTO job_catalog (id, tenant_id, type, queue, priority, max_attempts, params, submitted_by_kind, submitted_by, created_at, not_before)
+        SELECT gen_random_uuid(), 'acme', 'report.generate', ${queue}, 0, 3, '{}'::jsonb, 'api', 'test', now(), now() FROM generate_series(1, 1005)`;
+      await tx`
+        INSERT INTO jobs_live (id, tenant_id, type, queue, priority, state, attempt, max_attempts, state_version, not_before, params, created_at, updated_at)
+        SELECT id, tenant_id, type, queue, priority, 'queued', 0, max_attempts, 0, not_before, params, created_at, created_at FROM job_catalog WHERE queue = ${queue}`;
+    });
+    const rows = await asStaff((tx) => listQueues(tx));
+    expect(rows.find((r) => r.name === queue)?.counts.queued).toEqual({ n: 1_000, capped: true });
+  });
+});

@@ -1,0 +1,49 @@
+import type { Db } from "../db/client";
+import type { JobState } from "../fsm/table";
+import { upcomingTicks } from "./cron";
+import { SCHEDULE_COLUMNS, type ScheduleRow } from "./schedules";
+
+/** Most schedules the page lists, and runs shown per schedule. */
+export const SCHEDULE_LIMIT = 200;
+export const RUNS_SHOWN = 5;
+
+export type ScheduleRun = { tickAt: Date; jobId: string; missed: number; enqueuedAt: Date; enqueuedBy: string; state: JobState | null };
+
+export type ScheduleListRow = ScheduleRow & {
+  /** The next ticks (none while paused). */
+  upcoming: Date[];
+  /** The newest runs, newest first, each with its job's state now (null: the job is gone, e.g. to retention). */
+  runs: ScheduleRun[];
+};
+
+/**
+ * Every schedule with its next ticks and its last runs. Served by schedules' primary key order,
+ * schedule_runs_pkey (schedule_id, tick_at) read backwards per schedule, and per run its job by
+ * primary key (job_catalog, then jobs_live or its last transition).
+ */
+export async function listSchedules(sql: Db, now = new Date()): Promise<ScheduleListRow[]> {
+  const schedules = await sql<ScheduleRow[]>`
+    SELECT ${sql.unsafe(SCHEDULE_COLUMNS)} FROM schedules ORDER BY name LIMIT ${SCHEDULE_LIMIT}`;
+  if (schedules.length === 0) return [];
+  const runs = await sql<(Omit<ScheduleRun, "state"> & { scheduleId: string })[]>`
+    SELECT r.schedule_id, r.tick_at, r.job_id, r.missed, r.enqueued_at, r.enqueued_by
+      FROM unnest(${schedules.map((s) => s.id)}::uuid[]) AS s(id)
+      CROSS JOIN LATERAL (
+        SELECT * FROM schedule_runs r WHERE r.schedule_id = s.id ORDER BY r.tick_at DESC LIMIT ${RUNS_SHOWN}) r`;
+  const states =
+    runs.length === 0
+      ? []
+      : await sql<{ id: string; state: JobState }[]>`SELECT id, state FROM jobs WHERE id = ANY(${runs.map((r) => r.jobId)}::uuid[])`;
+  const stateOf = new Map(states.map((s) => [s.id, s.state]));
+  const byId = new Map<string, ScheduleRun[]>();
+  for (const { scheduleId, ...r } of runs) {
+    const list = byId.get(scheduleId) ?? [];
+    list.push({ ...r, state: stateOf.get(r.jobId) ?? null });
+    byId.set(scheduleId, list);
+  }
+  return schedules.map((s) => ({
+    ...s,
+    upcoming: s.paused ? [] : [s.nextRunAt, ...upcomingTicks(s.cron, s.timeZone, new Date(Math.max(s.nextRunAt.getTime(), now.getTime())), 2)].slice(0, 3),
+    runs: (byId.get(s.id) ?? []).sort((a, b) => b.tickAt.getTime() - a.tickAt.getTime()),
+  }));
+}

@@ -1,0 +1,184 @@
+import postgres from "postgres";
+import { z } from "zod";
+import type { Db } from "../db/client";
+import { isJobType, JOB_TYPES, type JobParams, type JobType } from "../jobs/job-types";
+import { checkCron, nextTick } from "./cron";
+
+/**
+ * Periodic schedules (issue 13): a cron expression read in an IANA time zone, and the job each
+ * tick submits. Declared in code beside a worker's handlers (`declareSchedules`, at worker start)
+ * or created in the console (`createSchedule`); the supervisor submits the due ticks
+ * (lib/schedules/fire.ts).
+ */
+export const SCHEDULE_NAME = /^[a-z0-9][a-z0-9_.-]{0,99}$/;
+
+export const ScheduleInput = z.strictObject({
+  name: z.string().regex(SCHEDULE_NAME, "lowercase letters, digits, _ . - (starting with a letter or digit, at most 100)"),
+  cron: z.string().trim().min(1, "a cron expression is required").max(200),
+  timeZone: z.string().trim().min(1).max(100).default("UTC"),
+  type: z.string().min(1).max(200),
+  params: z.unknown().default({}),
+  tenantId: z.string().min(1).max(100),
+  queue: z.string().regex(/^[a-z0-9_.-]{1,100}$/, "lowercase letters, digits, _ . - (at most 100)").optional(),
+  priority: z.int().min(0).max(9).default(0),
+});
+export type ScheduleInput = z.input<typeof ScheduleInput>;
+
+/**
+ * A schedule as code declares it: the type's params are typed, and the queue defaults to the type's.
+ * `createWorker({ schedules })` takes these.
+ */
+export type ScheduleDeclaration<T extends JobType = JobType> = {
+  name: string;
+  cron: string;
+  timeZone?: string;
+  type: T;
+  params: JobParams<T>;
+  tenantId: string;
+  queue?: string;
+  priority?: number;
+};
+
+/** A schedule once validated: its type known, its params as the type's schema gives them back. */
+export type ValidSchedule = { name: string; cron: string; timeZone: string; type: JobType; params: unknown; tenantId: string; queue: string; priority: number };
+
+export class ScheduleError extends Error {
+  constructor(
+    readonly code: "invalid_input" | "unknown_tenant" | "name_taken" | "not_found",
+    message: string,
+    readonly field?: string,
+  ) {
+    super(message);
+    this.name = "ScheduleError";
+  }
+}
+
+/** Validate everything a tick will need, so that a schedule that is stored can submit its job. */
+export function validateSchedule(raw: unknown): ValidSchedule {
+  const parsed = ScheduleInput.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const field = issue?.path.join(".") || "input";
+    throw new ScheduleError("invalid_input", `${field}: ${issue?.message ?? "invalid"}`, field);
+  }
+  const s = parsed.data;
+  const cron = checkCron(s.cron, s.timeZone);
+  if (!cron.ok) throw new ScheduleError("invalid_input", `cron: ${cron.message}`, cron.message.includes("time zone") ? "timeZone" : "cron");
+  if (!isJobType(s.type)) throw new ScheduleError("invalid_input", `type: unknown job type ${JSON.stringify(s.type.slice(0, 200))}; known: ${Object.keys(JOB_TYPES).join(", ")}`, "type");
+  const params = JOB_TYPES[s.type].params.safeParse(s.params);
+  if (!params.success) {
+    const issue = params.error.issues[0];
+    throw new ScheduleError("invalid_input", `params${issue?.path.length ? `.${issue.path.join(".")}` : ""}: ${issue?.message ?? "invalid"} (for ${s.type})`, "params");
+  }
+  return { name: s.name, cron: s.cron.trim(), timeZone: s.timeZone, type: s.type, params: params.data, tenantId: s.tenantId, queue: s.queue ?? JOB_TYPES[s.type].queue, priority: s.priority };
+}
+
+export type ScheduleRow = ValidSchedule & {
+  id: string;
+  paused: boolean;
+  source: "code" | "console";
+  nextRunAt: Date;
+  lastTickAt: Date | null;
+  lastJobId: string | null;
+  lastError: string | null;
+  lastErrorAt: Date | null;
+  createdAt: Date;
+  createdBy: string;
+  updatedAt: Date;
+  updatedBy: string;
+};
+
+export const SCHEDULE_COLUMNS = `id, name, cron, time_zone, type, params, tenant_id, queue, priority, paused, source, next_run_at,
+  last_tick_at, last_job_id, last_error, last_error_at, created_at, created_by, updated_at, updated_by`;
+
+/** Who changes a schedule, as the schedule's `created_by` / `updated_by` say it. */
+export type ScheduleAuthor = string;
+
+const isUnique = (e: unknown, constraint: string) => e instanceof postgres.PostgresError && e.code === "23505" && e.constraint_name === constraint;
+const isUnknownTenant = (e: unknown) => e instanceof postgres.PostgresError && e.code === "23503" && e.constraint_name === "schedules_tenant_id_fkey";
+
+/** Create a schedule from the console. Its first tick is the first one after `now`. */
+export async function createSchedule(db: Db, raw: unknown, by: ScheduleAuthor, now = new Date()): Promise<ScheduleRow> {
+  const s = validateSchedule(raw);
+  try {
+    const [row] = await db<ScheduleRow[]>`
+      INSERT INTO schedules (name, cron, time_zone, type, params, tenant_id, queue, priority, source, next_run_at, created_by, updated_by)
+      VALUES (${s.name}, ${s.cron}, ${s.timeZone}, ${s.type}, ${JSON.stringify(s.params)}::text::jsonb, ${s.tenantId}, ${s.queue}, ${s.priority},
+              'console', ${nextTick(s.cron, s.timeZone, now)}, ${by}, ${by})
+      RETURNING ${db.unsafe(SCHEDULE_COLUMNS)}`;
+    return row!;
+  } catch (e) {
+    if (isUnique(e, "schedules_name_unique")) throw new ScheduleError("name_taken", `a schedule named ${s.name} exists already`, "name");
+    if (isUnknownTenant(e)) throw new ScheduleError("unknown_tenant", `unknown tenant ${JSON.stringify(s.tenantId)}`, "tenantId");
+    throw e;
+  }
+}
+
+/**
+ * Pause or resume a schedule. A resumed schedule starts again at its next tick after `now`: the
+ * ticks it would have had while paused are not made up (pausing means "do not run").
+ * Returns the schedule and whether this call changed it, or null when there is no such schedule.
+ */
+export async function setSchedulePaused(db: Db, id: string, paused: boolean, by: ScheduleAuthor, now = new Date()): Promise<{ schedule: ScheduleRow; changed: boolean } | null> {
+  const [current] = await db<ScheduleRow[]>`SELECT ${db.unsafe(SCHEDULE_COLUMNS)} FROM schedules WHERE id = ${id} FOR UPDATE`;
+  if (!current) return null;
+  if (current.paused === paused) return { schedule: current, changed: false };
+  const [row] = await db<ScheduleRow[]>`
+    UPDATE schedules SET paused = ${paused}, updated_at = now(), updated_by = ${by},
+           next_run_at = ${paused ? current.nextRunAt : nextTick(current.cron, current.timeZone, now)}
+     WHERE id = ${id}
+    RETURNING ${db.unsafe(SCHEDULE_COLUMNS)}`;
+  return { schedule: row!, changed: true };
+}
+
+export type DeclareOutcome = { name: string; outcome: "created" | "updated" | "unchanged" | "conflict" | "invalid"; message?: string };
+
+/**
+ * Upsert the schedules a worker declares in code, by name. A declared schedule keeps its paused
+ * flag (an operator's choice) and its next tick unless the cron expression or time zone changed.
+ * A name that a console schedule holds is left alone and reported as a conflict; an invalid
+ * declaration is reported and skipped, so one bad entry does not stop the worker.
+ */
+export async function declareSchedules(db: Db, declarations: readonly ScheduleDeclaration[], by: ScheduleAuthor, now = new Date()): Promise<DeclareOutcome[]> {
+  const out: DeclareOutcome[] = [];
+  for (const d of declarations) {
+    let s: ValidSchedule;
+    try {
+      s = validateSchedule({ ...d });
+    } catch (e) {
+      out.push({ name: String(d.name), outcome: "invalid", message: e instanceof Error ? e.message : String(e) });
+      continue;
+    }
+    const next = nextTick(s.cron, s.timeZone, now);
+    try {
+      const rows = await db<{ inserted: boolean; changed: boolean }[]>`
+        INSERT INTO schedules (name, cron, time_zone, type, params, tenant_id, queue, priority, source, next_run_at, created_by, updated_by)
+        VALUES (${s.name}, ${s.cron}, ${s.timeZone}, ${s.type}, ${JSON.stringify(s.params)}::text::jsonb, ${s.tenantId}, ${s.queue}, ${s.priority},
+                'code', ${next}, ${by}, ${by})
+        ON CONFLICT (name) DO UPDATE SET
+          cron = EXCLUDED.cron, time_zone = EXCLUDED.time_zone, type = EXCLUDED.type, params = EXCLUDED.params,
+          tenant_id = EXCLUDED.tenant_id, queue = EXCLUDED.queue, priority = EXCLUDED.priority,
+          next_run_at = CASE WHEN (schedules.cron, schedules.time_zone) IS DISTINCT FROM (EXCLUDED.cron, EXCLUDED.time_zone)
+                             THEN EXCLUDED.next_run_at ELSE schedules.next_run_at END,
+          updated_at = now(), updated_by = EXCLUDED.updated_by
+         WHERE schedules.source = 'code'
+           AND (schedules.cron, schedules.time_zone, schedules.type, schedules.params, schedules.tenant_id, schedules.queue, schedules.priority)
+               IS DISTINCT FROM (EXCLUDED.cron, EXCLUDED.time_zone, EXCLUDED.type, EXCLUDED.params, EXCLUDED.tenant_id, EXCLUDED.queue, EXCLUDED.priority)
+        RETURNING (xmax = 0) AS inserted, true AS changed`;
+      if (rows[0]) {
+        out.push({ name: s.name, outcome: rows[0].inserted ? "created" : "updated" });
+        continue;
+      }
+      const [existing] = await db<{ source: string }[]>`SELECT source FROM schedules WHERE name = ${s.name}`;
+      out.push(
+        existing?.source === "console"
+          ? { name: s.name, outcome: "conflict", message: `a schedule created in the console is named ${s.name}; the declaration is ignored` }
+          : { name: s.name, outcome: "unchanged" },
+      );
+    } catch (e) {
+      if (!isUnknownTenant(e)) throw e;
+      out.push({ name: s.name, outcome: "invalid", message: `unknown tenant ${JSON.stringify(s.tenantId)}` });
+    }
+  }
+  return out;
+}
