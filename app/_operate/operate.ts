@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import type { AuditAction } from "@/lib/audit/actions";
 import { recordAudit, type AuditOutcome } from "@/lib/audit/audit";
 import { auditDenied, auditRefusedRequest, principalOf } from "@/lib/audit/console";
 import { actorOf, withViewer, type Authorized, type Viewer } from "@/lib/auth/viewer";
@@ -31,7 +32,7 @@ export async function operate<S extends z.ZodType, T>(
   auth: Authorized,
   raw: unknown,
   schema: S,
-  actionOf: (input: z.output<S> | null) => string,
+  actionOf: (input: z.output<S> | null) => AuditAction,
   apply: (tx: ScopedSql, input: z.output<S>, who: { viewer: Viewer; actor: Actor }) => Promise<Applied<T> | Refused>,
 ): Promise<OperateResult<T>> {
   let action = actionOf(null);

@@ -33,6 +33,15 @@ export const AUDIT_ACTIONS = [
   "admin.tenant.rename",
   "admin.tenant.suspend",
   "admin.tenant.resume",
+  // Queues and schedules (app/queues, app/schedules); `queue.change` when the input named no change.
+  "queue.pause",
+  "queue.resume",
+  "queue.limit",
+  "queue.fair",
+  "queue.change",
+  "schedule.create",
+  "schedule.pause",
+  "schedule.resume",
   // Signing in and out, and a person's own account.
   "auth.sign_in",
   "auth.sign_out",
