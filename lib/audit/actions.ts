@@ -42,6 +42,11 @@ export const AUDIT_ACTIONS = [
   "schedule.create",
   "schedule.pause",
   "schedule.resume",
+  // Alert rules (app/alerts, lib/alerts).
+  "alert.create",
+  "alert.enable",
+  "alert.disable",
+  "alert.test",
   // Signing in and out, and a person's own account.
   "auth.sign_in",
   "auth.sign_out",
