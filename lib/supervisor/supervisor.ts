@@ -4,6 +4,7 @@ import type { Sql } from "../db/client";
 import { ensureEventPartitions } from "../db/partitions";
 import { isPoison, leaseLosses, POISON_LEASE_LOSSES, poisonError } from "../jobs/poison";
 import { reconcileQueueCounts } from "../jobs/queues";
+import { rollUpMetrics } from "../metrics/rollup";
 import { runDueSchedules } from "../schedules/fire";
 import { transition } from "../jobs/transition";
 import type { Actor } from "../jobs/types";
@@ -26,6 +27,8 @@ export type SupervisorOptions = {
   batch?: number;
   /** A stale lease that would be a job's this-many-th expired lease is not reclaimed but abandoned as a poison job (lib/jobs/poison.ts). */
   poisonLeaseLosses?: number;
+  /** How often the running loop rolls the history up into GET /metrics' counters (lib/metrics/rollup.ts; default 15 s; 0: never). */
+  metricsEveryMs?: number;
   /** How often the running loop makes sure the next days' job_events partitions exist (default hourly; 0: never). */
   partitionsEveryMs?: number;
   log?: (line: string) => void;
@@ -136,8 +139,22 @@ export function createSupervisor(opts: SupervisorOptions) {
       log(`could not create job_events partitions: ${e instanceof Error ? e.message : String(e)}`);
     }
   }
+  // The metrics' roll-up, at most once per interval, beside the tick: a failure is logged and
+  // retried on the next interval (the cursor did not move, so nothing is lost or counted twice).
+  const metricsEveryMs = opts.metricsEveryMs ?? 15_000;
+  let metricsDueAt = 0;
+  async function keepMetrics() {
+    if (metricsEveryMs <= 0 || Date.now() < metricsDueAt) return;
+    metricsDueAt = Date.now() + metricsEveryMs;
+    try {
+      await rollUpMetrics(sql);
+    } catch (e) {
+      log(`could not roll up the metrics: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
   function loop() {
     running = keepPartitions()
+      .then(keepMetrics)
       .then(tick)
       .then(() => {
         if (failures > 0) log(`database reachable again after ${failures} failed tick(s)`);
