@@ -15,7 +15,9 @@ const USAGE = `usage: npm run worker -- [--queues a,b] [--concurrency N] [--id I
   --id           worker id, also the lease owner (default host-pid-xxxx)
   --drain-ms     on SIGTERM, how long in-flight jobs may take to finish (default 30000)
   --verbose      print one line per job outcome
-  --demo-schedules  declare the demo's periodic schedules (lib/worker/demo-schedules.ts)`;
+  --demo-schedules  declare the demo's periodic schedules (lib/worker/demo-schedules.ts)
+  --metrics-port this worker's own Prometheus metrics at :PORT/metrics (or JOBSCOPE_WORKER_METRICS_PORT;
+                 JOBSCOPE_WORKER_METRICS_HOST sets the address, default 127.0.0.1)`;
 
 function options() {
   const { values } = parseArgs({
@@ -26,6 +28,7 @@ function options() {
       "drain-ms": { type: "string", default: "30000" },
       verbose: { type: "boolean", short: "v", default: false },
       "demo-schedules": { type: "boolean", default: false },
+      "metrics-port": { type: "string", default: process.env.JOBSCOPE_WORKER_METRICS_PORT },
       help: { type: "boolean", short: "h", default: false },
     },
   });
@@ -37,11 +40,13 @@ function options() {
   const queues = values.queues ? values.queues.split(",").map((q) => q.trim()).filter(Boolean) : allQueues;
   const concurrency = Number(values.concurrency);
   const drainMs = Number(values["drain-ms"]);
-  if (!Number.isInteger(concurrency) || concurrency < 1 || queues.length === 0 || !(drainMs >= 0)) {
+  const metricsPort = values["metrics-port"] ? Number(values["metrics-port"]) : undefined;
+  const badPort = metricsPort !== undefined && !(Number.isInteger(metricsPort) && metricsPort >= 0 && metricsPort <= 65535);
+  if (!Number.isInteger(concurrency) || concurrency < 1 || queues.length === 0 || !(drainMs >= 0) || badPort) {
     console.error(USAGE);
     process.exit(2);
   }
-  return { queues, concurrency, drainMs, id: values.id, verbose: values.verbose, demoSchedules: values["demo-schedules"] };
+  return { queues, concurrency, drainMs, id: values.id, verbose: values.verbose, demoSchedules: values["demo-schedules"], metricsPort };
 }
 
 function describe(o: JobOutcome): string {
@@ -67,6 +72,8 @@ async function main() {
     log,
     // poison.crash demonstrates a worker dying mid-job; here that is the point.
     allowProcessKill: true,
+    metricsPort: opts.metricsPort,
+    metricsHost: process.env.JOBSCOPE_WORKER_METRICS_HOST || undefined,
     onOutcome: opts.verbose ? (o) => console.log(describe(o)) : undefined,
   });
 

@@ -114,6 +114,13 @@ export type WorkerOptions = {
    * starts (a schedule an operator paused stays paused); the supervisor submits their ticks.
    */
   schedules?: readonly ScheduleDeclaration[];
+  /**
+   * Serve this worker's own Prometheus metrics (lib/metrics/worker-metrics.ts) at
+   * http://metricsHost:metricsPort/metrics (0: any free port; see `Worker.metricsPort()`). Unset: none.
+   */
+  metricsPort?: number;
+  /** The address the metrics endpoint listens on (default 127.0.0.1). */
+  metricsHost?: string;
   /** The demo's poison.crash handler may SIGKILL the process only when this is set (`npm run worker`). */
   allowProcessKill?: boolean;
 };
@@ -136,4 +143,6 @@ export type Worker = {
   inFlight(): InFlightInfo[];
   /** Statements sent, reports carried and jobs claimed since start; whether LISTEN is up (else it polls). */
   stats(): { rounds: number; reports: number; claimed: number; listening: boolean };
+  /** The port its metrics endpoint listens on once started (null: no `metricsPort`). */
+  metricsPort(): number | null;
 };

@@ -11,6 +11,7 @@ import { Rounds } from "./rounds";
 import { runJob, type RunDeps } from "./run-job";
 import type { JobOutcome, Logger, Worker, WorkerOptions } from "./types";
 import { sleep } from "./wakeup";
+import { createWorkerMetrics } from "../metrics/worker-metrics";
 
 /** How long a drain waits for each of its own database steps (not the handlers: those get `drainTimeoutMs`). */
 const DRAIN_STEP_MS = 2000;
@@ -58,6 +59,10 @@ export function createWorker(opts: WorkerOptions): Worker {
   let stopping: Promise<void> | null = null;
   let claimFailures = 0;
   const allDone: (() => void)[] = [];
+
+  // The worker's own metrics (lib/metrics/worker-metrics.ts): in-process counters, served only with `metricsPort`.
+  const metrics = opts.metricsPort === undefined ? null : createWorkerMetrics(id, { stats: () => ({ ...rounds.stats, listening: unlisten !== null }), held: () => leases.size });
+  let metricsServer: { port: number; close: () => Promise<void> } | null = null;
 
   const ahead = claimAhead(concurrency, maxBatch * pipelines, opts.prefetch);
 
@@ -140,6 +145,7 @@ export function createWorker(opts: WorkerOptions): Worker {
     reporting--;
     leases.delete(lease);
     if (outcome) {
+      metrics?.outcome(outcome);
       if (outcome.status === "reported") {
         if (outcome.event === "finish") record.succeeded++;
         else if (outcome.event === "fail" || outcome.event === "abandon") record.failed++;
@@ -220,6 +226,7 @@ export function createWorker(opts: WorkerOptions): Worker {
     phase = "stopped";
     await bounded("the last heartbeat", beats?.stop() ?? Promise.resolve());
     await bounded("marking the worker stopped", markWorkerStopped(sql, record).catch((e: unknown) => log.warn("could not mark the worker stopped", errorFields(e))));
+    if (metricsServer) await bounded("closing the metrics endpoint", metricsServer.close());
     log.info("worker stopped");
   }
 
@@ -246,6 +253,10 @@ export function createWorker(opts: WorkerOptions): Worker {
       // A worker started while the database is down (or restarting) waits for it with backoff.
       await withDbRetry("register", () => registerWorker(sql, record), { log, tries: 12 });
       if (opts.schedules?.length) await declare(opts.schedules);
+      if (metrics) {
+        metricsServer = await metrics.serve(opts.metricsPort!, opts.metricsHost);
+        log.info("worker metrics served", { url: `http://${opts.metricsHost ?? "127.0.0.1"}:${metricsServer.port}/metrics` });
+      }
       phase = "running";
       await listen();
       beats = everyInterval(heartbeatIntervalMs, beatOnce);
@@ -261,6 +272,7 @@ export function createWorker(opts: WorkerOptions): Worker {
     },
     inFlight: () => [...leases].map((l) => l.info()),
     stats: () => ({ ...rounds.stats, listening: unlisten !== null }),
+    metricsPort: () => metricsServer?.port ?? null,
   };
 }
 

@@ -1,0 +1,41 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestDb, type TestDb } from "../db/test-db";
+import { silentLogger } from "../worker/log";
+import { freshQueue, jobIn, seedTenants, submit, waitFor } from "../worker/test-support";
+import { createWorker } from "../worker/worker";
+import { parseExposition, valueOf } from "./text-format";
+
+let t: TestDb;
+beforeAll(async () => {
+  t = await createTestDb({ max: 8 });
+  await seedTenants(t.sql);
+});
+afterAll(() => t?.close());
+
+describe("a worker's own metrics (metricsPort)", () => {
+  it("serves what it claimed and reported, in the text format, with no database work", async () => {
+    const queue = freshQueue();
+    const worker = createWorker({
+      sql: t.sql, queues: [queue], concurrency: 2, heartbeatIntervalMs: 100, pollIntervalMs: 100, log: silentLogger, metricsPort: 0, id: "w-metrics",
+      handlers: { "report.generate": async () => ({ ok: true }) },
+    });
+    await worker.start();
+    try {
+      const port = worker.metricsPort();
+      expect(port).toBeGreaterThan(0);
+      const jobs = [await submit(t.sql, queue), await submit(t.sql, queue), await submit(t.sql, queue)];
+      for (const j of jobs) await jobIn(t.sql, j.id, "succeeded");
+      const m = await waitFor("three reports in the metrics", async () => {
+        const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+        const f = parseExposition(text);
+        return valueOf(f, "jobscope_worker_attempts_total", { type: "report.generate", status: "reported", event: "finish" }) === 3 ? f : null;
+      });
+      expect(valueOf(m, "jobscope_worker_jobs_claimed_total", { worker: "w-metrics" })).toBe(3);
+      expect(valueOf(m, "jobscope_worker_attempt_seconds", { type: "report.generate", event: "finish" }, "jobscope_worker_attempt_seconds_count")).toBe(3);
+      expect(m.has("jobscope_worker_process_cpu_seconds_total")).toBe(true);
+      expect((await fetch(`http://127.0.0.1:${port}/other`)).status).toBe(404);
+    } finally {
+      await worker.stop();
+    }
+  });
+});
