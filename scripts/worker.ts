@@ -2,6 +2,7 @@
 // database of a running `npm start` (or DATABASE_URL).
 import { parseArgs } from "node:util";
 import { connect, databaseUrl } from "../lib/db/client";
+import { alertHandlers } from "../lib/alerts/webhook";
 import { JOB_TYPES } from "../lib/jobs/job-types";
 import { demoHandlers } from "../lib/worker/demo-handlers";
 import { demoSchedules } from "../lib/worker/demo-schedules";
@@ -67,7 +68,8 @@ async function main() {
     queues: opts.queues,
     concurrency: opts.concurrency,
     drainTimeoutMs: opts.drainMs,
-    handlers: demoHandlers,
+    // Jobscope's own jobs beside the demo's: alert deliveries (lib/alerts/webhook.ts).
+    handlers: { ...demoHandlers, ...alertHandlers(sql) },
     schedules: opts.demoSchedules ? demoSchedules : undefined,
     log,
     // poison.crash demonstrates a worker dying mid-job; here that is the point.

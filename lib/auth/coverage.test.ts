@@ -24,6 +24,7 @@ const PUBLIC: Record<string, string> = {
   "app/api/v1/openapi.json/route.ts": "the public API description",
   "app/api/v1/[...rest]/route.ts": "a JSON 404 for unknown API paths",
   "app/api/integrity/health/route.ts": "database up or down, nothing else (the outage banner)",
+  "app/metrics/route.ts": "Prometheus: its own bearer token, JOBSCOPE_METRICS_TOKEN (lib/metrics/http.ts); off without it",
 };
 /**
  * The checks an entry point may call. Each is a wrapper whose own body calls

@@ -63,6 +63,21 @@ const PRODUCT_TYPES = {
 } as const satisfies Record<string, JobTypeSpec>;
 
 /**
+ * Jobscope's own jobs, run by its own workers: every deployment has them, only its own code submits
+ * them. `jobscope.webhook` delivers one alert (lib/alerts): a delivery inherits the engine's
+ * guarantees — at least once, retried with backoff, visible in the console, replayable when dead.
+ */
+const SYSTEM_TYPES = {
+  "jobscope.webhook": {
+    description: "Deliver an alert to its webhook, signed (lib/alerts)",
+    queue: "jobscope.alerts",
+    maxAttempts: 8,
+    submitters: ["internal"],
+    params: z.strictObject({ eventId: z.int().min(1) }),
+  },
+} as const satisfies Record<string, JobTypeSpec>;
+
+/**
  * Types that exist only in the demo (`npm start`, which sets JOBSCOPE_DEMO=1, and the tests):
  * elsewhere they are unknown types, refused at submit time and failed by workers. Even in the demo
  * only Jobscope's own code submits them: a tenant's job must not crash the workers every tenant shares.
@@ -86,7 +101,9 @@ export const isDemo = (env = process.env) => env.JOBSCOPE_DEMO === "1";
  * types too (the demo's code is compiled everywhere); at run time they are
  * present only in the demo, and every lookup goes through `isJobType` first.
  */
-export const JOB_TYPES = (isDemo() ? { ...PRODUCT_TYPES, ...DEMO_TYPES } : PRODUCT_TYPES) as typeof PRODUCT_TYPES & typeof DEMO_TYPES;
+export const JOB_TYPES = (isDemo() ? { ...PRODUCT_TYPES, ...SYSTEM_TYPES, ...DEMO_TYPES } : { ...PRODUCT_TYPES, ...SYSTEM_TYPES }) as typeof PRODUCT_TYPES &
+  typeof SYSTEM_TYPES &
+  typeof DEMO_TYPES;
 
 export type JobType = keyof typeof JOB_TYPES;
 export type JobParams<T extends JobType> = z.output<(typeof JOB_TYPES)[T]["params"]>;

@@ -5,6 +5,7 @@ import { ensureEventPartitions } from "../db/partitions";
 import { isPoison, leaseLosses, POISON_LEASE_LOSSES, poisonError } from "../jobs/poison";
 import { reconcileQueueCounts } from "../jobs/queues";
 import { rollUpMetrics } from "../metrics/rollup";
+import { evaluateAlerts } from "../alerts/evaluate";
 import { runDueSchedules } from "../schedules/fire";
 import { transition } from "../jobs/transition";
 import type { Actor } from "../jobs/types";
@@ -29,6 +30,8 @@ export type SupervisorOptions = {
   poisonLeaseLosses?: number;
   /** How often the running loop rolls the history up into GET /metrics' counters (lib/metrics/rollup.ts; default 15 s; 0: never). */
   metricsEveryMs?: number;
+  /** How often the running loop evaluates the alert rules (lib/alerts/evaluate.ts; default 5 s; 0: never). */
+  alertsEveryMs?: number;
   /** How often the running loop makes sure the next days' job_events partitions exist (default hourly; 0: never). */
   partitionsEveryMs?: number;
   log?: (line: string) => void;
@@ -152,9 +155,23 @@ export function createSupervisor(opts: SupervisorOptions) {
       log(`could not roll up the metrics: ${e instanceof Error ? e.message : String(e)}`);
     }
   }
+  // Alert rules, at most once per interval; each rule's evaluation commits with its alert (or not at all).
+  const alertsEveryMs = opts.alertsEveryMs ?? 5_000;
+  let alertsDueAt = 0;
+  async function keepAlerts() {
+    if (alertsEveryMs <= 0 || Date.now() < alertsDueAt) return;
+    alertsDueAt = Date.now() + alertsEveryMs;
+    try {
+      const r = await evaluateAlerts(sql);
+      if (r.alerts > 0) log(`sent ${r.alerts} alert(s)`);
+    } catch (e) {
+      log(`could not evaluate the alert rules: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
   function loop() {
     running = keepPartitions()
       .then(keepMetrics)
+      .then(keepAlerts)
       .then(tick)
       .then(() => {
         if (failures > 0) log(`database reachable again after ${failures} failed tick(s)`);

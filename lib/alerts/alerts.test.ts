@@ -1,0 +1,187 @@
+import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestDb, type TestDb } from "../db/test-db";
+import { enqueue } from "../jobs/enqueue";
+import { api, getJob, operator, runJob, seedTenants, worker } from "../jobs/test-helpers";
+import { transition } from "../jobs/transition";
+import { createSupervisor } from "../supervisor/supervisor";
+import { silentLogger } from "../worker/log";
+import { waitFor } from "../worker/test-support";
+import type { Worker } from "../worker/types";
+import { createWorker } from "../worker/worker";
+import { evaluateAlerts } from "./evaluate";
+import { AlertRuleError, createAlertRule, listAlertDeliveries } from "./rules";
+import { sign, SIGNATURE_HEADER, verify } from "./signature";
+import { alertHandlers, type WebhookBody } from "./webhook";
+
+type Received = { headers: IncomingHttpHeaders; body: string };
+
+/** A local webhook receiver: answers `failFirst` requests with 500, then 200. */
+async function receiver(failFirst = 0) {
+  const got: Received[] = [];
+  const server: Server = createServer((req, res) => {
+    let body = "";
+    req.on("data", (c: Buffer) => (body += c.toString()));
+    req.on("end", () => {
+      got.push({ headers: req.headers, body });
+      if (got.length <= failFirst) res.writeHead(500).end("receiver down");
+      else res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+  return { url, got, close: () => new Promise<void>((r) => server.close(() => r())) };
+}
+
+let t: TestDb;
+let w: Worker;
+const sup = () => createSupervisor({ sql: t.sql, staleAfterMs: 60_000, metricsEveryMs: 0, alertsEveryMs: 0 });
+const STAFF = { staff: true } as const;
+const dies = async (queue: string, tenantId = "acme") => {
+  const { job } = await enqueue(t.sql, { tenantId, type: "report.generate", params: { report: "daily_usage", period: "2026-11" }, queue }, api);
+  await runJob(t.sql, job);
+  const r = await transition(t.sql, { jobId: job.id, event: "abandon", actor: worker(), attempt: 1, error: { class: "PermanentError", message: `bad input in ${queue}` } });
+  expect(r.ok).toBe(true);
+  return job.id;
+};
+const tick = () => new Promise((r) => setTimeout(r, 5));
+/** Evaluate the rules, and promote due retries (a failed delivery's next attempt) until `until` holds. */
+async function deliverUntil(what: string, until: () => boolean | Promise<boolean>) {
+  const s = sup();
+  return waitFor(what, async () => {
+    await evaluateAlerts(t.sql, { settleMs: 0 });
+    await s.tick();
+    return until();
+  }, 20_000);
+}
+
+beforeAll(async () => {
+  t = await createTestDb({ max: 12 });
+  await seedTenants(t.sql);
+  // The worker's delivery retries are fast here: 20 ms, 40 ms, …
+  w = createWorker({
+    sql: t.sql, queues: ["jobscope.alerts"], concurrency: 2, heartbeatIntervalMs: 100, pollIntervalMs: 50, log: silentLogger,
+    handlers: alertHandlers(t.sql, { retry: { baseMs: 20, capMs: 100, jitter: 0 } }),
+  });
+  await w.start();
+});
+afterAll(async () => {
+  await w?.stop();
+  await t?.close();
+});
+
+describe("alerts (issue 17)", () => {
+  it("a rule on dead jobs delivers a signed webhook, once, through a jobscope.webhook job", async () => {
+    const hook = await receiver();
+    try {
+      const { rule, secret } = await createAlertRule(t.sql, { kind: "job_dead", name: "dead in a-dead", url: hook.url, queue: "a-dead" }, STAFF, "op@x");
+      await dies("a-other"); // another queue: not this rule's
+      const dead = await dies("a-dead");
+      await tick();
+      expect(await evaluateAlerts(t.sql, { settleMs: 0 })).toMatchObject({ alerts: 1 });
+      expect((await evaluateAlerts(t.sql, { settleMs: 0 })).alerts).toBe(0);
+      await waitFor("the webhook", () => hook.got.length >= 1);
+      const [req] = hook.got;
+      expect(req!.headers["content-type"]).toBe("application/json");
+      expect(verify(secret, req!.headers[SIGNATURE_HEADER] as string, req!.body)).toMatchObject({ ok: true });
+      expect(verify("whsec_wrong", req!.headers[SIGNATURE_HEADER] as string, req!.body)).toMatchObject({ ok: false });
+      expect(verify(secret, req!.headers[SIGNATURE_HEADER] as string, req!.body.replace("a-dead", "a-deaf"))).toMatchObject({ ok: false });
+      const body = JSON.parse(req!.body) as WebhookBody;
+      expect(body.rule).toEqual({ id: rule.id, name: "dead in a-dead", kind: "job_dead" });
+      expect(body.data).toMatchObject({ status: "firing", total: 1, jobs: [{ jobId: dead, queue: "a-dead", errorClass: "PermanentError" }] });
+      const delivery = await waitFor("the delivery to succeed", async () => {
+        const [x] = (await listAlertDeliveries(t.sql)).filter((d) => d.ruleId === rule.id);
+        return x?.state === "succeeded" ? x : null;
+      });
+      expect(delivery).toMatchObject({ state: "succeeded", attempt: 1 });
+      expect((await getJob(t.sql, delivery!.jobId!)).tenantId).toBe("jobscope");
+    } finally {
+      await hook.close();
+    }
+  });
+
+  it("a failing receiver gets retries with backoff, each attempt visible in the delivery history", async () => {
+    const hook = await receiver(2);
+    try {
+      const { rule } = await createAlertRule(t.sql, { kind: "job_dead", name: "flaky receiver", url: hook.url, queue: "a-flaky" }, STAFF, "op@x");
+      await dies("a-flaky");
+      await tick();
+      await deliverUntil("three deliveries", () => hook.got.length >= 3);
+      const d = await waitFor("the delivery to succeed", async () => {
+        const [x] = (await listAlertDeliveries(t.sql)).filter((y) => y.ruleId === rule.id);
+        return x?.state === "succeeded" ? x : null;
+      });
+      expect(d.attempt).toBe(3);
+      expect(d.attempts.map((a) => a.outcome)).toEqual(["failed", "failed", "succeeded"]);
+      expect(d.attempts[0]!.error).toMatch(/^WebhookError: HTTP 500 from 127\.0\.0\.1:\d+: receiver down/);
+      expect(hook.got.map((g) => g.headers["jobscope-delivery-attempt"])).toEqual(["1", "2", "3"]);
+      // One alert, delivered three times under one event id.
+      expect(new Set(hook.got.map((g) => g.headers["jobscope-event-id"])).size).toBe(1);
+    } finally {
+      await hook.close();
+    }
+  });
+
+  it("a tenant's rule sees only its own dead jobs, and can be about nothing else", async () => {
+    process.env.JOBSCOPE_ALERTS_ALLOW_PRIVATE = "1";
+    const hook = await receiver();
+    try {
+      const { rule } = await createAlertRule(t.sql, { kind: "job_dead", name: "my dead jobs", url: hook.url }, { tenantId: "acme" }, "t@acme");
+      await dies("a-tenant", "globex");
+      await tick();
+      await evaluateAlerts(t.sql, { settleMs: 0 });
+      const mine = await dies("a-tenant", "acme");
+      await tick();
+      await evaluateAlerts(t.sql, { settleMs: 0 });
+      await waitFor("the tenant's webhook", () => hook.got.length >= 1);
+      await new Promise((r) => setTimeout(r, 200));
+      expect(hook.got).toHaveLength(1);
+      const body = JSON.parse(hook.got[0]!.body) as WebhookBody;
+      expect(body.tenantId).toBe("acme");
+      expect((body.data.jobs as { jobId: string; tenantId: string }[]).map((j) => [j.jobId, j.tenantId])).toEqual([[mine, "acme"]]);
+      const [delivery] = (await listAlertDeliveries(t.sql)).filter((d) => d.ruleId === rule.id);
+      expect((await getJob(t.sql, delivery!.jobId!)).tenantId).toBe("acme");
+    } finally {
+      delete process.env.JOBSCOPE_ALERTS_ALLOW_PRIVATE;
+      await hook.close();
+    }
+    const refused = (raw: unknown) => createAlertRule(t.sql, raw, { tenantId: "acme" }, "t@acme").then(() => null, (e: unknown) => e);
+    const before = (await t.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM alert_rules`)[0]!.n;
+    expect(await refused({ kind: "drift_rejection", name: "x", url: "https://hooks.example.com/x" })).toMatchObject({ code: "forbidden" });
+    expect(await refused({ kind: "job_dead", name: "x", url: "http://127.0.0.1:9/x" })).toMatchObject({ code: "invalid_input", message: /internal address/ });
+    expect(await refused({ kind: "job_dead", name: "x", url: "http://169.254.169.254/latest" })).toMatchObject({ code: "invalid_input" });
+    expect(await refused({ kind: "job_dead", name: "x", url: "ftp://hooks.example.com/x" })).toBeInstanceOf(AlertRuleError);
+    expect(await refused({ kind: "job_dead", name: "", url: "https://hooks.example.com/x" })).toMatchObject({ code: "invalid_input", message: /^name/ });
+    expect(await refused({ kind: "job_dead", name: "x", url: "https://hooks.example.com/x", extra: 1 })).toMatchObject({ code: "invalid_input" });
+    expect((await t.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM alert_rules`)[0]!.n).toBe(before);
+    // The database holds the line too.
+    await expect(t.sql`INSERT INTO alert_rules (name, kind, tenant_id, url, secret, created_by, updated_by) VALUES ('x', 'drift_rejection', 'acme', 'https://x', 's', 'x', 'x')`).rejects.toThrow(/alert_rules_tenant_dead_only/);
+  });
+
+  it("a threshold rule alerts when its condition starts to hold and when it stops, not on every pass", async () => {
+    const hook = await receiver();
+    try {
+      await createAlertRule(t.sql, { kind: "queue_oldest_due", name: "a-late waits", url: hook.url, queue: "a-late", thresholdSeconds: 30 }, STAFF, "op@x");
+      expect((await evaluateAlerts(t.sql, { settleMs: 0 })).alerts).toBe(0);
+      const { job } = await enqueue(t.sql, { tenantId: "acme", type: "report.generate", params: { report: "daily_usage", period: "2026-11" }, queue: "a-late", notBefore: new Date(Date.now() - 120_000) }, api);
+      expect((await evaluateAlerts(t.sql, { settleMs: 0 })).alerts).toBe(1);
+      expect((await evaluateAlerts(t.sql, { settleMs: 0 })).alerts).toBe(0);
+      expect((await transition(t.sql, { jobId: job.id, event: "cancel", actor: operator })).ok).toBe(true);
+      expect((await evaluateAlerts(t.sql, { settleMs: 0 })).alerts).toBe(1);
+      await waitFor("two webhooks", () => hook.got.length >= 2);
+      expect(hook.got.map((g) => (JSON.parse(g.body) as WebhookBody).data.status).sort()).toEqual(["firing", "resolved"]);
+    } finally {
+      await hook.close();
+    }
+  });
+
+  it("signatures: the timestamp is signed and checked against a tolerance", () => {
+    const at = new Date("2026-12-01T10:00:00Z");
+    const header = sign("s", "{}", at);
+    expect(header).toMatch(/^t=1796119200,v1=[0-9a-f]{64}$/);
+    expect(verify("s", header, "{}", { now: at })).toMatchObject({ ok: true });
+    expect(verify("s", header, "{}", { now: new Date(at.getTime() + 301_000) })).toMatchObject({ ok: false, reason: /tolerance/ });
+    expect(verify("s", "t=1,v1=zz", "{}")).toMatchObject({ ok: false, reason: /malformed/ });
+  });
+});

@@ -1,0 +1,172 @@
+import { randomBytes } from "node:crypto";
+import { isIP } from "node:net";
+import { z } from "zod";
+import type { Db } from "../db/client";
+
+/**
+ * Alert rules (issue 17). An operator's rule (tenant_id NULL) may watch anything; a tenant's rule
+ * only its own tenant's dead jobs (the database refuses anything else: alert_rules_tenant_dead_only).
+ * The supervisor evaluates them (evaluate.ts) and each alert is delivered by a `jobscope.webhook`
+ * job (webhook.ts).
+ */
+export const ALERT_KINDS = ["job_dead", "poison_suspect", "drift_rejection", "queue_oldest_due", "type_failure_rate"] as const;
+export type AlertKind = (typeof ALERT_KINDS)[number];
+
+export const KIND_LABELS: Record<AlertKind, string> = {
+  job_dead: "A job went dead",
+  poison_suspect: "A poison-job suspect appeared (a job lost its worker twice or more)",
+  drift_rejection: "A drift rejection (something wrote a job outside the write path)",
+  queue_oldest_due: "A queue's oldest due job is older than N seconds",
+  type_failure_rate: "A type's failure rate is over N% in the last M minutes",
+};
+
+const url = z
+  .string()
+  .trim()
+  .max(2000)
+  .pipe(z.url({ protocol: /^https?$/, error: "an http(s) URL" }));
+const name = z.string().trim().min(1, "a name").max(100);
+const queue = z.string().regex(/^[a-z0-9_.-]{1,100}$/, "a queue name (lowercase letters, digits, _ . -)");
+const type = z.string().trim().min(1).max(200);
+
+export const AlertRuleInput = z.discriminatedUnion("kind", [
+  z.strictObject({ kind: z.literal("job_dead"), name, url, queue: queue.optional(), type: type.optional() }),
+  z.strictObject({ kind: z.literal("poison_suspect"), name, url }),
+  z.strictObject({ kind: z.literal("drift_rejection"), name, url }),
+  z.strictObject({ kind: z.literal("queue_oldest_due"), name, url, queue, thresholdSeconds: z.number().int().min(1).max(7 * 86_400) }),
+  z.strictObject({
+    kind: z.literal("type_failure_rate"),
+    name,
+    url,
+    type,
+    thresholdPercent: z.number().min(1).max(100),
+    windowMinutes: z.number().int().min(1).max(1_440),
+  }),
+]);
+export type AlertRuleInput = z.input<typeof AlertRuleInput>;
+
+export class AlertRuleError extends Error {
+  constructor(
+    readonly code: "invalid_input" | "forbidden",
+    message: string,
+  ) {
+    super(message);
+    this.name = "AlertRuleError";
+  }
+}
+
+export type AlertRule = {
+  id: string;
+  name: string;
+  kind: AlertKind;
+  tenantId: string | null;
+  queue: string | null;
+  type: string | null;
+  threshold: number | null;
+  windowMinutes: number | null;
+  url: string;
+  enabled: boolean;
+  firing: boolean;
+  evaluatedAt: Date | null;
+  createdAt: Date;
+  createdBy: string;
+};
+
+/** Who owns a rule: the staff, or one tenant (which may only watch its own dead jobs). */
+export type RuleOwner = { staff: true } | { tenantId: string };
+
+/**
+ * A webhook address a tenant may name: not a loopback, private, link-local or otherwise internal
+ * address written as an IP, nor localhost (the workers would call it from inside the deployment).
+ * The worker checks the resolved addresses again at delivery (webhook.ts). Operators are trusted
+ * with internal receivers. JOBSCOPE_ALERTS_ALLOW_PRIVATE=1 lifts it (development).
+ */
+export function internalHost(hostname: string): boolean {
+  const h = hostname.replace(/^\[|\]$/g, "").toLowerCase();
+  if (h === "localhost" || h.endsWith(".localhost") || h.endsWith(".internal") || h.endsWith(".local")) return true;
+  return isIP(h) !== 0 && internalAddress(h);
+}
+
+export function internalAddress(ip: string): boolean {
+  if (isIP(ip) === 4) {
+    const [a = 0, b = 0] = ip.split(".").map(Number);
+    return a === 10 || a === 127 || a === 0 || (a === 169 && b === 254) || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 100 && b >= 64 && b <= 127) || a >= 224;
+  }
+  const v6 = ip.toLowerCase();
+  if (v6.startsWith("::ffff:")) return internalAddress(v6.slice(7));
+  return v6 === "::1" || v6 === "::" || v6.startsWith("fc") || v6.startsWith("fd") || v6.startsWith("fe80");
+}
+
+const allowPrivate = () => process.env.JOBSCOPE_ALERTS_ALLOW_PRIVATE === "1";
+
+/** Validate and store a rule. Returns it with its signing secret (shown once, to its creator). */
+export async function createAlertRule(sql: Db, raw: unknown, owner: RuleOwner, by: string): Promise<{ rule: AlertRule; secret: string }> {
+  const parsed = AlertRuleInput.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new AlertRuleError("invalid_input", `${issue?.path.join(".") || "input"}: ${issue?.message ?? "invalid"}`);
+  }
+  const input = parsed.data;
+  const tenantId = "tenantId" in owner ? owner.tenantId : null;
+  if (tenantId !== null) {
+    if (input.kind !== "job_dead") throw new AlertRuleError("forbidden", "a tenant's alert can only be about its own dead jobs");
+    if (!allowPrivate() && internalHost(new URL(input.url).hostname)) {
+      throw new AlertRuleError("invalid_input", "url: an internal address (localhost, a private or link-local IP) cannot receive a tenant's alerts");
+    }
+  }
+  const secret = `whsec_${randomBytes(24).toString("hex")}`;
+  const threshold = input.kind === "queue_oldest_due" ? input.thresholdSeconds : input.kind === "type_failure_rate" ? input.thresholdPercent : null;
+  const windowMinutes = input.kind === "type_failure_rate" ? input.windowMinutes : null;
+  const q = "queue" in input ? (input.queue ?? null) : null;
+  const t = "type" in input ? (input.type ?? null) : null;
+  const [rule] = await sql<AlertRule[]>`
+    INSERT INTO alert_rules (name, kind, tenant_id, queue, type, threshold, window_minutes, url, secret, cursor_at, created_by, updated_by)
+    VALUES (${input.name}, ${input.kind}, ${tenantId}, ${q}, ${t}, ${threshold}, ${windowMinutes}, ${input.url}, ${secret}, now(), ${by}, ${by})
+    RETURNING ${sql.unsafe(RULE_COLUMNS)}`;
+  return { rule: rule!, secret };
+}
+
+export const RULE_COLUMNS = "id, name, kind, tenant_id, queue, type, threshold, window_minutes, url, enabled, firing, evaluated_at, created_at, created_by";
+
+/** Enable or disable a rule the caller can see (row-level security hides other tenants' rules). Null: no such rule. */
+export async function setAlertRuleEnabled(sql: Db, id: string, enabled: boolean, by: string): Promise<AlertRule | null> {
+  // Re-enabled: it starts from now, not from where it stopped (no flood of what happened meanwhile).
+  const [rule] = await sql<AlertRule[]>`
+    UPDATE alert_rules SET enabled = ${enabled}, updated_at = now(), updated_by = ${by},
+           cursor_at = CASE WHEN ${enabled} AND NOT enabled THEN now() ELSE cursor_at END,
+           firing = CASE WHEN ${enabled} THEN firing ELSE false END
+     WHERE id = ${id} RETURNING ${sql.unsafe(RULE_COLUMNS)}`;
+  return rule ?? null;
+}
+
+export type AlertDelivery = {
+  eventId: number;
+  ruleId: string;
+  ruleName: string;
+  tenantId: string | null;
+  at: Date;
+  summary: string;
+  jobId: string | null;
+  state: string | null;
+  attempt: number | null;
+  maxAttempts: number | null;
+  attempts: { attempt: number; outcome: string; finishedAt: string; error: string | null }[];
+};
+
+/** The newest alerts the caller can see, with the state of each delivery job and its attempts. */
+export async function listAlertDeliveries(sql: Db, limit = 50): Promise<AlertDelivery[]> {
+  return sql<AlertDelivery[]>`
+    SELECT e.id AS event_id, e.rule_id, r.name AS rule_name, e.tenant_id, e.at, e.summary, e.job_id,
+           j.state::text AS state, j.attempt, j.max_attempts,
+           coalesce((SELECT json_agg(json_build_object('attempt', a.attempt, 'outcome', a.outcome, 'finishedAt', a.finished_at,
+                                                       'error', CASE WHEN a.error_class IS NULL THEN NULL ELSE a.error_class || ': ' || left(a.error_message, 300) END)
+                                     ORDER BY a.attempt)
+                       FROM job_attempts a WHERE a.job_id = e.job_id), '[]'::json) AS attempts
+      FROM alert_events e JOIN alert_rules r ON r.id = e.rule_id
+      LEFT JOIN LATERAL (SELECT state, attempt, max_attempts FROM jobs WHERE id = e.job_id) j ON true
+     ORDER BY e.id DESC LIMIT ${limit}`;
+}
+
+export async function listAlertRules(sql: Db): Promise<AlertRule[]> {
+  return sql<AlertRule[]>`SELECT ${sql.unsafe(RULE_COLUMNS)} FROM alert_rules ORDER BY created_at DESC, id LIMIT 500`;
+}
