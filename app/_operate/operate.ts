@@ -6,6 +6,7 @@ import { actorOf, withViewer, type Authorized, type Viewer } from "@/lib/auth/vi
 import { pool } from "@/lib/db/client";
 import type { ScopedSql } from "@/lib/db/scope";
 import type { Actor } from "@/lib/jobs/types";
+import { withSpan } from "@/lib/tracing/tracing";
 
 /** What an operator's settings action (a queue, a schedule) answers: what was done, or why nothing was. */
 export type OperateResult<T = null> = { ok: true; message: string; data: T } | { ok: false; error: { code: OperateErrorCode; message: string } };
@@ -29,6 +30,17 @@ class Rollback extends Error {
  * transaction back and is audited on its own; an unknown failure goes to the server log only.
  */
 export async function operate<S extends z.ZodType, T>(
+  auth: Authorized,
+  raw: unknown,
+  schema: S,
+  actionOf: (input: z.output<S> | null) => AuditAction,
+  apply: (tx: ScopedSql, input: z.output<S>, who: { viewer: Viewer; actor: Actor }) => Promise<Applied<T> | Refused>,
+): Promise<OperateResult<T>> {
+  // A span per console action (lib/tracing): a no-op without an OpenTelemetry SDK.
+  return withSpan(`console ${actionOf(null)}`, { "jobscope.console.action": actionOf(null) }, () => run(auth, raw, schema, actionOf, apply));
+}
+
+async function run<S extends z.ZodType, T>(
   auth: Authorized,
   raw: unknown,
   schema: S,

@@ -1,6 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { connect } from "../db/client";
 import { createTestDb, type TestDb } from "../db/test-db";
 import { enqueue } from "../jobs/enqueue";
 import { api, getJob, operator, runJob, seedTenants, worker } from "../jobs/test-helpers";
@@ -79,8 +80,14 @@ describe("alerts (issue 17)", () => {
       await dies("a-other"); // another queue: not this rule's
       const dead = await dies("a-dead");
       await tick();
-      expect(await evaluateAlerts(t.sql, { settleMs: 0 })).toMatchObject({ alerts: 1 });
-      expect((await evaluateAlerts(t.sql, { settleMs: 0 })).alerts).toBe(0);
+      // As the supervisor runs it: the worker role, row-level security on.
+      const asWorker = connect(t.roleUrl("worker"), { max: 2 });
+      try {
+        expect(await evaluateAlerts(asWorker, { settleMs: 0 })).toMatchObject({ alerts: 1 });
+        expect((await evaluateAlerts(asWorker, { settleMs: 0 })).alerts).toBe(0);
+      } finally {
+        await asWorker.end();
+      }
       await waitFor("the webhook", () => hook.got.length >= 1);
       const [req] = hook.got;
       expect(req!.headers["content-type"]).toBe("application/json");

@@ -23,7 +23,10 @@ export const ALERT_JOBS = 20;
 export const ALERT_COUNT_CAP = 1_000;
 /** A failure rate is not judged on fewer attempts than this. */
 export const MIN_RATE_ATTEMPTS = 10;
-/** Staff rules' delivery jobs belong to this tenant (created on first use); a tenant's rule's to the tenant. */
+/**
+ * Staff rules' delivery jobs belong to this tenant (created with the first staff rule, by the console's
+ * role: the supervisor's and workers' roles may not create tenants); a tenant's rule's to the tenant.
+ */
 export const SYSTEM_TENANT = "jobscope";
 export const ALERTS_ACTOR: Actor = { kind: "api", id: "jobscope-alerts" };
 
@@ -158,7 +161,6 @@ function threshold(rule: Rule, holds: boolean, text: { firing: string; resolved:
 /** Record the alert and submit its delivery job, in the caller's transaction. */
 export async function fire(tx: Tx, rule: { id: string; tenantId: string | null }, summary: string, payload: Record<string, unknown>): Promise<{ eventId: number; jobId: string }> {
   const tenant = rule.tenantId ?? SYSTEM_TENANT;
-  if (!rule.tenantId) await tx`INSERT INTO tenants (id, name) VALUES (${SYSTEM_TENANT}, 'Jobscope (system)') ON CONFLICT (id) DO NOTHING`;
   const [event] = await tx<{ id: number }[]>`
     INSERT INTO alert_events (rule_id, tenant_id, summary, payload) VALUES (${rule.id}, ${rule.tenantId}, ${summary}, ${tx.json(payload as postgres.JSONValue)})
     RETURNING id`;

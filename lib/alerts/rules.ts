@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { isIP } from "node:net";
 import { z } from "zod";
 import type { Db } from "../db/client";
+import { SYSTEM_TENANT } from "./evaluate";
 
 /**
  * Alert rules (issue 17). An operator's rule (tenant_id NULL) may watch anything; a tenant's rule
@@ -114,6 +115,8 @@ export async function createAlertRule(sql: Db, raw: unknown, owner: RuleOwner, b
       throw new AlertRuleError("invalid_input", "url: an internal address (localhost, a private or link-local IP) cannot receive a tenant's alerts");
     }
   }
+  // A staff rule's deliveries are jobs of the system tenant (evaluate.ts): it exists from the first staff rule on.
+  if (tenantId === null) await sql`INSERT INTO tenants (id, name) VALUES (${SYSTEM_TENANT}, 'Jobscope (system)') ON CONFLICT (id) DO NOTHING`;
   const secret = `whsec_${randomBytes(24).toString("hex")}`;
   const threshold = input.kind === "queue_oldest_due" ? input.thresholdSeconds : input.kind === "type_failure_rate" ? input.thresholdPercent : null;
   const windowMinutes = input.kind === "type_failure_rate" ? input.windowMinutes : null;

@@ -5,6 +5,7 @@ import { submitted } from "../fsm/machine";
 import { TRANSITIONS, type ActorKind } from "../fsm/table";
 import type { Db } from "../db/client";
 import { prepared } from "../db/drizzle";
+import { injectTraceContext, SpanKind, withSpan } from "../tracing/tracing";
 import { uuidv7 } from "./ids";
 import { isJobType, JOB_TYPES } from "./job-types";
 import { markCte } from "./write";
@@ -44,12 +45,18 @@ const issuesOf = (e: z.ZodError) => e.issues.map((i) => ({ path: i.path.join("."
  * one statement. With an idempotency key, a second submit returns the first
  * job (`created: false`) instead of a copy.
  */
-export async function enqueue(
-  client: Db,
-  raw: EnqueueInput,
-  actor: Actor,
-  opts: { at?: Date } = {},
-): Promise<{ job: JobRow; created: boolean }> {
+export async function enqueue(client: Db, raw: EnqueueInput, actor: Actor, opts: { at?: Date } = {}): Promise<{ job: JobRow; created: boolean }> {
+  // A producer span around the submit (lib/tracing): its context is stored with the job, and each
+  // attempt's span continues it. Without an OpenTelemetry SDK this is a no-op and stores nothing.
+  const attributes = { "jobscope.job.type": String((raw as { type?: unknown })?.type ?? "").slice(0, 200), "jobscope.actor": actor.kind };
+  return withSpan("jobscope.enqueue", attributes, async (span) => {
+    const r = await submit(client, raw, actor, opts);
+    span.setAttributes({ "jobscope.job.id": r.job.id, "jobscope.job.queue": r.job.queue, "jobscope.tenant": r.job.tenantId, "jobscope.job.created": r.created });
+    return r;
+  }, { kind: SpanKind.PRODUCER });
+}
+
+async function submit(client: Db, raw: EnqueueInput, actor: Actor, opts: { at?: Date }): Promise<{ job: JobRow; created: boolean }> {
   if (!(SUBMIT.actors as readonly ActorKind[]).includes(actor.kind)) {
     throw new EnqueueError("forbidden", `a ${actor.kind} may not submit jobs`);
   }
@@ -76,6 +83,7 @@ export async function enqueue(
       maxAttempts: initial.maxAttempts, params: JSON.stringify(params.data), idempotencyKey: input.idempotencyKey ?? null,
       actorKind: actor.kind, actorId: actor.id, at: opts.at ?? null, notBefore: input.notBefore ?? null,
       state: initial.state, attempt: initial.attempt, version: initial.stateVersion,
+      traceContext: traceContextParam(),
     });
   } catch (e) {
     if (e instanceof postgres.PostgresError && e.code === "23503" && e.constraint_name === "job_catalog_tenant_id_fkey") {
@@ -96,16 +104,22 @@ export async function enqueue(
   return { job: existing, created: false };
 }
 
+/** The active span's W3C trace context as JSON text for the catalog, or null (no SDK, nothing sampled). */
+function traceContextParam(): string | null {
+  const carrier = injectTraceContext();
+  return carrier ? JSON.stringify(carrier) : null;
+}
+
 const submitStatement = (client: Db) =>
   prepared<JobRow & { notified: number }>(client, "jobscope_submit", () => {
     const ph = (name: string) => sql.placeholder(name);
     const at = sql`coalesce(${ph("at")}::timestamptz, now())`;
     return sql`WITH ${markCte},
       c AS (
-        INSERT INTO job_catalog (id, tenant_id, type, queue, priority, max_attempts, params, idempotency_key, submitted_by_kind, submitted_by, created_at, not_before)
+        INSERT INTO job_catalog (id, tenant_id, type, queue, priority, max_attempts, params, idempotency_key, submitted_by_kind, submitted_by, created_at, not_before, trace_context)
         SELECT ${ph("id")}::uuid, ${ph("tenantId")}::text, ${ph("type")}::text, ${ph("queue")}::text, ${ph("priority")}::smallint,
                ${ph("maxAttempts")}::int, ${ph("params")}::text::jsonb, ${ph("idempotencyKey")}::text, ${ph("actorKind")}::text::actor_kind,
-               ${ph("actorId")}::text, ${at}, coalesce(${ph("notBefore")}::timestamptz, ${at})
+               ${ph("actorId")}::text, ${at}, coalesce(${ph("notBefore")}::timestamptz, ${at}), ${ph("traceContext")}::text::jsonb
           FROM mark WHERE mark.on = 'on'
         ON CONFLICT (tenant_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
         RETURNING *),

@@ -12,6 +12,8 @@ import { runJob, type RunDeps } from "./run-job";
 import type { JobOutcome, Logger, Worker, WorkerOptions } from "./types";
 import { sleep } from "./wakeup";
 import { createWorkerMetrics } from "../metrics/worker-metrics";
+import { extractTraceContext, SpanKind, SpanStatusCode, tracingActive, withSpan, type TraceCarrier } from "../tracing/tracing";
+import { trace } from "@opentelemetry/api";
 
 /** How long a drain waits for each of its own database steps (not the handlers: those get `drainTimeoutMs`). */
 const DRAIN_STEP_MS = 2000;
@@ -105,12 +107,31 @@ export function createWorker(opts: WorkerOptions): Worker {
     },
   };
 
+  // Traces (lib/tracing): with an OpenTelemetry SDK registered, each claimed batch's stored trace
+  // contexts are read in one statement of their own (never in the claim), and each attempt runs in a
+  // span that continues its job's trace. Without one, nothing is read and no span is made.
+  const traceContexts = new WeakMap<Lease, Promise<TraceCarrier | null>>();
+  function lookupTraces(leases: Lease[]) {
+    const found = sql<{ id: string; traceContext: TraceCarrier }[]>`
+      SELECT id, trace_context FROM job_catalog WHERE id = ANY(${leases.map((l) => l.id)}::uuid[]) AND trace_context IS NOT NULL`.then(
+      (rows) => new Map(rows.map((r) => [r.id, r.traceContext])),
+      (e: unknown) => {
+        log.warn("could not read the jobs' trace contexts; their attempts start new traces", errorFields(e));
+        return new Map<string, TraceCarrier>();
+      },
+    );
+    for (const l of leases) traceContexts.set(l, found.then((m) => m.get(l.id) ?? null));
+  }
+
   function take(jobs: ClaimedJob[]) {
+    const taken: Lease[] = [];
     for (const job of jobs) {
       const lease = new Lease(job);
       leases.add(lease);
       local.push(lease);
+      taken.push(lease);
     }
+    if (taken.length > 0 && tracingActive()) lookupTraces(taken);
     pump();
   }
 
@@ -128,7 +149,8 @@ export function createWorker(opts: WorkerOptions): Worker {
   function launch(lease: Lease) {
     active++;
     reporting++;
-    runJob(lease, deps).then(
+    const traced = traceContexts.get(lease);
+    (traced ? runTraced(lease, traced) : runJob(lease, deps)).then(
       (outcome) => {
         if (lease.handlerMs >= 0) ahead.handled(lease.handlerMs);
         settle(lease, outcome);
@@ -139,6 +161,28 @@ export function createWorker(opts: WorkerOptions): Worker {
         settle(lease, null);
       },
     );
+  }
+
+  /** One attempt in a consumer span: from the claim to the worker being done with it, in its job's trace. */
+  async function runTraced(lease: Lease, carrier: Promise<TraceCarrier | null>): Promise<JobOutcome> {
+    const parent = extractTraceContext(await carrier);
+    const enqueued = trace.getSpanContext(parent);
+    const job = lease.job;
+    const attributes = {
+      "jobscope.job.id": job.id, "jobscope.job.type": job.type, "jobscope.job.queue": job.queue, "jobscope.tenant": job.tenantId,
+      "jobscope.attempt": lease.attempt, "jobscope.job.max_attempts": job.maxAttempts, "jobscope.worker": id,
+    };
+    return withSpan(`jobscope.attempt ${job.type}`, attributes, async (span) => {
+      const outcome = await runJob(lease, deps);
+      span.setAttributes({
+        "jobscope.attempt.outcome": outcome.status === "reported" ? (outcome.event ?? "reported") : outcome.status,
+        ...(outcome.state && { "jobscope.job.state": outcome.state }),
+        ...(outcome.error && { "jobscope.error.class": outcome.error.class }),
+      });
+      const failed = outcome.status !== "reported" || outcome.event !== "finish";
+      if (failed) span.setStatus({ code: SpanStatusCode.ERROR, message: outcome.error?.message ?? outcome.reason ?? outcome.status });
+      return outcome;
+    }, { kind: SpanKind.CONSUMER, parent, links: enqueued ? [{ context: enqueued, attributes: { "jobscope.link": "enqueue" } }] : [], startTime: lease.startedAt });
   }
 
   function settle(lease: Lease, outcome: JobOutcome | null) {

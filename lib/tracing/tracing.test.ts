@@ -1,0 +1,102 @@
+import { context, propagation, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
+import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
+import { W3CTraceContextPropagator } from "@opentelemetry/core";
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from "@opentelemetry/sdk-trace-base";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestDb, type TestDb } from "../db/test-db";
+import { enqueue } from "../jobs/enqueue";
+import { api, seedTenants } from "../jobs/test-helpers";
+import { createSupervisor } from "../supervisor/supervisor";
+import { silentLogger } from "../worker/log";
+import { freshQueue, getJob, waitFor } from "../worker/test-support";
+import { createWorker } from "../worker/worker";
+import { tracingActive } from "./tracing";
+
+let t: TestDb;
+const exporter = new InMemorySpanExporter();
+const params = { report: "daily_usage", period: "2026-11" };
+
+beforeAll(async () => {
+  t = await createTestDb({ max: 10 });
+  await seedTenants(t.sql);
+});
+afterAll(async () => {
+  trace.disable();
+  context.disable();
+  propagation.disable();
+  await t?.close();
+});
+
+describe("OpenTelemetry traces (issue 17)", () => {
+  it("without an SDK, nothing is traced and no trace context is stored", async () => {
+    expect(tracingActive()).toBe(false);
+    const { job } = await enqueue(t.sql, { tenantId: "acme", type: "report.generate", params, queue: freshQueue() }, api);
+    const [row] = await t.sql<{ traceContext: unknown }[]>`SELECT trace_context FROM job_catalog WHERE id = ${job.id}`;
+    expect(row!.traceContext).toBeNull();
+  });
+
+  it("a job with three attempts: one trace, request → enqueue → three attempt spans, each a child of the enqueue span and linked to it", async () => {
+    context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+    propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+    trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }));
+    expect(tracingActive()).toBe(true);
+
+    const queue = freshQueue();
+    const worker = createWorker({
+      sql: t.sql, queues: [queue], concurrency: 1, heartbeatIntervalMs: 100, pollIntervalMs: 50, log: silentLogger,
+      handlers: {
+        "report.generate": {
+          retry: { baseMs: 10, capMs: 10, jitter: 0 },
+          run: async (ctx) => {
+            if (ctx.attempt < 3) throw new Error(`flaky, attempt ${ctx.attempt}`);
+            return { ok: true };
+          },
+        },
+      },
+    });
+    await worker.start();
+    const sup = createSupervisor({ sql: t.sql, metricsEveryMs: 0, alertsEveryMs: 0 });
+    try {
+      // The request that submits the job (what an HTTP instrumentation would open).
+      const request = trace.getTracer("test").startSpan("POST /api/v1/jobs", { kind: SpanKind.SERVER });
+      const { job } = await context.with(trace.setSpan(context.active(), request), () =>
+        enqueue(t.sql, { tenantId: "acme", type: "report.generate", params, queue, maxAttempts: 5 }, api),
+      );
+      request.end();
+      await waitFor("the third attempt to succeed", async () => {
+        await sup.tick();
+        return (await getJob(t.sql, job.id)).state === "succeeded";
+      });
+      const spans = await waitFor("three attempt spans", () => {
+        const s = exporter.getFinishedSpans();
+        return s.filter((x) => x.name.startsWith("jobscope.attempt")).length >= 3 ? s : null;
+      });
+      const [stored] = await t.sql<{ traceContext: { traceparent: string } }[]>`SELECT trace_context FROM job_catalog WHERE id = ${job.id}`;
+      const enqueueSpan = spans.find((s) => s.name === "jobscope.enqueue" && s.attributes["jobscope.job.id"] === job.id)!;
+      const attempts = spans.filter((s) => s.name === "jobscope.attempt report.generate" && s.attributes["jobscope.job.id"] === job.id).sort(byAttempt);
+      const traceId = request.spanContext().traceId;
+
+      expect(enqueueSpan.kind).toBe(SpanKind.PRODUCER);
+      expect(enqueueSpan.spanContext().traceId).toBe(traceId);
+      expect(enqueueSpan.parentSpanContext?.spanId).toBe(request.spanContext().spanId);
+      expect(enqueueSpan.attributes).toMatchObject({ "jobscope.job.type": "report.generate", "jobscope.job.queue": queue, "jobscope.tenant": "acme" });
+      // The catalog holds the enqueue span's context (W3C traceparent).
+      expect(stored!.traceContext.traceparent).toBe(`00-${traceId}-${enqueueSpan.spanContext().spanId}-01`);
+
+      expect(attempts).toHaveLength(3);
+      for (const [i, a] of attempts.entries()) {
+        expect(a.kind).toBe(SpanKind.CONSUMER);
+        expect(a.spanContext().traceId).toBe(traceId);
+        expect(a.parentSpanContext?.spanId).toBe(enqueueSpan.spanContext().spanId);
+        expect(a.links.map((l) => l.context.spanId)).toEqual([enqueueSpan.spanContext().spanId]);
+        expect(a.attributes).toMatchObject({ "jobscope.job.id": job.id, "jobscope.job.type": "report.generate", "jobscope.job.queue": queue, "jobscope.tenant": "acme", "jobscope.attempt": i + 1 });
+      }
+      expect(attempts.map((a) => a.attributes["jobscope.attempt.outcome"])).toEqual(["fail", "fail", "finish"]);
+      expect(attempts.map((a) => a.status.code)).toEqual([SpanStatusCode.ERROR, SpanStatusCode.ERROR, SpanStatusCode.UNSET]);
+    } finally {
+      await worker.stop();
+    }
+  });
+});
+
+const byAttempt = (a: ReadableSpan, b: ReadableSpan) => Number(a.attributes["jobscope.attempt"]) - Number(b.attributes["jobscope.attempt"]);
