@@ -68,10 +68,12 @@ const hist = (k: HistogramKey, part: "bucket" | "sum" | "count") => `${k}_${part
 
 /** The window's increments: rows of (metric, queue, type, label, n). */
 function windowTotals(tx: Db, from: Date, to: Date) {
-  const bucket = (v: string, k: HistogramKey) =>
-    tx.unsafe(
-      `coalesce((SELECT b FROM unnest('{${HISTOGRAMS[k].buckets.join(",")}}'::text[]) WITH ORDINALITY u(b, i) WHERE ${v} <= b::float8 ORDER BY i LIMIT 1), '${INF}')`,
-    );
+  // A value's bucket: the first upper bound above it (width_bucket counts the bounds <= v, so a value
+  // exactly on a bound lands in the next bucket: a float of seconds is on one almost never).
+  const bucket = (v: string, k: HistogramKey) => {
+    const b = HISTOGRAMS[k].buckets.join(",");
+    return tx.unsafe(`coalesce(('{${b}}'::text[])[width_bucket(${v}, '{${b}}'::float8[]) + 1], '${INF}')`);
+  };
   return tx`
     WITH r AS (
       SELECT a.job_id, a.attempt, a.claim_version, a.claimed_at, a.started_at, a.finished_at, a.outcome::text AS outcome,
@@ -89,6 +91,9 @@ function windowTotals(tx: Db, from: Date, to: Date) {
           SELECT e.at FROM job_log e
            WHERE r.claim_version > 1 AND e.job_id = r.job_id AND e.state_version = r.claim_version - 1
              AND e.at >= r.created_at AND e.at <= r.claimed_at
+             -- Prunes job_log to the days around the window: a job requeued (a replay) more than two
+             -- days before its claim falls to the next lookup and, not found, is left out of the histogram.
+             AND e.at >= ${from}::timestamptz - interval '2 days'
            LIMIT 1) q ON true
         LEFT JOIN LATERAL (
           SELECT p.finished_at FROM job_attempts p

@@ -12,7 +12,8 @@ import { COUNTERS, HISTOGRAMS, INF, type CounterKey, type HistogramKey } from ".
  * - queued jobs per queue: jobs_live_claim_idx, at most METRICS_COUNT_CAP + 1 entries each, and the
  *   oldest due job among the first OLDEST_SCAN in claim order (as the queues page);
  * - leased jobs per queue: jobs_live_lease_idx, at most METRICS_COUNT_CAP + 1 each;
- * - paused and retry_wait jobs: at most METRICS_COUNT_CAP of them (jobs_live_waiting_idx), by queue;
+ * - paused and retry_wait jobs: at most WAITING_SCAN of them, every queue together (no index leads by
+ *   queue for them), counted by queue: exact below, lower bounds (capped = 1) above;
  * - workers: workers_last_seen_idx; the last integrity audit: integrity_audits_at_idx;
  * - the live table's size: the planner's estimate (pg_class.reltuples), never a count.
  * A count that reached its cap is reported as the cap, with jobscope_jobs_count_capped = 1.
@@ -20,6 +21,8 @@ import { COUNTERS, HISTOGRAMS, INF, type CounterKey, type HistogramKey } from ".
 
 export const METRICS_COUNT_CAP = 10_000;
 export const OLDEST_SCAN = 1_000;
+/** Paused and retry_wait jobs read (every queue together, no index leads by queue for them) to count them by queue. */
+export const WAITING_SCAN = 2_000;
 const QUEUE_LIMIT = 200;
 const LIVE_STATES = ["queued", "claimed", "running", "paused", "cancelling", "retry_wait"] as const;
 
@@ -35,7 +38,7 @@ export async function collectMetrics(sql: Db): Promise<{ text: string; contentTy
     queueProbes(sql),
     sql<{ queue: string; state: string; n: number; total: number }[]>`
       SELECT queue, state::text AS state, count(*)::int AS n, sum(count(*)) OVER ()::int AS total
-        FROM (SELECT queue, state FROM jobs_live WHERE state IN ('paused', 'retry_wait') LIMIT ${METRICS_COUNT_CAP + 1}) x
+        FROM (SELECT queue, state FROM jobs_live WHERE state IN ('paused', 'retry_wait') LIMIT ${WAITING_SCAN + 1}) x
        GROUP BY queue, state`,
     sql<{ live: number; silent: number }[]>`
       SELECT (SELECT count(*)::int FROM workers WHERE last_seen_at >= now() - ${SILENT_AFTER_MS} * interval '1 millisecond' AND stopped_at IS NULL) AS live,
@@ -60,7 +63,7 @@ export async function collectMetrics(sql: Db): Promise<{ text: string; contentTy
   const capped = new Gauge({ name: "jobscope_jobs_count_capped", help: "1 when jobscope_jobs for this queue and state stopped at its cap (a lower bound).", labelNames: ["queue", "state"], registers: [reg] });
   const oldest = new Gauge({ name: "jobscope_queue_oldest_due_age_seconds", help: `Age of the queue's oldest due job (claimable and not claimed) among the first ${OLDEST_SCAN} in claim order; 0 when none is due.`, labelNames: ["queue"], registers: [reg] });
   const paused = new Gauge({ name: "jobscope_queue_paused", help: "1 when an operator paused the queue.", labelNames: ["queue"], registers: [reg] });
-  const waitingCapped = (waiting[0]?.total ?? 0) > METRICS_COUNT_CAP;
+  const waitingCapped = (waiting[0]?.total ?? 0) > WAITING_SCAN;
   for (const q of queues) {
     const counts: Record<string, { n: number; capped: boolean }> = Object.fromEntries(LIVE_STATES.map((s) => [s, { n: 0, capped: false }]));
     counts.queued = cap(q.queued);

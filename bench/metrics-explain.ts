@@ -1,0 +1,133 @@
+// The cost of GET /metrics and of the supervisor's metrics roll-up on generated data (issue 17):
+//   npx tsx bench/metrics-explain.ts --jobs 1000000          (a fresh embedded server, generated)
+//   npx tsx bench/metrics-explain.ts --url <owner url>       (a database generate() filled)
+// The scrape runs as the console does (lib/metrics/http.ts): `jobscope_app`, staff scope; p50/p95 of
+// --samples runs after three warm-ups, then EXPLAIN (ANALYZE, BUFFERS) of each of its statements.
+// The roll-up reads one window of the generated history (--window-min minutes ending at the newest
+// ended attempt): its time, rows and the plan of its statement. Markdown on stdout.
+import { loadavg } from "node:os";
+import { parseArgs } from "node:util";
+import postgres from "postgres";
+import type { Sql } from "../lib/db/client";
+import { provisionRoles, roleUrl } from "../lib/db/roles";
+import { withScope } from "../lib/db/scope";
+import { rollUpMetrics } from "../lib/metrics/rollup";
+import { collectMetrics } from "../lib/metrics/scrape";
+import { auditSample, generate } from "./generate";
+import { benchServer, fmt, freshDb, pct } from "./lib";
+
+const { values: args } = parseArgs({
+  options: {
+    jobs: { type: "string", default: "1000000" },
+    url: { type: "string" },
+    secret: { type: "string", default: "metrics-explain" },
+    samples: { type: "string", default: "20" },
+    "window-min": { type: "string", default: "60" },
+    keep: { type: "boolean", default: false },
+  },
+});
+const log = (s: string) => console.error(`[metrics-explain] ${new Date().toISOString().slice(11, 19)} ${s}`);
+
+async function main() {
+  let owner: string;
+  let stop = async () => {};
+  if (args.url) owner = args.url;
+  else {
+    const server = await benchServer(".data/bench-metrics-explain", log);
+    stop = args.keep ? async () => log(`kept the server: ${server.adminUrl}`) : server.stop;
+    owner = await freshDb(server.adminUrl, "metrics_explain", { jobscope: true });
+    const sql = postgres(owner, { max: 2, onnotice: () => {}, transform: { column: { from: postgres.toCamel } } });
+    const t0 = performance.now();
+    await generate(sql, { count: Number(args.jobs), log });
+    log(`generated ${fmt(Number(args.jobs))} jobs in ${fmt((performance.now() - t0) / 1000)} s; audit: ${(await auditSample(sql, 200)).length} problems`);
+    await sql.end();
+  }
+  await provisionRoles(owner, args.secret);
+  const ownerSql = postgres(owner, { max: 1, onnotice: () => {}, transform: { column: { from: postgres.toCamel } } });
+  const [sizes] = await ownerSql<{ jobs: number; live: number; attempts: number }[]>`
+    SELECT (SELECT reltuples::bigint FROM pg_class WHERE relname = 'job_catalog')::int AS jobs,
+           (SELECT count(*) FROM jobs_live)::int AS live,
+           (SELECT reltuples::bigint FROM pg_class WHERE relname = 'job_attempts')::int AS attempts`;
+  const out: string[] = [`Data: ${fmt(sizes!.jobs)} jobs (estimate), ${fmt(sizes!.live)} live, ${fmt(sizes!.attempts)} ended attempts (estimate).`, ""];
+
+  // The roll-up of one window: the cursor placed --window-min before the newest ended attempt.
+  const windowMs = Number(args["window-min"]) * 60_000;
+  const [{ newest } = { newest: new Date() }] = await ownerSql<{ newest: Date }[]>`SELECT max(finished_at) AS newest FROM job_attempts`;
+  const from = new Date(newest.getTime() - windowMs);
+  const [{ n } = { n: 0 }] = await ownerSql<{ n: number }[]>`SELECT count(*)::int AS n FROM job_attempts WHERE finished_at > ${from} AND finished_at <= ${newest}`;
+  const rollups: number[] = [];
+  let plan = "";
+  let captured: { query: string; parameters: unknown[] } | null = null;
+  // One connection for every pass, as the supervisor's pool: the first pass (connection, prepare) is a warm-up.
+  const sql = postgres(owner, {
+    max: 1,
+    onnotice: () => {},
+    transform: { column: { from: postgres.toCamel } },
+    debug: (_c, query, parameters) => {
+      if (/INSERT INTO metric_totals/.test(query)) captured = { query, parameters };
+    },
+  });
+  for (let i = 0; i < 6; i++) {
+    await ownerSql`INSERT INTO metric_cursors (source, upto_at) VALUES ('history', ${from}) ON CONFLICT (source) DO UPDATE SET upto_at = ${from}`;
+    const settleMs = Math.max(0, Date.now() - newest.getTime());
+    const t0 = performance.now();
+    const r = await rollUpMetrics(sql as unknown as Sql, { settleMs, maxSpanMs: windowMs });
+    if (i > 0) rollups.push(performance.now() - t0);
+    log(`roll-up of ${fmt(n)} attempts: ${fmt(performance.now() - t0, 1)} ms, ${r.series} series`);
+  }
+  if (captured) {
+    const c = captured as { query: string; parameters: unknown[] };
+    await sql
+      .begin(async (tx) => {
+        const rows = await tx.unsafe(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${c.query}`, c.parameters as never[]);
+        plan = rows.map((x) => Object.values(x)[0] as string).join("\n");
+        throw new Error("rollback");
+      })
+      .catch(() => {});
+  }
+  await sql.end();
+  out.push(`Roll-up of a ${args["window-min"]}-minute window (${fmt(n)} ended attempts): p50 ${fmt(pct(rollups, 50), 1)} ms, max ${fmt(Math.max(...rollups), 1)} ms (5 passes after a warm-up, one pooled connection).`, "");
+
+  // The scrape.
+  const seen: { query: string; parameters: unknown[] }[] = [];
+  let record = false;
+  const app = postgres(roleUrl(owner, args.secret, "app"), {
+    max: 2,
+    onnotice: () => {},
+    transform: { column: { from: postgres.toCamel } },
+    debug: (_c, query, parameters) => {
+      if (record && !/^(BEGIN|COMMIT|ROLLBACK|SELECT set_config)\b/i.test(query.trim())) seen.push({ query, parameters });
+    },
+  });
+  const samples = Number(args.samples);
+  const times: number[] = [];
+  const reads: number[] = [];
+  let bytes = 0;
+  for (let i = 0; i < samples + 3; i++) {
+    record = i === samples + 2;
+    const t0 = performance.now();
+    const { text } = await withScope(app as unknown as Sql, { all: true }, (tx) => collectMetrics(tx));
+    if (i >= 3) times.push(performance.now() - t0);
+    if (i >= 3) reads.push(Number(/^jobscope_metrics_scrape_read_seconds (\S+)$/m.exec(text)?.[1] ?? NaN) * 1000);
+    bytes = text.length;
+  }
+  record = false;
+  out.push(`Scrape (GET /metrics' reads and formatting, staff scope, ${samples} runs): p50 ${fmt(pct(times, 50), 1)} ms, p95 ${fmt(pct(times, 95), 1)} ms (of which the reads: p50 ${fmt(pct(reads, 50), 1)} ms), ${fmt(bytes)} bytes; load average ${loadavg().map((x) => x.toFixed(2)).join(" ")}.`, "");
+  log(out.at(-2)!);
+  for (const s of seen) {
+    await withScope(app as unknown as Sql, { all: true }, async (tx) => {
+      const rows = await tx.unsafe(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${s.query}`, s.parameters as never[]);
+      out.push("```", s.query.trim().split("\n")[0]!.slice(0, 120), rows.map((x) => Object.values(x)[0] as string).join("\n"), "```", "");
+    });
+  }
+  out.push("Roll-up statement:", "```", plan, "```");
+  console.log(out.join("\n"));
+  await app.end();
+  await ownerSql.end();
+  await stop();
+}
+
+main().catch((e: unknown) => {
+  console.error(e);
+  process.exit(1);
+});
