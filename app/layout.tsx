@@ -30,6 +30,7 @@ const NAV: { href: string; label: string; permission: Permission }[] = [
   { href: "/schedules", label: "Schedules", permission: "insight:read" },
   { href: "/workers", label: "Workers", permission: "insight:read" },
   { href: "/rejections", label: "Rejections", permission: "insight:read" },
+  { href: "/alerts", label: "Alerts", permission: "alerts:manage" },
   { href: "/state-machine", label: "State machine", permission: "insight:read" },
   { href: "/audit", label: "Audit", permission: "audit:read" },
   { href: "/integrity", label: "Integrity", permission: "audit:read" },

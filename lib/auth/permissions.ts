@@ -26,6 +26,8 @@ const PERMISSIONS = {
   "insight:read": ["support", "operator", "admin"],
   /** The audit log and the integrity audit panel. */
   "audit:read": ["operator", "admin"],
+  /** Alert rules and their deliveries (issue 17): staff rules on anything; a tenant's only on its own dead jobs. */
+  "alerts:manage": ["tenant", "operator", "admin"],
   /** Users, roles, tenants, every tenant's API keys. */
   "admin:manage": ["admin"],
 } as const satisfies Record<string, readonly Role[]>;
