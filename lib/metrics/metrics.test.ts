@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDb, type TestDb } from "../db/test-db";
 import { enqueue } from "../jobs/enqueue";
@@ -121,6 +122,12 @@ describe("GET /metrics (issue 17)", () => {
     ]) {
       expect(families.has(name), name).toBe(true);
     }
+    // Every series the Grafana dashboard queries is one the scrape has (the worker's own: worker-metrics.test.ts).
+    const dashboard = readFileSync("docs/grafana-dashboard.json", "utf8");
+    const used = new Set([...dashboard.matchAll(/\b(jobscope_[a-z_]+)/g)].map((m) => m[1]!).filter((n) => !n.startsWith("jobscope_worker_")));
+    const exposed = new Set([...families.values()].flatMap((f) => (f.type === "histogram" ? [`${f.name}_bucket`, `${f.name}_sum`, `${f.name}_count`] : [f.name])));
+    expect(used.size).toBeGreaterThan(10);
+    expect([...used].filter((n) => !exposed.has(n))).toEqual([]);
   });
 
   it("the text-format check refuses what Prometheus would", () => {
