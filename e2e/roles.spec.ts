@@ -8,11 +8,25 @@ test.use({ storageState: SIGNED_OUT });
 
 /** Exactly the sections each role's navigation lists (app/layout.tsx, from lib/auth/permissions.ts). */
 const NAV: Record<DemoUser, string[]> = {
-  admin: ["Overview", "Jobs", "Dead jobs", "Workers", "Rejections", "State machine", "Audit", "Integrity", "Admin", "API keys"],
-  operator: ["Overview", "Jobs", "Dead jobs", "Workers", "Rejections", "State machine", "Audit", "Integrity"],
-  support: ["Overview", "Jobs", "Dead jobs", "Workers", "Rejections", "State machine"],
-  acme: ["Jobs", "API keys"], // dana@acme.example owns her tenant: she manages its API keys
-  globex: ["Jobs"],
+  admin: [
+    "Overview",
+    "Jobs",
+    "Dead jobs",
+    "Queues",
+    "Schedules",
+    "Workers",
+    "Rejections",
+    "Alerts",
+    "State machine",
+    "Audit",
+    "Integrity",
+    "Admin",
+    "API keys",
+  ],
+  operator: ["Overview", "Jobs", "Dead jobs", "Queues", "Schedules", "Workers", "Rejections", "Alerts", "State machine", "Audit", "Integrity"],
+  support: ["Overview", "Jobs", "Dead jobs", "Queues", "Schedules", "Workers", "Rejections", "State machine"],
+  acme: ["Jobs", "Alerts", "API keys"], // dana@acme.example owns her tenant: she manages its API keys
+  globex: ["Jobs", "Alerts"],
 };
 
 /** Pages each role may open; every other page of the list answers 404 (no hint that it exists). */
