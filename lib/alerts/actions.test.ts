@@ -1,0 +1,92 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { can, type Permission } from "../auth/permissions";
+import type { Viewer } from "../auth/viewer";
+import { closePool } from "../db/client";
+import { createTestDb, type TestDb } from "../db/test-db";
+import { seedTenants } from "../jobs/test-helpers";
+
+// The alerts page's server actions, called directly as a crafted POST would call them. Only the
+// session is stood in for (who is signed in); the rest of the viewer module and the database
+// (as the console's role, row-level security on) are real.
+let signedIn: Viewer | null = null;
+vi.mock("@/lib/auth/viewer", async (importOriginal) => ({
+  ...(await importOriginal<typeof import("@/lib/auth/viewer")>()),
+  authorize: async (permission: Permission) => {
+    if (!signedIn) return { ok: false, status: 401, code: "unauthenticated", message: "Sign in to do this.", viewer: null };
+    if (!can(signedIn, permission)) return { ok: false, status: 403, code: "forbidden", message: "Your role may not do this.", viewer: signedIn };
+    return { ok: true, viewer: signedIn };
+  },
+}));
+
+const viewer = (role: Viewer["role"], email: string, tenantId: string | null = null): Viewer => ({ userId: `u-${email}`, email, name: email, role, tenantId, tenantOwner: false });
+const OPERATOR = viewer("operator", "op@jobscope.local");
+const SUPPORT = viewer("support", "support@jobscope.local");
+const ACME = viewer("tenant", "dana@acme.example", "acme");
+const GLOBEX = viewer("tenant", "gil@globex.example", "globex");
+
+let db: TestDb;
+let actions: typeof import("@/app/alerts/actions");
+const rules = async () => (await db.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM alert_rules`)[0]!.n;
+const lastAudit = async () =>
+  (await db.sql<{ actor: string; action: string; outcome: string }[]>`SELECT actor, action, outcome FROM audit_log ORDER BY id DESC LIMIT 1`)[0]!;
+
+beforeAll(async () => {
+  db = await createTestDb();
+  await seedTenants(db.sql);
+  process.env.DATABASE_URL = db.roleUrl("app");
+  actions = await import("@/app/alerts/actions");
+});
+afterAll(async () => {
+  await closePool();
+  await db?.close();
+});
+
+describe("alert actions (issue 17)", () => {
+  it("an operator creates a rule (its secret shown once), sends a test alert and disables it; each is audited", async () => {
+    signedIn = OPERATOR;
+    const created = await actions.createAlertRuleAction({ kind: "job_dead", name: "dead exports", url: "https://hooks.example.com/a", queue: "exports" });
+    expect(created).toMatchObject({ ok: true, data: { secret: expect.stringMatching(/^whsec_[0-9a-f]{48}$/) } });
+    expect(await lastAudit()).toMatchObject({ actor: OPERATOR.email, action: "alert.create", outcome: "applied" });
+    const id = created.ok ? created.data.id : "";
+    const [row] = await db.sql`SELECT tenant_id, queue, created_by FROM alert_rules WHERE id = ${id}`;
+    expect(row).toEqual({ tenantId: null, queue: "exports", createdBy: OPERATOR.email });
+    const test = await actions.sendTestAlertAction({ id });
+    expect(test).toMatchObject({ ok: true });
+    const [job] = await db.sql`SELECT type, tenant_id, params FROM job_catalog WHERE id = ${test.ok ? test.data.jobId : null}`;
+    expect(job).toMatchObject({ type: "jobscope.webhook", tenantId: "jobscope" });
+    expect(await actions.setAlertRuleEnabledAction({ id, enabled: false })).toMatchObject({ ok: true });
+    expect(await lastAudit()).toMatchObject({ action: "alert.disable", outcome: "applied" });
+  });
+
+  it("bad input gets a clear error and writes nothing", async () => {
+    signedIn = OPERATOR;
+    const before = await rules();
+    expect(await actions.createAlertRuleAction({ kind: "job_dead", name: "x", url: "not a url" })).toMatchObject({ ok: false, error: { code: "invalid_input", message: /url/ } });
+    expect(await actions.createAlertRuleAction({ kind: "queue_oldest_due", name: "x", url: "https://h.example.com/" })).toMatchObject({ ok: false, error: { code: "invalid_input", message: /queue/ } });
+    expect(await actions.createAlertRuleAction({ kind: "nope", name: "x", url: "https://h.example.com/" })).toMatchObject({ ok: false, error: { code: "invalid_input" } });
+    expect(await actions.createAlertRuleAction({ kind: "job_dead", name: "x", url: "https://h.example.com/", secret: "mine" })).toMatchObject({ ok: false, error: { code: "invalid_input" } });
+    expect(await actions.setAlertRuleEnabledAction({ id: "not-a-uuid", enabled: true })).toMatchObject({ ok: false, error: { code: "invalid_input" } });
+    expect(await rules()).toBe(before);
+    expect(await lastAudit()).toMatchObject({ outcome: "invalid" });
+  });
+
+  it("support may not set alerts; a tenant sets one for its own dead jobs only, and cannot see or change another tenant's", async () => {
+    const before = await rules();
+    signedIn = SUPPORT;
+    expect(await actions.createAlertRuleAction({ kind: "job_dead", name: "x", url: "https://h.example.com/" })).toMatchObject({ ok: false, error: { code: "forbidden" } });
+    signedIn = null;
+    expect(await actions.createAlertRuleAction({ kind: "job_dead", name: "x", url: "https://h.example.com/" })).toMatchObject({ ok: false, error: { code: "forbidden" } });
+    signedIn = ACME;
+    expect(await actions.createAlertRuleAction({ kind: "drift_rejection", name: "x", url: "https://h.example.com/" })).toMatchObject({ ok: false, error: { code: "refused", message: /own dead jobs/ } });
+    expect(await actions.createAlertRuleAction({ kind: "job_dead", name: "x", url: "http://10.0.0.5/hook" })).toMatchObject({ ok: false, error: { code: "invalid_input", message: /internal address/ } });
+    expect(await rules()).toBe(before);
+    const mine = await actions.createAlertRuleAction({ kind: "job_dead", name: "acme dead", url: "https://hooks.acme.example/x" });
+    expect(mine).toMatchObject({ ok: true });
+    const id = mine.ok ? mine.data.id : "";
+    expect((await db.sql`SELECT tenant_id FROM alert_rules WHERE id = ${id}`)[0]).toEqual({ tenantId: "acme" });
+    signedIn = GLOBEX;
+    expect(await actions.setAlertRuleEnabledAction({ id, enabled: false })).toMatchObject({ ok: false, error: { code: "refused", message: /does not exist/ } });
+    expect(await actions.sendTestAlertAction({ id })).toMatchObject({ ok: false, error: { code: "refused" } });
+    expect((await db.sql`SELECT enabled FROM alert_rules WHERE id = ${id}`)[0]).toEqual({ enabled: true });
+  });
+});
