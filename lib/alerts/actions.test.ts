@@ -1,3 +1,6 @@
+import { context, trace } from "@opentelemetry/api";
+import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { can, type Permission } from "../auth/permissions";
 import type { Viewer } from "../auth/viewer";
@@ -30,13 +33,19 @@ const rules = async () => (await db.sql<{ n: number }[]>`SELECT count(*)::int AS
 const lastAudit = async () =>
   (await db.sql<{ actor: string; action: string; outcome: string }[]>`SELECT actor, action, outcome FROM audit_log ORDER BY id DESC LIMIT 1`)[0]!;
 
+const spans = new InMemorySpanExporter();
+
 beforeAll(async () => {
+  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(spans)] }));
   db = await createTestDb();
   await seedTenants(db.sql);
   process.env.DATABASE_URL = db.roleUrl("app");
   actions = await import("@/app/alerts/actions");
 });
 afterAll(async () => {
+  trace.disable();
+  context.disable();
   await closePool();
   await db?.close();
 });
@@ -56,6 +65,11 @@ describe("alert actions (issue 17)", () => {
     expect(job).toMatchObject({ type: "jobscope.webhook", tenantId: "jobscope" });
     expect(await actions.setAlertRuleEnabledAction({ id, enabled: false })).toMatchObject({ ok: true });
     expect(await lastAudit()).toMatchObject({ action: "alert.disable", outcome: "applied" });
+    // Each console action ran in a span of its own (lib/tracing), the test alert's enqueue inside its action's.
+    const finished = spans.getFinishedSpans();
+    expect(finished.map((s) => s.name)).toEqual(expect.arrayContaining(["console alert.create", "console alert.test", "console alert.enable", "jobscope.enqueue"]));
+    const testSpan = finished.find((s) => s.name === "console alert.test")!;
+    expect(finished.find((s) => s.name === "jobscope.enqueue")!.parentSpanContext?.spanId).toBe(testSpan.spanContext().spanId);
   });
 
   it("bad input gets a clear error and writes nothing", async () => {
