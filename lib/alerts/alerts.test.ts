@@ -183,6 +183,31 @@ describe("alerts (issue 17)", () => {
     }
   });
 
+  it("a failure-rate rule fires over its threshold, judged on enough attempts", async () => {
+    const hook = await receiver();
+    try {
+      await createAlertRule(t.sql, { kind: "type_failure_rate", name: "renders fail", url: hook.url, type: "media.render", thresholdPercent: 30, windowMinutes: 5 }, STAFF, "op@x");
+      const attempt = async (fail: boolean) => {
+        const { job } = await enqueue(t.sql, { tenantId: "acme", type: "media.render", params: { assetId: "a", frames: 1 }, queue: "a-render" }, api);
+        await runJob(t.sql, job);
+        const r = fail
+          ? await transition(t.sql, { jobId: job.id, event: "fail", actor: worker(), attempt: 1, error: { class: "OutOfMemoryError", message: "oom" }, retryAt: new Date(Date.now() + 3_600_000) })
+          : await transition(t.sql, { jobId: job.id, event: "finish", actor: worker(), attempt: 1 });
+        expect(r.ok).toBe(true);
+      };
+      for (let i = 0; i < 4; i++) await attempt(true);
+      // 4 of 4 failed, but 4 attempts are too few to judge.
+      expect((await evaluateAlerts(t.sql, { settleMs: 0 })).alerts).toBe(0);
+      for (let i = 0; i < 6; i++) await attempt(false);
+      expect((await evaluateAlerts(t.sql, { settleMs: 0 })).alerts).toBe(1);
+      expect((await evaluateAlerts(t.sql, { settleMs: 0 })).alerts).toBe(0);
+      await waitFor("the webhook", () => hook.got.length >= 1);
+      expect((JSON.parse(hook.got[0]!.body) as WebhookBody).data).toMatchObject({ status: "firing", type: "media.render", attempts: 10, failed: 4, failurePercent: 40 });
+    } finally {
+      await hook.close();
+    }
+  });
+
   it("signatures: the timestamp is signed and checked against a tolerance", () => {
     const at = new Date("2026-12-01T10:00:00Z");
     const header = sign("s", "{}", at);
