@@ -208,6 +208,35 @@ describe("alerts (issue 17)", () => {
     }
   });
 
+  it("drift rejections and poison-job suspects each alert once", async () => {
+    const hook = await receiver();
+    try {
+      await createAlertRule(t.sql, { kind: "drift_rejection", name: "drift", url: hook.url }, STAFF, "op@x");
+      await createAlertRule(t.sql, { kind: "poison_suspect", name: "poison", url: hook.url }, STAFF, "op@x");
+      const { job } = await enqueue(t.sql, { tenantId: "acme", type: "report.generate", params: { report: "daily_usage", period: "2026-11" }, queue: "a-poison", maxAttempts: 10 }, api);
+      // A drift, as the write path records one (something changed the row outside it).
+      await t.sql`INSERT INTO transition_rejections (job_id, tenant_id, event, kind, actor_kind, actor_id, reason)
+                  VALUES (${job.id}, 'acme', 'finish', 'drift', 'worker', 'w-1', 'state changed without a version bump')`;
+      // Two lost leases: the supervisor reclaims the job twice.
+      const s = createSupervisor({ sql: t.sql, staleAfterMs: 10_000, metricsEveryMs: 0, alertsEveryMs: 0 });
+      for (const w of ["w-a", "w-b"]) {
+        await runJob(t.sql, await getJob(t.sql, job.id), w);
+        await t.sql`UPDATE jobs_live SET heartbeat_at = now() - interval '1 minute' WHERE id = ${job.id}`;
+        await s.tick();
+      }
+      await tick();
+      expect((await evaluateAlerts(t.sql, { settleMs: 0 })).alerts).toBe(2);
+      expect((await evaluateAlerts(t.sql, { settleMs: 0 })).alerts).toBe(0);
+      await waitFor("two webhooks", () => hook.got.length >= 2);
+      const bodies = hook.got.map((g) => JSON.parse(g.body) as WebhookBody).sort((a, b) => a.rule.kind.localeCompare(b.rule.kind));
+      expect(bodies.map((b) => b.rule.kind)).toEqual(["drift_rejection", "poison_suspect"]);
+      expect(bodies[0]!.data).toMatchObject({ total: 1, rejections: [{ jobId: job.id, reason: "state changed without a version bump" }] });
+      expect(bodies[1]!.data).toMatchObject({ total: 1, jobs: [{ jobId: job.id, losses: 2 }] });
+    } finally {
+      await hook.close();
+    }
+  });
+
   it("signatures: the timestamp is signed and checked against a tolerance", () => {
     const at = new Date("2026-12-01T10:00:00Z");
     const header = sign("s", "{}", at);
