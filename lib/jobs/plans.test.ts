@@ -6,7 +6,7 @@ import { createTestDb, type TestDb } from "../db/test-db";
 import { claim, claimCtes, claimValues } from "./claim";
 import { uuidv7Expr } from "./ids";
 import { seedTenants } from "./test-helpers";
-import { guardedWriteCtes, markCte, moveValues, plan } from "./write";
+import { guardedWriteCtes, markCte, moveValues, partsOf, plan } from "./write";
 import { inWritePath } from "./write-path";
 
 /**
@@ -107,7 +107,7 @@ async function roundPlan(batch: number, generic: boolean) {
   });
   const held = await claim(t.sql, { workerId: "w", queues: [queue], limit: batch, startNow: batch });
   const moves = held.map((j) => ({ jobId: j.id, event: "finish" as const, actor: { kind: "worker" as const, id: "w" }, expected: { state: j.state, version: j.stateVersion }, attempt: j.attempt }));
-  const q = dialect.sqlToQuery(sql`WITH ${markCte}, ${guardedWriteCtes()}, ${claimCtes()} SELECT (SELECT count(*) FROM moved) + (SELECT count(*) FROM claimed)`);
+  const q = dialect.sqlToQuery(sql`WITH ${markCte}, ${guardedWriteCtes(partsOf(plan(moves)))}, ${claimCtes()} SELECT (SELECT count(*) FROM moved) + (SELECT count(*) FROM claimed)`);
   const params = fillPlaceholders(q.params, { ...moveValues(plan(moves)), ...claimValues({ workerId: "w", queues: [queue], limit: batch, startNow: batch }) });
   const rows = await t.sql.begin(async (tx) => {
     if (generic) await tx`SET LOCAL plan_cache_mode = force_generic_plan`;
