@@ -10,8 +10,8 @@ test.use({ storageState: SIGNED_OUT });
 
 const PAGES: Record<string, string[]> = {
   admin: ["/", "/jobs?limit=10", "/dead", "/workers", "/rejections", "/state-machine", "/audit", "/integrity", "/admin", "/api-keys", "/api-docs"],
-  operator: ["/", "/jobs?limit=10", "/dead", "/workers", "/rejections", "/state-machine", "/audit", "/integrity", "/api-docs"],
-  support: ["/", "/jobs?limit=10", "/dead", "/workers", "/rejections", "/state-machine", "/api-docs"],
+  operator: ["/", "/jobs?limit=10", "/queues", "/schedules", "/dead", "/workers", "/rejections", "/state-machine", "/audit", "/integrity", "/api-docs"],
+  support: ["/", "/jobs?limit=10", "/queues", "/schedules", "/dead", "/workers", "/rejections", "/state-machine", "/api-docs"],
   acme: ["/jobs?limit=10", "/api-keys", "/api-docs"],
 };
 const ROLES = Object.keys(PAGES) as DemoUser[];
