@@ -53,6 +53,7 @@ test.describe("queues and schedules in the console (issue 13)", () => {
   test("an operator creates a schedule and sees the job of its first tick", async ({ page, db }) => {
     const name = `e2e-${randomUUID().slice(0, 8)}`;
     await page.goto("/schedules");
+    await page.getByRole("button", { name: "New schedule" }).click();
     const form = page.getByRole("form", { name: "New schedule" });
     await form.getByLabel("Name").fill(name);
     // Six fields, seconds first: a tick every five seconds.
