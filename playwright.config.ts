@@ -36,6 +36,9 @@ export default defineConfig({
   outputDir: `test-results/${DATA.replace(/[^a-z0-9-]/gi, "_")}`,
   // One app and one database serve every spec; specs that change data must not race each other.
   workers: 1,
+  // A loaded 2-core machine (the console, PostgreSQL, workers and the browser share it) answers a
+  // click in more than the default 5 s now and then.
+  expect: { timeout: 10_000 },
   forbidOnly: !!process.env.CI,
   retries: process.env.CI ? 1 : 0,
   reporter: process.env.CI ? [["list"], ["html", { open: "never" }]] : "list",

@@ -1,4 +1,4 @@
-// `npm run bench [-- --profile smoke|quick|full] [--only throughput,pickup,load,scale,console,supervisor]`
+// `npm run bench [-- --profile smoke|quick|full] [--only throughput,pickup,fairness,load,scale,console,supervisor,factors]`
 //
 // One command, one PostgreSQL (embedded in .data/bench-pg, or the server at
 // DATABASE_URL given as an admin URL), every system side by side in one run.
@@ -18,12 +18,13 @@ import { burnGraphile, burnJobscope, burnPgBoss, pickupGraphile, pickupJobscope,
 import { drizzleOverhead, runFactors, type Factor } from "./factors";
 import { auditSample, generate, prefillJobscope } from "./generate";
 import { benchServer, fmt, freshDb, mb, pct, sizes, sleep, waitUntil } from "./lib";
+import { fairnessRun, type FairnessRun } from "./fairness";
 import { fixedRate, type LoadResult } from "./load";
 
 export const PROFILES = {
-  smoke: { batchedJobs: 2000, singleJobs: 600, pgboss: false, pickups: 0, loadSeconds: 0, consoleJobs: 0, samples: 0, scaleJobs: 0, supervisor: false },
-  quick: { batchedJobs: 10_000, singleJobs: 3000, pgboss: true, pickups: 50, loadSeconds: 10, consoleJobs: 100_000, samples: 20, scaleJobs: 5000, supervisor: true },
-  full: { batchedJobs: 20_000, singleJobs: 4000, pgboss: true, pickups: 300, loadSeconds: 30, consoleJobs: Number(process.env.BENCH_CONSOLE_JOBS ?? 2_000_000), samples: 100, scaleJobs: 6000, supervisor: true },
+  smoke: { batchedJobs: 2000, singleJobs: 600, pgboss: false, pickups: 0, fairnessJobs: 0, loadSeconds: 0, consoleJobs: 0, samples: 0, scaleJobs: 0, supervisor: false },
+  quick: { batchedJobs: 10_000, singleJobs: 3000, pgboss: true, pickups: 50, fairnessJobs: 10_000, loadSeconds: 10, consoleJobs: 100_000, samples: 20, scaleJobs: 5000, supervisor: true },
+  full: { batchedJobs: 20_000, singleJobs: 4000, pgboss: true, pickups: 300, fairnessJobs: 10_000, loadSeconds: 30, consoleJobs: Number(process.env.BENCH_CONSOLE_JOBS ?? 2_000_000), samples: 100, scaleJobs: 6000, supervisor: true },
 } as const;
 export type Profile = keyof typeof PROFILES;
 const CONCURRENCY = 24;
@@ -36,6 +37,7 @@ export type Results = {
   throughput: Burn[];
   ratios: Record<string, number>;
   pickup: { system: string; p50: number; p99: number; n: number }[];
+  fairness: FairnessRun[];
   load: LoadResult[];
   scaling: { processes: number; jobsPerSec: number; seconds: number }[];
   supervisor: { rows: number; tickP50: number; tickP95: number; plan: string[] }[];
@@ -63,7 +65,7 @@ export async function runBench(profile: Profile, only?: Set<string>): Promise<Re
   const server = await benchServer(profile === "full" ? ".data/bench-pg" : `.data/bench-pg-${profile}-${process.pid}`, log);
   const r: Results = {
     profile, startedAt: new Date().toISOString(), machine: `${cpus().length} × ${cpus()[0]?.model ?? "cpu"}`, postgres: "",
-    throughput: [], ratios: {}, pickup: [], load: [], scaling: [], supervisor: [], sizes: [], console: [], consoleIdle: [], consoleNote: "", generated: null, minutes: 0,
+    throughput: [], ratios: {}, pickup: [], fairness: [], load: [], scaling: [], supervisor: [], sizes: [], console: [], consoleIdle: [], consoleNote: "", generated: null, minutes: 0,
     factors: [], drizzle: null,
   };
   try {
@@ -113,6 +115,15 @@ export async function runBench(profile: Profile, only?: Set<string>): Promise<Re
         const xs = await f();
         r.pickup.push({ system, p50: pct(xs, 50), p99: pct(xs, 99), n: xs.length });
         log(`  p50 ${fmt(pct(xs, 50), 1)} ms, p99 ${fmt(pct(xs, 99), 1)} ms`);
+      }
+    }
+
+    if (want("fairness") && p.fairnessJobs > 0) {
+      for (const fair of [false, true]) {
+        log(`fairness: tenant A submits ${fmt(p.fairnessJobs)} jobs, then tenant B 10; queue ${fair ? "fair" : "not fair"}…`);
+        const f = await fairnessRun(await freshDb(server.adminUrl, `bench_fair_${fair ? "on" : "off"}`, { jobscope: true }), { fair, aJobs: p.fairnessJobs, bJobs: 10, concurrency: CONCURRENCY });
+        log(`  B waited p50 ${fmt(f.bWaitP50, 1)} / p99 ${fmt(f.bWaitP99, 1)} ms; B's last job was start number ${f.bLastStartRank}; ${fmt(f.jobsPerSec)} jobs/s`);
+        r.fairness.push(f);
       }
     }
 
@@ -312,6 +323,12 @@ ${r.factors.map((f) => `| ${f.name} | ${f.what} | ${fmt(f.jobscope.jobsPerSec)} 
 |---|---:|---:|---:|
 ${pickup}
 
+### Fairness between tenants (one queue: tenant A submits ${r.fairness[0] ? fmt(r.fairness[0].aJobs) : "n/a"} jobs, then tenant B submits ${r.fairness[0]?.bJobs ?? "n/a"}; every job through \`enqueue\`, then one worker with ${CONCURRENCY} slots runs them all, no-op handlers)
+
+| queue | B's wait p50 / p99 ms (worker start → B's handler start) | B's last job started as number | jobs/s over all |
+|---|---:|---:|---:|
+${r.fairness.map((f) => `| ${f.fair ? "fair" : "not fair"} | ${fmt(f.bWaitP50, 1)} / ${fmt(f.bWaitP99, 1)} | ${fmt(f.bLastStartRank)} of ${fmt(f.aJobs + f.bJobs)} | ${fmt(f.jobsPerSec)} |`).join("\n")}
+${r.fairness.length === 2 ? `\nFairness costs ${fmt(100 * (1 - r.fairness[1]!.jobsPerSec / r.fairness[0]!.jobsPerSec), 0)}% of this burn-down's throughput (negative: within the run's noise).\n` : ""}
 ### Fixed-rate load (≈50% of the batched peak above; real \`enqueue\` calls, supervisor running)
 
 | rate × duration | failing attempts | jobs | pickup p50 / p99 ms | completion lag p50 / p99 ms | succeeded / dead | lost | finalized twice | runs ≠ attempts |

@@ -9,12 +9,14 @@ describe("benchmark smoke profile", () => {
     const r = await runBench("smoke");
     const [batched, graphile, single] = r.throughput;
     expect(batched?.kept).toMatch(/run records/);
-    // Regression guards, far below the measured ratios (see docs/benchmarks.md for why the
-    // issue's 0.5× of graphile-worker is not met: we write 7 rows and ~4.5 kB of WAL per job, it writes 2).
-    expect(r.ratios["batched: Jobscope / graphile-worker"]).toBeGreaterThan(0.03);
+    // Regression guards, well below the measured figures (docs/benchmarks.md): a smoke run is small
+    // and CI machines are noisy, so the ratio's floor is far under the 0.6–0.8× measured.
+    expect(r.ratios["batched: Jobscope / graphile-worker"]).toBeGreaterThan(0.25);
     expect(batched!.jobsPerSec / single!.jobsPerSec).toBeGreaterThan(1.5);
-    expect(graphile?.rowsPerJob).toBeLessThan(batched!.rowsPerJob);
-    // Claim and start in one UPDATE: the job row twice, one run record twice, three events (+ heartbeats).
-    expect(batched!.rowsPerJob).toBeLessThan(8);
+    // The narrow hot path (issue 12): per finished job the claim's UPDATE of the live row, its
+    // DELETE and the attempt's INSERT: 3 heap rows, 5 btree entries, under 2 kB of WAL, with full history.
+    if (batched!.heapRowsPerJob !== null) expect(batched!.heapRowsPerJob).toBeLessThanOrEqual(3.2);
+    if (batched!.btreeEntriesPerJob !== null) expect(batched!.btreeEntriesPerJob).toBeLessThanOrEqual(5.5);
+    expect(batched!.walPerJob).toBeLessThan(2048);
   }, 180_000);
 });

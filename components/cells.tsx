@@ -4,6 +4,7 @@ import Link from "next/link";
 import type { JobState } from "@/lib/fsm/table";
 import { formatAgo, formatUtcLong } from "./relative-time";
 import { StateBadge } from "./state-badge";
+import { shortId } from "@/lib/jobs/short-id";
 
 /** No value: a dash, read as "none". */
 export function None({ text = "none" }: { text?: string }) {
@@ -19,7 +20,7 @@ export function JobLink({ id }: { id: string }) {
   return (
     // No prefetch: a table of fifty job links would fetch fifty pages and hold up the page's polls.
     <Link href={`/jobs/${id}`} prefetch={false} title={id} className="rounded font-mono text-xs font-medium text-sky-700 hover:underline">
-      {id.slice(0, 8)}
+      {shortId(id)}
     </Link>
   );
 }

@@ -5,6 +5,7 @@ import Link from "next/link";
 import { HttpError } from "@/lib/client/get-json";
 import { driftQuery } from "@/lib/client/queries";
 import { numbers } from "./numbers";
+import { shortId } from "@/lib/jobs/short-id";
 
 const POLL_MS = 15_000;
 
@@ -35,7 +36,7 @@ export function DriftAlarm() {
           <span className="text-red-100">
             Latest on job{" "}
             <Link href={`/jobs/${d.latest.jobId}`} className="font-mono underline">
-              {d.latest.jobId.slice(0, 8)}
+              {shortId(d.latest.jobId)}
             </Link>{" "}
             at {d.latest.at.slice(0, 19).replace("T", " ")} UTC.
           </span>

@@ -5,6 +5,7 @@ import type { Sql } from "../lib/db/client";
 import type { History } from "../lib/demo/history";
 import { transition } from "../lib/jobs/transition";
 import { expect, HELD_QUEUE, jobRow, OPERATOR, SPEC_ACTOR, test } from "./fixtures";
+import { shortId } from "../lib/jobs/short-id";
 
 const TYPE = "report.generate";
 /** A replay runs in the server's background; leave room for a loaded machine. */
@@ -65,7 +66,7 @@ test.describe("dead jobs", () => {
     expect(await boxes.evaluateAll((els) => els.map((el) => el.getAttribute("aria-label")))).toEqual(
       [...ids].reverse().map((id) => `Select job ${id}`),
     );
-    await expect(jobs.getByRole("link", { name: ids[0]!.slice(0, 8) })).toHaveAttribute("href", `/jobs/${ids[0]}`);
+    await expect(jobs.getByRole("link", { name: shortId(ids[0]!) })).toHaveAttribute("href", `/jobs/${ids[0]}`);
   });
 
   test("scopes the groups to a tenant and a time range from the URL", async ({ page, history }) => {

@@ -2,6 +2,7 @@ import type { Page } from "@playwright/test";
 import { SIGNED_OUT, signInAs } from "./auth";
 import { expect, HELD_QUEUE, OPERATOR, test } from "./fixtures";
 import { transition } from "../lib/jobs/transition";
+import { shortId } from "../lib/jobs/short-id";
 
 // Each test signs in as the role it is about.
 test.use({ storageState: SIGNED_OUT });
@@ -65,13 +66,13 @@ test.describe("insight", () => {
     await signInAs(page, "operator", "/");
     await page.goto("/");
     const poison = page.getByRole("list", { name: "Poison suspects" });
-    const item = poison.getByRole("listitem").filter({ hasText: h.id.slice(0, 8) });
+    const item = poison.getByRole("listitem").filter({ hasText: shortId(h.id) });
     await expectSoon(item).toContainText("2 leases lost");
     await expectSoon(item).toContainText("w-e2e-poison-1");
     await expectSoon(item).toContainText("w-e2e-poison-2");
 
     await page.goto("/jobs?poison=1");
-    const row = page.getByRole("row").filter({ has: page.getByRole("link", { name: h.id.slice(0, 8) }) });
+    const row = page.getByRole("row").filter({ has: page.getByRole("link", { name: shortId(h.id) }) });
     await expectSoon(row.getByText("poison", { exact: true })).toBeVisible();
     // Only poison suspects are listed: every row carries the badge.
     const rows = page.locator("tbody tr");
@@ -117,7 +118,7 @@ test.describe("insight", () => {
       page
         .getByRole("table", { name: "Rejections" })
         .getByRole("row")
-        .filter({ hasText: job.id.slice(0, 8) }),
+        .filter({ hasText: shortId(job.id) }),
     ).toContainText("drift");
     await shot(page, "rejections");
   });

@@ -19,6 +19,7 @@ import { useNow } from "@/components/use-now";
 import { overviewQuery } from "@/lib/client/queries";
 import type { OverviewResponse } from "@/lib/client/wire";
 import { LATENCY_SAMPLE, WINDOW_KEYS, WINDOWS, type WindowKey } from "@/lib/insight/windows";
+import { shortId } from "@/lib/jobs/short-id";
 
 /** Charts refresh less often than the counts: each reads a window of attempts. */
 const CHARTS_POLL_MS = 10_000;
@@ -199,7 +200,7 @@ function PoisonCard({ poison, now }: { poison: OverviewResponse["poison"] | unde
             <li key={p.jobId} className="py-2 text-sm">
               <div className="flex flex-wrap items-center justify-between gap-2">
                 <Link href={`/jobs/${p.jobId}`} className="font-mono text-xs font-medium hover:underline">
-                  {p.jobId.slice(0, 8)}
+                  {shortId(p.jobId)}
                 </Link>
                 <span className="font-mono text-xs text-neutral-600">{p.type}</span>
                 <span className="text-xs text-neutral-600">{p.tenantId}</span>

@@ -8,6 +8,7 @@ import type { DeadGroupDto, DeadJobDto } from "@/lib/client/wire";
 import { groupName, NO_ERROR, SMALL_BUTTON } from "./groups";
 import type { ReplaySelectionInput } from "./replay-types";
 import { scopeToSearch, type DeadScopeParams } from "./scope";
+import { shortId } from "@/lib/jobs/short-id";
 
 const POLL_MS = 5_000;
 
@@ -118,7 +119,7 @@ export function GroupJobs({ group, scope, isPaused, selected, onToggle, onReplay
                     <button
                       type="button"
                       aria-label={`Replay job ${j.id}`}
-                      onClick={() => onReplay({ kind: "ids", ids: [j.id] }, `Replay job ${j.id.slice(0, 8)}`)}
+                      onClick={() => onReplay({ kind: "ids", ids: [j.id] }, `Replay job ${shortId(j.id)}`)}
                       className={SMALL_BUTTON}
                     >
                       Replay

@@ -86,6 +86,8 @@ export const jobCatalog = pgTable(
 
 /** States a worker's claim moves a job into: the console's indexes on the live row leave them out. */
 const CLAIM_ENTERED = ["claimed", "running"] as const satisfies readonly (typeof STATES)[number][];
+/** The live states a claim does not enter: the console's live tabs that have their own indexes. */
+const WAITING_STATES = STATES.filter((s) => !(CLAIM_ENTERED as readonly string[]).includes(s) && !(TERMINAL_STATES as readonly string[]).includes(s));
 
 /**
  * The engine's hot row, for jobs that are not finished. Every index here takes an entry on every
@@ -134,9 +136,11 @@ export const jobsLive = pgTable(
     index("jobs_live_retry_due_idx").on(t.notBefore).where(sql`state = 'retry_wait'`),
     // The console's live tabs, newest first, on the states a claim does not enter.
     index("jobs_live_waiting_idx").on(t.state, t.createdAt.desc(), t.id.desc()).where(sql`state NOT IN (${sql.raw(CLAIM_ENTERED.map((s) => `'${s}'`).join(", "))})`),
-    index("jobs_live_tenant_waiting_idx")
-      .on(t.tenantId, t.state, t.createdAt.desc(), t.id.desc())
-      .where(sql`state NOT IN (${sql.raw(CLAIM_ENTERED.map((s) => `'${s}'`).join(", "))})`),
+    // A tenant's live tabs: one index per state (0019), which the planner picks from the query's
+    // constant state even under the tenant policy (docs/decisions.md, "The console's reads…").
+    ...WAITING_STATES.map((state) =>
+      index(`jobs_live_tenant_${state}_idx`).on(t.tenantId, t.state, t.createdAt.desc(), t.id.desc()).where(sql.raw(`state = '${state}'`)),
+    ),
   ],
 );
 
@@ -176,9 +180,9 @@ export const jobAttempts = pgTable(
     index("job_attempts_finished_brin").using("brin", t.finishedAt),
     // The jobs a worker finished: the console's finished tabs.
     index("job_attempts_final_idx").on(t.endTo, t.finishedAt.desc(), t.jobId.desc()).where(sql`end_to IN (${sql.raw(TERMINAL_STATES.map((s) => `'${s}'`).join(", "))})`),
-    index("job_attempts_tenant_final_idx")
-      .on(t.tenantId, t.endTo, t.finishedAt.desc(), t.jobId.desc())
-      .where(sql`end_to IN (${sql.raw(TERMINAL_STATES.map((s) => `'${s}'`).join(", "))})`),
+    ...TERMINAL_STATES.map((state) =>
+      index(`job_attempts_tenant_${state}_idx`).on(t.tenantId, t.endTo, t.finishedAt.desc(), t.jobId.desc()).where(sql.raw(`end_to = '${state}'`)),
+    ),
     // Attempts that did not succeed: a successful attempt writes no entry here.
     index("job_attempts_error_class_idx").on(t.errorClass, t.jobId).where(sql`error_class IS NOT NULL`),
     index("job_attempts_worker_trouble_idx").on(t.workerId, t.finishedAt.desc()).where(sql`outcome <> 'succeeded'`),
@@ -214,9 +218,9 @@ export const jobLog = pgTable(
     index("job_log_at_brin").using("brin", t.at),
     // The jobs finished by a transition no worker applied (cancelled, given up).
     index("job_log_final_idx").on(t.toState, t.at.desc(), t.jobId.desc()).where(sql`to_state IN (${sql.raw(TERMINAL_STATES.map((s) => `'${s}'`).join(", "))})`),
-    index("job_log_tenant_final_idx")
-      .on(t.tenantId, t.toState, t.at.desc(), t.jobId.desc())
-      .where(sql`to_state IN (${sql.raw(TERMINAL_STATES.map((s) => `'${s}'`).join(", "))})`),
+    ...TERMINAL_STATES.map((state) =>
+      index(`job_log_tenant_${state}_idx`).on(t.tenantId, t.toState, t.at.desc(), t.jobId.desc()).where(sql.raw(`to_state = '${state}'`)),
+    ),
   ],
 );
 

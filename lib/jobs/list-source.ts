@@ -18,11 +18,11 @@ import { finishedJoins, finishesOf, liveState, num, stateLit, TERMINAL, type Fra
  * | q (id or idempotency key)      | job_catalog_pkey, job_catalog_idempotency_key_idx               | tab's    |
  * | poison                         | job_attempts_lease_lost_idx: the suspects of POISON_LOOKBACK_MS | tab's    |
  * | worker                         | job_attempts_worker_trouble_idx + jobs_live.lease_owner         | tab's    |
- * | a live state's tab             | jobs_live_waiting_idx / jobs_live_tenant_waiting_idx; claimed   | created  |
+ * | a live state's tab             | jobs_live_waiting_idx / jobs_live_tenant_<state>_idx; claimed   | created  |
  * |                                | and running through jobs_live_lease_idx (few rows)              |          |
- * | a finished state's tab, or     | job_attempts_final_idx + job_log_final_idx (tenant variants),   | finished |
- * | sort=finished, or a finished   | merged newest first; a dead finish an operator replayed since  |          |
- * | range on the All tab           | is left out                                                     |          |
+ * | a finished state's tab, or     | job_attempts_final_idx + job_log_final_idx (a tenant: their     | finished |
+ * | sort=finished, or a finished   | per-state *_tenant_<state>_idx), merged newest first; a dead    |          |
+ * | range on the All tab           | finish an operator replayed since is left out                   |          |
  * | errorClass on the All tab      | job_attempts_error_class_idx, by job id                         | id       |
  * | the All tab                    | job_catalog_*_created_idx (tenant+type, tenant, type, queue)    | created  |
  *

@@ -6,7 +6,7 @@ import { createTestDb, type TestDb } from "../db/test-db";
 import { claim, claimCtes, claimValues } from "./claim";
 import { uuidv7Expr } from "./ids";
 import { seedTenants } from "./test-helpers";
-import { guardedWriteCtes, markCte, moveValues, plan } from "./write";
+import { guardedWriteCtes, markCte, moveValues, partsOf, plan } from "./write";
 import { inWritePath } from "./write-path";
 
 /**
@@ -46,6 +46,7 @@ type PlanNode = {
   "Plan Rows"?: number;
   Plans?: PlanNode[];
   "Parent Relationship"?: string;
+  "Index Cond"?: string;
 };
 
 function nodes(n: PlanNode, out: PlanNode[] = []): PlanNode[] {
@@ -82,7 +83,12 @@ function quadratic(root: PlanNode): string[] {
     .filter((n) => {
       const outer = n.Plans?.find((c) => c["Parent Relationship"] === "Outer");
       const inner = n.Plans?.find((c) => c["Parent Relationship"] === "Inner");
-      return outer && inner && !single(outer) && !single(inner) && /CTE Scan|Function Scan|Materialize/.test(inner["Node Type"]);
+      if (!outer || !inner || single(outer) || single(inner)) return false;
+      // An inner side that reads the same set again for every outer row: a CTE, a function or a
+      // materialized set, or an index scan whose condition names no outer column but an InitPlan's
+      // whole array (the generic plan of \`id = ANY(ARRAY(SELECT id FROM picked)) AND id = p.id\`
+      // rescanned all 500 picked ids for each of them).
+      return /CTE Scan|Function Scan|Materialize/.test(inner["Node Type"]) || nodes(inner).some((c) => /InitPlan/.test(c["Index Cond"] ?? ""));
     })
     .map((n) => `${label(n.Plans![0]!)} × ${label(n.Plans![1]!)}`);
 }
@@ -101,7 +107,7 @@ async function roundPlan(batch: number, generic: boolean) {
   });
   const held = await claim(t.sql, { workerId: "w", queues: [queue], limit: batch, startNow: batch });
   const moves = held.map((j) => ({ jobId: j.id, event: "finish" as const, actor: { kind: "worker" as const, id: "w" }, expected: { state: j.state, version: j.stateVersion }, attempt: j.attempt }));
-  const q = dialect.sqlToQuery(sql`WITH ${markCte}, ${guardedWriteCtes()}, ${claimCtes()} SELECT (SELECT count(*) FROM moved) + (SELECT count(*) FROM claimed)`);
+  const q = dialect.sqlToQuery(sql`WITH ${markCte}, ${guardedWriteCtes(partsOf(plan(moves)))}, ${claimCtes()} SELECT (SELECT count(*) FROM moved) + (SELECT count(*) FROM claimed)`);
   const params = fillPlaceholders(q.params, { ...moveValues(plan(moves)), ...claimValues({ workerId: "w", queues: [queue], limit: batch, startNow: batch }) });
   const rows = await t.sql.begin(async (tx) => {
     if (generic) await tx`SET LOCAL plan_cache_mode = force_generic_plan`;
@@ -118,18 +124,24 @@ async function roundPlan(batch: number, generic: boolean) {
 
 describe("the worker's round statement", () => {
   for (const generic of [false, true]) {
-    it(`reads jobs_live only through its claim index and primary key at 1, 100 and 500 jobs, linearly (${generic ? "generic" : "custom"} plan)`, async () => {
+    it(`${generic ? "reads jobs_live only through its claim index and primary key at 1, 100 and 500 jobs, linearly (generic plan)" : "is linear at 1, 100 and 500 jobs (custom plan)"}`, async () => {
       const shapes: string[][] = [];
       for (const batch of [1, 100, 500]) {
         const p = await roundPlan(batch, generic);
+        // At one job a loop over one row is the cheapest plan; from 100 on, none may loop over the batch.
+        if (batch > 1) expect(quadratic(p)).toEqual([]);
+        // The custom plan is the planner's choice by cost: at this table size a 500-job claim may
+        // read jobs_live once and hash-join its picks (at 10M rows it looks them up). Workers run
+        // the generic plan (lib/db/client.ts \`genericPlans\`, the worker role's plan_cache_mode),
+        // and that one is held to its shape.
+        if (!generic) continue;
         const s = scans(p).filter((x) => x.startsWith("jobs_live "));
         expect(s).toContain("jobs_live by jobs_live_claim_idx");
         expect(s).toContain("jobs_live by jobs_live_pkey");
         expect(s.filter((x) => !x.includes("_idx") && !x.includes("_pkey"))).toEqual([]);
-        // At one job a loop over one row is the cheapest plan; from 100 on, none may loop over the batch.
-        if (batch > 1) expect(quadratic(p)).toEqual([]);
         shapes.push(s);
       }
+      if (!generic) return;
       expect(shapes[1]).toEqual(shapes[0]);
       expect(shapes[2]).toEqual(shapes[0]);
     });

@@ -4,7 +4,7 @@ import { prepared } from "../db/drizzle";
 import { claimCtes, claimValues, type ClaimOptions } from "./claim";
 import type { BatchItem } from "./complete";
 import type { ClaimedJob } from "./types";
-import { guardedWriteCtes, markCte, moveValues, notifyQueued, plan, type Moved } from "./write";
+import { guardedWriteCtes, markCte, moveValues, notifyQueued, partsKey, partsOf, plan, type Moved } from "./write";
 
 export type RoundResult = { reports: (Moved | null)[]; claimed: ClaimedJob[] };
 
@@ -23,13 +23,14 @@ export async function workerRound(client: Db, workerId: string, reports: readonl
   const wantClaim = claim !== null && claim.limit > 0 && claim.queues.length > 0;
   const out: RoundResult = { reports: reports.map(() => null), claimed: [] };
   if (planned.length === 0 && !wantClaim) return out;
-  const key = `jobscope_round_${planned.length > 0 ? "m" : ""}${wantClaim ? "c" : ""}`;
+  const writes = partsOf(planned);
+  const key = `jobscope_round_${planned.length > 0 ? `m${partsKey(writes)}` : ""}${wantClaim ? "c" : ""}`;
   const statement = prepared<Row>(client, key, () => {
     const ctes = [markCte];
     const parts = [];
     if (planned.length > 0) {
       // With a claim in the same statement, the claim's `took` also counts the leases the reports give back.
-      ctes.push(guardedWriteCtes({ countsReleases: !wantClaim }));
+      ctes.push(guardedWriteCtes(writes, { countsReleases: !wantClaim }));
       parts.push(sql`SELECT 'm' AS k, id, state, state_version, NULL::text AS tenant_id, NULL::text AS type, NULL::text AS queue, NULL::int AS priority,
                             attempt, NULL::int AS max_attempts, NULL::jsonb AS params, NULL::timestamptz AS created_at, ${notifyQueued} AS notified
                        FROM moved`);

@@ -138,10 +138,39 @@ export function moveValues(planned: readonly Planned[]): Record<string, unknown[
 const MOVE_COLUMNS = ["ids", "shape", "expVersion", "actorId", "fence", "stale", "retryAt", "errorClass", "errorMessage", "result", "payload", "at"] as const;
 
 /**
- * The CTEs of the guarded write (named shapes, i, upd, del, rep, moved, att, log), to be placed after `markCte` in a WITH list; their values are `moveValues(planned)`.
+ * Which of the guarded write's parts a batch needs: the live row updated (`upd`), deleted as the job
+ * finishes (`del`) or put back by a replay (`rep`); an attempt closed (`att`); a transition logged
+ * (`log`). A statement leaves out what its batch does not need: PostgreSQL initialises every node
+ * of a plan on each execution, and a one-job finish paid for the replay's reads of job_log's
+ * partitions it never ran (docs/decisions.md, "The guarded write is built for its batch").
+ */
+export type WriteParts = { upd: boolean; del: boolean; rep: boolean; att: boolean; log: boolean };
+
+export function partsOf(planned: readonly Planned[]): WriteParts {
+  const any = (f: (s: Shape) => boolean) => planned.some((x) => f(x.shape));
+  return {
+    upd: any((s) => !s.fromDone && !s.toDone),
+    del: any((s) => !s.fromDone && s.toDone),
+    rep: any((s) => s.fromDone),
+    att: any((s) => s.closes !== null),
+    log: any((s) => !s.onAttempt),
+  };
+}
+
+/** The parts as a short key for the prepared statement's name ("da": delete and close attempts). */
+export const partsKey = (p: WriteParts): string =>
+  (Object.keys(p) as (keyof WriteParts)[])
+    .filter((k) => p[k])
+    .map((k) => k[0])
+    .join("");
+
+/**
+ * The CTEs of the guarded write (named shapes, i, and of upd, del, rep, att, log those in `parts`, and
+ * moved), to be placed after `markCte` in a WITH list; their values are `moveValues(planned)`.
  * `moved` holds every applied move.
  */
-export function guardedWriteCtes(opts: { countsReleases?: boolean } = {}): SQL {
+export function guardedWriteCtes(parts: WriteParts, opts: { countsReleases?: boolean } = {}): SQL {
+  const writes = [parts.upd && sql`SELECT * FROM upd`, parts.del && sql`SELECT * FROM del`, parts.rep && repMoved].filter((x): x is SQL => !!x);
   return sql`${SHAPES_SQL},
   i AS MATERIALIZED (
     SELECT x.id, s.exp_state, x.exp_version, s.event, s.actor_kind, x.actor_id, x.fence, x.stale, s.to_state, s.from_done, s.to_done,
@@ -154,6 +183,9 @@ export function guardedWriteCtes(opts: { countsReleases?: boolean } = {}): SQL {
       ) AS x(id, shape, exp_version, actor_id, fence, stale, retry_at, error_class, error_message, result, payload, at0)
       JOIN shapes s ON s.k = x.shape
      WHERE mark.on = 'on'),
+${sql.join(
+    [
+      parts.upd && sql`
   upd AS (
     UPDATE jobs_live l SET
       state = i.to_state, state_version = l.state_version + 1,
@@ -171,7 +203,8 @@ export function guardedWriteCtes(opts: { countsReleases?: boolean } = {}): SQL {
        AND (NOT i.needs_left OR l.attempt < l.max_attempts)
     RETURNING l.id, l.tenant_id, l.queue, l.state, l.attempt, l.max_attempts, l.state_version, l.lease_owner, l.heartbeat_at, l.not_before,
               l.updated_at, NULL::timestamptz AS finished_at, l.run_worker, l.run_claimed_at, l.run_started_at, l.run_version,
-              i.event, i.exp_state, i.actor_kind, i.actor_id, i.outcome, i.on_attempt, i.nb_rule, i.retry_at, i.error_class, i.error_message, i.result, i.payload, i.at, i.releases),
+              i.event, i.exp_state, i.actor_kind, i.actor_id, i.outcome, i.on_attempt, i.nb_rule, i.retry_at, i.error_class, i.error_message, i.result, i.payload, i.at, i.releases)`,
+      parts.del && sql`
   del AS (
     DELETE FROM jobs_live l USING i
      WHERE l.id = ANY(${ph("delIds")}::uuid[]) AND l.id = i.id AND NOT i.from_done AND i.to_done
@@ -182,7 +215,8 @@ export function guardedWriteCtes(opts: { countsReleases?: boolean } = {}): SQL {
     RETURNING l.id, l.tenant_id, l.queue, i.to_state AS state, l.attempt, l.max_attempts, l.state_version + 1 AS state_version,
               NULL::text AS lease_owner, NULL::timestamptz AS heartbeat_at, NULL::timestamptz AS not_before, i.at AS updated_at,
               i.at AS finished_at, l.run_worker, l.run_claimed_at, l.run_started_at, l.run_version,
-              i.event, i.exp_state, i.actor_kind, i.actor_id, i.outcome, i.on_attempt, i.nb_rule, i.retry_at, i.error_class, i.error_message, i.result, i.payload, i.at, i.releases),
+              i.event, i.exp_state, i.actor_kind, i.actor_id, i.outcome, i.on_attempt, i.nb_rule, i.retry_at, i.error_class, i.error_message, i.result, i.payload, i.at, i.releases)`,
+      parts.rep && sql`
   -- A replay: the job comes back from its last transition (a finished one, as the move expected);
   -- two replays at once both insert, and the primary key lets one through.
   rep AS (
@@ -197,14 +231,14 @@ export function guardedWriteCtes(opts: { countsReleases?: boolean } = {}): SQL {
     ON CONFLICT (id) DO NOTHING
     RETURNING id, tenant_id, queue, state, attempt, max_attempts, state_version, NULL::text AS lease_owner, NULL::timestamptz AS heartbeat_at,
               not_before, updated_at, NULL::timestamptz AS finished_at, NULL::text AS run_worker, NULL::timestamptz AS run_claimed_at,
-              NULL::timestamptz AS run_started_at, NULL::int AS run_version),
+              NULL::timestamptz AS run_started_at, NULL::int AS run_version)`,
+      sql`
   -- Each applied move with the columns of its input (carried by RETURNING: no join back to i).
   moved AS (
-    SELECT * FROM upd
+    ${sql.join(writes, sql`
     UNION ALL
-    SELECT * FROM del
-    UNION ALL
-    SELECT r.*, i.event, i.exp_state, i.actor_kind, i.actor_id, i.outcome, i.on_attempt, i.nb_rule, i.retry_at, i.error_class, i.error_message, i.result, i.payload, i.at, i.releases FROM rep r JOIN i ON i.id = r.id),
+    `)})`,
+      parts.att && sql`
   att AS (
     INSERT INTO job_attempts (job_id, attempt, tenant_id, worker_id, claimed_at, claim_version, started_at, finished_at, outcome, max_attempts,
                               end_event, end_from, end_to, end_version, retry_at, error_class, error_message, result)
@@ -212,11 +246,15 @@ export function guardedWriteCtes(opts: { countsReleases?: boolean } = {}): SQL {
            CASE WHEN on_attempt THEN event END, CASE WHEN on_attempt THEN exp_state END,
            CASE WHEN on_attempt THEN state END, CASE WHEN on_attempt THEN state_version END,
            CASE WHEN on_attempt AND nb_rule = 2 THEN retry_at END, error_class, error_message, result::jsonb
-      FROM moved WHERE outcome IS NOT NULL),
+      FROM moved WHERE outcome IS NOT NULL)`,
+      parts.log && sql`
   log AS (
     INSERT INTO job_log (job_id, tenant_id, event, from_state, to_state, actor_kind, actor_id, attempt, state_version, at, payload, max_attempts)
     SELECT id, tenant_id, event, exp_state, state, actor_kind, actor_id, attempt, state_version, at, payload::jsonb, max_attempts
-      FROM moved WHERE NOT on_attempt)${opts.countsReleases === false ? sql`` : freedCte}`;
+      FROM moved WHERE NOT on_attempt)`,
+    ].filter((x): x is SQL => !!x),
+    sql`,`,
+  )}${opts.countsReleases === false ? sql`` : freedCte}`;
 }
 
 /**
@@ -224,6 +262,8 @@ export function guardedWriteCtes(opts: { countsReleases?: boolean } = {}): SQL {
  * that also claims leaves this to the claim's `took` (`countsReleases: false`): two UPDATEs of one
  * queue row in one statement keep only one of the two changes.
  */
+const repMoved = sql`SELECT r.*, i.event, i.exp_state, i.actor_kind, i.actor_id, i.outcome, i.on_attempt, i.nb_rule, i.retry_at, i.error_class, i.error_message, i.result, i.payload, i.at, i.releases FROM rep r JOIN i ON i.id = r.id`;
+
 const freedCte = sql`,
   freed AS (
     UPDATE queues s SET leased = greatest(s.leased - n.k, 0)
@@ -250,10 +290,11 @@ export async function applyMoves(client: Db, moves: readonly Move[]): Promise<(J
   // Inside a console request's transaction: reuse the statement's one plan, as workers do (their
   // pools ask for it when they connect): a custom plan of this statement costs milliseconds.
   if ("savepoint" in client) await client`SET LOCAL plan_cache_mode = force_generic_plan`;
+  const parts = partsOf(planned);
   const statement = prepared<JobRow & { notified: number }>(
     client,
-    "jobscope_moves",
-    () => sql`WITH ${markCte}, ${guardedWriteCtes()}
+    `jobscope_moves_${partsKey(parts)}`,
+    () => sql`WITH ${markCte}, ${guardedWriteCtes(parts)}
       SELECT m.id, c.tenant_id, c.type, c.queue, c.priority, m.state, m.attempt, m.max_attempts, m.state_version, m.lease_owner,
              m.heartbeat_at, coalesce(m.not_before, c.not_before) AS not_before, c.params, c.idempotency_key, c.created_at, m.updated_at,
              m.finished_at, ${notifyQueued} AS notified

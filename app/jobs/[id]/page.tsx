@@ -3,12 +3,13 @@ import { notFound } from "next/navigation";
 import { actorOf, requirePage, withViewer, type Viewer } from "@/lib/auth/viewer";
 import { getJobDetail } from "@/lib/jobs/queries";
 import { JobDetailView } from "./job-detail-view";
+import { shortId } from "@/lib/jobs/short-id";
 
 type Props = { params: Promise<{ id: string }> };
 
 export async function generateMetadata({ params }: Props): Promise<Metadata> {
   const { id } = await params;
-  return { title: `Job ${id.slice(0, 8)}` };
+  return { title: `Job ${shortId(id)}` };
 }
 
 /** The job's detail and when it was read: the page's "updated n s ago" and its clock start there. */
