@@ -2,7 +2,7 @@
 
 import Link from "next/link";
 import { useRouter } from "next/navigation";
-import { useState, type FormEvent } from "react";
+import { useEffect, useState, type FormEvent } from "react";
 import { Field, INPUT, PRIMARY, SECONDARY } from "@/app/jobs/_components/fields";
 import type { AlertDelivery, AlertKind, AlertRule } from "@/lib/alerts/rules";
 import { ResultNote, RowFailure, useOperate } from "../_operate/use-operate";
@@ -44,6 +44,13 @@ export function AlertsView({ data, isTenant, types }: { data: AlertsData | null;
   const [kind, setKind] = useState<AlertKind>("job_dead");
   const [secret, setSecret] = useState<string | null>(null);
   const kinds = KINDS.filter((k) => !isTenant || !k.staffOnly);
+  // The delivery history moves by itself (retries, firing rules): the page re-reads it every 5 s while visible.
+  useEffect(() => {
+    const timer = setInterval(() => {
+      if (document.visibilityState === "visible") router.refresh();
+    }, 5_000);
+    return () => clearInterval(timer);
+  }, [router]);
 
   function submit(e: FormEvent<HTMLFormElement>) {
     e.preventDefault();
