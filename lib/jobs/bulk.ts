@@ -158,6 +158,8 @@ export async function startBulk(
         FROM unnest(${frozen.map((j) => j.id)}::uuid[], ${frozen.map((j) => j.state)}::job_state[],
                     ${frozen.map((j) => j.version)}::int[]) AS i(id, state, version)
       ON CONFLICT DO NOTHING`;
+    // The built-in tenant, made by the first bulk action (drizzle/0021_bulk_on_engine.sql says why not there).
+    await tx`INSERT INTO tenants (id, name) VALUES (${BUILTIN_TENANT}, 'Jobscope (built-in jobs)') ON CONFLICT (id) DO NOTHING`;
     const { job } = await enqueue(
       tx,
       { tenantId: BUILTIN_TENANT, type: "jobscope.bulk", params: { operationId: op.id }, priority: 9, idempotencyKey: `bulk:${op.id}` },
