@@ -158,8 +158,7 @@ export async function startBulk(
         FROM unnest(${frozen.map((j) => j.id)}::uuid[], ${frozen.map((j) => j.state)}::job_state[],
                     ${frozen.map((j) => j.version)}::int[]) AS i(id, state, version)
       ON CONFLICT DO NOTHING`;
-    // The built-in tenant, made by the first bulk action (drizzle/0021_bulk_on_engine.sql says why not there).
-    await tx`INSERT INTO tenants (id, name) VALUES (${BUILTIN_TENANT}, 'Jobscope (built-in jobs)') ON CONFLICT (id) DO NOTHING`;
+    await ensureBuiltinTenant(tx);
     const { job } = await enqueue(
       tx,
       { tenantId: BUILTIN_TENANT, type: "jobscope.bulk", params: { operationId: op.id }, priority: 9, idempotencyKey: `bulk:${op.id}` },
@@ -168,6 +167,14 @@ export async function startBulk(
     await tx`UPDATE bulk_operations SET job_id = ${job.id} WHERE id = ${op.id}`;
     return { operationId: op.id, jobId: job.id };
   });
+}
+
+/**
+ * The tenant of Jobscope's own jobs: made by `npm start` after its demo seed, else by the first bulk
+ * action (not by migration 0021: `npm start` seeds the demo only into a database without tenants).
+ */
+export async function ensureBuiltinTenant(sql: Db): Promise<void> {
+  await sql`INSERT INTO tenants (id, name) VALUES (${BUILTIN_TENANT}, 'Jobscope (built-in jobs)') ON CONFLICT (id) DO NOTHING`;
 }
 
 type Item = { jobId: string; expectedState: JobState; expectedVersion: number };
