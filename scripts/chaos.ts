@@ -1,10 +1,10 @@
 // `npm run chaos -- --minutes 10`: worker and supervisor processes, operators, a job stream
 // and faults (kill -9, SIGSTOP past the lease, pg_terminate_backend, a PostgreSQL restart,
-// a dropped LISTEN, SIGTERM drains) against an embedded PostgreSQL in .data/chaos-pg; then
+// a PostgreSQL crash, a dropped LISTEN, SIGTERM drains) against an embedded PostgreSQL in .data/chaos-pg; then
 // every invariant is checked. Exit code 1 when any invariant was violated.
 import { writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { runChaos, SHORT_PROFILE, totalViolations } from "../lib/chaos/harness";
+import { FAULT_KINDS, runChaos, SHORT_PROFILE, totalViolations } from "../lib/chaos/harness";
 
 const USAGE = `usage: npm run chaos -- [--minutes N | --seconds N] [--workers N] [--concurrency N] [--rate JOBS_PER_S]
                         [--fault-gap-ms N] [--stale-after-ms N] [--data-dir DIR] [--keep] [--json FILE]`;
@@ -42,6 +42,8 @@ async function main() {
     staleAfterMs: n(values["stale-after-ms"]),
     drainMs: 3_000,
     settleMs: 15_000,
+    // Every fault, the clean restart and the crash both (the short profile has the crash only).
+    faultKinds: FAULT_KINDS,
     dataDir: values["data-dir"],
     cleanup: !values.keep,
     log: (line) => console.log(line),

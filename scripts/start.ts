@@ -10,6 +10,7 @@ import { parseArgs } from "node:util";
 import { connect } from "../lib/db/client";
 import { advertiseUrl, DEFAULT_DATA_DIR, ensureDatabase, startEmbeddedPostgres, writePrivateFile } from "../lib/db/embedded";
 import { migrateDatabase } from "../lib/db/migrate";
+import { ensureBuiltinTenant } from "../lib/jobs/bulk";
 import { provisionRoles } from "../lib/db/roles";
 import { seedDemo } from "../lib/demo/seed";
 import { seedDemoUsers } from "../lib/demo/seed-users";
@@ -98,6 +99,8 @@ async function main() {
     const { slowExportId } = await seedDemo(sql, { jobs: Number(args["demo-jobs"]), log: say });
     say(`seeded in ${((Date.now() - t0) / 1000).toFixed(1)} s; the slow export is job ${slowExportId}`);
   }
+  // The tenant of the built-in jobs (bulk actions), before anyone can count the tenants.
+  await ensureBuiltinTenant(sql);
   const logins = await seedDemoUsers(sql);
   if (!args.dev) buildIfNeeded();
 

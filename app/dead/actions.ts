@@ -112,8 +112,8 @@ export async function startReplayAction(input: unknown): Promise<ActionResult<{ 
     // applied as this server-side actor and only from the state and version named here.
     const frozen: FrozenJob[] = parsed.data.frozen;
     const description = describe(parsed.data.selection);
-    const onItem = auditBulkItems(viewer, "replay", description);
-    const { operationId } = await startBulk(pool(), { frozen, event: "replay", actor, description, onItem });
+    const audit = auditBulkItems(viewer, "replay", description);
+    const { operationId } = await startBulk(pool(), { frozen, event: "replay", actor, description, audit });
     return { ok: true, data: { operationId } };
   } catch (err) {
     console.error("startReplayAction failed:", err);

@@ -92,7 +92,7 @@ export async function previewBulkAction(input: unknown): Promise<ActionResult<Bu
   }
 }
 
-/** Confirm a dry run: record the frozen selection and start moving it in the background. */
+/** Confirm a dry run: record the frozen selection and submit the job that moves it (a worker runs it). */
 export async function startBulkAction(input: unknown): Promise<ActionResult<{ operationId: string }>> {
   const who = await bulkOperator("bulk.start");
   if (!who) return forbidden;
@@ -112,7 +112,7 @@ export async function startBulkAction(input: unknown): Promise<ActionResult<{ op
       event,
       actor,
       description,
-      onItem: auditBulkItems(viewer, event, description),
+      audit: auditBulkItems(viewer, event, description),
     });
     return { ok: true, data: { operationId } };
   } catch (err) {

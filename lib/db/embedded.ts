@@ -1,10 +1,21 @@
 import { randomBytes } from "node:crypto";
-import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import postgres from "postgres";
 
-export type EmbeddedServer = { adminUrl: string; stop: () => Promise<void> };
+export type EmbeddedServer = {
+  adminUrl: string;
+  /** A clean stop (SIGINT: a fast shutdown, with a checkpoint). */
+  stop: () => Promise<void>;
+  /**
+   * A crash: the postmaster and every server process it started are killed with SIGKILL at
+   * once, with no shutdown checkpoint, so the next start goes through crash recovery (WAL
+   * redo). Resolves once none of them is alive. Linux (/proc); elsewhere an immediate shutdown
+   * (SIGQUIT to the postmaster), which also skips the checkpoint.
+   */
+  crash: () => Promise<void>;
+};
 
 const USER = "postgres";
 /** The superuser password of installations made before issue 16; such a server gets a new one when it next starts. */
@@ -81,7 +92,65 @@ export async function startEmbeddedPostgres(opts: {
   await pg.start();
   let adminUrl = `postgres://${USER}:${password}@127.0.0.1:${port}/postgres`;
   if (password === LEGACY_PASSWORD) adminUrl = await replaceLegacyPassword(adminUrl, passwordFile);
-  return { adminUrl, stop: () => pg.stop() };
+  return { adminUrl, stop: () => pg.stop(), crash: () => crashServer(dataDir) };
+}
+
+/** The pids whose parent is `ppid`, from /proc (Linux); null where there is no /proc. */
+function childPids(ppid: number): number[] | null {
+  if (!existsSync("/proc/self/stat")) return null;
+  const out: number[] = [];
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
+      // pid (comm) state ppid ...: comm may hold spaces and parentheses, so read after the last ')'.
+      const ppidField = stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1];
+      if (Number(ppidField) === ppid) out.push(Number(name));
+    } catch {
+      /* the process has just exited */
+    }
+  }
+  return out;
+}
+
+/** Alive and not a zombie (an orphan whose reaper has not reaped it yet holds nothing). */
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
+  } catch {
+    return existsSync("/proc/self/stat") ? false : true;
+  }
+};
+
+export async function crashServer(dataDir: string): Promise<void> {
+  const pid = Number(readFileSync(path.join(dataDir, "postmaster.pid"), "utf8").split("\n")[0]);
+  if (!Number.isInteger(pid) || pid <= 0) throw new Error(`no postmaster pid in ${dataDir}/postmaster.pid`);
+  // The children first listed, then the postmaster killed before them: a child killed first would
+  // make the postmaster reinitialise (its own crash recovery) and start new ones.
+  const children = childPids(pid);
+  const kill = (p: number, sig: NodeJS.Signals) => {
+    try {
+      process.kill(p, sig);
+    } catch {
+      /* already gone */
+    }
+  };
+  if (children === null) kill(pid, "SIGQUIT");
+  else {
+    kill(pid, "SIGKILL");
+    for (const c of children) kill(c, "SIGKILL");
+  }
+  const all = [pid, ...(children ?? [])];
+  for (const deadline = Date.now() + 15_000; all.some(alive); ) {
+    if (Date.now() > deadline) throw new Error(`PostgreSQL processes still alive after the crash: ${all.filter(alive).join(", ")}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
 }
 
 /** Give a cluster made with the old constant password a password of its own; returns the new admin URL. */

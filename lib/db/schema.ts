@@ -282,6 +282,10 @@ export const bulkOperations = pgTable("bulk_operations", {
   status: bulkStatus("status").notNull().default("running"),
   createdAt: tz("created_at").notNull().defaultNow(),
   finishedAt: tz("finished_at"),
+  /** The `jobscope.bulk` job that applies it (drizzle/0021_bulk_on_engine.sql). */
+  jobId: uuid("job_id"),
+  /** The audit row each item writes, minus the item's own fields (lib/jobs/bulk.ts, BulkAudit). */
+  itemAudit: jsonb("item_audit"),
 });
 
 export const bulkOperationItems = pgTable(

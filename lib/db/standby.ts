@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { appendFileSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import postgres from "postgres";
-import { freePort, importWithoutExitHooks, type EmbeddedServer } from "./embedded";
+import { crashServer, freePort, importWithoutExitHooks, type EmbeddedServer } from "./embedded";
 
 /**
  * A streaming standby of a running embedded PostgreSQL, for testing the console against a real
@@ -83,6 +83,7 @@ export async function startStandby(primary: { adminUrl: string; dataDir: string 
   return {
     adminUrl,
     slot,
+    crash: () => crashServer(target),
     stop: async () => {
       await pg.stop();
       const a = postgres(primary.adminUrl, { max: 1, onnotice: () => {} });

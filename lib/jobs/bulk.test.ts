@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDb, type TestDb } from "../db/test-db";
-import { BULK_CAP, BULK_EVENTS, getBulkProgress, previewBulk, startBulk, type BulkProgress } from "./bulk";
+import { BULK_CAP, BULK_EVENTS, getBulkProgress, previewBulk, runBulkOperation, startBulk, type BulkProgress } from "./bulk";
 import { enqueue } from "./enqueue";
 import { parseJobFilters } from "./filters";
 import { api, getJob, newJob, operator, runJob, seedTenants, worker } from "./test-helpers";
@@ -31,7 +31,9 @@ async function failOnce(job: JobRow): Promise<JobRow> {
   return r.job;
 }
 
+/** Run the operation as its `jobscope.bulk` job's handler does (lib/jobs/bulk-restart.test.ts runs it on real workers). */
 async function finished(operationId: string): Promise<BulkProgress> {
+  await runBulkOperation(t.sql, operationId);
   for (let i = 0; i < 200; i++) {
     const p = await getBulkProgress(t.sql, operationId);
     if (!p) throw new Error(`no operation ${operationId}`);
@@ -116,7 +118,11 @@ describe("startBulk", () => {
     // After the dry run, a worker takes `a`: cancelling it now would mean cancelling running work.
     await runJob(t.sql, a);
 
-    const { operationId } = await startBulk(t.sql, { frozen: preview.frozen, event: "cancel", actor: operator, description: "3 selected jobs" });
+    const { operationId, jobId } = await startBulk(t.sql, { frozen: preview.frozen, event: "cancel", actor: operator, description: "3 selected jobs" });
+    // Nothing runs in this process: the operation is a built-in job, queued for a worker.
+    expect(await getBulkProgress(t.sql, operationId)).toMatchObject({ status: "running", done: 0 });
+    const bulkJob = await getJob(t.sql, jobId!);
+    expect(bulkJob).toMatchObject({ type: "jobscope.bulk", tenantId: "jobscope", queue: "jobscope", state: "queued", params: { operationId } });
     const p = await finished(operationId);
     expect(p).toMatchObject({ status: "done", total: 3, done: 3, applied: 2 });
     expect(p.refused).toEqual([{ kind: "conflict", count: 1, sampleReason: expect.stringContaining("expected queued at version 0") }]);
@@ -164,6 +170,26 @@ describe("startBulk", () => {
       SELECT count(*) FILTER (WHERE state = 'cancelled')::int AS cancelled, count(*) FILTER (WHERE state = 'running')::int AS running
         FROM jobs WHERE queue = ${queue}`;
     expect(db).toEqual({ cancelled: 118, running: 2 });
+  });
+
+  it("records an empty selection as done, with no job", async () => {
+    const { operationId, jobId } = await startBulk(t.sql, { frozen: [], event: "cancel", actor: operator, description: "nothing" });
+    expect(jobId).toBeNull();
+    expect(await getBulkProgress(t.sql, operationId)).toMatchObject({ status: "done", total: 0, done: 0 });
+  });
+
+  it("settles an item once when two runs of the operation race (a lost lease still running)", async () => {
+    const jobs = [];
+    for (let i = 0; i < 60; i++) jobs.push(await newJob(t.sql));
+    const preview = await previewBulk(t.sql, { selection: { ids: jobs.map((j) => j.id) }, event: "cancel", actor: operator });
+    const { operationId } = await startBulk(t.sql, { frozen: preview.frozen, event: "cancel", actor: operator, description: "60 selected jobs" });
+    const [a, b] = await Promise.all([runBulkOperation(t.sql, operationId), runBulkOperation(t.sql, operationId)]);
+    expect(a.settled + b.settled).toBe(60);
+    const p = await finished(operationId);
+    expect(p).toMatchObject({ status: "done", total: 60, done: 60, applied: 60, refused: [] });
+    const [events] = await t.sql<{ n: number }[]>`
+      SELECT count(*)::int AS n FROM job_events WHERE job_id = ANY(${jobs.map((j) => j.id)}::uuid[]) AND event = 'cancel'`;
+    expect(events?.n).toBe(60);
   });
 
   it("returns null progress for an unknown operation", async () => {

@@ -7,8 +7,13 @@ import { listJobs } from "./queries";
 import { jobSnapshots } from "./read-model";
 import { transition } from "./transition";
 import type { Actor, Rejection } from "./types";
-import type { Tx } from "./write-path";
 import { isUuid } from "../uuid";
+import { z } from "zod";
+import { AUDIT_ACTIONS } from "../audit/actions";
+import { recordAudit, type AuditEntry } from "../audit/audit";
+import { ROLES } from "../auth/permissions";
+import { enqueue } from "./enqueue";
+import { BUILTIN_TENANT } from "./job-types";
 
 type OperatorEvent<T> = T extends { from: JobState; event: infer E; actors: readonly (infer A)[] }
   ? "operator" extends A
@@ -107,101 +112,170 @@ export async function previewBulk(
 export type BulkOutcome = "applied" | Rejection["kind"] | "error";
 
 const CHUNK = 50;
-/** Transitions in flight at once: leaves most of the pool to the pages being polled meanwhile. */
+/** Transitions in flight at once: leaves most of the worker's pool to its other jobs. */
 const LANES = 4;
 
 /**
- * Record a confirmed bulk action with its frozen selection, then apply it in the
- * background of this process (not awaited): jobs that arrive later are never
- * swept in, and each job is moved only from the state and version the dry run
- * saw, so one that moved since is refused as a conflict, never overwritten.
+ * The audit row each item of an operation appends, in the transaction that settles it: who
+ * confirmed it and what, as data (the worker that runs the operation cannot hold a closure of
+ * the web process). `lib/audit/bulk.ts` makes it from the signed-in viewer.
+ */
+export const BulkAudit = z.strictObject({
+  userId: z.string().max(200).nullable(),
+  actor: z.string().max(200),
+  role: z.enum(ROLES).nullable(),
+  tenantId: z.string().max(100).nullable(),
+  action: z.enum(AUDIT_ACTIONS),
+  description: z.string().max(500),
+});
+export type BulkAudit = z.infer<typeof BulkAudit>;
+
+/**
+ * Record a confirmed bulk action with its frozen selection and submit the built-in
+ * `jobscope.bulk` job that applies it, all in one transaction: once this returns, the
+ * operation survives any restart of this process, and a worker runs it (resuming where a
+ * killed one stopped). Jobs that arrive later are never swept in, and each job is moved only
+ * from the state and version the dry run saw, so one that moved since is refused as a
+ * conflict, never overwritten.
  */
 export async function startBulk(
   sql: Sql,
-  {
-    frozen,
-    event,
-    actor,
-    description,
-    onItem,
-  }: { frozen: FrozenJob[]; event: BulkEvent; actor: Actor; description: string; onItem?: OnItem },
-): Promise<{ operationId: string }> {
-  const operationId = await sql.begin(async (tx) => {
+  { frozen, event, actor, description, audit }: { frozen: FrozenJob[]; event: BulkEvent; actor: Actor; description: string; audit?: BulkAudit },
+): Promise<{ operationId: string; jobId: string | null }> {
+  const itemAudit = audit ? BulkAudit.parse(audit) : null;
+  // The bulk job is the built-in tenant's: a staff scope to submit it (row-level security).
+  return withScope(sql, { all: true }, async (tx) => {
     const [op] = await tx<{ id: string }[]>`
-      INSERT INTO bulk_operations (event, actor_kind, actor_id, description, total)
-      VALUES (${event}, ${actor.kind}, ${actor.id}, ${description.slice(0, 500)}, ${frozen.length})
+      INSERT INTO bulk_operations (event, actor_kind, actor_id, description, total, item_audit, status, finished_at)
+      VALUES (${event}, ${actor.kind}, ${actor.id}, ${description.slice(0, 500)}, ${frozen.length},
+              ${itemAudit ? tx.json(itemAudit) : null}, ${frozen.length ? "running" : "done"}, ${frozen.length ? null : new Date()})
       RETURNING id`;
     if (!op) throw new Error("bulk_operations insert returned no row");
-    if (frozen.length) {
-      await tx`
-        INSERT INTO bulk_operation_items (operation_id, job_id, expected_state, expected_version)
-        SELECT ${op.id}, i.id, i.state, i.version
-          FROM unnest(${frozen.map((j) => j.id)}::uuid[], ${frozen.map((j) => j.state)}::job_state[],
-                      ${frozen.map((j) => j.version)}::int[]) AS i(id, state, version)
-        ON CONFLICT DO NOTHING`;
-    }
-    return op.id;
-  });
-  void runBulk(sql, operationId, event, actor, onItem).catch(async (err: unknown) => {
-    console.error(`[jobscope] bulk operation ${operationId} failed:`, err);
-    await sql`UPDATE bulk_operations SET status = 'failed', finished_at = now() WHERE id = ${operationId}`.catch(
-      (e: unknown) => console.error(`[jobscope] could not mark bulk operation ${operationId} failed:`, e),
+    if (!frozen.length) return { operationId: op.id, jobId: null };
+    await tx`
+      INSERT INTO bulk_operation_items (operation_id, job_id, expected_state, expected_version)
+      SELECT ${op.id}, i.id, i.state, i.version
+        FROM unnest(${frozen.map((j) => j.id)}::uuid[], ${frozen.map((j) => j.state)}::job_state[],
+                    ${frozen.map((j) => j.version)}::int[]) AS i(id, state, version)
+      ON CONFLICT DO NOTHING`;
+    await ensureBuiltinTenant(tx);
+    const { job } = await enqueue(
+      tx,
+      { tenantId: BUILTIN_TENANT, type: "jobscope.bulk", params: { operationId: op.id }, priority: 9, idempotencyKey: `bulk:${op.id}` },
+      actor.kind === "operator" ? actor : { kind: "operator", id: actor.id },
     );
+    await tx`UPDATE bulk_operations SET job_id = ${job.id} WHERE id = ${op.id}`;
+    return { operationId: op.id, jobId: job.id };
   });
-  return { operationId };
+}
+
+/**
+ * The tenant of Jobscope's own jobs: made by `npm start` after its demo seed, else by the first bulk
+ * action (not by migration 0021: `npm start` seeds the demo only into a database without tenants).
+ */
+export async function ensureBuiltinTenant(sql: Db): Promise<void> {
+  await sql`INSERT INTO tenants (id, name) VALUES (${BUILTIN_TENANT}, 'Jobscope (built-in jobs)') ON CONFLICT (id) DO NOTHING`;
 }
 
 type Item = { jobId: string; expectedState: JobState; expectedVersion: number };
+type Operation = { event: BulkEvent; actorKind: Actor["kind"]; actorId: string; status: BulkProgress["status"]; itemAudit: unknown };
 
-/** Called in each item's transaction after its transition (applied or refused): the console writes its audit row here. */
-export type OnItem = (tx: Tx, jobId: string, outcome: { outcome: BulkOutcome; reason: string | null }) => Promise<void>;
-
-async function runBulk(sql: Sql, operationId: string, event: BulkEvent, actor: Actor, onItem?: OnItem) {
-  for (;;) {
-    const items = await sql<Item[]>`
-      SELECT job_id, expected_state, expected_version FROM bulk_operation_items
-       WHERE operation_id = ${operationId} AND outcome IS NULL ORDER BY job_id LIMIT ${CHUNK}`;
-    if (!items.length) break;
-    const results: { outcome: BulkOutcome; reason: string | null }[] = new Array(items.length);
-    let next = 0;
-    const lane = async () => {
-      for (let i = next++; i < items.length; i = next++) results[i] = await applyOne(sql, items[i]!, event, actor, onItem);
-    };
-    await Promise.all(Array.from({ length: LANES }, lane));
-    await sql`
-      UPDATE bulk_operation_items b SET outcome = r.outcome, reason = r.reason
-        FROM unnest(${items.map((i) => i.jobId)}::uuid[], ${results.map((r) => r.outcome)}::text[],
-                    ${results.map((r) => r.reason)}::text[]) AS r(job_id, outcome, reason)
-       WHERE b.operation_id = ${operationId} AND b.job_id = r.job_id`;
-  }
-  await sql`UPDATE bulk_operations SET status = 'done', finished_at = now() WHERE id = ${operationId}`;
+/** An error that a later attempt may not meet: the database went away, or a lock or serialisation conflict. */
+export function isTransientDbError(e: unknown): boolean {
+  const code = typeof e === "object" && e !== null && "code" in e ? String((e as { code: unknown }).code) : "";
+  return (
+    /^(CONNECTION_|CONNECT_TIMEOUT|ECONN|EPIPE|ETIMEDOUT|EHOSTUNREACH|ENOTFOUND)/.test(code) ||
+    /^(08|53|57P0[1-3]|40001|40P01)/.test(code)
+  );
 }
 
-async function applyOne(
+/**
+ * Apply an operation's unsettled items (the `jobscope.bulk` handler; lib/worker/builtin-handlers.ts).
+ * Each item is settled once in its own transaction: the item row locked while still unsettled,
+ * its guarded transition, its outcome and its audit row commit together, so a run killed at any
+ * point leaves every item either settled with its transition, or untouched; the next run (the
+ * next attempt, or another worker after the lease expired) takes up the rest. Two runs at once
+ * (a lost lease still running) never settle the same item twice: the second waits for the row
+ * lock and then finds it settled. A database error a retry may not meet is thrown (the job
+ * fails and its retry resumes); any other error settles the item as "error".
+ */
+export async function runBulkOperation(
   sql: Sql,
-  item: Item,
-  event: BulkEvent,
-  actor: Actor,
-  onItem?: OnItem,
-): Promise<{ outcome: BulkOutcome; reason: string | null }> {
+  operationId: string,
+  opts: { checkpoint?: () => Promise<void>; signal?: AbortSignal } = {},
+): Promise<{ settled: number; status: BulkProgress["status"] | "missing" }> {
+  const [op] = await sql<Operation[]>`
+    SELECT event, actor_kind, actor_id, status, item_audit FROM bulk_operations WHERE id = ${operationId}`;
+  if (!op) return { settled: 0, status: "missing" };
+  if (op.status !== "running") return { settled: 0, status: op.status };
+  const actor: Actor = { kind: op.actorKind, id: op.actorId };
+  const audit = op.itemAudit === null ? null : BulkAudit.parse(op.itemAudit);
+  let settled = 0;
+  let after = "00000000-0000-0000-0000-000000000000";
+  for (;;) {
+    await opts.checkpoint?.();
+    if (opts.signal?.aborted) throw opts.signal.reason;
+    const items = await sql<Item[]>`
+      SELECT job_id, expected_state, expected_version FROM bulk_operation_items
+       WHERE operation_id = ${operationId} AND outcome IS NULL AND job_id > ${after} ORDER BY job_id LIMIT ${CHUNK}`;
+    if (!items.length) break;
+    after = items[items.length - 1]!.jobId;
+    let next = 0;
+    const lane = async () => {
+      for (let i = next++; i < items.length; i = next++) {
+        if (opts.signal?.aborted) return;
+        if (await settleOne(sql, operationId, items[i]!, op.event, actor, audit)) settled++;
+      }
+    };
+    await Promise.all(Array.from({ length: LANES }, lane));
+  }
+  if (opts.signal?.aborted) throw opts.signal.reason;
+  const [done] = await sql<{ status: BulkProgress["status"] }[]>`
+    UPDATE bulk_operations SET status = 'done', finished_at = now()
+     WHERE id = ${operationId} AND status = 'running'
+       AND NOT EXISTS (SELECT 1 FROM bulk_operation_items WHERE operation_id = ${operationId} AND outcome IS NULL)
+    RETURNING status`;
+  return { settled, status: done?.status ?? "running" };
+}
+
+/** Settle one item, unless another run already has; true when this run settled it. */
+async function settleOne(sql: Sql, operationId: string, item: Item, event: BulkEvent, actor: Actor, audit: BulkAudit | null): Promise<boolean> {
   try {
     // Bulk actions are an operator's: every tenant's rows are in scope (row-level security).
     return await withScope(sql, { all: true }, async (tx) => {
-      const r = await transition(tx, {
-        jobId: item.jobId,
-        event,
-        actor,
-        expected: { state: item.expectedState, version: item.expectedVersion },
-      });
+      const [mine] = await tx`
+        SELECT 1 FROM bulk_operation_items WHERE operation_id = ${operationId} AND job_id = ${item.jobId} AND outcome IS NULL FOR UPDATE`;
+      if (!mine) return false;
+      const r = await transition(tx, { jobId: item.jobId, event, actor, expected: { state: item.expectedState, version: item.expectedVersion } });
       const result = r.ok ? { outcome: "applied" as const, reason: null } : { outcome: r.kind, reason: r.reason.slice(0, 2000) };
-      await onItem?.(tx, item.jobId, result);
-      return result;
+      await tx`UPDATE bulk_operation_items SET outcome = ${result.outcome}, reason = ${result.reason}
+                WHERE operation_id = ${operationId} AND job_id = ${item.jobId}`;
+      if (audit) await recordAudit(tx, itemAuditEntry(audit, item.jobId, result));
+      return true;
     });
   } catch (err) {
-    // One job's failure must not stop the others; the cause stays in the server log.
+    if (isTransientDbError(err)) throw err;
+    // One job's failure must not stop the others; the cause stays in the worker's log.
     console.error(`[jobscope] bulk ${event} on job ${item.jobId} failed:`, err);
-    return { outcome: "error", reason: "the write failed; details are in the server log" };
+    const rows = await sql`
+      UPDATE bulk_operation_items SET outcome = 'error', reason = 'the write failed; details are in the worker log'
+       WHERE operation_id = ${operationId} AND job_id = ${item.jobId} AND outcome IS NULL RETURNING 1`;
+    return rows.length > 0;
   }
+}
+
+function itemAuditEntry(a: BulkAudit, jobId: string, r: { outcome: BulkOutcome; reason: string | null }): AuditEntry {
+  return {
+    userId: a.userId,
+    actor: a.actor,
+    role: a.role,
+    tenantId: a.tenantId,
+    via: "console",
+    action: a.action,
+    jobIds: [jobId],
+    outcome: r.outcome === "applied" ? "applied" : r.outcome === "error" ? "error" : "refused",
+    reason: r.outcome === "applied" ? a.description : `${r.outcome}: ${r.reason ?? ""} (${a.description})`,
+  };
 }
 
 export type BulkProgress = {

@@ -12,6 +12,11 @@ type JobTypeSpec = { description: string; queue: string; maxAttempts: number; pa
 
 const EVERYONE = SUBMITTERS;
 
+/** The tenant that owns Jobscope's own jobs (drizzle/0021_bulk_on_engine.sql). */
+export const BUILTIN_TENANT = "jobscope";
+/** The queue of Jobscope's own jobs: a worker started without --queues claims it too. */
+export const BULK_QUEUE = "jobscope";
+
 /** The job types of a real deployment. */
 const PRODUCT_TYPES = {
   "export.tenant_data": {
@@ -59,6 +64,14 @@ const PRODUCT_TYPES = {
       /** The first n attempts time out whatever the rate: a partner that recovers. */
       failFirstAttempts: z.int().min(0).max(100).default(0),
     }),
+  },
+  "jobscope.bulk": {
+    description: "Built in: apply a confirmed bulk action, item by item (progress in bulk_operation_items)",
+    queue: BULK_QUEUE,
+    // Each attempt resumes where the last one stopped; a long outage of the database costs attempts.
+    maxAttempts: 25,
+    submitters: ["internal"],
+    params: z.strictObject({ operationId: z.uuid() }),
   },
 } as const satisfies Record<string, JobTypeSpec>;
 

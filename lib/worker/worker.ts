@@ -1,5 +1,6 @@
 import type { ClaimedJob } from "../jobs/types";
 import { backoffDelay, DB_RETRY } from "./backoff";
+import { builtinHandlers } from "./builtin-handlers";
 import { withDbRetry } from "./db-retry";
 import { DrainTimeout } from "./errors";
 import { beat, everyInterval } from "./heartbeats";
@@ -97,7 +98,7 @@ export function createWorker(opts: WorkerOptions): Worker {
     }
   };
   const deps: RunDeps = {
-    sql, workerId: id, log, refresh, handlers: opts.handlers, retry: opts.retry ?? {}, allowProcessKill: opts.allowProcessKill ?? false,
+    sql, workerId: id, log, refresh, handlers: { ...builtinHandlers(sql), ...opts.handlers }, retry: opts.retry ?? {}, allowProcessKill: opts.allowProcessKill ?? false,
     draining: () => phase !== "running",
     batch: rounds,
     actor: { kind: "worker", id },

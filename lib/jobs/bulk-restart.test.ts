@@ -1,0 +1,130 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { connect, type Sql } from "../db/client";
+import { createTestDb, type TestDb } from "../db/test-db";
+import { createSupervisor } from "../supervisor/supervisor";
+import { silentLogger } from "../worker/log";
+import { createWorker } from "../worker/worker";
+import { getBulkProgress, previewBulk, startBulk, type BulkAudit } from "./bulk";
+import { enqueue } from "./enqueue";
+import { api, getJob, operator, runJob, seedTenants } from "./test-helpers";
+import { transition } from "./transition";
+
+// Issue 16, item 8: a bulk operation survives the death of the process running it. The web
+// process only records the operation and submits its `jobscope.bulk` job (one transaction); a
+// worker process applies it. Here that worker is SIGKILLed mid-operation, and another resumes.
+let t: TestDb;
+let workerSql: Sql;
+let webSql: Sql;
+const children: ChildProcess[] = [];
+beforeAll(async () => {
+  t = await createTestDb();
+  await seedTenants(t.sql);
+  workerSql = connect(t.roleUrl("worker"), { max: 6, appName: "jobscope-worker" });
+  webSql = connect(t.roleUrl("app"), { max: 2, appName: "jobscope-console" });
+});
+afterAll(async () => {
+  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill("SIGKILL");
+  await Promise.all([workerSql.end({ timeout: 2 }), webSql.end({ timeout: 2 })]);
+  await t.close();
+});
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+async function waitFor(what: string, ok: () => Promise<boolean>, ms = 30_000) {
+  for (const deadline = Date.now() + ms; !(await ok()); await sleep(100)) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+  }
+}
+
+const AUDIT: BulkAudit = { userId: null, actor: "ops@example.test", role: "operator", tenantId: null, action: "bulk.cancel", description: "restart test" };
+
+describe("a bulk operation on the engine", () => {
+  it("survives SIGKILL of the worker running it: another resumes, every item applied or refused exactly once", async () => {
+    const queue = `restart-${Date.now()}`;
+    const N = 300;
+    const jobs = [];
+    for (let i = 0; i < N; i++) {
+      jobs.push((await enqueue(t.sql, { tenantId: i % 2 ? "acme" : "globex", queue, type: "report.generate", params: { report: "daily_usage", period: "2026-11" } }, api)).job);
+    }
+    const preview = await previewBulk(t.sql, { selection: { ids: jobs.map((j) => j.id) }, event: "cancel", actor: operator });
+    expect(preview.willApply).toBe(N);
+    // Behind the dry run's back: three cancelled by someone else, two taken by a worker.
+    const someoneElse = { kind: "operator" as const, id: "someone-else" };
+    const byId = [...preview.frozen].sort((a, b) => (a.id < b.id ? -1 : 1));
+    for (const j of byId.slice(0, 3)) await transition(t.sql, { jobId: j.id, event: "cancel", actor: someoneElse });
+    for (const j of byId.slice(3, 5)) await runJob(t.sql, await getJob(t.sql, j.id));
+
+    // Hold one job's row in the middle of the selection, so the run stops there and is killed mid-operation.
+    const held = byId[Math.floor(N / 2)]!;
+    const lock = await t.sql.reserve();
+    await lock`BEGIN`;
+    await lock`SELECT 1 FROM jobs_live WHERE id = ${held.id} FOR UPDATE`;
+
+    // As the web process does it, with the console's role.
+    const { operationId, jobId } = await startBulk(webSql, { frozen: preview.frozen, event: "cancel", actor: operator, description: "restart test", audit: AUDIT });
+    const a = spawn(process.execPath, ["--import", "tsx", "scripts/worker.ts", "--id", "bulk-a", "--queues", "jobscope", "--concurrency", "2"], {
+      env: { ...process.env, DATABASE_URL: t.roleUrl("worker") },
+      stdio: ["ignore", "ignore", "inherit"],
+    });
+    children.push(a);
+    const aExited = new Promise((r) => a.once("exit", r));
+    await waitFor("the worker to block on the held row", async () => {
+      const [r] = await t.sql<{ n: number }[]>`
+        SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND application_name = 'jobscope-worker'`;
+      return (r?.n ?? 0) > 0;
+    }, 60_000);
+    // The process dies (and, as the kernel would, its connections close); then the row is free again.
+    a.kill("SIGKILL");
+    await aExited;
+    await t.sql`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'jobscope-worker'`;
+    const mid = (await getBulkProgress(t.sql, operationId))!;
+    expect(mid.status).toBe("running");
+    expect(mid.done).toBeGreaterThanOrEqual(N / 2 - 4);
+    expect(mid.done).toBeLessThan(N);
+    await lock`ROLLBACK`;
+    lock.release();
+    await sleep(300);
+    const afterKill = (await getBulkProgress(t.sql, operationId))!;
+    expect(afterKill).toMatchObject({ status: "running", done: mid.done });
+    expect((await getJob(t.sql, held.id)).state).toBe("queued");
+
+    // The supervisor finds the dead lease; a fresh worker (the restart) claims the next attempt and finishes.
+    await sleep(600);
+    const supervisor = createSupervisor({ sql: t.sql, staleAfterMs: 500 });
+    // (It reclaims the two jobs taken behind the dry run's back too: their fake worker never heart-beats.)
+    expect((await supervisor.tick()).reclaimed).toBeGreaterThanOrEqual(1);
+    expect((await getJob(t.sql, jobId!)).state).toBe("queued");
+    const b = createWorker({ sql: workerSql, id: "bulk-b", queues: ["jobscope"], concurrency: 2, handlers: {}, log: silentLogger, pollIntervalMs: 100 });
+    void b.start();
+    try {
+      await waitFor("the operation to finish", async () => (await getBulkProgress(t.sql, operationId))?.status !== "running");
+    } finally {
+      await b.stop();
+    }
+
+    const p = (await getBulkProgress(t.sql, operationId))!;
+    expect(p).toMatchObject({ status: "done", total: N, done: N, applied: N - 5 });
+    expect(p.refused).toEqual([expect.objectContaining({ kind: "conflict", count: 5 })]);
+    expect(await getJob(t.sql, jobId!)).toMatchObject({ state: "succeeded", attempt: 2 });
+    const [runs] = await t.sql<{ outcomes: string[] }[]>`SELECT array_agg(outcome::text ORDER BY attempt) AS outcomes FROM job_runs WHERE job_id = ${jobId!}`;
+    expect(runs?.outcomes).toEqual(["lease_expired", "succeeded"]);
+
+    // Exactly once, per item: an applied item is one cancel by the operator, a refused one none;
+    // and one audit row each, with the item's outcome.
+    const rows = await t.sql<{ jobId: string; outcome: string; cancels: number; audits: number; audited: string | null }[]>`
+      SELECT i.job_id, i.outcome,
+             (SELECT count(*)::int FROM job_events e WHERE e.job_id = i.job_id AND e.event = 'cancel' AND e.actor_id = ${operator.id}) AS cancels,
+             (SELECT count(*)::int FROM audit_log a WHERE a.action = 'bulk.cancel' AND i.job_id = ANY(a.job_ids)) AS audits,
+             (SELECT min(a.outcome) FROM audit_log a WHERE a.action = 'bulk.cancel' AND i.job_id = ANY(a.job_ids)) AS audited
+        FROM bulk_operation_items i WHERE i.operation_id = ${operationId}`;
+    expect(rows).toHaveLength(N);
+    for (const r of rows) {
+      expect(r.outcome, r.jobId).not.toBeNull();
+      expect(r.cancels, r.jobId).toBe(r.outcome === "applied" ? 1 : 0);
+      expect(r.audits, r.jobId).toBe(1);
+      expect(r.audited, r.jobId).toBe(r.outcome === "applied" ? "applied" : "refused");
+    }
+    const [cancelled] = await t.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM jobs WHERE queue = ${queue} AND state = 'cancelled'`;
+    expect(cancelled?.n).toBe(N - 2);
+  }, 120_000);
+});
