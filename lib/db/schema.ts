@@ -81,6 +81,8 @@ export const jobCatalog = pgTable(
     index("job_catalog_queue_created_idx").on(t.queue, t.createdAt.desc(), t.id.desc()),
     index("job_catalog_tenant_type_created_idx").on(t.tenantId, t.type, t.createdAt.desc()),
     uniqueIndex("job_catalog_idempotency_key_idx").on(t.tenantId, t.idempotencyKey).where(sql`idempotency_key IS NOT NULL`),
+    // The console's short id (the id's last 8 hex digits, lib/jobs/short-id.ts) in the lookup (0022).
+    index("job_catalog_id_tail_idx").on(sql`right((${t.id})::text, 8)`),
   ],
 );
 
