@@ -158,6 +158,33 @@ describe("row-level security, with no application filter at all", () => {
     expect(await count(db.sql, "jobs")).toBe(2);
   });
 
+  it("a history row that names another tenant than its job's is refused, even inside the write path (0023)", async () => {
+    // A role that marks its transaction as the write path and writes history by hand.
+    const forged = (stmt: (tx: Sql) => Promise<unknown>) =>
+      db.sql.begin(async (tx) => {
+        await tx`SELECT set_config('jobscope.write_path', 'on', true)`;
+        await stmt(tx as unknown as Sql);
+      });
+    await expect(
+      forged((tx) => tx`
+        INSERT INTO job_attempts (job_id, attempt, tenant_id, worker_id, claimed_at, claim_version, finished_at, outcome, max_attempts)
+        VALUES (${acmeJob.id}, 99, 'globex', 'w-forged', now(), 1, now(), 'succeeded', 3)`),
+    ).rejects.toThrow(/names another tenant/);
+    await expect(
+      forged((tx) => tx`
+        INSERT INTO job_log (job_id, tenant_id, event, from_state, to_state, actor_kind, actor_id, attempt, state_version, max_attempts)
+        VALUES (${globexJob.id}, 'acme', 'cancel', 'running', 'cancelling', 'operator', 'forged', 1, 99, 3)`),
+    ).rejects.toThrow(/names another tenant/);
+    // The same insert with the job's own tenant is history as usual (the check is not a blanket refusal).
+    await forged((tx) => tx`
+      INSERT INTO job_attempts (job_id, attempt, tenant_id, worker_id, claimed_at, claim_version, finished_at, outcome, max_attempts)
+      VALUES (${acmeJob.id}, 99, 'acme', 'w-forged', now(), 1, now(), 'succeeded', 3)`);
+    await db.sql.begin(async (tx) => {
+      await tx`SELECT set_config('jobscope.retention', 'on', true)`;
+      await tx`DELETE FROM job_attempts WHERE job_id = ${acmeJob.id} AND attempt = 99`;
+    });
+  });
+
   it("a tenant's own cancel goes through, under the same policies", async () => {
     const r = await withScope(app, { tenantId: "acme" }, (tx) =>
       transition(tx, { jobId: acmeJob.id, event: "cancel", actor: { kind: "tenant", id: "dana@acme.example" } }),
