@@ -39,6 +39,7 @@ export default defineConfig({
   // A loaded 2-core machine (the console, PostgreSQL, workers and the browser share it) answers a
   // click in more than the default 5 s now and then.
   expect: { timeout: 10_000 },
+  timeout: 60_000,
   forbidOnly: !!process.env.CI,
   retries: process.env.CI ? 1 : 0,
   reporter: process.env.CI ? [["list"], ["html", { open: "never" }]] : "list",
