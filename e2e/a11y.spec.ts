@@ -14,6 +14,7 @@ const PAGES: Record<string, string[]> = {
     "/jobs?limit=10",
     "/queues",
     "/schedules",
+    "/alerts",
     "/dead",
     "/workers",
     "/rejections",
@@ -26,7 +27,7 @@ const PAGES: Record<string, string[]> = {
   ],
   operator: ["/", "/jobs?limit=10", "/dead", "/workers", "/rejections", "/state-machine", "/audit", "/integrity", "/api-docs"],
   support: ["/", "/jobs?limit=10", "/queues", "/schedules", "/dead", "/workers", "/rejections", "/state-machine", "/api-docs"],
-  acme: ["/jobs?limit=10", "/api-keys", "/api-docs"],
+  acme: ["/jobs?limit=10", "/alerts", "/api-keys", "/api-docs"],
 };
 const ROLES = Object.keys(PAGES) as DemoUser[];
 const SCHEMES = ["light", "dark"] as const;
