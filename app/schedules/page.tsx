@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import { can } from "@/lib/auth/permissions";
 import { requirePage, type Viewer, withViewerRead } from "@/lib/auth/viewer";
 import type { SchedulesResponse } from "@/lib/client/wire";
-import { JOB_TYPES } from "@/lib/jobs/job-types";
+import { JOB_TYPES, maySubmit } from "@/lib/jobs/job-types";
 import { listSchedules } from "@/lib/schedules/list";
 import { SchedulesView } from "./schedules-view";
 
@@ -14,7 +14,9 @@ export default async function SchedulesPage() {
   const viewer = await requirePage("insight:read", "/schedules");
   const canOperate = can(viewer, "jobs:operate");
   const { initial, tenants, readAt } = await load(viewer, canOperate);
-  const types = Object.entries(JOB_TYPES).map(([type, t]) => ({ type, description: t.description, queue: t.queue }));
+  const types = Object.entries(JOB_TYPES)
+    .filter(([type]) => maySubmit(type, "console"))
+    .map(([type, t]) => ({ type, description: t.description, queue: t.queue }));
   return <SchedulesView initial={initial} renderedAt={readAt} canOperate={canOperate} tenants={tenants} types={types} />;
 }
 

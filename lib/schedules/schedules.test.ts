@@ -46,6 +46,14 @@ const runsOf = (s: { id: string }) =>
   t.sql<{ tickAt: Date; jobId: string; missed: number }[]>`SELECT tick_at, job_id, missed FROM schedule_runs WHERE schedule_id = ${s.id} ORDER BY tick_at`;
 
 describe("schedules", () => {
+  it("refuses a type only Jobscope submits (a bulk run, a webhook, the demo's crash), and stores nothing", async () => {
+    const before = (await t.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM schedules`)[0]!.n;
+    for (const type of ["jobscope.bulk", "poison.crash"]) {
+      await expect(createSchedule(t.sql, { ...report, type, params: {}, name: name(), cron: "0 * * * *" }, "op@test")).rejects.toThrow(/submitted only by Jobscope/);
+    }
+    expect((await t.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM schedules`)[0]!.n).toBe(before);
+  });
+
   it("validates a schedule before storing it, with the field at fault", async () => {
     const bad = async (raw: object) => {
       try {

@@ -1,7 +1,7 @@
 import postgres from "postgres";
 import { z } from "zod";
 import type { Db } from "../db/client";
-import { isJobType, JOB_TYPES, type JobParams, type JobType } from "../jobs/job-types";
+import { isJobType, JOB_TYPES, maySubmit, type JobParams, type JobType } from "../jobs/job-types";
 import { checkCron, nextTick } from "./cron";
 
 /**
@@ -99,6 +99,9 @@ const isUnknownTenant = (e: unknown) => e instanceof postgres.PostgresError && e
 
 /** Create a schedule from the console. Its first tick is the first one after `now`. */
 export async function createSchedule(db: Db, raw: unknown, by: ScheduleAuthor, now = new Date()): Promise<ScheduleRow> {
+  // Jobscope's own types (bulk runs, webhooks, the demo's crash) are not the console's to submit, on a schedule or not.
+  const type = raw && typeof raw === "object" && "type" in raw ? raw.type : undefined;
+  if (typeof type === "string" && !maySubmit(type, "console")) throw new ScheduleError("invalid_input", `type: ${type} is submitted only by Jobscope itself`, "type");
   const s = validateSchedule(raw);
   try {
     const [row] = await db<ScheduleRow[]>`
