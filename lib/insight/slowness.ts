@@ -667,7 +667,6 @@ export function humanizeError(cls: string, n: number): string {
   return /(s|x|ch|sh)$/.test(words) ? `${words}es` : `${words}s`;
 }
 
-const pct = (part: number, total: number) => `${Math.max(1, Math.round((part / total) * 100))}%`;
 const clamp = (v: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, v));
 function countBy(xs: string[]) {
   const m = new Map<string, number>();
