@@ -10,6 +10,8 @@ import { useNow } from "@/components/use-now";
 import { HttpError } from "@/lib/client/get-json";
 import { jobDetailQuery, keys } from "@/lib/client/queries";
 import type { ActorKind } from "@/lib/fsm/table";
+import type { SlownessContextData } from "@/lib/insight/baseline";
+import type { Audience } from "@/lib/insight/slowness";
 import type { JobDetail } from "@/lib/jobs/queries";
 import { EventLog, Rejections } from "./event-log";
 import { JobActions } from "./job-actions";
@@ -21,9 +23,18 @@ import { WhySlow } from "./why-slow";
 
 const POLL_MS = 2_000;
 
-type Props = { id: string; initial: JobDetail; renderedAt: number; actorKind: ActorKind | null };
+type Props = {
+  id: string;
+  initial: JobDetail;
+  renderedAt: number;
+  actorKind: ActorKind | null;
+  /** Staff see the machinery's terms in "why was this slow"; a tenant member sees none of them. */
+  audience: Audience;
+  /** The comparison read with the page, so "why was this slow" paints its final sentence first. */
+  initialContext: SlownessContextData | null;
+};
 
-export function JobDetailView({ id, initial, renderedAt, actorKind }: Props) {
+export function JobDetailView({ id, initial, renderedAt, actorKind, audience, initialContext }: Props) {
   const live = useLive(POLL_MS);
   const queryClient = useQueryClient();
   const query = useQuery({
@@ -74,7 +85,7 @@ export function JobDetailView({ id, initial, renderedAt, actorKind }: Props) {
         </div>
       )}
 
-      <WhySlow detail={detail} now={now} />
+      <WhySlow detail={detail} now={now} audience={audience} initialContext={initialContext} renderedAt={renderedAt} />
       <TimelineSection detail={detail} now={now} />
 
       <div className="grid gap-6 lg:grid-cols-2">

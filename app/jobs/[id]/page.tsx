@@ -1,6 +1,8 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { actorOf, requirePage, withViewer, type Viewer } from "@/lib/auth/viewer";
+import { tenantScopeOf } from "@/lib/auth/permissions";
+import { slownessContextFor } from "@/lib/insight/slowness-context";
 import { getJobDetail } from "@/lib/jobs/queries";
 import { JobDetailView } from "./job-detail-view";
 
@@ -11,10 +13,20 @@ export async function generateMetadata({ params }: Props): Promise<Metadata> {
   return { title: `Job ${id.slice(0, 8)}` };
 }
 
-/** The job's detail and when it was read: the page's "updated n s ago" and its clock start there. */
+/**
+ * The job's detail and when it was read: the page's "updated n s ago" and its clock start there; and
+ * what "why was this slow" compares it with, read beside it so the panel's first sentence is final.
+ * A comparison that fails leaves the panel to fetch it (its own error shows there), not the page.
+ */
 async function load(viewer: Viewer, id: string) {
-  const detail = await withViewer(viewer, (tx) => getJobDetail(tx, id));
-  return { detail, readAt: Date.now() };
+  const [detail, context] = await Promise.all([
+    withViewer(viewer, (tx) => getJobDetail(tx, id)),
+    slownessContextFor(viewer, id).catch((err: unknown) => {
+      console.error("job page: the slowness comparison failed:", err);
+      return null;
+    }),
+  ]);
+  return { detail, context, readAt: Date.now() };
 }
 
 /**
@@ -26,7 +38,16 @@ export default async function JobPage({ params }: Props) {
   const { id } = await params;
   const viewer = await requirePage("jobs:read", `/jobs/${encodeURIComponent(id)}`);
   // getJobDetail answers null for a malformed id as well as a missing (or invisible) job.
-  const { detail, readAt } = await load(viewer, id);
+  const { detail, context, readAt } = await load(viewer, id);
   if (!detail) notFound();
-  return <JobDetailView id={detail.job.id} initial={detail} renderedAt={readAt} actorKind={actorOf(viewer)?.kind ?? null} />;
+  return (
+    <JobDetailView
+      id={detail.job.id}
+      initial={detail}
+      renderedAt={readAt}
+      actorKind={actorOf(viewer)?.kind ?? null}
+      audience={tenantScopeOf(viewer) ? "tenant" : "staff"}
+      initialContext={context}
+    />
+  );
 }
