@@ -25,11 +25,13 @@ export function JobLink({ id }: { id: string }) {
 }
 
 /** Who did it: the kind of actor above its id. */
+/** Who acted: their kind, and their id unless it was withheld (a tenant reads staff and workers by role only). */
 export function ActorCell({ kind, id }: { kind: string; id: string }) {
+  const role: Record<string, string> = { operator: "an operator", worker: "the system", supervisor: "the system" };
   return (
     <span className="block">
-      <span className="block text-xs text-neutral-600">{kind}</span>
-      <span className="block font-mono text-xs break-all">{id}</span>
+      <span className="block text-xs text-neutral-600">{id ? kind : (role[kind] ?? kind)}</span>
+      {id && <span className="block font-mono text-xs break-all">{id}</span>}
     </span>
   );
 }

@@ -19,7 +19,7 @@ import { JobHeader } from "./job-header";
 import { RunRecords } from "./run-records";
 import { Card } from "@/components/charts/card";
 import { TimelineSection } from "./timeline-section";
-import { WhySlow } from "./why-slow";
+import { useSlowness, WhySlow } from "./why-slow";
 
 const POLL_MS = 2_000;
 
@@ -50,6 +50,8 @@ export function JobDetailView({ id, initial, renderedAt, actorKind, audience, in
   const isFailing = isFailingOf(query);
   const isGone = isFailing && query.error instanceof HttpError && query.error.isNotFound;
   const result = detail.runs.find((r) => r.outcome === "succeeded")?.result;
+  // One report for the why-slow panel and the timeline's chips: the same phase totals everywhere.
+  const slowness = useSlowness({ detail, now, audience, initialContext, renderedAt });
 
   return (
     <div className="space-y-6">
@@ -85,8 +87,8 @@ export function JobDetailView({ id, initial, renderedAt, actorKind, audience, in
         </div>
       )}
 
-      <WhySlow detail={detail} now={now} audience={audience} initialContext={initialContext} renderedAt={renderedAt} />
-      <TimelineSection detail={detail} now={now} />
+      <WhySlow state={job.state} report={slowness.report} context={slowness.context} audience={audience} />
+      <TimelineSection detail={detail} now={now} report={slowness.report} audience={audience} />
 
       <div className="grid gap-6 lg:grid-cols-2">
         <Card title="Params" id="params">

@@ -4,6 +4,7 @@ import { actorOf, requirePage, withViewer, type Viewer } from "@/lib/auth/viewer
 import { tenantScopeOf } from "@/lib/auth/permissions";
 import { slownessContextFor } from "@/lib/insight/slowness-context";
 import { getJobDetail } from "@/lib/jobs/queries";
+import { redactForTenant } from "@/lib/jobs/redact";
 import { JobDetailView } from "./job-detail-view";
 
 type Props = { params: Promise<{ id: string }> };
@@ -20,7 +21,10 @@ export async function generateMetadata({ params }: Props): Promise<Metadata> {
  */
 async function load(viewer: Viewer, id: string) {
   const [detail, context] = await Promise.all([
-    withViewer(viewer, (tx) => getJobDetail(tx, id)),
+    withViewer(viewer, async (tx) => {
+      const d = await getJobDetail(tx, id);
+      return d && tenantScopeOf(viewer) ? redactForTenant(d) : d;
+    }),
     slownessContextFor(viewer, id).catch((err: unknown) => {
       console.error("job page: the slowness comparison failed:", err);
       return null;

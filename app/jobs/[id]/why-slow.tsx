@@ -56,7 +56,11 @@ function titleOf(report: SlownessReport, state: JobDetail["job"]["state"]): stri
  * server), so the first paint's sentence is the one that stays; a poll refreshes it.
  * One report feeds the sentence, the chips and the "unusual" tags.
  */
-export function WhySlow({
+/**
+ * The one report of the page: the panel's sentence, its chips and tags, and the timeline's chips all
+ * read it. The comparison comes with the page (read on the server) as the query's initial data.
+ */
+export function useSlowness({
   detail,
   now,
   audience,
@@ -80,15 +84,25 @@ export function WhySlow({
     () => analyzeSlowness(job, runs, events, { now, audience, timeZone, ...(context.data ?? {}) }),
     [job, runs, events, now, audience, timeZone, context.data],
   );
+  return { report, context };
+}
+
+export function WhySlow({
+  state,
+  report,
+  context,
+  audience,
+}: {
+  state: JobDetail["job"]["state"];
+  report: SlownessReport;
+  context: ReturnType<typeof useSlowness>["context"];
+  audience: Audience;
+}) {
   const labels = phaseLabels(audience);
   const shown = PHASES.filter((p) => report.phases[p] > 0);
   const unusual = new Set(report.unusual.map((u) => u.phase));
   return (
-    <Card
-      title={titleOf(report, job.state)}
-      id="why-slow"
-      aside={`${formatDuration(report.totalMs)}${report.isOngoing ? " so far" : ""} from submit`}
-    >
+    <Card title={titleOf(report, state)} id="why-slow" aside={`${formatDuration(report.totalMs)}${report.isOngoing ? " so far" : ""} from submit`}>
       <p id="why-slow-summary" className="mb-2 text-sm leading-6 text-neutral-800" data-cause={report.cause.kind}>
         <span className="mr-1 inline-block rounded bg-neutral-900 px-1.5 py-0.5 text-xs font-medium text-white">
           {CAUSE_CHIPS[report.cause.kind][audience]}
