@@ -3,6 +3,7 @@
 import Link from "next/link";
 import type { JobState } from "@/lib/fsm/table";
 import { formatAgo, formatUtcLong } from "./relative-time";
+import { CopyId } from "./copy-id";
 import { StateBadge } from "./state-badge";
 
 /** No value: a dash, read as "none". */
@@ -14,13 +15,16 @@ export function None({ text = "none" }: { text?: string }) {
   );
 }
 
-/** A job's short id, linking to its page, with the full id as its title. */
+/** A job's short id, linking to its page, with the full id as its title and a control that copies it. */
 export function JobLink({ id }: { id: string }) {
   return (
-    // No prefetch: a table of fifty job links would fetch fifty pages and hold up the page's polls.
-    <Link href={`/jobs/${id}`} prefetch={false} title={id} className="rounded font-mono text-xs font-medium text-sky-700 hover:underline">
-      {id.slice(0, 8)}
-    </Link>
+    <span className="inline-flex items-center gap-0.5 whitespace-nowrap">
+      {/* No prefetch: a table of fifty job links would fetch fifty pages and hold up the page's polls. */}
+      <Link href={`/jobs/${id}`} prefetch={false} title={id} className="rounded font-mono text-xs font-medium text-sky-700 hover:underline">
+        {id.slice(0, 8)}
+      </Link>
+      <CopyId id={id} />
+    </span>
   );
 }
 

@@ -35,7 +35,7 @@ export function Lookup({ filters }: { filters: JobFilters }) {
           name="q"
           type="search"
           defaultValue={filters.q ?? ""}
-          placeholder="a job id, or the idempotency key it was submitted with"
+          placeholder="a job id (its first 8 characters will do), or the idempotency key it was submitted with"
           maxLength={200}
           spellCheck={false}
           className={`${INPUT} font-mono`}
