@@ -364,7 +364,8 @@ function causeOf(r: Omit<SlownessReport, "summary" | "cause" | "lead" | "next">,
   // What else added to it: a fifth of the time, or (for a slow run) any queue wait and backoff.
   const contributors = PHASES.filter((p) => {
     if (p === best.phase || r.phases[p] <= 0) return false;
-    if (best.phase === "lost_to_lease" && p === "queue_wait" && wait <= 0) return false;
+    // The wait to be handed out again after a lost attempt is part of that attempt's cost, not a contributor.
+    if (p === "queue_wait" && best.phase === "lost_to_lease") return wait > 0 && wait / r.totalMs >= 0.2;
     if (kind === "slow_run" && (p === "queue_wait" || p === "retry_backoff")) return r.phases[p] >= UNUSUAL_FLOOR_MS;
     return r.phases[p] / r.totalMs >= 0.2 && (p !== "running" || !baseline || r.phases.running > p95("running"));
   });
@@ -537,9 +538,10 @@ function causeSentence(r: Omit<SlownessReport, "summary">, baseline: Baseline | 
       const final = [...r.attempts].reverse().find((a) => a.runningMs > 0);
       const ran = formatDuration(final?.runningMs ?? r.phases.running);
       const usual = p ? (w.tenant ? `jobs like it usually finish their work within ${formatDuration(p.p95)}` : `far beyond the p95 of ${baseline!.label} (${formatDuration(p.p95)})`) : "";
+      const current = r.isOngoing && final?.outcome === "open";
       return w.tenant
-        ? `Slow because the work itself took ${ran} this time; ${usual}.${also}`
-        : `Slow because its final run took ${ran}, ${usual}.${also}`;
+        ? `Slow because the work itself ${current ? `has taken ${ran} so far` : `took ${ran}`} this time; ${usual}.${also}`
+        : `Slow because its ${current ? `current run has taken ${ran} so far` : `final run took ${ran}`}, ${usual}.${also}`;
     }
     case "running":
       return `Most of its ${of} was ${w.tenant ? "the work itself" : "running"}: ${formatDuration(r.phases.running)}${countRuns(r) > 1 ? `, over ${countRuns(r)} ${w.tenant ? "tries" : "attempts"}` : ""}.${also}`;

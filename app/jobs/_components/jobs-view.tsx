@@ -79,7 +79,7 @@ export function JobsView({ search, initial, actorKind, isStaff = false, tenants 
       />
 
       <div className="space-y-3 rounded-lg border border-neutral-200 bg-white p-4 shadow-xs">
-        <Lookup key={`q-${search}`} filters={filters} />
+        <Lookup key={`q-${search}`} filters={filters} tenants={isStaff ? tenants : []} />
         <FilterForm key={`f-${search}`} filters={filters} isStaff={isStaff} tenants={tenants} />
       </div>
       {filters.queue && <QueueBanner queue={filters.queue} pollMs={live.isPaused ? false : POLL_MS} isStaff={isStaff} />}

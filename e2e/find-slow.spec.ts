@@ -1,0 +1,70 @@
+import { SIGNED_OUT, signInAs } from "./auth";
+import { expect, SPEC_ACTOR, test } from "./fixtures";
+
+// Issue 14, "done when": from "acme, export, yesterday, slow", support reaches the job in ≤ 3 interactions and ≤ 10 s.
+test.use({ storageState: SIGNED_OUT, timezoneId: "UTC" });
+
+const MIN = 60_000;
+const HOUR = 60 * MIN;
+const EXPORT = { type: "export.tenant_data", params: { dataset: "orders", rows: 2_400_000 } } as const;
+
+test.describe("finding the slow one (issue 14)", () => {
+  test.describe.configure({ timeout: 120_000 });
+
+  test("support: 'acme export yesterday slow' in the lookup, then the top row: the slow export", async ({ page, history }) => {
+    // Yesterday 08:00 UTC, ten hours end to end: longer than any export of the demo's day of history.
+    const now = Date.now();
+    const midnight = Date.UTC(new Date(now).getUTCFullYear(), new Date(now).getUTCMonth(), new Date(now).getUTCDate());
+    const h = await history(now - (midnight - 16 * HOUR)).submit({ tenantId: "acme", ...EXPORT }, SPEC_ACTOR);
+    await (await h.run("w-e2e-find-1", 5 * MIN)).step("finish", 10 * HOUR);
+    // An ordinary one of the same day.
+    const quick = await history(now - (midnight - 14 * HOUR)).submit({ tenantId: "acme", ...EXPORT }, SPEC_ACTOR);
+    await (await quick.run("w-e2e-find-1", MIN)).step("finish", 5 * MIN);
+
+    await signInAs(page, "support", "/jobs");
+    await page.goto("/jobs");
+    const started = Date.now();
+    // 1: the question, as support hears it.
+    await page.getByLabel("Job id or idempotency key").fill("acme export yesterday slow");
+    await page.getByLabel("Job id or idempotency key").press("Enter");
+    await expect(page).toHaveURL(/sort=duration/);
+    const first = page.getByRole("row").nth(1);
+    await expect(first.getByRole("link", { name: h.id.slice(0, 8) })).toBeVisible();
+    await expect(first).toContainText("10h 05m");
+    // 2: the top row.
+    await first.getByRole("link", { name: h.id.slice(0, 8) }).click();
+    await expect(page).toHaveURL(`/jobs/${h.id}`);
+    await expect(page.getByRole("region", { name: "Why was this slow" })).toBeVisible();
+    expect(Date.now() - started).toBeLessThan(10_000);
+
+    // The filters it applied are the form's: the tenant picker, the type, the dates, longest first.
+    await page.goto(`/jobs?tenant=acme&type=export.tenant_data&sort=duration&longerThan=9h`);
+    await expect(page.getByRole("row")).toHaveCount(2);
+    await expect(page.getByRole("row").nth(1)).toContainText("10h 05m");
+  });
+
+  test("a short id opens its job, or lists the jobs that share it; the full id can be copied", async ({ page, submit }) => {
+    const job = await submit({ tenantId: "acme", type: "report.generate", queue: "e2e-held", params: { report: "daily_usage", period: "2026-11" } });
+    await signInAs(page, "support", "/jobs");
+    await page.goto(`/jobs/${job.id.slice(0, 8)}`);
+    await expect(page).toHaveURL(new RegExp(`/jobs(/${job.id}|\\?q=${job.id.slice(0, 8)})$`));
+    if (page.url().includes("?q=")) await expect(page.getByRole("link", { name: job.id.slice(0, 8) }).first()).toBeVisible();
+    await page.goto(`/jobs/${job.id.slice(0, 23)}`);
+    await expect(page).toHaveURL(`/jobs/${job.id}`);
+    await expect(page.getByRole("button", { name: `Copy full id ${job.id}` }).first()).toBeVisible();
+    await page.goto(`/jobs?q=${job.id.slice(0, 23)}`);
+    await expect(page.getByText(`The only job whose id starts with ${job.id.slice(0, 23)}`)).toBeVisible();
+  });
+
+  test("a tenant sees no tenant, worker or poison filter, nor the last worker", async ({ page }) => {
+    await signInAs(page, "acme", "/jobs");
+    await page.goto("/jobs?sort=duration");
+    await page.getByText("Filters", { exact: true }).click();
+    await expect(page.getByLabel("Took longer than")).toBeVisible();
+    await expect(page.getByLabel("Tenant")).toHaveCount(0);
+    await expect(page.getByLabel("Worker")).toHaveCount(0);
+    await expect(page.getByText("Poison suspects only")).toHaveCount(0);
+    await expect(page.getByRole("columnheader", { name: "Last worker" })).toHaveCount(0);
+    await expect(page.getByRole("columnheader", { name: "Duration" })).toBeVisible();
+  });
+});
