@@ -1,26 +1,31 @@
 import { SIGNED_OUT, signInAs } from "./auth";
-import { expect, SPEC_ACTOR, test } from "./fixtures";
+import { expect, HELD_QUEUE, OPERATOR, SPEC_ACTOR, test } from "./fixtures";
 
 // Issue 14, "done when": from "acme, export, yesterday, slow", support reaches the job in ≤ 3 interactions and ≤ 10 s.
 test.use({ storageState: SIGNED_OUT, timezoneId: "UTC" });
 
 const MIN = 60_000;
 const HOUR = 60 * MIN;
-const EXPORT = { type: "export.tenant_data", params: { dataset: "orders", rows: 2_400_000 } } as const;
+// On a queue no e2e worker consumes: the histories stay as written.
+const EXPORT = { type: "export.tenant_data", queue: HELD_QUEUE, params: { dataset: "orders", rows: 2_400_000 } } as const;
 
 test.describe("finding the slow one (issue 14)", () => {
   test.describe.configure({ timeout: 120_000 });
 
   test("support: 'acme export yesterday slow' in the lookup, then the top row: the slow export", async ({ page, history }) => {
-    // Yesterday 08:00 UTC, ten hours end to end: longer than any export of the demo's day of history.
+    // Submitted yesterday 08:00 UTC; it waited until 4 h ago and ran for an hour: longer than any export of the
+    // demo's day of history. (A back-dated claim older than the e2e supervisor's 6 h threshold would be reclaimed.)
     const now = Date.now();
     const midnight = Date.UTC(new Date(now).getUTCFullYear(), new Date(now).getUTCMonth(), new Date(now).getUTCDate());
-    const h = await history(now - (midnight - 16 * HOUR)).submit({ tenantId: "acme", ...EXPORT }, SPEC_ACTOR);
-    await (await h.run("w-e2e-find-1", 5 * MIN)).step("finish", 10 * HOUR);
-    // An ordinary one of the same day.
-    const quick = await history(now - (midnight - 14 * HOUR)).submit({ tenantId: "acme", ...EXPORT }, SPEC_ACTOR);
-    await (await quick.run("w-e2e-find-1", MIN)).step("finish", 5 * MIN);
+    const submitAt = midnight - 16 * HOUR;
+    const h = await history(now - submitAt).submit({ tenantId: "acme", ...EXPORT }, SPEC_ACTOR);
+    await (await h.run("w-e2e-find-1", now - 4 * HOUR - submitAt)).step("finish", HOUR);
+    // Another of yesterday's, cancelled after 5 min.
+    const quick = await history(now - submitAt - HOUR).submit({ tenantId: "acme", ...EXPORT }, SPEC_ACTOR);
+    await quick.step("cancel", 5 * MIN, OPERATOR);
 
+    const errors: string[] = [];
+    page.on("pageerror", (e) => errors.push(e.message));
     await signInAs(page, "support", "/jobs");
     await page.goto("/jobs");
     const started = Date.now();
@@ -30,21 +35,27 @@ test.describe("finding the slow one (issue 14)", () => {
     await expect(page).toHaveURL(/sort=duration/);
     const first = page.getByRole("row").nth(1);
     await expect(first.getByRole("link", { name: h.id.slice(0, 8) })).toBeVisible();
-    await expect(first).toContainText("10h 05m");
     // 2: the top row.
     await first.getByRole("link", { name: h.id.slice(0, 8) }).click();
     await expect(page).toHaveURL(`/jobs/${h.id}`);
     await expect(page.getByRole("region", { name: "Why was this slow" })).toBeVisible();
     expect(Date.now() - started).toBeLessThan(10_000);
+    // No hydration mismatch on the way (the time zone list once differed between server and browser).
+    expect(errors).toEqual([]);
 
     // The filters it applied are the form's: the tenant picker, the type, the dates, longest first.
-    await page.goto(`/jobs?tenant=acme&type=export.tenant_data&sort=duration&longerThan=9h`);
+    await page.goto(`/jobs?tenant=acme&type=export.tenant_data&sort=duration&longerThan=12h`);
     await expect(page.getByRole("row")).toHaveCount(2);
-    await expect(page.getByRole("row").nth(1)).toContainText("10h 05m");
+    await expect(
+      page
+        .getByRole("row")
+        .nth(1)
+        .getByRole("link", { name: h.id.slice(0, 8) }),
+    ).toBeVisible();
   });
 
   test("a short id opens its job, or lists the jobs that share it; the full id can be copied", async ({ page, submit }) => {
-    const job = await submit({ tenantId: "acme", type: "report.generate", queue: "e2e-held", params: { report: "daily_usage", period: "2026-11" } });
+    const job = await submit({ tenantId: "acme", type: "report.generate", queue: HELD_QUEUE, params: { report: "daily_usage", period: "2026-11" } });
     await signInAs(page, "support", "/jobs");
     await page.goto(`/jobs/${job.id.slice(0, 8)}`);
     await expect(page).toHaveURL(new RegExp(`/jobs(/${job.id}|\\?q=${job.id.slice(0, 8)})$`));
@@ -58,8 +69,8 @@ test.describe("finding the slow one (issue 14)", () => {
 
   test("a tenant sees no tenant, worker or poison filter, nor the last worker", async ({ page }) => {
     await signInAs(page, "acme", "/jobs");
+    // A filter in use (longest first) opens the filter form.
     await page.goto("/jobs?sort=duration");
-    await page.getByText("Filters", { exact: true }).click();
     await expect(page.getByLabel("Took longer than")).toBeVisible();
     await expect(page.getByLabel("Tenant")).toHaveCount(0);
     await expect(page.getByLabel("Worker")).toHaveCount(0);

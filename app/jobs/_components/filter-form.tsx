@@ -28,8 +28,10 @@ const text = (v: FormDataEntryValue | null) => (typeof v === "string" && v.trim(
 const SORTS = ["created", "finished", "duration"] as const;
 
 /** The viewer's time zone for the date fields: their choice (kept in this browser), else UTC until it is read. */
-function useTimeZone(): [string, (tz: string) => void] {
+function useTimeZone(): [string, (tz: string) => void, boolean] {
   const [tz, setTz] = useState("UTC");
+  // The zone list differs between the server's ICU and the browser's: it is offered only once mounted.
+  const [mounted, setMounted] = useState(false);
   useEffect(() => {
     const saved = window.localStorage.getItem(TZ_KEY);
     const browser = Intl.DateTimeFormat().resolvedOptions().timeZone;
@@ -37,6 +39,7 @@ function useTimeZone(): [string, (tz: string) => void] {
     // Read once after mount: the server renders UTC, then the viewer's zone takes over.
     // eslint-disable-next-line react-hooks/set-state-in-effect
     setTz(pick);
+    setMounted(true);
   }, []);
   return [
     tz,
@@ -45,11 +48,12 @@ function useTimeZone(): [string, (tz: string) => void] {
       window.localStorage.setItem(TZ_KEY, next);
       setTz(next);
     },
+    mounted,
   ];
 }
 
-function zones(current: string): string[] {
-  const all = typeof Intl.supportedValuesOf === "function" ? Intl.supportedValuesOf("timeZone") : [];
+function zones(current: string, mounted: boolean): string[] {
+  const all = mounted && typeof Intl.supportedValuesOf === "function" ? Intl.supportedValuesOf("timeZone") : [];
   return [...new Set(["UTC", current, ...all])];
 }
 
@@ -61,7 +65,7 @@ function zones(current: string): string[] {
 export function FilterForm({ filters, isStaff = true, tenants = [] }: { filters: JobFilters; isStaff?: boolean; tenants?: readonly TenantOption[] }) {
   const router = useRouter();
   const form = useRef<HTMLFormElement>(null);
-  const [tz, setTz] = useTimeZone();
+  const [tz, setTz, mounted] = useTimeZone();
 
   function apply(range?: { from: Date; to: Date | undefined }) {
     if (!form.current) return;
@@ -125,7 +129,7 @@ export function FilterForm({ filters, isStaff = true, tenants = [] }: { filters:
             Time zone
           </label>
           <select id="f-tz" value={tz} onChange={(e) => setTz(e.currentTarget.value)} className={`${INPUT} w-56`}>
-            {zones(tz).map((z) => (
+            {zones(tz, mounted).map((z) => (
               <option key={z} value={z}>
                 {z}
               </option>
