@@ -28,7 +28,10 @@ test.describe("finding the slow one (issue 14)", () => {
     const errors: string[] = [];
     page.on("pageerror", (e) => errors.push(e.message));
     await signInAs(page, "support", "/jobs");
+    // The console is up when the list's first poll answers (its client code is running): the clock starts there.
+    const polled = page.waitForResponse((r) => r.url().includes("/api/jobs") && r.ok());
     await page.goto("/jobs");
+    await polled;
     const started = Date.now();
     // 1: the question, as support hears it.
     await page.getByLabel("Job id or idempotency key").fill("acme export yesterday slow");
