@@ -3,6 +3,7 @@
 import Link from "next/link";
 import type { JobState } from "@/lib/fsm/table";
 import { formatAgo, formatUtcLong } from "./relative-time";
+import { CopyId } from "./copy-id";
 import { StateBadge } from "./state-badge";
 import { shortId } from "@/lib/jobs/short-id";
 
@@ -15,22 +16,27 @@ export function None({ text = "none" }: { text?: string }) {
   );
 }
 
-/** A job's short id, linking to its page, with the full id as its title. */
+/** A job's short id, linking to its page, with the full id as its title and a control that copies it. */
 export function JobLink({ id }: { id: string }) {
   return (
-    // No prefetch: a table of fifty job links would fetch fifty pages and hold up the page's polls.
-    <Link href={`/jobs/${id}`} prefetch={false} title={id} className="rounded font-mono text-xs font-medium text-sky-700 hover:underline">
-      {shortId(id)}
-    </Link>
+    <span className="inline-flex items-center gap-0.5 whitespace-nowrap">
+      {/* No prefetch: a table of fifty job links would fetch fifty pages and hold up the page's polls. */}
+      <Link href={`/jobs/${id}`} prefetch={false} title={id} className="rounded font-mono text-xs font-medium text-sky-700 hover:underline">
+        {shortId(id)}
+      </Link>
+      <CopyId id={id} />
+    </span>
   );
 }
 
 /** Who did it: the kind of actor above its id. */
+/** Who acted: their kind, and their id unless it was withheld (a tenant reads staff and workers by role only). */
 export function ActorCell({ kind, id }: { kind: string; id: string }) {
+  const role: Record<string, string> = { operator: "an operator", worker: "the system", supervisor: "the system" };
   return (
     <span className="block">
-      <span className="block text-xs text-neutral-600">{kind}</span>
-      <span className="block font-mono text-xs break-all">{id}</span>
+      <span className="block text-xs text-neutral-600">{id ? kind : (role[kind] ?? kind)}</span>
+      {id && <span className="block font-mono text-xs break-all">{id}</span>}
     </span>
   );
 }

@@ -26,6 +26,7 @@ export async function loadJobs(sql: Db, filters: JobFilters): Promise<JobsRespon
     })),
     next: page.next,
     prev: page.prev,
+    ranked: page.ranked ?? null,
     counts,
     at: new Date().toISOString(),
   };

@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import { actorOf, confineTenant, requirePage, withViewerRead } from "@/lib/auth/viewer";
 import { can } from "@/lib/auth/permissions";
 import { parseJobFilters } from "@/lib/jobs/filters";
+import type { TenantOption } from "@/lib/jobs/tenant-pick";
 import { JobsView } from "./_components/jobs-view";
 import { searchOf } from "./_components/url";
 import type { JobsResponse } from "@/lib/client/wire";
@@ -16,12 +17,18 @@ export default async function JobsPage({ searchParams }: Props) {
   const viewer = await requirePage("jobs:read", "/jobs");
   const filters = confineTenant(viewer, parseJobFilters(await searchParams));
   let initial: JobsResponse | null = null;
+  const isStaff = viewer.role !== "tenant";
+  // The tenant picker's choices (staff only): ids and names, so "Acme" or "acm" finds acme.
+  let tenants: TenantOption[] = [];
   try {
-    initial = await withViewerRead(viewer, (tx) => loadJobs(tx, filters));
+    [initial, tenants] = await Promise.all([
+      withViewerRead(viewer, (tx) => loadJobs(tx, filters)),
+      isStaff ? withViewerRead(viewer, (tx) => tx<TenantOption[]>`SELECT id, name FROM tenants ORDER BY id LIMIT 1000`) : Promise.resolve([]),
+    ]);
   } catch (err) {
     // The client shows the failure and keeps retrying; the cause stays in the server log.
     console.error("/jobs: first render could not list jobs:", err);
   }
   const bulkActor = can(viewer, "jobs:operate") ? (actorOf(viewer)?.kind ?? null) : null;
-  return <JobsView search={searchOf(filters)} initial={initial} actorKind={bulkActor} isStaff={viewer.role !== "tenant"} />;
+  return <JobsView search={searchOf(filters)} initial={initial} actorKind={bulkActor} isStaff={isStaff} tenants={tenants} />;
 }

@@ -49,7 +49,8 @@ function laneNote(lane: Lane, x: (t: number) => number, right: number): { x: num
 export function LaneRow({ lane, y, x, right, uid }: { lane: Lane; y: number; x: (t: number) => number; right: number; uid: string }) {
   const tone = TONES[toneOf(lane.outcome)];
   const barY = y + (LANE_H - BAR_H) / 2;
-  const who = lane.attempt === 0 ? "" : `, worker ${lane.worker ?? "unknown"}`;
+  // A tenant's copy has no worker ids (lib/jobs/redact.ts): no worker named then.
+  const who = lane.attempt === 0 || lane.worker === "" ? "" : `, worker ${lane.worker ?? "unknown"}`;
   const note = laneNote(lane, x, right);
   return (
     <g role="listitem" aria-label={`${laneTitle(lane)}${who}: ${tone.label}`}>

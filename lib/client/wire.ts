@@ -33,6 +33,8 @@ export type JobsResponse = {
   /** Cursor to newer jobs (`before`), or null on the first page. */
   prev: string | null;
   counts: StateCounts;
+  /** Sorted by duration or filtered by it: how many of the filter's newest jobs were ranked (lib/jobs/queries.ts listByDuration). */
+  ranked?: { n: number; capped: boolean } | null;
   at: string;
 };
 

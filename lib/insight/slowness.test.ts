@@ -1,6 +1,16 @@
 import { describe, expect, it } from "vitest";
 import type { JobEvent, JobState } from "../fsm/table";
-import { analyzeSlowness, baselineOf, humanizeError, percentile, type SlownessEvent, type SlownessJob, type SlownessRun } from "./slowness";
+import {
+  analyzeSlowness,
+  baselineOf,
+  humanizeError,
+  percentile,
+  type CauseKind,
+  type SlownessContext,
+  type SlownessEvent,
+  type SlownessJob,
+  type SlownessRun,
+} from "./slowness";
 
 const MIN = 60_000;
 const T0 = Date.UTC(2026, 10, 29, 8, 0, 0);
@@ -24,11 +34,12 @@ class H {
     this.events.push({ event, toState: to, attempt: this.attempt, stateVersion: this.v++, at: new Date(this.t), actorKind, actorId });
     this.state = to;
   }
-  private close(outcome: SlownessRun["outcome"], errorClass: string | null = null) {
+  private close(outcome: SlownessRun["outcome"], errorClass: string | null = null, errorMessage: string | null = null) {
     const run = this.runs.at(-1)!;
     run.finishedAt = new Date(this.t);
     run.outcome = outcome;
     run.errorClass = errorClass;
+    run.errorMessage = errorMessage;
   }
   claim(after: number, w: string) {
     this.t += after;
@@ -70,10 +81,17 @@ class H {
     this.push("reclaim", "queued", "supervisor");
     return this;
   }
-  abandon(after: number) {
+  abandon(after: number, cls = "PermanentError", message: string | null = null) {
     this.t += after;
-    this.close("failed", "PermanentError");
+    this.close("failed", cls, message);
     this.push("abandon", "dead", "worker", this.worker);
+    return this;
+  }
+  cancel(after: number, kind: SlownessEvent["actorKind"], who: string) {
+    this.t += after;
+    const to: JobState = this.state === "running" ? "cancelling" : "cancelled";
+    if (this.state === "claimed" || this.state === "running") this.close("cancelled");
+    this.push("cancel", to, kind, who);
     return this;
   }
   replay(after: number) {
@@ -92,9 +110,9 @@ class H {
     return this;
   }
   job(): SlownessJob {
-    return { type: "export.tenant_data", queue: "default", state: this.state, createdAt: new Date(T0), notBefore: new Date(this.notBefore) };
+    return { type: "export.tenant_data", queue: "default", tenantId: "acme", state: this.state, createdAt: new Date(T0), notBefore: new Date(this.notBefore) };
   }
-  analyze(extra: { now?: number; aheadAtSubmit?: number | null; baselines?: Parameters<typeof analyzeSlowness>[3]["baselines"] } = {}) {
+  analyze(extra: Partial<SlownessContext> = {}) {
     return analyzeSlowness(this.job(), this.runs, this.events, { now: extra.now ?? this.t, ...extra });
   }
 }
@@ -107,7 +125,8 @@ describe("analyzeSlowness: each cause alone", () => {
     expect(r.phases.running).toBe(10 * MIN);
     expect(r.totalMs).toBe(60 * MIN);
     expect(r.attempts[0]).toMatchObject({ attempt: 1, queueWaitMs: 50 * MIN, runningMs: 10 * MIN });
-    expect(r.summary).toBe("83% of 1h was waiting in the queue (behind 1,234 jobs of queue default at submit).");
+    expect(r.cause.kind).toBe("jobs_ahead");
+    expect(r.summary).toBe("Slow because it waited in the queue for 50m of its 1h, behind 1,234 jobs of queue default at submit.");
   });
 
   it("scheduled delay from not_before is not queue wait", () => {
@@ -115,13 +134,13 @@ describe("analyzeSlowness: each cause alone", () => {
     expect(r.phases.scheduled).toBe(30 * MIN);
     expect(r.phases.queue_wait).toBe(2 * MIN);
     expect(r.dominant).toBe("scheduled");
-    expect(r.summary).toMatch(/^91% of 33m was the delay it was scheduled with/);
+    expect(r.summary).toMatch(/^Most of its 33m was the delay it was scheduled with: 30m/);
   });
 
   it("running", () => {
     const r = new H().run(MIN, "w-1").finish(3 * 60 * MIN).analyze();
     expect(r.dominant).toBe("running");
-    expect(r.summary).toBe("99% of 3h 01m was running.");
+    expect(r.summary).toBe("Most of its 3h 01m was running: 3h.");
   });
 
   it("claimed but not started", () => {
@@ -134,7 +153,7 @@ describe("analyzeSlowness: each cause alone", () => {
     const r = new H().run(0, "w-1").fail(MIN).retry(60 * MIN).run(0, "w-2").fail(MIN).retry(60 * MIN).run(0, "w-3").finish(MIN).analyze();
     expect(r.phases.retry_backoff).toBe(120 * MIN);
     expect(r.dominant).toBe("retry_backoff");
-    expect(r.summary).toBe("98% of 2h 03m was retry backoff after 2 upstream timeouts.");
+    expect(r.summary).toBe("Slow because of retry backoff after 2 upstream timeouts: 2h of its 2h 03m.");
     expect(r.attempts.map((a) => a.backoffMs)).toEqual([60 * MIN, 60 * MIN, 0]);
   });
 
@@ -150,7 +169,7 @@ describe("analyzeSlowness: each cause alone", () => {
     expect(r.dominant).toBe("lost_to_lease");
     expect(r.attempts[0]).toMatchObject({ outcome: "lease_expired", worker: "w-14", lostMs: 38 * MIN, runningMs: 0 });
     expect(r.summary).toBe(
-      "88% of 43m was work lost to expired leases (the worker stopped heartbeating); attempt 1 was lost when worker w-14 stopped heartbeating after 38m.",
+      "Slow because work was lost to a worker that went silent: 38m of its 43m. Attempt 1 was lost when worker w-14 went silent; its 38m of work were thrown away.",
     );
   });
 
@@ -159,7 +178,7 @@ describe("analyzeSlowness: each cause alone", () => {
     expect(r.phases.paused).toBe(90 * MIN);
     expect(r.phases.running).toBe(2 * MIN);
     expect(r.dominant).toBe("paused");
-    expect(r.summary).toMatch(/^98% of 1h 32m was paused by an operator\.$/);
+    expect(r.summary).toBe("Slow because it was paused by an operator for 1h 30m of its 1h 32m.");
   });
 });
 
@@ -175,7 +194,11 @@ describe("analyzeSlowness: mixes and special cases", () => {
     const r = h.analyze({ aheadAtSubmit: 3 });
     expect(r.dominant).toBe("retry_backoff");
     expect(r.phases.lost_to_lease).toBe(38 * MIN + 40_000 + 300);
-    expect(r.summary).toMatch(/^32% of 3h 09m was retry backoff after 2 upstream timeouts; 29% was waiting in the queue \(behind 3 jobs of queue default at submit\); attempt 1 was lost when worker w-14 stopped heartbeating after 38m 40s\.$/);
+    expect(r.cause.kind).toBe("retry_backoff");
+    expect(r.summary).toBe(
+      "Slow because of retry backoff after 2 upstream timeouts: 1h of its 3h 09m. Waiting in the queue (55m 15s) and lost to expired leases (38m 40s) added to it. " +
+        "Attempt 1 was lost when worker w-14 went silent; its 38m 40s of work were thrown away. It then waited 2m to be handed out again.",
+    );
     // The phases account for every millisecond.
     expect(Object.values(r.phases).reduce((a, b) => a + b, 0)).toBe(h.t - T0);
   });
@@ -187,7 +210,7 @@ describe("analyzeSlowness: mixes and special cases", () => {
     expect(r.totalMs).toBe(32 * MIN);
     expect(r.phases.running).toBe(30 * MIN);
     expect(r.attempts[0]!.outcome).toBe("open");
-    expect(r.summary).toBe("94% of 32m so far was running. It is still running.");
+    expect(r.summary).toBe("Most of its 32m so far was running: 30m. It is still running.");
   });
 
   it("a job still waiting for its retry", () => {
@@ -202,7 +225,7 @@ describe("analyzeSlowness: mixes and special cases", () => {
     expect(r.phases.dead).toBe(120 * MIN);
     expect(r.dominant).toBe("dead");
     expect(r.attempts[1]).toMatchObject({ attempt: 2, queueWaitMs: MIN, runningMs: MIN });
-    expect(r.summary).toMatch(/^98% of 2h 03m was dead, until an operator replayed it\.$/);
+    expect(r.summary).toBe("Slow because it was dead for 2h until an operator replayed it, of its 2h 03m.");
   });
 
   it("a replayed job's not_before is not mistaken for a scheduled delay", () => {
@@ -273,5 +296,183 @@ describe("helpers", () => {
     expect(percentile([5, 1, 3, 2, 4], 0.5)).toBe(3);
     expect(percentile([1, 2, 3, 4, 5, 6, 7, 8, 9, 10], 0.95)).toBe(10);
     expect(percentile([], 0.5)).toBeNaN();
+  });
+});
+
+/**
+ * Issue 14: constructed histories, each with the cause its explanation must name, for staff and in a
+ * tenant's words. The baseline is 40 typical exports: a minute in the queue, about 5 min running.
+ */
+describe("constructed histories name their cause (issue 14)", () => {
+  const typical = Array.from({ length: 40 }, (_, i) => new H().run(MIN, "w").finish(5 * MIN + i * 1000).analyze());
+  const staffBase = baselineOf("export.tenant_data jobs", typical);
+  const tenantBase = baselineOf("your export.tenant_data jobs", typical);
+  const OPS = "ops@jobscope.dev";
+  /** What a tenant must never read. */
+  const INTERNAL = /lease|claim|p95|p50|worker|w-\d|@jobscope|not_before|queue default|supervisor/i;
+
+  type Case = {
+    name: string;
+    history: () => H;
+    ctx?: (h: H) => Partial<SlownessContext>;
+    cause: CauseKind;
+    staff: string | RegExp;
+    tenant: string | RegExp;
+  };
+  const cases: Case[] = [
+    {
+      name: "a typical job: nothing unusual, in those words",
+      history: () => new H().run(MIN, "w-1").finish(5 * MIN),
+      cause: "nothing_unusual",
+      staff: "Nothing unusual: it took 6m, within the usual for export.tenant_data jobs (p50 6m 19s, p95 6m 37s); most of it was running.",
+      tenant: "Nothing unusual: it took 6m, about as long as your export.tenant_data jobs usually take (typically 6m 19s); most of it was running.",
+    },
+    {
+      name: "an attempt lost to a silent worker doubled the time: the cause, though the good run was longer",
+      history: () => new H().run(MIN, "w-14").reclaim(4 * MIN).run(MIN, "w-2").finish(5 * MIN + 20_000),
+      // w-14's last heartbeat, 3.5 min into its attempt; the supervisor noticed only at 08:05.
+      ctx: () => ({ silentAt: { 1: T0 + MIN + 3.5 * MIN } }),
+      cause: "lost_attempt",
+      staff:
+        "Slow because work was lost to a worker that went silent: 5m of its 11m 20s. Attempt 1 was lost when worker w-14 went silent at 08:04 UTC (its last heartbeat); its 4m of work were thrown away. It then waited 1m to be handed out again. Unusual against export.tenant_data jobs: in total 11m 20s (p95 6m 37s), waiting in the queue 2m (p95 1m), lost to expired leases 4m (p95 none).",
+      tenant:
+        "Slow because a try was interrupted and it had to start again: 5m of its 11m 20s. Its first try stopped when the machine running it stopped responding at 08:04 UTC; its work was lost. It then waited 1m to be picked up again. Longer than usual for your export.tenant_data jobs: in total 11m 20s (usually within 6m 37s), waiting its turn 2m (usually within 1m), lost to an interrupted try 4m (usually none).",
+    },
+    {
+      name: "a claim never started (the worker died between claim and start) says so, not 'work lost'",
+      history: () => new H().claim(MIN, "w-3").reclaim(3 * MIN).run(MIN, "w-4").finish(5 * MIN),
+      ctx: () => ({ silentAt: { 1: T0 + MIN + 1_000 } }),
+      cause: "never_started",
+      staff: /^Slow because a claim was never started: 4m of its 10m\. Attempt 1 was claimed but never started: worker w-3 went silent at 08:01 UTC \(its last heartbeat\) between claim and start\. It then waited 1m to be handed out again\. Unusual/,
+      tenant: /^Slow because a try never began and it had to wait to be picked up again: 4m of its 10m\. Its first try never began: the machine that picked it up stopped responding at 08:01 UTC, before starting it\./,
+    },
+    {
+      name: "a final run far beyond the type's p95: the run is the cause, wait and backoff contributors",
+      history: () => new H().run(3 * MIN, "w-1").fail(MIN).retry(5 * MIN).run(0, "w-2").finish(120 * MIN),
+      cause: "slow_run",
+      staff: /^Slow because its final run took 2h, far beyond the p95 of export\.tenant_data jobs \(5m 37s\)\. Waiting in the queue \(3m\) and retry backoff \(5m\) added to it\./,
+      tenant: /^Slow because the work itself took 2h this time; jobs like it usually finish their work within 5m 37s\. Waiting its turn \(3m\) and waiting to retry \(5m\) added to it\./,
+    },
+    {
+      name: "waiting while the queue was paused: the pause and who paused it",
+      history: () => new H().run(90 * MIN, "w-1").finish(5 * MIN),
+      ctx: () => ({ queuePauses: [{ from: T0 + 5 * MIN, to: T0 + 85 * MIN, byKind: "operator", by: OPS }], aheadAtSubmit: 0 }),
+      cause: "queue_paused",
+      staff: /^Slow because queue default was paused by ops@jobscope\.dev \(operator\) from 08:05 to 09:25 UTC while it waited: 1h 20m of its 1h 35m\./,
+      tenant: /^Slow because processing of jobs like it was paused by an operator from 08:05 to 09:25 UTC while it waited: 1h 20m of its 1h 35m\./,
+    },
+    {
+      name: "no worker serving the queue for part of the wait, from the workers' history",
+      history: () => new H().run(220 * MIN, "w-9").finish(5 * MIN),
+      ctx: () => ({
+        serving: [
+          { from: T0 - 60 * MIN, to: T0 + 35 * MIN },
+          { from: T0 + 215 * MIN, to: T0 + 400 * MIN },
+        ],
+        aheadAtSubmit: 12,
+        aheadOwn: 2,
+      }),
+      cause: "no_worker",
+      staff:
+        /^Slow because no worker was serving queue default from 08:35 to 11:35 UTC while it waited: 3h of its 3h 45m\. It was behind 12 jobs of queue default at submit \(2 of acme's, 10 of other tenants'\)\./,
+      tenant: /^Slow because nothing was available to run jobs like it from 08:35 to 11:35 UTC while it waited: 3h of its 3h 45m\. It was behind 12 jobs submitted before it \(2 yours, 10 other customers'\)\./,
+    },
+    {
+      name: "jobs ahead, a capped count read as a bound, split into the tenant's own and others'",
+      history: () => new H().run(50 * MIN, "w-1").finish(5 * MIN),
+      ctx: () => ({ aheadAtSubmit: 5_000, aheadCapped: true, aheadOwn: 2_000 }),
+      cause: "jobs_ahead",
+      staff: /^Slow because it waited in the queue for 50m of its 55m, behind at least 5,000 jobs of queue default at submit \(at least 2,000 of acme's, at least 3,000 of other tenants'\)\./,
+      tenant: /^Slow because it waited for its turn for 50m of its 55m, behind at least 5,000 jobs submitted before it \(at least 2,000 yours, at least 3,000 other customers'\)\./,
+    },
+    {
+      name: "retry backoff after failures, with the errors",
+      history: () => new H().run(MIN, "w-1").fail(MIN).retry(60 * MIN).run(0, "w-2").finish(5 * MIN),
+      cause: "retry_backoff",
+      staff: /^Slow because of retry backoff after 1 upstream timeout: 1h of its 1h 07m\./,
+      tenant: /^Slow because of waiting to retry after 1 upstream timeout: 1h of its 1h 07m\./,
+    },
+    {
+      name: "a dead job leads with why it failed and what can be done",
+      history: () => new H().run(MIN, "w-1").fail(MIN).retry(MIN).run(0, "w-2").abandon(MIN, "PermanentError", "invalid customer id 42"),
+      cause: "retry_backoff",
+      staff: /^It failed after 2 attempts; the last one ended with PermanentError: invalid customer id 42\. /,
+      tenant: /^It failed after 2 tries; the last one ended with PermanentError: invalid customer id 42\. /,
+    },
+    {
+      name: "a cancelled job says who cancelled it: a person for staff, a role for the tenant",
+      history: () => new H().cancel(10 * MIN, "operator", OPS),
+      cause: "queue_wait",
+      staff: /^It was cancelled by ops@jobscope\.dev \(operator\) at 08:10 UTC\. Slow because it waited in the queue for 10m of its 10m\./,
+      tenant: /^It was cancelled by an operator at 08:10 UTC\. Slow because it waited for its turn for 10m of its 10m\./,
+    },
+    {
+      name: "a running job: how long so far against the usual",
+      history: () => new H().run(MIN, "w-1"),
+      ctx: (h) => ({ now: h.t + 20 * MIN }),
+      cause: "slow_run",
+      staff:
+        /^It has taken 21m so far, already longer than usual: export\.tenant_data jobs take 6m 19s at the median \(p95 6m 37s\)\. Slow because its current run has taken 20m so far, /,
+      tenant:
+        /^It has taken 21m so far, already longer than usual: jobs like it usually take 6m 19s \(95 of 100 within 6m 37s\)\. Slow because the work itself has taken 20m so far this time; /,
+    },
+    {
+      name: "a scheduled delay is what the submit asked for",
+      history: () => new H({ notBeforeMs: 60 * MIN }).run(61 * MIN, "w-1").finish(5 * MIN),
+      cause: "scheduled",
+      staff: /^Most of its 1h 06m was the delay it was scheduled with: 1h \(not_before\)\./,
+      tenant: /^Most of its 1h 06m was the delay it was scheduled with: 1h\./,
+    },
+    {
+      name: "paused by an operator",
+      history: () => new H().run(MIN, "w-1").pause(MIN).resume(60 * MIN).finish(4 * MIN),
+      cause: "paused",
+      staff: /^Slow because it was paused by an operator for 1h of its 1h 06m\./,
+      tenant: /^Slow because it was paused by an operator for 1h of its 1h 06m\./,
+    },
+  ];
+
+  for (const c of cases) {
+    it(c.name, () => {
+      const h = c.history();
+      const extra = c.ctx?.(h) ?? {};
+      const staff = h.analyze({ baselines: [staffBase], ...extra });
+      const tenant = h.analyze({ baselines: [tenantBase], ...extra, audience: "tenant" });
+      expect(staff.cause.kind).toBe(c.cause);
+      expect(tenant.cause.kind).toBe(c.cause);
+      if (typeof c.staff === "string") expect(staff.summary).toBe(c.staff);
+      else expect(staff.summary).toMatch(c.staff);
+      if (typeof c.tenant === "string") expect(tenant.summary).toBe(c.tenant);
+      else expect(tenant.summary).toMatch(c.tenant);
+      // Tenant wording: no internal terms, no worker ids, no staff e-mail addresses.
+      expect(tenant.summary).not.toMatch(INTERNAL);
+      if (tenant.next) expect(tenant.next).not.toMatch(INTERNAL);
+      // One set of phase totals: they add up to the total, and every "unusual" tag is read from them.
+      expect(Object.values(staff.phases).reduce((a, b) => a + b, 0)).toBe(staff.totalMs);
+      for (const u of staff.unusual) expect(u.ms).toBe(u.phase === "total" ? staff.totalMs : staff.phases[u.phase]);
+      expect(tenant.phases).toEqual(staff.phases);
+    });
+  }
+
+  it("the time a lease was lost is the worker's last heartbeat, not when the supervisor noticed", () => {
+    const h = new H().run(0, "w-14").reclaim(10 * MIN).run(0, "w-2").finish(MIN);
+    const r = h.analyze({ silentAt: { 1: T0 + 7 * MIN } });
+    expect(r.attempts[0]!.silentAt).toBe(T0 + 7 * MIN);
+    expect(r.summary).toContain("went silent at 08:07 UTC (its last heartbeat)");
+    // A heartbeat outside the attempt (the worker id seen again later) is not taken for it.
+    expect(h.analyze({ silentAt: { 1: T0 + 30 * MIN } }).attempts[0]!.silentAt).toBeNull();
+  });
+
+  it("a dead job whose workers kept going silent says to look at its params", () => {
+    const h = new H().run(0, "w-1").reclaim(MIN).run(0, "w-2").reclaim(MIN).run(0, "w-3").abandon(MIN, "LeaseExpired", "no heartbeat");
+    const r = h.analyze();
+    expect(r.lead).toBe("It failed after 3 attempts; the last one ended with LeaseExpired: no heartbeat.");
+    expect(r.next).toMatch(/went silent on it 2 times: look at its params/);
+    expect(h.analyze({ audience: "tenant" }).next).toMatch(/^Contact support/);
+  });
+
+  it("clock times follow the viewer's time zone", () => {
+    const h = new H().cancel(10 * MIN, "operator", OPS);
+    expect(h.analyze({ timeZone: "America/New_York" }).lead).toBe("It was cancelled by ops@jobscope.dev (operator) at 03:10.");
   });
 });

@@ -24,13 +24,30 @@ export const JobFilters = z.object({
   finishedTo: date,
   /** A job id, or an idempotency key. */
   q: text(200),
-  sort: z.enum(["created", "finished"]).default("created").catch("created"),
+  /** `duration`: longest first (submit to finish, or so far), among the filter's newest SCAN_BUDGET jobs. */
+  sort: z.enum(["created", "finished", "duration"]).default("created").catch("created"),
+  /** Only jobs that took (or have taken so far) longer than this: "90s", "30m", "2h", "1h30m". */
+  longerThan: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .regex(/^(?=\d)(\d{1,4}d)?(\d{1,5}h)?(\d{1,6}m)?(\d{1,7}s)?$/)
+    .optional()
+    .catch(undefined),
   /** An opaque keyset cursor from a previous page. */
   after: text(200),
   before: text(200),
   limit: z.coerce.number().int().min(1).max(200).default(50).catch(50),
 });
 export type JobFilters = z.output<typeof JobFilters>;
+
+/** "1h30m" → 5,400,000 ms; a value the filter's pattern accepts always parses. */
+export function durationMs(s: string): number {
+  const unit: Record<string, number> = { d: 86_400_000, h: 3_600_000, m: 60_000, s: 1_000 };
+  let ms = 0;
+  for (const [, n, u] of s.matchAll(/(\d+)([dhms])/g)) ms += Number(n) * unit[u!]!;
+  return ms;
+}
 
 /** Parse filters from a URL's search params (or a page's `searchParams`). */
 export function parseJobFilters(params: URLSearchParams | Record<string, string | string[] | undefined>): JobFilters {

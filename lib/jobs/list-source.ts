@@ -1,5 +1,5 @@
 import type { Db } from "../db/client";
-import { isUuid } from "../uuid";
+import { idPrefixRange, isUuid } from "../uuid";
 import { isTerminal } from "../fsm/machine";
 import type { JobState } from "../fsm/table";
 import { POISON_LOOKBACK_MS, POISON_LOSSES } from "../insight/windows";
@@ -15,7 +15,7 @@ import { finishedJoins, finishesOf, liveState, num, stateLit, TERMINAL, type Fra
  *
  * | filters (first that applies)   | source, index                                                   | order    |
  * |--------------------------------|-----------------------------------------------------------------|----------|
- * | q (id or idempotency key)      | job_catalog_pkey, job_catalog_idempotency_key_idx               | tab's    |
+ * | q (id, id prefix, or key)      | job_catalog_pkey (a range for a prefix), _idempotency_key_idx   | tab's    |
  * | poison                         | job_attempts_lease_lost_idx: the suspects of POISON_LOOKBACK_MS | tab's    |
  * | worker                         | job_attempts_worker_trouble_idx + jobs_live.lease_owner         | tab's    |
  * | a live state's tab             | jobs_live_waiting_idx / jobs_live_tenant_<state>_idx; claimed   | created  |
@@ -206,6 +206,9 @@ function fromErrorClass(sql: Db, f: F, k: Keyset, limit: number): Fragment {
   return budgeted(sql, walk, sql`w.id ${o}`, catalogProbe(sql, f, sql`w.id`, ["tenant", "type", "queue", "created"]), limit);
 }
 
+/** A short id's matches are read up to this many (the list shows them; a longer prefix narrows them). */
+export const ID_PREFIX_MATCHES = 200;
+
 /** How many of a worker's unsuccessful attempts, newest first, its filter reads. */
 export const WORKER_SCAN_CAP = 10_000;
 
@@ -220,7 +223,12 @@ function fromSet(sql: Db, f: F, order: Order, k: Keyset, limit: number): Fragmen
   let skip: { errorClass?: boolean; worker?: boolean; poison?: boolean };
   if (f.q) {
     const byKey = f.tenant ? sql`(c.tenant_id = ${f.tenant} AND c.idempotency_key = ${f.q})` : sql`c.idempotency_key = ${f.q}`;
-    set = sql`SELECT c.id FROM job_catalog c WHERE ${isUuid(f.q) ? sql`c.id = ${f.q.toLowerCase()}::uuid OR ${byKey}` : byKey}`;
+    // A short id (the console prints 8 characters) is a range of job_catalog_pkey: every id starting with it, up to ID_PREFIX_MATCHES.
+    const prefix = idPrefixRange(f.q);
+    set = prefix
+      ? sql`(SELECT c.id FROM job_catalog c WHERE c.id BETWEEN ${prefix.lo}::uuid AND ${prefix.hi}::uuid ORDER BY c.id LIMIT ${num(sql, ID_PREFIX_MATCHES)})
+            UNION SELECT c.id FROM job_catalog c WHERE ${byKey}`
+      : sql`SELECT c.id FROM job_catalog c WHERE ${isUuid(f.q) ? sql`c.id = ${f.q.toLowerCase()}::uuid OR ${byKey}` : byKey}`;
     skip = {};
   } else if (f.poison) {
     set = sql`

@@ -2,7 +2,7 @@ import type { Db } from "../db/client";
 import { isUuid } from "../uuid";
 import { isTerminal } from "../fsm/machine";
 import { STATES, type JobState, type RejectionKind, type RunOutcome } from "../fsm/table";
-import { encodeCursor, type JobFilters } from "./filters";
+import { durationMs, encodeCursor, type JobFilters } from "./filters";
 import { keysetOf, listSource, SCAN_BUDGET, type Keyset } from "./list-source";
 import { finishedJoins, finishesOf, jobRows, liveState, logRange, num, stateLit } from "./read-model";
 import type { JobRow, MovedBy } from "./types";
@@ -12,7 +12,13 @@ export type JobListRow = Pick<
   "id" | "tenantId" | "type" | "queue" | "priority" | "state" | "attempt" | "maxAttempts" | "stateVersion" | "createdAt" | "updatedAt" | "finishedAt"
 > & { lastErrorClass: string | null; lastWorker: string | null; /** Attempts that ended lease_expired: POISON_LOSSES or more is a poison suspect. */ leaseLosses: number };
 
-export type JobPage = { jobs: JobListRow[]; next: string | null; prev: string | null };
+export type JobPage = {
+  jobs: JobListRow[];
+  next: string | null;
+  prev: string | null;
+  /** Sorted by duration or filtered by it: how many of the filter's newest jobs were ranked, and whether that stopped at SCAN_BUDGET. */
+  ranked?: { n: number; capped: boolean };
+};
 
 /**
  * One page of jobs with keyset cursors (never OFFSET): `after` pages towards older jobs, `before`
@@ -25,6 +31,7 @@ export type JobPage = { jobs: JobListRow[]; next: string | null; prev: string | 
  * live row or the last transition, and the last attempt's error class and worker.
  */
 export async function listJobs(sql: Db, f: JobFilters): Promise<JobPage> {
+  if (f.sort === "duration" || f.longerThan) return listByDuration(sql, f);
   const k = keysetOf(f);
   const source = listSource(sql, f, k, f.limit + 1);
   if (!source) return { jobs: [], next: null, prev: null };
@@ -72,6 +79,85 @@ export async function listJobs(sql: Db, f: JobFilters): Promise<JobPage> {
     return job;
   });
   return { jobs, next, prev };
+}
+
+/**
+ * Longest first, or "took longer than": ranked among the filter's newest SCAN_BUDGET jobs — the
+ * same walk as the list's (lib/jobs/list-source.ts: the catalog's created indexes, the finished
+ * indexes, …), every candidate completed with its finish (finishedJoins: job_attempts_pkey, the
+ * job_log partitions after its submit) and its duration taken as finish − submit, or now − submit
+ * while it is live. No index orders jobs by duration (a finish's duration needs its submit, on
+ * another table, and the hot row takes no new index): the filter bounds the walk, and `ranked` says
+ * when the budget cut it (the console asks for a narrower filter then). Keyset-paged on (duration,
+ * id), or on the source's own order with only the threshold.
+ */
+async function listByDuration(sql: Db, f: JobFilters): Promise<JobPage> {
+  const byDuration = f.sort === "duration";
+  const source = listSource(sql, { ...f, sort: byDuration ? "created" : f.sort }, keysetOf({}), SCAN_BUDGET);
+  if (!source) return { jobs: [], next: null, prev: null, ranked: { n: 0, capped: false } };
+  const k = keysetOf(f);
+  const min = f.longerThan ? durationMs(f.longerThan) : null;
+  const d = k.before ? sql`ASC` : sql`DESC`;
+  const cmp = k.before ? sql`>` : sql`<`;
+  const order = byDuration ? sql`dur_us ${d}, id ${d}` : source.order === "id" ? sql`id ${d}` : sql`at ${d}, id ${d}`;
+  let beyond = sql``;
+  if (k.at !== null && k.id !== null) {
+    beyond = byDuration
+      ? sql`AND (dur_us, id) ${cmp} ((extract(epoch FROM ${k.at}::text::timestamptz) * 1000000)::bigint, ${k.id}::uuid)`
+      : source.order === "id"
+        ? sql`AND id ${cmp} ${k.id}::uuid`
+        : sql`AND (at, id) ${cmp} (${k.at}::text::timestamptz, ${k.id}::uuid)`;
+  }
+  const rows = await sql<(JobListRow & { cursorAt: string; durUs: string; n: number; capped: boolean })[]>`
+    WITH p AS MATERIALIZED (${source.sql}),
+    stats AS (SELECT count(*) FILTER (WHERE ok)::int AS n, (bool_or(rn = ${num(sql, SCAN_BUDGET)}) OR count(*) FILTER (WHERE ok) >= ${num(sql, SCAN_BUDGET)}) AS capped FROM p),
+    d AS (
+      SELECT p.id, p.at, c.tenant_id, c.type, c.queue, c.priority, coalesce(l.state, f.fin_state) AS state,
+             coalesce(l.attempt, f.fin_attempt) AS attempt, coalesce(l.max_attempts, f.fin_max_attempts) AS max_attempts,
+             coalesce(l.state_version, f.fin_version) AS state_version, c.created_at, coalesce(l.updated_at, f.fin_at) AS updated_at,
+             f.fin_at AS finished_at, l.lease_owner, l.run_worker,
+             (extract(epoch FROM coalesce(f.fin_at, statement_timestamp()) - c.created_at) * 1000000)::bigint AS dur_us
+        FROM p
+        JOIN job_catalog c ON c.id = p.id
+        LEFT JOIN jobs_live l ON l.id = p.id
+        ${finishedJoins(sql)}
+       WHERE p.ok),
+    pg AS (
+      SELECT * FROM d WHERE TRUE ${min !== null ? sql`AND dur_us > ${num(sql, min * 1000)}` : sql``} ${beyond}
+       ORDER BY ${order} LIMIT ${num(sql, f.limit + 1)})
+    SELECT pg.id, pg.tenant_id, pg.type, pg.queue, pg.priority, pg.state, pg.attempt, pg.max_attempts, pg.state_version,
+           pg.created_at, pg.updated_at, pg.finished_at,
+           CASE WHEN pg.lease_owner IS NULL THEN r.last_error_class END AS last_error_class,
+           CASE WHEN pg.lease_owner IS NULL THEN r.last_worker ELSE pg.run_worker END AS last_worker,
+           coalesce(r.lease_losses, 0) AS lease_losses, pg.dur_us, stats.n, stats.capped,
+           CASE WHEN ${byDuration} THEN to_char((timestamptz 'epoch' + pg.dur_us * interval '1 microsecond') AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')
+                ELSE to_char(pg.at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') END AS cursor_at
+      FROM pg CROSS JOIN stats
+      LEFT JOIN LATERAL (
+        SELECT (array_agg(a.error_class ORDER BY a.attempt DESC))[1] AS last_error_class,
+               (array_agg(a.worker_id ORDER BY a.attempt DESC))[1] AS last_worker,
+               count(*) FILTER (WHERE a.outcome = 'lease_expired')::int AS lease_losses
+          FROM job_attempts a WHERE a.job_id = pg.id) r ON true
+     ORDER BY ${order}`;
+  const [stats] = rows.length
+    ? [{ n: rows[0]!.n, capped: rows[0]!.capped }]
+    : await sql<{ n: number; capped: boolean }[]>`
+        WITH p AS MATERIALIZED (${source.sql})
+        SELECT count(*) FILTER (WHERE ok)::int AS n, coalesce(bool_or(rn = ${num(sql, SCAN_BUDGET)}) OR count(*) FILTER (WHERE ok) >= ${num(sql, SCAN_BUDGET)}, false) AS capped FROM p`;
+  const cursor = (r: (typeof rows)[number] | undefined) => (r ? encodeCursor({ at: r.cursorAt, id: r.id }) : null);
+  const more = rows.length > f.limit;
+  const page = rows.slice(0, f.limit);
+  if (k.before) page.reverse();
+  const first = page[0];
+  const last = page.at(-1);
+  const next = k.before ? cursor(last) : more ? cursor(last) : null;
+  const prev = k.before ? (more ? cursor(first) : null) : k.after ? cursor(first) : null;
+  const jobs = page.map((r) => {
+    const { cursorAt, durUs, n, capped, ...job } = r;
+    void [cursorAt, durUs, n, capped];
+    return job;
+  });
+  return { jobs, next, prev, ranked: { n: stats?.n ?? 0, capped: stats?.capped ?? false } };
 }
 
 /**

@@ -10,6 +10,8 @@ import { useNow } from "@/components/use-now";
 import { HttpError } from "@/lib/client/get-json";
 import { jobDetailQuery, keys } from "@/lib/client/queries";
 import type { ActorKind } from "@/lib/fsm/table";
+import type { SlownessContextData } from "@/lib/insight/baseline";
+import type { Audience } from "@/lib/insight/slowness";
 import type { JobDetail } from "@/lib/jobs/queries";
 import { EventLog, Rejections } from "./event-log";
 import { JobActions } from "./job-actions";
@@ -17,13 +19,22 @@ import { JobHeader } from "./job-header";
 import { RunRecords } from "./run-records";
 import { Card } from "@/components/charts/card";
 import { TimelineSection } from "./timeline-section";
-import { WhySlow } from "./why-slow";
+import { useSlowness, WhySlow } from "./why-slow";
 
 const POLL_MS = 2_000;
 
-type Props = { id: string; initial: JobDetail; renderedAt: number; actorKind: ActorKind | null };
+type Props = {
+  id: string;
+  initial: JobDetail;
+  renderedAt: number;
+  actorKind: ActorKind | null;
+  /** Staff see the machinery's terms in "why was this slow"; a tenant member sees none of them. */
+  audience: Audience;
+  /** The comparison read with the page, so "why was this slow" paints its final sentence first. */
+  initialContext: SlownessContextData | null;
+};
 
-export function JobDetailView({ id, initial, renderedAt, actorKind }: Props) {
+export function JobDetailView({ id, initial, renderedAt, actorKind, audience, initialContext }: Props) {
   const live = useLive(POLL_MS);
   const queryClient = useQueryClient();
   const query = useQuery({
@@ -39,6 +50,8 @@ export function JobDetailView({ id, initial, renderedAt, actorKind }: Props) {
   const isFailing = isFailingOf(query);
   const isGone = isFailing && query.error instanceof HttpError && query.error.isNotFound;
   const result = detail.runs.find((r) => r.outcome === "succeeded")?.result;
+  // One report for the why-slow panel and the timeline's chips: the same phase totals everywhere.
+  const slowness = useSlowness({ detail, now, audience, initialContext, renderedAt });
 
   return (
     <div className="space-y-6">
@@ -74,8 +87,8 @@ export function JobDetailView({ id, initial, renderedAt, actorKind }: Props) {
         </div>
       )}
 
-      <WhySlow detail={detail} now={now} />
-      <TimelineSection detail={detail} now={now} />
+      <WhySlow state={job.state} report={slowness.report} context={slowness.context} audience={audience} />
+      <TimelineSection detail={detail} now={now} report={slowness.report} audience={audience} />
 
       <div className="grid gap-6 lg:grid-cols-2">
         <Card title="Params" id="params">

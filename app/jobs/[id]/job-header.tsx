@@ -1,5 +1,6 @@
 import type { ReactNode } from "react";
 import { RelativeTime, Timestamp } from "@/components/relative-time";
+import { CopyId } from "@/components/copy-id";
 import { StateBadge } from "@/components/state-badge";
 import type { JobRow } from "@/lib/jobs/types";
 
@@ -19,7 +20,10 @@ export function JobHeader({ job, now, status, children }: { job: JobRow; now: nu
               <StateBadge state={job.state} />
             </span>
           </div>
-          <p className="font-mono text-xs break-all text-neutral-600">{job.id}</p>
+          <p className="flex items-center gap-1 font-mono text-xs break-all text-neutral-600">
+            {job.id}
+            <CopyId id={job.id} />
+          </p>
         </div>
         {status}
       </div>

@@ -37,7 +37,10 @@ export function RunRecords({ runs, maxAttempts, now }: { runs: RunRecord[]; maxA
           rowLabel={(r) => `Attempt ${r.attempt}`}
           columns={[
             { header: "Attempt", isRowHeader: true, className: "font-semibold tabular-nums", cell: (r) => r.attempt },
-            { header: "Worker", className: "font-mono whitespace-nowrap", cell: (r) => r.workerId },
+            // A tenant's copy has no worker ids (lib/jobs/redact.ts): no column then.
+            ...(runs.some((r) => r.workerId)
+              ? [{ header: "Worker", className: "font-mono whitespace-nowrap", cell: (r: RunRecord) => r.workerId }]
+              : []),
             { header: "Claimed", cell: (r) => <ShortTime at={r.claimedAt} /> },
             { header: "Started", cell: (r) => <ShortTime at={r.startedAt} /> },
             { header: "Finished", cell: (r) => <ShortTime at={r.finishedAt} /> },

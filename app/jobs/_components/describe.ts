@@ -12,6 +12,7 @@ const LABELS: [keyof JobFilters, string][] = [
   ["createdTo", "created before"],
   ["finishedFrom", "finished from"],
   ["finishedTo", "finished before"],
+  ["longerThan", "took longer than"],
 ];
 
 /** A filter in words, for a bulk action's record: "state dead · type media.render". */

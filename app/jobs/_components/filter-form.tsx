@@ -1,18 +1,21 @@
 "use client";
 
 import { useRouter } from "next/navigation";
-import type { FormEvent } from "react";
+import { useEffect, useRef, useState, type FormEvent } from "react";
+import { fromWallInput, isTimeZone, PRESET_LABELS, PRESETS, presetRange, toWallInput, TZ_KEY, type Preset } from "@/lib/client/tz";
 import { JOB_TYPES } from "@/lib/jobs/job-types";
+import { resolveTenant, type TenantOption } from "@/lib/jobs/tenant-pick";
 import type { JobFilters } from "@/lib/jobs/filters";
 import { Field, INPUT, PRIMARY, SECONDARY } from "./fields";
 import { jobsHref, refilteredHref } from "./url";
 
 const TEXT_FIELDS = [
-  ["tenant", "Tenant", "acme"],
   ["queue", "Queue", "default"],
   ["errorClass", "Error class", "UpstreamTimeout"],
   ["worker", "Worker", "worker id"],
 ] as const;
+/** Fields that mean nothing to a tenant member (issue 14, item 14): staff only. */
+const STAFF_ONLY = new Set<string>(["worker"]);
 
 const DATE_FIELDS = [
   ["createdFrom", "Created from"],
@@ -21,37 +24,89 @@ const DATE_FIELDS = [
   ["finishedTo", "Finished before"],
 ] as const;
 
-// Times are entered and shown in UTC, so a shared link means the same instant to everyone.
-const toInput = (d: Date | undefined) => (d ? d.toISOString().slice(0, 16) : "");
-const fromInput = (v: FormDataEntryValue | null) => {
-  if (typeof v !== "string" || !v) return undefined;
-  const d = new Date(`${v}:00Z`);
-  return Number.isNaN(d.getTime()) ? undefined : d;
-};
 const text = (v: FormDataEntryValue | null) => (typeof v === "string" && v.trim() ? v.trim() : undefined);
+const SORTS = ["created", "finished", "duration"] as const;
 
-/** The filters, as a form whose submit puts them in the URL (and starts again from the newest page). */
-export function FilterForm({ filters }: { filters: JobFilters }) {
+/** The viewer's time zone for the date fields: their choice (kept in this browser), else UTC until it is read. */
+function useTimeZone(): [string, (tz: string) => void, boolean] {
+  const [tz, setTz] = useState("UTC");
+  // The zone list differs between the server's ICU and the browser's: it is offered only once mounted.
+  const [mounted, setMounted] = useState(false);
+  useEffect(() => {
+    const saved = window.localStorage.getItem(TZ_KEY);
+    const browser = Intl.DateTimeFormat().resolvedOptions().timeZone;
+    const pick = saved && isTimeZone(saved) ? saved : browser && isTimeZone(browser) ? browser : "UTC";
+    // Read once after mount: the server renders UTC, then the viewer's zone takes over.
+    // eslint-disable-next-line react-hooks/set-state-in-effect
+    setTz(pick);
+    setMounted(true);
+  }, []);
+  return [
+    tz,
+    (next: string) => {
+      if (!isTimeZone(next)) return;
+      window.localStorage.setItem(TZ_KEY, next);
+      setTz(next);
+    },
+    mounted,
+  ];
+}
+
+function zones(current: string, mounted: boolean): string[] {
+  const all = mounted && typeof Intl.supportedValuesOf === "function" ? Intl.supportedValuesOf("timeZone") : [];
+  return [...new Set(["UTC", current, ...all])];
+}
+
+/**
+ * The filters, as a form whose submit puts them in the URL (and starts again from the newest page).
+ * Dates are entered in the viewer's time zone (their choice sticks, in this browser); the URL keeps
+ * UTC instants. A date preset applies the form at once, with that range.
+ */
+export function FilterForm({ filters, isStaff = true, tenants = [] }: { filters: JobFilters; isStaff?: boolean; tenants?: readonly TenantOption[] }) {
   const router = useRouter();
+  const form = useRef<HTMLFormElement>(null);
+  const [tz, setTz, mounted] = useTimeZone();
 
-  function onSubmit(e: FormEvent<HTMLFormElement>) {
-    e.preventDefault();
-    const form = new FormData(e.currentTarget);
-    const sort = form.get("sort") === "finished" ? "finished" : "created";
+  function apply(range?: { from: Date; to: Date | undefined }) {
+    if (!form.current) return;
+    const data = new FormData(form.current);
+    const sortValue = data.get("sort");
+    const sort = SORTS.find((x) => x === sortValue) ?? "created";
+    const dates = Object.fromEntries(DATE_FIELDS.map(([name]) => [name, fromWallInput(String(data.get(name) ?? ""), tz)]));
     router.push(
       refilteredHref(filters, {
-        ...Object.fromEntries(TEXT_FIELDS.map(([name]) => [name, text(form.get(name))])),
-        ...Object.fromEntries(DATE_FIELDS.map(([name]) => [name, fromInput(form.get(name))])),
-        type: text(form.get("type")),
-        poison: form.get("poison") === "1" ? "1" : undefined,
+        ...Object.fromEntries(TEXT_FIELDS.filter(([n]) => isStaff || !STAFF_ONLY.has(n)).map(([name]) => [name, text(data.get(name))])),
+        ...dates,
+        ...(range ? { createdFrom: range.from, createdTo: range.to } : {}),
+        // A tenant member's tenant is theirs: the server confines it whatever the URL says.
+        ...(isStaff ? { tenant: resolveTenant(text(data.get("tenant")), tenants) } : {}),
+        type: text(data.get("type")),
+        poison: isStaff && data.get("poison") === "1" ? "1" : undefined,
+        longerThan: text(data.get("longerThan"))?.replace(/\s+/g, "").toLowerCase(),
         sort,
       }),
     );
   }
 
+  function onSubmit(e: FormEvent<HTMLFormElement>) {
+    e.preventDefault();
+    apply();
+  }
+
+  /** `now`: the click's moment (an event handler, not render). */
+  function preset(p: Preset, now: number) {
+    apply(presetRange(p, now, tz));
+  }
+
   const active =
-    [...TEXT_FIELDS.map(([n]) => filters[n]), ...DATE_FIELDS.map(([n]) => filters[n]), filters.type, filters.poison].filter(Boolean).length +
-    (filters.sort === "finished" ? 1 : 0);
+    [
+      ...TEXT_FIELDS.map(([n]) => filters[n]),
+      ...DATE_FIELDS.map(([n]) => filters[n]),
+      filters.type,
+      filters.poison,
+      filters.longerThan,
+      isStaff && filters.tenant,
+    ].filter(Boolean).length + (filters.sort !== "created" ? 1 : 0);
   // Collapsed unless a filter is in use: the first job is a few Tab presses from the top, not sixty.
   return (
     <details open={active > 0} className="group border-t border-neutral-100 pt-3">
@@ -62,7 +117,25 @@ export function FilterForm({ filters }: { filters: JobFilters }) {
         Filters
         {active > 0 && <span className="rounded-full bg-neutral-900 px-1.5 text-xs leading-5 text-white tabular-nums">{active}</span>}
       </summary>
-      <form role="search" aria-label="Filter jobs" onSubmit={onSubmit} className="mt-3">
+      <form ref={form} role="search" aria-label="Filter jobs" onSubmit={onSubmit} className="mt-3">
+        <div className="mb-3 flex flex-wrap items-center gap-2" role="group" aria-label="Created">
+          <span className="text-xs font-medium text-neutral-600">Created:</span>
+          {PRESETS.map((p) => (
+            <button key={p} type="button" className={SECONDARY} onClick={(e) => preset(p, performance.timeOrigin + e.timeStamp)}>
+              {PRESET_LABELS[p]}
+            </button>
+          ))}
+          <label htmlFor="f-tz" className="ml-auto text-xs font-medium text-neutral-600">
+            Time zone
+          </label>
+          <select id="f-tz" value={tz} onChange={(e) => setTz(e.currentTarget.value)} className={`${INPUT} w-56`}>
+            {zones(tz, mounted).map((z) => (
+              <option key={z} value={z}>
+                {z}
+              </option>
+            ))}
+          </select>
+        </div>
         <div className="grid grid-cols-2 gap-3 md:grid-cols-5">
           <Field id="f-type" label="Type">
             <select id="f-type" name="type" defaultValue={filters.type ?? ""} className={INPUT}>
@@ -74,34 +147,77 @@ export function FilterForm({ filters }: { filters: JobFilters }) {
               ))}
             </select>
           </Field>
-          {TEXT_FIELDS.map(([name, label, placeholder]) => (
+          {isStaff && (
+            <Field id="f-tenant" label="Tenant" hint="id or name">
+              <input
+                id="f-tenant"
+                name="tenant"
+                list="f-tenant-options"
+                defaultValue={filters.tenant ?? ""}
+                placeholder="acme, or Acme Corp"
+                maxLength={100}
+                autoComplete="off"
+                className={INPUT}
+              />
+              <datalist id="f-tenant-options">
+                {tenants.map((t) => (
+                  <option key={t.id} value={t.id} label={t.name} />
+                ))}
+              </datalist>
+            </Field>
+          )}
+          {TEXT_FIELDS.filter(([name]) => isStaff || !STAFF_ONLY.has(name)).map(([name, label, placeholder]) => (
             <Field key={name} id={`f-${name}`} label={label}>
               <input id={`f-${name}`} name={name} defaultValue={filters[name] ?? ""} placeholder={placeholder} maxLength={200} className={INPUT} />
             </Field>
           ))}
           {DATE_FIELDS.map(([name, label]) => (
-            <Field key={name} id={`f-${name}`} label={label} hint="UTC">
-              <input id={`f-${name}`} name={name} type="datetime-local" defaultValue={toInput(filters[name])} className={INPUT} />
+            <Field key={name} id={`f-${name}`} label={label} hint={tz}>
+              <input
+                key={tz}
+                id={`f-${name}`}
+                name={name}
+                type="datetime-local"
+                defaultValue={filters[name] ? toWallInput(filters[name], tz) : ""}
+                className={INPUT}
+              />
             </Field>
           ))}
+          <Field id="f-longerThan" label="Took longer than" hint="e.g. 30m, 2h">
+            <input
+              id="f-longerThan"
+              name="longerThan"
+              defaultValue={filters.longerThan ?? ""}
+              placeholder="30m"
+              maxLength={20}
+              pattern="\s*(\d+[dhmsDHMS]\s*)+"
+              title="A duration such as 90s, 30m, 2h or 1h30m"
+              className={INPUT}
+            />
+          </Field>
           <Field id="f-sort" label="Sort by">
             <select id="f-sort" name="sort" defaultValue={filters.sort} className={INPUT}>
               <option value="created">Newest created</option>
               <option value="finished">Newest finished (finished jobs only)</option>
+              <option value="duration">Longest first</option>
             </select>
           </Field>
         </div>
         <div className="mt-3 flex items-center justify-end gap-2">
-          <label className="mr-auto flex items-center gap-2 text-sm text-neutral-700">
-            <input
-              type="checkbox"
-              name="poison"
-              value="1"
-              defaultChecked={filters.poison === "1"}
-              className="size-4 rounded border-neutral-300 accent-neutral-900"
-            />
-            Poison suspects only <span className="text-xs text-neutral-600">(leases lost twice or more)</span>
-          </label>
+          {isStaff ? (
+            <label className="mr-auto flex items-center gap-2 text-sm text-neutral-700">
+              <input
+                type="checkbox"
+                name="poison"
+                value="1"
+                defaultChecked={filters.poison === "1"}
+                className="size-4 rounded border-neutral-300 accent-neutral-900"
+              />
+              Poison suspects only <span className="text-xs text-neutral-600">(leases lost twice or more)</span>
+            </label>
+          ) : (
+            <span className="mr-auto" />
+          )}
           <button type="button" className={SECONDARY} onClick={() => router.push(jobsHref({ state: filters.state }))}>
             Clear filters
           </button>

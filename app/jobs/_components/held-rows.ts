@@ -6,7 +6,9 @@ import type { JobWire, JobsResponse } from "@/lib/client/wire";
 type View = { search: string; data: JobsResponse | undefined; rows: JobWire[] };
 
 /** Whether `row` was pushed off the end of a full page (by newer jobs), rather than leaving the filter. */
-function fellOff(row: JobWire, page: JobsResponse, sort: "created" | "finished"): boolean {
+function fellOff(row: JobWire, page: JobsResponse, sort: "created" | "finished" | "duration"): boolean {
+  // Longest first has no "newer jobs" to hold back: the ranking is shown as polled.
+  if (sort === "duration") return false;
   const oldest = page.jobs.at(-1);
   if (!oldest || page.next === null) return false;
   const at = (j: JobWire) => (sort === "finished" ? (j.finishedAt ?? "") : j.createdAt);
@@ -19,12 +21,12 @@ function fellOff(row: JobWire, page: JobsResponse, sort: "created" | "finished")
  * behind an "N new jobs" pill until the reader asks for them. Rows that newer
  * jobs pushed off a full page stay, as last seen, until then.
  */
-export function useHeldRows(search: string, data: JobsResponse | undefined, sort: "created" | "finished") {
+export function useHeldRows(search: string, data: JobsResponse | undefined, sort: "created" | "finished" | "duration") {
   const [view, setView] = useState<View>({ search, data, rows: data?.jobs ?? [] });
   let current = view;
   if (data && view.data !== data) {
     let rows = data.jobs;
-    if (view.search === search) {
+    if (view.search === search && sort !== "duration") {
       const polled = new Map(data.jobs.map((j) => [j.id, j]));
       rows = view.rows.flatMap((r) => {
         const now = polled.get(r.id);

@@ -19,6 +19,8 @@ type Props = {
   onTogglePage: (select: boolean) => void;
   /** Checkboxes only for those who may act on a selection (bulk actions). */
   selectable: boolean;
+  /** Staff see the tenant and the last worker; a tenant member sees neither (they mean nothing to them). */
+  isStaff?: boolean;
 };
 
 const CHECKBOX = "size-4 rounded border-neutral-300 accent-neutral-900";
@@ -31,6 +33,13 @@ function Clip({ value, width, mono }: { value: string | null; width: string; mon
       {value}
     </span>
   );
+}
+
+/** From submit to finish, or so far: "12m", "3m 05s so far". */
+function durationOf(job: JobWire, now: number): string | null {
+  if (!job.finishedAt && now === 0) return null;
+  const ms = (job.finishedAt ? Date.parse(job.finishedAt) : now) - Date.parse(job.createdAt);
+  return `${formatDuration(Math.max(0, ms))}${job.finishedAt ? "" : " so far"}`;
 }
 
 /** From submit to finish, or so far. */
@@ -72,7 +81,7 @@ function columns(p: Props, now: number): Column<JobWire>[] {
       ),
     },
     { header: "Type", cell: (job) => <Clip value={job.type} width="max-w-40" mono /> },
-    { header: "Tenant", cell: (job) => <Clip value={job.tenantId} width="max-w-24" /> },
+    ...(p.isStaff !== false ? [{ header: "Tenant", cell: (job: JobWire) => <Clip value={job.tenantId} width="max-w-24" /> }] : []),
     { header: "Queue", cell: (job) => <Clip value={job.queue} width="max-w-32" mono /> },
     {
       header: "Attempt",
@@ -86,9 +95,16 @@ function columns(p: Props, now: number): Column<JobWire>[] {
       ),
     },
     { header: "Last error", cell: (job) => <Clip value={job.lastErrorClass} width="max-w-36" mono /> },
-    { header: "Last worker", cell: (job) => <Clip value={job.lastWorker} width="max-w-28" mono /> },
+    ...(p.isStaff !== false ? [{ header: "Last worker", cell: (job: JobWire) => <Clip value={job.lastWorker} width="max-w-28" mono /> }] : []),
     { header: "Created", className: "text-neutral-600", cell: (job) => <TimeAgo at={new Date(job.createdAt)} now={now} /> },
     { header: "Finished", className: "text-neutral-600", cell: (job) => <TimeAgo at={job.finishedAt ? new Date(job.finishedAt) : null} now={now} /> },
+    {
+      header: "Duration",
+      align: "right",
+      className: "whitespace-nowrap tabular-nums",
+      // Submit to finish, or so far (the list's "longest first" sorts by the same).
+      cell: (job) => <span title={job.finishedAt ? "from submit to finish" : "from submit, so far"}>{durationOf(job, now) ?? <None />}</span>,
+    },
   ];
 }
 

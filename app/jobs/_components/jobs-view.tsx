@@ -11,6 +11,8 @@ import type { JobsResponse } from "@/lib/client/wire";
 import { STATES, type ActorKind, type JobState } from "@/lib/fsm/table";
 import { parseJobFilters } from "@/lib/jobs/filters";
 import { BulkFlow, type PickedSelection } from "./bulk-flow";
+import type { TenantOption } from "@/lib/jobs/tenant-pick";
+import { idPrefixRange } from "@/lib/uuid";
 import { FilterForm } from "./filter-form";
 import { useHeldRows } from "./held-rows";
 import { JobsTable } from "./jobs-table";
@@ -25,11 +27,11 @@ import { searchOf } from "./url";
 const POLL_MS = 3_000;
 
 /** `actorKind`: who the viewer acts as in bulk actions; null for roles that may not run them. `isStaff`: not a tenant member. */
-type Props = { search: string; initial: JobsResponse | null; actorKind: ActorKind | null; isStaff?: boolean };
+type Props = { search: string; initial: JobsResponse | null; actorKind: ActorKind | null; isStaff?: boolean; tenants?: readonly TenantOption[] };
 type Picked = { search: string; ids: ReadonlySet<string>; everything: boolean };
 
 /** The jobs list: server-rendered first, then polled live under the filters in the URL. */
-export function JobsView({ search, initial, actorKind, isStaff = false }: Props) {
+export function JobsView({ search, initial, actorKind, isStaff = false, tenants = [] }: Props) {
   const filters = parseJobFilters(new URLSearchParams(search));
   const live = useLive(POLL_MS);
   const query = useQuery({
@@ -62,7 +64,11 @@ export function JobsView({ search, initial, actorKind, isStaff = false }: Props)
     selection = { kind: "ids", ids: [...current.ids], count: current.ids.size, capped: false };
   }
   const allOnPage = jobs.length > 0 && jobs.every((j) => current.ids.has(j.id));
-  const exact = filters.q && jobs.length === 1 && jobs[0]?.id === filters.q.toLowerCase() ? jobs[0] : null;
+  const q = filters.q?.trim().toLowerCase() ?? "";
+  const prefix = q && idPrefixRange(q) ? q.replace(/-/g, "") : null;
+  const startsWith = (id: string) => prefix !== null && id.replace(/-/g, "").startsWith(prefix);
+  const exact = q && jobs.length === 1 && (jobs[0]?.id === q || startsWith(jobs[0]!.id)) ? jobs[0] : null;
+  const prefixMatches = prefix ? jobs.filter((j) => startsWith(j.id)).length : 0;
 
   return (
     <div className="space-y-5">
@@ -73,8 +79,8 @@ export function JobsView({ search, initial, actorKind, isStaff = false }: Props)
       />
 
       <div className="space-y-3 rounded-lg border border-neutral-200 bg-white p-4 shadow-xs">
-        <Lookup key={`q-${search}`} filters={filters} />
-        <FilterForm key={`f-${search}`} filters={filters} />
+        <Lookup key={`q-${search}`} filters={filters} tenants={isStaff ? tenants : []} />
+        <FilterForm key={`f-${search}`} filters={filters} isStaff={isStaff} tenants={tenants} />
       </div>
       {filters.queue && <QueueBanner queue={filters.queue} pollMs={live.isPaused ? false : POLL_MS} isStaff={isStaff} />}
       <StateTabs filters={filters} counts={counts} />
@@ -88,13 +94,18 @@ export function JobsView({ search, initial, actorKind, isStaff = false }: Props)
       )}
       {exact && (
         <p className="rounded-lg border border-sky-200 bg-sky-50 px-4 py-2.5 text-sm text-sky-950">
-          Exact id match:{" "}
+          {exact.id === q ? "Exact id match:" : `The only job whose id starts with ${q}:`}{" "}
           <Link href={`/jobs/${exact.id}`} prefetch={false} className="font-mono font-medium text-sky-800 underline underline-offset-2">
             open job {exact.id}
           </Link>
         </p>
       )}
 
+      {!exact && prefixMatches > 1 && (
+        <p role="note" className="rounded-lg border border-sky-200 bg-sky-50 px-4 py-2.5 text-sm text-sky-950">
+          {prefixMatches} jobs on this page have ids starting with <span className="font-mono">{q}</span>: pick one below, or type more of the id.
+        </p>
+      )}
       {actorKind && (
         <BulkFlow
           selection={selection}
@@ -107,6 +118,12 @@ export function JobsView({ search, initial, actorKind, isStaff = false }: Props)
 
       <section id="results" tabIndex={-1} aria-label="Results" className="space-y-3 focus:outline-none">
         <NewJobsPill waiting={held.waiting} onShow={held.showAll} />
+        {data?.ranked?.capped && (
+          <p role="note" className="rounded-lg border border-amber-200 bg-amber-50 px-4 py-2.5 text-sm text-amber-950">
+            Ranked by duration among the newest {data.ranked.n.toLocaleString("en-US")} matching jobs only: narrow the dates, type or tenant to rank
+            every match.
+          </p>
+        )}
         {!data && !isFailing && <LoadingRows />}
         {data && jobs.length === 0 && held.waiting === 0 && <EmptyState filtered={search !== ""} />}
         {jobs.length > 0 && (
@@ -121,6 +138,7 @@ export function JobsView({ search, initial, actorKind, isStaff = false }: Props)
             }}
             onTogglePage={(select) => setIds(select ? new Set(jobs.map((j) => j.id)) : new Set())}
             selectable={actorKind !== null}
+            isStaff={isStaff}
           />
         )}
         {data && <Pager filters={filters} prev={data.prev} next={data.next} shown={jobs.length} />}

@@ -4,10 +4,26 @@ import { useRouter } from "next/navigation";
 import { useEffect, useRef, type FormEvent, type RefObject } from "react";
 import type { JobFilters } from "@/lib/jobs/filters";
 import { INPUT, SECONDARY } from "./fields";
-import { refilteredHref } from "./url";
+import { isTimeZone, TZ_KEY } from "@/lib/client/tz";
+import { JOB_TYPES } from "@/lib/jobs/job-types";
+import { parsePhrase } from "@/lib/jobs/phrase";
+import type { TenantOption } from "@/lib/jobs/tenant-pick";
+import { idPrefixRange, isUuid } from "@/lib/uuid";
+import { jobsHref, refilteredHref } from "./url";
 
-/** Find one job by id or idempotency key: a filter like the others, so the result is a shareable link. */
-export function Lookup({ filters }: { filters: JobFilters }) {
+/** The viewer's time zone, as the filter form keeps it (lib/client/tz.ts). */
+function viewerTimeZone(): string {
+  const saved = window.localStorage.getItem(TZ_KEY);
+  if (saved && isTimeZone(saved)) return saved;
+  return Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC";
+}
+
+/**
+ * Find one job by id (or its first 8 characters) or idempotency key: a filter like the others, so the
+ * result is a shareable link. A phrase such as "acme export yesterday slow" becomes the filters it
+ * names (lib/jobs/phrase.ts), longest first: a support person's question in one step.
+ */
+export function Lookup({ filters, tenants = [] }: { filters: JobFilters; tenants?: readonly TenantOption[] }) {
   const router = useRouter();
   const input = useRef<HTMLInputElement>(null);
   useSlashToFocus(input);
@@ -16,6 +32,14 @@ export function Lookup({ filters }: { filters: JobFilters }) {
     e.preventDefault();
     const q = new FormData(e.currentTarget).get("q");
     const value = typeof q === "string" && q.trim() ? q.trim() : undefined;
+    const phrase =
+      value && !isUuid(value) && !idPrefixRange(value)
+        ? parsePhrase(value, { tenants, types: Object.keys(JOB_TYPES), now: performance.timeOrigin + e.timeStamp, timeZone: viewerTimeZone() })
+        : null;
+    if (phrase) {
+      router.push(jobsHref(phrase));
+      return;
+    }
     // A lookup searches every state: a job found by id should not hide behind the current tab.
     router.push(refilteredHref(filters, { q: value, state: value ? undefined : filters.state }));
   }
@@ -35,7 +59,7 @@ export function Lookup({ filters }: { filters: JobFilters }) {
           name="q"
           type="search"
           defaultValue={filters.q ?? ""}
-          placeholder="a job id, or the idempotency key it was submitted with"
+          placeholder="a job id (8 characters will do), an idempotency key, or a phrase: acme export yesterday slow"
           maxLength={200}
           spellCheck={false}
           className={`${INPUT} font-mono`}

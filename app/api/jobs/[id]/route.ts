@@ -1,7 +1,9 @@
 import { NextResponse } from "next/server";
 import type { ApiErrorBody } from "@/lib/client/wire";
 import { authorize, denied, withViewer } from "@/lib/auth/viewer";
+import { tenantScopeOf } from "@/lib/auth/permissions";
 import { getJobDetail } from "@/lib/jobs/queries";
+import { redactForTenant } from "@/lib/jobs/redact";
 import { NO_STORE } from "@/lib/api/http";
 
 // Polled live by the job page: never prerendered, never cached.
@@ -21,7 +23,8 @@ export async function GET(_request: Request, { params }: { params: Promise<{ id:
     // getJobDetail answers null for a malformed id, and for another tenant's job: all are "no such job".
     const detail = await withViewer(auth.viewer, (tx) => getJobDetail(tx, id));
     if (!detail) return failure(404, "not_found", "No such job: it may have been removed, or the link is wrong.");
-    return NextResponse.json(detail, { headers: NO_STORE });
+    // A tenant member reads no worker ids, lease owners or staff e-mail addresses (lib/jobs/redact.ts).
+    return NextResponse.json(tenantScopeOf(auth.viewer) ? redactForTenant(detail) : detail, { headers: NO_STORE });
   } catch (err) {
     // The cause goes to the server log only: a database error can name tables, hosts or credentials.
     console.error(`GET /api/jobs/${id.slice(0, 80)} failed:`, err);

@@ -1,0 +1,96 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestDb, type TestDb } from "../db/test-db";
+import { History } from "../demo/history";
+import { durationMs, JobFilters, parseJobFilters } from "./filters";
+import { listJobs } from "./queries";
+import { api, seedTenants } from "./test-helpers";
+import { idPrefixRange } from "../uuid";
+
+// Issue 14, item 1: longest first, and "took longer than", on the list's own walk.
+const MIN = 60_000;
+let t: TestDb;
+const NOW = Date.now();
+const took: Record<string, number> = {};
+const REPORT = { type: "report.generate", params: { report: "daily_usage", period: "2026-11" } } as const;
+
+beforeAll(async () => {
+  t = await createTestDb();
+  await seedTenants(t.sql, ["acme", "globex"]);
+  // acme's reports, each submitted an hour or more ago, taking 5, 50, 20, 35 min; one still running 70 min.
+  for (const [i, minutes] of [5, 50, 20, 35].entries()) {
+    const h = await new History(t.sql, NOW - (3 * 60 + i) * MIN).submit({ tenantId: "acme", ...REPORT }, api);
+    await (await h.run("w-1", MIN, 0)).step("finish", (minutes - 1) * MIN);
+    took[h.id] = minutes;
+  }
+  const running = await new History(t.sql, NOW - 70 * MIN).submit({ tenantId: "acme", ...REPORT }, api);
+  await running.run("w-1", MIN, 0);
+  took[running.id] = 70;
+  // Another tenant's very long one: never in acme's list.
+  const other = await new History(t.sql, NOW - 5 * 60 * MIN).submit({ tenantId: "globex", ...REPORT }, api);
+  await (await other.run("w-1", MIN, 0)).step("finish", 200 * MIN);
+});
+afterAll(() => t.close());
+
+describe("jobs by duration", () => {
+  it("parses 'took longer than' values and drops malformed ones", () => {
+    expect(durationMs("1h30m")).toBe(90 * MIN);
+    expect(durationMs("90s")).toBe(90_000);
+    expect(durationMs("2d")).toBe(2 * 24 * 60 * MIN);
+    expect(parseJobFilters({ longerThan: "30M" }).longerThan).toBe("30m");
+    for (const bad of ["", "30", "m", "1x", "-5m", "30m; DROP TABLE"]) expect(parseJobFilters({ longerThan: bad }).longerThan).toBeUndefined();
+    expect(JobFilters.parse({ sort: "duration" }).sort).toBe("duration");
+  });
+
+  it("sorts longest first, running jobs by their time so far, and pages both ways", async () => {
+    const f = parseJobFilters({ tenant: "acme", sort: "duration", limit: "2" });
+    const p1 = await listJobs(t.sql, f);
+    expect(p1.jobs.map((j) => took[j.id])).toEqual([70, 50]);
+    expect(p1.ranked).toEqual({ n: 5, capped: false });
+    expect(p1.prev).toBeNull();
+    const p2 = await listJobs(t.sql, { ...f, after: p1.next! });
+    expect(p2.jobs.map((j) => took[j.id])).toEqual([35, 20]);
+    const p3 = await listJobs(t.sql, { ...f, after: p2.next! });
+    expect(p3.jobs.map((j) => took[j.id])).toEqual([5]);
+    expect(p3.next).toBeNull();
+    const back = await listJobs(t.sql, { ...f, before: p3.prev! });
+    expect(back.jobs.map((j) => took[j.id])).toEqual([35, 20]);
+  });
+
+  it("'took longer than' keeps the list's order, or the duration order when asked", async () => {
+    const created = await listJobs(t.sql, parseJobFilters({ tenant: "acme", longerThan: "30m" }));
+    // Newest created first (the running one, then the 50-min one submitted before the 35-min one), over 30 min only.
+    expect(created.jobs.map((j) => took[j.id])).toEqual([70, 50, 35]);
+    expect(created.ranked).toEqual({ n: 5, capped: false });
+    const longest = await listJobs(t.sql, parseJobFilters({ tenant: "acme", longerThan: "30m", sort: "duration" }));
+    expect(longest.jobs.map((j) => took[j.id])).toEqual([70, 50, 35]);
+    const finished = await listJobs(t.sql, parseJobFilters({ tenant: "acme", longerThan: "30m", state: "succeeded" }));
+    // A finished state's tab is newest finished first: the 50-min one finished 131 min ago, the 35-min one 148.
+    expect(finished.jobs.map((j) => took[j.id])).toEqual([50, 35]);
+    expect((await listJobs(t.sql, parseJobFilters({ tenant: "acme", longerThan: "2h" }))).jobs).toEqual([]);
+  });
+});
+
+describe("short ids (issue 14, item 4)", () => {
+  it("a prefix is a range of ids; anything else is not", () => {
+    expect(idPrefixRange("01a230b2")).toEqual({ lo: "01a230b2-0000-0000-0000-000000000000", hi: "01a230b2-ffff-ffff-ffff-ffffffffffff" });
+    expect(idPrefixRange("01A230B2-601a")).toEqual({ lo: "01a230b2-601a-0000-0000-000000000000", hi: "01a230b2-601a-ffff-ffff-ffffffffffff" });
+    for (const bad of ["01a230b", "01a230bz", "01a2-30b2", "demo-slow-export", "01a230b2-601a-71fa-b3d2-ebfbabd04ab8"]) expect(idPrefixRange(bad)).toBeNull();
+  });
+
+  it("the lookup resolves a unique prefix to its job, and lists every match of a shared one", async () => {
+    const ids = Object.keys(took);
+    const one = ids[0]!;
+    const unique = one.slice(0, 30);
+    const found = await listJobs(t.sql, parseJobFilters({ q: unique }));
+    expect(found.jobs.map((j) => j.id)).toEqual([one]);
+    // Ids are UUIDv7: jobs submitted within a minute or so share their first 8 characters.
+    const shared = one.slice(0, 8);
+    const matches = (await listJobs(t.sql, parseJobFilters({ q: shared, limit: "200" }))).jobs.map((j) => j.id);
+    expect(matches).toContain(one);
+    expect(matches.every((id) => id.startsWith(shared))).toBe(true);
+    // Confined to a tenant like any other filter.
+    const acme = (await listJobs(t.sql, parseJobFilters({ q: shared, tenant: "globex", limit: "200" }))).jobs;
+    expect(acme.every((j) => j.tenantId === "globex")).toBe(true);
+    expect((await listJobs(t.sql, parseJobFilters({ q: "ffffffff" }))).jobs).toEqual([]);
+  });
+});

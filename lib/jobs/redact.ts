@@ -1,0 +1,24 @@
+import type { ActorKind } from "../fsm/table";
+import type { JobDetail } from "./queries";
+
+/**
+ * A job's detail as a tenant member may read it (issue 14, item 14): the machinery's names are left
+ * out before anything leaves the server — worker ids, lease owners, the supervisor's id, and the
+ * e-mail of the staff member who acted (the role stays: the actor kind). A tenant's own people and
+ * API keys stay named. A lost lease reads as an interruption, not as the machinery's term.
+ */
+export function redactForTenant(d: JobDetail): JobDetail {
+  const who = (kind: ActorKind, id: string) => (kind === "tenant" || kind === "api" ? id : "");
+  return {
+    ...d,
+    job: { ...d.job, leaseOwner: null },
+    runs: d.runs.map((r) =>
+      r.outcome === "lease_expired" || r.errorClass === "LeaseExpired"
+        ? { ...r, workerId: "", errorClass: "Interrupted", errorMessage: "the machine running it stopped responding" }
+        : { ...r, workerId: "" },
+    ),
+    // The supervisor's payloads carry its lease errors; a tenant reads the run's own words instead.
+    events: d.events.map((e) => ({ ...e, actorId: who(e.actorKind, e.actorId), payload: e.actorKind === "supervisor" ? null : e.payload })),
+    rejections: d.rejections.map((r) => ({ ...r, actorId: who(r.actorKind as ActorKind, r.actorId) })),
+  };
+}
