@@ -1,6 +1,7 @@
 import { cpus, loadavg } from "node:os";
 import { SIGNED_OUT, signInAs } from "./auth";
 import { expect, HELD_QUEUE, OPERATOR, SPEC_ACTOR, test } from "./fixtures";
+import { shortId } from "../lib/jobs/short-id";
 
 // Issue 14, "done when": from "acme, export, yesterday, slow", support reaches the job in ≤ 3 interactions and ≤ 10 s.
 test.use({ storageState: SIGNED_OUT, timezoneId: "UTC" });
@@ -39,9 +40,9 @@ test.describe("finding the slow one (issue 14)", () => {
     // The URL changes once the filtered page has answered (a router push waits for it): slow on a starved machine.
     await expect(page).toHaveURL(/sort=duration/, { timeout: 30_000 });
     const first = page.getByRole("row").nth(1);
-    await expect(first.getByRole("link", { name: h.id.slice(0, 8) })).toBeVisible();
+    await expect(first.getByRole("link", { name: shortId(h.id) })).toBeVisible();
     // 2: the top row.
-    await first.getByRole("link", { name: h.id.slice(0, 8) }).click();
+    await first.getByRole("link", { name: shortId(h.id) }).click();
     await expect(page).toHaveURL(`/jobs/${h.id}`, { timeout: 30_000 });
     await expect(page.getByRole("region", { name: "Why was this slow" })).toBeVisible();
     const tookMs = Date.now() - started;
@@ -59,16 +60,16 @@ test.describe("finding the slow one (issue 14)", () => {
     // The filters it applied are the form's: the tenant picker, the type, the dates, longest first.
     // "Took longer than 12h": this one is among them (so are those of earlier runs of this spec on the same data).
     await page.goto(`/jobs?tenant=acme&type=export.tenant_data&sort=duration&longerThan=12h`);
-    await expect(page.getByRole("table").getByRole("link", { name: h.id.slice(0, 8) })).toBeVisible();
-    await expect(page.getByRole("table").getByRole("link", { name: quick.id.slice(0, 8) })).toHaveCount(0);
+    await expect(page.getByRole("table").getByRole("link", { name: shortId(h.id) })).toBeVisible();
+    await expect(page.getByRole("table").getByRole("link", { name: shortId(quick.id) })).toHaveCount(0);
   });
 
   test("a short id opens its job, or lists the jobs that share it; the full id can be copied", async ({ page, submit }) => {
     const job = await submit({ tenantId: "acme", type: "report.generate", queue: HELD_QUEUE, params: { report: "daily_usage", period: "2026-11" } });
     await signInAs(page, "support", "/jobs");
-    await page.goto(`/jobs/${job.id.slice(0, 8)}`);
-    await expect(page).toHaveURL(new RegExp(`/jobs(/${job.id}|\\?q=${job.id.slice(0, 8)})$`));
-    if (page.url().includes("?q=")) await expect(page.getByRole("link", { name: job.id.slice(0, 8) }).first()).toBeVisible();
+    await page.goto(`/jobs/${shortId(job.id)}`);
+    await expect(page).toHaveURL(new RegExp(`/jobs(/${job.id}|\\?q=${shortId(job.id)})$`));
+    if (page.url().includes("?q=")) await expect(page.getByRole("link", { name: shortId(job.id) }).first()).toBeVisible();
     await page.goto(`/jobs/${job.id.slice(0, 23)}`);
     await expect(page).toHaveURL(`/jobs/${job.id}`);
     await expect(page.getByRole("button", { name: `Copy full id ${job.id}` }).first()).toBeVisible();

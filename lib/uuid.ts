@@ -22,3 +22,9 @@ export function idPrefixRange(s: string): { lo: string; hi: string } | null {
   const fmt = (h: string) => `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
   return { lo: fmt(hex.padEnd(32, "0")), hi: fmt(hex.padEnd(32, "f")) };
 }
+
+/**
+ * The console's short id (lib/jobs/short-id.ts): the last 8 hex digits of a job id, found through
+ * job_catalog_id_tail_idx (0022). Eight hex digits are looked up both as this and as a prefix.
+ */
+export const shortIdOf = (s: string): string | null => (/^[0-9a-f]{8}$/i.test(s.trim()) ? s.trim().toLowerCase() : null);

@@ -5,6 +5,7 @@ import { durationMs, JobFilters, parseJobFilters } from "./filters";
 import { listJobs } from "./queries";
 import { api, seedTenants } from "./test-helpers";
 import { idPrefixRange } from "../uuid";
+import { shortId } from "./short-id";
 
 // Issue 14, item 1: longest first, and "took longer than", on the list's own walk.
 const MIN = 60_000;
@@ -92,5 +93,13 @@ describe("short ids (issue 14, item 4)", () => {
     const acme = (await listJobs(t.sql, parseJobFilters({ q: shared, tenant: "globex", limit: "200" }))).jobs;
     expect(acme.every((j) => j.tenantId === "globex")).toBe(true);
     expect((await listJobs(t.sql, parseJobFilters({ q: "ffffffff" }))).jobs).toEqual([]);
+  });
+
+  it("the short id the console prints (the id's last 8 digits) finds its job", async () => {
+    for (const id of Object.keys(took)) {
+      const found = (await listJobs(t.sql, parseJobFilters({ q: shortId(id) }))).jobs.map((j) => j.id);
+      expect(found).toEqual([id]);
+      expect((await listJobs(t.sql, parseJobFilters({ q: shortId(id).toUpperCase() }))).jobs.map((j) => j.id)).toEqual([id]);
+    }
   });
 });

@@ -1,5 +1,5 @@
 import type { Db } from "../db/client";
-import { idPrefixRange, isUuid } from "../uuid";
+import { idPrefixRange, isUuid, shortIdOf } from "../uuid";
 import { isTerminal } from "../fsm/machine";
 import type { JobState } from "../fsm/table";
 import { POISON_LOOKBACK_MS, POISON_LOSSES } from "../insight/windows";
@@ -225,8 +225,14 @@ function fromSet(sql: Db, f: F, order: Order, k: Keyset, limit: number): Fragmen
     const byKey = f.tenant ? sql`(c.tenant_id = ${f.tenant} AND c.idempotency_key = ${f.q})` : sql`c.idempotency_key = ${f.q}`;
     // A short id (the console prints 8 characters) is a range of job_catalog_pkey: every id starting with it, up to ID_PREFIX_MATCHES.
     const prefix = idPrefixRange(f.q);
+    // The short id the console prints is the id's end (lib/jobs/short-id.ts): job_catalog_id_tail_idx.
+    const tail = shortIdOf(f.q);
+    const byTail = tail
+      ? sql`UNION (SELECT c.id FROM job_catalog c WHERE right(c.id::text, 8) = ${tail} LIMIT ${num(sql, ID_PREFIX_MATCHES)})`
+      : sql``;
     set = prefix
       ? sql`(SELECT c.id FROM job_catalog c WHERE c.id BETWEEN ${prefix.lo}::uuid AND ${prefix.hi}::uuid ORDER BY c.id LIMIT ${num(sql, ID_PREFIX_MATCHES)})
+            ${byTail}
             UNION SELECT c.id FROM job_catalog c WHERE ${byKey}`
       : sql`SELECT c.id FROM job_catalog c WHERE ${isUuid(f.q) ? sql`c.id = ${f.q.toLowerCase()}::uuid OR ${byKey}` : byKey}`;
     skip = {};

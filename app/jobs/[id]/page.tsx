@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { notFound, redirect } from "next/navigation";
 import { actorOf, requirePage, withViewer, withViewerRead, type Viewer } from "@/lib/auth/viewer";
-import { idPrefixRange, isUuid } from "@/lib/uuid";
+import { idPrefixRange, isUuid, shortIdOf } from "@/lib/uuid";
 import { tenantScopeOf } from "@/lib/auth/permissions";
 import { slownessContextFor } from "@/lib/insight/slowness-context";
 import { getJobDetail } from "@/lib/jobs/queries";
@@ -44,14 +44,16 @@ export default async function JobPage({ params }: Props) {
   const { id } = await params;
   const viewer = await requirePage("jobs:read", `/jobs/${encodeURIComponent(id)}`);
   // getJobDetail answers null for a malformed id as well as a missing (or invisible) job.
-  // A short id (8 characters, as the console prints them) opens its job when only one id starts
-  // with it, and the list of its matches otherwise (issue 14, item 4).
+  // A short id (the id's last 8 hex digits, as the console prints them; or the start of an id)
+  // opens its job when only one id matches, and the list of its matches otherwise (issue 14, item 4).
   const prefix = isUuid(id) ? null : idPrefixRange(decodeURIComponent(id));
   if (prefix) {
+    const tail = shortIdOf(decodeURIComponent(id));
     const matches = await withViewerRead(
       viewer,
       (tx) => tx<{ id: string }[]>`
-      SELECT id FROM job_catalog WHERE id BETWEEN ${prefix.lo}::uuid AND ${prefix.hi}::uuid ORDER BY id LIMIT 2`,
+      (SELECT id FROM job_catalog WHERE id BETWEEN ${prefix.lo}::uuid AND ${prefix.hi}::uuid ORDER BY id LIMIT 2)
+      UNION (SELECT id FROM job_catalog WHERE ${tail !== null} AND right(id::text, 8) = ${tail ?? ""} LIMIT 2)`,
     );
     if (matches.length === 1) redirect(`/jobs/${matches[0]!.id}`);
     if (matches.length > 1) redirect(`/jobs?q=${encodeURIComponent(decodeURIComponent(id).trim().toLowerCase())}`);

@@ -66,7 +66,8 @@ export function JobsView({ search, initial, actorKind, isStaff = false, tenants 
   const allOnPage = jobs.length > 0 && jobs.every((j) => current.ids.has(j.id));
   const q = filters.q?.trim().toLowerCase() ?? "";
   const prefix = q && idPrefixRange(q) ? q.replace(/-/g, "") : null;
-  const startsWith = (id: string) => prefix !== null && id.replace(/-/g, "").startsWith(prefix);
+  // The short id the console prints is the id's end; a longer query is the start of an id.
+  const startsWith = (id: string) => prefix !== null && (id.replace(/-/g, "").startsWith(prefix) || (prefix.length === 8 && id.endsWith(prefix)));
   const exact = q && jobs.length === 1 && (jobs[0]?.id === q || startsWith(jobs[0]!.id)) ? jobs[0] : null;
   const prefixMatches = prefix ? jobs.filter((j) => startsWith(j.id)).length : 0;
 
@@ -103,7 +104,7 @@ export function JobsView({ search, initial, actorKind, isStaff = false, tenants 
 
       {!exact && prefixMatches > 1 && (
         <p role="note" className="rounded-lg border border-sky-200 bg-sky-50 px-4 py-2.5 text-sm text-sky-950">
-          {prefixMatches} jobs on this page have ids starting with <span className="font-mono">{q}</span>: pick one below, or type more of the id.
+          {prefixMatches} jobs on this page match <span className="font-mono">{q}</span>: pick one below, or type more of the id.
         </p>
       )}
       {actorKind && (
