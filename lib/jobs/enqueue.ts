@@ -48,7 +48,10 @@ const issuesOf = (e: z.ZodError) => e.issues.map((i) => ({ path: i.path.join("."
 export async function enqueue(client: Db, raw: EnqueueInput, actor: Actor, opts: { at?: Date } = {}): Promise<{ job: JobRow; created: boolean }> {
   // A producer span around the submit (lib/tracing): its context is stored with the job, and each
   // attempt's span continues it. Without an OpenTelemetry SDK this is a no-op and stores nothing.
-  const attributes = { "jobscope.job.type": String((raw as { type?: unknown })?.type ?? "").slice(0, 200), "jobscope.actor": actor.kind };
+  // The type as given, only if it is a string: the input is not validated yet (an object without a
+  // prototype made String() throw before enqueue could refuse it).
+  const type = (raw as { type?: unknown } | null)?.type;
+  const attributes = { "jobscope.job.type": typeof type === "string" ? type.slice(0, 200) : "", "jobscope.actor": actor.kind };
   return withSpan("jobscope.enqueue", attributes, async (span) => {
     const r = await submit(client, raw, actor, opts);
     span.setAttributes({ "jobscope.job.id": r.job.id, "jobscope.job.queue": r.job.queue, "jobscope.tenant": r.job.tenantId, "jobscope.job.created": r.created });
