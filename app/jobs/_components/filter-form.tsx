@@ -3,7 +3,6 @@
 import { useRouter } from "next/navigation";
 import { useEffect, useRef, useState, type FormEvent } from "react";
 import { fromWallInput, isTimeZone, PRESET_LABELS, PRESETS, presetRange, toWallInput, TZ_KEY, type Preset } from "@/lib/client/tz";
-import { JOB_TYPES } from "@/lib/jobs/job-types";
 import { resolveTenant, type TenantOption } from "@/lib/jobs/tenant-pick";
 import type { JobFilters } from "@/lib/jobs/filters";
 import { Field, INPUT, PRIMARY, SECONDARY } from "./fields";
@@ -62,7 +61,17 @@ function zones(current: string, mounted: boolean): string[] {
  * Dates are entered in the viewer's time zone (their choice sticks, in this browser); the URL keeps
  * UTC instants. A date preset applies the form at once, with that range.
  */
-export function FilterForm({ filters, isStaff = true, tenants = [] }: { filters: JobFilters; isStaff?: boolean; tenants?: readonly TenantOption[] }) {
+export function FilterForm({
+  filters,
+  isStaff = true,
+  tenants = [],
+  types = [],
+}: {
+  filters: JobFilters;
+  isStaff?: boolean;
+  tenants?: readonly TenantOption[];
+  types?: readonly string[];
+}) {
   const router = useRouter();
   const form = useRef<HTMLFormElement>(null);
   const [tz, setTz, mounted] = useTimeZone();
@@ -140,7 +149,7 @@ export function FilterForm({ filters, isStaff = true, tenants = [] }: { filters:
           <Field id="f-type" label="Type">
             <select id="f-type" name="type" defaultValue={filters.type ?? ""} className={INPUT}>
               <option value="">Any type</option>
-              {Object.keys(JOB_TYPES).map((t) => (
+              {types.map((t) => (
                 <option key={t} value={t}>
                   {t}
                 </option>

@@ -27,11 +27,19 @@ import { searchOf } from "./url";
 const POLL_MS = 3_000;
 
 /** `actorKind`: who the viewer acts as in bulk actions; null for roles that may not run them. `isStaff`: not a tenant member. */
-type Props = { search: string; initial: JobsResponse | null; actorKind: ActorKind | null; isStaff?: boolean; tenants?: readonly TenantOption[] };
+type Props = {
+  search: string;
+  initial: JobsResponse | null;
+  actorKind: ActorKind | null;
+  isStaff?: boolean;
+  tenants?: readonly TenantOption[];
+  /** The job types the server knows (lib/jobs/job-types.ts JOB_TYPES, as the page rendered them). */
+  types?: readonly string[];
+};
 type Picked = { search: string; ids: ReadonlySet<string>; everything: boolean };
 
 /** The jobs list: server-rendered first, then polled live under the filters in the URL. */
-export function JobsView({ search, initial, actorKind, isStaff = false, tenants = [] }: Props) {
+export function JobsView({ search, initial, actorKind, isStaff = false, tenants = [], types = [] }: Props) {
   const filters = parseJobFilters(new URLSearchParams(search));
   const live = useLive(POLL_MS);
   const query = useQuery({
@@ -80,8 +88,8 @@ export function JobsView({ search, initial, actorKind, isStaff = false, tenants 
       />
 
       <div className="space-y-3 rounded-lg border border-neutral-200 bg-white p-4 shadow-xs">
-        <Lookup key={`q-${search}`} filters={filters} tenants={isStaff ? tenants : []} />
-        <FilterForm key={`f-${search}`} filters={filters} isStaff={isStaff} tenants={tenants} />
+        <Lookup key={`q-${search}`} filters={filters} tenants={isStaff ? tenants : []} types={types} />
+        <FilterForm key={`f-${search}`} filters={filters} isStaff={isStaff} tenants={tenants} types={types} />
       </div>
       {filters.queue && <QueueBanner queue={filters.queue} pollMs={live.isPaused ? false : POLL_MS} isStaff={isStaff} />}
       <StateTabs filters={filters} counts={counts} />

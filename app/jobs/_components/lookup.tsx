@@ -5,7 +5,6 @@ import { useEffect, useRef, type FormEvent, type RefObject } from "react";
 import type { JobFilters } from "@/lib/jobs/filters";
 import { INPUT, SECONDARY } from "./fields";
 import { isTimeZone, TZ_KEY } from "@/lib/client/tz";
-import { JOB_TYPES } from "@/lib/jobs/job-types";
 import { parsePhrase } from "@/lib/jobs/phrase";
 import type { TenantOption } from "@/lib/jobs/tenant-pick";
 import { idPrefixRange, isUuid } from "@/lib/uuid";
@@ -23,7 +22,7 @@ function viewerTimeZone(): string {
  * result is a shareable link. A phrase such as "acme export yesterday slow" becomes the filters it
  * names (lib/jobs/phrase.ts), longest first: a support person's question in one step.
  */
-export function Lookup({ filters, tenants = [] }: { filters: JobFilters; tenants?: readonly TenantOption[] }) {
+export function Lookup({ filters, tenants = [], types = [] }: { filters: JobFilters; tenants?: readonly TenantOption[]; types?: readonly string[] }) {
   const router = useRouter();
   const input = useRef<HTMLInputElement>(null);
   useSlashToFocus(input);
@@ -34,7 +33,7 @@ export function Lookup({ filters, tenants = [] }: { filters: JobFilters; tenants
     const value = typeof q === "string" && q.trim() ? q.trim() : undefined;
     const phrase =
       value && !isUuid(value) && !idPrefixRange(value)
-        ? parsePhrase(value, { tenants, types: Object.keys(JOB_TYPES), now: performance.timeOrigin + e.timeStamp, timeZone: viewerTimeZone() })
+        ? parsePhrase(value, { tenants, types: [...types], now: performance.timeOrigin + e.timeStamp, timeZone: viewerTimeZone() })
         : null;
     if (phrase) {
       router.push(jobsHref(phrase));
