@@ -147,13 +147,13 @@ const MOVE_COLUMNS = ["ids", "shape", "expVersion", "actorId", "fence", "stale",
 export type WriteParts = { upd: boolean; del: boolean; rep: boolean; att: boolean; log: boolean };
 
 export function partsOf(planned: readonly Planned[]): WriteParts {
-  const any = (f: (s: Shape) => boolean) => planned.some((x) => f(x.shape));
+  const some = (f: (s: Shape) => boolean) => planned.some((x) => f(x.shape));
   return {
-    upd: any((s) => !s.fromDone && !s.toDone),
-    del: any((s) => !s.fromDone && s.toDone),
-    rep: any((s) => s.fromDone),
-    att: any((s) => s.closes !== null),
-    log: any((s) => !s.onAttempt),
+    upd: some((s) => !s.fromDone && !s.toDone),
+    del: some((s) => !s.fromDone && s.toDone),
+    rep: some((s) => s.fromDone),
+    att: some((s) => s.closes !== null),
+    log: some((s) => !s.onAttempt),
   };
 }
 
