@@ -52,6 +52,19 @@ describe("anonymous denials are aggregated and bounded", () => {
     expect(c.rows).toBeLessThanOrEqual(22);
   });
 
+  it("attempts with different reasons from one address are not alike: each reason keeps its own row", async () => {
+    const auditor = createAnonymousAuditor(() => db.sql, { windowMs: 60_000 });
+    const since = await lastId();
+    for (const who of ["a@x.example", "b@x.example", "a@x.example", "b@x.example"])
+      await auditor.record({ via: "console", action: "auth.sign_in", outcome: "denied", reason: `wrong password for account ${who}` }, "192.0.2.9");
+    await auditor.flush();
+    const rows = await db.sql<{ reason: string; repeatCount: number }[]>`SELECT reason, repeat_count FROM audit_log WHERE id > ${since} ORDER BY id`;
+    const per = (who: string) => rows.filter((r) => r.reason.includes(`account ${who}`));
+    // Each account: its first attempt at once, then one aggregate row counting the other.
+    for (const who of ["a@x.example", "b@x.example"]) expect(per(who).map((r) => r.repeatCount)).toEqual([1, 1]);
+    expect(rows).toHaveLength(4);
+  });
+
   it("the first attempt of a kind is written at once, with the address it came from", async () => {
     const auditor = createAnonymousAuditor(() => db.sql);
     const since = await lastId();

@@ -5,7 +5,7 @@ import { ANONYMOUS, recordAudit, type AuditEntry } from "./audit";
 export type AnonymousEntry = Omit<AuditEntry, "userId" | "actor" | "role" | "tenantId" | "repeatCount">;
 
 export type AnonymousAuditorOptions = {
-  /** Attempts alike (same via, action, outcome and client address) within this window become one row. */
+  /** Attempts alike (same via, action, outcome, reason and client address) within this window become one row. */
   windowMs?: number;
   /** At most this many windows are opened per window length; beyond it, attempts are pooled per action without an address. */
   maxWindows?: number;
@@ -17,7 +17,7 @@ type Window = { entry: AnonymousEntry; source: string; extra: number };
 /**
  * The audit log takes anonymous denials at the rate a flood sends them (100 rows in 0.72 s, issue 16)
  * and keeps them forever; so they are aggregated. The first attempt of a kind from an address is
- * written at once; the ones like it in the next `windowMs` are counted in memory and written as one
+ * written at once; the ones like it (same reason too) in the next `windowMs` are counted in memory and written as one
  * row with `repeat_count` when the window closes. The number of windows per period is capped, so
  * many addresses cannot multiply the rows either: past the cap, attempts pool into one window per
  * action and outcome. Rows per minute are thus bounded by about 2 × maxWindows plus the number of
@@ -49,7 +49,9 @@ export function createAnonymousAuditor(db: () => Db, opts: AnonymousAuditorOptio
     record(entry: AnonymousEntry, source: string): Promise<void> {
       const now = Date.now();
       opened = opened.filter((t) => now - t < windowMs);
-      let key = `${entry.via}|${entry.action}|${entry.outcome}|${source}`;
+      // The reason is part of what makes attempts alike: wrong passwords for two accounts from one
+      // address are two stories (the second account's name must not vanish into the first's row).
+      let key = `${entry.via}|${entry.action}|${entry.outcome}|${entry.reason ?? ""}|${source}`;
       let existing = open.get(key);
       if (!existing && opened.length >= maxWindows) {
         key = `${entry.via}|${entry.action}|${entry.outcome}|*`;
