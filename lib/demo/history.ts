@@ -37,7 +37,14 @@ export class History {
   async claim(w: string, waitMs: number) {
     this.t += waitMs;
     const at = new Date(this.t);
-    const [c] = await claim(this.sql, { workerId: w, queues: [this.job.queue], limit: 1, onlyJobIds: [this.job.id], at });
+    // The claim skips locked rows, and another transaction can hold this one for a moment: a live
+    // supervisor's sweep that found it changed under its UPDATE keeps the row's lock until it commits.
+    // So a miss is tried again for a while before it counts as one.
+    let c: Awaited<ReturnType<typeof claim>>[number] | undefined;
+    for (let tries = 0; !c && tries < 40; tries++) {
+      if (tries > 0) await new Promise((r) => setTimeout(r, 50));
+      [c] = await claim(this.sql, { workerId: w, queues: [this.job.queue], limit: 1, onlyJobIds: [this.job.id], at });
+    }
     if (!c) throw new Error(`demo: could not claim ${this.job.id}`);
     this.job = { ...this.job, ...c };
     this.worker = w;
