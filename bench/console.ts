@@ -1,7 +1,7 @@
 // The console at scale, measured over real HTTP against `next start`: signed in
 // as the demo operator (better-auth's POST /api/auth/sign-in/email), the web
 // process connecting as the RLS-bound `jobscope_app` role, as in production.
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
@@ -16,6 +16,7 @@ import { withScope } from "../lib/db/scope";
 import { encodeCursor, parseJobFilters } from "../lib/jobs/filters";
 import { countByState, getJobDetail, listJobs } from "../lib/jobs/queries";
 import { transition } from "../lib/jobs/transition";
+import { runChild } from "../lib/run-child";
 import { buildNeeded } from "../scripts/build-needed";
 import { pct, sleep, waitUntil } from "./lib";
 
@@ -24,15 +25,15 @@ export const DIST_DIR = process.env.JOBSCOPE_BENCH_DIST_DIR ?? ".next-bench";
 export type Timing = { name: string; n: number; p50: number; p95: number; status: string };
 
 /** `next build` into the bench's own dist dir, when the sources are newer than its last build. */
-export function buildConsole(log: (s: string) => void, databaseUrl: string) {
+export async function buildConsole(log: (s: string) => void, databaseUrl: string) {
   if (!buildNeeded(DIST_DIR)) return;
   log(`building the console into ${DIST_DIR} (next build)…`);
-  const r = spawnSync(process.execPath, ["node_modules/next/dist/bin/next", "build"], {
-    stdio: "inherit",
+  // Awaited, not spawnSync: the bench's embedded server logs through this process (lib/run-child.ts).
+  const code = await runChild(process.execPath, ["node_modules/next/dist/bin/next", "build"], {
     // The layout reads the database while pages prerender: the build needs one.
     env: { ...process.env, NODE_ENV: "production", JOBSCOPE_DIST_DIR: DIST_DIR, DATABASE_URL: databaseUrl },
   });
-  if (r.status !== 0) throw new Error("next build failed");
+  if (code !== 0) throw new Error("next build failed");
 }
 
 /** The id of a server action, from the build's manifest. */
@@ -52,7 +53,7 @@ export async function startConsole(ownerUrl: string, log: (s: string) => void): 
   const sql = connect(ownerUrl, { max: 1 });
   await seedDemoUsers(sql);
   await sql.end();
-  buildConsole(log, roles.app);
+  await buildConsole(log, roles.app);
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const child: ChildProcess = spawn(process.execPath, ["node_modules/next/dist/bin/next", "start", "-p", String(port), "-H", "127.0.0.1"], {

@@ -2,7 +2,7 @@
 // unless DATABASE_URL is set), migrates, seeds a demo on first run, builds the
 // console if needed, then runs the web app, workers, a supervisor and demo
 // traffic until Ctrl-C, which drains the workers and stops everything.
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
@@ -16,6 +16,7 @@ import { seedDemo } from "../lib/demo/seed";
 import { seedDemoUsers } from "../lib/demo/seed-users";
 import { startTraffic } from "../lib/demo/traffic";
 import { DEMO_PASSWORD } from "../lib/demo/users";
+import { runChild } from "../lib/run-child";
 import { buildNeeded } from "./build-needed";
 
 const { values: args } = parseArgs({
@@ -53,11 +54,11 @@ function deploymentSecret(): string {
   return secret;
 }
 
-function buildIfNeeded() {
+async function buildIfNeeded() {
   if (!buildNeeded(process.env.JOBSCOPE_DIST_DIR ?? ".next")) return;
   say("building the console (next build)…");
-  const r = spawnSync(node, ["node_modules/next/dist/bin/next", "build"], { stdio: "inherit", env: { ...process.env, NODE_ENV: "production" } });
-  if (r.status !== 0) throw new Error("next build failed");
+  // Awaited, not spawnSync: this process drains the embedded server's log (lib/run-child.ts).
+  if ((await runChild(node, ["node_modules/next/dist/bin/next", "build"], { env: { ...process.env, NODE_ENV: "production" } })) !== 0) throw new Error("next build failed");
 }
 
 /** Run a child; restart it when it dies unexpectedly (a poison job kills its worker). */
@@ -102,7 +103,7 @@ async function main() {
   // The tenant of the built-in jobs (bulk actions), before anyone can count the tenants.
   await ensureBuiltinTenant(sql);
   const logins = await seedDemoUsers(sql);
-  if (!args.dev) buildIfNeeded();
+  if (!args.dev) await buildIfNeeded();
 
   const env = { ...process.env, DATABASE_URL: roles.worker };
   // scripts/web.ts: Next.js behind the server that decides which forwarding headers to trust.
