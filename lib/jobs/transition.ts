@@ -7,6 +7,15 @@ import type { TransitionInput, TransitionResult } from "./types";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+/** The longest actor id a transition takes (an e-mail address is at most 254): ids are indexed, and a btree row holds at most 2,704 bytes. */
+export const MAX_ACTOR_ID = 256;
+
+/** Bad input that no transition can take: thrown before anything is read or written. */
+export class InvalidTransitionInput extends Error {
+  override name = "InvalidTransitionInput";
+  readonly code = "invalid_input";
+}
+
 /**
  * Apply one event to one job: the guarded write (lib/jobs/write.ts) for one move.
  *
@@ -19,6 +28,11 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * move, a refusal's record and the caller's own writes share its commit.
  */
 export async function transition(sql: Db, input: TransitionInput): Promise<TransitionResult> {
+  const actorId: unknown = input.actor?.id;
+  if (typeof actorId !== "string" || actorId.length === 0 || actorId.length > MAX_ACTOR_ID) {
+    // Recorded as given, a longer id failed the rejection's index (54000) instead of saying so.
+    throw new InvalidTransitionInput(`an actor id is 1 to ${MAX_ACTOR_ID} characters`);
+  }
   if (!UUID.test(input.jobId)) {
     return { ok: false, kind: "not_found", reason: `no job ${JSON.stringify(input.jobId.slice(0, 80))}`, current: null };
   }

@@ -4,7 +4,7 @@ import { createTestDb, type TestDb } from "../db/test-db";
 import { ACTOR_KINDS, EVENTS, STATES } from "../fsm/table";
 import { enqueue, EnqueueError } from "../jobs/enqueue";
 import { newJob, seedTenants } from "../jobs/test-helpers";
-import { transition } from "../jobs/transition";
+import { InvalidTransitionInput, MAX_ACTOR_ID, transition } from "../jobs/transition";
 
 // Bad input at the library's front doors (enqueue, transition): every malformed value is
 // refused with a typed error or a refusal, and nothing is written to jobs or job_events.
@@ -152,9 +152,23 @@ describe("transition refuses bad input and moves nothing", () => {
       { numRuns: RUNS },
     );
     console.log(`FUZZ transition ${JSON.stringify(kinds)}`);
+    // No input reaches a database limit (54000: an actor id too long for the rejections' index).
+    expect(Object.keys(kinds).filter((k) => k.startsWith("threw:54"))).toEqual([]);
     const after = await counts();
     expect(after).toEqual(before);
     const [row] = await t.sql<{ state: string; stateVersion: number }[]>`SELECT state, state_version FROM jobs WHERE id = ${job.id}`;
     expect(row).toEqual({ state: "queued", stateVersion: 0 });
   }, 60_000);
+
+  it("an actor id longer than the limit is refused with a clear error before anything is written", async () => {
+    const job = await newJob(t.sql);
+    const rejections = async () => (await t.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM transition_rejections`)[0]!.n;
+    const before = { ...(await counts()), rejections: await rejections() };
+    for (const id of ["x".repeat(MAX_ACTOR_ID + 1), "x".repeat(20_000), ""]) {
+      await expect(
+        transition(t.sql, { jobId: job.id, event: "cancel", actor: { kind: "operator", id }, expected: { state: "running", version: 3 } }),
+      ).rejects.toBeInstanceOf(InvalidTransitionInput);
+    }
+    expect({ ...(await counts()), rejections: await rejections() }).toEqual(before);
+  });
 });
