@@ -295,16 +295,25 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
     claimsAfterListenDrop: 0, drainsClean: 0, pgDowntimeMs: [], firstClaimAfterRestartMs: [], crashRecoveries: 0,
   };
   const sigconts: { workerId: string; at: Date }[] = [];
+  /**
+   * A worker with jobs running, waited for up to 5 s (on a loaded machine a moment can find every
+   * worker between jobs, and a fault on an idle worker tests nothing: no lease expires); any live
+   * worker if none gets busy.
+   */
   async function busyWorker(ok: (p: Proc) => boolean = () => true): Promise<Proc | undefined> {
-    const live = liveWorkers().filter(ok);
-    try {
-      const rows = await admin<{ leaseOwner: string }[]>`
-        SELECT lease_owner FROM jobs_live WHERE state = 'running' GROUP BY lease_owner ORDER BY count(*) DESC`;
-      const busy = live.filter((p) => rows.some((r) => r.leaseOwner === p.id));
-      return pick(busy.length ? busy : live);
-    } catch {
-      return pick(live);
+    for (let tries = 0; tries < 10; tries++) {
+      const live = liveWorkers().filter(ok);
+      try {
+        const rows = await admin<{ leaseOwner: string }[]>`
+          SELECT lease_owner FROM jobs_live WHERE state = 'running' GROUP BY lease_owner ORDER BY count(*) DESC`;
+        const busy = live.filter((p) => rows.some((r) => r.leaseOwner === p.id));
+        if (busy.length) return pick(busy);
+      } catch {
+        // The database may be down for another fault: try again, then take any worker.
+      }
+      await sleep(500);
     }
+    return pick(liveWorkers().filter(ok));
   }
   async function respawn(p: Proc) {
     await p.exited;
