@@ -1,6 +1,7 @@
 import { NextResponse, type NextRequest } from "next/server";
 import { NO_STORE } from "../api/http";
 import type { Permission } from "../auth/permissions";
+import type { ApiErrorBody } from "../client/wire";
 import { authorize, denied, withViewer, withViewerRead, type Viewer } from "../auth/viewer";
 import type { ScopedSql } from "../db/scope";
 import { AppError, type ErrorBody } from "../result";
@@ -58,5 +59,5 @@ export function consoleRoute<P = Record<string, never>, I = undefined, T = unkno
 }
 
 function errorResponse(status: number, error: ErrorBody): Response {
-  return NextResponse.json({ error }, { status, headers: NO_STORE });
+  return NextResponse.json({ error } satisfies ApiErrorBody, { status, headers: NO_STORE });
 }
