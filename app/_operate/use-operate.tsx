@@ -3,19 +3,19 @@
 import { useQueryClient, type QueryKey } from "@tanstack/react-query";
 import { useState, useTransition } from "react";
 import { ResultNote } from "@/app/admin/use-admin-action";
-import type { OperateResult } from "./operate";
+import type { Result } from "@/lib/result";
 
 /**
  * Run an operator's settings action, keep its answer to show, and refresh the polled data it
  * changed (`refresh`: the query keys to invalidate) once it applied.
  */
-export function useOperate<I, T>(action: (input: I) => Promise<OperateResult<T>>, refresh: QueryKey) {
+export function useOperate<I, T>(action: (input: I) => Promise<Result<T>>, refresh: QueryKey) {
   const client = useQueryClient();
-  const [result, setResult] = useState<OperateResult<T> | null>(null);
+  const [result, setResult] = useState<Result<T> | null>(null);
   const [pending, startTransition] = useTransition();
   const run = (input: I, onApplied?: (data: T) => void) =>
     startTransition(async () => {
-      let r: OperateResult<T>;
+      let r: Result<T>;
       try {
         r = await action(input);
       } catch {
@@ -33,11 +33,11 @@ export function useOperate<I, T>(action: (input: I) => Promise<OperateResult<T>>
   return { result, pending, run, clear: () => setResult(null) };
 }
 
-// The answer's note is the admin pages' (an OperateResult has the shape of an AdminResult).
+// The answer's note is the admin pages' (both are a Result).
 export { ResultNote };
 
 /** Under a row's buttons: why the last click changed nothing (a success shows in the row itself). */
-export function RowFailure({ result }: { result: OperateResult<unknown> | null }) {
+export function RowFailure({ result }: { result: Result<unknown> | null }) {
   if (!result || result.ok) return null;
   return (
     <div className="max-w-xs text-left">

@@ -3,16 +3,19 @@
 import { useRouter } from "next/navigation";
 import { useState, useTransition } from "react";
 import { INPUT, PRIMARY, SECONDARY } from "@/app/jobs/_components/fields";
-import type { AdminResult } from "./result";
+import type { Result } from "@/lib/result";
+
+/** What an admin action answers: what was done (`message`), or why nothing was. */
+type AdminResult = Result<unknown>;
 
 /** Run an admin server action, keep its answer to show, and re-render the page's lists after a change. */
-export function useAdminAction<I>(action: (input: I) => Promise<AdminResult>) {
+export function useAdminAction<I, T>(action: (input: I) => Promise<Result<T>>) {
   const router = useRouter();
-  const [result, setResult] = useState<AdminResult | null>(null);
+  const [result, setResult] = useState<Result<T> | null>(null);
   const [pending, startTransition] = useTransition();
   const run = (input: I, onApplied?: () => void) =>
     startTransition(async () => {
-      let r: AdminResult;
+      let r: Result<T>;
       try {
         r = await action(input);
       } catch {

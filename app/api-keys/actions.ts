@@ -1,82 +1,52 @@
 "use server";
 
-import type { AuditAction } from "@/lib/audit/actions";
-import { recordAudit } from "@/lib/audit/audit";
-import { auditDenied, auditRefusedRequest, principalOf } from "@/lib/audit/console";
-import { ApiKeyError, canManageApiKeys, createApiKey, CreateKeyInput, managedTenant, revokeApiKey, RevokeKeyInput } from "@/lib/api/keys";
-import { authorize, type Viewer } from "@/lib/auth/viewer";
+import { principalOf } from "@/lib/audit/console";
+import { canManageApiKeys, createApiKey, CreateKeyInput, managedTenant, revokeApiKey, RevokeKeyInput } from "@/lib/api/keys";
 import { pool } from "@/lib/db/client";
-import type { KeyActionResult } from "./wire";
+import { consoleAction, firstIssue } from "@/lib/edge/action";
+import { AppError } from "@/lib/result";
 
-const refused = (code: "invalid_input" | "forbidden" | "not_found", message: string) => ({ ok: false, error: { code, message } }) as const;
-const INTERNAL = { ok: false, error: { code: "internal", message: "The server could not complete this. Details are in the server log." } } as const;
-
-/** The signed-in manager of keys, or the refusal (audited). A server action is a public POST: checked here, every time. */
-async function manager(action: AuditAction): Promise<{ ok: true; viewer: Viewer } | { ok: false; result: ReturnType<typeof refused> }> {
-  const auth = await authorize("jobs:read");
-  if (!auth.ok) {
-    await auditDenied(auth, action);
-    return { ok: false, result: refused("forbidden", auth.message) };
-  }
-  if (!canManageApiKeys(auth.viewer)) {
-    const message = "Only admins and tenant owners manage API keys.";
-    await auditRefusedRequest(auth.viewer, action, "denied", message);
-    return { ok: false, result: refused("forbidden", message) };
-  }
-  return { ok: true, viewer: auth.viewer };
-}
+// Signed in (any role may ask), then only admins and tenant owners; lib/api/keys.ts writes each
+// key change with its own audit row, in its own transaction.
+const KEYS = {
+  permission: "jobs:read",
+  may: (viewer) => (canManageApiKeys(viewer) ? null : "Only admins and tenant owners manage API keys."),
+  failed: "The server could not complete this. Details are in the server log.",
+} as const satisfies Pick<Parameters<typeof consoleAction>[0], "permission" | "may" | "failed">;
 
 /** Create a key; the secret is in this answer and nowhere else, ever. */
-export async function createApiKeyAction(raw: unknown): Promise<KeyActionResult<{ secret: string; prefix: string; tenantId: string }>> {
-  const action: AuditAction = "api_key.create";
-  try {
-    const m = await manager(action);
-    if (!m.ok) return m.result;
-    const { viewer } = m;
-    const parsed = CreateKeyInput.safeParse(raw);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      const message = `Not created: ${issue?.path.join(".") || "input"}: ${issue?.message ?? "invalid"}.`;
-      await auditRefusedRequest(viewer, action, "invalid", message);
-      return refused("invalid_input", message);
-    }
+export const createApiKeyAction = consoleAction({
+  ...KEYS,
+  audit: "api_key.create",
+  input: CreateKeyInput,
+  invalid: (e) => `Not created: ${firstIssue(e)}.`,
+  call: async ({ input, viewer }) => {
     const own = managedTenant(viewer);
-    if (own && parsed.data.tenantId !== own) {
-      const message = "You may create keys for your own tenant only.";
-      await auditRefusedRequest(viewer, action, "denied", message);
-      return refused("forbidden", message);
+    if (own && input.tenantId !== own) throw new AppError("forbidden", "You may create keys for your own tenant only.");
+    try {
+      const { key, secret } = await createApiKey(pool(), input, principalOf(viewer));
+      return { ok: true, data: { secret, prefix: key.prefix, tenantId: key.tenantId } };
+    } catch (err) {
+      if (err instanceof AppError) throw err.rephrase(`Not created: ${err.userMessage}.`);
+      throw err;
     }
-    const { key, secret } = await createApiKey(pool(), parsed.data, principalOf(viewer));
-    return { ok: true, data: { secret, prefix: key.prefix, tenantId: key.tenantId } };
-  } catch (err) {
-    if (err instanceof ApiKeyError) return refused(err.code, `Not created: ${err.message}.`);
-    console.error("createApiKeyAction failed:", err);
-    return INTERNAL;
-  }
-}
+  },
+});
 
 /** Revoke a key at once. A tenant owner can reach only their tenant's keys; any other id is "no such key". */
-export async function revokeApiKeyAction(raw: unknown): Promise<KeyActionResult<{ prefix: string }>> {
-  const action: AuditAction = "api_key.revoke";
-  try {
-    const m = await manager(action);
-    if (!m.ok) return m.result;
-    const { viewer } = m;
-    const parsed = RevokeKeyInput.safeParse(raw);
-    if (!parsed.success) {
-      await auditRefusedRequest(viewer, action, "invalid", "Not revoked: not a key id.");
-      return refused("invalid_input", "Not revoked: not a key id.");
-    }
+export const revokeApiKeyAction = consoleAction({
+  ...KEYS,
+  audit: "api_key.revoke",
+  input: RevokeKeyInput,
+  invalid: () => "Not revoked: not a key id.",
+  call: async ({ input, viewer }) => {
     try {
-      const key = await revokeApiKey(pool(), { id: parsed.data.id, tenantId: managedTenant(viewer) }, principalOf(viewer));
+      const key = await revokeApiKey(pool(), { id: input.id, tenantId: managedTenant(viewer) }, principalOf(viewer));
       return { ok: true, data: { prefix: key.prefix } };
     } catch (err) {
-      if (!(err instanceof ApiKeyError)) throw err;
-      await recordAudit(pool(), { ...principalOf(viewer), via: "console", action, outcome: "refused", reason: `${err.code}: key ${parsed.data.id}` });
-      return refused(err.code, err.message);
+      // The audit row names the key asked for; the answer only that there is none to revoke.
+      if (err instanceof AppError) throw new AppError(err.code, err.userMessage, { reason: `${err.code}: key ${input.id}` });
+      throw err;
     }
-  } catch (err) {
-    console.error("revokeApiKeyAction failed:", err);
-    return INTERNAL;
-  }
-}
+  },
+});

@@ -9,6 +9,3 @@ export type KeyView = {
   lastUsedAt: string | null;
   revokedAt: string | null;
 };
-
-export type KeyActionResult<T> =
-  { ok: true; data: T } | { ok: false; error: { code: "invalid_input" | "forbidden" | "not_found" | "internal"; message: string } };

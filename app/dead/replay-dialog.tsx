@@ -7,10 +7,11 @@ import { numbers, plural } from "@/components/numbers";
 import { bulkProgressQuery, keys } from "@/lib/client/queries";
 import { previewReplayAction, startReplayAction } from "./actions";
 import { ReplayResult } from "./replay-result";
-import type { ActionResult, ReplayPreview, ReplayRequest } from "./replay-types";
+import type { Result } from "@/lib/result";
+import type { ReplayPreview, ReplayRequest } from "./replay-types";
 
 /** An action's refusal as an Error whose message a person can act on. */
-async function unwrap<T>(p: Promise<ActionResult<T>>): Promise<T> {
+async function unwrap<T>(p: Promise<Result<T>>): Promise<T> {
   const r = await p;
   if (!r.ok) throw new Error(r.error.message);
   return r.data;

@@ -1,8 +1,5 @@
 import type { BulkPreview } from "@/lib/jobs/bulk";
 
-/** What every server action on this page answers: never a raw database error. */
-export type ActionResult<T> = { ok: true; data: T } | { ok: false; error: { code: string; message: string } };
-
 /** A dry run's answer: what the confirm sends back (`frozen`), and what the dialog says. */
 export type ReplayPreview = BulkPreview & { description: string };
 

@@ -2,32 +2,38 @@
 
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
-import { authorize, withViewer } from "@/lib/auth/viewer";
+import { consoleAction } from "@/lib/edge/action";
 import { runIncrementalAudit } from "@/lib/integrity/audit";
 
 const Input = z.strictObject({ window: z.enum(["incremental", "24h", "all"]) });
 
-export type AuditActionResult =
-  | { ok: true; id: number; jobsChecked: number; eventsReplayed: number; mismatches: { jobId: string; problem: string }[]; durationMs: number; windowFrom: string; windowTo: string }
-  | { ok: false; error: { code: "invalid_input" | "forbidden" | "internal"; message: string } };
+/** An integrity audit's answer: what it checked and the first 50 mismatches. */
+export type AuditRun = {
+  id: number;
+  jobsChecked: number;
+  eventsReplayed: number;
+  mismatches: { jobId: string; problem: string }[];
+  durationMs: number;
+  windowFrom: string;
+  windowTo: string;
+};
 
 /**
- * Run an integrity audit now and store it. A server action is a public POST
- * endpoint: the permission is checked here, every time, and the audit reads
- * inside the viewer's scoped transaction.
+ * Run an integrity audit now and store it (integrity_audits, not the audit log: the run is the
+ * record). It reads inside the viewer's scoped transaction.
  */
-export async function runIntegrityAuditAction(raw: unknown): Promise<AuditActionResult> {
-  const auth = await authorize("audit:read");
-  if (!auth.ok) return { ok: false, error: { code: "forbidden", message: auth.message } };
-  const parsed = Input.safeParse(raw);
-  if (!parsed.success) return { ok: false, error: { code: "invalid_input", message: "Choose a window: since the last audit, the last 24 hours, or everything." } };
-  const { window } = parsed.data;
-  try {
+export const runIntegrityAuditAction = consoleAction({
+  permission: "audit:read",
+  audit: null,
+  span: "integrity.run",
+  input: Input,
+  invalid: () => "Choose a window: since the last audit, the last 24 hours, or everything.",
+  failed: "The audit could not run: the database did not answer. Details are in the server log.",
+  read: async ({ tx, input: { window }, viewer }) => {
     const from = window === "all" ? new Date(0) : window === "24h" ? new Date(Date.now() - 86_400_000) : undefined;
-    const r = await withViewer(auth.viewer, (tx) => runIncrementalAudit(tx, { actor: auth.viewer.email, from, lagMs: 0 }));
+    const r = await runIncrementalAudit(tx, { actor: viewer.email, from, lagMs: 0 });
     revalidatePath("/integrity");
-    return {
-      ok: true,
+    const data: AuditRun = {
       id: r.id,
       jobsChecked: r.jobsChecked,
       eventsReplayed: r.eventsReplayed,
@@ -36,8 +42,6 @@ export async function runIntegrityAuditAction(raw: unknown): Promise<AuditAction
       windowFrom: r.windowFrom.toISOString(),
       windowTo: r.windowTo.toISOString(),
     };
-  } catch (err) {
-    console.error("runIntegrityAuditAction failed:", err);
-    return { ok: false, error: { code: "internal", message: "The audit could not run: the database did not answer. Details are in the server log." } };
-  }
-}
+    return { ok: true, data };
+  },
+});

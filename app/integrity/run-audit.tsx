@@ -3,7 +3,8 @@
 import Link from "next/link";
 import { useState, useTransition, type FormEvent } from "react";
 import { Field, INPUT, PRIMARY } from "@/app/jobs/_components/fields";
-import { runIntegrityAuditAction, type AuditActionResult } from "./actions";
+import type { Result } from "@/lib/result";
+import { runIntegrityAuditAction, type AuditRun } from "./actions";
 
 const WINDOWS = [
   { window: "incremental", label: "Jobs with events since the last audit" },
@@ -33,7 +34,7 @@ export function MismatchList({ mismatches }: { mismatches: { jobId: string; prob
  * one "Run audit" button (three buttons in a row looked like a filter of the list below).
  */
 export function RunAudit() {
-  const [result, setResult] = useState<AuditActionResult | null>(null);
+  const [result, setResult] = useState<Result<AuditRun> | null>(null);
   const [pending, start] = useTransition();
   function onSubmit(e: FormEvent<HTMLFormElement>) {
     e.preventDefault();
@@ -66,11 +67,11 @@ export function RunAudit() {
         {!pending && result?.ok === false && <span className="text-red-700">{result.error.message}</span>}
         {!pending && result?.ok && (
           <div className="space-y-2">
-            <p className={result.mismatches.length ? "font-semibold text-red-700" : "text-emerald-700"}>
-              Audit #{result.id}: {result.jobsChecked} jobs and {result.eventsReplayed} events replayed in {result.durationMs} ms;{" "}
-              {result.mismatches.length === 0 ? "every job matches its history." : `${result.mismatches.length} mismatches.`}
+            <p className={result.data.mismatches.length ? "font-semibold text-red-700" : "text-emerald-700"}>
+              Audit #{result.data.id}: {result.data.jobsChecked} jobs and {result.data.eventsReplayed} events replayed in {result.data.durationMs} ms;{" "}
+              {result.data.mismatches.length === 0 ? "every job matches its history." : `${result.data.mismatches.length} mismatches.`}
             </p>
-            {result.mismatches.length > 0 && <MismatchList mismatches={result.mismatches} />}
+            {result.data.mismatches.length > 0 && <MismatchList mismatches={result.data.mismatches} />}
           </div>
         )}
       </div>

@@ -1,9 +1,8 @@
 "use server";
 
 import { z } from "zod";
-import { authorize } from "@/lib/auth/viewer";
+import { consoleAction } from "@/lib/edge/action";
 import { changeQueue, QUEUE_NAME, type QueueChange } from "@/lib/jobs/queues";
-import { operate, type OperateResult } from "../_operate/operate";
 
 const Change = z.discriminatedUnion("kind", [
   z.strictObject({ kind: z.literal("pause") }),
@@ -30,15 +29,12 @@ function describe(queue: string, c: QueueChange): string {
  * Pause, resume, cap or make fair one queue, as the operator using the console. The change and
  * its queue_events row (lib/jobs/queues.ts) and its audit row commit together.
  */
-export async function changeQueueAction(raw: unknown): Promise<OperateResult<{ paused: boolean; concurrencyLimit: number | null; fair: boolean }>> {
-  return operate(
-    await authorize("jobs:operate"),
-    raw,
-    Input,
-    (input) => `queue.${input?.change.kind ?? "change"}`,
-    async (tx, { queue, change }, { actor }) => {
-      const s = await changeQueue(tx, queue, change, actor);
-      return { ok: true, message: describe(queue, change), data: { paused: s.paused, concurrencyLimit: s.concurrencyLimit, fair: s.fair } };
-    },
-  );
-}
+export const changeQueueAction = consoleAction({
+  permission: "jobs:operate",
+  audit: (input) => `queue.${input?.change.kind ?? "change"}`,
+  input: Input,
+  change: async ({ tx, input: { queue, change }, actor }) => {
+    const s = await changeQueue(tx, queue, change, actor());
+    return { ok: true, message: describe(queue, change), data: { paused: s.paused, concurrencyLimit: s.concurrencyLimit, fair: s.fair } };
+  },
+});

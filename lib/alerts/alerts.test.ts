@@ -12,7 +12,8 @@ import { waitFor } from "../worker/test-support";
 import type { Worker } from "../worker/types";
 import { createWorker } from "../worker/worker";
 import { evaluateAlerts } from "./evaluate";
-import { AlertRuleError, createAlertRule, listAlertDeliveries } from "./rules";
+import { AppError } from "../result";
+import { createAlertRule, listAlertDeliveries } from "./rules";
 import { sign, SIGNATURE_HEADER, verify } from "./signature";
 import { alertHandlers, type WebhookBody } from "./webhook";
 
@@ -158,7 +159,7 @@ describe("alerts (issue 17)", () => {
     expect(await refused({ kind: "drift_rejection", name: "x", url: "https://hooks.example.com/x" })).toMatchObject({ code: "forbidden" });
     expect(await refused({ kind: "job_dead", name: "x", url: "http://127.0.0.1:9/x" })).toMatchObject({ code: "invalid_input", message: /internal address/ });
     expect(await refused({ kind: "job_dead", name: "x", url: "http://169.254.169.254/latest" })).toMatchObject({ code: "invalid_input" });
-    expect(await refused({ kind: "job_dead", name: "x", url: "ftp://hooks.example.com/x" })).toBeInstanceOf(AlertRuleError);
+    expect(await refused({ kind: "job_dead", name: "x", url: "ftp://hooks.example.com/x" })).toBeInstanceOf(AppError);
     expect(await refused({ kind: "job_dead", name: "", url: "https://hooks.example.com/x" })).toMatchObject({ code: "invalid_input", message: /^name/ });
     expect(await refused({ kind: "job_dead", name: "x", url: "https://hooks.example.com/x", extra: 1 })).toMatchObject({ code: "invalid_input" });
     expect((await t.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM alert_rules`)[0]!.n).toBe(before);

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { isIP } from "node:net";
 import { z } from "zod";
 import type { Db } from "../db/client";
+import { AppError } from "../result";
 import { SYSTEM_TENANT } from "./evaluate";
 
 /**
@@ -46,15 +47,6 @@ export const AlertRuleInput = z.discriminatedUnion("kind", [
 ]);
 export type AlertRuleInput = z.input<typeof AlertRuleInput>;
 
-export class AlertRuleError extends Error {
-  constructor(
-    readonly code: "invalid_input" | "forbidden",
-    message: string,
-  ) {
-    super(message);
-    this.name = "AlertRuleError";
-  }
-}
 
 export type AlertRule = {
   id: string;
@@ -105,14 +97,14 @@ export async function createAlertRule(sql: Db, raw: unknown, owner: RuleOwner, b
   const parsed = AlertRuleInput.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new AlertRuleError("invalid_input", `${issue?.path.join(".") || "input"}: ${issue?.message ?? "invalid"}`);
+    throw new AppError("invalid_input", `${issue?.path.join(".") || "input"}: ${issue?.message ?? "invalid"}`);
   }
   const input = parsed.data;
   const tenantId = "tenantId" in owner ? owner.tenantId : null;
   if (tenantId !== null) {
-    if (input.kind !== "job_dead") throw new AlertRuleError("forbidden", "a tenant's alert can only be about its own dead jobs");
+    if (input.kind !== "job_dead") throw new AppError("forbidden", "a tenant's alert can only be about its own dead jobs");
     if (!allowPrivate() && internalHost(new URL(input.url).hostname)) {
-      throw new AlertRuleError("invalid_input", "url: an internal address (localhost, a private or link-local IP) cannot receive a tenant's alerts");
+      throw new AppError("invalid_input", "url: an internal address (localhost, a private or link-local IP) cannot receive a tenant's alerts");
     }
   }
   // A staff rule's deliveries are jobs of the system tenant (evaluate.ts): it exists from the first staff rule on.

@@ -8,7 +8,8 @@ import { verifyApiKey } from "./keys";
 // The API keys page's server actions, called directly as a crafted POST would call them.
 // Only the session is stood in for (who is signed in); the database is real, as the console's role.
 let signedIn: Viewer | null = null;
-vi.mock("@/lib/auth/viewer", () => ({
+vi.mock("@/lib/auth/viewer", async (importOriginal) => ({
+  ...(await importOriginal<typeof import("@/lib/auth/viewer")>()),
   authorize: async () =>
     signedIn
       ? { ok: true, viewer: signedIn }

@@ -4,6 +4,7 @@ import type { Principal } from "../auth/permissions";
 import { recordAudit, type AuditPrincipal } from "../audit/audit";
 import type { Db, Sql } from "../db/client";
 import { withScope } from "../db/scope";
+import { AppError } from "../result";
 
 /**
  * Per-tenant API keys. A key is `jsk_` + 32 random bytes in base64url; the
@@ -90,16 +91,6 @@ export type ApiKeyRow = {
 
 const KEY_COLUMNS = "id, tenant_id, name, prefix, created_by, created_at, last_used_at, revoked_at";
 
-export class ApiKeyError extends Error {
-  constructor(
-    readonly code: "invalid_input" | "not_found" | "forbidden",
-    message: string,
-  ) {
-    super(message);
-    this.name = "ApiKeyError";
-  }
-}
-
 /**
  * Create a key for `tenantId`; the returned secret is never stored and never
  * shown again. The key and its audit row commit together.
@@ -110,13 +101,13 @@ export async function createApiKey(
   by: AuditPrincipal,
 ): Promise<{ key: ApiKeyRow; secret: string }> {
   const parsed = CreateKeyInput.safeParse(input);
-  if (!parsed.success) throw new ApiKeyError("invalid_input", parsed.error.issues[0]?.message ?? "invalid key");
+  if (!parsed.success) throw new AppError("invalid_input", parsed.error.issues[0]?.message ?? "invalid key");
   const { tenantId, name } = parsed.data;
   const { secret, prefix, hash } = generateKey();
   // Scoped to the key's tenant: row-level security lets the transaction write only that tenant's keys.
   return (await withScope(sql, { tenantId }, async (tx) => {
     const [tenant] = await tx`SELECT 1 AS one FROM tenants WHERE id = ${tenantId}`;
-    if (!tenant) throw new ApiKeyError("invalid_input", `unknown tenant ${JSON.stringify(tenantId)}`);
+    if (!tenant) throw new AppError("invalid_input", `unknown tenant ${JSON.stringify(tenantId)}`);
     const [key] = await tx<ApiKeyRow[]>`
       INSERT INTO api_keys (tenant_id, name, prefix, hash, created_by)
       VALUES (${tenantId}, ${name}, ${prefix}, ${hash}, ${by.actor})
@@ -142,13 +133,13 @@ export async function revokeApiKey(
   input: { id: string; tenantId: string | null },
   by: AuditPrincipal,
 ): Promise<ApiKeyRow> {
-  if (!RevokeKeyInput.safeParse({ id: input.id }).success) throw new ApiKeyError("not_found", "No such API key.");
+  if (!RevokeKeyInput.safeParse({ id: input.id }).success) throw new AppError("not_found", "No such API key.");
   return (await withScope(sql, input.tenantId ? { tenantId: input.tenantId } : { all: true }, async (tx) => {
     const [key] = await tx<ApiKeyRow[]>`
       UPDATE api_keys SET revoked_at = now()
        WHERE id = ${input.id} AND revoked_at IS NULL ${input.tenantId ? tx`AND tenant_id = ${input.tenantId}` : tx``}
       RETURNING ${tx.unsafe(KEY_COLUMNS)}`;
-    if (!key) throw new ApiKeyError("not_found", "No such API key, or it is already revoked.");
+    if (!key) throw new AppError("not_found", "No such API key, or it is already revoked.");
     await recordAudit(tx, {
       ...by,
       via: "console",

@@ -8,7 +8,8 @@ import { createUser } from "./users";
 // The admin page's server actions, called directly as a crafted POST would call them.
 // Only the session is stood in for (who is signed in); the database is real, as the console's role.
 let signedIn: Viewer | null = null;
-vi.mock("@/lib/auth/viewer", () => ({
+vi.mock("@/lib/auth/viewer", async (importOriginal) => ({
+  ...(await importOriginal<typeof import("@/lib/auth/viewer")>()),
   authorize: async () => {
     if (!signedIn) return { ok: false, status: 401, code: "unauthenticated", message: "Sign in to do this.", viewer: null };
     if (signedIn.role !== "admin") return { ok: false, status: 403, code: "forbidden", message: "Your role may not do this.", viewer: signedIn };

@@ -5,7 +5,10 @@ import { describe, expect, it } from "vitest";
 /**
  * Every entry point checks who is calling, inside itself: pages, route
  * handlers and server actions (a server action is a public POST endpoint,
- * and a page-level check does not cover it). A new file without a check fails here.
+ * and a page-level check does not cover it). Actions and route handlers get
+ * the check from the one frame each (lib/edge/action.ts, lib/edge/route.ts), with
+ * validation, scope, audit and the result shape; an entry point built any other
+ * way fails here.
  */
 function files(dir: string): string[] {
   return readdirSync(dir).flatMap((f) => {
@@ -27,12 +30,21 @@ const PUBLIC: Record<string, string> = {
   "app/metrics/route.ts": "Prometheus: its own bearer token, JOBSCOPE_METRICS_TOKEN (lib/metrics/http.ts); off without it",
 };
 /**
- * The checks an entry point may call. Each is a wrapper whose own body calls
- * `authorize` (sessions) or verifies an API key — asserted below, so a wrapper
- * cannot quietly lose its check.
+ * The one frame of each kind of entry point (lib/edge): each asks `authorize` itself, first — asserted
+ * below, so the frame cannot quietly lose its check. The tenant API (/api/v1) has its own, `withApiKey`.
  */
-const SESSION_GUARDS = ["authorize", "insightGet", "adminAction", "manager", "bulkOperator", "replayer"];
-const calls = (src: string, names: string[]) => names.some((n) => new RegExp(`\\b${n}\\(`).test(src));
+const ACTION_BUILDER = "consoleAction";
+const ROUTE_BUILDER = "consoleRoute";
+const API_FRAME = "withApiKey";
+
+/** Each `export` statement of a module, up to the next one: its name and what it is built with. */
+function exportsOf(src: string): { name: string; text: string }[] {
+  const starts = [...src.matchAll(/^export\s+(?:const|let|var|async\s+function|function|class|default|\{|\*)\s*(\w*)/gm)];
+  return starts.map((m, i) => ({ name: m[1] || m[0], text: src.slice(m.index, starts[i + 1]?.index) }));
+}
+
+/** The route handlers' HTTP methods, each of which must be built with the one frame. */
+const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
 
 describe("every entry point checks permissions on the server", () => {
   it("pages call requirePage", () => {
@@ -41,37 +53,47 @@ describe("every entry point checks permissions on the server", () => {
     expect(pages.filter((f) => !/requirePage\(/.test(read(f)))).toEqual([]);
   });
 
-  it("route handlers call authorize (sessions) or an API-key check", () => {
+  it(`every console route handler is built with ${ROUTE_BUILDER}; the tenant API's call ${API_FRAME}`, () => {
     const routes = app.filter((f) => f.endsWith("route.ts") && !PUBLIC[f]);
-    const unchecked = routes.filter((f) => !calls(read(f), f.startsWith("app/api/v1/") ? ["withApiKey"] : SESSION_GUARDS));
-    expect(unchecked).toEqual([]);
+    expect(routes.length).toBeGreaterThan(10);
+    const offenders: string[] = [];
+    for (const f of routes) {
+      const handlers = exportsOf(read(f)).filter((e) => METHODS.has(e.name) || /^export\s*\{/.test(e.name));
+      if (handlers.length === 0) offenders.push(`${f}: no handler found`);
+      for (const h of handlers) {
+        const ok = f.startsWith("app/api/v1/")
+          ? new RegExp(`^export async function ${h.name}\\([^]*\\b${API_FRAME}\\(`).test(h.text)
+          : new RegExp(`^export const ${h.name} = ${ROUTE_BUILDER}(<[^=]*?>)?\\(`).test(h.text);
+        if (!ok) offenders.push(`${f}: ${h.name}`);
+      }
+    }
+    expect(offenders).toEqual([]);
     expect(read("lib/api/http.ts")).toMatch(/async function withApiKey[^]*?await verifyApiKey\(/);
   });
 
-  it("each exported server action calls authorize inside its own body", () => {
+  it(`every exported server action is built with ${ACTION_BUILDER}`, () => {
     const actions = app.filter((f) => /^["']use server["']/m.test(read(f)) && !PUBLIC[f]);
-    expect(actions.length).toBeGreaterThan(3);
+    expect(actions.length).toBeGreaterThan(8);
     const offenders: string[] = [];
     for (const f of actions) {
-      const src = read(f);
-      for (const m of src.matchAll(/export async function (\w+)\s*\(/g)) {
-        // The function's body: up to the next top-level export.
-        const start = m.index!;
-        const next = src.indexOf("\nexport ", start + 1);
-        const body = src.slice(start, next === -1 ? undefined : next);
-        if (!calls(body, SESSION_GUARDS)) offenders.push(`${f}: ${m[1]}`);
+      for (const e of exportsOf(read(f))) {
+        // Types are erased: only values are server actions.
+        if (/^export\s+(type|interface)\b/.test(e.text)) continue;
+        if (!new RegExp(`^export const ${e.name} = ${ACTION_BUILDER}\\(`).test(e.text)) offenders.push(`${f}: ${e.name}`);
       }
     }
     expect(offenders).toEqual([]);
   });
 
-  it("each guard wrapper itself calls authorize", () => {
-    const sources = app.filter((f) => f.endsWith(".ts") || f.endsWith(".tsx")).map(read);
-    for (const guard of SESSION_GUARDS.filter((g) => g !== "authorize")) {
-      const def = sources.find((src) => new RegExp(`function ${guard}\\b`).test(src));
-      expect(def, guard).toBeDefined();
-      const body = def!.slice(def!.search(new RegExp(`function ${guard}\\b`)));
-      expect(body.slice(0, 1500), guard).toMatch(/await authorize\(/);
+  it("each frame asks authorize first", () => {
+    for (const [file, name] of [
+      ["lib/edge/action.ts", "frame"],
+      ["lib/edge/route.ts", ROUTE_BUILDER],
+    ] as const) {
+      const src = read(file);
+      const body = src.slice(src.search(new RegExp(`function ${name}\\b`)));
+      // authorize comes before any other await: nothing is read or written for a caller not yet checked.
+      expect(body.match(/await (\w+)\(/)?.[1], `${file} ${name}`).toBe("authorize");
     }
   });
 });

@@ -3,8 +3,9 @@ import { hashPassword } from "better-auth/crypto";
 import { z } from "zod";
 import type { Db } from "../db/client";
 import type { Tx } from "../jobs/write-path";
+import { AppError } from "../result";
 import { TenantId } from "./tenants";
-import { LastAdminError } from "./users";
+import { lastAdminRefusal } from "./users";
 
 /**
  * Offboarding: deactivate a user, suspend a tenant, reset a password. Each takes the caller's
@@ -21,22 +22,16 @@ export const PasswordReset = z.strictObject({
 
 export type Offboarded = { email: string; sessionsEnded: number; keysRevoked: number };
 
-/** Refused: the user deactivating is this user (ask another admin), so nobody is locked out by mistake. */
-export class SelfDeactivationError extends Error {
-  constructor() {
-    super("You cannot deactivate yourself: ask another admin.");
-  }
-}
-
 /**
  * Deactivate a user: they cannot sign in, their sessions end now, and the API keys they created
  * are revoked (a key outlives nobody's access). The last active admin cannot be deactivated
- * (the admins' rows are locked first, as for a role change). Null when there is no such user.
+ * (the admins' rows are locked first, as for a role change), nor can an admin deactivate themself (another
+ * admin must, so nobody is locked out by mistake): both are refusals (AppError). Null when there is no such user.
  */
 export async function deactivateUser(tx: Tx, userId: string, by: { userId: string }): Promise<Offboarded | null> {
-  if (userId === by.userId) throw new SelfDeactivationError();
+  if (userId === by.userId) throw new AppError("refused", "You cannot deactivate yourself: ask another admin.");
   const admins = await tx<{ id: string }[]>`SELECT id FROM users WHERE role = 'admin' AND deactivated_at IS NULL ORDER BY id FOR UPDATE`;
-  if (admins.length === 1 && admins[0]!.id === userId) throw new LastAdminError();
+  if (admins.length === 1 && admins[0]!.id === userId) throw lastAdminRefusal();
   const [user] = await tx<{ email: string }[]>`
     UPDATE users SET deactivated_at = coalesce(deactivated_at, now()), updated_at = now() WHERE id = ${userId} RETURNING email`;
   if (!user) return null;

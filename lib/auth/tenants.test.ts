@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ZodError } from "zod";
 import { createTestDb, type TestDb } from "../db/test-db";
-import { createTenant, listTenants, renameTenant, TenantExists } from "./tenants";
+import { AppError } from "../result";
+import { createTenant, listTenants, renameTenant } from "./tenants";
 import { createUser } from "./users";
 
 let db: TestDb;
@@ -33,7 +34,7 @@ describe("tenants", () => {
 
   it("refuses a taken id without touching the existing tenant", async () => {
     await createTenant(db.sql, { id: "taken", name: "First" });
-    await expect(createTenant(db.sql, { id: "taken", name: "Second" })).rejects.toBeInstanceOf(TenantExists);
+    await expect(createTenant(db.sql, { id: "taken", name: "Second" })).rejects.toBeInstanceOf(AppError);
     expect((await listTenants(db.sql)).find((r) => r.id === "taken")?.name).toBe("First");
   });
 

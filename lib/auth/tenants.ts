@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { Db } from "../db/client";
+import { AppError } from "../result";
 
 /** A tenant id is a slug: it appears in URLs, filters, API keys and every job row. */
 export const TenantId = z
@@ -20,12 +21,6 @@ export const TenantRename = z.strictObject({ id: TenantId, name: TenantName });
 
 export type TenantRow = { id: string; name: string; createdAt: Date; users: number; suspendedAt: Date | null };
 
-/** Tenant creation refused because the id is taken (ids are never reused or changed). */
-export class TenantExists extends Error {
-  constructor(readonly tenantId: string) {
-    super(`A tenant with id "${tenantId}" already exists.`);
-  }
-}
 
 /** Create a tenant; a taken id is refused, never overwritten. Throws a ZodError on bad input. */
 export async function createTenant(sql: Db, raw: z.input<typeof NewTenant>): Promise<TenantRow> {
@@ -34,7 +29,8 @@ export async function createTenant(sql: Db, raw: z.input<typeof NewTenant>): Pro
     INSERT INTO tenants (id, name) VALUES (${t.id}, ${t.name})
     ON CONFLICT (id) DO NOTHING
     RETURNING id, name, created_at, 0 AS users, suspended_at`;
-  if (!row) throw new TenantExists(t.id);
+  // Refused because the id is taken (ids are never reused or changed).
+  if (!row) throw new AppError("invalid_input", `A tenant with id "${t.id}" already exists.`);
   return row;
 }
 

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ZodError } from "zod";
 import { createTestDb, type TestDb } from "../db/test-db";
 import { seedTenants } from "../jobs/test-helpers";
-import { createUser, LastAdminError, listUsers, setUserRole } from "./users";
+import { createUser, listUsers, setUserRole } from "./users";
 
 let db: TestDb;
 const userCount = async () => (await db.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM users`)[0]!.n;
@@ -102,7 +102,7 @@ describe("setUserRole", () => {
     expect(n).toBe(0);
     const a = await createUser(db.sql, { email: email("admin-a"), name: "A", password: PASSWORD, role: "admin" });
     await addSession(a.id);
-    await expect(setUserRole(db.sql, { userId: a.id, role: "operator" })).rejects.toBeInstanceOf(LastAdminError);
+    await expect(setUserRole(db.sql, { userId: a.id, role: "operator" })).rejects.toMatchObject({ code: "refused", message: expect.stringContaining("last admin") });
     expect(await sessionsOf(a.id)).toBe(1); // nothing happened
     // Re-affirming admin is not a demotion.
     expect(await setUserRole(db.sql, { userId: a.id, role: "admin" })).toMatchObject({ role: "admin" });
@@ -127,7 +127,7 @@ describe("setUserRole", () => {
     const results = await both;
     expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
     const refused = results.find((r) => r.status === "rejected") as PromiseRejectedResult;
-    expect(refused.reason).toBeInstanceOf(LastAdminError);
+    expect(refused.reason).toMatchObject({ code: "refused", message: expect.stringContaining("last admin") });
     const admins = await db.sql`SELECT id FROM users WHERE role = 'admin'`;
     expect(admins).toHaveLength(1);
   });

@@ -3,6 +3,7 @@ import { hashPassword } from "better-auth/crypto";
 import { z } from "zod";
 import type { Db, Sql } from "../db/client";
 import type { Tx } from "../jobs/write-path";
+import { AppError } from "../result";
 import { ROLES, type Role } from "./permissions";
 
 export const NewUser = z
@@ -70,15 +71,11 @@ export const RoleChange = z
   });
 
 /** Refused: the change would leave nobody able to manage users. */
-export class LastAdminError extends Error {
-  constructor() {
-    super("This is the last admin: make someone else an admin first.");
-  }
-}
+export const lastAdminRefusal = () => new AppError("refused", "This is the last admin: make someone else an admin first.");
 
 /**
  * Change a user's role (and tenant); their sessions end, so the new role applies at once.
- * Demoting the last admin is refused (LastAdminError): the admins' rows are locked first,
+ * Demoting the last admin is refused (`lastAdminRefusal`): the admins' rows are locked first,
  * so two admins demoting each other at once cannot both succeed.
  */
 export async function setUserRole(sql: Sql | Tx, raw: z.input<typeof RoleChange>): Promise<UserRow | null> {
@@ -86,7 +83,7 @@ export async function setUserRole(sql: Sql | Tx, raw: z.input<typeof RoleChange>
   return (await atomically(sql, async (tx) => {
     if (c.role !== "admin") {
       const admins = await tx<{ id: string }[]>`SELECT id FROM users WHERE role = 'admin' ORDER BY id FOR UPDATE`;
-      if (admins.length === 1 && admins[0]!.id === c.userId) throw new LastAdminError();
+      if (admins.length === 1 && admins[0]!.id === c.userId) throw lastAdminRefusal();
     }
     const [row] = await tx<UserRow[]>`
       UPDATE users SET role = ${c.role}, tenant_id = ${c.tenantId}, tenant_owner = ${c.tenantOwner}, updated_at = now()

@@ -9,12 +9,13 @@ import type { QueueRow, QueueStatus } from "@/lib/jobs/queue-stats";
 import type { ScheduleListRow } from "@/lib/schedules/list";
 import type { DriftStatus, ErrorClassRow, PoisonSuspect, RecentRejection, ThroughputPoint, TypeLatency, WorkerRow } from "@/lib/insight/queries";
 import type { WindowKey } from "@/lib/insight/windows";
+import type { ErrorBody } from "@/lib/result";
 
 /** A server type as it arrives over JSON: Dates become ISO strings. */
 export type Wire<T> = T extends Date ? string : T extends readonly (infer U)[] ? Wire<U>[] : T extends object ? { [K in keyof T]: Wire<T[K]> } : T;
 
-/** What every GET route handler answers on failure. */
-export type ApiErrorBody = { error: { code: string; message: string } };
+/** What every GET route handler answers on failure (lib/edge/route.ts): the one error body of lib/result.ts. */
+export type ApiErrorBody = { error: ErrorBody };
 
 /**
  * GET /api/counts. Each count stops at a cap (lib/jobs/queries.ts COUNT_CAP);

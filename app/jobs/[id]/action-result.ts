@@ -1,6 +1,7 @@
 import { formatUtcMoment } from "@/components/relative-time";
 import type { ActorKind, JobEvent, JobState } from "@/lib/fsm/table";
 import type { Rejection } from "@/lib/jobs/types";
+import type { ErrorBody, Result } from "@/lib/result";
 
 /** The job as the write path left it, after a refusal; `at` is an ISO time. */
 export type CurrentJob = {
@@ -10,19 +11,18 @@ export type CurrentJob = {
   movedBy: { event: JobEvent; actorKind: ActorKind; actorId: string; at: string } | null;
 };
 
-export type ActionErrorCode = "invalid_input" | "forbidden" | "conflict" | "illegal" | "drift" | "not_found" | "internal";
+/** A job action's refusal: the one error body, and after a refusal of the write path the job as it is now. */
+export type JobActionError = ErrorBody & { current?: CurrentJob };
 
 /** What a job action answers: the new state, or a refusal a person can act on. */
-export type JobActionResult =
-  | { ok: true; data: { event: JobEvent; from: JobState; state: JobState; stateVersion: number } }
-  | { ok: false; error: { code: ActionErrorCode; message: string; current?: CurrentJob } };
+export type JobActionResult = Result<{ event: JobEvent; from: JobState; state: JobState; stateVersion: number }, JobActionError>;
 
 /**
  * A refusal from the write path in words: who moved the job first and what it
  * is now ("Refused: worker w-3 applied finish at 12:01:03 UTC; the job is now
  * succeeded (version 4).").
  */
-export function describeRejection(r: Rejection, event: JobEvent, now: number): JobActionResult {
+export function describeRejection(r: Rejection, event: JobEvent, now: number): JobActionError {
   const current: CurrentJob | undefined = r.current
     ? {
         state: r.current.state,
@@ -45,7 +45,7 @@ export function describeRejection(r: Rejection, event: JobEvent, now: number): J
   } else {
     message = `Refused: ${event} is not allowed here: ${r.reason}.${is ? ` ${capitalize(is)}.` : ""}`;
   }
-  return { ok: false, error: { code: r.kind, message, current } };
+  return { code: r.kind, message, current };
 }
 
 const capitalize = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);

@@ -1,9 +1,11 @@
+import { consoleRoute } from "@/lib/edge/route";
 import { driftStatus } from "@/lib/insight/queries";
-import { insightGet } from "../respond";
 
 export const dynamic = "force-dynamic";
 
 /** Polled by the drift alarm on every page: one index range on (kind, at), usually empty. */
-export async function GET() {
-  return insightGet("the drift status", "insight:read", (tx) => driftStatus(tx));
-}
+export const GET = consoleRoute({
+  permission: "insight:read",
+  failed: "Could not load the drift status: the database did not answer. Details are in the server log.",
+  read: ({ tx }) => driftStatus(tx),
+});

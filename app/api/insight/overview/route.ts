@@ -1,13 +1,15 @@
+import { consoleRoute } from "@/lib/edge/route";
 import { busiestErrors, latencyByType, poisonSuspects, recentRejections, throughput } from "@/lib/insight/queries";
 import { parseWindow } from "@/lib/insight/windows";
-import { insightGet } from "../respond";
 
 export const dynamic = "force-dynamic";
 
 /** The overview's charts and tables for one window; each query reads only that window (lib/insight/queries.ts). */
-export async function GET(request: Request) {
-  const window = parseWindow(new URL(request.url).searchParams.get("window"));
-  return insightGet("the overview", "insight:read", async (tx) => {
+export const GET = consoleRoute({
+  permission: "insight:read",
+  input: (request) => parseWindow(request.nextUrl.searchParams.get("window")),
+  failed: "Could not load the overview: the database did not answer. Details are in the server log.",
+  read: async ({ tx, input: window }) => {
     const now = new Date();
     // One transaction: the queries run one after another on its connection.
     const series = await throughput(tx, window, now);
@@ -16,5 +18,5 @@ export async function GET(request: Request) {
     const poison = await poisonSuspects(tx, now);
     const rejections = await recentRejections(tx);
     return { window, series, latency, errors, poison, rejections, at: now.toISOString() };
-  });
-}
+  },
+});

@@ -1,8 +1,10 @@
+import { consoleRoute } from "@/lib/edge/route";
 import { listWorkers } from "@/lib/insight/queries";
-import { insightGet } from "../respond";
 
 export const dynamic = "force-dynamic";
 
-export async function GET() {
-  return insightGet("the workers", "insight:read", async (tx) => ({ workers: await listWorkers(tx), at: new Date().toISOString() }));
-}
+export const GET = consoleRoute({
+  permission: "insight:read",
+  failed: "Could not load the workers: the database did not answer. Details are in the server log.",
+  read: async ({ tx }) => ({ workers: await listWorkers(tx), at: new Date().toISOString() }),
+});

@@ -1,7 +1,8 @@
 import type { QueueStatusResponse } from "@/lib/client/wire";
+import { consoleRoute } from "@/lib/edge/route";
 import { QUEUE_NAME } from "@/lib/jobs/queues";
 import { getQueueStatus } from "@/lib/jobs/queue-stats";
-import { failure, insightGet } from "../../insight/respond";
+import { AppError } from "@/lib/result";
 
 export const dynamic = "force-dynamic";
 
@@ -9,13 +10,17 @@ export const dynamic = "force-dynamic";
  * Whether one queue is paused (the banner over its jobs). Every role that reads jobs may ask;
  * a tenant member learns that it is paused, not who paused it.
  */
-export async function GET(_req: Request, { params }: { params: Promise<{ name: string }> }) {
-  const { name } = await params;
-  return insightGet("the queue", "jobs:read", async (tx, viewer) => {
-    if (!QUEUE_NAME.test(name)) return failure(400, "invalid_input", "Not a queue name.");
+export const GET = consoleRoute<{ name: string }, string, QueueStatusResponse>({
+  permission: "jobs:read",
+  input: (_request, { name }) => {
+    if (!QUEUE_NAME.test(name)) throw new AppError("invalid_input", "Not a queue name.");
+    return name;
+  },
+  failed: "Could not load the queue: the database did not answer. Details are in the server log.",
+  read: async ({ tx, viewer, input: name }) => {
     const s = await getQueueStatus(tx, name);
     const staff = viewer.role !== "tenant";
-    const body: QueueStatusResponse = {
+    return {
       name: s.name,
       paused: s.paused,
       pausedAt: s.pausedAt?.toISOString() ?? null,
@@ -24,6 +29,5 @@ export async function GET(_req: Request, { params }: { params: Promise<{ name: s
       fair: s.fair,
       at: new Date().toISOString(),
     };
-    return body;
-  });
-}
+  },
+});

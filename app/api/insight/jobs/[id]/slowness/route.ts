@@ -1,5 +1,6 @@
+import { consoleRoute } from "@/lib/edge/route";
 import { slownessContextFor } from "@/lib/insight/slowness-context";
-import { failure, insightGet } from "../../../respond";
+import { AppError } from "@/lib/result";
 
 export const dynamic = "force-dynamic";
 
@@ -11,11 +12,13 @@ export const dynamic = "force-dynamic";
  * the last heartbeats of its lost attempts. The job itself (runs, events) comes
  * from the job page's own read. Same permission as the job page.
  */
-export async function GET(_request: Request, { params }: { params: Promise<{ id: string }> }) {
-  const { id } = await params;
-  return insightGet("the comparison", "jobs:read", async (tx, viewer) => {
+export const GET = consoleRoute<{ id: string }>({
+  permission: "jobs:read",
+  failed: "Could not load the comparison: the database did not answer. Details are in the server log.",
+  read: async ({ tx, viewer, params }) => {
     // Tenant isolation twice: in the query, and by row-level security on the scoped transaction.
-    const ctx = await slownessContextFor(viewer, id, tx);
-    return ctx ?? failure(404, "not_found", "No such job: it may have been removed, or the link is wrong.");
-  });
-}
+    const ctx = await slownessContextFor(viewer, params.id, tx);
+    if (!ctx) throw new AppError("not_found", "No such job: it may have been removed, or the link is wrong.");
+    return ctx;
+  },
+});

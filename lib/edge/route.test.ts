@@ -1,0 +1,79 @@
+import { NextRequest } from "next/server";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import type { Viewer } from "../auth/viewer";
+import { closePool } from "../db/client";
+import { createTestDb, type TestDb } from "../db/test-db";
+import { AppError } from "../result";
+
+// The route frame with handlers made up here: statuses, bodies and the viewer's scope.
+// Only the session is stood in for; the database is real, as the console's role.
+let signedIn: Viewer | null = null;
+vi.mock("@/lib/auth/viewer", async (importOriginal) => {
+  const real = await importOriginal<typeof import("@/lib/auth/viewer")>();
+  return {
+    ...real,
+    authorize: async () =>
+      signedIn ? { ok: true, viewer: signedIn } : { ok: false, status: 401, code: "unauthenticated", message: "Sign in to do this.", viewer: null },
+  };
+});
+
+const ACME: Viewer = { userId: "u-acme", email: "dana@acme.example", name: "Dana", role: "tenant", tenantId: "acme", tenantOwner: false };
+
+let db: TestDb;
+let consoleRoute: typeof import("./route").consoleRoute;
+const get = (url = "http://localhost/api/probe") => new NextRequest(url);
+const noParams = { params: Promise.resolve({}) };
+
+beforeAll(async () => {
+  db = await createTestDb();
+  process.env.DATABASE_URL = db.roleUrl("app");
+  ({ consoleRoute } = await import("./route"));
+});
+
+afterAll(async () => {
+  await closePool();
+  await db?.close();
+});
+
+describe("consoleRoute", () => {
+  // Built on first use: the frame is imported once the test database is up.
+  const probe = () => consoleRoute({
+    permission: "jobs:read",
+    input: (request) => {
+      const q = request.nextUrl.searchParams.get("q");
+      if (q === "bad") throw new AppError("invalid_input", "q may not be bad.");
+      return q;
+    },
+    failed: "Could not load the probe.",
+    read: async ({ tx, input }) => {
+      if (input === "none") throw new AppError("not_found", "No such probe.");
+      if (input === "crash") await tx`SELECT * FROM no_such_table`;
+      const [scope] = await tx<{ tenant: string | null }[]>`SELECT current_setting('jobscope.tenant', true) AS tenant`;
+      return { tenant: scope?.tenant ?? null };
+    },
+  });
+  const tenants = (request: NextRequest, context: typeof noParams) => probe()(request, context);
+
+  it("reads in the viewer's scope (row-level security confines a tenant member to their tenant)", async () => {
+    signedIn = ACME;
+    const res = await tenants(get(), noParams);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("cache-control")).toBe("no-store");
+    expect(await res.json()).toEqual({ tenant: "acme" });
+  });
+
+  it("answers a denial, a bad parameter, a refusal and a failure with the one error body", async () => {
+    signedIn = null;
+    const denied = await tenants(get(), noParams);
+    expect([denied.status, await denied.json()]).toEqual([401, { error: { code: "unauthenticated", message: "Sign in to do this." } }]);
+    signedIn = ACME;
+    const bad = await tenants(get("http://localhost/api/probe?q=bad"), noParams);
+    expect([bad.status, await bad.json()]).toEqual([400, { error: { code: "invalid_input", message: "q may not be bad." } }]);
+    const none = await tenants(get("http://localhost/api/probe?q=none"), noParams);
+    expect([none.status, await none.json()]).toEqual([404, { error: { code: "not_found", message: "No such probe." } }]);
+    const quiet = vi.spyOn(console, "error").mockImplementation(() => {});
+    const crash = await tenants(get("http://localhost/api/probe?q=crash"), noParams);
+    quiet.mockRestore();
+    expect([crash.status, await crash.json()]).toEqual([500, { error: { code: "internal", message: "Could not load the probe." } }]);
+  });
+});
