@@ -4,6 +4,8 @@ import { cpSync, readdirSync, rmSync } from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
 import { generateDrizzleJson, generateMigration } from "drizzle-kit/api";
+import { is } from "drizzle-orm";
+import { getViewConfig, PgColumn, PgView } from "drizzle-orm/pg-core";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { ensureDatabase } from "./embedded";
@@ -77,6 +79,23 @@ describe("schema.ts and the migrations", () => {
   afterAll(async () => {
     await dropDeclared?.();
     await migrated?.close();
+  });
+
+  // The views are the migrations' own (`.existing()`): schema.ts declares their columns for row types.
+  it("declares the columns of the views it names", async () => {
+    const views = Object.values(await schemaModules())
+      .filter((v) => is(v, PgView))
+      .map((v) => getViewConfig(v));
+    const declaredColumns = views.flatMap(({ name, selectedFields }) =>
+      Object.values(selectedFields).map((c) => (is(c, PgColumn) ? `${name}.${c.name} ${c.getSQLType()}` : `${name}: not a column`)),
+    );
+    const rows = await migrated.sql<{ line: string }[]>`
+      SELECT c.relname || '.' || a.attname || ' ' || format_type(a.atttypid, a.atttypmod) AS line
+        FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace JOIN pg_attribute a ON a.attrelid = c.oid
+       WHERE n.nspname = 'public' AND c.relkind = 'v' AND a.attnum > 0
+         AND c.relname IN ${migrated.sql(views.map((v) => v.name))}`;
+    expect(views.length).toBeGreaterThan(0);
+    expect(declaredColumns.sort()).toEqual(rows.map((r) => r.line).sort());
   });
 
   // A migration that changes a table and not schema.ts (or the other way round) fails here.
