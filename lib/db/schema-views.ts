@@ -1,5 +1,5 @@
-import { integer, jsonb, pgView, smallint, text, uuid } from "drizzle-orm/pg-core";
-import { jobState, tz } from "./schema";
+import { jsonb, pgView, text, uuid } from "drizzle-orm/pg-core";
+import { liveJobColumns, tz } from "./schema";
 
 /**
  * The views the migrations build, declared for their row types: drizzle-kit leaves them to the SQL
@@ -13,18 +13,7 @@ import { jobState, tz } from "./schema";
  */
 export const jobs = pgView("jobs", {
   id: uuid("id").notNull(),
-  tenantId: text("tenant_id").notNull(),
-  type: text("type").notNull(),
-  queue: text("queue").notNull(),
-  priority: smallint("priority").notNull(),
-  state: jobState("state").notNull(),
-  attempt: integer("attempt").notNull(),
-  maxAttempts: integer("max_attempts").notNull(),
-  stateVersion: integer("state_version").notNull(),
-  leaseOwner: text("lease_owner"),
-  heartbeatAt: tz("heartbeat_at"),
-  /** When a live job becomes claimable; for a finished job, the one it was submitted with. */
-  notBefore: tz("not_before").notNull(),
+  ...liveJobColumns(),
   params: jsonb("params").notNull(),
   idempotencyKey: text("idempotency_key"),
   createdAt: tz("created_at").notNull(),

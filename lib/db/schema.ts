@@ -102,6 +102,22 @@ const CLAIM_ENTERED = ["claimed", "running"] as const satisfies readonly (typeof
 /** The live states a claim does not enter: the console's live tabs that have their own indexes. */
 const WAITING_STATES = STATES.filter((s) => !(CLAIM_ENTERED as readonly string[]).includes(s) && !(TERMINAL_STATES as readonly string[]).includes(s));
 
+/** The live row's columns that the `jobs` view also has (lib/db/schema-views.ts), in its order. */
+export const liveJobColumns = () => ({
+  tenantId: text("tenant_id").notNull(),
+  type: text("type").notNull(),
+  queue: text("queue").notNull(),
+  priority: smallint("priority").notNull(),
+  state: jobState("state").notNull(),
+  attempt: integer("attempt").notNull(),
+  maxAttempts: integer("max_attempts").notNull(),
+  stateVersion: integer("state_version").notNull(),
+  leaseOwner: text("lease_owner"),
+  heartbeatAt: tz("heartbeat_at"),
+  /** When a live job becomes claimable; for a finished job (in the view), the one it was submitted with. */
+  notBefore: tz("not_before").notNull(),
+});
+
 /**
  * The engine's hot row, for jobs that are not finished. Every index here takes an entry on every
  * transition, so it has only the engine's (claim, lease, retry due) and two console indexes whose
@@ -112,17 +128,7 @@ export const jobsLive = pgTable(
   "jobs_live",
   {
     id: uuid("id").primaryKey(),
-    tenantId: text("tenant_id").notNull(),
-    type: text("type").notNull(),
-    queue: text("queue").notNull(),
-    priority: smallint("priority").notNull(),
-    state: jobState("state").notNull(),
-    attempt: integer("attempt").notNull(),
-    maxAttempts: integer("max_attempts").notNull(),
-    stateVersion: integer("state_version").notNull(),
-    leaseOwner: text("lease_owner"),
-    heartbeatAt: tz("heartbeat_at"),
-    notBefore: tz("not_before").notNull(),
+    ...liveJobColumns(),
     runWorker: text("run_worker"),
     runClaimedAt: tz("run_claimed_at"),
     runStartedAt: tz("run_started_at"),
