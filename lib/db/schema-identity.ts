@@ -1,10 +1,7 @@
 import { sql } from "drizzle-orm";
-import { bigint, boolean, check, foreignKey, index, integer, pgTable, text, uuid, type AnyPgColumn } from "drizzle-orm/pg-core";
+import { bigint, boolean, check, foreignKey, index, integer, pgTable, text, uuid } from "drizzle-orm/pg-core";
 import { AUDIT_ACTIONS } from "../audit/actions";
-import { keyDesc, tenants, tz } from "./schema";
-
-/** `column IN ('a', 'b')`: the CHECK constraints of the hand-written migrations, from the lists in code. */
-const oneOf = (column: AnyPgColumn, values: readonly string[]) => sql`${column} IN (${sql.raw(values.map((v) => `'${v}'`).join(", "))})`;
+import { keyDesc, oneOf, tenants, tz } from "./schema";
 
 /**
  * better-auth's tables (user, session, account, verification), with two

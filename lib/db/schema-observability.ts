@@ -1,6 +1,9 @@
 import { sql } from "drizzle-orm";
 import { bigint, boolean, check, doublePrecision, foreignKey, index, integer, jsonb, pgTable, primaryKey, text, uuid } from "drizzle-orm/pg-core";
-import { keyDesc, tenants, tz } from "./schema";
+import { keyDesc, oneOf, tenants, tz } from "./schema";
+
+/** What an alert rule watches (lib/alerts/evaluate.ts); the CHECK on alert_rules.kind lists the same. */
+export const ALERT_KINDS = ["job_dead", "poison_suspect", "drift_rejection", "queue_oldest_due", "type_failure_rate"] as const;
 
 /**
  * Metric counters and histograms, rolled up from the history by the supervisor's tick
@@ -36,7 +39,7 @@ export const alertRules = pgTable(
   {
     id: uuid("id").primaryKey().defaultRandom(),
     name: text("name").notNull(),
-    kind: text("kind").notNull(),
+    kind: text("kind").$type<(typeof ALERT_KINDS)[number]>().notNull(),
     tenantId: text("tenant_id"),
     queue: text("queue"),
     type: text("type"),
@@ -59,7 +62,7 @@ export const alertRules = pgTable(
   },
   (t) => [
     foreignKey({ name: "alert_rules_tenant_id_fkey", columns: [t.tenantId], foreignColumns: [tenants.id] }),
-    check("alert_rules_kind_known", sql`${t.kind} IN ('job_dead', 'poison_suspect', 'drift_rejection', 'queue_oldest_due', 'type_failure_rate')`),
+    check("alert_rules_kind_known", oneOf(t.kind, ALERT_KINDS)),
     check("alert_rules_tenant_dead_only", sql`${t.tenantId} IS NULL OR ${t.kind} = 'job_dead'`),
     check("alert_rules_name_length", sql`length(${t.name}) BETWEEN 1 AND 100`),
     check("alert_rules_url_length", sql`length(${t.url}) BETWEEN 1 AND 2000`),

@@ -14,6 +14,7 @@ import {
   timestamp,
   uniqueIndex,
   uuid,
+  type AnyPgColumn,
   type ExtraConfigColumn,
 } from "drizzle-orm/pg-core";
 import {
@@ -33,6 +34,9 @@ export const jobEvent = pgEnum("job_event", EVENTS);
 export const actorKind = pgEnum("actor_kind", ACTOR_KINDS);
 export const runOutcome = pgEnum("run_outcome", RUN_OUTCOMES);
 export const rejectionKind = pgEnum("rejection_kind", REJECTION_KINDS);
+
+/** `column IN ('a', 'b')`: a CHECK constraint of the migrations, from the list in code it keeps to. */
+export const oneOf = (column: AnyPgColumn, values: readonly string[]) => sql`${column} IN (${sql.raw(values.map((v) => `'${v}'`).join(", "))})`;
 
 /** `state IN ('a', 'b')` from a list in the state machine table. */
 const stateIn = (states: readonly string[]): SQL => sql.raw(`state IN (${states.map((s) => `'${s}'`).join(", ")})`);
