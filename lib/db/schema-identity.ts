@@ -100,7 +100,7 @@ export const auditLog = pgTable(
     via: text("via").notNull(),
     action: text("action").notNull(),
     jobIds: uuid("job_ids").array().notNull().default(sql`'{}'::uuid[]`),
-    outcome: text("outcome").notNull(),
+    outcome: text("outcome").$type<(typeof AUDIT_OUTCOMES)[number]>().notNull(),
     reason: text("reason"),
     /** How many identical denials this row stands for (drizzle/0013: repeated attempts aggregate into one row). */
     repeatCount: integer("repeat_count").notNull().default(1),
