@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import { bigint, boolean, check, foreignKey, index, integer, pgTable, text, uuid } from "drizzle-orm/pg-core";
 import { AUDIT_ACTIONS } from "../audit/actions";
+import { ROLES, type Role } from "../auth/permissions";
 import { keyDesc, oneOf, tenants, tz } from "./schema";
 
 /**
@@ -16,7 +17,7 @@ export const users = pgTable(
     email: text("email").notNull().unique("users_email_key"),
     emailVerified: boolean("email_verified").notNull().default(false),
     image: text("image"),
-    role: text("role").notNull().default("tenant"),
+    role: text("role").$type<Role>().notNull().default("tenant"),
     tenantId: text("tenant_id"),
     /** A tenant member who may manage the tenant's API keys. */
     tenantOwner: boolean("tenant_owner").notNull().default(false),
@@ -27,7 +28,7 @@ export const users = pgTable(
   },
   (t) => [
     foreignKey({ name: "users_tenant_id_fkey", columns: [t.tenantId], foreignColumns: [tenants.id] }),
-    check("users_role_known", sql`${t.role} IN ('tenant', 'support', 'operator', 'admin')`),
+    check("users_role_known", oneOf(t.role, ROLES)),
     check("users_tenant_iff_member", sql`(${t.role} = 'tenant') = (${t.tenantId} IS NOT NULL)`),
   ],
 );
