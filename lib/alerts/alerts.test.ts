@@ -13,7 +13,7 @@ import type { Worker } from "../worker/types";
 import { createWorker } from "../worker/worker";
 import { evaluateAlerts } from "./evaluate";
 import { AppError } from "../result";
-import { createAlertRule, listAlertDeliveries } from "./rules";
+import { createAlertRule, listAlertDeliveries, listAlertRules } from "./rules";
 import { sign, SIGNATURE_HEADER, verify } from "./signature";
 import { alertHandlers, type WebhookBody } from "./webhook";
 
@@ -245,5 +245,21 @@ describe("alerts (issue 17)", () => {
     expect(verify("s", header, "{}", { now: at })).toMatchObject({ ok: true });
     expect(verify("s", header, "{}", { now: new Date(at.getTime() + 301_000) })).toMatchObject({ ok: false, reason: /tolerance/ });
     expect(verify("s", "t=1,v1=zz", "{}")).toMatchObject({ ok: false, reason: /malformed/ });
+  });
+});
+
+describe("the alerts page's list of rules", () => {
+  it("lists rules newest first as typed rows, without their secret or cursor", async () => {
+    const first = await createAlertRule(t.sql, { kind: "drift_rejection", name: "list first", url: "https://hooks.example.com/a" }, STAFF, "op@x");
+    const second = await createAlertRule(t.sql, { kind: "poison_suspect", name: "list second", url: "https://hooks.example.com/b" }, STAFF, "op@x");
+    const rules = await listAlertRules(t.sql);
+    const ids = rules.map((r) => r.id);
+    expect(ids.indexOf(second.rule.id)).toBeLessThan(ids.indexOf(first.rule.id));
+    const listed = rules.find((r) => r.id === second.rule.id)!;
+    expect(listed).toEqual(second.rule);
+    expect(listed).toMatchObject({ kind: "poison_suspect", tenantId: null, enabled: true, firing: false, createdBy: "op@x" });
+    expect(listed.createdAt).toBeInstanceOf(Date);
+    expect(Object.keys(listed)).not.toContain("secret");
+    expect(Object.keys(listed)).not.toContain("cursorAt");
   });
 });

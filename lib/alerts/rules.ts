@@ -1,8 +1,11 @@
 import { randomBytes } from "node:crypto";
 import { isIP } from "node:net";
 import { z } from "zod";
+import { desc } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { AppError } from "../result";
+import { drizzleOn, run } from "../db/drizzle";
+import { ALERT_KINDS, alertRules } from "../db/schema-observability";
 import { SYSTEM_TENANT } from "./evaluate";
 
 /**
@@ -11,7 +14,7 @@ import { SYSTEM_TENANT } from "./evaluate";
  * The supervisor evaluates them (evaluate.ts) and each alert is delivered by a `jobscope.webhook`
  * job (webhook.ts).
  */
-export const ALERT_KINDS = ["job_dead", "poison_suspect", "drift_rejection", "queue_oldest_due", "type_failure_rate"] as const;
+export { ALERT_KINDS };
 export type AlertKind = (typeof ALERT_KINDS)[number];
 
 export const KIND_LABELS: Record<AlertKind, string> = {
@@ -48,22 +51,24 @@ export const AlertRuleInput = z.discriminatedUnion("kind", [
 export type AlertRuleInput = z.input<typeof AlertRuleInput>;
 
 
-export type AlertRule = {
-  id: string;
-  name: string;
-  kind: AlertKind;
-  tenantId: string | null;
-  queue: string | null;
-  type: string | null;
-  threshold: number | null;
-  windowMinutes: number | null;
-  url: string;
-  enabled: boolean;
-  firing: boolean;
-  evaluatedAt: Date | null;
-  createdAt: Date;
-  createdBy: string;
+/** What a list or a change returns of a rule: not its secret, nor the evaluation's cursor. */
+const ruleColumns = {
+  id: alertRules.id,
+  name: alertRules.name,
+  kind: alertRules.kind,
+  tenantId: alertRules.tenantId,
+  queue: alertRules.queue,
+  type: alertRules.type,
+  threshold: alertRules.threshold,
+  windowMinutes: alertRules.windowMinutes,
+  url: alertRules.url,
+  enabled: alertRules.enabled,
+  firing: alertRules.firing,
+  evaluatedAt: alertRules.evaluatedAt,
+  createdAt: alertRules.createdAt,
+  createdBy: alertRules.createdBy,
 };
+export type AlertRule = Pick<typeof alertRules.$inferSelect, keyof typeof ruleColumns>;
 
 /** Who owns a rule: the staff, or one tenant (which may only watch its own dead jobs). */
 export type RuleOwner = { staff: true } | { tenantId: string };
@@ -121,7 +126,10 @@ export async function createAlertRule(sql: Db, raw: unknown, owner: RuleOwner, b
   return { rule: rule!, secret };
 }
 
-export const RULE_COLUMNS = "id, name, kind, tenant_id, queue, type, threshold, window_minutes, url, enabled, firing, evaluated_at, created_at, created_by";
+/** The same columns, for the writes' `RETURNING`. */
+const RULE_COLUMNS = Object.values(ruleColumns)
+  .map((c) => c.name)
+  .join(", ");
 
 /** Enable or disable a rule the caller can see (row-level security hides other tenants' rules). Null: no such rule. */
 export async function setAlertRuleEnabled(sql: Db, id: string, enabled: boolean, by: string): Promise<AlertRule | null> {
@@ -163,5 +171,5 @@ export async function listAlertDeliveries(sql: Db, limit = 50): Promise<AlertDel
 }
 
 export async function listAlertRules(sql: Db): Promise<AlertRule[]> {
-  return sql<AlertRule[]>`SELECT ${sql.unsafe(RULE_COLUMNS)} FROM alert_rules ORDER BY created_at DESC, id LIMIT 500`;
+  return run(drizzleOn(sql).select(ruleColumns).from(alertRules).orderBy(desc(alertRules.createdAt), alertRules.id).limit(500));
 }

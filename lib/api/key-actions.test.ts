@@ -3,7 +3,7 @@ import type { Viewer } from "../auth/viewer";
 import { closePool } from "../db/client";
 import { createTestDb, type TestDb } from "../db/test-db";
 import { seedTenants } from "../jobs/test-helpers";
-import { verifyApiKey } from "./keys";
+import { createApiKey, listApiKeys, revokeApiKey, verifyApiKey } from "./keys";
 
 // The API keys page's server actions, called directly as a crafted POST would call them.
 // Only the session is stood in for (who is signed in); the database is real, as the console's role.
@@ -93,5 +93,25 @@ describe("API key server actions", () => {
     expect(await actions.revokeApiKeyAction({ id: row!.id })).toEqual({ ok: true, data: { prefix: made.data.prefix } });
     expect(await verifyApiKey(db.sql, `Bearer ${made.data.secret}`)).toBeNull();
     expect((await auditOf(GLOBEX_OWNER.email)).at(-1)).toEqual({ action: "api_key.revoke", outcome: "refused" });
+  });
+});
+
+describe("listApiKeys (the page's read, through drizzle's query builder)", () => {
+  it("lists one tenant's keys, live ones newest first, revoked ones last, as typed rows without the hash", async () => {
+    const by = { actor: ADMIN.email, userId: ADMIN.userId, role: ADMIN.role, tenantId: null };
+    const old = await createApiKey(db.sql, { tenantId: "globex", name: "old" }, by);
+    const revoked = await createApiKey(db.sql, { tenantId: "globex", name: "revoked" }, by);
+    const fresh = await createApiKey(db.sql, { tenantId: "globex", name: "fresh" }, by);
+    await revokeApiKey(db.sql, { id: revoked.key.id, tenantId: "globex" }, by);
+
+    const keys = await listApiKeys(db.sql, "globex");
+    expect(keys.every((k) => k.tenantId === "globex")).toBe(true);
+    const live = keys.filter((k) => k.revokedAt === null);
+    expect(keys.slice(0, live.length)).toEqual(live);
+    expect(live.findIndex((k) => k.id === fresh.key.id)).toBeLessThan(live.findIndex((k) => k.id === old.key.id));
+    expect(keys.at(-1)).toMatchObject({ id: revoked.key.id, name: "revoked" });
+    expect(keys.at(-1)!.revokedAt).toBeInstanceOf(Date);
+    expect(fresh.key.createdAt).toBeInstanceOf(Date);
+    expect(Object.keys(keys[0]!).sort()).toEqual(["createdAt", "createdBy", "id", "lastUsedAt", "name", "prefix", "revokedAt", "tenantId"]);
   });
 });

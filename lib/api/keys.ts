@@ -2,7 +2,10 @@ import { createHash, randomBytes } from "node:crypto";
 import { z } from "zod";
 import type { Principal } from "../auth/permissions";
 import { recordAudit, type AuditPrincipal } from "../audit/audit";
+import { and, desc, eq, isNotNull, isNull, sql as q } from "drizzle-orm";
 import type { Db, Sql } from "../db/client";
+import { drizzleOn, run } from "../db/drizzle";
+import { apiKeys } from "../db/schema-identity";
 import { withScope } from "../db/scope";
 import { AppError } from "../result";
 
@@ -78,18 +81,18 @@ export const CreateKeyInput = z.strictObject({
 });
 export const RevokeKeyInput = z.strictObject({ id: z.uuid() });
 
-export type ApiKeyRow = {
-  id: string;
-  tenantId: string;
-  name: string;
-  prefix: string;
-  createdBy: string;
-  createdAt: Date;
-  lastUsedAt: Date | null;
-  revokedAt: Date | null;
+/** What a list or a change returns of a key: every column but its hash. */
+const keyColumns = {
+  id: apiKeys.id,
+  tenantId: apiKeys.tenantId,
+  name: apiKeys.name,
+  prefix: apiKeys.prefix,
+  createdBy: apiKeys.createdBy,
+  createdAt: apiKeys.createdAt,
+  lastUsedAt: apiKeys.lastUsedAt,
+  revokedAt: apiKeys.revokedAt,
 };
-
-const KEY_COLUMNS = "id, tenant_id, name, prefix, created_by, created_at, last_used_at, revoked_at";
+export type ApiKeyRow = Omit<typeof apiKeys.$inferSelect, "hash">;
 
 /**
  * Create a key for `tenantId`; the returned secret is never stored and never
@@ -108,10 +111,7 @@ export async function createApiKey(
   return (await withScope(sql, { tenantId }, async (tx) => {
     const [tenant] = await tx`SELECT 1 AS one FROM tenants WHERE id = ${tenantId}`;
     if (!tenant) throw new AppError("invalid_input", `unknown tenant ${JSON.stringify(tenantId)}`);
-    const [key] = await tx<ApiKeyRow[]>`
-      INSERT INTO api_keys (tenant_id, name, prefix, hash, created_by)
-      VALUES (${tenantId}, ${name}, ${prefix}, ${hash}, ${by.actor})
-      RETURNING ${tx.unsafe(KEY_COLUMNS)}`;
+    const [key] = await run(drizzleOn(tx).insert(apiKeys).values({ tenantId, name, prefix, hash, createdBy: by.actor }).returning(keyColumns));
     await recordAudit(tx, {
       ...by,
       via: "console",
@@ -135,10 +135,13 @@ export async function revokeApiKey(
 ): Promise<ApiKeyRow> {
   if (!RevokeKeyInput.safeParse({ id: input.id }).success) throw new AppError("not_found", "No such API key.");
   return (await withScope(sql, input.tenantId ? { tenantId: input.tenantId } : { all: true }, async (tx) => {
-    const [key] = await tx<ApiKeyRow[]>`
-      UPDATE api_keys SET revoked_at = now()
-       WHERE id = ${input.id} AND revoked_at IS NULL ${input.tenantId ? tx`AND tenant_id = ${input.tenantId}` : tx``}
-      RETURNING ${tx.unsafe(KEY_COLUMNS)}`;
+    const [key] = await run(
+      drizzleOn(tx)
+        .update(apiKeys)
+        .set({ revokedAt: q`now()` })
+        .where(and(eq(apiKeys.id, input.id), isNull(apiKeys.revokedAt), input.tenantId ? eq(apiKeys.tenantId, input.tenantId) : undefined))
+        .returning(keyColumns),
+    );
     if (!key) throw new AppError("not_found", "No such API key, or it is already revoked.");
     await recordAudit(tx, {
       ...by,
@@ -153,9 +156,14 @@ export async function revokeApiKey(
 
 /** Keys of one tenant, or of all (`null`), newest first. Never the hash. */
 export async function listApiKeys(sql: Sql, tenantId: string | null): Promise<ApiKeyRow[]> {
-  return withScope(sql, tenantId ? { tenantId } : { all: true }, (tx) => tx<ApiKeyRow[]>`
-    SELECT ${tx.unsafe(KEY_COLUMNS)} FROM api_keys
-     ${tenantId ? tx`WHERE tenant_id = ${tenantId}` : tx``}
-     ORDER BY revoked_at IS NOT NULL, created_at DESC, id
-     LIMIT 500`);
+  return withScope(sql, tenantId ? { tenantId } : { all: true }, (tx) =>
+    run(
+      drizzleOn(tx)
+        .select(keyColumns)
+        .from(apiKeys)
+        .where(tenantId ? eq(apiKeys.tenantId, tenantId) : undefined)
+        .orderBy(isNotNull(apiKeys.revokedAt), desc(apiKeys.createdAt), apiKeys.id)
+        .limit(500),
+    ),
+  );
 }

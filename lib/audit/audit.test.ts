@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sql } from "drizzle-orm";
+import { runOnce } from "../db/drizzle";
 import { createTestDb, type TestDb } from "../db/test-db";
 import { AUDIT_PAGE, auditQuery, listAudit, listAuditActions, recordAudit, type AuditFilters, type AuditRow } from "./audit";
 
@@ -44,6 +46,9 @@ describe("listAudit", () => {
     const first = await listAudit(db.sql, {});
     expect(first.rows).toHaveLength(AUDIT_PAGE);
     expect(first.rows[0]).toMatchObject({ reason: "row 129", actor: "ada@x.example", via: "console", jobIds: [JOB] });
+    // The row's types are the schema's (AuditRow is audit_log's row): a bigint id arrives as a number.
+    expect(first.rows[0]!.at).toBeInstanceOf(Date);
+    expect(typeof first.rows[0]!.id).toBe("number");
     const rows = await all({});
     expect(rows.map(minuteOf)).toEqual(Array.from({ length: 130 }, (_, i) => 129 - i));
   });
@@ -81,7 +86,7 @@ describe("listAudit", () => {
 describe("the indexes behind the audit page's filters", () => {
   /** The indexes (and any sequential scan) in the plan PostgreSQL picks for listAudit's query. */
   async function indexesFor(f: AuditFilters): Promise<string[]> {
-    const [row] = await db.sql<Record<string, unknown>[]>`EXPLAIN (FORMAT JSON) ${auditQuery(db.sql, f)}`;
+    const [row] = await runOnce<Record<string, unknown>>(db.sql, sql`EXPLAIN (FORMAT JSON) ${auditQuery(db.sql, f)}`);
     const names: string[] = [];
     const walk = (n: Record<string, unknown>) => {
       if (typeof n["Index Name"] === "string") names.push(n["Index Name"]);

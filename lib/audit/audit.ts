@@ -1,8 +1,11 @@
-import type { Db } from "../db/client";
+import { and, desc, eq, gte, lt } from "drizzle-orm";
 import type { Role } from "../auth/permissions";
+import type { Db } from "../db/client";
+import { drizzleOn, run } from "../db/drizzle";
+import { auditLog, type AUDIT_OUTCOMES } from "../db/schema-identity";
 import type { AuditAction } from "./actions";
 
-export type AuditOutcome = "applied" | "refused" | "denied" | "invalid" | "error";
+export type AuditOutcome = (typeof AUDIT_OUTCOMES)[number];
 
 /** Who acted: a signed-in user, an API key, or nobody (an unauthenticated call). */
 export type AuditPrincipal = {
@@ -43,26 +46,28 @@ export async function recordAudit(db: Db, e: AuditEntry): Promise<void> {
             ${jobIds}::uuid[], ${e.outcome}, ${e.reason ? text(e.reason, 2000) : null}, ${e.repeatCount ?? 1})`;
 }
 
-export type AuditRow = {
-  id: number;
-  at: Date;
-  actor: string;
-  role: string | null;
-  tenantId: string | null;
-  via: string;
-  action: string;
-  jobIds: string[];
-  outcome: AuditOutcome;
-  reason: string | null;
-  repeatCount: number;
+/** An audit row as the page lists it: every column but the user's id (the actor names them). */
+const auditColumns = {
+  id: auditLog.id,
+  at: auditLog.at,
+  actor: auditLog.actor,
+  role: auditLog.role,
+  tenantId: auditLog.tenantId,
+  via: auditLog.via,
+  action: auditLog.action,
+  jobIds: auditLog.jobIds,
+  outcome: auditLog.outcome,
+  reason: auditLog.reason,
+  repeatCount: auditLog.repeatCount,
 };
+export type AuditRow = Omit<typeof auditLog.$inferSelect, "userId">;
 
 export type AuditFilters = { actor?: string; action?: string; outcome?: AuditOutcome; since?: Date; until?: Date; before?: number };
 export const AUDIT_PAGE = 50;
 
 /** Newest first, keyset on id (ids only grow, in commit order close enough for a log). */
 export async function listAudit(db: Db, f: AuditFilters): Promise<{ rows: AuditRow[]; next: number | null }> {
-  const rows = await auditQuery(db, f);
+  const rows = await run(auditQuery(db, f));
   const more = rows.length > AUDIT_PAGE;
   const page = rows.slice(0, AUDIT_PAGE);
   return { rows: page, next: more ? page[page.length - 1]!.id : null };
@@ -70,18 +75,21 @@ export async function listAudit(db: Db, f: AuditFilters): Promise<{ rows: AuditR
 
 /** listAudit's query, unawaited: a test EXPLAINs it to check which index serves each filter. */
 export function auditQuery(db: Db, f: AuditFilters) {
-  return db<AuditRow[]>`
-    SELECT id, at, actor, role, tenant_id, via, action, job_ids, outcome, reason, repeat_count
-    FROM audit_log
-    WHERE true
-      ${f.actor ? db`AND actor = ${f.actor}` : db``}
-      ${f.action ? db`AND action = ${f.action}` : db``}
-      ${f.outcome ? db`AND outcome = ${f.outcome}` : db``}
-      ${f.since ? db`AND at >= ${f.since}` : db``}
-      ${f.until ? db`AND at < ${f.until}` : db``}
-      ${f.before ? db`AND id < ${f.before}` : db``}
-    ORDER BY id DESC
-    LIMIT ${AUDIT_PAGE + 1}`;
+  return drizzleOn(db)
+    .select(auditColumns)
+    .from(auditLog)
+    .where(
+      and(
+        f.actor ? eq(auditLog.actor, f.actor) : undefined,
+        f.action ? eq(auditLog.action, f.action) : undefined,
+        f.outcome ? eq(auditLog.outcome, f.outcome) : undefined,
+        f.since ? gte(auditLog.at, f.since) : undefined,
+        f.until ? lt(auditLog.at, f.until) : undefined,
+        f.before ? lt(auditLog.id, f.before) : undefined,
+      ),
+    )
+    .orderBy(desc(auditLog.id))
+    .limit(AUDIT_PAGE + 1);
 }
 
 /** The distinct action names in the log (for the audit page's filter): one index probe per name, not a scan. */

@@ -35,7 +35,20 @@ describe("createUser", () => {
     expect(acct!.password).not.toContain(PASSWORD);
     expect(await verifyPassword({ hash: acct!.password, password: PASSWORD })).toBe(true);
     expect(await verifyPassword({ hash: acct!.password, password: "wrong-password-1" })).toBe(false);
-    expect((await listUsers(db.sql)).map((r) => r.email)).toContain("mixed.case@example.com");
+    const listed = (await listUsers(db.sql)).find((r) => r.id === u.id);
+    expect(listed).toEqual(u);
+    expect(listed!.createdAt).toBeInstanceOf(Date);
+  });
+
+  it("lists users by role, then email", async () => {
+    const zed = await createUser(db.sql, { email: email("zed"), name: "Zed", password: PASSWORD, role: "support" });
+    const amy = await createUser(db.sql, { email: email("amy"), name: "Amy", password: PASSWORD, role: "support" });
+    await createUser(db.sql, { email: email("zoe"), name: "Zoe", password: PASSWORD, role: "operator" });
+    const list = await listUsers(db.sql);
+    // Roles are plain lowercase words: their order is the same under any collation.
+    const roles = list.map((r) => r.role);
+    expect(roles).toEqual([...roles].sort());
+    expect(list.findIndex((r) => r.id === amy.id)).toBeLessThan(list.findIndex((r) => r.id === zed.id));
   });
 
   it.each([

@@ -2,9 +2,11 @@ import { randomUUID } from "node:crypto";
 import { hashPassword } from "better-auth/crypto";
 import { z } from "zod";
 import type { Db, Sql } from "../db/client";
+import { drizzleOn, run } from "../db/drizzle";
+import { users } from "../db/schema-identity";
 import type { Tx } from "../jobs/write-path";
 import { AppError } from "../result";
-import { ROLES, type Role } from "./permissions";
+import { ROLES } from "./permissions";
 
 export const NewUser = z
   .strictObject({
@@ -21,16 +23,22 @@ export const NewUser = z
   });
 export type NewUser = z.input<typeof NewUser>;
 
-export type UserRow = {
-  id: string;
-  email: string;
-  name: string;
-  role: Role;
-  tenantId: string | null;
-  tenantOwner: boolean;
-  createdAt: Date;
-  deactivatedAt: Date | null;
+/** What a list or a change returns of a user. */
+const userColumns = {
+  id: users.id,
+  email: users.email,
+  name: users.name,
+  role: users.role,
+  tenantId: users.tenantId,
+  tenantOwner: users.tenantOwner,
+  createdAt: users.createdAt,
+  deactivatedAt: users.deactivatedAt,
 };
+export type UserRow = Pick<typeof users.$inferSelect, keyof typeof userColumns>;
+/** The same columns, for the writes' `RETURNING`. */
+const USER_COLUMNS = Object.values(userColumns)
+  .map((c) => c.name)
+  .join(", ");
 
 /**
  * Create a user who signs in with email and password. The password is hashed by
@@ -45,7 +53,7 @@ export async function createUser(sql: Sql | Tx, raw: NewUser): Promise<UserRow> 
     const [row] = await tx<UserRow[]>`
       INSERT INTO users (id, name, email, role, tenant_id, tenant_owner)
       VALUES (${id}, ${u.name}, ${u.email}, ${u.role}, ${u.tenantId}, ${u.tenantOwner})
-      RETURNING id, email, name, role, tenant_id, tenant_owner, created_at, deactivated_at`;
+      RETURNING ${tx.unsafe(USER_COLUMNS)}`;
     await tx`
       INSERT INTO accounts (id, account_id, provider_id, user_id, password)
       VALUES (${randomUUID()}, ${id}, 'credential', ${id}, ${hash})`;
@@ -54,8 +62,7 @@ export async function createUser(sql: Sql | Tx, raw: NewUser): Promise<UserRow> 
 }
 
 export async function listUsers(sql: Db): Promise<UserRow[]> {
-  return sql<UserRow[]>`
-    SELECT id, email, name, role, tenant_id, tenant_owner, created_at, deactivated_at FROM users ORDER BY role, email LIMIT 1000`;
+  return run(drizzleOn(sql).select(userColumns).from(users).orderBy(users.role, users.email).limit(1000));
 }
 
 export const RoleChange = z
@@ -88,7 +95,7 @@ export async function setUserRole(sql: Sql | Tx, raw: z.input<typeof RoleChange>
     const [row] = await tx<UserRow[]>`
       UPDATE users SET role = ${c.role}, tenant_id = ${c.tenantId}, tenant_owner = ${c.tenantOwner}, updated_at = now()
       WHERE id = ${c.userId}
-      RETURNING id, email, name, role, tenant_id, tenant_owner, created_at, deactivated_at`;
+      RETURNING ${tx.unsafe(USER_COLUMNS)}`;
     if (row) await tx`DELETE FROM sessions WHERE user_id = ${c.userId}`;
     return row ?? null;
   })) as UserRow | null;

@@ -41,10 +41,10 @@ const g = globalThis as unknown as { __jobscope?: Sql };
  * The process's connection pool, created on first use. Kept on globalThis so
  * Next.js hot reloads in development do not open a new pool each time.
  *
- * Queries use postgres.js directly. (drizzle-orm defines the schema and runs
- * the migrations; its postgres-js driver, if ever wrapped around a pool,
- * replaces that pool's timestamp and JSON serializers with pass-throughs,
- * which breaks the write path's Date and JSON parameters: give it its own.)
+ * Queries run on it through postgres.js's template or through drizzle (`drizzleOn()` in
+ * lib/db/drizzle.ts: the query builder, its `sql` template). drizzle's own postgres-js driver
+ * would replace the pool's timestamp and JSON parsers and serializers with pass-throughs, which
+ * breaks every other query's Dates and JSON: `drizzleOn()` puts them back.
  */
 export function pool(): Sql {
   g.__jobscope ??= connect(databaseUrl(), { appName: process.env.JOBSCOPE_ROLE ?? "jobscope" });

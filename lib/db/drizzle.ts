@@ -76,6 +76,18 @@ export async function runOnce<T>(client: Db, query: SQL): Promise<T[]> {
 }
 
 /**
+ * A query builder's statement (`drizzleOn(db).select()…`), run with PostgreSQL's own error when it
+ * fails, as `prepared` and `runOnce` do: callers classify it by its code and constraint.
+ */
+export async function run<T>(query: PromiseLike<T>): Promise<T> {
+  try {
+    return await query;
+  } catch (e) {
+    unwrap(e);
+  }
+}
+
+/**
  * drizzle wraps a driver's error in a DrizzleQueryError (with the statement and its parameters):
  * callers classify PostgreSQL's own error (its code, its constraint), and a job's parameters do not
  * belong in a log line, so the driver's error goes on.

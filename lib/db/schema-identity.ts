@@ -1,8 +1,8 @@
 import { sql } from "drizzle-orm";
-import { bigint, boolean, check, index, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
-import { tenants } from "./schema";
-
-const tz = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });
+import { bigint, boolean, check, foreignKey, index, integer, pgTable, text, uuid } from "drizzle-orm/pg-core";
+import { AUDIT_ACTIONS } from "../audit/actions";
+import { ROLES, type Role } from "../auth/permissions";
+import { keyDesc, oneOf, tenants, tz } from "./schema";
 
 /**
  * better-auth's tables (user, session, account, verification), with two
@@ -14,11 +14,11 @@ export const users = pgTable(
   {
     id: text("id").primaryKey(),
     name: text("name").notNull(),
-    email: text("email").notNull().unique(),
+    email: text("email").notNull().unique("users_email_key"),
     emailVerified: boolean("email_verified").notNull().default(false),
     image: text("image"),
-    role: text("role").notNull().default("tenant"),
-    tenantId: text("tenant_id").references(() => tenants.id),
+    role: text("role").$type<Role>().notNull().default("tenant"),
+    tenantId: text("tenant_id"),
     /** A tenant member who may manage the tenant's API keys. */
     tenantOwner: boolean("tenant_owner").notNull().default(false),
     /** Set while the user is deactivated: no sessions, no sign-in, their API keys revoked (drizzle/0014). */
@@ -27,7 +27,8 @@ export const users = pgTable(
     updatedAt: tz("updated_at").notNull().defaultNow(),
   },
   (t) => [
-    check("users_role_known", sql`${t.role} IN ('tenant', 'support', 'operator', 'admin')`),
+    foreignKey({ name: "users_tenant_id_fkey", columns: [t.tenantId], foreignColumns: [tenants.id] }),
+    check("users_role_known", oneOf(t.role, ROLES)),
     check("users_tenant_iff_member", sql`(${t.role} = 'tenant') = (${t.tenantId} IS NOT NULL)`),
   ],
 );
@@ -37,16 +38,17 @@ export const sessions = pgTable(
   {
     id: text("id").primaryKey(),
     expiresAt: tz("expires_at").notNull(),
-    token: text("token").notNull().unique(),
+    token: text("token").notNull().unique("sessions_token_key"),
     createdAt: tz("created_at").notNull().defaultNow(),
     updatedAt: tz("updated_at").notNull().defaultNow(),
     ipAddress: text("ip_address"),
     userAgent: text("user_agent"),
-    userId: text("user_id")
-      .notNull()
-      .references(() => users.id, { onDelete: "cascade" }),
+    userId: text("user_id").notNull(),
   },
-  (t) => [index("sessions_user_idx").on(t.userId)],
+  (t) => [
+    foreignKey({ name: "sessions_user_id_fkey", columns: [t.userId], foreignColumns: [users.id] }).onDelete("cascade"),
+    index("sessions_user_idx").on(t.userId),
+  ],
 );
 
 export const accounts = pgTable(
@@ -55,9 +57,7 @@ export const accounts = pgTable(
     id: text("id").primaryKey(),
     accountId: text("account_id").notNull(),
     providerId: text("provider_id").notNull(),
-    userId: text("user_id")
-      .notNull()
-      .references(() => users.id, { onDelete: "cascade" }),
+    userId: text("user_id").notNull(),
     accessToken: text("access_token"),
     refreshToken: text("refresh_token"),
     idToken: text("id_token"),
@@ -68,7 +68,10 @@ export const accounts = pgTable(
     createdAt: tz("created_at").notNull().defaultNow(),
     updatedAt: tz("updated_at").notNull().defaultNow(),
   },
-  (t) => [index("accounts_user_idx").on(t.userId)],
+  (t) => [
+    foreignKey({ name: "accounts_user_id_fkey", columns: [t.userId], foreignColumns: [users.id] }).onDelete("cascade"),
+    index("accounts_user_idx").on(t.userId),
+  ],
 );
 
 export const verifications = pgTable("verifications", {
@@ -98,15 +101,20 @@ export const auditLog = pgTable(
     via: text("via").notNull(),
     action: text("action").notNull(),
     jobIds: uuid("job_ids").array().notNull().default(sql`'{}'::uuid[]`),
-    outcome: text("outcome").notNull(),
+    outcome: text("outcome").$type<(typeof AUDIT_OUTCOMES)[number]>().notNull(),
     reason: text("reason"),
+    /** How many identical denials this row stands for (drizzle/0013: repeated attempts aggregate into one row). */
+    repeatCount: integer("repeat_count").notNull().default(1),
   },
   (t) => [
-    check("audit_log_outcome_known", sql`${t.outcome} IN ('applied', 'refused', 'denied', 'invalid', 'error')`),
+    check("audit_log_outcome_known", oneOf(t.outcome, AUDIT_OUTCOMES)),
     check("audit_log_via_known", sql`${t.via} IN ('console', 'api')`),
+    // Added NOT VALID (drizzle/0013, renewed in 0018 and 0020): the rows before it were not checked.
+    check("audit_log_action_known", oneOf(t.action, AUDIT_ACTIONS)),
+    check("audit_log_repeat_count_positive", sql`${t.repeatCount} >= 1`),
     index("audit_log_at_idx").on(t.at),
-    index("audit_log_actor_idx").on(t.actor, t.id.desc()),
-    index("audit_log_action_idx").on(t.action, t.id.desc()),
+    index("audit_log_actor_idx").on(t.actor, keyDesc(t.id)),
+    index("audit_log_action_idx").on(t.action, keyDesc(t.id)),
   ],
 );
 
@@ -115,17 +123,18 @@ export const apiKeys = pgTable(
   "api_keys",
   {
     id: uuid("id").primaryKey().defaultRandom(),
-    tenantId: text("tenant_id")
-      .notNull()
-      .references(() => tenants.id),
+    tenantId: text("tenant_id").notNull(),
     name: text("name").notNull(),
     /** The first characters of the key, to recognise it in lists. */
     prefix: text("prefix").notNull(),
-    hash: text("hash").notNull().unique(),
+    hash: text("hash").notNull().unique("api_keys_hash_key"),
     createdBy: text("created_by").notNull(),
     createdAt: tz("created_at").notNull().defaultNow(),
     lastUsedAt: tz("last_used_at"),
     revokedAt: tz("revoked_at"),
   },
-  (t) => [index("api_keys_tenant_idx").on(t.tenantId, t.createdAt.desc())],
+  (t) => [
+    foreignKey({ name: "api_keys_tenant_id_fkey", columns: [t.tenantId], foreignColumns: [tenants.id] }),
+    index("api_keys_tenant_idx").on(t.tenantId, keyDesc(t.createdAt)),
+  ],
 );

@@ -1,7 +1,6 @@
 import { sql } from "drizzle-orm";
-import { bigint, check, index, integer, jsonb, pgTable, text, timestamp } from "drizzle-orm/pg-core";
-
-const tz = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });
+import { bigint, check, index, integer, jsonb, pgTable, text, uuid } from "drizzle-orm/pg-core";
+import { tz } from "./schema";
 
 /** One row per integrity audit run (lib/integrity): its window of job activity and what it found. */
 export const integrityAudits = pgTable(
@@ -21,4 +20,20 @@ export const integrityAudits = pgTable(
     check("integrity_audits_window", sql`${t.windowFrom} <= ${t.windowTo}`),
     index("integrity_audits_at_idx").on(t.at.desc()),
   ],
+);
+
+/**
+ * Where `npm run retention -- --archive` keeps what it removes: one JSON document per job (its
+ * catalog row, attempts and events). Maintenance only: no console role reads it (drizzle/0007).
+ */
+export const jobArchive = pgTable(
+  "job_archive",
+  {
+    jobId: uuid("job_id").primaryKey(),
+    tenantId: text("tenant_id").notNull(),
+    finishedAt: tz("finished_at").notNull(),
+    archivedAt: tz("archived_at").notNull().defaultNow(),
+    record: jsonb("record").notNull(),
+  },
+  (t) => [index("job_archive_finished_idx").on(t.finishedAt)],
 );

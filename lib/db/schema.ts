@@ -2,6 +2,7 @@ import { sql, type SQL } from "drizzle-orm";
 import {
   bigint,
   check,
+  foreignKey,
   index,
   integer,
   jsonb,
@@ -13,6 +14,8 @@ import {
   timestamp,
   uniqueIndex,
   uuid,
+  type AnyPgColumn,
+  type ExtraConfigColumn,
 } from "drizzle-orm/pg-core";
 import {
   ACTOR_KINDS,
@@ -32,9 +35,18 @@ export const actorKind = pgEnum("actor_kind", ACTOR_KINDS);
 export const runOutcome = pgEnum("run_outcome", RUN_OUTCOMES);
 export const rejectionKind = pgEnum("rejection_kind", REJECTION_KINDS);
 
+/** `column IN ('a', 'b')`: a CHECK constraint of the migrations, from the list in code it keeps to. */
+export const oneOf = (column: AnyPgColumn, values: readonly string[]) => sql`${column} IN (${sql.raw(values.map((v) => `'${v}'`).join(", "))})`;
+
 /** `state IN ('a', 'b')` from a list in the state machine table. */
 const stateIn = (states: readonly string[]): SQL => sql.raw(`state IN (${states.map((s) => `'${s}'`).join(", ")})`);
-const tz = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });
+
+/**
+ * An index key in PostgreSQL's own descending order (`DESC`, nulls first), as the hand-written
+ * migrations create it: drizzle's `.desc()` alone writes `DESC NULLS LAST`, a different index.
+ */
+export const keyDesc = (column: ExtraConfigColumn) => column.desc().nullsFirst();
+export const tz = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });
 
 export const tenants = pgTable("tenants", {
   id: text("id").primaryKey(),
@@ -56,7 +68,7 @@ export const jobCatalog = pgTable(
   {
     /** Time-ordered (UUID version 7, lib/jobs/ids.ts). */
     id: uuid("id").primaryKey(),
-    tenantId: text("tenant_id").notNull().references(() => tenants.id),
+    tenantId: text("tenant_id").notNull(),
     type: text("type").notNull(),
     queue: text("queue").notNull(),
     /** Lower runs sooner. */
@@ -70,8 +82,11 @@ export const jobCatalog = pgTable(
     createdAt: tz("created_at").notNull(),
     /** When the job was first claimable, as submitted. */
     notBefore: tz("not_before").notNull(),
+    /** The W3C trace context of the request that submitted the job; each attempt's span continues it (drizzle/0020). */
+    traceContext: jsonb("trace_context"),
   },
   (t) => [
+    foreignKey({ name: "job_catalog_tenant_id_fkey", columns: [t.tenantId], foreignColumns: [tenants.id] }),
     check("job_catalog_max_attempts_positive", sql`${t.maxAttempts} >= 1`),
     check("job_catalog_priority_range", sql`${t.priority} BETWEEN 0 AND 9`),
     check("job_catalog_type_nonempty", sql`length(${t.type}) BETWEEN 1 AND 200 AND length(${t.queue}) BETWEEN 1 AND 100`),
@@ -91,6 +106,22 @@ const CLAIM_ENTERED = ["claimed", "running"] as const satisfies readonly (typeof
 /** The live states a claim does not enter: the console's live tabs that have their own indexes. */
 const WAITING_STATES = STATES.filter((s) => !(CLAIM_ENTERED as readonly string[]).includes(s) && !(TERMINAL_STATES as readonly string[]).includes(s));
 
+/** The live row's columns that the `jobs` view also has (lib/db/schema-views.ts), in its order. */
+export const liveJobColumns = () => ({
+  tenantId: text("tenant_id").notNull(),
+  type: text("type").notNull(),
+  queue: text("queue").notNull(),
+  priority: smallint("priority").notNull(),
+  state: jobState("state").notNull(),
+  attempt: integer("attempt").notNull(),
+  maxAttempts: integer("max_attempts").notNull(),
+  stateVersion: integer("state_version").notNull(),
+  leaseOwner: text("lease_owner"),
+  heartbeatAt: tz("heartbeat_at"),
+  /** When a live job becomes claimable; for a finished job (in the view), the one it was submitted with. */
+  notBefore: tz("not_before").notNull(),
+});
+
 /**
  * The engine's hot row, for jobs that are not finished. Every index here takes an entry on every
  * transition, so it has only the engine's (claim, lease, retry due) and two console indexes whose
@@ -100,18 +131,8 @@ const WAITING_STATES = STATES.filter((s) => !(CLAIM_ENTERED as readonly string[]
 export const jobsLive = pgTable(
   "jobs_live",
   {
-    id: uuid("id").primaryKey().references(() => jobCatalog.id),
-    tenantId: text("tenant_id").notNull(),
-    type: text("type").notNull(),
-    queue: text("queue").notNull(),
-    priority: smallint("priority").notNull(),
-    state: jobState("state").notNull(),
-    attempt: integer("attempt").notNull(),
-    maxAttempts: integer("max_attempts").notNull(),
-    stateVersion: integer("state_version").notNull(),
-    leaseOwner: text("lease_owner"),
-    heartbeatAt: tz("heartbeat_at"),
-    notBefore: tz("not_before").notNull(),
+    id: uuid("id").primaryKey(),
+    ...liveJobColumns(),
     runWorker: text("run_worker"),
     runClaimedAt: tz("run_claimed_at"),
     runStartedAt: tz("run_started_at"),
@@ -120,8 +141,11 @@ export const jobsLive = pgTable(
     params: jsonb("params").notNull(),
     createdAt: tz("created_at").notNull(),
     updatedAt: tz("updated_at").notNull(),
+    /** A fair queue's claim order between tenants, given at submit; 0 on queues that are not fair (drizzle/0016). */
+    fairTag: bigint("fair_tag", { mode: "number" }).notNull().default(0),
   },
   (t) => [
+    foreignKey({ name: "jobs_live_catalog_fk", columns: [t.id], foreignColumns: [jobCatalog.id] }),
     check("jobs_live_not_terminal", sql`${t.state} NOT IN (${sql.raw(TERMINAL_STATES.map((s) => `'${s}'`).join(", "))})`),
     check("jobs_live_attempt_range", sql`${t.attempt} >= 0 AND ${t.attempt} <= ${t.maxAttempts}`),
     check("jobs_live_version_nonnegative", sql`${t.stateVersion} >= 0`),
@@ -130,10 +154,14 @@ export const jobsLive = pgTable(
       "jobs_live_leased_has_run",
       sql`${t.leaseOwner} IS NULL OR (${t.runWorker} = ${t.leaseOwner} AND ${t.runClaimedAt} IS NOT NULL AND ${t.runVersion} IS NOT NULL)`,
     ),
-    // The dispatcher's claim: only queued rows, in claim order.
-    index("jobs_live_claim_idx").on(t.queue, t.priority, t.notBefore, t.id).where(sql`state = 'queued'`),
-    // The supervisor's scan for stale leases, keyed on lease_owner so heartbeats stay HOT.
-    index("jobs_live_lease_idx").on(t.leaseOwner).where(stateIn(HEARTBEAT_STATES)),
+    // The dispatcher's claim: only queued rows, in claim order (a fair queue's in tag order within a priority).
+    index("jobs_live_claim_idx").on(t.queue, t.priority, t.fairTag, t.notBefore, t.id).where(sql`state = 'queued'`),
+    // A fair queue's head, and each tenant's last tag: where a new job's tag goes.
+    index("jobs_live_fair_head_idx").on(t.queue, t.fairTag).where(sql`state = 'queued' AND fair_tag > 0`),
+    index("jobs_live_fair_tenant_idx").on(t.queue, t.tenantId, t.fairTag).where(sql`state = 'queued' AND fair_tag > 0`),
+    // The supervisor's scan for stale leases, keyed on lease_owner so heartbeats stay HOT; by queue
+    // for a capped queue's count of leased jobs.
+    index("jobs_live_lease_idx").on(t.queue, t.leaseOwner).where(stateIn(HEARTBEAT_STATES)),
     // The supervisor's promotion of due retries.
     index("jobs_live_retry_due_idx").on(t.notBefore).where(sql`state = 'retry_wait'`),
     // The console's live tabs, newest first, on the states a claim does not enter.
@@ -179,16 +207,21 @@ export const jobAttempts = pgTable(
   (t) => [
     primaryKey({ name: "job_attempts_pkey", columns: [t.jobId, t.attempt] }),
     check("job_attempts_attempt_positive", sql`${t.attempt} >= 1`),
-    index("job_attempts_finished_brin").using("brin", t.finishedAt),
+    check(
+      "job_attempts_end_whole",
+      sql`(${t.endEvent} IS NULL) = (${t.endFrom} IS NULL) AND (${t.endEvent} IS NULL) = (${t.endTo} IS NULL) AND (${t.endEvent} IS NULL) = (${t.endVersion} IS NULL)`,
+    ),
+    check("job_attempts_versions", sql`${t.endVersion} IS NULL OR ${t.endVersion} > ${t.claimVersion}`),
+    index("job_attempts_finished_brin").using("brin", t.finishedAt).with({ pages_per_range: 16 }),
     // The jobs a worker finished: the console's finished tabs.
-    index("job_attempts_final_idx").on(t.endTo, t.finishedAt.desc(), t.jobId.desc()).where(sql`end_to IN (${sql.raw(TERMINAL_STATES.map((s) => `'${s}'`).join(", "))})`),
+    index("job_attempts_final_idx").on(t.endTo, keyDesc(t.finishedAt), keyDesc(t.jobId)).where(sql`end_to IN (${sql.raw(TERMINAL_STATES.map((s) => `'${s}'`).join(", "))})`),
     ...TERMINAL_STATES.map((state) =>
-      index(`job_attempts_tenant_${state}_idx`).on(t.tenantId, t.endTo, t.finishedAt.desc(), t.jobId.desc()).where(sql.raw(`end_to = '${state}'`)),
+      index(`job_attempts_tenant_${state}_idx`).on(t.tenantId, t.endTo, keyDesc(t.finishedAt), keyDesc(t.jobId)).where(sql.raw(`end_to = '${state}'`)),
     ),
     // Attempts that did not succeed: a successful attempt writes no entry here.
     index("job_attempts_error_class_idx").on(t.errorClass, t.jobId).where(sql`error_class IS NOT NULL`),
-    index("job_attempts_worker_trouble_idx").on(t.workerId, t.finishedAt.desc()).where(sql`outcome <> 'succeeded'`),
-    index("job_attempts_lease_lost_idx").on(t.finishedAt.desc(), t.jobId).where(sql`outcome = 'lease_expired'`),
+    index("job_attempts_worker_trouble_idx").on(t.workerId, keyDesc(t.finishedAt)).where(sql`outcome <> 'succeeded'`),
+    index("job_attempts_lease_lost_idx").on(keyDesc(t.finishedAt), t.jobId).where(sql`outcome = 'lease_expired'`),
   ],
 );
 
@@ -219,9 +252,9 @@ export const jobLog = pgTable(
     index("job_log_job_version_idx").on(t.jobId, t.stateVersion),
     index("job_log_at_brin").using("brin", t.at),
     // The jobs finished by a transition no worker applied (cancelled, given up).
-    index("job_log_final_idx").on(t.toState, t.at.desc(), t.jobId.desc()).where(sql`to_state IN (${sql.raw(TERMINAL_STATES.map((s) => `'${s}'`).join(", "))})`),
+    index("job_log_final_idx").on(t.toState, keyDesc(t.at), keyDesc(t.jobId)).where(sql`to_state IN (${sql.raw(TERMINAL_STATES.map((s) => `'${s}'`).join(", "))})`),
     ...TERMINAL_STATES.map((state) =>
-      index(`job_log_tenant_${state}_idx`).on(t.tenantId, t.toState, t.at.desc(), t.jobId.desc()).where(sql.raw(`to_state = '${state}'`)),
+      index(`job_log_tenant_${state}_idx`).on(t.tenantId, t.toState, keyDesc(t.at), keyDesc(t.jobId)).where(sql.raw(`to_state = '${state}'`)),
     ),
   ],
 );
@@ -248,10 +281,16 @@ export const transitionRejections = pgTable(
     index("transition_rejections_at_idx").on(t.at.desc()),
     index("transition_rejections_job_idx").on(t.jobId),
     index("transition_rejections_kind_idx").on(t.kind, t.at.desc()),
+    // The console's rejection list, by kind, event or actor, newest first.
+    index("transition_rejections_kind_id_idx").on(t.kind, keyDesc(t.id)),
+    index("transition_rejections_event_id_idx").on(t.event, keyDesc(t.id)),
+    index("transition_rejections_actor_id_idx").on(t.actorId, keyDesc(t.id)),
   ],
 );
 
-export const workers = pgTable("workers", {
+export const workers = pgTable(
+  "workers",
+  {
   id: text("id").primaryKey(),
   host: text("host").notNull(),
   pid: integer("pid").notNull(),
@@ -263,7 +302,9 @@ export const workers = pgTable("workers", {
   /** Attempts the worker finished and failed since it started (it writes them with its heartbeat). */
   succeeded: bigint("succeeded", { mode: "number" }).notNull().default(0),
   failed: bigint("failed", { mode: "number" }).notNull().default(0),
-});
+  },
+  (t) => [index("workers_last_seen_idx").on(keyDesc(t.lastSeenAt))],
+);
 
 export const BULK_STATUSES = ["running", "done", "failed"] as const;
 export const bulkStatus = pgEnum("bulk_status", BULK_STATUSES);

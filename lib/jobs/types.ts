@@ -1,29 +1,11 @@
+import type { jobs } from "../db/schema-views";
 import type { ActorKind, JobEvent, JobState, RejectionKind } from "../fsm/table";
 
 /** Who applies a transition: recorded in `job_events.actor_*`. */
 export type Actor = { kind: ActorKind; id: string };
 
-/** The job row as the write path returns it. */
-export type JobRow = {
-  id: string;
-  tenantId: string;
-  type: string;
-  queue: string;
-  priority: number;
-  state: JobState;
-  attempt: number;
-  maxAttempts: number;
-  stateVersion: number;
-  leaseOwner: string | null;
-  heartbeatAt: Date | null;
-  /** When a live job becomes claimable; for a finished job, the one it was submitted with. */
-  notBefore: Date;
-  params: unknown;
-  idempotencyKey: string | null;
-  createdAt: Date;
-  updatedAt: Date;
-  finishedAt: Date | null;
-};
+/** The job row as the write path returns it: a row of the `jobs` view (lib/db/schema-views.ts). */
+export type JobRow = typeof jobs.$inferSelect;
 
 export type TransitionInput = {
   jobId: string;

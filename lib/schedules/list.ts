@@ -1,7 +1,9 @@
 import type { Db } from "../db/client";
+import { drizzleOn, run } from "../db/drizzle";
+import { schedules as schedulesTable } from "../db/schema-queues";
 import type { JobState } from "../fsm/table";
 import { upcomingTicks } from "./cron";
-import { SCHEDULE_COLUMNS, type ScheduleRow } from "./schedules";
+import type { ScheduleRow } from "./schedules";
 
 /** Most schedules the page lists, and runs shown per schedule. */
 export const SCHEDULE_LIMIT = 200;
@@ -22,8 +24,7 @@ export type ScheduleListRow = ScheduleRow & {
  * primary key (job_catalog, then jobs_live or its last transition).
  */
 export async function listSchedules(sql: Db, now = new Date()): Promise<ScheduleListRow[]> {
-  const schedules = await sql<ScheduleRow[]>`
-    SELECT ${sql.unsafe(SCHEDULE_COLUMNS)} FROM schedules ORDER BY name LIMIT ${SCHEDULE_LIMIT}`;
+  const schedules = await run(drizzleOn(sql).select().from(schedulesTable).orderBy(schedulesTable.name).limit(SCHEDULE_LIMIT));
   if (schedules.length === 0) return [];
   const runs = await sql<(Omit<ScheduleRun, "state"> & { scheduleId: string })[]>`
     SELECT r.schedule_id, r.tick_at, r.job_id, r.missed, r.enqueued_at, r.enqueued_by

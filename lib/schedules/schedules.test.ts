@@ -7,7 +7,8 @@ import { silentLogger } from "../worker/log";
 import { createWorker } from "../worker/worker";
 import { latestTick, nextTick } from "./cron";
 import { fireSchedule, runDueSchedules } from "./fire";
-import { createSchedule, declareSchedules, ScheduleError, setSchedulePaused, type ScheduleRow } from "./schedules";
+import { listSchedules } from "./list";
+import { createSchedule, declareSchedules, ScheduleError, setSchedulePaused, type ScheduleRow, type ValidSchedule } from "./schedules";
 
 let t: TestDb;
 /** Two supervisors' own pools, as the runtime role supervisors connect with. */
@@ -32,10 +33,10 @@ let n = 0;
 const name = () => `s${++n}-${Math.random().toString(36).slice(2, 7)}`;
 const report = { type: "report.generate", params: { report: "daily_usage", period: "2026-11" }, tenantId: "acme" } as const;
 
-/** A schedule whose next tick is `agoMs` in the past (the supervisors were down since). */
-async function dueSchedule(cron: string, agoMs: number, queue = `sq-${name()}`): Promise<ScheduleRow> {
+/** A schedule whose next tick is `agoMs` in the past (the supervisors were down since); its type is report's. */
+async function dueSchedule(cron: string, agoMs: number, queue = `sq-${name()}`): Promise<ScheduleRow & ValidSchedule> {
   const s = await createSchedule(t.sql, { ...report, name: name(), cron, queue }, "op@test");
-  const [row] = await t.sql<ScheduleRow[]>`
+  const [row] = await t.sql<(ScheduleRow & ValidSchedule)[]>`
     UPDATE schedules SET next_run_at = ${latestTick(cron, "UTC", new Date(Date.now() - agoMs))} WHERE id = ${s.id} RETURNING *`;
   return row!;
 }
@@ -186,6 +187,25 @@ describe("schedules", () => {
       { name: consoleOne.name, outcome: "conflict", message: expect.stringContaining("console") },
       { name: expect.any(String), outcome: "invalid", message: expect.stringContaining("cron") },
     ]);
+  });
+});
+
+describe("the schedules page's list", () => {
+  it("lists schedules by name as typed rows (Dates, params as an object), with upcoming ticks and their runs newest first", async () => {
+    const s = await dueSchedule("*/5 * * * *", 11 * 60_000);
+    await dueSchedule("*/5 * * * *", 60_000);
+    const now = new Date();
+    await fireSchedule(supA, s, now, "sup-a");
+    const list = await listSchedules(t.sql, now);
+    expect(list.map((r) => r.name)).toEqual(list.map((r) => r.name).sort());
+    const row = list.find((r) => r.id === s.id)!;
+    expect(row).toMatchObject({ name: s.name, type: "report.generate", params: report.params, source: "console", paused: false, priority: 0 });
+    expect(row.nextRunAt).toBeInstanceOf(Date);
+    expect(row.createdAt).toBeInstanceOf(Date);
+    expect(row.nextRunAt.getTime()).toBeGreaterThan(s.nextRunAt.getTime());
+    expect(row.upcoming[0]).toEqual(row.nextRunAt);
+    expect(row.runs).toHaveLength(1);
+    expect(row.runs[0]).toMatchObject({ state: "queued", enqueuedBy: "sup-a" });
   });
 });
 

@@ -1,6 +1,8 @@
 import postgres from "postgres";
 import { z } from "zod";
+import { getTableColumns } from "drizzle-orm";
 import type { Db } from "../db/client";
+import { schedules } from "../db/schema-queues";
 import { isJobType, JOB_TYPES, maySubmit, type JobParams, type JobType } from "../jobs/job-types";
 import { checkCron, nextTick } from "./cron";
 
@@ -73,23 +75,16 @@ export function validateSchedule(raw: unknown): ValidSchedule {
   return { name: s.name, cron: s.cron.trim(), timeZone: s.timeZone, type: s.type, params: params.data, tenantId: s.tenantId, queue: s.queue ?? JOB_TYPES[s.type].queue, priority: s.priority };
 }
 
-export type ScheduleRow = ValidSchedule & {
-  id: string;
-  paused: boolean;
-  source: "code" | "console";
-  nextRunAt: Date;
-  lastTickAt: Date | null;
-  lastJobId: string | null;
-  lastError: string | null;
-  lastErrorAt: Date | null;
-  createdAt: Date;
-  createdBy: string;
-  updatedAt: Date;
-  updatedBy: string;
-};
+/**
+ * A stored schedule, as lib/db/schema-queues.ts declares the table. Its type is a string: a type
+ * valid when the schedule was stored may be gone since (the tick then records `last_error`).
+ */
+export type ScheduleRow = typeof schedules.$inferSelect;
 
-export const SCHEDULE_COLUMNS = `id, name, cron, time_zone, type, params, tenant_id, queue, priority, paused, source, next_run_at,
-  last_tick_at, last_job_id, last_error, last_error_at, created_at, created_by, updated_at, updated_by`;
+/** Every column of a schedule, for `RETURNING`: the table's own list. */
+export const SCHEDULE_COLUMNS = Object.values(getTableColumns(schedules))
+  .map((c) => c.name)
+  .join(", ");
 
 /** Who changes a schedule, as the schedule's `created_by` / `updated_by` say it. */
 export type ScheduleAuthor = string;

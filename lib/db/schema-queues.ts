@@ -1,0 +1,113 @@
+import { sql } from "drizzle-orm";
+import { bigint, boolean, check, foreignKey, index, integer, jsonb, pgTable, primaryKey, smallint, text, unique, uuid } from "drizzle-orm/pg-core";
+import { actorKind, tenants, tz } from "./schema";
+
+/**
+ * A queue's settings, once an operator sets one (a queue exists as soon as a job names it): paused,
+ * capped, fair between tenants. The claim statement enforces them (drizzle/0016_queues.sql).
+ */
+export const queues = pgTable(
+  "queues",
+  {
+    name: text("name").primaryKey(),
+    paused: boolean("paused").notNull().default(false),
+    /** At most this many of the queue's jobs leased at once, across every worker; null: no cap. */
+    concurrencyLimit: integer("concurrency_limit"),
+    /** The queue's leased jobs, kept by the write path while the queue has a cap. */
+    leased: integer("leased").notNull().default(0),
+    /** Claim in turn between tenants (`jobs_live.fair_tag`). */
+    fair: boolean("fair").notNull().default(false),
+    updatedAt: tz("updated_at").notNull().defaultNow(),
+    updatedBy: text("updated_by"),
+  },
+  (t) => [
+    check("queues_name_valid", sql`length(${t.name}) BETWEEN 1 AND 100`),
+    check("queues_limit_positive", sql`${t.concurrencyLimit} IS NULL OR ${t.concurrencyLimit} >= 1`),
+    check("queues_leased_nonnegative", sql`${t.leased} >= 0`),
+  ],
+);
+
+/** Every change of a queue's settings, with who and when. */
+export const queueEvents = pgTable(
+  "queue_events",
+  {
+    id: bigint("id", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+    queue: text("queue").notNull(),
+    event: text("event").notNull(),
+    value: integer("value"),
+    actorKind: actorKind("actor_kind").notNull(),
+    actorId: text("actor_id").notNull(),
+    at: tz("at").notNull().defaultNow(),
+  },
+  (t) => [
+    check("queue_events_event_known", sql`${t.event} IN ('pause', 'resume', 'limit', 'unlimit', 'fair', 'unfair')`),
+    index("queue_events_queue_at_idx").on(t.queue, t.at),
+  ],
+);
+
+/**
+ * A periodic schedule: a cron expression read in an IANA time zone, and the job it submits at each
+ * tick. Declared in code (`source` 'code', upserted when a worker starts) or in the console
+ * ('console'); the supervisor submits its due ticks (drizzle/0017_schedules.sql, lib/schedules).
+ */
+export const schedules = pgTable(
+  "schedules",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    name: text("name").notNull(),
+    cron: text("cron").notNull(),
+    timeZone: text("time_zone").notNull(),
+    type: text("type").notNull(),
+    params: jsonb("params").notNull(),
+    tenantId: text("tenant_id").notNull(),
+    queue: text("queue").notNull(),
+    priority: smallint("priority").notNull().default(0),
+    paused: boolean("paused").notNull().default(false),
+    source: text("source").$type<"code" | "console">().notNull(),
+    /** The next tick to submit, moved forward by a compare-and-set in the tick's transaction. */
+    nextRunAt: tz("next_run_at").notNull(),
+    lastTickAt: tz("last_tick_at"),
+    lastJobId: uuid("last_job_id"),
+    /** Why the last tick submitted nothing; shown until a tick succeeds. */
+    lastError: text("last_error"),
+    lastErrorAt: tz("last_error_at"),
+    createdAt: tz("created_at").notNull().defaultNow(),
+    createdBy: text("created_by").notNull(),
+    updatedAt: tz("updated_at").notNull().defaultNow(),
+    updatedBy: text("updated_by").notNull(),
+  },
+  (t) => [
+    foreignKey({ name: "schedules_tenant_id_fkey", columns: [t.tenantId], foreignColumns: [tenants.id] }),
+    unique("schedules_name_unique").on(t.name),
+    check("schedules_name_valid", sql`${t.name} ~ '^[a-z0-9][a-z0-9_.-]{0,99}$'`),
+    check("schedules_queue_valid", sql`${t.queue} ~ '^[a-z0-9_.-]{1,100}$'`),
+    check("schedules_priority_range", sql`${t.priority} BETWEEN 0 AND 9`),
+    check("schedules_source_known", sql`${t.source} IN ('code', 'console')`),
+    check("schedules_cron_length", sql`length(${t.cron}) BETWEEN 1 AND 200`),
+    check("schedules_time_zone_length", sql`length(${t.timeZone}) BETWEEN 1 AND 100`),
+    // The supervisor's scan for due schedules (paused ones take no entry).
+    index("schedules_due_idx").on(t.nextRunAt).where(sql`NOT paused`),
+  ],
+);
+
+/**
+ * One row per tick a schedule submitted, with how many earlier ticks were missed. The key is the
+ * second wall behind the compare-and-set: one job per schedule and tick.
+ */
+export const scheduleRuns = pgTable(
+  "schedule_runs",
+  {
+    scheduleId: uuid("schedule_id").notNull(),
+    tickAt: tz("tick_at").notNull(),
+    tenantId: text("tenant_id").notNull(),
+    jobId: uuid("job_id").notNull(),
+    missed: integer("missed").notNull().default(0),
+    enqueuedAt: tz("enqueued_at").notNull().defaultNow(),
+    enqueuedBy: text("enqueued_by").notNull(),
+  },
+  (t) => [
+    primaryKey({ name: "schedule_runs_pkey", columns: [t.scheduleId, t.tickAt] }),
+    foreignKey({ name: "schedule_runs_schedule_id_fkey", columns: [t.scheduleId], foreignColumns: [schedules.id] }),
+    check("schedule_runs_missed_nonnegative", sql`${t.missed} >= 0`),
+  ],
+);
