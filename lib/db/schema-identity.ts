@@ -100,6 +100,8 @@ export const auditLog = pgTable(
     jobIds: uuid("job_ids").array().notNull().default(sql`'{}'::uuid[]`),
     outcome: text("outcome").notNull(),
     reason: text("reason"),
+    /** The bulk operation (or replay) this entry stands for, its items reached from it (0024). */
+    operationId: uuid("operation_id"),
   },
   (t) => [
     check("audit_log_outcome_known", sql`${t.outcome} IN ('applied', 'refused', 'denied', 'invalid', 'error')`),
