@@ -2,7 +2,7 @@ import { NextResponse, type NextRequest } from "next/server";
 import type { ApiErrorBody, JobsResponse } from "@/lib/client/wire";
 import { loadJobs } from "@/app/jobs/load";
 import { authorize, confineTenant, denied, withViewerRead } from "@/lib/auth/viewer";
-import { parseJobFilters } from "@/lib/jobs/filters";
+import { paramsProblem, parseJobFilters } from "@/lib/jobs/filters";
 import { NO_STORE } from "@/lib/api/http";
 
 // Polled live by the jobs list: never prerendered, never cached.
@@ -14,6 +14,12 @@ export async function GET(request: NextRequest) {
   if (!auth.ok) return denied(auth);
   const { viewer } = auth;
   const filters = confineTenant(viewer, parseJobFilters(request.nextUrl.searchParams));
+  // A params search that does not parse is the caller's mistake, named: never a list as if it were not given.
+  const problem = paramsProblem(filters);
+  if (problem) {
+    const body: ApiErrorBody = { error: { code: "invalid_input", message: `params: ${problem}` } };
+    return NextResponse.json(body, { status: 400, headers: NO_STORE });
+  }
   try {
     const body: JobsResponse = await withViewerRead(viewer, (tx) => loadJobs(tx, filters));
     return NextResponse.json(body, { headers: NO_STORE });
