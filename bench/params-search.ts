@@ -86,6 +86,13 @@ async function main() {
   // What the index adds to a submit: enqueue() one job per transaction, as the API does, with the
   // index, without it, and with it again (rebuilt, timed), in turn in the same run.
   const submits = Number(args.submits);
+  if (submits === 0) {
+    // The searches only (a database measured before, --url).
+    await ownerSql.end();
+    console.log(rows.join("\n"));
+    await endReport({ plans, keep: args.keep, owner, stop, log });
+    return;
+  }
   const submit = async (label: string) => {
     const t0 = performance.now();
     for (let i = 0; i < submits; i++) {
