@@ -22,6 +22,8 @@ export type AuditEntry = AuditPrincipal & {
   reason?: string | null;
   /** How many attempts this row stands for (aggregated anonymous denials, lib/audit/anonymous.ts). */
   repeatCount?: number;
+  /** The bulk operation (or replay) this row stands for: its items are reached from it (lib/jobs/bulk.ts). */
+  operationId?: string | null;
 };
 
 export const ANONYMOUS: AuditPrincipal = { userId: null, actor: "anonymous", role: null, tenantId: null };
@@ -38,9 +40,10 @@ export async function recordAudit(db: Db, e: AuditEntry): Promise<void> {
   // PostgreSQL text cannot hold NUL, and a refused request's reason may quote fuzzed input.
   const text = (s: string, max: number) => s.replace(/\u0000/g, "\uFFFD").slice(0, max);
   await db`
-    INSERT INTO audit_log (user_id, actor, role, tenant_id, via, action, job_ids, outcome, reason, repeat_count)
+    INSERT INTO audit_log (user_id, actor, role, tenant_id, via, action, job_ids, outcome, reason, repeat_count, operation_id)
     VALUES (${e.userId}, ${text(e.actor, 200)}, ${e.role}, ${e.tenantId}, ${e.via}, ${e.action},
-            ${jobIds}::uuid[], ${e.outcome}, ${e.reason ? text(e.reason, 2000) : null}, ${e.repeatCount ?? 1})`;
+            ${jobIds}::uuid[], ${e.outcome}, ${e.reason ? text(e.reason, 2000) : null}, ${e.repeatCount ?? 1},
+            ${e.operationId && UUID.test(e.operationId) ? e.operationId : null}::uuid)`;
 }
 
 export type AuditRow = {
@@ -55,6 +58,7 @@ export type AuditRow = {
   outcome: AuditOutcome;
   reason: string | null;
   repeatCount: number;
+  operationId: string | null;
 };
 
 export type AuditFilters = { actor?: string; action?: string; outcome?: AuditOutcome; since?: Date; until?: Date; before?: number };
@@ -71,7 +75,7 @@ export async function listAudit(db: Db, f: AuditFilters): Promise<{ rows: AuditR
 /** listAudit's query, unawaited: a test EXPLAINs it to check which index serves each filter. */
 export function auditQuery(db: Db, f: AuditFilters) {
   return db<AuditRow[]>`
-    SELECT id, at, actor, role, tenant_id, via, action, job_ids, outcome, reason, repeat_count
+    SELECT id, at, actor, role, tenant_id, via, action, job_ids, outcome, reason, repeat_count, operation_id
     FROM audit_log
     WHERE true
       ${f.actor ? db`AND actor = ${f.actor}` : db``}

@@ -19,6 +19,7 @@ import { JobsTable } from "./jobs-table";
 import { EmptyState, LoadingRows } from "./states";
 import { Lookup } from "./lookup";
 import { offeredEvents } from "./offered-events";
+import { OperationSummary } from "./operation-summary";
 import { Pager } from "./pager";
 import { QueueBanner } from "./queue-banner";
 import { StateTabs } from "./state-tabs";
@@ -94,6 +95,7 @@ export function JobsView({ search, initial, actorKind, isStaff = false, tenants 
         <FilterForm key={`f-${search}`} filters={filters} isStaff={isStaff} tenants={tenants} types={types} />
       </div>
       {filters.queue && <QueueBanner queue={filters.queue} pollMs={live.isPaused ? false : POLL_MS} isStaff={isStaff} />}
+      {filters.operation && <OperationSummary filters={filters} outcome={data?.operation} />}
       <StateTabs filters={filters} counts={counts} />
       {badParams && (
         <p role="alert" className="rounded-lg border border-red-200 bg-red-50 px-4 py-2.5 text-sm text-red-900">
