@@ -297,25 +297,21 @@ function fromSet(sql: Db, f: F, order: Order, k: Keyset, limit: number): Fragmen
       UNION SELECT l.id FROM jobs_live l WHERE l.lease_owner = ${w} AND l.state = 'paused'`;
     skip = { worker: true };
   } else {
-    // A params search whose newest jobs rarely match (fromParams): the GIN index's newest matches.
+    // A params search whose newest jobs rarely match (fromParams): jobscope_params_match's newest matches.
     const t = f.tenant ?? null;
     const from = f.createdFrom ?? null;
     const to = f.createdTo ?? null;
-    // Paging to older jobs in created order: the matches up to the cursor's time, so a page deep in a
-    // long history is the next one, not the newest PARAMS_SET_CAP filtered to nothing.
-    const upTo =
-      order === "created" && k.after && k.at !== null
-        ? sql`least(${to}::timestamptz, ${k.at}::text::timestamptz + interval '1 microsecond')`
-        : sql`${to}::timestamptz`;
-    const matches = sql`jobscope_params_match(${paramsJson(f) ?? "{}"}::text::jsonb, ${t}::text, ${from}::timestamptz, ${upTo}, ${num(sql, PARAMS_SET_CAP)}) m`;
-    // The All tab in created order with nothing else to check: the page is the matches' first rows
-    // beyond the cursor, completed alone (completing every match before the LIMIT cost 1.4 s for
-    // 10,000 matches at 10M jobs; docs/benchmarks.md, "Search by params").
-    const alone = order === "created" && !(f.state || f.type || f.queue || f.errorClass || f.finishedFrom || f.finishedTo);
-    set = alone
-      ? sql`SELECT m.id FROM ${matches} WHERE TRUE ${beyond(sql, k, sql`m.created_at`, sql`m.id`)}
-             ORDER BY m.created_at ${dir(sql, k, false)}, m.id ${dir(sql, k, false)} LIMIT ${num(sql, limit)}`
-      : sql`SELECT m.id FROM ${matches}`;
+    // The All tab in created order with nothing else to check: the page is the function's first rows
+    // beyond the cursor (going to older jobs), completed alone; completing every one of 10,000 matches
+    // before the LIMIT cost 1.4 s at 10M jobs (docs/benchmarks.md, "Search by params"). Otherwise its
+    // newest PARAMS_SET_CAP (older than the cursor, in created order), completed and checked.
+    const alone = order === "created" && !k.before && !(f.state || f.type || f.queue || f.errorClass || f.finishedFrom || f.finishedTo);
+    const keyed = order === "created" && k.after && k.at !== null && k.id !== null;
+    const bAt = keyed ? sql`${k.at}::text::timestamptz` : sql`NULL::timestamptz`;
+    const bId = keyed ? sql`${k.id}::uuid` : sql`NULL::uuid`;
+    const cap = alone ? limit : PARAMS_SET_CAP;
+    set = sql`SELECT m.id FROM jobscope_params_match(${paramsJson(f) ?? "{}"}::text::jsonb, ${t}::text, ${from}::timestamptz, ${to}::timestamptz,
+                                                     ${bAt}, ${bId}, ${num(sql, cap)}) m`;
     skip = {};
   }
   // The operation's jobs, when another filter chose the set (an id with an operation).
