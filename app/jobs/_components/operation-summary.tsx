@@ -54,8 +54,11 @@ export function OperationSummary({ filters, outcome }: { filters: JobFilters; ou
             "Jobs touched by one operation"
           )}
         </h2>
+        <Link href={jobsHref({})} prefetch={false} className="text-xs text-sky-800 underline underline-offset-2">
+          Show every job
+        </Link>
         {op && (
-          <p className="text-xs text-neutral-600">
+          <p className="w-full text-xs text-neutral-600">
             by {op.actorId} · started <TimeAgo at={new Date(op.createdAt)} now={now} /> ·{" "}
             <span className={op.status === "running" ? "text-sky-800" : op.status === "failed" ? "text-red-800" : "text-emerald-800"}>
               {op.status === "running" ? "still applying" : op.status === "failed" ? "stopped by an error" : "applied"}
