@@ -20,7 +20,7 @@ import { endReport, explainingApp, explainOptions, generatedDatabase, runMain } 
 import { fmt, mb, pct } from "./lib";
 
 const { values: args } = parseArgs({
-  options: { ...explainOptions("params-search"), samples: { type: "string", default: "15" }, submits: { type: "string", default: "3000" } },
+  options: { ...explainOptions("params-search"), samples: { type: "string", default: "15" }, submits: { type: "string", default: "3000" }, "skip-searches": { type: "boolean", default: false } },
 });
 const log = (s: string) => console.error(`[params-search] ${new Date().toISOString().slice(11, 19)} ${s}`);
 
@@ -56,7 +56,7 @@ async function main() {
   const samples = Number(args.samples);
   const rows: string[] = [];
   const plans: string[] = [];
-  for (const s of SEARCHES) {
+  for (const s of args["skip-searches"] ? [] : SEARCHES) {
     for (const scope of scopes) {
       const filters = parseJobFilters({ params: s.params, ...("all" in scope ? {} : { tenant }) });
       const time = async (fn: (tx: ScopedSql) => Promise<unknown>) => {

@@ -194,7 +194,7 @@ export function isTransientDbError(e: unknown): boolean {
 /**
  * Apply an operation's unsettled items (the `jobscope.bulk` handler; lib/worker/builtin-handlers.ts).
  * Each item is settled once in its own transaction: the item row locked while still unsettled,
- * its guarded transition, its outcome and its audit row commit together, so a run killed at any
+ * its guarded transition and its outcome commit together, so a run killed at any
  * point leaves every item either settled with its transition, or untouched; the next run (the
  * next attempt, or another worker after the lease expired) takes up the rest. Two runs at once
  * (a lost lease still running) never settle the same item twice: the second waits for the row
