@@ -104,8 +104,14 @@ async function main() {
       );
     }
     const us = ((performance.now() - t0) * 1000) / submits;
-    log(`submit ${label}: ${fmt(us)} µs per job`);
-    return us;
+    // A GIN index defers its entries to a pending list (fastupdate) that a later insert past
+    // gin_pending_list_limit, or autovacuum, merges: that merge is part of the index's cost per job.
+    const t1 = performance.now();
+    const [hasIndex] = await ownerSql`SELECT 1 FROM pg_class WHERE relname = 'job_catalog_params_idx'`;
+    if (hasIndex) await ownerSql`SELECT gin_clean_pending_list('job_catalog_params_idx')`;
+    const mergeUs = hasIndex ? ((performance.now() - t1) * 1000) / submits : 0;
+    log(`submit ${label}: ${fmt(us)} µs per job, + ${fmt(mergeUs)} µs per job to merge the GIN pending list`);
+    return us + mergeUs;
   };
   await submit("warm-up (not counted)");
   const withIndex = await submit("with the index");
@@ -124,7 +130,7 @@ async function main() {
   console.log(`Data: ${fmt(Number(info!.jobs))} jobs; job_catalog ${mb(Number(info!.table))}; job_catalog_params_idx ${mb(Number(info!.index))} after the generator's sorted build, ${mb(Number(after!.index))} rebuilt (CREATE INDEX: ${fmt(buildS)} s).\n`);
   console.log("| search | matches | as | rows | EXPLAIN ANALYZE ms | list p50 ms | list p95 ms | page + tab counts p50 ms |\n|---|---:|---|---:|---:|---:|---:|---:|");
   console.log(rows.join("\n"));
-  console.log(`\nSubmit (enqueue(), one job per transaction, ${fmt(submits)} jobs each): with the index ${fmt(withIndex)} µs per job, without ${fmt(without)} µs, with it again ${fmt(withAgain)} µs.\n`);
+  console.log(`\nSubmit (enqueue(), one job per transaction, ${fmt(submits)} jobs each): with the index ${fmt(withIndex)} µs per job, without ${fmt(without)} µs, with it again ${fmt(withAgain)} µs (with the index: its pending list's merge included).\n`);
   await endReport({ plans, keep: args.keep, owner, stop, log });
 }
 
