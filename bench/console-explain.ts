@@ -11,43 +11,27 @@ import { parseArgs } from "node:util";
 import postgres from "postgres";
 import { loadJobs } from "../app/jobs/load";
 import type { Sql } from "../lib/db/client";
-import { provisionRoles, roleUrl } from "../lib/db/roles";
+import { provisionRoles } from "../lib/db/roles";
 import { withScope, type Scope, type ScopedSql } from "../lib/db/scope";
 import { encodeCursor, parseJobFilters } from "../lib/jobs/filters";
 import { countByState, getJobDetail } from "../lib/jobs/queries";
 import { transition } from "../lib/jobs/transition";
 import { pickTargets } from "./console";
-import { auditSample, generate } from "./generate";
-import { benchServer, fmt, freshDb, pct } from "./lib";
+import { endReport, explainingApp, explainOptions, generatedDatabase, runMain } from "./explain";
+import { auditSample } from "./generate";
+import { fmt, pct } from "./lib";
 
 const { values: args } = parseArgs({
-  options: {
-    jobs: { type: "string", default: "1000000" },
-    url: { type: "string" },
-    secret: { type: "string", default: "console-explain" },
-    samples: { type: "string", default: "30" },
-    tenant: { type: "string", default: "acme" },
-    keep: { type: "boolean", default: false },
-  },
+  options: { ...explainOptions("console-explain"), samples: { type: "string", default: "30" }, tenant: { type: "string", default: "acme" } },
 });
 const log = (s: string) => console.error(`[console-explain] ${new Date().toISOString().slice(11, 19)} ${s}`);
 
 type Probe = { name: string; scope: Scope; run: (tx: ScopedSql, i: number) => Promise<unknown>; write?: boolean };
 
 async function main() {
-  let owner: string;
-  let stop = async () => {};
-  if (args.url) owner = args.url;
-  else {
-    const server = await benchServer(".data/bench-console-explain", log);
-    stop = server.stop;
-    owner = await freshDb(server.adminUrl, "console_explain", { jobscope: true });
-    const sql = postgres(owner, { max: 2, onnotice: () => {}, transform: { column: { from: postgres.toCamel } } });
-    const t0 = performance.now();
-    await generate(sql, { count: Number(args.jobs), log });
-    log(`generated ${fmt(Number(args.jobs))} jobs in ${fmt((performance.now() - t0) / 1000)} s; audit: ${(await auditSample(sql, 200)).length} problems`);
-    await sql.end();
-  }
+  const { owner, stop } = await generatedDatabase({ url: args.url, jobs: args.jobs, name: "console_explain", log }, async (sql) => {
+    return `audit: ${(await auditSample(sql as unknown as Sql, 200)).length} problems`;
+  });
   await provisionRoles(owner, args.secret);
   const tenant = args.tenant;
   const ownerSql = postgres(owner, { max: 1, onnotice: () => {}, transform: { column: { from: postgres.toCamel } } });
@@ -67,17 +51,7 @@ async function main() {
            (SELECT sum(reltuples)::bigint FROM pg_class c JOIN pg_inherits i ON i.inhrelid = c.oid WHERE i.inhparent = 'job_log'::regclass)::int AS log`;
   await ownerSql.end();
 
-  // Every statement of a run is recorded while `sink` is set.
-  let sink: { query: string; parameters: unknown[] }[] | null = null;
-  const app = postgres(roleUrl(owner, args.secret, "app"), {
-    max: 2,
-    onnotice: () => {},
-    transform: { column: { from: postgres.toCamel } },
-    debug: (_c, query, parameters) => {
-      // Transaction control and settings are not statements EXPLAIN takes.
-      if (sink && !/^(BEGIN|COMMIT|ROLLBACK|SAVEPOINT|RELEASE|SET|RESET|SHOW|SELECT set_config)\b/i.test(query.trim())) sink.push({ query, parameters });
-    },
-  });
+  const { app, explain } = explainingApp(owner, args.secret);
   const staff: Scope = { all: true };
   const mine: Scope = { tenantId: tenant };
   const page = (q: Record<string, string | undefined>) => (tx: ScopedSql) => loadJobs(tx, parseJobFilters(q));
@@ -119,57 +93,15 @@ async function main() {
     rows.push(`| ${p.name} | ${who(p.scope)} | ${fmt(pct(times, 50), 1)} | ${fmt(pct(times, 95), 1)} |`);
     log(`${p.name} (${who(p.scope)}): p50 ${fmt(pct(times, 50), 1)} ms, p95 ${fmt(pct(times, 95), 1)} ms`);
     // One more run, recorded; then each of its statements explained in the same scope, rolled back.
-    const seen: { query: string; parameters: unknown[] }[] = [];
     const replayIndex = samples + 3;
-    await app.begin(async (tx) => {
-      sink = seen;
-      try {
-        await withScopeIn(tx, p.scope, () => p.run(tx as unknown as ScopedSql, replayIndex));
-      } finally {
-        sink = null;
-      }
-      throw new Rollback();
-    }).catch((e: unknown) => {
-      if (!(e instanceof Rollback)) throw e;
-    });
-    const explained: string[] = [];
-    for (const s of seen) {
-      await app.begin(async (tx) => {
-        await withScopeIn(tx, p.scope, async () => {
-          const out = await tx.unsafe(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${s.query}`, s.parameters as never[]);
-          explained.push(out.map((r) => Object.values(r)[0] as string).join("\n"));
-        });
-        throw new Rollback();
-      }).catch((e: unknown) => {
-        if (!(e instanceof Rollback)) throw e;
-      });
-    }
+    const explained = await explain(p.scope, (tx) => p.run(tx, replayIndex));
     plans.push(`#### ${p.name} — ${who(p.scope)}\n\n\`\`\`\n${explained.join("\n\n")}\n\`\`\``);
   }
   await app.end();
   console.log(`Data: ${fmt(sizes!.jobs)} jobs (${fmt(sizes!.live)} live), ${fmt(sizes!.attempts)} attempts, ${fmt(sizes!.log)} job_log rows.\n`);
   console.log("| request | as | p50 ms | p95 ms |\n|---|---|---:|---:|");
   console.log(rows.join("\n"));
-  console.log("\n### Plans\n");
-  console.log(plans.join("\n\n"));
-  if (!args.keep) await stop();
-  else log(`kept: ${owner}`);
+  await endReport({ plans, keep: args.keep, owner, stop, log });
 }
 
-class Rollback extends Error {}
-
-/** The scope's settings inside an already open transaction (what withScope does after BEGIN). */
-async function withScopeIn(tx: postgres.TransactionSql, scope: Scope, fn: () => Promise<unknown>) {
-  if ("all" in scope) {
-    await tx`SELECT set_config('jobscope.scope', 'all', true), set_config('max_parallel_workers_per_gather', '0', true),
-                    CASE WHEN current_user = 'jobscope_app' THEN set_config('role', 'jobscope_staff', true) END`;
-  } else {
-    await tx`SELECT set_config('jobscope.tenant', ${scope.tenantId}, true), set_config('max_parallel_workers_per_gather', '0', true)`;
-  }
-  return fn();
-}
-
-main().catch((e) => {
-  console.error(e);
-  process.exit(1);
-});
+runMain(main);

@@ -163,7 +163,17 @@ const actorId = (a: ActorKind) => (a === "supervisor" ? "gen-sup" : `gen-${a}`);
  * to 60. Workers are per day (`gen-wMMDD-n`, eight a day), as worker ids are per process. Every tenth
  * job has an idempotency key (`gen-<n>`).
  */
-export async function generate(sql: Sql, opts: { count: number; spanDays?: number; chunk?: number; log?: (s: string) => void }) {
+export async function generate(
+  sql: Sql,
+  opts: {
+    count: number;
+    spanDays?: number;
+    chunk?: number;
+    log?: (s: string) => void;
+    /** An SQL jsonb expression over the job's number `c.i`, merged into its params (bench/params-search.ts). */
+    extraParams?: string;
+  },
+) {
   const spanDays = opts.spanDays ?? 30;
   const span = spanDays * 86400;
   const chunk = opts.chunk ?? 250_000;
@@ -225,7 +235,7 @@ export async function generate(sql: Sql, opts: { count: number; spanDays?: numbe
                                               - f.scale * p.last_s * interval '1 second' AS created_at) z`;
       await tx`
         INSERT INTO job_catalog (id, tenant_id, type, queue, priority, max_attempts, params, idempotency_key, submitted_by_kind, submitted_by, created_at, not_before)
-        SELECT c.id, c.tenant_id, t.type, CASE WHEN c.live THEN 'gen-' || t.queue ELSE t.queue END, (c.i % 3)::smallint, p.submit_max, t.params,
+        SELECT c.id, c.tenant_id, t.type, CASE WHEN c.live THEN 'gen-' || t.queue ELSE t.queue END, (c.i % 3)::smallint, p.submit_max, t.params${tx.unsafe(opts.extraParams ? ` || ${opts.extraParams}` : "")},
                CASE WHEN c.i % 10 = 0 THEN 'gen-' || ${run}::int || '-' || c.i END, 'api', 'gen-api', c.created_at,
                CASE WHEN p.never_claimed THEN ${far}::timestamptz ELSE c.created_at END
           FROM gen_chunk c JOIN gen_pattern p USING (pattern)

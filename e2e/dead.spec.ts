@@ -1,32 +1,13 @@
-import { randomUUID } from "node:crypto";
 import type { Locator, Page } from "@playwright/test";
 import { DEMO_USERS } from "../lib/demo/users";
 import type { Sql } from "../lib/db/client";
-import type { History } from "../lib/demo/history";
 import { transition } from "../lib/jobs/transition";
-import { expect, HELD_QUEUE, jobRow, OPERATOR, SPEC_ACTOR, test } from "./fixtures";
+import { deadJobs, expect, jobRow, OPERATOR, test } from "./fixtures";
 import { shortId } from "../lib/jobs/short-id";
 
 const TYPE = "report.generate";
 /** A replay runs in the server's background; leave room for a loaded machine. */
 const FINISH_MS = 20_000;
-
-/** `n` dead jobs of one group no other spec shares: a class of their own, on the queue no worker consumes. */
-async function deadJobs(history: (agoMs: number) => History, n: number, errorClass = `E2eUniqueClass${randomUUID().slice(0, 8)}`) {
-  const ids: string[] = [];
-  for (let i = 0; i < n; i++) {
-    // Back-dated a little, 200 ms apart, so the group's order (newest death first) is known. Not
-    // more: the e2e supervisor abandons a lease whose back-dated heartbeat is over 10 s old.
-    const h = await history(3_000 - i * 200).submit(
-      { tenantId: "acme", type: TYPE, params: { report: "daily_usage", period: "2026-11" }, queue: HELD_QUEUE, maxAttempts: 1 },
-      SPEC_ACTOR,
-    );
-    await h.run("w-e2e", 500, 100);
-    await h.step("abandon", 500, undefined, { error: { class: errorClass, message: `e2e: attempt ${i + 1} failed <b>for good</b>` } });
-    ids.push(h.id);
-  }
-  return { errorClass, ids };
-}
 
 const groupRow = (page: Page, errorClass: string) => page.getByRole("row", { name: `${TYPE} · ${errorClass}` });
 const replayDialog = (page: Page) => page.getByRole("dialog");

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { test as base, expect } from "@playwright/test";
 import { connect, type Sql } from "../lib/db/client";
@@ -74,4 +75,26 @@ export async function jobRow(db: Sql, id: string): Promise<JobRow> {
   const [row] = await db<JobRow[]>`SELECT * FROM jobs WHERE id = ${id}`;
   if (!row) throw new Error(`no job ${id}`);
   return row;
+}
+
+/**
+ * `n` report.generate jobs dead on the held queue, in one group no other spec shares: a class of
+ * their own. Each history is returned too, to move its job on after a replay.
+ */
+export async function deadJobs(history: (agoMs: number) => History, n: number, errorClass = `E2eUniqueClass${randomUUID().slice(0, 8)}`) {
+  const ids: string[] = [];
+  const histories: History[] = [];
+  for (let i = 0; i < n; i++) {
+    // Back-dated a little, 200 ms apart, so the group's order (newest death first) is known. Not
+    // more: the e2e supervisor abandons a lease whose back-dated heartbeat is over 10 s old.
+    const h = await history(3_000 - i * 200).submit(
+      { tenantId: "acme", type: "report.generate", params: { report: "daily_usage", period: "2026-11" }, queue: HELD_QUEUE, maxAttempts: 1 },
+      SPEC_ACTOR,
+    );
+    await h.run("w-e2e", 500, 100);
+    await h.step("abandon", 500, undefined, { error: { class: errorClass, message: `e2e: attempt ${i + 1} failed <b>for good</b>` } });
+    ids.push(h.id);
+    histories.push(h);
+  }
+  return { errorClass, ids, histories };
 }

@@ -6,6 +6,7 @@ import { DataTable, type Column } from "@/components/data-table";
 import { numbers } from "@/components/numbers";
 import { formatUtc, TimeAgo } from "@/components/relative-time";
 import { Field, INPUT, PRIMARY, SECONDARY } from "@/app/jobs/_components/fields";
+import { operationHref } from "@/app/jobs/_components/url";
 import { listAudit, listAuditActions, type AuditFilters, type AuditOutcome } from "@/lib/audit/audit";
 import { ROLE_LABELS, type Role } from "@/lib/auth/permissions";
 import { listUsers } from "@/lib/auth/users";
@@ -100,7 +101,16 @@ function columns(f: AuditFilters, now: number): Column<Row>[] {
       header: "Jobs",
       className: "text-xs",
       cell: (r) =>
-        r.jobIds.length === 0 ? (
+        r.operationId ? (
+          // A bulk operation is one entry: its jobs, and what became of each, are one link away.
+          <Link
+            href={operationHref(r.operationId)}
+            prefetch={false}
+            className="font-medium whitespace-nowrap text-sky-800 underline underline-offset-2"
+          >
+            {numbers.format(r.jobIds.length)} {r.jobIds.length === 1 ? "job" : "jobs"} · outcomes →
+          </Link>
+        ) : r.jobIds.length === 0 ? (
           <None />
         ) : (
           <ul className="space-y-0.5">

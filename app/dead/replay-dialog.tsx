@@ -117,7 +117,15 @@ export function ReplayDialog({ request, onClose, onApplied }: Props) {
             {start.error.message}
           </p>
         )}
-        {operationId && <ReplayResult expected={p?.willApply ?? 0} progress={progress.data} error={progress.error} />}
+        {operationId && (
+          <ReplayResult
+            expected={p?.willApply ?? 0}
+            progress={progress.data}
+            error={progress.error}
+            operationId={operationId}
+            onlyJobId={frozen?.length === 1 ? frozen[0]!.id : null}
+          />
+        )}
 
         <div className="flex justify-end gap-2 pt-1">
           <button

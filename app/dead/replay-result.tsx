@@ -1,4 +1,5 @@
 import { numbers, plural } from "@/components/numbers";
+import { ResultLink } from "@/app/jobs/_components/result-link";
 import { ProgressBar } from "@/components/progress-bar";
 import type { BulkProgressWire } from "@/lib/client/wire";
 
@@ -11,7 +12,20 @@ const KIND_WORDS: Record<string, string> = {
 };
 
 /** A running replay's progress, then its result: applied, and refused by kind with one reason each. */
-export function ReplayResult({ expected, progress, error }: { expected: number; progress: BulkProgressWire | undefined; error: Error | null }) {
+export function ReplayResult({
+  expected,
+  progress,
+  error,
+  operationId,
+  onlyJobId,
+}: {
+  expected: number;
+  progress: BulkProgressWire | undefined;
+  error: Error | null;
+  operationId: string;
+  /** The one job replayed, when it was one: the result links to it instead of to the operation's list. */
+  onlyJobId: string | null;
+}) {
   if (!progress) {
     return error ? (
       <p role="alert" className="rounded-md bg-red-50 px-3 py-2 text-sm text-red-900">
@@ -60,6 +74,7 @@ export function ReplayResult({ expected, progress, error }: { expected: number; 
         </ul>
       )}
       {isRunning && <p className="text-neutral-600">The replay goes on if you close this.</p>}
+      <ResultLink operationId={operationId} onlyJobId={onlyJobId} total={total} />
     </section>
   );
 }

@@ -1,5 +1,6 @@
 import type { Db } from "@/lib/db/client";
 import type { JobFilters } from "@/lib/jobs/filters";
+import { operationOutcome } from "@/lib/jobs/operation";
 import { countByState, listJobs } from "@/lib/jobs/queries";
 import type { JobsResponse } from "@/lib/client/wire";
 
@@ -7,7 +8,12 @@ import type { JobsResponse } from "@/lib/client/wire";
 export async function loadJobs(sql: Db, filters: JobFilters): Promise<JobsResponse> {
   // The tabs count every state under the other filters; the cursor and sort do not narrow a count.
   const countFilters = { ...filters, state: undefined, after: undefined, before: undefined };
-  const [page, counts] = await Promise.all([listJobs(sql, filters), countByState(sql, countFilters)]);
+  const [page, counts, operation] = await Promise.all([
+    listJobs(sql, filters),
+    countByState(sql, countFilters),
+    // The jobs a bulk operation touched: where they are now, polled with the list.
+    filters.operation ? operationOutcome(sql, filters.operation, { tenant: filters.tenant }) : null,
+  ]);
   return {
     jobs: page.jobs.map((j) => ({
       id: j.id,
@@ -28,6 +34,14 @@ export async function loadJobs(sql: Db, filters: JobFilters): Promise<JobsRespon
     prev: page.prev,
     ranked: page.ranked ?? null,
     counts,
+    operation: operation && {
+      ...operation,
+      operation: operation.operation && {
+        ...operation.operation,
+        createdAt: operation.operation.createdAt.toISOString(),
+        finishedAt: operation.operation.finishedAt?.toISOString() ?? null,
+      },
+    },
     at: new Date().toISOString(),
   };
 }

@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { actorOf, confineTenant, requirePage, withViewerRead } from "@/lib/auth/viewer";
 import { can } from "@/lib/auth/permissions";
-import { parseJobFilters } from "@/lib/jobs/filters";
+import { paramsProblem, parseJobFilters } from "@/lib/jobs/filters";
 import type { TenantOption } from "@/lib/jobs/tenant-pick";
 import { JobsView } from "./_components/jobs-view";
 import { searchOf } from "./_components/url";
@@ -23,7 +23,8 @@ export default async function JobsPage({ searchParams }: Props) {
   let tenants: TenantOption[] = [];
   try {
     [initial, tenants] = await Promise.all([
-      withViewerRead(viewer, (tx) => loadJobs(tx, filters)),
+      // A params search that does not parse is named on the page (JobsView), not listed.
+      paramsProblem(filters) ? Promise.resolve(null) : withViewerRead(viewer, (tx) => loadJobs(tx, filters)),
       isStaff ? withViewerRead(viewer, (tx) => tx<TenantOption[]>`SELECT id, name FROM tenants ORDER BY id LIMIT 1000`) : Promise.resolve([]),
     ]);
   } catch (err) {

@@ -25,6 +25,8 @@ export type AuditEntry = AuditPrincipal & {
   reason?: string | null;
   /** How many attempts this row stands for (aggregated anonymous denials, lib/audit/anonymous.ts). */
   repeatCount?: number;
+  /** The bulk operation (or replay) this row stands for: its items are reached from it (lib/jobs/bulk.ts). */
+  operationId?: string | null;
 };
 
 export const ANONYMOUS: AuditPrincipal = { userId: null, actor: "anonymous", role: null, tenantId: null };
@@ -41,9 +43,10 @@ export async function recordAudit(db: Db, e: AuditEntry): Promise<void> {
   // PostgreSQL text cannot hold NUL, and a refused request's reason may quote fuzzed input.
   const text = (s: string, max: number) => s.replace(/\u0000/g, "\uFFFD").slice(0, max);
   await db`
-    INSERT INTO audit_log (user_id, actor, role, tenant_id, via, action, job_ids, outcome, reason, repeat_count)
+    INSERT INTO audit_log (user_id, actor, role, tenant_id, via, action, job_ids, outcome, reason, repeat_count, operation_id)
     VALUES (${e.userId}, ${text(e.actor, 200)}, ${e.role}, ${e.tenantId}, ${e.via}, ${e.action},
-            ${jobIds}::uuid[], ${e.outcome}, ${e.reason ? text(e.reason, 2000) : null}, ${e.repeatCount ?? 1})`;
+            ${jobIds}::uuid[], ${e.outcome}, ${e.reason ? text(e.reason, 2000) : null}, ${e.repeatCount ?? 1},
+            ${e.operationId && UUID.test(e.operationId) ? e.operationId : null}::uuid)`;
 }
 
 /** An audit row as the page lists it: every column but the user's id (the actor names them). */
@@ -59,6 +62,7 @@ const auditColumns = {
   outcome: auditLog.outcome,
   reason: auditLog.reason,
   repeatCount: auditLog.repeatCount,
+  operationId: auditLog.operationId,
 };
 export type AuditRow = Omit<typeof auditLog.$inferSelect, "userId">;
 

@@ -3,8 +3,8 @@ import type { BulkAudit, BulkEvent } from "../jobs/bulk";
 import { principalOf } from "./console";
 
 /**
- * The audit row each item of a bulk action appends, in the transaction that moved (or refused to
- * move) it. Data, not a callback: the operation runs on a worker (lib/jobs/bulk.ts).
+ * Who confirmed a bulk action and what, for its one audit entry (written with the operation,
+ * lib/jobs/bulk.ts startBulk). Data, not a callback: it is stored with the operation too.
  */
 export function auditBulkItems(viewer: Viewer, event: BulkEvent, description: string): BulkAudit {
   return { ...principalOf(viewer), action: `bulk.${event}`, description: description.slice(0, 500) };

@@ -4,6 +4,7 @@
 import type { JobState } from "@/lib/fsm/table";
 import type { BulkProgress } from "@/lib/jobs/bulk";
 import type { DeadGroup, DeadJob } from "@/lib/jobs/dead";
+import type { OperationOutcome } from "@/lib/jobs/operation";
 import type { JobListRow, StateCounts } from "@/lib/jobs/queries";
 import type { QueueRow, QueueStatus } from "@/lib/jobs/queue-stats";
 import type { ScheduleListRow } from "@/lib/schedules/list";
@@ -36,6 +37,8 @@ export type JobsResponse = {
   counts: StateCounts;
   /** Sorted by duration or filtered by it: how many of the filter's newest jobs were ranked (lib/jobs/queries.ts listByDuration). */
   ranked?: { n: number; capped: boolean } | null;
+  /** Under `operation=<id>`: what became of the jobs that bulk operation touched (lib/jobs/operation.ts); null when there is no such operation. */
+  operation?: Wire<OperationOutcome> | null;
   at: string;
 };
 

@@ -105,6 +105,8 @@ export const auditLog = pgTable(
     reason: text("reason"),
     /** How many identical denials this row stands for (drizzle/0013: repeated attempts aggregate into one row). */
     repeatCount: integer("repeat_count").notNull().default(1),
+    /** The bulk operation (or replay) this entry stands for, its items reached from it (0024). */
+    operationId: uuid("operation_id"),
   },
   (t) => [
     check("audit_log_outcome_known", oneOf(t.outcome, AUDIT_OUTCOMES)),

@@ -98,6 +98,8 @@ export const jobCatalog = pgTable(
     uniqueIndex("job_catalog_idempotency_key_idx").on(t.tenantId, t.idempotencyKey).where(sql`idempotency_key IS NOT NULL`),
     // The console's short id (the id's last 8 hex digits, lib/jobs/short-id.ts) in the lookup (0022).
     index("job_catalog_id_tail_idx").on(sql`right((${t.id})::text, 8)`),
+    // The jobs list's params search, a containment (0024; lib/jobs/list-source.ts, fromParams).
+    index("job_catalog_params_idx").using("gin", t.params.op("jsonb_path_ops")),
   ],
 );
 

@@ -24,6 +24,10 @@ export class History {
   get id() {
     return this.job.id;
   }
+  /** The history's clock: when its last step happened (ms since the epoch). */
+  get at() {
+    return this.t;
+  }
   get attemptsLeft() {
     return this.job.maxAttempts - this.job.attempt;
   }

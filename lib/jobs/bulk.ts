@@ -116,9 +116,8 @@ const CHUNK = 50;
 const LANES = 4;
 
 /**
- * The audit row each item of an operation appends, in the transaction that settles it: who
- * confirmed it and what, as data (the worker that runs the operation cannot hold a closure of
- * the web process). `lib/audit/bulk.ts` makes it from the signed-in viewer.
+ * The operation's audit entry: who confirmed it and what, as data (also stored with the operation,
+ * for the worker that runs it). `lib/audit/bulk.ts` makes it from the signed-in viewer.
  */
 export const BulkAudit = z.strictObject({
   userId: z.string().max(200).nullable(),
@@ -136,7 +135,9 @@ export type BulkAudit = z.infer<typeof BulkAudit>;
  * operation survives any restart of this process, and a worker runs it (resuming where a
  * killed one stopped). Jobs that arrive later are never swept in, and each job is moved only
  * from the state and version the dry run saw, so one that moved since is refused as a
- * conflict, never overwritten.
+ * conflict, never overwritten. With `audit`, the same transaction writes the operation's one
+ * audit entry (issue 14, item 16): every job it froze, and the operation, whose items and their
+ * outcomes are reached from it (/jobs?operation=<id>, bulk_operation_items).
  */
 export async function startBulk(
   sql: Sql,
@@ -165,6 +166,7 @@ export async function startBulk(
       actor.kind === "operator" ? actor : { kind: "operator", id: actor.id },
     );
     await tx`UPDATE bulk_operations SET job_id = ${job.id} WHERE id = ${op.id}`;
+    if (itemAudit) await recordAudit(tx, operationAuditEntry(itemAudit, op.id, frozen));
     return { operationId: op.id, jobId: job.id };
   });
 }
@@ -192,7 +194,7 @@ export function isTransientDbError(e: unknown): boolean {
 /**
  * Apply an operation's unsettled items (the `jobscope.bulk` handler; lib/worker/builtin-handlers.ts).
  * Each item is settled once in its own transaction: the item row locked while still unsettled,
- * its guarded transition, its outcome and its audit row commit together, so a run killed at any
+ * its guarded transition and its outcome commit together, so a run killed at any
  * point leaves every item either settled with its transition, or untouched; the next run (the
  * next attempt, or another worker after the lease expired) takes up the rest. Two runs at once
  * (a lost lease still running) never settle the same item twice: the second waits for the row
@@ -209,7 +211,6 @@ export async function runBulkOperation(
   if (!op) return { settled: 0, status: "missing" };
   if (op.status !== "running") return { settled: 0, status: op.status };
   const actor: Actor = { kind: op.actorKind, id: op.actorId };
-  const audit = op.itemAudit === null ? null : BulkAudit.parse(op.itemAudit);
   let settled = 0;
   let after = "00000000-0000-0000-0000-000000000000";
   for (;;) {
@@ -224,7 +225,7 @@ export async function runBulkOperation(
     const lane = async () => {
       for (let i = next++; i < items.length; i = next++) {
         if (opts.signal?.aborted) return;
-        if (await settleOne(sql, operationId, items[i]!, op.event, actor, audit)) settled++;
+        if (await settleOne(sql, operationId, items[i]!, op.event, actor)) settled++;
       }
     };
     await Promise.all(Array.from({ length: LANES }, lane));
@@ -239,7 +240,7 @@ export async function runBulkOperation(
 }
 
 /** Settle one item, unless another run already has; true when this run settled it. */
-async function settleOne(sql: Sql, operationId: string, item: Item, event: BulkEvent, actor: Actor, audit: BulkAudit | null): Promise<boolean> {
+async function settleOne(sql: Sql, operationId: string, item: Item, event: BulkEvent, actor: Actor): Promise<boolean> {
   try {
     // Bulk actions are an operator's: every tenant's rows are in scope (row-level security).
     return await withScope(sql, { all: true }, async (tx) => {
@@ -250,7 +251,6 @@ async function settleOne(sql: Sql, operationId: string, item: Item, event: BulkE
       const result = r.ok ? { outcome: "applied" as const, reason: null } : { outcome: r.kind, reason: r.reason.slice(0, 2000) };
       await tx`UPDATE bulk_operation_items SET outcome = ${result.outcome}, reason = ${result.reason}
                 WHERE operation_id = ${operationId} AND job_id = ${item.jobId}`;
-      if (audit) await recordAudit(tx, itemAuditEntry(audit, item.jobId, result));
       return true;
     });
   } catch (err) {
@@ -264,7 +264,9 @@ async function settleOne(sql: Sql, operationId: string, item: Item, event: BulkE
   }
 }
 
-function itemAuditEntry(a: BulkAudit, jobId: string, r: { outcome: BulkOutcome; reason: string | null }): AuditEntry {
+/** The one audit entry of a confirmed operation: what and by whom, every job it froze, and the operation. */
+function operationAuditEntry(a: BulkAudit, operationId: string, frozen: FrozenJob[]): AuditEntry {
+  const jobs = `${frozen.length} ${frozen.length === 1 ? "job" : "jobs"}`;
   return {
     userId: a.userId,
     actor: a.actor,
@@ -272,9 +274,10 @@ function itemAuditEntry(a: BulkAudit, jobId: string, r: { outcome: BulkOutcome; 
     tenantId: a.tenantId,
     via: "console",
     action: a.action,
-    jobIds: [jobId],
-    outcome: r.outcome === "applied" ? "applied" : r.outcome === "error" ? "error" : "refused",
-    reason: r.outcome === "applied" ? a.description : `${r.outcome}: ${r.reason ?? ""} (${a.description})`,
+    jobIds: frozen.map((j) => j.id),
+    outcome: "applied",
+    reason: `${a.description}: ${jobs} confirmed; each is moved only from the state and version its dry run saw (operation ${operationId})`,
+    operationId,
   };
 }
 

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { STATES } from "../fsm/table";
+import { PARAMS_FILTER_MAX, parseParamsFilter } from "./params-filter";
 
 // PostgreSQL text cannot hold NUL: a value with one is malformed, and dropped like any other.
 const text = (max: number) => z.string().trim().min(1).max(max).regex(/^[^\u0000]*$/).optional().catch(undefined);
@@ -24,6 +25,20 @@ export const JobFilters = z.object({
   finishedTo: date,
   /** A job id, or an idempotency key. */
   q: text(200),
+  /**
+   * Search by params, as typed: `params.customer_id = 42` or `{"customer_id": 42}` (lib/jobs/params-filter.ts).
+   * Kept as text so a malformed one reaches the page, which says what is wrong (`paramsProblem`; a
+   * text too long for it is already refused there, up to four times its limit, then dropped).
+   */
+  params: z
+    .string()
+    .trim()
+    .min(1)
+    .max(PARAMS_FILTER_MAX * 4)
+    .optional()
+    .catch(undefined),
+  /** The jobs a bulk operation or a replay touched (bulk_operation_items): its result links here. */
+  operation: z.uuid().toLowerCase().optional().catch(undefined),
   /** `duration`: longest first (submit to finish, or so far), among the filter's newest SCAN_BUDGET jobs. */
   sort: z.enum(["created", "finished", "duration"]).default("created").catch("created"),
   /** Only jobs that took (or have taken so far) longer than this: "90s", "30m", "2h", "1h30m". */
@@ -40,6 +55,16 @@ export const JobFilters = z.object({
   limit: z.coerce.number().int().min(1).max(200).default(50).catch(50),
 });
 export type JobFilters = z.output<typeof JobFilters>;
+
+/**
+ * What is wrong with the filters' params search, in words, or null: the page shows it and the API
+ * answers 400 with it, instead of listing as if no search were given.
+ */
+export function paramsProblem(f: Pick<Partial<JobFilters>, "params">): string | null {
+  if (f.params === undefined) return null;
+  const p = parseParamsFilter(f.params);
+  return p.ok ? null : p.message;
+}
 
 /** "1h30m" → 5,400,000 ms; a value the filter's pattern accepts always parses. */
 export function durationMs(s: string): number {

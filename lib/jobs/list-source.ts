@@ -4,6 +4,7 @@ import { isTerminal } from "../fsm/machine";
 import type { JobState } from "../fsm/table";
 import { POISON_LOOKBACK_MS, POISON_LOSSES } from "../insight/windows";
 import { decodeCursor, type JobFilters } from "./filters";
+import { parseParamsFilter } from "./params-filter";
 import { finishedJoins, finishesOf, liveState, num, stateLit, TERMINAL, type Fragment } from "./read-model";
 
 /**
@@ -17,7 +18,11 @@ import { finishedJoins, finishesOf, liveState, num, stateLit, TERMINAL, type Fra
  * |--------------------------------|-----------------------------------------------------------------|----------|
  * | q (id, id prefix, or key)      | job_catalog_pkey (a range for a prefix), _idempotency_key_idx   | tab's    |
  * | poison                         | job_attempts_lease_lost_idx: the suspects of POISON_LOOKBACK_MS | tab's    |
+ * | operation                      | bulk_operation_items_pkey: the jobs a bulk operation froze      | tab's    |
  * | worker                         | job_attempts_worker_trouble_idx + jobs_live.lease_owner         | tab's    |
+ * | params (containment)           | the tab's own walk below with params checked, when it fills a   | tab's    |
+ * |                                | page; else job_catalog_params_idx (GIN): the newest             |          |
+ * |                                | PARAMS_SET_CAP matches (jobscope_params_match, drizzle/0024)    |          |
  * | a live state's tab             | jobs_live_waiting_idx / jobs_live_tenant_<state>_idx; claimed   | created  |
  * |                                | and running through jobs_live_lease_idx (few rows)              |          |
  * | a finished state's tab, or     | job_attempts_final_idx + job_log_final_idx (a tenant: their     | finished |
@@ -68,13 +73,20 @@ const dir = (sql: Db, k: Keyset, nullsLast: boolean): Fragment =>
   k.before ? (nullsLast ? sql`ASC NULLS FIRST` : sql`ASC`) : nullsLast ? sql`DESC NULLS LAST` : sql`DESC`;
 
 type F = Omit<Partial<JobFilters>, "after" | "before" | "limit">;
-type CatalogFilter = "tenant" | "type" | "queue" | "created";
+type CatalogFilter = "tenant" | "type" | "queue" | "created" | "params";
 
 const and = (sql: Db, parts: Fragment[]): Fragment => parts.reduce((acc, p) => sql`${acc} AND ${p}`, sql``);
 const all = (sql: Db, parts: Fragment[]): Fragment => (parts.length ? parts.reduce((acc, p) => sql`${acc} AND ${p}`) : sql`TRUE`);
 
-/** The catalog's filters on alias `x` (job_catalog or jobs_live: both carry them), those named in `only`. */
-function catalogPreds(sql: Db, f: F, x: string, only: readonly CatalogFilter[] = ["tenant", "type", "queue", "created"]): Fragment[] {
+/** The params search as JSON text for `@>`; null when there is none or it does not parse (the page says why: paramsProblem). */
+export function paramsJson(f: Pick<F, "params">): string | null {
+  if (!f.params) return null;
+  const p = parseParamsFilter(f.params);
+  return p.ok ? p.json : null;
+}
+
+/** The catalog's filters on alias `x` (job_catalog or jobs_live: both carry all but params), those named in `only`. */
+function catalogPreds(sql: Db, f: F, x: string, only: readonly CatalogFilter[] = ["tenant", "type", "queue", "created", "params"]): Fragment[] {
   const col = (name: string) => sql.unsafe(`${x}.${name}`);
   const parts: Fragment[] = [];
   if (f.tenant && only.includes("tenant")) parts.push(sql`${col("tenant_id")} = ${f.tenant}`);
@@ -82,6 +94,8 @@ function catalogPreds(sql: Db, f: F, x: string, only: readonly CatalogFilter[] =
   if (f.queue && only.includes("queue")) parts.push(sql`${col("queue")} = ${f.queue}`);
   if (f.createdFrom && only.includes("created")) parts.push(sql`${col("created_at")} >= ${f.createdFrom}`);
   if (f.createdTo && only.includes("created")) parts.push(sql`${col("created_at")} < ${f.createdTo}`);
+  const params = paramsJson(f);
+  if (params !== null && only.includes("params")) parts.push(sql`${col("params")} @> ${params}::text::jsonb`);
   return parts;
 }
 
@@ -116,18 +130,46 @@ export function orderOf(f: F): Order | null {
   const byFinish = f.sort === "finished" || f.finishedFrom !== undefined || f.finishedTo !== undefined;
   if (f.state && !isTerminal(f.state)) return byFinish ? null : "created";
   if (f.state || byFinish) return "finished";
-  return f.errorClass && !(f.q || f.poison || f.worker) ? "id" : "created";
+  return f.errorClass && !(f.q || f.poison || f.worker || f.operation || f.params) ? "id" : "created";
 }
 
 /** The source of the list under `f` (`limit` matches at most), in its order; null when nothing can match. */
 export function listSource(sql: Db, f: F, k: Keyset, limit: number): Source | null {
   const order = orderOf(f);
   if (order === null) return null;
-  if (f.q || f.poison || f.worker) return { order, sql: fromSet(sql, f, order, k, limit) };
-  if (order === "created" && f.state) return { order, sql: fromLive(sql, f, f.state, k, limit) };
-  if (order === "finished") return { order, sql: fromFinishes(sql, f, f.state ? [f.state] : TERMINAL, k, limit) };
-  if (order === "id") return { order, sql: fromErrorClass(sql, f, k, limit) };
-  return { order, sql: fromCatalog(sql, f, k, limit) };
+  // A params search that does not parse matches nothing (the page and the API refuse it first).
+  if (f.params && paramsJson(f) === null) return null;
+  if (f.q || f.poison || f.worker || f.operation) return { order, sql: fromSet(sql, f, order, k, limit) };
+  if (f.params) return { order, sql: fromParams(sql, f, order, k, limit) };
+  return { order, sql: walkOf(sql, f, order, k, limit) };
+}
+
+/** The tab's own walk: its index, every other filter checked row by row. */
+function walkOf(sql: Db, f: F, order: Order, k: Keyset, limit: number): Fragment {
+  if (order === "created" && f.state) return fromLive(sql, f, f.state, k, limit);
+  if (order === "finished") return fromFinishes(sql, f, f.state ? [f.state] : TERMINAL, k, limit);
+  if (order === "id") return fromErrorClass(sql, f, k, limit);
+  return fromCatalog(sql, f, k, limit);
+}
+
+/** How many of a params search's newest matches its GIN path reads at most (then ordered and checked). */
+export const PARAMS_SET_CAP = 10_000;
+
+/**
+ * A params search: first the tab's own walk (its SCAN_BUDGET newest rows) with the containment
+ * checked per row, which finds a page when matches are common; only when it does not (a rare value,
+ * such as one customer's id) the GIN index: the newest PARAMS_SET_CAP matches in the tenant and
+ * created range (jobscope_params_match), completed and checked like any small set (fromSet). One
+ * statement: the second branch runs only when the first came short (a one-time filter).
+ */
+function fromParams(sql: Db, f: F, order: Order, k: Keyset, limit: number): Fragment {
+  const walk = walkOf(sql, f, order, k, limit);
+  const set = fromSet(sql, f, order, k, limit);
+  return sql`
+    WITH pw AS MATERIALIZED (${walk}), pf AS (SELECT count(*) FILTER (WHERE ok) >= ${num(sql, limit)} AS enough FROM pw)
+    SELECT pw.id, pw.at, pw.ok, pw.rn FROM pw WHERE (SELECT enough FROM pf)
+    UNION ALL
+    SELECT ps.id, ps.at, ps.ok, ps.rn FROM (${set}) ps WHERE NOT (SELECT enough FROM pf)`;
 }
 
 /**
@@ -148,13 +190,15 @@ export function budgeted(sql: Db, walk: Fragment, order: Fragment, checks: Fragm
 function fromCatalog(sql: Db, f: F, k: Keyset, limit: number): Fragment {
   // job_catalog_tenant_type_created_idx, _tenant_, _type_, _queue_, or job_catalog_created_idx; the created range bounds each.
   const led: CatalogFilter[] = f.tenant ? (f.type ? ["tenant", "type"] : ["tenant"]) : f.type ? ["type"] : f.queue ? ["queue"] : [];
-  const rest = (["tenant", "type", "queue"] as const).filter((x) => !led.includes(x));
+  const rest = (["tenant", "type", "queue", "params"] as const).filter((x) => !led.includes(x));
   const walk = sql`
-    SELECT c.id, c.created_at AS at, c.tenant_id, c.type, c.queue FROM job_catalog c
+    SELECT c.id, c.created_at AS at, c.tenant_id, c.type, c.queue, c.params FROM job_catalog c
      WHERE TRUE ${and(sql, catalogPreds(sql, f, "c", [...led, "created"]))} ${beyond(sql, k, sql`c.created_at`, sql`c.id`)}
      ORDER BY c.created_at ${dir(sql, k, true)}, c.id ${dir(sql, k, true)}
      LIMIT ${num(sql, SCAN_BUDGET)}`;
-  return budgeted(sql, walk, sql`w.at ${dir(sql, k, true)}, w.id ${dir(sql, k, true)}`, catalogPreds(sql, f, "w", rest), limit);
+  // The attempts' filters: an error class with a params search (orderOf) is checked here.
+  const checks = [...catalogPreds(sql, f, "w", rest), ...attemptPreds(sql, f, sql`w.id`)];
+  return budgeted(sql, walk, sql`w.at ${dir(sql, k, true)}, w.id ${dir(sql, k, true)}`, checks, limit);
 }
 
 /**
@@ -167,7 +211,7 @@ function fromLive(sql: Db, f: F, state: JobState, k: Keyset, limit: number): Fra
      WHERE ${liveState(sql, state)} ${and(sql, catalogPreds(sql, f, "l", ["tenant", "created"]))} ${beyond(sql, k, sql`l.created_at`, sql`l.id`)}
      ORDER BY l.state ${k.before ? sql`DESC` : sql`ASC`}, l.created_at ${dir(sql, k, true)}, l.id ${dir(sql, k, true)}
      LIMIT ${num(sql, SCAN_BUDGET)}`;
-  const checks = [...catalogPreds(sql, f, "w", ["type", "queue"]), ...attemptPreds(sql, f, sql`w.id`)];
+  const checks = [...catalogPreds(sql, f, "w", ["type", "queue"]), ...catalogProbe(sql, f, sql`w.id`, ["params"]), ...attemptPreds(sql, f, sql`w.id`)];
   const order = sql`w.state ${k.before ? sql`DESC` : sql`ASC`}, w.at ${dir(sql, k, true)}, w.id ${dir(sql, k, true)}`;
   return budgeted(sql, walk, order, checks, limit);
 }
@@ -181,7 +225,7 @@ function fromLive(sql: Db, f: F, state: JobState, k: Keyset, limit: number): Fra
 function fromFinishes(sql: Db, f: F, states: readonly JobState[], k: Keyset, limit: number): Fragment {
   const bounds = (t: Fragment, i: Fragment) =>
     sql`${f.finishedFrom ? sql`AND ${t} >= ${f.finishedFrom}` : sql``} ${f.finishedTo ? sql`AND ${t} < ${f.finishedTo}` : sql``} ${beyond(sql, k, t, i)}`;
-  const checks = [...catalogProbe(sql, f, sql`w.id`, ["type", "queue", "created"]), ...attemptPreds(sql, f, sql`w.id`)];
+  const checks = [...catalogProbe(sql, f, sql`w.id`, ["type", "queue", "created", "params"]), ...attemptPreds(sql, f, sql`w.id`)];
   const walkOf = { tenant: f.tenant, bounds, ascending: k.before, limit: checks.length ? SCAN_BUDGET : limit };
   const finished = states.filter((s) => TERMINAL.includes(s));
   const union = finished.map((s) => finishesOf(sql, s, walkOf)).reduce((acc, q) => sql`${acc} UNION ALL ${q}`);
@@ -203,7 +247,7 @@ function fromErrorClass(sql: Db, f: F, k: Keyset, limit: number): Fragment {
     SELECT p.id, (SELECT c.created_at FROM job_catalog c WHERE c.id = p.id) AS at
       FROM (SELECT DISTINCT a.job_id AS id FROM job_attempts a WHERE a.error_class = ${f.errorClass ?? ""} ${idBound} ORDER BY a.job_id ${o} LIMIT ${num(sql, SCAN_BUDGET)}) p
      ORDER BY p.id ${o}`;
-  return budgeted(sql, walk, sql`w.id ${o}`, catalogProbe(sql, f, sql`w.id`, ["tenant", "type", "queue", "created"]), limit);
+  return budgeted(sql, walk, sql`w.id ${o}`, catalogProbe(sql, f, sql`w.id`, ["tenant", "type", "queue", "created", "params"]), limit);
 }
 
 /** A short id's matches are read up to this many (the list shows them; a longer prefix narrows them). */
@@ -214,9 +258,10 @@ export const WORKER_SCAN_CAP = 10_000;
 
 /**
  * A small set of jobs named by a filter, each completed (live row or last transition) and checked
- * against the rest, then put in the tab's order: the id or idempotency key; the poison suspects of
- * the last POISON_LOOKBACK_MS (as the overview lists them); or a worker's jobs, bounded by one worker
- * process's lifetime (and by WORKER_SCAN_CAP of its newest unsuccessful attempts).
+ * against the rest, then put in the tab's order: the id or idempotency key; the jobs of a bulk
+ * operation (at most BULK_CAP); the poison suspects of the last POISON_LOOKBACK_MS (as the overview
+ * lists them); a worker's jobs, bounded by one worker process's lifetime (and by WORKER_SCAN_CAP of
+ * its newest unsuccessful attempts); or a params search's newest PARAMS_SET_CAP matches.
  */
 function fromSet(sql: Db, f: F, order: Order, k: Keyset, limit: number): Fragment {
   let set: Fragment;
@@ -236,23 +281,47 @@ function fromSet(sql: Db, f: F, order: Order, k: Keyset, limit: number): Fragmen
             UNION SELECT c.id FROM job_catalog c WHERE ${byKey}`
       : sql`SELECT c.id FROM job_catalog c WHERE ${isUuid(f.q) ? sql`c.id = ${f.q.toLowerCase()}::uuid OR ${byKey}` : byKey}`;
     skip = {};
+  } else if (f.operation) {
+    set = sql`SELECT i.job_id FROM bulk_operation_items i WHERE i.operation_id = ${f.operation}::uuid`;
+    skip = {};
   } else if (f.poison) {
     set = sql`
       SELECT a.job_id FROM job_attempts a WHERE a.outcome = 'lease_expired' AND a.finished_at >= ${poisonSince(sql)}
        GROUP BY a.job_id HAVING count(*) >= ${num(sql, POISON_LOSSES)}`;
     skip = { poison: true };
-  } else {
-    const w = f.worker ?? "";
+  } else if (f.worker) {
+    const w = f.worker;
     set = sql`
       (SELECT a.job_id FROM job_attempts a WHERE a.worker_id = ${w} AND a.outcome <> 'succeeded' ORDER BY a.finished_at DESC LIMIT ${num(sql, WORKER_SCAN_CAP)})
       UNION SELECT l.id FROM jobs_live l WHERE l.lease_owner = ${w} AND l.state IN ('claimed', 'running', 'cancelling')
       UNION SELECT l.id FROM jobs_live l WHERE l.lease_owner = ${w} AND l.state = 'paused'`;
     skip = { worker: true };
+  } else {
+    // A params search whose newest jobs rarely match (fromParams): jobscope_params_match's newest matches.
+    const t = f.tenant ?? null;
+    const from = f.createdFrom ?? null;
+    const to = f.createdTo ?? null;
+    // The All tab in created order with nothing else to check: the page is the function's first rows
+    // beyond the cursor (going to older jobs), completed alone; completing every one of 10,000 matches
+    // before the LIMIT cost 1.4 s at 10M jobs (docs/benchmarks.md, "Search by params"). Otherwise its
+    // newest PARAMS_SET_CAP (older than the cursor, in created order), completed and checked.
+    const alone = order === "created" && !k.before && !(f.state || f.type || f.queue || f.errorClass || f.finishedFrom || f.finishedTo);
+    const keyed = order === "created" && k.after && k.at !== null && k.id !== null;
+    const bAt = keyed ? sql`${k.at}::text::timestamptz` : sql`NULL::timestamptz`;
+    const bId = keyed ? sql`${k.id}::uuid` : sql`NULL::uuid`;
+    const cap = alone ? limit : PARAMS_SET_CAP;
+    set = sql`SELECT m.id FROM jobscope_params_match(${paramsJson(f) ?? "{}"}::text::jsonb, ${t}::text, ${from}::timestamptz, ${to}::timestamptz,
+                                                     ${bAt}, ${bId}, ${num(sql, cap)}) m`;
+    skip = {};
   }
+  // The operation's jobs, when another filter chose the set (an id with an operation).
+  const inOperation =
+    f.operation && f.q ? [sql`EXISTS (SELECT 1 FROM bulk_operation_items oi WHERE oi.operation_id = ${f.operation}::uuid AND oi.job_id = p.id)`] : [];
   const key = order === "finished" ? sql`f.fin_at` : sql`c.created_at`;
   const preds = [
     ...catalogPreds(sql, f, "c"),
     ...attemptPreds(sql, f, sql`p.id`, skip),
+    ...inOperation,
     ...(f.state ? [sql`coalesce(l.state, f.fin_state) = ${stateLit(sql, f.state)}`] : []),
     ...(order === "finished" ? [sql`l.id IS NULL`] : []),
     ...(f.finishedFrom ? [sql`f.fin_at >= ${f.finishedFrom}`] : []),

@@ -182,7 +182,7 @@ export type StateCounts = Record<JobState, StateCount>;
 
 /** Filters that an index led by state, or by (tenant, state), serves together with the state. */
 const servedWithState = (f: Omit<Partial<JobFilters>, "state">) =>
-  !(f.type || f.queue || f.errorClass || f.worker || f.poison || f.q || f.createdFrom || f.createdTo || f.finishedFrom || f.finishedTo);
+  !(f.type || f.queue || f.errorClass || f.worker || f.poison || f.q || f.params || f.operation || f.createdFrom || f.createdTo || f.finishedFrom || f.finishedTo);
 
 /**
  * Jobs per state under a filter, for the tabs; no read grows with the table.

@@ -6,6 +6,7 @@ import { numbers } from "@/components/numbers";
 import { ProgressBar } from "@/components/progress-bar";
 import { bulkProgressQuery, keys } from "@/lib/client/queries";
 import { capitalize } from "./bulk-bar";
+import { ResultLink } from "./result-link";
 
 const KIND_LABELS: Record<string, string> = {
   conflict: "already moved since the dry run",
@@ -55,6 +56,7 @@ export function BulkProgressPanel({ operationId, onDismiss }: { operationId: str
         )}
       </div>
       <ProgressBar label="Bulk action progress" done={p?.done ?? 0} total={p?.total ?? 0} isFailed={p?.status === "failed"} />
+      <ResultLink operationId={operationId} onlyJobId={null} total={p?.total ?? null} className="mt-3" />
       {isDone && p.refused.length > 0 && (
         <ul aria-label="Refused jobs by reason" className="mt-3 space-y-1 text-sm">
           {p.refused.map((r) => (

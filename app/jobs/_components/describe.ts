@@ -8,6 +8,8 @@ const LABELS: [keyof JobFilters, string][] = [
   ["errorClass", "error"],
   ["worker", "worker"],
   ["q", "id or key"],
+  ["params", "params"],
+  ["operation", "operation"],
   ["createdFrom", "created from"],
   ["createdTo", "created before"],
   ["finishedFrom", "finished from"],

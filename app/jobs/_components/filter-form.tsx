@@ -5,6 +5,7 @@ import { useEffect, useRef, useState, type FormEvent } from "react";
 import { fromWallInput, isTimeZone, PRESET_LABELS, PRESETS, presetRange, toWallInput, TZ_KEY, type Preset } from "@/lib/client/tz";
 import { resolveTenant, type TenantOption } from "@/lib/jobs/tenant-pick";
 import type { JobFilters } from "@/lib/jobs/filters";
+import { parseParamsFilter, PARAMS_FILTER_MAX } from "@/lib/jobs/params-filter";
 import { Field, INPUT, PRIMARY, SECONDARY } from "./fields";
 import { jobsHref, refilteredHref } from "./url";
 
@@ -75,10 +76,20 @@ export function FilterForm({
   const router = useRouter();
   const form = useRef<HTMLFormElement>(null);
   const [tz, setTz, mounted] = useTimeZone();
+  // What is wrong with the params search typed, checked before it goes into the URL (the server checks it again).
+  const [paramsError, setParamsError] = useState<string | null>(null);
 
   function apply(range?: { from: Date; to: Date | undefined }) {
     if (!form.current) return;
     const data = new FormData(form.current);
+    const params = text(data.get("params"));
+    const parsed = params === undefined ? null : parseParamsFilter(params);
+    if (parsed && !parsed.ok) {
+      setParamsError(parsed.message);
+      form.current.querySelector<HTMLInputElement>("#f-params")?.focus();
+      return;
+    }
+    setParamsError(null);
     const sortValue = data.get("sort");
     const sort = SORTS.find((x) => x === sortValue) ?? "created";
     const dates = Object.fromEntries(DATE_FIELDS.map(([name]) => [name, fromWallInput(String(data.get(name) ?? ""), tz)]));
@@ -92,6 +103,7 @@ export function FilterForm({
         type: text(data.get("type")),
         poison: isStaff && data.get("poison") === "1" ? "1" : undefined,
         longerThan: text(data.get("longerThan"))?.replace(/\s+/g, "").toLowerCase(),
+        params,
         sort,
       }),
     );
@@ -114,6 +126,7 @@ export function FilterForm({
       filters.type,
       filters.poison,
       filters.longerThan,
+      filters.params,
       isStaff && filters.tenant,
     ].filter(Boolean).length + (filters.sort !== "created" ? 1 : 0);
   // Collapsed unless a filter is in use: the first job is a few Tab presses from the top, not sixty.
@@ -204,6 +217,28 @@ export function FilterForm({
               className={INPUT}
             />
           </Field>
+          <div className="col-span-2 md:col-span-3">
+            <Field id="f-params" label="Params" hint='e.g. customer_id = 42, or {"customer_id": 42}'>
+              <input
+                id="f-params"
+                name="params"
+                defaultValue={filters.params ?? ""}
+                placeholder="params.customer_id = 42"
+                maxLength={PARAMS_FILTER_MAX}
+                spellCheck={false}
+                autoComplete="off"
+                aria-invalid={paramsError ? true : undefined}
+                aria-describedby={paramsError ? "f-params-error" : undefined}
+                onChange={() => setParamsError(null)}
+                className={`${INPUT} font-mono ${paramsError ? "border-red-600" : ""}`}
+              />
+            </Field>
+            {paramsError && (
+              <p id="f-params-error" role="alert" className="mt-1 text-xs text-red-800">
+                {paramsError}
+              </p>
+            )}
+          </div>
           <Field id="f-sort" label="Sort by">
             <select id="f-sort" name="sort" defaultValue={filters.sort} className={INPUT}>
               <option value="created">Newest created</option>

@@ -9,7 +9,7 @@ import { isFailingOf, PageHeader, useLive } from "@/components/page-header";
 import { jobsQuery } from "@/lib/client/queries";
 import type { JobsResponse } from "@/lib/client/wire";
 import { STATES, type ActorKind, type JobState } from "@/lib/fsm/table";
-import { parseJobFilters } from "@/lib/jobs/filters";
+import { paramsProblem, parseJobFilters } from "@/lib/jobs/filters";
 import { BulkFlow, type PickedSelection } from "./bulk-flow";
 import type { TenantOption } from "@/lib/jobs/tenant-pick";
 import { idPrefixRange } from "@/lib/uuid";
@@ -19,6 +19,7 @@ import { JobsTable } from "./jobs-table";
 import { EmptyState, LoadingRows } from "./states";
 import { Lookup } from "./lookup";
 import { offeredEvents } from "./offered-events";
+import { OperationSummary } from "./operation-summary";
 import { Pager } from "./pager";
 import { QueueBanner } from "./queue-banner";
 import { StateTabs } from "./state-tabs";
@@ -41,15 +42,17 @@ type Picked = { search: string; ids: ReadonlySet<string>; everything: boolean };
 /** The jobs list: server-rendered first, then polled live under the filters in the URL. */
 export function JobsView({ search, initial, actorKind, isStaff = false, tenants = [], types = [] }: Props) {
   const filters = parseJobFilters(new URLSearchParams(search));
+  const badParams = paramsProblem(filters);
   const live = useLive(POLL_MS);
   const query = useQuery({
     ...jobsQuery(search),
+    enabled: badParams === null,
     initialData: initial ?? undefined,
     initialDataUpdatedAt: initial ? Date.parse(initial.at) : undefined,
     ...live.poll,
   });
   const data = query.data;
-  const isFailing = isFailingOf(query) || (!data && query.isError);
+  const isFailing = badParams === null && (isFailingOf(query) || (!data && query.isError));
   const held = useHeldRows(search, data, filters.sort);
 
   // A selection belongs to the list it was made on: another filter or page starts empty.
@@ -92,7 +95,13 @@ export function JobsView({ search, initial, actorKind, isStaff = false, tenants 
         <FilterForm key={`f-${search}`} filters={filters} isStaff={isStaff} tenants={tenants} types={types} />
       </div>
       {filters.queue && <QueueBanner queue={filters.queue} pollMs={live.isPaused ? false : POLL_MS} isStaff={isStaff} />}
+      {filters.operation && <OperationSummary filters={filters} outcome={data?.operation} />}
       <StateTabs filters={filters} counts={counts} />
+      {badParams && (
+        <p role="alert" className="rounded-lg border border-red-200 bg-red-50 px-4 py-2.5 text-sm text-red-900">
+          The params search <span className="font-mono">{filters.params}</span> was not run: {badParams} Change it under Filters.
+        </p>
+      )}
 
       {isFailing && (
         <LoadError
@@ -133,7 +142,7 @@ export function JobsView({ search, initial, actorKind, isStaff = false, tenants 
             every match.
           </p>
         )}
-        {!data && !isFailing && <LoadingRows />}
+        {!data && !isFailing && !badParams && <LoadingRows />}
         {data && jobs.length === 0 && held.waiting === 0 && <EmptyState filtered={search !== ""} />}
         {jobs.length > 0 && (
           <JobsTable

@@ -31,6 +31,11 @@ export function Lookup({ filters, tenants = [], types = [] }: { filters: JobFilt
     e.preventDefault();
     const q = new FormData(e.currentTarget).get("q");
     const value = typeof q === "string" && q.trim() ? q.trim() : undefined;
+    // `params.customer_id = 42` or `{"customer_id": 42}`: a search by params (the list names a malformed one).
+    if (value && (/^params\./i.test(value) || value.startsWith("{"))) {
+      router.push(refilteredHref(filters, { params: value, q: undefined, state: undefined }));
+      return;
+    }
     const phrase =
       value && !isUuid(value) && !idPrefixRange(value)
         ? parsePhrase(value, { tenants, types: [...types], now: performance.timeOrigin + e.timeStamp, timeZone: viewerTimeZone() })
@@ -58,7 +63,7 @@ export function Lookup({ filters, tenants = [], types = [] }: { filters: JobFilt
           name="q"
           type="search"
           defaultValue={filters.q ?? ""}
-          placeholder="a job id (8 characters will do), an idempotency key, or a phrase: acme export yesterday slow"
+          placeholder="a job id (8 characters will do), an idempotency key, params.customer_id = 42, or a phrase: acme export yesterday slow"
           maxLength={200}
           spellCheck={false}
           className={`${INPUT} font-mono`}

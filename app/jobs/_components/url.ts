@@ -14,3 +14,8 @@ export function jobsHref(f: Partial<JobFilters>): string {
 export function refilteredHref(f: JobFilters, patch: Partial<JobFilters>): string {
   return jobsHref({ ...f, ...patch, after: undefined, before: undefined });
 }
+
+/** The jobs a bulk operation or a replay touched, with what became of them: where every result links. */
+export function operationHref(operationId: string): string {
+  return jobsHref({ operation: operationId });
+}
