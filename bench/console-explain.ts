@@ -62,6 +62,11 @@ async function main() {
     { name: "deep keyset page (75% down) + tab counts", scope: mine, run: page({ tenant, after: t.deepTenant }) },
     { name: "succeeded tab, tenant + type, + tab counts", scope: staff, run: page({ state: "succeeded", tenant, type: "media.render" }) },
     { name: "succeeded tab, tenant + type, + tab counts", scope: mine, run: page({ state: "succeeded", tenant, type: "media.render" }) },
+    // Issue 14: the slow ones first, and "took longer than" (both read the filter's newest SCAN_BUDGET jobs).
+    { name: "sorted by duration, longest first", scope: staff, run: page({ sort: "duration" }) },
+    { name: "sorted by duration, longest first", scope: mine, run: page({ tenant, sort: "duration" }) },
+    { name: "took longer than 10m, type filter", scope: staff, run: page({ type: "export.tenant_data", longerThan: "10m" }) },
+    { name: "took longer than 10m, type filter", scope: mine, run: page({ tenant, type: "export.tenant_data", longerThan: "10m" }) },
     { name: "counts (GET /api/counts)", scope: staff, run: (tx) => countByState(tx, {}) },
     { name: "counts (GET /api/counts)", scope: mine, run: (tx) => countByState(tx, { tenant }) },
   ];
