@@ -4,7 +4,7 @@ import { useRouter } from "next/navigation";
 import { createContext, useContext, useEffect, useState, type ReactNode } from "react";
 import { TZ_KEY } from "@/lib/client/tz";
 import { formatAgo, formatRelative } from "@/components/relative-time";
-import { formatDateTime, formatLong, formatUtc, isTimeZone, TZ_COOKIE, TZ_COOKIE_MAX_AGE } from "@/lib/time-format";
+import { formatDateTime, formatDay, formatLong, formatUtc, isTimeZone, TZ_COOKIE, TZ_COOKIE_MAX_AGE } from "@/lib/time-format";
 
 // The viewer's time zone for client components. The layout reads it from the cookie on the server
 // and provides it here, so the server's render and the browser's format times the same way.
@@ -89,6 +89,16 @@ export function LocalTime({ at, className, children }: { at: Date; className?: s
     <time dateTime={at.toISOString()} title={formatUtc(at)} className={className}>
       {children ?? formatDateTime(at, tz)}
     </time>
+  );
+}
+
+/** The day in the viewer's zone, "2026-12-01", the UTC time on hover. */
+export function LocalDay({ at, className }: { at: Date; className?: string }) {
+  const tz = useTimeZone();
+  return (
+    <LocalTime at={at} className={className}>
+      {formatDay(at, tz)}
+    </LocalTime>
   );
 }
 
