@@ -45,6 +45,9 @@ export default defineConfig({
   reporter: process.env.CI ? [["list"], ["html", { open: "never" }]] : "list",
   use: {
     baseURL,
+    // Pages show times in the viewer's zone, the browser's on a first visit: the specs' is UTC
+    // whatever the machine's (e2e/time-zone.spec.ts sets its own).
+    timezoneId: "UTC",
     trace: "retain-on-failure",
     screenshot: "only-on-failure",
   },

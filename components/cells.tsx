@@ -2,7 +2,8 @@
 // a refused transition's expected and current state, and "nothing here".
 import Link from "next/link";
 import type { JobState } from "@/lib/fsm/table";
-import { formatAgo, formatUtcLong } from "./relative-time";
+import { formatAgo } from "./relative-time";
+import { LongTime } from "./time-zone";
 import { CopyId } from "./copy-id";
 import { StateBadge } from "./state-badge";
 import { shortId } from "@/lib/jobs/short-id";
@@ -58,14 +59,14 @@ export function ExpectedVsCurrent({ r }: { r: Versioned }) {
   );
 }
 
-/** "3 min ago" over "1 May 2026, 12:01:03 UTC", counted from `at` (a response's clock), both ISO strings. */
-export function AgoOverUtc({ at, now }: { at: string; now: string }) {
+/** "3 min ago" over "1 May 2026, 13:01:03 GMT+1" (the viewer's zone; UTC on hover), counted from `at` (a response's clock), both ISO strings. */
+export function AgoOverTime({ at, now }: { at: string; now: string }) {
   return (
     <>
       <time dateTime={at} className="block">
         {formatAgo(Date.parse(now) - Date.parse(at))}
       </time>
-      <span className="block text-xs whitespace-nowrap text-neutral-600 tabular-nums">{formatUtcLong(new Date(at))}</span>
+      <LongTime at={new Date(at)} className="block text-xs whitespace-nowrap text-neutral-600 tabular-nums" />
     </>
   );
 }

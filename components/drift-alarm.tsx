@@ -2,6 +2,7 @@
 
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
+import { LocalTime } from "@/components/time-zone";
 import { HttpError } from "@/lib/client/get-json";
 import { driftQuery } from "@/lib/client/queries";
 import { numbers } from "./numbers";
@@ -38,7 +39,7 @@ export function DriftAlarm() {
             <Link href={`/jobs/${d.latest.jobId}`} className="font-mono underline">
               {shortId(d.latest.jobId)}
             </Link>{" "}
-            at {d.latest.at.slice(0, 19).replace("T", " ")} UTC.
+            at <LocalTime at={new Date(d.latest.at)} />.
           </span>
         )}
         <Link href="/rejections?kind=drift" className="ml-auto rounded bg-white/15 px-2 py-0.5 font-medium hover:bg-white/25">

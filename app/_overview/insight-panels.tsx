@@ -12,7 +12,7 @@ import { DataTable } from "@/components/data-table";
 import { LoadError } from "@/components/load-error";
 import { isFailingOf } from "@/components/page-header";
 import { numbers } from "@/components/numbers";
-import { TimeAgo } from "@/components/relative-time";
+import { TimeAgo } from "@/components/time-zone";
 import { StateBadge } from "@/components/state-badge";
 import { Segmented } from "@/components/segmented";
 import { useNow } from "@/components/use-now";

@@ -1,6 +1,7 @@
 "use client";
 
 import { useState, type FormEvent } from "react";
+import { LocalDay } from "@/components/time-zone";
 import { actionsColumn, DataTable } from "@/components/data-table";
 import { Field, INPUT, PRIMARY, SECONDARY } from "@/app/jobs/_components/fields";
 import { createTenantAction, renameTenantAction } from "./actions";
@@ -44,7 +45,7 @@ export function TenantsTable({ tenants }: { tenants: TenantItem[] }) {
         },
         { header: "Name", className: "max-w-md break-words", cell: (t) => <span data-testid={`tenant-name-${t.id}`}>{t.name}</span> },
         { header: "Users", align: "right", className: "tabular-nums", cell: (t) => t.users },
-        { header: "Created", className: "whitespace-nowrap text-neutral-600", cell: (t) => t.createdAt.slice(0, 10) },
+        { header: "Created", className: "whitespace-nowrap text-neutral-600", cell: (t) => <LocalDay at={new Date(t.createdAt)} /> },
         actionsColumn((t: TenantItem) => (
           <EditToggle
             isOpen={editing === t.id}

@@ -1,6 +1,7 @@
 "use client";
 
 import { useState, type FormEvent } from "react";
+import { LocalDay } from "@/components/time-zone";
 import { None } from "@/components/cells";
 import { actionsColumn, DataTable } from "@/components/data-table";
 import { INPUT, PRIMARY, SECONDARY } from "@/app/jobs/_components/fields";
@@ -60,7 +61,7 @@ export function UsersTable({ users, tenants, viewerId }: { users: UserItem[]; te
         },
         { header: "Tenant", cell: (u) => u.tenantId ?? <None /> },
         { header: "Tenant owner", cell: (u) => (u.tenantOwner ? "Yes" : <None text="no" />) },
-        { header: "Created", className: "whitespace-nowrap text-neutral-600", cell: (u) => u.createdAt.slice(0, 10) },
+        { header: "Created", className: "whitespace-nowrap text-neutral-600", cell: (u) => <LocalDay at={new Date(u.createdAt)} /> },
         actionsColumn((u: UserItem) => (
           <span className="space-x-2 whitespace-nowrap">
             <EditToggle

@@ -4,6 +4,7 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useEffect, useState, type FormEvent } from "react";
 import { Field, INPUT, PRIMARY, SECONDARY } from "@/app/jobs/_components/fields";
+import { LocalTime } from "@/components/time-zone";
 import type { AlertDelivery, AlertKind, AlertRule } from "@/lib/alerts/rules";
 import { ResultNote, RowFailure, useOperate } from "../_operate/use-operate";
 import { createAlertRuleAction, sendTestAlertAction, setAlertRuleEnabledAction } from "./actions";
@@ -278,7 +279,9 @@ export function AlertsView({ data, isTenant, types }: { data: AlertsData | null;
                 <tbody>
                   {data.deliveries.map((d) => (
                     <tr key={d.eventId} className="border-t border-neutral-100 align-top">
-                      <td className="px-3 py-2 font-mono text-xs whitespace-nowrap text-neutral-700">{d.at.replace("T", " ").slice(0, 19)}</td>
+                      <td className="px-3 py-2 font-mono text-xs whitespace-nowrap text-neutral-700">
+                        <LocalTime at={new Date(d.at)} />
+                      </td>
                       <td className="px-3 py-2 text-neutral-900">{d.ruleName}</td>
                       <td className="max-w-md px-3 py-2 text-neutral-700">{d.summary}</td>
                       <td className="px-3 py-2 whitespace-nowrap">

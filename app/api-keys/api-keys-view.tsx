@@ -4,6 +4,7 @@ import { useRouter } from "next/navigation";
 import { useId, useState, useTransition } from "react";
 import { ConfirmDialog } from "@/app/jobs/[id]/confirm-dialog";
 import { actionsColumn, DataTable } from "@/components/data-table";
+import { LocalTime } from "@/components/time-zone";
 import { createApiKeyAction, revokeApiKeyAction } from "./actions";
 import type { KeyView } from "./wire";
 
@@ -109,18 +110,24 @@ export function ApiKeysView({ keys, tenants, fixedTenant }: { keys: KeyView[]; t
                 className: "text-xs",
                 cell: (k) => (
                   <>
-                    <span className="block whitespace-nowrap">{k.createdAt}</span>
+                    <LocalTime at={new Date(k.createdAt)} className="block whitespace-nowrap" />
                     <span className="block break-all text-neutral-600">by {k.createdBy}</span>
                   </>
                 ),
               },
-              { header: "Last used", className: "text-xs whitespace-nowrap", cell: (k) => k.lastUsedAt ?? "never" },
+              {
+                header: "Last used",
+                className: "text-xs whitespace-nowrap",
+                cell: (k) => (k.lastUsedAt ? <LocalTime at={new Date(k.lastUsedAt)} /> : "never"),
+              },
               {
                 header: "Status",
                 className: "text-xs whitespace-nowrap",
                 cell: (k) =>
                   k.revokedAt ? (
-                    <span>Revoked {k.revokedAt}</span>
+                    <span>
+                      Revoked <LocalTime at={new Date(k.revokedAt)} />
+                    </span>
                   ) : (
                     <span className="rounded-full bg-emerald-50 px-2 py-0.5 font-medium text-emerald-800 ring-1 ring-emerald-200 ring-inset">
                       Active

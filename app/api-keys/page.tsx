@@ -1,6 +1,5 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
-import { formatUtc } from "@/components/relative-time";
 import { canManageApiKeys, listApiKeys, managedTenant } from "@/lib/api/keys";
 import { listTenants } from "@/lib/auth/tenants";
 import { requirePage } from "@/lib/auth/viewer";
@@ -27,9 +26,9 @@ export default async function ApiKeysPage() {
       name: k.name,
       prefix: k.prefix,
       createdBy: k.createdBy,
-      createdAt: formatUtc(k.createdAt),
-      lastUsedAt: k.lastUsedAt && formatUtc(k.lastUsedAt),
-      revokedAt: k.revokedAt && formatUtc(k.revokedAt),
+      createdAt: k.createdAt.toISOString(),
+      lastUsedAt: k.lastUsedAt && k.lastUsedAt.toISOString(),
+      revokedAt: k.revokedAt && k.revokedAt.toISOString(),
     }));
   } catch (err) {
     console.error("/api-keys: could not list keys:", err);

@@ -1,4 +1,4 @@
-/** A key as the page shows it: times already formatted (UTC) on the server; never the hash or the secret. */
+/** A key as the page shows it: times as ISO strings (the page shows them in the viewer's zone); never the hash or the secret. */
 export type KeyView = {
   id: string;
   tenantId: string;

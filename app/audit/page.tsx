@@ -4,7 +4,7 @@ import { Empty } from "@/components/charts/card";
 import { JobLink, None } from "@/components/cells";
 import { DataTable, type Column } from "@/components/data-table";
 import { numbers } from "@/components/numbers";
-import { formatUtc, TimeAgo } from "@/components/relative-time";
+import { LocalTime, TimeAgo } from "@/components/time-zone";
 import { Field, INPUT, PRIMARY, SECONDARY } from "@/app/jobs/_components/fields";
 import { operationHref } from "@/app/jobs/_components/url";
 import { listAudit, listAuditActions, type AuditFilters, type AuditOutcome } from "@/lib/audit/audit";
@@ -45,7 +45,7 @@ function columns(f: AuditFilters, now: number): Column<Row>[] {
       cell: (r) => (
         <>
           <TimeAgo at={r.at} now={now} />
-          <div className="text-neutral-600 tabular-nums">{formatUtc(r.at).slice(0, 19)}</div>
+          <LocalTime at={r.at} className="block text-neutral-600 tabular-nums" />
         </>
       ),
     },
@@ -154,7 +154,8 @@ export default async function AuditPage({ searchParams }: Props) {
       <div>
         <h1 className="text-2xl font-semibold tracking-tight">Audit log</h1>
         <p className="mt-1 text-sm text-neutral-600">
-          Every console and API action — applied, refused, denied or invalid — with who did it, newest first. Times are UTC.
+          Every console and API action — applied, refused, denied or invalid — with who did it, newest first. Times are in your time zone (UTC on
+          hover); the From and To filters are UTC.
         </p>
       </div>
 

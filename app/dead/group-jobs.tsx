@@ -1,7 +1,7 @@
 "use client";
 
 import { useInfiniteQuery } from "@tanstack/react-query";
-import { AgoOverUtc, JobLink } from "@/components/cells";
+import { AgoOverTime, JobLink } from "@/components/cells";
 import { actionsColumn, DataTable } from "@/components/data-table";
 import { deadJobsQuery } from "@/lib/client/queries";
 import type { DeadGroupDto, DeadJobDto } from "@/lib/client/wire";
@@ -97,7 +97,7 @@ export function GroupJobs({ group, scope, isPaused, selected, onToggle, onReplay
             {
               header: "Finished",
               className: "text-xs",
-              cell: (j) => <AgoOverUtc at={j.finishedAt} now={at} />,
+              cell: (j) => <AgoOverTime at={j.finishedAt} now={at} />,
             },
             {
               header: "Last error",

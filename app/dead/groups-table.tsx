@@ -1,7 +1,7 @@
 "use client";
 
 import { useState } from "react";
-import { AgoOverUtc } from "@/components/cells";
+import { AgoOverTime } from "@/components/cells";
 import { actionsColumn, DataTable, type Column } from "@/components/data-table";
 import { numbers } from "@/components/numbers";
 import type { DeadGroupDto } from "@/lib/client/wire";
@@ -87,7 +87,7 @@ export function GroupsTable({ groups, at, scope, isPaused, selected, onToggle, o
     { header: "Count", align: "right", className: "font-semibold tabular-nums", cell: (g) => <data value={g.count}>{numbers.format(g.count)}</data> },
     {
       header: "Last seen",
-      cell: (g) => <AgoOverUtc at={g.lastSeen} now={at} />,
+      cell: (g) => <AgoOverTime at={g.lastSeen} now={at} />,
     },
     {
       header: "Sample message",

@@ -1,14 +1,13 @@
 import type { Metadata } from "next";
 import { DataTable } from "@/components/data-table";
 import { numbers } from "@/components/numbers";
+import { LocalTime } from "@/components/time-zone";
 import { requirePage, withViewer } from "@/lib/auth/viewer";
 import { recentAudits, type StoredAudit } from "@/lib/integrity/audit";
 import { MismatchList, RunAudit } from "./run-audit";
 
 export const metadata: Metadata = { title: "Integrity audit" };
 export const dynamic = "force-dynamic";
-
-const utc = (d: Date) => d.toISOString().slice(0, 19).replace("T", " ");
 
 /**
  * The integrity audit for operators: every job's event log replayed through the
@@ -51,10 +50,14 @@ export default async function IntegrityPage() {
           rowKey={(a) => String(a.id)}
           columns={[
             { header: "#", isRowHeader: true, className: "font-mono", cell: (a) => a.id },
-            { header: "Ran at (UTC)", cell: (a) => utc(a.at) },
+            { header: "Ran at", cell: (a) => <LocalTime at={a.at} className="whitespace-nowrap" /> },
             {
               header: "Window of job events",
-              cell: (a) => `${a.windowFrom.getTime() === 0 ? "the beginning" : utc(a.windowFrom)} → ${utc(a.windowTo)}`,
+              cell: (a) => (
+                <>
+                  {a.windowFrom.getTime() === 0 ? "the beginning" : <LocalTime at={a.windowFrom} />} → <LocalTime at={a.windowTo} />
+                </>
+              ),
             },
             { header: "Jobs", align: "right", className: "tabular-nums", cell: (a) => numbers.format(a.jobsChecked) },
             {

@@ -4,7 +4,7 @@ import { useId, useState, type FormEvent } from "react";
 import { Field, INPUT, PRIMARY, SECONDARY } from "@/app/jobs/_components/fields";
 import { ActorCell } from "@/components/cells";
 import { numbers } from "@/components/numbers";
-import { TimeAgo } from "@/components/relative-time";
+import { TimeAgo } from "@/components/time-zone";
 import { keys } from "@/lib/client/queries";
 import { ResultNote, RowFailure, useOperate } from "../_operate/use-operate";
 import { changeQueueAction } from "./actions";

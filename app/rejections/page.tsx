@@ -4,7 +4,7 @@ import { Empty } from "@/components/charts/card";
 import { RejectionKindBadge } from "@/components/charts/rejection-kind";
 import { DataTable, type Column } from "@/components/data-table";
 import { ActorCell, ExpectedVsCurrent, JobLink } from "@/components/cells";
-import { TimeAgo } from "@/components/relative-time";
+import { TimeAgo } from "@/components/time-zone";
 import { requirePage, type Viewer, withViewerRead } from "@/lib/auth/viewer";
 import { EVENTS, REJECTION_KINDS, type JobEvent, type RejectionKind } from "@/lib/fsm/table";
 import { listRejections, type RejectionFilters, type RejectionPage } from "@/lib/insight/queries";

@@ -4,6 +4,8 @@ import { z } from "zod";
 import { consoleAction } from "@/lib/edge/action";
 import { AppError } from "@/lib/result";
 import { createSchedule, ScheduleError, setSchedulePaused } from "@/lib/schedules/schedules";
+import { viewerTimeZone } from "@/lib/server/time-zone";
+import { formatDateTime } from "@/lib/time-format";
 
 /** The create form's fields, as the browser sends them (params as JSON text). */
 const NewSchedule = z.strictObject({
@@ -31,9 +33,12 @@ export const createScheduleAction = consoleAction({
     }
     try {
       const s = await createSchedule(tx, { ...input, params, queue: input.queue.trim() || undefined }, viewer.email);
+      const created = (due: string) => `Created schedule ${s.name} (${s.cron}, ${s.timeZone}): its first job is due at ${due}.`;
+      // The person reads the time in their zone; the audit log keeps the ISO instant.
       return {
         ok: true,
-        message: `Created schedule ${s.name} (${s.cron}, ${s.timeZone}): its first job is due at ${s.nextRunAt.toISOString()}.`,
+        message: created(formatDateTime(s.nextRunAt, await viewerTimeZone())),
+        reason: created(s.nextRunAt.toISOString()),
         data: { id: s.id, nextRunAt: s.nextRunAt.toISOString() },
       };
     } catch (e) {
@@ -56,10 +61,8 @@ export const setSchedulePausedAction = consoleAction({
     if (!r) throw new AppError("refused", "Nothing was changed: that schedule does not exist.");
     const verb = paused ? "paused" : "resumed";
     if (!r.changed) return { ok: true, message: `Schedule ${r.schedule.name} was already ${verb}.`, data: { paused } };
-    return {
-      ok: true,
-      message: paused ? `Paused schedule ${r.schedule.name}: it submits nothing until resumed.` : `Resumed schedule ${r.schedule.name}: next job at ${r.schedule.nextRunAt.toISOString()}.`,
-      data: { paused },
-    };
+    if (paused) return { ok: true, message: `Paused schedule ${r.schedule.name}: it submits nothing until resumed.`, data: { paused } };
+    const resumed = (next: string) => `Resumed schedule ${r.schedule.name}: next job at ${next}.`;
+    return { ok: true, message: resumed(formatDateTime(r.schedule.nextRunAt, await viewerTimeZone())), reason: resumed(r.schedule.nextRunAt.toISOString()), data: { paused } };
   },
 });

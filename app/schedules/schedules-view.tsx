@@ -10,7 +10,9 @@ import { DataTable, actionsColumn, type Column } from "@/components/data-table";
 import { LoadError } from "@/components/load-error";
 import { plural } from "@/components/numbers";
 import { isFailingOf, PageHeader, useLive } from "@/components/page-header";
-import { formatRelative, formatUtc } from "@/components/relative-time";
+import { formatRelative } from "@/components/relative-time";
+import { LocalTime, useTimeZone } from "@/components/time-zone";
+import { formatDateTime } from "@/lib/time-format";
 import { StateBadge } from "@/components/state-badge";
 import { useNow } from "@/components/use-now";
 import { keys, schedulesQuery } from "@/lib/client/queries";
@@ -24,13 +26,14 @@ const POLL_MS = 3_000;
 
 type ScheduleWire = SchedulesResponse["schedules"][number];
 
-/** "in 4 min" over the UTC time; before the browser's clock is known, the UTC time alone. */
+/** "in 4 min" (the UTC time on hover); before the browser's clock is known, the time in the viewer's zone. */
 function When({ at, now }: { at: string; now: number }) {
   const d = new Date(at);
+  const tz = useTimeZone();
   return (
-    <time dateTime={at} title={formatUtc(d)} className="block whitespace-nowrap tabular-nums">
-      {now ? formatRelative(d.getTime(), now) : formatUtc(d)}
-    </time>
+    <LocalTime at={d} className="block whitespace-nowrap tabular-nums">
+      {now ? formatRelative(d.getTime(), now) : formatDateTime(d, tz)}
+    </LocalTime>
   );
 }
 

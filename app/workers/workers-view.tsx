@@ -10,7 +10,7 @@ import { LoadError } from "@/components/load-error";
 import { isFailingOf, PageHeader, useLive } from "@/components/page-header";
 import { Segmented } from "@/components/segmented";
 import { numbers } from "@/components/numbers";
-import { TimeAgo } from "@/components/relative-time";
+import { TimeAgo } from "@/components/time-zone";
 import { StateBadge } from "@/components/state-badge";
 import { useNow } from "@/components/use-now";
 import { workersQuery } from "@/lib/client/queries";

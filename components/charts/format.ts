@@ -1,9 +1,13 @@
 import { formatDuration } from "@/lib/jobs/timeline";
+import { formatClock, zoneLabel } from "@/lib/time-format";
 
-/** "14:05" in UTC, like every time the console shows. */
-export function hhmm(iso: string): string {
-  return iso.slice(11, 16);
+/** "14:05", an ISO time on the wall clock of `tz` (the viewer's zone). */
+export function hhmm(iso: string, tz: string): string {
+  return formatClock(new Date(iso), tz).slice(0, 5);
 }
+
+/** "14:05 GMT+1": a chart's tooltip label. */
+export const hhmmZone = (iso: string, tz: string) => `${hhmm(iso, tz)} ${zoneLabel(new Date(iso), tz)}`;
 
 export const duration = (ms: unknown) => (typeof ms === "number" && Number.isFinite(ms) ? formatDuration(ms) : "—");
 export const percent = (v: unknown) => (typeof v === "number" ? `${Math.round(v * 100)}%` : "—");

@@ -3,7 +3,8 @@
 import { Bar, CartesianGrid, ComposedChart, Legend, Line, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import type { ThroughputPoint } from "@/lib/insight/queries";
 import { INK, TONES } from "@/components/timeline/tones";
-import { hhmm, percent } from "./format";
+import { useTimeZone } from "@/components/time-zone";
+import { hhmm, hhmmZone, percent } from "./format";
 import { AXIS_TICK, TOOLTIP } from "./ink";
 
 /**
@@ -11,15 +12,16 @@ import { AXIS_TICK, TOOLTIP } from "./ink";
  * An hour with no attempt has no rate: the line breaks there instead of drawing a slope across it.
  */
 export function ThroughputChart({ points }: { points: ThroughputPoint[] }) {
+  const tz = useTimeZone();
   return (
     <ResponsiveContainer width="100%" height={260}>
       <ComposedChart data={points} margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
         <CartesianGrid stroke={INK.grid} vertical={false} />
-        <XAxis dataKey="t" tickFormatter={hhmm} tick={AXIS_TICK} minTickGap={24} />
+        <XAxis dataKey="t" tickFormatter={(t) => hhmm(String(t), tz)} tick={AXIS_TICK} minTickGap={24} />
         <YAxis yAxisId="n" allowDecimals={false} tick={AXIS_TICK} width={40} />
         <YAxis yAxisId="rate" orientation="right" domain={[0, 1]} tickFormatter={percent} tick={AXIS_TICK} width={40} />
         <Tooltip
-          labelFormatter={(t) => `${hhmm(String(t))} UTC`}
+          labelFormatter={(t) => hhmmZone(String(t), tz)}
           formatter={(v, name) => (name === "failure rate" ? percent(v) : v)}
           contentStyle={TOOLTIP}
         />

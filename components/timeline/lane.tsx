@@ -1,4 +1,5 @@
-import { formatUtcTime } from "@/components/relative-time";
+import { useTimeZone } from "@/components/time-zone";
+import { formatClock, zoneLabel } from "@/lib/time-format";
 import { formatDuration, type Lane, type Segment } from "@/lib/jobs/timeline";
 import { fillFor, KINDS } from "./patterns";
 import { SECOND } from "./scale";
@@ -15,11 +16,11 @@ function laneTitle(lane: Lane) {
   return lane.attempt === 0 ? "Queued" : `Attempt ${lane.attempt}`;
 }
 
-function segmentTitle(s: Segment) {
+function segmentTitle(s: Segment, tz: string) {
   const who = s.attempt === 0 ? "Before the first attempt" : `Attempt ${s.attempt}${s.worker ? ` (${s.worker})` : ""}`;
-  const until = s.isOngoing ? "now" : formatUtcTime(new Date(s.end));
+  const until = s.isOngoing ? "now" : formatClock(new Date(s.end), tz);
   const outcome = s.outcome ? `; the attempt ${s.outcome === "open" ? "is in progress" : `ended ${TONES[s.outcome].label}`}` : "";
-  return `${who}: ${KINDS[s.kind].label} for ${formatDuration(s.durationMs)}, ${formatUtcTime(new Date(s.start))} → ${until} UTC${outcome}`;
+  return `${who}: ${KINDS[s.kind].label} for ${formatDuration(s.durationMs)}, ${formatClock(new Date(s.start), tz)} → ${until} ${zoneLabel(new Date(s.start), tz)}${outcome}`;
 }
 
 /** Whether a segment is wide enough to carry its duration inside. */
@@ -84,9 +85,10 @@ function SegmentBar({ segment: s, x, y, uid }: { segment: Segment; x: (t: number
   const label = formatDuration(s.durationMs);
   const fitsLabel = fitsInside(s, x);
   const isSolid = KINDS[s.kind].pattern === "solid";
+  const tz = useTimeZone();
   return (
     <g>
-      <title>{segmentTitle(s)}</title>
+      <title>{segmentTitle(s, tz)}</title>
       <rect x={x0} y={y} width={w} height={BAR_H} rx="3" {...fillFor(uid, s.kind, toneOf(s.outcome))} />
       {s.isOngoing && <rect x={x0 + w - 2} y={y} width="2" height={BAR_H} fill={TONES.open.solid} className="motion-safe:animate-pulse" />}
       {fitsLabel && (

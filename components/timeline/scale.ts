@@ -1,4 +1,4 @@
-import { formatUtcTime } from "@/components/relative-time";
+import { formatClock, formatDay, offsetMs } from "@/lib/time-format";
 import type { Timeline } from "@/lib/jobs/timeline";
 
 export const SECOND = 1_000;
@@ -22,9 +22,10 @@ type Scale = { x: (t: number) => number; pieces: Piece[]; ticks: { at: number; l
 /**
  * Time to pixels, linear except across long dead stretches (a dead job
  * replayed hours later): those are squeezed to BREAK_W so the attempts on
- * either side stay readable. Ticks fall only on the linear pieces.
+ * either side stay readable. Ticks fall only on the linear pieces, on round times of `tz`'s
+ * wall clock, labelled in it (the chart's caption names the zone).
  */
-export function makeScale(t: Timeline, x0: number, width: number): Scale {
+export function makeScale(t: Timeline, x0: number, width: number, tz = "UTC"): Scale {
   const span = Math.max(t.end - t.start, SECOND);
   const gaps = t.segments.filter((s) => s.kind === "dead" && s.durationMs > span * BREAK_SHARE);
   const linearMs = span - gaps.reduce((sum, g) => sum + g.durationMs, 0);
@@ -50,14 +51,16 @@ export function makeScale(t: Timeline, x0: number, width: number): Scale {
   const ticks: { at: number; label: string }[] = [];
   let lastX = -Infinity;
   let lastDay = "";
+  const spansDays = formatDay(new Date(t.start), tz) !== formatDay(new Date(t.start + span), tz);
   for (const p of pieces.filter((q) => !q.isBreak)) {
-    for (let v = Math.ceil(p.from / step) * step; v <= p.to; v += step) {
+    // Round in the wall clock of `tz` (an offset of 5:30 would put ticks on odd minutes otherwise).
+    const off = offsetMs(p.from, tz);
+    for (let v = Math.ceil((p.from + off) / step) * step - off; v <= p.to; v += step) {
       if (scale(v) - lastX < MIN_TICK_GAP) continue;
       const d = new Date(v);
-      const day = d.toISOString().slice(5, 10);
-      const time = step >= DAY ? "" : step >= MINUTE ? formatUtcTime(d).slice(0, 5) : formatUtcTime(d);
+      const day = formatDay(d, tz).slice(5);
+      const time = step >= DAY ? "" : step >= MINUTE ? formatClock(d, tz).slice(0, 5) : formatClock(d, tz);
       // The date is written where it changes, so a long timeline never leaves the reader guessing which day.
-      const spansDays = new Date(t.start).getUTCDate() !== new Date(t.start + span).getUTCDate();
       const label = step >= DAY ? day : day !== lastDay && spansDays ? `${day} ${time}` : time;
       ticks.push({ at: v, label });
       lastX = scale(v);

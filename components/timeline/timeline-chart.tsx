@@ -1,7 +1,7 @@
 "use client";
 
 import { useEffect, useId, useRef, useState } from "react";
-import { formatUtc } from "@/components/relative-time";
+import { LocalTime, useTimeZone } from "@/components/time-zone";
 import { formatDuration, type Timeline } from "@/lib/jobs/timeline";
 import { LABEL_W, LANE_H, LaneRow } from "./lane";
 import { Legend } from "./legend";
@@ -38,9 +38,10 @@ export function TimelineChart({ timeline, caption }: { timeline: Timeline; capti
   const uid = useId().replace(/[^a-zA-Z0-9_-]/g, "");
   // The first render (on the server) guesses the width of the page at 1280px; the browser then measures.
   const [ref, width] = useWidth(1060);
+  const tz = useTimeZone();
   const { start, end, lanes } = timeline;
   const plotR = width - PAD_R;
-  const { x, pieces, ticks } = makeScale(timeline, LABEL_W, plotR - LABEL_W);
+  const { x, pieces, ticks } = makeScale(timeline, LABEL_W, plotR - LABEL_W, tz);
   const height = AXIS_H + lanes.length * LANE_H + 8;
   const tones: Tone[] = [...new Set(lanes.map((l) => toneOf(l.outcome))), "neutral"];
 
@@ -101,7 +102,7 @@ export function TimelineChart({ timeline, caption }: { timeline: Timeline; capti
       </div>
       <figcaption className="flex flex-wrap items-start justify-between gap-x-6 gap-y-2 text-xs text-neutral-600">
         <span className="tabular-nums">
-          {formatUtc(new Date(start))} → {timeline.isOngoing ? "now" : formatUtc(new Date(end))} ({formatDuration(end - start)})
+          <LocalTime at={new Date(start)} /> → {timeline.isOngoing ? "now" : <LocalTime at={new Date(end)} />} ({formatDuration(end - start)})
           {timeline.isTruncated && " · the oldest events are not shown"}
         </span>
         <Legend uid={uid} timeline={timeline} />

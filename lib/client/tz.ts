@@ -3,25 +3,9 @@
  * presets. The URL keeps UTC instants, so a shared link means the same moments to everyone.
  */
 
-/** The offset of `tz` from UTC at instant `ms`, in ms (positive east of Greenwich). */
-export function offsetMs(ms: number, tz: string): number {
-  const parts = Object.fromEntries(
-    new Intl.DateTimeFormat("en-US", {
-      timeZone: tz,
-      hourCycle: "h23",
-      year: "numeric",
-      month: "2-digit",
-      day: "2-digit",
-      hour: "2-digit",
-      minute: "2-digit",
-      second: "2-digit",
-    })
-      .formatToParts(new Date(ms))
-      .map((p) => [p.type, p.value]),
-  );
-  const wall = Date.UTC(+parts.year!, +parts.month! - 1, +parts.day!, +parts.hour!, +parts.minute!, +parts.second!);
-  return wall - Math.floor(ms / 1000) * 1000;
-}
+import { isTimeZone, offsetMs } from "@/lib/time-format";
+
+export { isTimeZone, offsetMs };
 
 /** The instant when the wall clock of `tz` reads y-m-d h:mi (m is 1-based). */
 export function wallToUtc(y: number, m: number, d: number, h: number, mi: number, tz: string): Date {
@@ -65,14 +49,5 @@ export function presetRange(p: Preset, now: number, tz: string): { from: Date; t
   return { from: midnight(6), to: undefined };
 }
 
-/** Where the viewer's choice of time zone is kept (this browser). */
+/** Where the jobs filters kept the viewer's zone before the cookie (lib/time-format.ts TZ_COOKIE): read once, to carry it over. */
 export const TZ_KEY = "jobscope.timeZone";
-
-export function isTimeZone(tz: string): boolean {
-  try {
-    new Intl.DateTimeFormat("en-US", { timeZone: tz });
-    return true;
-  } catch {
-    return false;
-  }
-}

@@ -471,8 +471,13 @@ describe("constructed histories name their cause (issue 14)", () => {
     expect(h.analyze({ audience: "tenant" }).next).toMatch(/^Contact support/);
   });
 
-  it("clock times follow the viewer's time zone", () => {
+  it("clock times follow the viewer's time zone, named by its offset", () => {
     const h = new H().cancel(10 * MIN, "operator", OPS);
-    expect(h.analyze({ timeZone: "America/New_York" }).lead).toBe("It was cancelled by ops@jobscope.dev (operator) at 03:10.");
+    expect(h.analyze({ timeZone: "UTC" }).lead).toBe("It was cancelled by ops@jobscope.dev (operator) at 08:10 UTC.");
+    expect(h.analyze({ timeZone: "America/New_York" }).lead).toBe("It was cancelled by ops@jobscope.dev (operator) at 03:10 GMT-5.");
+    expect(h.analyze({ timeZone: "Asia/Kolkata" }).lead).toBe("It was cancelled by ops@jobscope.dev (operator) at 13:40 GMT+5:30.");
+    const paused = new H().run(90 * MIN, "w-1").finish(5 * MIN);
+    const pause = { queuePauses: [{ from: T0 + 5 * MIN, to: T0 + 85 * MIN, byKind: "operator" as const, by: OPS }], aheadAtSubmit: 0 };
+    expect(paused.analyze({ ...pause, timeZone: "Europe/Berlin" }).summary).toMatch(/from 09:05 to 10:25 GMT\+1 while it waited/);
   });
 });

@@ -2,6 +2,7 @@ import type { EventRecord, RunRecord } from "../jobs/queries";
 import { buildTimeline, formatDuration, type Segment } from "../jobs/timeline";
 import type { ActorKind } from "../fsm/table";
 import type { JobRow } from "../jobs/types";
+import { formatClock, zoneLabel } from "../time-format";
 
 /**
  * "Why was this slow": where a job's time went, from submit to its end (or
@@ -385,13 +386,12 @@ class Words {
   get tenant() {
     return this.audience === "tenant";
   }
+  /** "08:04 UTC", "09:04 GMT+1": the viewer's wall clock, with its zone. */
   clock(ms: number): string {
-    const fmt = new Intl.DateTimeFormat("en-GB", { hour: "2-digit", minute: "2-digit", hourCycle: "h23", timeZone: this.timeZone });
-    return `${fmt.format(new Date(ms))}${this.timeZone === "UTC" ? " UTC" : ""}`;
+    return `${formatClock(new Date(ms), this.timeZone).slice(0, 5)} ${zoneLabel(new Date(ms), this.timeZone)}`;
   }
   span(i: WaitInterval): string {
-    const fmt = new Intl.DateTimeFormat("en-GB", { hour: "2-digit", minute: "2-digit", hourCycle: "h23", timeZone: this.timeZone });
-    return `from ${fmt.format(new Date(i.from))} to ${this.clock(i.to)}`;
+    return `from ${formatClock(new Date(i.from), this.timeZone).slice(0, 5)} to ${this.clock(i.to)}`;
   }
   /** Who did something: staff see the person; a tenant sees their own colleagues, and only a role for staff. */
   who(kind: ActorKind, id: string): string {

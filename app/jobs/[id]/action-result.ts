@@ -1,4 +1,4 @@
-import { formatUtcMoment } from "@/components/relative-time";
+import { formatMoment } from "@/lib/time-format";
 import type { ActorKind, JobEvent, JobState } from "@/lib/fsm/table";
 import type { Rejection } from "@/lib/jobs/types";
 import type { ErrorBody, Result } from "@/lib/result";
@@ -20,9 +20,9 @@ export type JobActionResult = Result<{ event: JobEvent; from: JobState; state: J
 /**
  * A refusal from the write path in words: who moved the job first and what it
  * is now ("Refused: worker w-3 applied finish at 12:01:03 UTC; the job is now
- * succeeded (version 4).").
+ * succeeded (version 4)."), the time in the viewer's zone `tz`.
  */
-export function describeRejection(r: Rejection, event: JobEvent, now: number): JobActionError {
+export function describeRejection(r: Rejection, event: JobEvent, now: number, tz = "UTC"): JobActionError {
   const current: CurrentJob | undefined = r.current
     ? {
         state: r.current.state,
@@ -37,7 +37,7 @@ export function describeRejection(r: Rejection, event: JobEvent, now: number): J
     message = "Refused: this job no longer exists.";
   } else if (r.kind === "conflict" && current?.movedBy) {
     const m = current.movedBy;
-    message = `Refused: ${m.actorKind} ${m.actorId} applied ${m.event} ${formatUtcMoment(new Date(m.at), now)}; ${is}. Nothing was changed.`;
+    message = `Refused: ${m.actorKind} ${m.actorId} applied ${m.event} ${formatMoment(new Date(m.at), now, tz)}; ${is}. Nothing was changed.`;
   } else if (r.kind === "conflict") {
     message = `Refused: the job changed since this page showed it; ${is}. Nothing was changed.`;
   } else if (r.kind === "drift") {

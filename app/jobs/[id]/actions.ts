@@ -7,6 +7,7 @@ import { consoleAction, firstIssue } from "@/lib/edge/action";
 import { EVENTS, STATES, TRANSITIONS, type ActorKind, type JobEvent } from "@/lib/fsm/table";
 import { transition } from "@/lib/jobs/transition";
 import { AppError } from "@/lib/result";
+import { viewerTimeZone } from "@/lib/server/time-zone";
 import { describeRejection } from "./action-result";
 
 /** The events the table lets an actor of `kind` apply to an existing job (never `submit`). */
@@ -48,7 +49,7 @@ export const applyJobEventAction = consoleAction({
     if (!actor || !eventsAllowed(actor.kind).has(event)) throw new AppError("forbidden", `Your role (${viewer.role}) may not apply ${event}.`);
     const r = await transition(tx, { jobId, event, actor, expected: { state: expectedState, version: expectedVersion } });
     // A job the viewer cannot see is "no such job": the same answer as a job that does not exist.
-    if (!r.ok) return { ok: false, error: describeRejection(r, event, Date.now()), reason: `${r.kind}: ${r.reason}` };
+    if (!r.ok) return { ok: false, error: describeRejection(r, event, Date.now(), await viewerTimeZone()), reason: `${r.kind}: ${r.reason}` };
     return { ok: true, data: { event, from: r.from, state: r.job.state, stateVersion: r.job.stateVersion }, reason: `${r.from} → ${r.job.state}` };
   },
 });

@@ -3,7 +3,8 @@
 import { ActorCell, ExpectedVsCurrent, None } from "@/components/cells";
 import { RejectionKindBadge } from "@/components/charts/rejection-kind";
 import { DataTable } from "@/components/data-table";
-import { formatRelative, formatUtc } from "@/components/relative-time";
+import { formatRelative } from "@/components/relative-time";
+import { LocalTime } from "@/components/time-zone";
 import { StateBadge } from "@/components/state-badge";
 import type { EventRecord, RejectionRecord } from "@/lib/jobs/queries";
 import { ExpandableText } from "./expandable-text";
@@ -20,7 +21,7 @@ export function EventLog({ events, eventCount, now }: { events: EventRecord[]; e
       aside={hidden > 0 ? `the newest ${events.length} of ${eventCount} events` : `${eventCount} ${eventCount === 1 ? "event" : "events"}`}
     >
       <DataTable
-        caption="Transitions applied to this job, oldest first; times in UTC"
+        caption="Transitions applied to this job, oldest first; times in your time zone"
         rows={events}
         rowKey={(e) => e.id}
         columns={[
@@ -63,13 +64,17 @@ function Payload({ payload, version }: { payload: Record<string, unknown> | null
           <ExpandableText text={err.message} label={`the error of version ${version}`} />
         </>
       )}
-      {retry && <p className="text-neutral-700">retry at {formatUtc(retry)}</p>}
+      {retry && (
+        <p className="text-neutral-700">
+          retry at <LocalTime at={retry} />
+        </p>
+      )}
       {others && <p className="font-mono break-all text-neutral-600">{others}</p>}
     </div>
   );
 }
 
-/** A short UTC time with how long ago beneath it. */
+/** A short time (the viewer's zone) with how long ago beneath it. */
 function When({ at, now }: { at: Date; now: number }) {
   return (
     <>
@@ -91,7 +96,7 @@ export function Rejections({ rejections, now }: { rejections: RejectionRecord[];
         <p className="text-sm text-neutral-600">No refused transitions on this job.</p>
       ) : (
         <DataTable
-          caption="Refused transitions on this job, newest first; times in UTC"
+          caption="Refused transitions on this job, newest first; times in your time zone"
           rows={rejections}
           rowKey={(r) => r.id}
           columns={[

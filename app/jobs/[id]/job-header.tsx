@@ -1,5 +1,5 @@
 import type { ReactNode } from "react";
-import { RelativeTime, Timestamp } from "@/components/relative-time";
+import { RelativeTime, Timestamp } from "@/components/time-zone";
 import { CopyId } from "@/components/copy-id";
 import { StateBadge } from "@/components/state-badge";
 import type { JobRow } from "@/lib/jobs/types";

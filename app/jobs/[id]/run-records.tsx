@@ -2,7 +2,8 @@
 
 import { None } from "@/components/cells";
 import { DataTable } from "@/components/data-table";
-import { formatUtc } from "@/components/relative-time";
+import { LocalTime, useTimeZone } from "@/components/time-zone";
+import { formatDateTime } from "@/lib/time-format";
 import { OutcomeLabel } from "@/components/timeline/tones";
 import { RUN_OUTCOMES, type RunOutcome } from "@/lib/fsm/table";
 import type { RunRecord } from "@/lib/jobs/queries";
@@ -12,14 +13,14 @@ import { Card } from "@/components/charts/card";
 
 const isRunOutcome = (s: string | null): s is RunOutcome => s !== null && (RUN_OUTCOMES as readonly string[]).includes(s);
 
-/** 11-29 12:01:03, with the full UTC time as a tooltip. */
+/** 11-29 13:01:03 GMT+1 (the viewer's zone), with the full UTC time as a tooltip. */
 export function ShortTime({ at }: { at: Date | null }) {
+  const tz = useTimeZone();
   if (!at) return <None />;
-  const full = formatUtc(at);
   return (
-    <time dateTime={at.toISOString()} title={full} className="whitespace-nowrap tabular-nums">
-      {full.slice(5, 19)}
-    </time>
+    <LocalTime at={at} className="whitespace-nowrap tabular-nums">
+      {formatDateTime(at, tz).slice(5)}
+    </LocalTime>
   );
 }
 
@@ -31,7 +32,7 @@ export function RunRecords({ runs, maxAttempts, now }: { runs: RunRecord[]; maxA
         <p className="text-sm text-neutral-600">No attempt yet: no worker has claimed the job.</p>
       ) : (
         <DataTable
-          caption="Run records, one per attempt; times in UTC"
+          caption="Run records, one per attempt; times in your time zone"
           rows={runs}
           rowKey={(r) => String(r.attempt)}
           rowLabel={(r) => `Attempt ${r.attempt}`}

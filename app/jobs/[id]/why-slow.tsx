@@ -4,6 +4,7 @@ import { useQuery } from "@tanstack/react-query";
 import { useMemo } from "react";
 import { StackedBar } from "@/components/charts/stacked-bar";
 import { DataTable } from "@/components/data-table";
+import { useTimeZone } from "@/components/time-zone";
 import type { SlownessContextData } from "@/lib/insight/baseline";
 import { analyzeSlowness, phaseLabels, PHASES, type Audience, type CauseKind, type Phase, type SlownessReport } from "@/lib/insight/slowness";
 import { slownessQuery } from "@/lib/client/queries";
@@ -66,16 +67,16 @@ export function useSlowness({
   audience,
   initialContext,
   renderedAt,
-  timeZone = "UTC",
 }: {
   detail: JobDetail;
   now: number;
   audience: Audience;
   initialContext: SlownessContextData | null;
   renderedAt: number;
-  timeZone?: string;
 }) {
   const { job, runs, events } = detail;
+  // Clock times in the sentences are the viewer's (the zone the server rendered with, too).
+  const timeZone = useTimeZone();
   const context = useQuery({
     ...slownessQuery(job.id),
     ...(initialContext ? { initialData: initialContext, initialDataUpdatedAt: renderedAt } : {}),

@@ -1,8 +1,9 @@
 "use client";
 
 import { useRouter } from "next/navigation";
-import { useEffect, useRef, useState, type FormEvent } from "react";
-import { fromWallInput, isTimeZone, PRESET_LABELS, PRESETS, presetRange, toWallInput, TZ_KEY, type Preset } from "@/lib/client/tz";
+import { useRef, useState, type FormEvent } from "react";
+import { useSetTimeZone, useTimeZone, useZoneList } from "@/components/time-zone";
+import { fromWallInput, PRESET_LABELS, PRESETS, presetRange, toWallInput, type Preset } from "@/lib/client/tz";
 import { resolveTenant, type TenantOption } from "@/lib/jobs/tenant-pick";
 import type { JobFilters } from "@/lib/jobs/filters";
 import { parseParamsFilter, PARAMS_FILTER_MAX } from "@/lib/jobs/params-filter";
@@ -27,39 +28,9 @@ const DATE_FIELDS = [
 const text = (v: FormDataEntryValue | null) => (typeof v === "string" && v.trim() ? v.trim() : undefined);
 const SORTS = ["created", "finished", "duration"] as const;
 
-/** The viewer's time zone for the date fields: their choice (kept in this browser), else UTC until it is read. */
-function useTimeZone(): [string, (tz: string) => void, boolean] {
-  const [tz, setTz] = useState("UTC");
-  // The zone list differs between the server's ICU and the browser's: it is offered only once mounted.
-  const [mounted, setMounted] = useState(false);
-  useEffect(() => {
-    const saved = window.localStorage.getItem(TZ_KEY);
-    const browser = Intl.DateTimeFormat().resolvedOptions().timeZone;
-    const pick = saved && isTimeZone(saved) ? saved : browser && isTimeZone(browser) ? browser : "UTC";
-    // Read once after mount: the server renders UTC, then the viewer's zone takes over.
-    // eslint-disable-next-line react-hooks/set-state-in-effect
-    setTz(pick);
-    setMounted(true);
-  }, []);
-  return [
-    tz,
-    (next: string) => {
-      if (!isTimeZone(next)) return;
-      window.localStorage.setItem(TZ_KEY, next);
-      setTz(next);
-    },
-    mounted,
-  ];
-}
-
-function zones(current: string, mounted: boolean): string[] {
-  const all = mounted && typeof Intl.supportedValuesOf === "function" ? Intl.supportedValuesOf("timeZone") : [];
-  return [...new Set(["UTC", current, ...all])];
-}
-
 /**
  * The filters, as a form whose submit puts them in the URL (and starts again from the newest page).
- * Dates are entered in the viewer's time zone (their choice sticks, in this browser); the URL keeps
+ * Dates are entered in the viewer's time zone (their choice sticks, in a cookie); the URL keeps
  * UTC instants. A date preset applies the form at once, with that range.
  */
 export function FilterForm({
@@ -75,7 +46,9 @@ export function FilterForm({
 }) {
   const router = useRouter();
   const form = useRef<HTMLFormElement>(null);
-  const [tz, setTz, mounted] = useTimeZone();
+  const tz = useTimeZone();
+  const setTz = useSetTimeZone();
+  const zones = useZoneList(tz);
   // What is wrong with the params search typed, checked before it goes into the URL (the server checks it again).
   const [paramsError, setParamsError] = useState<string | null>(null);
 
@@ -151,7 +124,7 @@ export function FilterForm({
             Time zone
           </label>
           <select id="f-tz" value={tz} onChange={(e) => setTz(e.currentTarget.value)} className={`${INPUT} w-56`}>
-            {zones(tz, mounted).map((z) => (
+            {zones.map((z) => (
               <option key={z} value={z}>
                 {z}
               </option>

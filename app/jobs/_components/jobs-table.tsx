@@ -5,7 +5,7 @@ import { useEffect, useRef } from "react";
 import { JobLink, None } from "@/components/cells";
 import { PoisonBadge } from "@/components/charts/poison-badge";
 import { DataTable, type Column } from "@/components/data-table";
-import { TimeAgo } from "@/components/relative-time";
+import { TimeAgo } from "@/components/time-zone";
 import { StateBadge } from "@/components/state-badge";
 import { useNow } from "@/components/use-now";
 import type { JobWire } from "@/lib/client/wire";

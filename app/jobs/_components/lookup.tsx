@@ -4,18 +4,11 @@ import { useRouter } from "next/navigation";
 import { useEffect, useRef, type FormEvent, type RefObject } from "react";
 import type { JobFilters } from "@/lib/jobs/filters";
 import { INPUT, SECONDARY } from "./fields";
-import { isTimeZone, TZ_KEY } from "@/lib/client/tz";
+import { useTimeZone } from "@/components/time-zone";
 import { parsePhrase } from "@/lib/jobs/phrase";
 import type { TenantOption } from "@/lib/jobs/tenant-pick";
 import { idPrefixRange, isUuid } from "@/lib/uuid";
 import { jobsHref, refilteredHref } from "./url";
-
-/** The viewer's time zone, as the filter form keeps it (lib/client/tz.ts). */
-function viewerTimeZone(): string {
-  const saved = window.localStorage.getItem(TZ_KEY);
-  if (saved && isTimeZone(saved)) return saved;
-  return Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC";
-}
 
 /**
  * Find one job by id (or its first 8 characters) or idempotency key: a filter like the others, so the
@@ -25,6 +18,7 @@ function viewerTimeZone(): string {
 export function Lookup({ filters, tenants = [], types = [] }: { filters: JobFilters; tenants?: readonly TenantOption[]; types?: readonly string[] }) {
   const router = useRouter();
   const input = useRef<HTMLInputElement>(null);
+  const timeZone = useTimeZone();
   useSlashToFocus(input);
 
   function onSubmit(e: FormEvent<HTMLFormElement>) {
@@ -38,7 +32,7 @@ export function Lookup({ filters, tenants = [], types = [] }: { filters: JobFilt
     }
     const phrase =
       value && !isUuid(value) && !idPrefixRange(value)
-        ? parsePhrase(value, { tenants, types: [...types], now: performance.timeOrigin + e.timeStamp, timeZone: viewerTimeZone() })
+        ? parsePhrase(value, { tenants, types: [...types], now: performance.timeOrigin + e.timeStamp, timeZone })
         : null;
     if (phrase) {
       router.push(jobsHref(phrase));

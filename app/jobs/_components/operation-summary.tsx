@@ -2,7 +2,7 @@
 
 import Link from "next/link";
 import { numbers } from "@/components/numbers";
-import { TimeAgo } from "@/components/relative-time";
+import { TimeAgo } from "@/components/time-zone";
 import { STATE_STYLES } from "@/components/state-badge";
 import { useNow } from "@/components/use-now";
 import type { JobsResponse } from "@/lib/client/wire";

@@ -2,7 +2,7 @@
 
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { formatUtc } from "@/components/relative-time";
+import { LocalTime } from "@/components/time-zone";
 import { queueStatusQuery } from "@/lib/client/queries";
 
 /**
@@ -22,7 +22,13 @@ export function QueueBanner({ queue, pollMs, isStaff }: { queue: string; pollMs:
       {isStaff && (
         <p className="mt-1 text-amber-900">
           {s.pausedBy ? `Paused by ${s.pausedBy}` : "Paused"}
-          {s.pausedAt ? ` at ${formatUtc(new Date(s.pausedAt))}` : ""}.{" "}
+          {s.pausedAt && (
+            <>
+              {" "}
+              at <LocalTime at={new Date(s.pausedAt)} />
+            </>
+          )}
+          .{" "}
           <Link href="/queues" className="font-medium underline">
             Manage queues
           </Link>
