@@ -64,8 +64,10 @@ export function TimeZoneSelect({ id = "account-tz", className }: { id?: string; 
   const setTz = useSetTimeZone();
   const zones = useZoneList(tz);
   return (
-    <label htmlFor={id} className="flex items-center justify-between gap-2 text-neutral-700">
-      Time zone
+    // The label holds only its words: wrapped around the select, its text took in every zone's name
+    // (a page's getByLabel("Name") matched this select).
+    <div className="flex items-center justify-between gap-2 text-neutral-700">
+      <label htmlFor={id}>Time zone</label>
       <select
         id={id}
         value={tz}
@@ -78,7 +80,7 @@ export function TimeZoneSelect({ id = "account-tz", className }: { id?: string; 
           </option>
         ))}
       </select>
-    </label>
+    </div>
   );
 }
 
