@@ -49,7 +49,7 @@ export function TimeZoneProvider({ tz, chosen, children }: { tz: string; chosen:
 }
 
 /** Every zone this browser knows, with UTC and the current one first; only once mounted (ICU lists differ). */
-export function useZoneList(current: string): string[] {
+function useZoneList(current: string): string[] {
   const [all, setAll] = useState<string[]>([]);
   useEffect(() => {
     // eslint-disable-next-line react-hooks/set-state-in-effect
@@ -59,15 +59,27 @@ export function useZoneList(current: string): string[] {
 }
 
 /** The time-zone choice, in the account menu (and the jobs filters): it sticks, in a cookie. */
-export function TimeZoneSelect({ id = "account-tz", className }: { id?: string; className?: string }) {
+export function TimeZoneSelect({
+  id = "account-tz",
+  className,
+  labelClassName,
+  wrapperClassName = "flex items-center justify-between gap-2 text-neutral-700",
+}: {
+  id?: string;
+  className?: string;
+  labelClassName?: string;
+  wrapperClassName?: string;
+}) {
   const tz = useTimeZone();
   const setTz = useSetTimeZone();
   const zones = useZoneList(tz);
   return (
     // The label holds only its words: wrapped around the select, its text took in every zone's name
     // (a page's getByLabel("Name") matched this select).
-    <div className="flex items-center justify-between gap-2 text-neutral-700">
-      <label htmlFor={id}>Time zone</label>
+    <div className={wrapperClassName}>
+      <label htmlFor={id} className={labelClassName}>
+        Time zone
+      </label>
       <select
         id={id}
         value={tz}

@@ -2,7 +2,7 @@
 
 import { useRouter } from "next/navigation";
 import { useRef, useState, type FormEvent } from "react";
-import { useSetTimeZone, useTimeZone, useZoneList } from "@/components/time-zone";
+import { TimeZoneSelect, useTimeZone } from "@/components/time-zone";
 import { fromWallInput, PRESET_LABELS, PRESETS, presetRange, toWallInput, type Preset } from "@/lib/client/tz";
 import { resolveTenant, type TenantOption } from "@/lib/jobs/tenant-pick";
 import type { JobFilters } from "@/lib/jobs/filters";
@@ -47,8 +47,6 @@ export function FilterForm({
   const router = useRouter();
   const form = useRef<HTMLFormElement>(null);
   const tz = useTimeZone();
-  const setTz = useSetTimeZone();
-  const zones = useZoneList(tz);
   // What is wrong with the params search typed, checked before it goes into the URL (the server checks it again).
   const [paramsError, setParamsError] = useState<string | null>(null);
 
@@ -120,16 +118,12 @@ export function FilterForm({
               {PRESET_LABELS[p]}
             </button>
           ))}
-          <label htmlFor="f-tz" className="ml-auto text-xs font-medium text-neutral-600">
-            Time zone
-          </label>
-          <select id="f-tz" value={tz} onChange={(e) => setTz(e.currentTarget.value)} className={`${INPUT} w-56`}>
-            {zones.map((z) => (
-              <option key={z} value={z}>
-                {z}
-              </option>
-            ))}
-          </select>
+          <TimeZoneSelect
+            id="f-tz"
+            className={`${INPUT} w-56`}
+            labelClassName="text-xs font-medium text-neutral-600"
+            wrapperClassName="ml-auto flex items-center gap-2"
+          />
         </div>
         <div className="grid grid-cols-2 gap-3 md:grid-cols-5">
           <Field id="f-type" label="Type">

@@ -6,19 +6,24 @@ import { TimeAgo } from "@/components/time-zone";
 import { STATE_STYLES } from "@/components/state-badge";
 import { useNow } from "@/components/use-now";
 import type { JobsResponse } from "@/lib/client/wire";
-import type { JobState } from "@/lib/fsm/table";
+import { LEASED_STATES, STATES, TERMINAL_STATES, type JobState } from "@/lib/fsm/table";
 import type { JobFilters } from "@/lib/jobs/filters";
 import { jobsHref } from "./url";
 
 type Outcome = NonNullable<JobsResponse["operation"]>;
 
 /** Where the applied jobs are now, grouped as an operator asks: did they go through, die again, or are they still at it? */
-const GROUPS: { label: (event: string | null) => string; states: JobState[] }[] = [
-  { label: () => "succeeded", states: ["succeeded"] },
-  { label: (event) => (event === "replay" ? "dead again" : "dead"), states: ["dead"] },
-  { label: () => "still running", states: ["claimed", "running", "paused", "cancelling"] },
-  { label: () => "waiting (queued or retrying)", states: ["queued", "retry_wait"] },
-  { label: () => "cancelled", states: ["cancelled"] },
+// Derived from the table (lib/fsm/table.ts): each terminal state alone, the leased ones, then the rest.
+const GROUPS: { label: (event: string | null) => string; states: readonly JobState[] }[] = [
+  ...TERMINAL_STATES.map((state) => ({
+    label: (event: string | null) => (state === "dead" && event === "replay" ? "dead again" : state),
+    states: [state],
+  })),
+  { label: () => "still running", states: LEASED_STATES },
+  {
+    label: () => "waiting (queued or retrying)",
+    states: STATES.filter((s) => !(TERMINAL_STATES as readonly JobState[]).includes(s) && !(LEASED_STATES as readonly JobState[]).includes(s)),
+  },
 ];
 
 /**
