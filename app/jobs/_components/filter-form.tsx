@@ -121,7 +121,7 @@ export function FilterForm({
           <TimeZoneSelect
             id="f-tz"
             className={`${INPUT} w-56`}
-            labelClassName="text-xs font-medium text-neutral-600"
+            labelClassName="whitespace-nowrap text-xs font-medium text-neutral-600"
             wrapperClassName="ml-auto flex items-center gap-2"
           />
         </div>
