@@ -15,6 +15,14 @@ export type RoundsOptions = {
   queues: readonly string[];
   /** Statements in flight at once. */
   pipelines: number;
+  /**
+   * Of those, how many may carry a claim. A claim that starts before another one commits reads the
+   * jobs that one just took as still queued: its FOR UPDATE SKIP LOCKED follows each to its new
+   * version, fails the recheck and skips it, but keeps the row lock until it commits, so the reports
+   * of those very jobs (the next round) wait for it. Batched workers claim one statement at a time
+   * and send reports in the other pipelines (docs/decisions.md, "One claim in flight").
+   */
+  claimPipelines: number;
   /** Most reports, and most claims, in one statement. */
   maxBatch: number;
   /** How many jobs to claim now, given the claims in flight (0: none). */
@@ -34,6 +42,7 @@ export class Rounds implements Reporter {
   private outbox: Pending[] = [];
   private inFlight = 0;
   private claimsInFlight = 0;
+  private claimRounds = 0;
   /** The queue may have due jobs: set by a NOTIFY or the poll, cleared by a claim that came back short. */
   private mayHaveWork = true;
   private wakeEpoch = 0;
@@ -90,7 +99,7 @@ export class Rounds implements Reporter {
 
   kick() {
     while (this.inFlight < this.o.pipelines) {
-      const want = !this.stopped && this.mayHaveWork ? Math.min(this.o.maxBatch, this.o.wanted(this.claimsInFlight)) : 0;
+      const want = !this.stopped && this.mayHaveWork && this.claimRounds < this.o.claimPipelines ? Math.min(this.o.maxBatch, this.o.wanted(this.claimsInFlight)) : 0;
       if (this.outbox.length === 0 && want <= 0) break;
       const reports = this.outbox.length <= this.o.maxBatch ? this.outbox : this.outbox.slice(0, this.o.maxBatch);
       this.outbox = reports === this.outbox ? [] : this.outbox.slice(this.o.maxBatch);
@@ -103,6 +112,7 @@ export class Rounds implements Reporter {
     this.stats.reports += reports.length;
     this.inFlight++;
     this.claimsInFlight += want;
+    if (want > 0) this.claimRounds++;
     const epoch = this.wakeEpoch;
     const t0 = performance.now();
     const claim: ClaimOptions | null = want > 0 ? { workerId: this.o.workerId, queues: this.o.queues, limit: want, startNow: want } : null;
@@ -123,6 +133,7 @@ export class Rounds implements Reporter {
     ).finally(() => {
       this.inFlight--;
       this.claimsInFlight -= want;
+      if (want > 0) this.claimRounds--;
       this.kick();
       if (this.inFlight === 0 && this.outbox.length === 0) for (const r of this.idle.splice(0)) r();
     });

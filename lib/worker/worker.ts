@@ -71,6 +71,7 @@ export function createWorker(opts: WorkerOptions): Worker {
 
   const rounds = new Rounds({
     sql, workerId: id, queues, pipelines, maxBatch,
+    claimPipelines: batching ? 1 : pipelines,
     wanted: (claimsInFlight) => {
       if (phase !== "running") return 0;
       const want = concurrency + ahead.target() - (local.length + active + claimsInFlight);
