@@ -1,5 +1,6 @@
 import { jsonb, pgView, text, uuid } from "drizzle-orm/pg-core";
-import { liveJobColumns, tz } from "./schema";
+import { tz } from "./columns";
+import { liveJobColumns } from "./schema";
 
 /**
  * The views the migrations build, declared for their row types: drizzle-kit leaves them to the SQL
