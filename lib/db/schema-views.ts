@@ -1,4 +1,4 @@
-import { jsonb, pgView, text, uuid } from "drizzle-orm/pg-core";
+import { pgView, text, uuid } from "drizzle-orm/pg-core";
 import { tz } from "./columns";
 import { liveJobColumns } from "./schema";
 
@@ -15,9 +15,6 @@ import { liveJobColumns } from "./schema";
 export const jobs = pgView("jobs", {
   id: uuid("id").notNull(),
   ...liveJobColumns(),
-  params: jsonb("params").notNull(),
   idempotencyKey: text("idempotency_key"),
-  createdAt: tz("created_at").notNull(),
-  updatedAt: tz("updated_at").notNull(),
   finishedAt: tz("finished_at"),
 }).existing();

@@ -40,6 +40,15 @@ export const actor = () => ({
   actorId: text("actor_id").notNull(),
 });
 
+/** Whose job it is, what it runs and where, as submitted: the catalog row's, copied onto the live row. */
+const jobRouting = () => ({
+  tenantId: tenantId(),
+  type: text("type").notNull(),
+  queue: text("queue").notNull(),
+  /** Lower runs sooner. */
+  priority: smallint("priority").notNull(),
+});
+
 /** `state IN ('a', 'b')` from a list in the state machine table. */
 const stateIn = (states: readonly string[]): SQL => sql`state IN (${sqlList(states)})`;
 
@@ -49,15 +58,6 @@ export const tenants = pgTable("tenants", {
   createdAt: tz("created_at").notNull().defaultNow(),
   /** Set while the tenant is suspended: its members cannot sign in and its API keys are refused (drizzle/0014). */
   suspendedAt: tz("suspended_at"),
-});
-
-/** Whose job it is, what it runs and where, as submitted: the catalog row's, copied onto the live row. */
-const jobRouting = () => ({
-  tenantId: tenantId(),
-  type: text("type").notNull(),
-  queue: text("queue").notNull(),
-  /** Lower runs sooner. */
-  priority: smallint("priority").notNull(),
 });
 
 /**
@@ -108,7 +108,7 @@ const CLAIM_ENTERED = ["claimed", "running"] as const satisfies readonly (typeof
 /** The live states a claim does not enter: the console's live tabs that have their own indexes. */
 const WAITING_STATES = STATES.filter((s) => !(CLAIM_ENTERED as readonly string[]).includes(s) && !(TERMINAL_STATES as readonly string[]).includes(s));
 
-/** The live row's columns that the `jobs` view also has (lib/db/schema-views.ts), in its order. */
+/** The live row's columns that the `jobs` view also has (lib/db/schema-views.ts). */
 export const liveJobColumns = () => ({
   ...jobRouting(),
   state: jobState("state").notNull(),
@@ -119,6 +119,9 @@ export const liveJobColumns = () => ({
   heartbeatAt: tz("heartbeat_at"),
   /** When a live job becomes claimable; for a finished job (in the view), the one it was submitted with. */
   notBefore: tz("not_before").notNull(),
+  params: jsonb("params").notNull(),
+  createdAt: tz("created_at").notNull(),
+  updatedAt: tz("updated_at").notNull(),
 });
 
 /**
@@ -137,9 +140,6 @@ export const jobsLive = pgTable(
     runStartedAt: tz("run_started_at"),
     /** The state_version of the attempt's claim event. */
     runVersion: integer("run_version"),
-    params: jsonb("params").notNull(),
-    createdAt: tz("created_at").notNull(),
-    updatedAt: tz("updated_at").notNull(),
     /** A fair queue's claim order between tenants, given at submit; 0 on queues that are not fair (drizzle/0016). */
     fairTag: bigint("fair_tag", { mode: "number" }).notNull().default(0),
   },
