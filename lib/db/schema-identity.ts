@@ -1,8 +1,9 @@
 import { sql } from "drizzle-orm";
-import { bigint, boolean, check, foreignKey, index, integer, pgTable, text, uuid } from "drizzle-orm/pg-core";
+import { boolean, check, index, integer, pgTable, text, uuid } from "drizzle-orm/pg-core";
 import { AUDIT_ACTIONS } from "../audit/actions";
 import { ROLES, type Role } from "../auth/permissions";
-import { keyDesc, oneOf, tenants, tz } from "./schema";
+import { checkKnown, fkey, keyDesc, serialId, tenantId, timestamps, tz } from "./columns";
+import { tenants } from "./schema";
 
 /**
  * better-auth's tables (user, session, account, verification), with two
@@ -23,12 +24,11 @@ export const users = pgTable(
     tenantOwner: boolean("tenant_owner").notNull().default(false),
     /** Set while the user is deactivated: no sessions, no sign-in, their API keys revoked (drizzle/0014). */
     deactivatedAt: tz("deactivated_at"),
-    createdAt: tz("created_at").notNull().defaultNow(),
-    updatedAt: tz("updated_at").notNull().defaultNow(),
+    ...timestamps(),
   },
   (t) => [
-    foreignKey({ name: "users_tenant_id_fkey", columns: [t.tenantId], foreignColumns: [tenants.id] }),
-    check("users_role_known", oneOf(t.role, ROLES)),
+    fkey("users", t.tenantId, tenants.id),
+    checkKnown("users", t.role, ROLES),
     check("users_tenant_iff_member", sql`(${t.role} = 'tenant') = (${t.tenantId} IS NOT NULL)`),
   ],
 );
@@ -39,14 +39,13 @@ export const sessions = pgTable(
     id: text("id").primaryKey(),
     expiresAt: tz("expires_at").notNull(),
     token: text("token").notNull().unique("sessions_token_key"),
-    createdAt: tz("created_at").notNull().defaultNow(),
-    updatedAt: tz("updated_at").notNull().defaultNow(),
+    ...timestamps(),
     ipAddress: text("ip_address"),
     userAgent: text("user_agent"),
     userId: text("user_id").notNull(),
   },
   (t) => [
-    foreignKey({ name: "sessions_user_id_fkey", columns: [t.userId], foreignColumns: [users.id] }).onDelete("cascade"),
+    fkey("sessions", t.userId, users.id).onDelete("cascade"),
     index("sessions_user_idx").on(t.userId),
   ],
 );
@@ -65,11 +64,10 @@ export const accounts = pgTable(
     refreshTokenExpiresAt: tz("refresh_token_expires_at"),
     scope: text("scope"),
     password: text("password"),
-    createdAt: tz("created_at").notNull().defaultNow(),
-    updatedAt: tz("updated_at").notNull().defaultNow(),
+    ...timestamps(),
   },
   (t) => [
-    foreignKey({ name: "accounts_user_id_fkey", columns: [t.userId], foreignColumns: [users.id] }).onDelete("cascade"),
+    fkey("accounts", t.userId, users.id).onDelete("cascade"),
     index("accounts_user_idx").on(t.userId),
   ],
 );
@@ -79,8 +77,7 @@ export const verifications = pgTable("verifications", {
   identifier: text("identifier").notNull(),
   value: text("value").notNull(),
   expiresAt: tz("expires_at").notNull(),
-  createdAt: tz("created_at").notNull().defaultNow(),
-  updatedAt: tz("updated_at").notNull().defaultNow(),
+  ...timestamps(),
 });
 
 export const AUDIT_OUTCOMES = ["applied", "refused", "denied", "invalid", "error"] as const;
@@ -92,7 +89,7 @@ export const AUDIT_OUTCOMES = ["applied", "refused", "denied", "invalid", "error
 export const auditLog = pgTable(
   "audit_log",
   {
-    id: bigint("id", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+    id: serialId(),
     at: tz("at").notNull().defaultNow(),
     userId: text("user_id"),
     actor: text("actor").notNull(),
@@ -109,10 +106,10 @@ export const auditLog = pgTable(
     operationId: uuid("operation_id"),
   },
   (t) => [
-    check("audit_log_outcome_known", oneOf(t.outcome, AUDIT_OUTCOMES)),
-    check("audit_log_via_known", sql`${t.via} IN ('console', 'api')`),
+    checkKnown("audit_log", t.outcome, AUDIT_OUTCOMES),
+    checkKnown("audit_log", t.via, ["console", "api"]),
     // Added NOT VALID (drizzle/0013, renewed in 0018 and 0020): the rows before it were not checked.
-    check("audit_log_action_known", oneOf(t.action, AUDIT_ACTIONS)),
+    checkKnown("audit_log", t.action, AUDIT_ACTIONS),
     check("audit_log_repeat_count_positive", sql`${t.repeatCount} >= 1`),
     index("audit_log_at_idx").on(t.at),
     index("audit_log_actor_idx").on(t.actor, keyDesc(t.id)),
@@ -125,7 +122,7 @@ export const apiKeys = pgTable(
   "api_keys",
   {
     id: uuid("id").primaryKey().defaultRandom(),
-    tenantId: text("tenant_id").notNull(),
+    tenantId: tenantId(),
     name: text("name").notNull(),
     /** The first characters of the key, to recognise it in lists. */
     prefix: text("prefix").notNull(),
@@ -136,7 +133,7 @@ export const apiKeys = pgTable(
     revokedAt: tz("revoked_at"),
   },
   (t) => [
-    foreignKey({ name: "api_keys_tenant_id_fkey", columns: [t.tenantId], foreignColumns: [tenants.id] }),
+    fkey("api_keys", t.tenantId, tenants.id),
     index("api_keys_tenant_idx").on(t.tenantId, keyDesc(t.createdAt)),
   ],
 );

@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
-import { bigint, boolean, check, doublePrecision, foreignKey, index, integer, jsonb, pgTable, primaryKey, text, uuid } from "drizzle-orm/pg-core";
-import { keyDesc, oneOf, tenants, tz } from "./schema";
+import { bigint, boolean, check, doublePrecision, index, integer, jsonb, pgTable, primaryKey, text, uuid } from "drizzle-orm/pg-core";
+import { authored, checkKnown, fkey, keyDesc, serialId, tz } from "./columns";
+import { tenants } from "./schema";
 
 /** What an alert rule watches (lib/alerts/evaluate.ts); the CHECK on alert_rules.kind lists the same. */
 export const ALERT_KINDS = ["job_dead", "poison_suspect", "drift_rejection", "queue_oldest_due", "type_failure_rate"] as const;
@@ -55,14 +56,11 @@ export const alertRules = pgTable(
     /** Threshold rules: whether the condition held at the last evaluation. */
     firing: boolean("firing").notNull().default(false),
     evaluatedAt: tz("evaluated_at"),
-    createdAt: tz("created_at").notNull().defaultNow(),
-    createdBy: text("created_by").notNull(),
-    updatedAt: tz("updated_at").notNull().defaultNow(),
-    updatedBy: text("updated_by").notNull(),
+    ...authored(),
   },
   (t) => [
-    foreignKey({ name: "alert_rules_tenant_id_fkey", columns: [t.tenantId], foreignColumns: [tenants.id] }),
-    check("alert_rules_kind_known", oneOf(t.kind, ALERT_KINDS)),
+    fkey("alert_rules", t.tenantId, tenants.id),
+    checkKnown("alert_rules", t.kind, ALERT_KINDS),
     check("alert_rules_tenant_dead_only", sql`${t.tenantId} IS NULL OR ${t.kind} = 'job_dead'`),
     check("alert_rules_name_length", sql`length(${t.name}) BETWEEN 1 AND 100`),
     check("alert_rules_url_length", sql`length(${t.url}) BETWEEN 1 AND 2000`),
@@ -74,7 +72,7 @@ export const alertRules = pgTable(
 export const alertEvents = pgTable(
   "alert_events",
   {
-    id: bigint("id", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+    id: serialId(),
     ruleId: uuid("rule_id").notNull(),
     tenantId: text("tenant_id"),
     at: tz("at").notNull().defaultNow(),
@@ -83,7 +81,7 @@ export const alertEvents = pgTable(
     jobId: uuid("job_id"),
   },
   (t) => [
-    foreignKey({ name: "alert_events_rule_id_fkey", columns: [t.ruleId], foreignColumns: [alertRules.id] }),
+    fkey("alert_events", t.ruleId, alertRules.id),
     index("alert_events_rule_idx").on(t.ruleId, keyDesc(t.id)),
     index("alert_events_at_idx").on(keyDesc(t.at)),
   ],

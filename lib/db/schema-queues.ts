@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
-import { bigint, boolean, check, foreignKey, index, integer, jsonb, pgTable, primaryKey, smallint, text, unique, uuid } from "drizzle-orm/pg-core";
-import { actorKind, tenants, tz } from "./schema";
+import { boolean, check, index, integer, jsonb, pgTable, primaryKey, smallint, text, unique, uuid } from "drizzle-orm/pg-core";
+import { authored, checkKnown, fkey, serialId, tenantId, tz } from "./columns";
+import { actor, tenants } from "./schema";
 
 /**
  * A queue's settings, once an operator sets one (a queue exists as soon as a job names it): paused,
@@ -31,19 +32,21 @@ export const queues = pgTable(
 export const queueEvents = pgTable(
   "queue_events",
   {
-    id: bigint("id", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+    id: serialId(),
     queue: text("queue").notNull(),
     event: text("event").notNull(),
     value: integer("value"),
-    actorKind: actorKind("actor_kind").notNull(),
-    actorId: text("actor_id").notNull(),
+    ...actor(),
     at: tz("at").notNull().defaultNow(),
   },
   (t) => [
-    check("queue_events_event_known", sql`${t.event} IN ('pause', 'resume', 'limit', 'unlimit', 'fair', 'unfair')`),
+    checkKnown("queue_events", t.event, ["pause", "resume", "limit", "unlimit", "fair", "unfair"]),
     index("queue_events_queue_at_idx").on(t.queue, t.at),
   ],
 );
+
+/** Where a schedule is declared: in code (upserted when a worker starts) or in the console. */
+export const SCHEDULE_SOURCES = ["code", "console"] as const;
 
 /**
  * A periodic schedule: a cron expression read in an IANA time zone, and the job it submits at each
@@ -59,11 +62,11 @@ export const schedules = pgTable(
     timeZone: text("time_zone").notNull(),
     type: text("type").notNull(),
     params: jsonb("params").notNull(),
-    tenantId: text("tenant_id").notNull(),
+    tenantId: tenantId(),
     queue: text("queue").notNull(),
     priority: smallint("priority").notNull().default(0),
     paused: boolean("paused").notNull().default(false),
-    source: text("source").$type<"code" | "console">().notNull(),
+    source: text("source").$type<(typeof SCHEDULE_SOURCES)[number]>().notNull(),
     /** The next tick to submit, moved forward by a compare-and-set in the tick's transaction. */
     nextRunAt: tz("next_run_at").notNull(),
     lastTickAt: tz("last_tick_at"),
@@ -71,18 +74,15 @@ export const schedules = pgTable(
     /** Why the last tick submitted nothing; shown until a tick succeeds. */
     lastError: text("last_error"),
     lastErrorAt: tz("last_error_at"),
-    createdAt: tz("created_at").notNull().defaultNow(),
-    createdBy: text("created_by").notNull(),
-    updatedAt: tz("updated_at").notNull().defaultNow(),
-    updatedBy: text("updated_by").notNull(),
+    ...authored(),
   },
   (t) => [
-    foreignKey({ name: "schedules_tenant_id_fkey", columns: [t.tenantId], foreignColumns: [tenants.id] }),
+    fkey("schedules", t.tenantId, tenants.id),
     unique("schedules_name_unique").on(t.name),
     check("schedules_name_valid", sql`${t.name} ~ '^[a-z0-9][a-z0-9_.-]{0,99}$'`),
     check("schedules_queue_valid", sql`${t.queue} ~ '^[a-z0-9_.-]{1,100}$'`),
     check("schedules_priority_range", sql`${t.priority} BETWEEN 0 AND 9`),
-    check("schedules_source_known", sql`${t.source} IN ('code', 'console')`),
+    checkKnown("schedules", t.source, SCHEDULE_SOURCES),
     check("schedules_cron_length", sql`length(${t.cron}) BETWEEN 1 AND 200`),
     check("schedules_time_zone_length", sql`length(${t.timeZone}) BETWEEN 1 AND 100`),
     // The supervisor's scan for due schedules (paused ones take no entry).
@@ -99,7 +99,7 @@ export const scheduleRuns = pgTable(
   {
     scheduleId: uuid("schedule_id").notNull(),
     tickAt: tz("tick_at").notNull(),
-    tenantId: text("tenant_id").notNull(),
+    tenantId: tenantId(),
     jobId: uuid("job_id").notNull(),
     missed: integer("missed").notNull().default(0),
     enqueuedAt: tz("enqueued_at").notNull().defaultNow(),
@@ -107,7 +107,7 @@ export const scheduleRuns = pgTable(
   },
   (t) => [
     primaryKey({ name: "schedule_runs_pkey", columns: [t.scheduleId, t.tickAt] }),
-    foreignKey({ name: "schedule_runs_schedule_id_fkey", columns: [t.scheduleId], foreignColumns: [schedules.id] }),
+    fkey("schedule_runs", t.scheduleId, schedules.id),
     check("schedule_runs_missed_nonnegative", sql`${t.missed} >= 0`),
   ],
 );

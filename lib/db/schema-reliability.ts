@@ -1,12 +1,12 @@
 import { sql } from "drizzle-orm";
-import { bigint, check, index, integer, jsonb, pgTable, text, uuid } from "drizzle-orm/pg-core";
-import { tz } from "./schema";
+import { check, index, integer, jsonb, pgTable, text, uuid } from "drizzle-orm/pg-core";
+import { serialId, tenantId, tz } from "./columns";
 
 /** One row per integrity audit run (lib/integrity): its window of job activity and what it found. */
 export const integrityAudits = pgTable(
   "integrity_audits",
   {
-    id: bigint("id", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+    id: serialId(),
     windowFrom: tz("window_from").notNull(),
     windowTo: tz("window_to").notNull(),
     jobsChecked: integer("jobs_checked").notNull(),
@@ -30,7 +30,7 @@ export const jobArchive = pgTable(
   "job_archive",
   {
     jobId: uuid("job_id").primaryKey(),
-    tenantId: text("tenant_id").notNull(),
+    tenantId: tenantId(),
     finishedAt: tz("finished_at").notNull(),
     archivedAt: tz("archived_at").notNull().defaultNow(),
     record: jsonb("record").notNull(),

@@ -1,5 +1,6 @@
-import { jsonb, pgView, text, uuid } from "drizzle-orm/pg-core";
-import { liveJobColumns, tz } from "./schema";
+import { pgView, text, uuid } from "drizzle-orm/pg-core";
+import { tz } from "./columns";
+import { liveJobColumns } from "./schema";
 
 /**
  * The views the migrations build, declared for their row types: drizzle-kit leaves them to the SQL
@@ -14,9 +15,6 @@ import { liveJobColumns, tz } from "./schema";
 export const jobs = pgView("jobs", {
   id: uuid("id").notNull(),
   ...liveJobColumns(),
-  params: jsonb("params").notNull(),
   idempotencyKey: text("idempotency_key"),
-  createdAt: tz("created_at").notNull(),
-  updatedAt: tz("updated_at").notNull(),
   finishedAt: tz("finished_at"),
 }).existing();

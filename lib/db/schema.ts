@@ -11,10 +11,8 @@ import {
   primaryKey,
   smallint,
   text,
-  timestamp,
   uniqueIndex,
   uuid,
-  type AnyPgColumn,
   type ExtraConfigColumn,
 } from "drizzle-orm/pg-core";
 import {
@@ -27,6 +25,7 @@ import {
   STATES,
   TERMINAL_STATES,
 } from "../fsm/table";
+import { fkey, keyDesc, serialId, sqlList, tenantId, tz } from "./columns";
 
 
 export const jobState = pgEnum("job_state", STATES);
@@ -35,18 +34,23 @@ export const actorKind = pgEnum("actor_kind", ACTOR_KINDS);
 export const runOutcome = pgEnum("run_outcome", RUN_OUTCOMES);
 export const rejectionKind = pgEnum("rejection_kind", REJECTION_KINDS);
 
-/** `column IN ('a', 'b')`: a CHECK constraint of the migrations, from the list in code it keeps to. */
-export const oneOf = (column: AnyPgColumn, values: readonly string[]) => sql`${column} IN (${sql.raw(values.map((v) => `'${v}'`).join(", "))})`;
+/** Who did it: the kind of actor (lib/fsm/table.ts, ACTOR_KINDS) and its id. */
+export const actor = () => ({
+  actorKind: actorKind("actor_kind").notNull(),
+  actorId: text("actor_id").notNull(),
+});
+
+/** Whose job it is, what it runs and where, as submitted: the catalog row's, copied onto the live row. */
+const jobRouting = () => ({
+  tenantId: tenantId(),
+  type: text("type").notNull(),
+  queue: text("queue").notNull(),
+  /** Lower runs sooner. */
+  priority: smallint("priority").notNull(),
+});
 
 /** `state IN ('a', 'b')` from a list in the state machine table. */
-const stateIn = (states: readonly string[]): SQL => sql.raw(`state IN (${states.map((s) => `'${s}'`).join(", ")})`);
-
-/**
- * An index key in PostgreSQL's own descending order (`DESC`, nulls first), as the hand-written
- * migrations create it: drizzle's `.desc()` alone writes `DESC NULLS LAST`, a different index.
- */
-export const keyDesc = (column: ExtraConfigColumn) => column.desc().nullsFirst();
-export const tz = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });
+const stateIn = (states: readonly string[]): SQL => sql`state IN (${sqlList(states)})`;
 
 export const tenants = pgTable("tenants", {
   id: text("id").primaryKey(),
@@ -68,11 +72,7 @@ export const jobCatalog = pgTable(
   {
     /** Time-ordered (UUID version 7, lib/jobs/ids.ts). */
     id: uuid("id").primaryKey(),
-    tenantId: text("tenant_id").notNull(),
-    type: text("type").notNull(),
-    queue: text("queue").notNull(),
-    /** Lower runs sooner. */
-    priority: smallint("priority").notNull(),
+    ...jobRouting(),
     /** The attempt budget at submit (the live or done row holds the current one). */
     maxAttempts: integer("max_attempts").notNull(),
     params: jsonb("params").notNull(),
@@ -86,7 +86,7 @@ export const jobCatalog = pgTable(
     traceContext: jsonb("trace_context"),
   },
   (t) => [
-    foreignKey({ name: "job_catalog_tenant_id_fkey", columns: [t.tenantId], foreignColumns: [tenants.id] }),
+    fkey("job_catalog", t.tenantId, tenants.id),
     check("job_catalog_max_attempts_positive", sql`${t.maxAttempts} >= 1`),
     check("job_catalog_priority_range", sql`${t.priority} BETWEEN 0 AND 9`),
     check("job_catalog_type_nonempty", sql`length(${t.type}) BETWEEN 1 AND 200 AND length(${t.queue}) BETWEEN 1 AND 100`),
@@ -108,12 +108,9 @@ const CLAIM_ENTERED = ["claimed", "running"] as const satisfies readonly (typeof
 /** The live states a claim does not enter: the console's live tabs that have their own indexes. */
 const WAITING_STATES = STATES.filter((s) => !(CLAIM_ENTERED as readonly string[]).includes(s) && !(TERMINAL_STATES as readonly string[]).includes(s));
 
-/** The live row's columns that the `jobs` view also has (lib/db/schema-views.ts), in its order. */
+/** The live row's columns that the `jobs` view also has (lib/db/schema-views.ts). */
 export const liveJobColumns = () => ({
-  tenantId: text("tenant_id").notNull(),
-  type: text("type").notNull(),
-  queue: text("queue").notNull(),
-  priority: smallint("priority").notNull(),
+  ...jobRouting(),
   state: jobState("state").notNull(),
   attempt: integer("attempt").notNull(),
   maxAttempts: integer("max_attempts").notNull(),
@@ -122,6 +119,9 @@ export const liveJobColumns = () => ({
   heartbeatAt: tz("heartbeat_at"),
   /** When a live job becomes claimable; for a finished job (in the view), the one it was submitted with. */
   notBefore: tz("not_before").notNull(),
+  params: jsonb("params").notNull(),
+  createdAt: tz("created_at").notNull(),
+  updatedAt: tz("updated_at").notNull(),
 });
 
 /**
@@ -140,15 +140,12 @@ export const jobsLive = pgTable(
     runStartedAt: tz("run_started_at"),
     /** The state_version of the attempt's claim event. */
     runVersion: integer("run_version"),
-    params: jsonb("params").notNull(),
-    createdAt: tz("created_at").notNull(),
-    updatedAt: tz("updated_at").notNull(),
     /** A fair queue's claim order between tenants, given at submit; 0 on queues that are not fair (drizzle/0016). */
     fairTag: bigint("fair_tag", { mode: "number" }).notNull().default(0),
   },
   (t) => [
     foreignKey({ name: "jobs_live_catalog_fk", columns: [t.id], foreignColumns: [jobCatalog.id] }),
-    check("jobs_live_not_terminal", sql`${t.state} NOT IN (${sql.raw(TERMINAL_STATES.map((s) => `'${s}'`).join(", "))})`),
+    check("jobs_live_not_terminal", sql`${t.state} NOT IN (${sqlList(TERMINAL_STATES)})`),
     check("jobs_live_attempt_range", sql`${t.attempt} >= 0 AND ${t.attempt} <= ${t.maxAttempts}`),
     check("jobs_live_version_nonnegative", sql`${t.stateVersion} >= 0`),
     check("jobs_live_leased_iff_owner", sql`(${stateIn(LEASED_STATES)}) = (${t.leaseOwner} IS NOT NULL)`),
@@ -167,7 +164,7 @@ export const jobsLive = pgTable(
     // The supervisor's promotion of due retries.
     index("jobs_live_retry_due_idx").on(t.notBefore).where(sql`state = 'retry_wait'`),
     // The console's live tabs, newest first, on the states a claim does not enter.
-    index("jobs_live_waiting_idx").on(t.state, t.createdAt.desc(), t.id.desc()).where(sql`state NOT IN (${sql.raw(CLAIM_ENTERED.map((s) => `'${s}'`).join(", "))})`),
+    index("jobs_live_waiting_idx").on(t.state, t.createdAt.desc(), t.id.desc()).where(sql`state NOT IN (${sqlList(CLAIM_ENTERED)})`),
     // A tenant's live tabs: one index per state (0019), which the planner picks from the query's
     // constant state even under the tenant policy (docs/decisions.md, "The console's reads…").
     ...WAITING_STATES.map((state) =>
@@ -175,6 +172,17 @@ export const jobsLive = pgTable(
     ),
   ],
 );
+
+/**
+ * A history table's indexes for the console's finished tabs, newest first: the jobs whose `state`
+ * column names a terminal state, and one index per terminal state for a tenant's tabs (0019).
+ */
+const finishedIndexes = (table: string, tenantId: ExtraConfigColumn, state: ExtraConfigColumn, at: ExtraConfigColumn, jobId: ExtraConfigColumn) => [
+  index(`${table}_final_idx`).on(state, keyDesc(at), keyDesc(jobId)).where(sql`${sql.raw(state.name)} IN (${sqlList(TERMINAL_STATES)})`),
+  ...TERMINAL_STATES.map((s) =>
+    index(`${table}_tenant_${s}_idx`).on(tenantId, state, keyDesc(at), keyDesc(jobId)).where(sql.raw(`${state.name} = '${s}'`)),
+  ),
+];
 
 /**
  * One row per ended attempt, written once when it ends (the open attempt is on the live row).
@@ -187,7 +195,7 @@ export const jobAttempts = pgTable(
   {
     jobId: uuid("job_id").notNull(),
     attempt: integer("attempt").notNull(),
-    tenantId: text("tenant_id").notNull(),
+    tenantId: tenantId(),
     workerId: text("worker_id").notNull(),
     claimedAt: tz("claimed_at").notNull(),
     claimVersion: integer("claim_version").notNull(),
@@ -216,10 +224,7 @@ export const jobAttempts = pgTable(
     check("job_attempts_versions", sql`${t.endVersion} IS NULL OR ${t.endVersion} > ${t.claimVersion}`),
     index("job_attempts_finished_brin").using("brin", t.finishedAt).with({ pages_per_range: 16 }),
     // The jobs a worker finished: the console's finished tabs.
-    index("job_attempts_final_idx").on(t.endTo, keyDesc(t.finishedAt), keyDesc(t.jobId)).where(sql`end_to IN (${sql.raw(TERMINAL_STATES.map((s) => `'${s}'`).join(", "))})`),
-    ...TERMINAL_STATES.map((state) =>
-      index(`job_attempts_tenant_${state}_idx`).on(t.tenantId, t.endTo, keyDesc(t.finishedAt), keyDesc(t.jobId)).where(sql.raw(`end_to = '${state}'`)),
-    ),
+    ...finishedIndexes("job_attempts", t.tenantId, t.endTo, t.finishedAt, t.jobId),
     // Attempts that did not succeed: a successful attempt writes no entry here.
     index("job_attempts_error_class_idx").on(t.errorClass, t.jobId).where(sql`error_class IS NOT NULL`),
     index("job_attempts_worker_trouble_idx").on(t.workerId, keyDesc(t.finishedAt)).where(sql`outcome <> 'succeeded'`),
@@ -236,12 +241,11 @@ export const jobLog = pgTable(
   "job_log",
   {
     jobId: uuid("job_id").notNull(),
-    tenantId: text("tenant_id").notNull(),
+    tenantId: tenantId(),
     event: jobEvent("event").notNull(),
     fromState: jobState("from_state"),
     toState: jobState("to_state").notNull(),
-    actorKind: actorKind("actor_kind").notNull(),
-    actorId: text("actor_id").notNull(),
+    ...actor(),
     attempt: integer("attempt").notNull(),
     stateVersion: integer("state_version").notNull(),
     at: tz("at").notNull().defaultNow(),
@@ -254,10 +258,7 @@ export const jobLog = pgTable(
     index("job_log_job_version_idx").on(t.jobId, t.stateVersion),
     index("job_log_at_brin").using("brin", t.at),
     // The jobs finished by a transition no worker applied (cancelled, given up).
-    index("job_log_final_idx").on(t.toState, keyDesc(t.at), keyDesc(t.jobId)).where(sql`to_state IN (${sql.raw(TERMINAL_STATES.map((s) => `'${s}'`).join(", "))})`),
-    ...TERMINAL_STATES.map((state) =>
-      index(`job_log_tenant_${state}_idx`).on(t.tenantId, t.toState, keyDesc(t.at), keyDesc(t.jobId)).where(sql.raw(`to_state = '${state}'`)),
-    ),
+    ...finishedIndexes("job_log", t.tenantId, t.toState, t.at, t.jobId),
   ],
 );
 
@@ -265,13 +266,12 @@ export const jobLog = pgTable(
 export const transitionRejections = pgTable(
   "transition_rejections",
   {
-    id: bigint("id", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+    id: serialId(),
     jobId: uuid("job_id").notNull(),
     tenantId: text("tenant_id"),
     event: jobEvent("event").notNull(),
     kind: rejectionKind("kind").notNull(),
-    actorKind: actorKind("actor_kind").notNull(),
-    actorId: text("actor_id").notNull(),
+    ...actor(),
     expectedState: jobState("expected_state"),
     expectedVersion: integer("expected_version"),
     currentState: jobState("current_state"),
@@ -319,8 +319,7 @@ export const bulkStatus = pgEnum("bulk_status", BULK_STATUSES);
 export const bulkOperations = pgTable("bulk_operations", {
   id: uuid("id").primaryKey().defaultRandom(),
   event: jobEvent("event").notNull(),
-  actorKind: actorKind("actor_kind").notNull(),
-  actorId: text("actor_id").notNull(),
+  ...actor(),
   /** What was selected, in words: "12 selected jobs", "dead · media.render · OutOfMemoryError". */
   description: text("description").notNull(),
   total: integer("total").notNull(),
