@@ -2,14 +2,13 @@
 // prefill a queue, burn it down with no-op handlers, and time single jobs on
 // an idle system.
 import { performance } from "node:perf_hooks";
-import { Logger, makeWorkerUtils, run as runGraphile, runMigrations, type Runner } from "graphile-worker";
+import { Logger, makeWorkerUtils, run as runGraphile, runMigrations } from "graphile-worker";
 import PgBoss from "pg-boss";
 import postgres from "postgres";
 import { connect } from "../lib/db/client";
 import { enqueue } from "../lib/jobs/enqueue";
 import { silentLogger } from "../lib/worker/log";
 import { createWorker } from "../lib/worker/worker";
-import type { Worker } from "../lib/worker/types";
 import { prefillJobscope } from "./generate";
 import { snapshot, sleep, walBytes, walRecords, waitUntil, type Snapshot } from "./lib";
 
@@ -69,13 +68,12 @@ export async function burnJobscope(
   if (!opts.prefilled) await prefillJobscope(url, n);
   const sql = connect(url, { max: opts.batch ? 8 : opts.concurrency + 4, appName: "bench-jobscope", genericPlans: true });
   let done = 0;
-  let worker: Worker | null = null;
-  const r = await measure(
+  return measure(
     url,
     opts.label,
     n,
     async () => {
-      worker = createWorker({
+      const worker = createWorker({
         sql, queues: [BENCH_QUEUE], concurrency: opts.concurrency, batch: opts.batch, log: silentLogger, ...opts.worker,
         handlers: { "report.generate": async () => null },
         onOutcome: (o) => {
@@ -89,7 +87,6 @@ export async function burnJobscope(
     },
     () => keptJobscope(url),
   );
-  return r;
 }
 
 export async function burnGraphile(url: string, n: number, opts: { concurrency: number; batch: boolean; label: string }): Promise<Burn> {
@@ -99,37 +96,27 @@ export async function burnGraphile(url: string, n: number, opts: { concurrency: 
     await utils.addJobs(Array.from({ length: Math.min(5000, n - i) }, () => ({ identifier: "noop", payload: {} })));
   }
   await utils.release();
-  const admin = postgres(url, { max: 1, onnotice: () => {} });
-  await admin`VACUUM ANALYZE graphile_worker._private_jobs`;
-  let done = 0;
-  let runner: Runner | null = null;
-  const r = await measure(
-    url,
-    opts.label,
-    n,
-    async () => {
-      runner = await runGraphile({
+  return burnCompetitor(url, n, opts.label, {
+    name: "graphile",
+    table: "graphile_worker._private_jobs",
+    // Finished jobs are deleted: every row is unfinished.
+    unfinished: "",
+    kept: "jobs (finished jobs are deleted; no history)",
+    async start(handled) {
+      const runner = await runGraphile({
         connectionString: url,
         concurrency: opts.concurrency,
         maxPoolSize: opts.concurrency + 4,
         noHandleSignals: true,
         pollInterval: 1000,
         logger: quietGraphile(),
-        taskList: { noop: async () => void done++ },
+        taskList: { noop: async () => handled(1) },
         // https://worker.graphile.org/docs/performance#batching: a local queue and batched completions.
         ...(opts.batch && { preset: { worker: { localQueue: { size: 500 }, completeJobBatchDelay: 0, failJobBatchDelay: 0 } } }),
       });
-      await waitUntil("graphile handlers", async () => done >= n, 30 * 60_000);
-      await waitUntil("graphile completions", async () => Number((await admin`SELECT count(*)::int AS c FROM graphile_worker._private_jobs`)[0]!.c) === 0, 60_000, 5);
-      await runner.stop();
+      return () => runner.stop();
     },
-    async () => {
-      const [c] = await admin`SELECT count(*)::int AS c FROM graphile_worker._private_jobs`;
-      return `${c!.c} jobs (finished jobs are deleted; no history)`;
-    },
-  );
-  await admin.end();
-  return r;
+  });
 }
 
 export async function burnPgBoss(url: string, n: number, opts: { concurrency: number; batchSize: number; label: string }): Promise<Burn> {
@@ -140,31 +127,47 @@ export async function burnPgBoss(url: string, n: number, opts: { concurrency: nu
   for (let i = 0; i < n; i += 5000) {
     await boss.insert(Array.from({ length: Math.min(5000, n - i) }, () => ({ name: BENCH_QUEUE, data: {} })));
   }
+  return burnCompetitor(url, n, opts.label, {
+    name: "pg-boss",
+    table: "pgboss.job",
+    unfinished: "WHERE state <> 'completed'",
+    kept: "job rows in state completed (archived later; no per-attempt history)",
+    async start(handled) {
+      // pg-boss 10: concurrency is several work() subscriptions, each fetching batchSize jobs per poll.
+      for (let i = 0; i < opts.concurrency; i++) {
+        await boss.work(BENCH_QUEUE, { batchSize: opts.batchSize, pollingIntervalSeconds: 0.5 }, async (jobs) => handled(jobs.length));
+      }
+      return () => boss.stop({ graceful: true, wait: true, timeout: 10_000 });
+    },
+  });
+}
+
+/**
+ * Another engine's burn-down, watched through its job table (vacuumed first): `start` starts its
+ * workers, whose handlers report each job they are handed, and returns how to stop them. Done
+ * once the handlers have seen `n` jobs and the table holds no `unfinished` row.
+ */
+async function burnCompetitor(
+  url: string,
+  n: number,
+  label: string,
+  o: { name: string; table: string; unfinished: string; kept: string; start: (handled: (jobs: number) => void) => Promise<() => Promise<void>> },
+): Promise<Burn> {
   const admin = postgres(url, { max: 1, onnotice: () => {} });
-  await admin`VACUUM ANALYZE pgboss.job`;
+  const count = async (where: string) => Number((await admin.unsafe(`SELECT count(*)::int AS c FROM ${o.table} ${where}`))[0]!.c);
+  await admin.unsafe(`VACUUM ANALYZE ${o.table}`);
   let done = 0;
   const r = await measure(
     url,
-    opts.label,
+    label,
     n,
     async () => {
-      // pg-boss 10: concurrency is several work() subscriptions, each fetching batchSize jobs per poll.
-      for (let i = 0; i < opts.concurrency; i++) {
-        await boss.work(BENCH_QUEUE, { batchSize: opts.batchSize, pollingIntervalSeconds: 0.5 }, async (jobs) => void (done += jobs.length));
-      }
-      await waitUntil("pg-boss handlers", async () => done >= n, 30 * 60_000);
-      await waitUntil(
-        "pg-boss completions",
-        async () => Number((await admin`SELECT count(*)::int AS c FROM pgboss.job WHERE state <> 'completed'`)[0]!.c) === 0,
-        60_000,
-        5,
-      );
-      await boss.stop({ graceful: true, wait: true, timeout: 10_000 });
+      const stop = await o.start((jobs) => void (done += jobs));
+      await waitUntil(`${o.name} handlers`, async () => done >= n, 30 * 60_000);
+      await waitUntil(`${o.name} completions`, async () => (await count(o.unfinished)) === 0, 60_000, 5);
+      await stop();
     },
-    async () => {
-      const [c] = await admin`SELECT count(*)::int AS c FROM pgboss.job`;
-      return `${c!.c} job rows in state completed (archived later; no per-attempt history)`;
-    },
+    async () => `${await count("")} ${o.kept}`,
   );
   await admin.end();
   return r;
@@ -177,26 +180,42 @@ function quietGraphile() {
   });
 }
 
-/** Idle pickup latency: enqueue → handler start, sequential, `n` times. */
+/**
+ * Idle pickup latency: enqueue → handler start, sequential. The engine's handler calls `started`;
+ * `measure` submits a job `n` times and times each until its handler starts.
+ */
+function pickupProbe() {
+  let resolveStart: ((t: number) => void) | null = null;
+  return {
+    started: async () => void resolveStart?.(performance.now()),
+    async measure(n: number, submit: () => Promise<unknown>): Promise<number[]> {
+      const out: number[] = [];
+      for (let i = 0; i < n; i++) {
+        const started = new Promise<number>((r) => (resolveStart = r));
+        const t0 = performance.now();
+        await submit();
+        out.push((await started) - t0);
+        await sleep(15);
+      }
+      return out;
+    },
+  };
+}
+
 export async function pickupJobscope(url: string, n: number): Promise<number[]> {
   const sql = connect(url, { max: 6, appName: "bench-pickup", genericPlans: true });
-  let resolveStart: ((t: number) => void) | null = null;
+  const probe = pickupProbe();
   const worker = createWorker({
     sql, queues: ["pickup"], concurrency: 4, log: silentLogger,
-    handlers: { "report.generate": async () => resolveStart?.(performance.now()) },
+    handlers: { "report.generate": probe.started },
   });
   await worker.start();
-  const out: number[] = [];
   await sleep(200);
   // Without LISTEN the worker polls (1 s): a pickup figure from that would measure the poll, not the engine.
   if (!worker.stats().listening) throw new Error("pickup: the worker is not listening for jobscope_queued");
-  for (let i = 0; i < n; i++) {
-    const started = new Promise<number>((r) => (resolveStart = r));
-    const t0 = performance.now();
-    await enqueue(sql, { tenantId: "acme", type: "report.generate", params: { report: "daily_usage", period: "2026-11" }, queue: "pickup" }, API);
-    out.push((await started) - t0);
-    await sleep(15);
-  }
+  const out = await probe.measure(n, () =>
+    enqueue(sql, { tenantId: "acme", type: "report.generate", params: { report: "daily_usage", period: "2026-11" }, queue: "pickup" }, API),
+  );
   await worker.stop();
   await sql.end();
   return out;
@@ -204,21 +223,14 @@ export async function pickupJobscope(url: string, n: number): Promise<number[]> 
 
 export async function pickupGraphile(url: string, n: number): Promise<number[]> {
   await runMigrations({ connectionString: url, logger: quietGraphile() });
-  let resolveStart: ((t: number) => void) | null = null;
+  const probe = pickupProbe();
   const runner = await runGraphile({
     connectionString: url, concurrency: 4, noHandleSignals: true, pollInterval: 2000, logger: quietGraphile(),
-    taskList: { pickup: async () => resolveStart?.(performance.now()) },
+    taskList: { pickup: probe.started },
   });
   const utils = await makeWorkerUtils({ connectionString: url, logger: quietGraphile() });
-  const out: number[] = [];
   await sleep(200);
-  for (let i = 0; i < n; i++) {
-    const started = new Promise<number>((r) => (resolveStart = r));
-    const t0 = performance.now();
-    await utils.addJob("pickup", {});
-    out.push((await started) - t0);
-    await sleep(15);
-  }
+  const out = await probe.measure(n, () => utils.addJob("pickup", {}));
   await utils.release();
   await runner.stop();
   return out;
@@ -229,17 +241,10 @@ export async function pickupPgBoss(url: string, n: number): Promise<number[]> {
   boss.on("error", () => {});
   await boss.start();
   await boss.createQueue("pickup");
-  let resolveStart: ((t: number) => void) | null = null;
+  const probe = pickupProbe();
   // The shortest polling interval pg-boss 10 accepts; it has no LISTEN/NOTIFY wake-up.
-  await boss.work("pickup", { pollingIntervalSeconds: 0.5 }, async () => resolveStart?.(performance.now()));
-  const out: number[] = [];
-  for (let i = 0; i < n; i++) {
-    const started = new Promise<number>((r) => (resolveStart = r));
-    const t0 = performance.now();
-    await boss.send("pickup", {});
-    out.push((await started) - t0);
-    await sleep(15);
-  }
+  await boss.work("pickup", { pollingIntervalSeconds: 0.5 }, probe.started);
+  const out = await probe.measure(n, () => boss.send("pickup", {}));
   await boss.stop({ graceful: true, wait: true, timeout: 5000 });
   return out;
 }

@@ -21,7 +21,7 @@ import { isLeased, isTerminal, step, submitted, type JobSnapshot } from "../lib/
 import type { ActorKind, JobEvent, JobState, RunOutcome } from "../lib/fsm/table";
 import { auditJobs } from "../lib/integrity/audit";
 import { uuidv7Expr } from "../lib/jobs/ids";
-import { inWritePath } from "../lib/jobs/write-path";
+import { inWritePath, type Tx } from "../lib/jobs/write-path";
 
 type Ev = { seq: number; event: JobEvent; from: JobState | null; to: JobState; actor: ActorKind; attempt: number; version: number; offsetS: number };
 type Run = { attempt: number; claimedS: number; startedS: number | null; finishedS: number | null; outcome: RunOutcome | null; errorClass: string | null };
@@ -155,7 +155,23 @@ const TYPES: { type: string; queue: string; params: unknown }[] = [
 
 export const GEN_TENANTS = Array.from({ length: 20 }, (_, i) => (i === 0 ? "acme" : i === 1 ? "globex" : `tenant-${String(i).padStart(2, "0")}`));
 
-const actorId = (a: ActorKind) => (a === "supervisor" ? "gen-sup" : `gen-${a}`);
+export const actorId = (a: ActorKind) => (a === "supervisor" ? "gen-sup" : `gen-${a}`);
+
+/**
+ * Stamp `count` jobs chunk by chunk: `fill` writes jobs `from` to `from + n - 1` in one transaction,
+ * marked as the write path, with triggers skipped (superuser only) and without waiting for the WAL flush.
+ */
+export async function inChunks(sql: Sql, count: number, chunk: number, log: ((s: string) => void) | undefined, fill: (tx: Tx, from: number, n: number) => Promise<void>) {
+  for (let from = 0; from < count; from += chunk) {
+    const n = Math.min(chunk, count - from);
+    await inWritePath(sql, async (tx) => {
+      await tx`SET LOCAL session_replication_role = replica`;
+      await tx`SET LOCAL synchronous_commit = off`;
+      await fill(tx, from, n);
+    });
+    log?.(`generated ${from + n} / ${count} jobs`);
+  }
+}
 
 /**
  * Insert `count` jobs with their attempts and transitions. Each job's last transition falls evenly
@@ -216,58 +232,52 @@ export async function generate(
   const rebuilt = await dropSecondaryIndexes(sql, opts.count, opts.log);
   const worker = (attempt: string) => `'gen-w' || to_char(c.created_at AT TIME ZONE 'UTC', 'MMDD') || '-' || ((c.i + ${attempt}) % 8)`;
   const at = (s: string) => `c.created_at + c.scale * ${s} * interval '1 second'`;
-  for (let from = 0; from < opts.count; from += chunk) {
-    const n = Math.min(chunk, opts.count - from);
-    await inWritePath(sql, async (tx) => {
-      await tx`SET LOCAL session_replication_role = replica`;
-      await tx`SET LOCAL synchronous_commit = off`;
-      await tx`CREATE TEMP TABLE gen_chunk ON COMMIT DROP AS
-        SELECT g AS i, s.pattern, p.live, z.scale, z.created_at, ${tx.unsafe(uuidv7Expr("z.created_at"))} AS id,
-               (${GEN_TENANTS}::text[])[1 + (g * 7919) % ${GEN_TENANTS.length}::int] AS tenant_id,
-               -- Every run of as many jobs as tenants has each tenant once, and one type: each tenant has every type.
-               ((g / ${GEN_TENANTS.length}) % ${types.length})::int AS type_i
-          FROM generate_series(${from}::bigint, ${from + n - 1}::bigint) g
-          -- The history by run of as many jobs as tenants (as the type): each tenant has every history.
-          JOIN gen_slot s ON s.slot = ((g / ${GEN_TENANTS.length}) * 7) % ${slots.length}::int
-          JOIN gen_pattern p ON p.pattern = s.pattern
-          CROSS JOIN LATERAL (SELECT 1 + (g * 104729 % 60)::int AS scale) f
-          CROSS JOIN LATERAL (SELECT f.scale, now() - interval '2 minutes' - ${span}::float8 * interval '1 second' * (1 - g::float8 / ${opts.count}::int)
-                                              - f.scale * p.last_s * interval '1 second' AS created_at) z`;
-      await tx`
-        INSERT INTO job_catalog (id, tenant_id, type, queue, priority, max_attempts, params, idempotency_key, submitted_by_kind, submitted_by, created_at, not_before)
-        SELECT c.id, c.tenant_id, t.type, CASE WHEN c.live THEN 'gen-' || t.queue ELSE t.queue END, (c.i % 3)::smallint, p.submit_max, t.params${tx.unsafe(opts.extraParams ? ` || ${opts.extraParams}` : "")},
-               CASE WHEN c.i % 10 = 0 THEN 'gen-' || ${run}::int || '-' || c.i END, 'api', 'gen-api', c.created_at,
-               CASE WHEN p.never_claimed THEN ${far}::timestamptz ELSE c.created_at END
-          FROM gen_chunk c JOIN gen_pattern p USING (pattern)
-          JOIN jsonb_to_recordset(${tx.json(types as never)}) AS t(i int, type text, queue text, params jsonb) ON t.i = c.type_i
-         ORDER BY c.id`;
-      await tx`
-        INSERT INTO jobs_live (id, tenant_id, type, queue, priority, state, attempt, max_attempts, state_version, lease_owner, heartbeat_at, not_before,
-                               run_worker, run_claimed_at, run_started_at, run_version, params, created_at, updated_at)
-        SELECT k.id, k.tenant_id, k.type, k.queue, k.priority, p.state, p.attempt, p.max_attempts, p.version,
-               CASE WHEN p.leased THEN ${tx.unsafe(worker("p.attempt"))} END, CASE WHEN p.leased THEN ${tx.unsafe(at("p.last_s"))} END, ${far}::timestamptz,
-               CASE WHEN p.leased THEN ${tx.unsafe(worker("p.attempt"))} END, ${tx.unsafe(at("p.run_claimed_s"))}, ${tx.unsafe(at("p.run_started_s"))}, p.run_version,
-               k.params, k.created_at, ${tx.unsafe(at("p.last_s"))}
-          FROM gen_chunk c JOIN gen_pattern p USING (pattern) JOIN job_catalog k ON k.id = c.id
-         WHERE c.live`;
-      await tx`
-        INSERT INTO job_attempts (job_id, attempt, tenant_id, worker_id, claimed_at, claim_version, started_at, finished_at, outcome, max_attempts,
-                                  end_event, end_from, end_to, end_version, retry_at, error_class, error_message, result)
-        SELECT c.id, a.attempt, c.tenant_id, ${tx.unsafe(worker("a.attempt"))}, ${tx.unsafe(at("a.claimed_s"))}, a.claim_version,
-               ${tx.unsafe(at("a.started_s"))}, ${tx.unsafe(at("a.finished_s"))}, a.outcome, a.max_attempts,
-               a.end_event, a.end_from, a.end_to, a.end_version, CASE WHEN a.retry_far THEN ${far}::timestamptz ELSE ${tx.unsafe(at("a.retry_s"))} END,
-               a.error_class, CASE WHEN a.error_class IS NOT NULL THEN a.error_class || ': generated failure of attempt ' || a.attempt END,
-               CASE WHEN a.outcome = 'succeeded' THEN '{"ok":true}'::jsonb END
-          FROM gen_chunk c JOIN gen_attempt a USING (pattern)
-         ORDER BY 8`;
-      await tx`
-        INSERT INTO job_log (job_id, tenant_id, event, from_state, to_state, actor_kind, actor_id, attempt, state_version, at, payload, max_attempts)
-        SELECT c.id, c.tenant_id, e.event, e.from_state, e.to_state, e.actor, e.actor_id, e.attempt, e.version, ${tx.unsafe(at("e.at_s"))}, NULL, e.max_attempts
-          FROM gen_chunk c JOIN gen_log e USING (pattern)
-         ORDER BY 10`;
-    });
-    opts.log?.(`generated ${from + n} / ${opts.count} jobs`);
-  }
+  await inChunks(sql, opts.count, chunk, opts.log, async (tx, from, n) => {
+    await tx`CREATE TEMP TABLE gen_chunk ON COMMIT DROP AS
+      SELECT g AS i, s.pattern, p.live, z.scale, z.created_at, ${tx.unsafe(uuidv7Expr("z.created_at"))} AS id,
+             (${GEN_TENANTS}::text[])[1 + (g * 7919) % ${GEN_TENANTS.length}::int] AS tenant_id,
+             -- Every run of as many jobs as tenants has each tenant once, and one type: each tenant has every type.
+             ((g / ${GEN_TENANTS.length}) % ${types.length})::int AS type_i
+        FROM generate_series(${from}::bigint, ${from + n - 1}::bigint) g
+        -- The history by run of as many jobs as tenants (as the type): each tenant has every history.
+        JOIN gen_slot s ON s.slot = ((g / ${GEN_TENANTS.length}) * 7) % ${slots.length}::int
+        JOIN gen_pattern p ON p.pattern = s.pattern
+        CROSS JOIN LATERAL (SELECT 1 + (g * 104729 % 60)::int AS scale) f
+        CROSS JOIN LATERAL (SELECT f.scale, now() - interval '2 minutes' - ${span}::float8 * interval '1 second' * (1 - g::float8 / ${opts.count}::int)
+                                            - f.scale * p.last_s * interval '1 second' AS created_at) z`;
+    await tx`
+      INSERT INTO job_catalog (id, tenant_id, type, queue, priority, max_attempts, params, idempotency_key, submitted_by_kind, submitted_by, created_at, not_before)
+      SELECT c.id, c.tenant_id, t.type, CASE WHEN c.live THEN 'gen-' || t.queue ELSE t.queue END, (c.i % 3)::smallint, p.submit_max, t.params${tx.unsafe(opts.extraParams ? ` || ${opts.extraParams}` : "")},
+             CASE WHEN c.i % 10 = 0 THEN 'gen-' || ${run}::int || '-' || c.i END, 'api', 'gen-api', c.created_at,
+             CASE WHEN p.never_claimed THEN ${far}::timestamptz ELSE c.created_at END
+        FROM gen_chunk c JOIN gen_pattern p USING (pattern)
+        JOIN jsonb_to_recordset(${tx.json(types as never)}) AS t(i int, type text, queue text, params jsonb) ON t.i = c.type_i
+       ORDER BY c.id`;
+    await tx`
+      INSERT INTO jobs_live (id, tenant_id, type, queue, priority, state, attempt, max_attempts, state_version, lease_owner, heartbeat_at, not_before,
+                             run_worker, run_claimed_at, run_started_at, run_version, params, created_at, updated_at)
+      SELECT k.id, k.tenant_id, k.type, k.queue, k.priority, p.state, p.attempt, p.max_attempts, p.version,
+             CASE WHEN p.leased THEN ${tx.unsafe(worker("p.attempt"))} END, CASE WHEN p.leased THEN ${tx.unsafe(at("p.last_s"))} END, ${far}::timestamptz,
+             CASE WHEN p.leased THEN ${tx.unsafe(worker("p.attempt"))} END, ${tx.unsafe(at("p.run_claimed_s"))}, ${tx.unsafe(at("p.run_started_s"))}, p.run_version,
+             k.params, k.created_at, ${tx.unsafe(at("p.last_s"))}
+        FROM gen_chunk c JOIN gen_pattern p USING (pattern) JOIN job_catalog k ON k.id = c.id
+       WHERE c.live`;
+    await tx`
+      INSERT INTO job_attempts (job_id, attempt, tenant_id, worker_id, claimed_at, claim_version, started_at, finished_at, outcome, max_attempts,
+                                end_event, end_from, end_to, end_version, retry_at, error_class, error_message, result)
+      SELECT c.id, a.attempt, c.tenant_id, ${tx.unsafe(worker("a.attempt"))}, ${tx.unsafe(at("a.claimed_s"))}, a.claim_version,
+             ${tx.unsafe(at("a.started_s"))}, ${tx.unsafe(at("a.finished_s"))}, a.outcome, a.max_attempts,
+             a.end_event, a.end_from, a.end_to, a.end_version, CASE WHEN a.retry_far THEN ${far}::timestamptz ELSE ${tx.unsafe(at("a.retry_s"))} END,
+             a.error_class, CASE WHEN a.error_class IS NOT NULL THEN a.error_class || ': generated failure of attempt ' || a.attempt END,
+             CASE WHEN a.outcome = 'succeeded' THEN '{"ok":true}'::jsonb END
+        FROM gen_chunk c JOIN gen_attempt a USING (pattern)
+       ORDER BY 8`;
+    await tx`
+      INSERT INTO job_log (job_id, tenant_id, event, from_state, to_state, actor_kind, actor_id, attempt, state_version, at, payload, max_attempts)
+      SELECT c.id, c.tenant_id, e.event, e.from_state, e.to_state, e.actor, e.actor_id, e.attempt, e.version, ${tx.unsafe(at("e.at_s"))}, NULL, e.max_attempts
+        FROM gen_chunk c JOIN gen_log e USING (pattern)
+       ORDER BY 10`;
+  });
   await sql`DROP TABLE IF EXISTS gen_slot, gen_pattern, gen_attempt, gen_log`;
   await rebuilt();
   // The steady state of insert-only tables under autovacuum: statistics, and visibility maps for index-only scans.

@@ -13,12 +13,10 @@
 // the rest. The transactions are marked as the write path and skip triggers (superuser only);
 // every CHECK constraint still holds, and replaying a job's events reproduces its row.
 import type { Sql } from "../lib/db/client";
-import type { ActorKind } from "../lib/fsm/table";
 import { ensureEventPartitions } from "../lib/db/partitions";
 import { uuidv7Expr } from "../lib/jobs/ids";
 import { shapeOf } from "../lib/jobs/shape";
-import { inWritePath } from "../lib/jobs/write-path";
-import { GEN_TENANTS, patterns } from "./generate";
+import { actorId, GEN_TENANTS, inChunks, patterns } from "./generate";
 
 const TYPES = [
   { type: "report.generate", queue: "default", params: { report: "daily_usage", period: "2026-11" } },
@@ -49,8 +47,6 @@ function attemptsOf(p: Pattern) {
     });
 }
 
-const actorId = (a: ActorKind) => (a === "supervisor" ? "gen-sup" : `gen-${a}`);
-
 export async function generateInsightData(sql: Sql, opts: { count: number; spanDays: number; chunk?: number; log?: (s: string) => void }) {
   const pats = patterns();
   const chunk = opts.chunk ?? 100_000;
@@ -79,57 +75,51 @@ export async function generateInsightData(sql: Sql, opts: { count: number; spanD
          max_attempts int, end_event job_event, end_from job_state, end_to job_state, end_version int, retry_s float8)`;
   const total = slots.length;
   const types = TYPES.map((t, i) => ({ i, ...t }));
-  for (let from = 0; from < opts.count; from += chunk) {
-    const n = Math.min(chunk, opts.count - from);
-    await inWritePath(sql, async (tx) => {
-      await tx`SET LOCAL session_replication_role = replica`;
-      await tx`SET LOCAL synchronous_commit = off`;
-      // A per-job clock factor of 1..60 (seconds become up to minutes); the job's last transition
-      // falls evenly over the span, the newest two minutes ago.
-      await tx`CREATE TEMP TABLE ig_chunk ON COMMIT DROP AS
-        SELECT g AS i, s.pattern, p.live, z.scale, z.created_at, ${tx.unsafe(uuidv7Expr("z.created_at"))} AS id,
-               (${GEN_TENANTS}::text[])[1 + (g::bigint * 7919) % ${GEN_TENANTS.length}::int] AS tenant_id,
-               (g * 31) % ${TYPES.length}::int AS type_i
-          FROM generate_series(${from}::int, ${from + n - 1}::int) g
-          JOIN ig_slot s ON s.slot = (g * 7) % ${total}::int
-          JOIN ig_pattern p ON p.pattern = s.pattern
-          CROSS JOIN LATERAL (SELECT 1 + (g::bigint * 104729 % 60)::int AS scale) f
-          CROSS JOIN LATERAL (SELECT f.scale,
-                                     now() - interval '2 minutes' - ${span}::float8 * interval '1 second' * (1 - g::float8 / ${opts.count}::int)
-                                       - f.scale * p.last_s * interval '1 second' AS created_at) z`;
-      await tx`
-        INSERT INTO job_catalog (id, tenant_id, type, queue, priority, max_attempts, params, idempotency_key, submitted_by_kind, submitted_by, created_at, not_before)
-        SELECT c.id, c.tenant_id, t.type, CASE WHEN c.live THEN 'gen-' || t.queue ELSE t.queue END, (c.i % 3)::smallint, p.max_attempts, t.params,
-               NULL, 'api', 'gen-api', c.created_at, c.created_at
-          FROM ig_chunk c JOIN ig_pattern p USING (pattern)
-          JOIN jsonb_to_recordset(${tx.json(types as never)}) AS t(i int, type text, queue text, params jsonb) ON t.i = c.type_i
-         ORDER BY c.created_at`;
-      await tx`
-        INSERT INTO jobs_live (id, tenant_id, type, queue, priority, state, attempt, max_attempts, state_version, not_before, params, created_at, updated_at)
-        SELECT k.id, k.tenant_id, k.type, k.queue, k.priority, p.state, p.attempt, p.max_attempts, p.version,
-               now() + interval '365 days', k.params, k.created_at, c.created_at + c.scale * p.last_s * interval '1 second'
-          FROM ig_chunk c JOIN ig_pattern p USING (pattern) JOIN job_catalog k ON k.id = c.id
-         WHERE c.live`;
-      await tx`
-        INSERT INTO job_attempts (job_id, attempt, tenant_id, worker_id, claimed_at, claim_version, started_at, finished_at, outcome, max_attempts,
-                                  end_event, end_from, end_to, end_version, retry_at, error_class, error_message, result)
-        SELECT c.id, a.attempt, c.tenant_id, 'gen-worker-' || ((c.i + a.attempt) % 8),
-               c.created_at + c.scale * a.claimed_s * interval '1 second', a.claim_version, c.created_at + c.scale * a.started_s * interval '1 second',
-               c.created_at + c.scale * a.finished_s * interval '1 second', a.outcome, a.max_attempts,
-               a.end_event, a.end_from, a.end_to, a.end_version, c.created_at + c.scale * a.retry_s * interval '1 second', a.error_class,
-               CASE WHEN a.error_class IS NOT NULL THEN a.error_class || ': generated failure of attempt ' || a.attempt END,
-               CASE WHEN a.outcome = 'succeeded' THEN '{"ok":true}'::jsonb END
-          FROM ig_chunk c JOIN ig_attempt a USING (pattern)
-         ORDER BY 8`;
-      await tx`
-        INSERT INTO job_log (job_id, tenant_id, event, from_state, to_state, actor_kind, actor_id, attempt, state_version, at, payload, max_attempts)
-        SELECT c.id, c.tenant_id, e.event, e.from_state, e.to_state, e.actor, e.actor_id, e.attempt, e.version,
-               c.created_at + c.scale * e.offset_s * interval '1 second', NULL, e.max_attempts
-          FROM ig_chunk c JOIN ig_log e USING (pattern)
-         ORDER BY 10`;
-    });
-    opts.log?.(`generated ${from + n} / ${opts.count} jobs`);
-  }
+  await inChunks(sql, opts.count, chunk, opts.log, async (tx, from, n) => {
+    // A per-job clock factor of 1..60 (seconds become up to minutes); the job's last transition
+    // falls evenly over the span, the newest two minutes ago.
+    await tx`CREATE TEMP TABLE ig_chunk ON COMMIT DROP AS
+      SELECT g AS i, s.pattern, p.live, z.scale, z.created_at, ${tx.unsafe(uuidv7Expr("z.created_at"))} AS id,
+             (${GEN_TENANTS}::text[])[1 + (g::bigint * 7919) % ${GEN_TENANTS.length}::int] AS tenant_id,
+             (g * 31) % ${TYPES.length}::int AS type_i
+        FROM generate_series(${from}::int, ${from + n - 1}::int) g
+        JOIN ig_slot s ON s.slot = (g * 7) % ${total}::int
+        JOIN ig_pattern p ON p.pattern = s.pattern
+        CROSS JOIN LATERAL (SELECT 1 + (g::bigint * 104729 % 60)::int AS scale) f
+        CROSS JOIN LATERAL (SELECT f.scale,
+                                   now() - interval '2 minutes' - ${span}::float8 * interval '1 second' * (1 - g::float8 / ${opts.count}::int)
+                                     - f.scale * p.last_s * interval '1 second' AS created_at) z`;
+    await tx`
+      INSERT INTO job_catalog (id, tenant_id, type, queue, priority, max_attempts, params, idempotency_key, submitted_by_kind, submitted_by, created_at, not_before)
+      SELECT c.id, c.tenant_id, t.type, CASE WHEN c.live THEN 'gen-' || t.queue ELSE t.queue END, (c.i % 3)::smallint, p.max_attempts, t.params,
+             NULL, 'api', 'gen-api', c.created_at, c.created_at
+        FROM ig_chunk c JOIN ig_pattern p USING (pattern)
+        JOIN jsonb_to_recordset(${tx.json(types as never)}) AS t(i int, type text, queue text, params jsonb) ON t.i = c.type_i
+       ORDER BY c.created_at`;
+    await tx`
+      INSERT INTO jobs_live (id, tenant_id, type, queue, priority, state, attempt, max_attempts, state_version, not_before, params, created_at, updated_at)
+      SELECT k.id, k.tenant_id, k.type, k.queue, k.priority, p.state, p.attempt, p.max_attempts, p.version,
+             now() + interval '365 days', k.params, k.created_at, c.created_at + c.scale * p.last_s * interval '1 second'
+        FROM ig_chunk c JOIN ig_pattern p USING (pattern) JOIN job_catalog k ON k.id = c.id
+       WHERE c.live`;
+    await tx`
+      INSERT INTO job_attempts (job_id, attempt, tenant_id, worker_id, claimed_at, claim_version, started_at, finished_at, outcome, max_attempts,
+                                end_event, end_from, end_to, end_version, retry_at, error_class, error_message, result)
+      SELECT c.id, a.attempt, c.tenant_id, 'gen-worker-' || ((c.i + a.attempt) % 8),
+             c.created_at + c.scale * a.claimed_s * interval '1 second', a.claim_version, c.created_at + c.scale * a.started_s * interval '1 second',
+             c.created_at + c.scale * a.finished_s * interval '1 second', a.outcome, a.max_attempts,
+             a.end_event, a.end_from, a.end_to, a.end_version, c.created_at + c.scale * a.retry_s * interval '1 second', a.error_class,
+             CASE WHEN a.error_class IS NOT NULL THEN a.error_class || ': generated failure of attempt ' || a.attempt END,
+             CASE WHEN a.outcome = 'succeeded' THEN '{"ok":true}'::jsonb END
+        FROM ig_chunk c JOIN ig_attempt a USING (pattern)
+       ORDER BY 8`;
+    await tx`
+      INSERT INTO job_log (job_id, tenant_id, event, from_state, to_state, actor_kind, actor_id, attempt, state_version, at, payload, max_attempts)
+      SELECT c.id, c.tenant_id, e.event, e.from_state, e.to_state, e.actor, e.actor_id, e.attempt, e.version,
+             c.created_at + c.scale * e.offset_s * interval '1 second', NULL, e.max_attempts
+        FROM ig_chunk c JOIN ig_log e USING (pattern)
+       ORDER BY 10`;
+  });
   await sql`DROP TABLE IF EXISTS ig_slot, ig_pattern, ig_log, ig_attempt`;
   for (const t of ["job_catalog", "jobs_live", "job_attempts", "job_log"]) await sql`VACUUM ANALYZE ${sql(t)}`;
 }

@@ -25,28 +25,8 @@ const scoped = <T>(sql: Sql, key: ApiKeyPrincipal, fn: (tx: ScopedSql) => Promis
 const audit = (tx: ScopedSql, key: ApiKeyPrincipal, e: { action: AuditAction; jobIds?: string[]; outcome: "applied" | "refused" | "invalid"; reason: string }) =>
   recordAudit(tx, { ...auditPrincipalOfKey(key), via: "api", ...e });
 
-/** The job as the API shows it: no lease owner or heartbeat (the workers' business). */
-export function publicJob(j: JobRow) {
-  return {
-    id: j.id,
-    tenantId: j.tenantId,
-    type: j.type,
-    queue: j.queue,
-    priority: j.priority,
-    state: j.state,
-    attempt: j.attempt,
-    maxAttempts: j.maxAttempts,
-    stateVersion: j.stateVersion,
-    notBefore: j.notBefore,
-    params: j.params,
-    idempotencyKey: j.idempotencyKey,
-    createdAt: j.createdAt,
-    updatedAt: j.updatedAt,
-    finishedAt: j.finishedAt,
-  };
-}
-
-const publicSummary = (j: JobListRow) => ({
+/** What the API shows of a job in a list and on its own: no lease owner or heartbeat (the workers' business). */
+const publicFields = (j: JobRow | JobListRow) => ({
   id: j.id,
   tenantId: j.tenantId,
   type: j.type,
@@ -59,8 +39,12 @@ const publicSummary = (j: JobListRow) => ({
   createdAt: j.createdAt,
   updatedAt: j.updatedAt,
   finishedAt: j.finishedAt,
-  lastErrorClass: j.lastErrorClass,
 });
+
+/** The job as the API shows it. */
+export const publicJob = (j: JobRow) => ({ ...publicFields(j), notBefore: j.notBefore, params: j.params, idempotencyKey: j.idempotencyKey });
+
+const publicSummary = (j: JobListRow) => ({ ...publicFields(j), lastErrorClass: j.lastErrorClass });
 
 const NOT_FOUND = () => apiError(404, "not_found", "No such job.");
 

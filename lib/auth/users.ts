@@ -6,21 +6,26 @@ import { drizzleOn, run } from "../db/drizzle";
 import { users } from "../db/schema-identity";
 import type { Tx } from "../jobs/write-path";
 import { AppError } from "../result";
-import { ROLES } from "./permissions";
+import { ROLES, type Role } from "./permissions";
 
-export const NewUser = z
-  .strictObject({
+/** A user's role and tenant, as a new user and a role change give them. */
+const membership = {
+  role: z.enum(ROLES),
+  tenantId: z.string().trim().min(1).max(100).nullable().default(null),
+  tenantOwner: z.boolean().default(false),
+};
+/** A tenant member needs a tenant; staff have none. */
+const tenantMatchesRole = <T extends z.ZodType<{ role: Role; tenantId: string | null }>>(schema: T) =>
+  schema.refine((u) => (u.role === "tenant") === (u.tenantId !== null), { message: "a tenant member needs a tenant; staff have none", path: ["tenantId"] });
+
+export const NewUser = tenantMatchesRole(
+  z.strictObject({
     email: z.email().max(200).transform((e) => e.toLowerCase()),
     name: z.string().trim().min(1).max(100),
     password: z.string().min(10, "at least 10 characters").max(200),
-    role: z.enum(ROLES),
-    tenantId: z.string().trim().min(1).max(100).nullable().default(null),
-    tenantOwner: z.boolean().default(false),
-  })
-  .refine((u) => (u.role === "tenant") === (u.tenantId !== null), {
-    message: "a tenant member needs a tenant; staff have none",
-    path: ["tenantId"],
-  });
+    ...membership,
+  }),
+);
 export type NewUser = z.input<typeof NewUser>;
 
 /** What a list or a change returns of a user. */
@@ -65,17 +70,7 @@ export async function listUsers(sql: Db): Promise<UserRow[]> {
   return run(drizzleOn(sql).select(userColumns).from(users).orderBy(users.role, users.email).limit(1000));
 }
 
-export const RoleChange = z
-  .strictObject({
-    userId: z.string().min(1).max(100),
-    role: z.enum(ROLES),
-    tenantId: z.string().trim().min(1).max(100).nullable().default(null),
-    tenantOwner: z.boolean().default(false),
-  })
-  .refine((u) => (u.role === "tenant") === (u.tenantId !== null), {
-    message: "a tenant member needs a tenant; staff have none",
-    path: ["tenantId"],
-  });
+export const RoleChange = tenantMatchesRole(z.strictObject({ userId: z.string().min(1).max(100), ...membership }));
 
 /** Refused: the change would leave nobody able to manage users. */
 export const lastAdminRefusal = () => new AppError("refused", "This is the last admin: make someone else an admin first.");

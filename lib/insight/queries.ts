@@ -1,4 +1,5 @@
 import type { Db } from "../db/client";
+import type { RejectionRecord } from "../jobs/queries";
 import type { JobEvent, JobState, RejectionKind, RunOutcome } from "../fsm/table";
 import { TRANSITIONS } from "../fsm/table";
 import { LATENCY_SAMPLE, POISON_LOOKBACK_MS, POISON_LOSSES, WINDOWS, type WindowKey } from "./windows";
@@ -201,21 +202,8 @@ export async function poisonSuspects(sql: Db, now = new Date(), limit = 20): Pro
   }));
 }
 
-export type RejectionRow = {
-  id: string;
-  jobId: string;
-  tenantId: string | null;
-  event: JobEvent;
-  kind: RejectionKind;
-  actorKind: string;
-  actorId: string;
-  expectedState: JobState | null;
-  expectedVersion: number | null;
-  currentState: JobState | null;
-  currentVersion: number | null;
-  reason: string;
-  at: Date;
-};
+/** A refused transition in the cross-job list: the job page's record, with its job and tenant. */
+export type RejectionRow = Omit<RejectionRecord, "event"> & { jobId: string; tenantId: string | null; event: JobEvent };
 
 export type RejectionFilters = { kind?: RejectionKind; event?: JobEvent; actor?: string; job?: string; after?: string; limit?: number };
 export type RejectionPage = { rows: RejectionRow[]; next: string | null };

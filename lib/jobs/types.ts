@@ -1,5 +1,6 @@
 import type { jobs } from "../db/schema-views";
 import type { ActorKind, JobEvent, JobState, RejectionKind } from "../fsm/table";
+import type { Move } from "./write";
 
 /** Who applies a transition: recorded in `job_events.actor_*`. */
 export type Actor = { kind: ActorKind; id: string };
@@ -7,27 +8,13 @@ export type Actor = { kind: ActorKind; id: string };
 /** The job row as the write path returns it: a row of the `jobs` view (lib/db/schema-views.ts). */
 export type JobRow = typeof jobs.$inferSelect;
 
-export type TransitionInput = {
-  jobId: string;
-  event: JobEvent;
-  actor: Actor;
-  /** The state and version the caller saw (a console page). Omitted: act on the row as it is now. */
-  expected?: { state: JobState; version: number };
-  /** A worker's fencing token: required when `actor.kind` is "worker"; the lease owner is `actor.id`. */
-  attempt?: number;
-  /** Supervisor: apply only while the heartbeat is still older than this. */
-  staleBefore?: Date;
-  /** `fail` / `abandon` / `stop`: what went wrong, stored on the run record. */
-  error?: { class: string; message: string };
-  /** `finish`: the job's result, stored on the run record. */
-  result?: unknown;
-  /** `fail`: when the retry becomes due (`not_before`). */
-  retryAt?: Date;
-  /** Extra detail for the event log. */
-  payload?: Record<string, unknown>;
-  /** Back-dates the transition; only the demo seeder uses it. */
-  at?: Date;
-};
+/**
+ * What `transition` is asked to apply: a Move of the write path (lib/jobs/write.ts) whose
+ * `expected` state and version may be left out (a console page passes what it saw; omitted, the
+ * move acts on the row as it is now). A worker's `attempt` is required when `actor.kind` is
+ * "worker"; `error` goes with fail / abandon / stop, `result` with finish, `retryAt` with fail.
+ */
+export type TransitionInput = Omit<Move, "expected"> & { expected?: Move["expected"] };
 
 export type MovedBy = { event: JobEvent; actorKind: ActorKind; actorId: string; at: Date };
 

@@ -123,51 +123,40 @@ export function createSupervisor(opts: SupervisorOptions) {
     return report;
   }
 
+  /**
+   * A chore beside the tick, at most once per `everyMs` (0: never): a failure is logged and
+   * retried on the next interval.
+   */
+  function periodically(everyMs: number, what: string, chore: () => Promise<unknown>) {
+    let dueAt = 0;
+    return async () => {
+      if (everyMs <= 0 || Date.now() < dueAt) return;
+      dueAt = Date.now() + everyMs;
+      try {
+        await chore();
+      } catch (e) {
+        log(`could not ${what}: ${e instanceof Error ? e.message : String(e)}`);
+      }
+    };
+  }
+  // Keep the coming days' event partitions created (drizzle/0009_partition_events.sql). A failure
+  // (e.g. lock timeout) does no harm meanwhile: a week of days is created ahead, and events outside
+  // any day land in the DEFAULT partition.
+  const keepPartitions = periodically(opts.partitionsEveryMs ?? 3_600_000, "create job_events partitions", async () => {
+    const created = await ensureEventPartitions(sql);
+    if (created > 0) log(`created ${created} job_events partition(s)`);
+  });
+  // The metrics' roll-up: after a failure the cursor did not move, so nothing is lost or counted twice.
+  const keepMetrics = periodically(opts.metricsEveryMs ?? 15_000, "roll up the metrics", () => rollUpMetrics(sql));
+  // Alert rules: each rule's evaluation commits with its alert (or not at all).
+  const keepAlerts = periodically(opts.alertsEveryMs ?? 5_000, "evaluate the alert rules", async () => {
+    const r = await evaluateAlerts(sql);
+    if (r.alerts > 0) log(`sent ${r.alerts} alert(s)`);
+  });
   // Consecutive failed ticks: while the database is unreachable the supervisor
   // backs off (DB_RETRY: 250 ms doubling to 30 s) instead of hammering it, and
   // the pool reconnects on the first tick that gets through.
   let failures = 0;
-  // Keep the coming days' event partitions created (drizzle/0009_partition_events.sql), at most
-  // once per interval. A failure (e.g. lock timeout) is logged and retried on the next interval:
-  // a week of days is created ahead, and events outside any day land in the DEFAULT partition.
-  const partitionsEveryMs = opts.partitionsEveryMs ?? 3_600_000;
-  let partitionsDueAt = 0;
-  async function keepPartitions() {
-    if (partitionsEveryMs <= 0 || Date.now() < partitionsDueAt) return;
-    partitionsDueAt = Date.now() + partitionsEveryMs;
-    try {
-      const created = await ensureEventPartitions(sql);
-      if (created > 0) log(`created ${created} job_events partition(s)`);
-    } catch (e) {
-      log(`could not create job_events partitions: ${e instanceof Error ? e.message : String(e)}`);
-    }
-  }
-  // The metrics' roll-up, at most once per interval, beside the tick: a failure is logged and
-  // retried on the next interval (the cursor did not move, so nothing is lost or counted twice).
-  const metricsEveryMs = opts.metricsEveryMs ?? 15_000;
-  let metricsDueAt = 0;
-  async function keepMetrics() {
-    if (metricsEveryMs <= 0 || Date.now() < metricsDueAt) return;
-    metricsDueAt = Date.now() + metricsEveryMs;
-    try {
-      await rollUpMetrics(sql);
-    } catch (e) {
-      log(`could not roll up the metrics: ${e instanceof Error ? e.message : String(e)}`);
-    }
-  }
-  // Alert rules, at most once per interval; each rule's evaluation commits with its alert (or not at all).
-  const alertsEveryMs = opts.alertsEveryMs ?? 5_000;
-  let alertsDueAt = 0;
-  async function keepAlerts() {
-    if (alertsEveryMs <= 0 || Date.now() < alertsDueAt) return;
-    alertsDueAt = Date.now() + alertsEveryMs;
-    try {
-      const r = await evaluateAlerts(sql);
-      if (r.alerts > 0) log(`sent ${r.alerts} alert(s)`);
-    } catch (e) {
-      log(`could not evaluate the alert rules: ${e instanceof Error ? e.message : String(e)}`);
-    }
-  }
   function loop() {
     running = keepPartitions()
       .then(keepMetrics)

@@ -69,13 +69,7 @@ async function attempt(lease: Lease, deps: RunDeps): Promise<JobOutcome> {
   const elapsed = () => Date.now() - lease.startedAt;
   // Claimed with `startNow`, the job is running already: the claim applied `start` in the same statement.
   if (lease.job.state === "claimed") {
-    const start = {
-      jobId: lease.id,
-      event: "start",
-      actor: { kind: "worker", id: deps.workerId },
-      attempt: lease.attempt,
-      expected: { state: lease.state, version: lease.stateVersion },
-    } as const;
+    const start = leaseMove(lease, deps, "start");
     if (deps.draining?.()) return release(lease, deps, base, elapsed);
     let started;
     try {
@@ -120,6 +114,17 @@ async function attempt(lease: Lease, deps: RunDeps): Promise<JobOutcome> {
   return report(lease, outcome, deps);
 }
 
+/** `start` or `release` of a claimed job by this worker, on the state and version its lease last saw. */
+function leaseMove(lease: Lease, deps: RunDeps, event: "start" | "release") {
+  return {
+    jobId: lease.id,
+    event,
+    actor: { kind: "worker", id: deps.workerId },
+    attempt: lease.attempt,
+    expected: { state: lease.state, version: lease.stateVersion },
+  } as const;
+}
+
 /**
  * Hand a claimed, never-started job back to the queue while draining: the
  * `release` event refunds the attempt (lib/fsm/table.ts). If it cannot be
@@ -131,13 +136,7 @@ async function release(
   base: { jobId: string; type: string; attempt: number },
   elapsed: () => number,
 ): Promise<JobOutcome> {
-  const input = {
-    jobId: lease.id,
-    event: "release",
-    actor: { kind: "worker", id: deps.workerId },
-    attempt: lease.attempt,
-    expected: { state: lease.state, version: lease.stateVersion },
-  } as const;
+  const input = leaseMove(lease, deps, "release");
   try {
     const r = (await withDbRetry("release", () => transition(deps.sql, input), { log: deps.log, signal: lease.signal, tries: 3 })).value;
     if (r.ok) return { ...base, status: "released", event: "release", state: r.job.state, durationMs: elapsed() };
