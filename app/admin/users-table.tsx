@@ -3,6 +3,7 @@
 import { useState, type FormEvent } from "react";
 import { LocalDay } from "@/components/time-zone";
 import { None } from "@/components/cells";
+import { Options } from "@/components/options";
 import { actionsColumn, DataTable } from "@/components/data-table";
 import { INPUT, PRIMARY, SECONDARY } from "@/app/jobs/_components/fields";
 import { ROLE_LABELS, ROLES, type Role } from "@/lib/auth/permissions";
@@ -118,11 +119,7 @@ function RoleEditor({
             Role
           </label>
           <select id={ids.role} value={role} onChange={(e) => setRole(e.currentTarget.value as Role)} className={INPUT}>
-            {ROLES.map((r) => (
-              <option key={r} value={r}>
-                {ROLE_LABELS[r]}
-              </option>
-            ))}
+            <Options of={ROLES} label={(r) => ROLE_LABELS[r]} />
           </select>
         </div>
         <div className="flex w-64 flex-col gap-1">

@@ -4,6 +4,7 @@ import { Empty } from "@/components/charts/card";
 import { JobLink, None } from "@/components/cells";
 import { DataTable, type Column } from "@/components/data-table";
 import { numbers } from "@/components/numbers";
+import { Options } from "@/components/options";
 import { LocalTime, TimeAgo } from "@/components/time-zone";
 import { Field, INPUT, PRIMARY, SECONDARY } from "@/app/jobs/_components/fields";
 import { operationHref } from "@/app/jobs/_components/url";
@@ -187,21 +188,13 @@ export default async function AuditPage({ searchParams }: Props) {
             <select id="a-action" name="action" defaultValue={f.action ?? ""} className={INPUT}>
               <option value="">Any action</option>
               {f.action && !actions.includes(f.action) && <option value={f.action}>{f.action}</option>}
-              {actions.map((a) => (
-                <option key={a} value={a}>
-                  {a}
-                </option>
-              ))}
+              <Options of={actions} />
             </select>
           </Field>
           <Field id="a-outcome" label="Outcome">
             <select id="a-outcome" name="outcome" defaultValue={f.outcome ?? ""} className={INPUT}>
               <option value="">Any outcome</option>
-              {OUTCOMES.map((o) => (
-                <option key={o} value={o}>
-                  {o}
-                </option>
-              ))}
+              <Options of={OUTCOMES} />
             </select>
           </Field>
           <Field id="a-from" label="From" hint="UTC">

@@ -3,6 +3,7 @@
 import Link from "next/link";
 import { useState, useTransition, type FormEvent } from "react";
 import { Field, INPUT, PRIMARY } from "@/app/jobs/_components/fields";
+import { Options } from "@/components/options";
 import type { Result } from "@/lib/result";
 import { runIntegrityAuditAction, type AuditRun } from "./actions";
 
@@ -50,11 +51,7 @@ export function RunAudit() {
         <div className="w-80 max-w-full">
           <Field id="audit-window" label="Replay">
             <select id="audit-window" name="window" defaultValue="incremental" className={INPUT}>
-              {WINDOWS.map((w) => (
-                <option key={w.window} value={w.window}>
-                  {w.label}
-                </option>
-              ))}
+              <Options of={WINDOWS} value={(w) => w.window} label={(w) => w.label} />
             </select>
           </Field>
         </div>

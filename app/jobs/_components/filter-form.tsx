@@ -2,6 +2,7 @@
 
 import { useRouter } from "next/navigation";
 import { useRef, useState, type FormEvent } from "react";
+import { Options } from "@/components/options";
 import { TimeZoneSelect, useTimeZone } from "@/components/time-zone";
 import { fromWallInput, PRESET_LABELS, PRESETS, presetRange, toWallInput, type Preset } from "@/lib/client/tz";
 import { resolveTenant, type TenantOption } from "@/lib/jobs/tenant-pick";
@@ -129,11 +130,7 @@ export function FilterForm({
           <Field id="f-type" label="Type">
             <select id="f-type" name="type" defaultValue={filters.type ?? ""} className={INPUT}>
               <option value="">Any type</option>
-              {types.map((t) => (
-                <option key={t} value={t}>
-                  {t}
-                </option>
-              ))}
+              <Options of={types} />
             </select>
           </Field>
           {isStaff && (
