@@ -3,6 +3,7 @@ import Link from "next/link";
 import { Empty } from "@/components/charts/card";
 import { JobLink, None } from "@/components/cells";
 import { DataTable, type Column } from "@/components/data-table";
+import { TextField } from "@/components/form-field";
 import { numbers } from "@/components/numbers";
 import { Options } from "@/components/options";
 import { LocalTime, TimeAgo } from "@/components/time-zone";
@@ -168,22 +169,15 @@ export default async function AuditPage({ searchParams }: Props) {
         className="rounded-lg border border-neutral-200 bg-white p-4 shadow-xs"
       >
         <div className="grid grid-cols-2 gap-3 md:grid-cols-5">
-          <Field id="a-user" label="User">
-            <input
-              id="a-user"
-              name="user"
-              list="audit-users"
-              defaultValue={f.actor ?? ""}
-              placeholder="email or anonymous"
-              maxLength={200}
-              className={INPUT}
-            />
-            <datalist id="audit-users">
-              {[...people, "anonymous"].map((p) => (
-                <option key={p} value={p} />
-              ))}
-            </datalist>
-          </Field>
+          <TextField
+            id="a-user"
+            label="User"
+            name="user"
+            suggestions={[...people, "anonymous"].map((value) => ({ value }))}
+            defaultValue={f.actor ?? ""}
+            placeholder="email or anonymous"
+            maxLength={200}
+          />
           <Field id="a-action" label="Action">
             <select id="a-action" name="action" defaultValue={f.action ?? ""} className={INPUT}>
               <option value="">Any action</option>
@@ -197,12 +191,8 @@ export default async function AuditPage({ searchParams }: Props) {
               <Options of={OUTCOMES} />
             </select>
           </Field>
-          <Field id="a-from" label="From" hint="UTC">
-            <input id="a-from" name="from" type="datetime-local" defaultValue={f.since ? toMinute(f.since) : ""} className={INPUT} />
-          </Field>
-          <Field id="a-to" label="To" hint="UTC, before">
-            <input id="a-to" name="to" type="datetime-local" defaultValue={f.until ? toMinute(f.until) : ""} className={INPUT} />
-          </Field>
+          <TextField id="a-from" label="From" hint="UTC" name="from" type="datetime-local" defaultValue={f.since ? toMinute(f.since) : ""} />
+          <TextField id="a-to" label="To" hint="UTC, before" name="to" type="datetime-local" defaultValue={f.until ? toMinute(f.until) : ""} />
         </div>
         <div className="mt-3 flex items-center justify-end gap-2">
           {filtered && (
