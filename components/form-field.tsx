@@ -1,5 +1,6 @@
 import type { ComponentProps } from "react";
 import { Field, INPUT } from "@/app/jobs/_components/fields";
+import { Options } from "@/components/options";
 
 type Suggestion = { value: string; label?: string };
 
@@ -26,6 +27,24 @@ export function TextField({
           ))}
         </datalist>
       )}
+    </Field>
+  );
+}
+
+/** A labelled select of `options`, a filter's: its first choice, `any`, is the empty value (no filter). */
+export function FilterSelect({
+  id,
+  label,
+  any,
+  options,
+  ...select
+}: { id: string; label: string; any: string; options: readonly string[] } & ComponentProps<"select">) {
+  return (
+    <Field id={id} label={label}>
+      <select id={id} className={INPUT} {...select}>
+        <option value="">{any}</option>
+        <Options of={options} />
+      </select>
     </Field>
   );
 }

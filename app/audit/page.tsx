@@ -3,11 +3,10 @@ import Link from "next/link";
 import { Empty } from "@/components/charts/card";
 import { JobLink, None } from "@/components/cells";
 import { DataTable, type Column } from "@/components/data-table";
-import { TextField } from "@/components/form-field";
+import { FilterSelect, TextField } from "@/components/form-field";
 import { numbers } from "@/components/numbers";
-import { Options } from "@/components/options";
 import { LocalTime, TimeAgo } from "@/components/time-zone";
-import { Field, INPUT, PRIMARY, SECONDARY } from "@/app/jobs/_components/fields";
+import { PRIMARY, SECONDARY } from "@/app/jobs/_components/fields";
 import { operationHref } from "@/app/jobs/_components/url";
 import { listAudit, listAuditActions, type AuditFilters, type AuditOutcome } from "@/lib/audit/audit";
 import { ROLE_LABELS, type Role } from "@/lib/auth/permissions";
@@ -178,19 +177,16 @@ export default async function AuditPage({ searchParams }: Props) {
             placeholder="email or anonymous"
             maxLength={200}
           />
-          <Field id="a-action" label="Action">
-            <select id="a-action" name="action" defaultValue={f.action ?? ""} className={INPUT}>
-              <option value="">Any action</option>
-              {f.action && !actions.includes(f.action) && <option value={f.action}>{f.action}</option>}
-              <Options of={actions} />
-            </select>
-          </Field>
-          <Field id="a-outcome" label="Outcome">
-            <select id="a-outcome" name="outcome" defaultValue={f.outcome ?? ""} className={INPUT}>
-              <option value="">Any outcome</option>
-              <Options of={OUTCOMES} />
-            </select>
-          </Field>
+          <FilterSelect
+            id="a-action"
+            label="Action"
+            name="action"
+            defaultValue={f.action ?? ""}
+            any="Any action"
+            // The action the URL names stays chosen even when no entry has it.
+            options={f.action && !actions.includes(f.action) ? [f.action, ...actions] : actions}
+          />
+          <FilterSelect id="a-outcome" label="Outcome" name="outcome" defaultValue={f.outcome ?? ""} any="Any outcome" options={OUTCOMES} />
           <TextField id="a-from" label="From" hint="UTC" name="from" type="datetime-local" defaultValue={f.since ? toMinute(f.since) : ""} />
           <TextField id="a-to" label="To" hint="UTC, before" name="to" type="datetime-local" defaultValue={f.until ? toMinute(f.until) : ""} />
         </div>

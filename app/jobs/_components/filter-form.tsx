@@ -2,8 +2,7 @@
 
 import { useRouter } from "next/navigation";
 import { useRef, useState, type FormEvent } from "react";
-import { TextField } from "@/components/form-field";
-import { Options } from "@/components/options";
+import { FilterSelect, TextField } from "@/components/form-field";
 import { TimeZoneSelect, useTimeZone } from "@/components/time-zone";
 import { fromWallInput, PRESET_LABELS, PRESETS, presetRange, toWallInput, type Preset } from "@/lib/client/tz";
 import { resolveTenant, type TenantOption } from "@/lib/jobs/tenant-pick";
@@ -128,12 +127,7 @@ export function FilterForm({
           />
         </div>
         <div className="grid grid-cols-2 gap-3 md:grid-cols-5">
-          <Field id="f-type" label="Type">
-            <select id="f-type" name="type" defaultValue={filters.type ?? ""} className={INPUT}>
-              <option value="">Any type</option>
-              <Options of={types} />
-            </select>
-          </Field>
+          <FilterSelect id="f-type" label="Type" name="type" defaultValue={filters.type ?? ""} any="Any type" options={types} />
           {isStaff && (
             <TextField
               id="f-tenant"
