@@ -1,8 +1,8 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { Empty } from "@/components/charts/card";
 import { JobLink, None } from "@/components/cells";
-import { DataTable, type Column } from "@/components/data-table";
+import type { Column } from "@/components/data-table";
+import { PageTable } from "@/components/page-table";
 import { FilterSelect, TextField } from "@/components/form-field";
 import { numbers } from "@/components/numbers";
 import { LocalTime, TimeAgo } from "@/components/time-zone";
@@ -208,22 +208,15 @@ export default async function AuditPage({ searchParams }: Props) {
         </p>
       )}
 
-      {!page ? (
-        <div role="alert" className="rounded-lg border border-red-200 bg-red-50 p-4 text-sm text-red-900">
-          Could not read the audit log: the database did not answer. Details are in the server log.
-        </div>
-      ) : page.rows.length === 0 ? (
-        <Empty>{filtered ? "No audit entry matches these filters." : "Nothing has been recorded yet."}</Empty>
-      ) : (
-        <DataTable
-          framed
-          caption="Audit log"
-          rows={page.rows}
-          rowKey={(r) => String(r.id)}
-          rowClassName={(r) => (r.outcome === "denied" || r.outcome === "error" ? "bg-red-50/40" : undefined)}
-          columns={columns(f, now)}
-        />
-      )}
+      <PageTable
+        rows={page?.rows}
+        unread="Could not read the audit log"
+        empty={filtered ? "No audit entry matches these filters." : "Nothing has been recorded yet."}
+        caption="Audit log"
+        rowKey={(r) => String(r.id)}
+        rowClassName={(r) => (r.outcome === "denied" || r.outcome === "error" ? "bg-red-50/40" : undefined)}
+        columns={columns(f, now)}
+      />
 
       {page && (f.before || page.next) && (
         <nav aria-label="Pages" className="flex items-center justify-end gap-2 text-sm">

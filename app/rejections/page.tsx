@@ -1,8 +1,8 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { Empty } from "@/components/charts/card";
 import { RejectionKindBadge } from "@/components/charts/rejection-kind";
-import { DataTable, type Column } from "@/components/data-table";
+import type { Column } from "@/components/data-table";
+import { PageTable } from "@/components/page-table";
 import { Options } from "@/components/options";
 import { ActorCell, ExpectedVsCurrent, JobLink } from "@/components/cells";
 import { TimeAgo } from "@/components/time-zone";
@@ -137,22 +137,15 @@ export default async function RejectionsPage({ searchParams }: Props) {
         )}
       </form>
 
-      {!page ? (
-        <div role="alert" className="rounded-lg border border-red-200 bg-red-50 p-4 text-sm text-red-900">
-          Could not load the rejections: the database did not answer. Details are in the server log.
-        </div>
-      ) : page.rows.length === 0 ? (
-        <Empty>{filtered ? "No rejection matches these filters." : "No transition has been refused."}</Empty>
-      ) : (
-        <DataTable
-          framed
-          caption="Rejections"
-          rows={page.rows}
-          rowKey={(r) => r.id}
-          columns={columns(now)}
-          rowClassName={(r) => (r.kind === "drift" ? "bg-red-50/60" : undefined)}
-        />
-      )}
+      <PageTable
+        rows={page?.rows}
+        unread="Could not load the rejections"
+        empty={filtered ? "No rejection matches these filters." : "No transition has been refused."}
+        caption="Rejections"
+        rowKey={(r) => r.id}
+        columns={columns(now)}
+        rowClassName={(r) => (r.kind === "drift" ? "bg-red-50/60" : undefined)}
+      />
       {page && (f.after || page.next) && (
         <nav aria-label="Pages" className="flex justify-end gap-3 text-sm">
           {f.after && (
