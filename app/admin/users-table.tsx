@@ -4,8 +4,9 @@ import { useState, type FormEvent } from "react";
 import { LocalDay } from "@/components/time-zone";
 import { None } from "@/components/cells";
 import { Options } from "@/components/options";
+import { SubmitButton } from "@/components/submit-button";
 import { actionsColumn, DataTable } from "@/components/data-table";
-import { INPUT, PRIMARY, SECONDARY } from "@/app/jobs/_components/fields";
+import { INPUT, SECONDARY } from "@/app/jobs/_components/fields";
 import { ROLE_LABELS, ROLES, type Role } from "@/lib/auth/permissions";
 import { setUserRoleAction } from "./actions";
 import { UserAccess } from "./offboarding";
@@ -142,9 +143,9 @@ function RoleEditor({
           <button type="button" onClick={onClose} className={SECONDARY}>
             Close
           </button>
-          <button type="submit" disabled={pending} className={PRIMARY}>
-            {pending ? "Saving…" : "Save role"}
-          </button>
+          <SubmitButton pending={pending} busy="Saving…">
+            Save role
+          </SubmitButton>
         </div>
       </div>
       <p className="text-xs text-neutral-600">

@@ -3,8 +3,9 @@
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useEffect, useState, type ComponentProps, type FormEvent, type ReactNode } from "react";
-import { Field, INPUT, PRIMARY, SECONDARY } from "@/app/jobs/_components/fields";
+import { Field, INPUT, SECONDARY } from "@/app/jobs/_components/fields";
 import { Options } from "@/components/options";
+import { CreateFooter } from "@/components/submit-button";
 import { LocalTime } from "@/components/time-zone";
 import type { AlertDelivery, AlertKind, AlertRule } from "@/lib/alerts/rules";
 import { ResultNote, RowFailure, useOperate } from "../_operate/use-operate";
@@ -192,19 +193,14 @@ export function AlertsView({ data, isTenant, types }: { data: AlertsData | null;
             </>
           )}
         </div>
-        <div className="flex flex-wrap items-center justify-between gap-3">
-          <div className="min-w-0 flex-1 space-y-2">
-            <ResultNote result={create.result} />
-            {secret && (
-              <p className="rounded-md border border-amber-200 bg-amber-50 px-3 py-2 text-sm text-amber-900">
-                Signing secret (shown once): <code className="font-mono break-all select-all">{secret}</code>
-              </p>
-            )}
-          </div>
-          <button type="submit" disabled={create.pending} className={PRIMARY}>
-            {create.pending ? "Creating…" : "Create alert rule"}
-          </button>
-        </div>
+        <CreateFooter pending={create.pending} label="Create alert rule">
+          <ResultNote result={create.result} />
+          {secret && (
+            <p className="rounded-md border border-amber-200 bg-amber-50 px-3 py-2 text-sm text-amber-900">
+              Signing secret (shown once): <code className="font-mono break-all select-all">{secret}</code>
+            </p>
+          )}
+        </CreateFooter>
       </form>
 
       {!data && (

@@ -1,8 +1,9 @@
 "use client";
 
 import { useState, type FormEvent } from "react";
-import { Field, INPUT, PRIMARY } from "@/app/jobs/_components/fields";
+import { Field, INPUT } from "@/app/jobs/_components/fields";
 import { Options } from "@/components/options";
+import { CreateFooter } from "@/components/submit-button";
 import { keys } from "@/lib/client/queries";
 import { ResultNote, useOperate } from "../_operate/use-operate";
 import { createScheduleAction } from "./actions";
@@ -104,14 +105,9 @@ export function CreateScheduleForm({ tenants, types }: { tenants: { id: string; 
           className={`${INPUT} h-auto py-1 font-mono`}
         />
       </Field>
-      <div className="flex flex-wrap items-center justify-between gap-3">
-        <div className="min-w-0 flex-1">
-          <ResultNote result={op.result} />
-        </div>
-        <button type="submit" disabled={op.pending} className={PRIMARY}>
-          {op.pending ? "Creating…" : "Create schedule"}
-        </button>
-      </div>
+      <CreateFooter pending={op.pending} label="Create schedule">
+        <ResultNote result={op.result} />
+      </CreateFooter>
     </form>
   );
 }
