@@ -4,6 +4,7 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useEffect, useState, type ComponentProps, type FormEvent, type ReactNode } from "react";
 import { Field, INPUT, SECONDARY } from "@/app/jobs/_components/fields";
+import { TextField } from "@/components/form-field";
 import { Options } from "@/components/options";
 import { CreateFooter } from "@/components/submit-button";
 import { LocalTime } from "@/components/time-zone";
@@ -22,8 +23,6 @@ const KINDS: { kind: AlertKind; label: string; staffOnly: boolean }[] = [
   { kind: "type_failure_rate", label: "A type's failure rate is over N% in M min", staffOnly: true },
 ];
 const REFRESH = ["alerts"];
-type FieldProps = ComponentProps<typeof Field>;
-type InputProps = ComponentProps<"input">;
 
 function condition(r: Json<AlertRule>): string {
   switch (r.kind) {
@@ -41,17 +40,8 @@ function condition(r: Json<AlertRule>): string {
 }
 
 /** A rule's required number, from 1 up to `max`. */
-function NumberField({
-  id,
-  label,
-  hint,
-  ...input
-}: Pick<FieldProps, "id" | "label" | "hint"> & Pick<InputProps, "name" | "max" | "step" | "defaultValue">) {
-  return (
-    <Field id={id} label={label} hint={hint}>
-      <input id={id} required type="number" min={1} {...input} className={INPUT} />
-    </Field>
-  );
+function NumberField(props: ComponentProps<typeof TextField>) {
+  return <TextField required type="number" min={1} {...props} />;
 }
 
 /** One of the page's titled tables (its rows are the children; `actions`: a last column of buttons), or what `empty` says when it has none. */
