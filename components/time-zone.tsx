@@ -2,6 +2,7 @@
 
 import { useRouter } from "next/navigation";
 import { createContext, useContext, useEffect, useState, type ReactNode } from "react";
+import { Options } from "@/components/options";
 import { TZ_KEY } from "@/lib/client/tz";
 import { formatAgo, formatRelative } from "@/components/relative-time";
 import { formatDateTime, formatDay, formatLong, formatUtc, isTimeZone, TZ_COOKIE, TZ_COOKIE_MAX_AGE } from "@/lib/time-format";
@@ -86,44 +87,43 @@ export function TimeZoneSelect({
         onChange={(e) => setTz(e.currentTarget.value)}
         className={className ?? "w-40 rounded-md border border-neutral-300 bg-white px-2 py-1 text-sm text-neutral-900"}
       >
-        {zones.map((z) => (
-          <option key={z} value={z}>
-            {z}
-          </option>
-        ))}
+        <Options of={zones} />
       </select>
     </div>
   );
 }
 
-/** An absolute time in the viewer's zone, the UTC time on hover: "2026-12-01 14:05:03 GMT+1". */
-export function LocalTime({ at, className, children }: { at: Date; className?: string; children?: ReactNode }) {
+/**
+ * An absolute time in the viewer's zone, the UTC time on hover: "2026-12-01 14:05:03 GMT+1" (or
+ * `format(at, zone)`, or the children).
+ */
+export function LocalTime({
+  at,
+  className,
+  format = formatDateTime,
+  children,
+}: {
+  at: Date;
+  className?: string;
+  format?: (at: Date, tz: string) => string;
+  children?: ReactNode;
+}) {
   const tz = useTimeZone();
   return (
     <time dateTime={at.toISOString()} title={formatUtc(at)} className={className}>
-      {children ?? formatDateTime(at, tz)}
+      {children ?? format(at, tz)}
     </time>
   );
 }
 
 /** The day in the viewer's zone, "2026-12-01", the UTC time on hover. */
 export function LocalDay({ at, className }: { at: Date; className?: string }) {
-  const tz = useTimeZone();
-  return (
-    <LocalTime at={at} className={className}>
-      {formatDay(at, tz)}
-    </LocalTime>
-  );
+  return <LocalTime at={at} className={className} format={formatDay} />;
 }
 
 /** The long form, "1 May 2026, 13:01:03 GMT+1", the UTC time on hover. */
 export function LongTime({ at, className }: { at: Date; className?: string }) {
-  const tz = useTimeZone();
-  return (
-    <LocalTime at={at} className={className}>
-      {formatLong(at, tz)}
-    </LocalTime>
-  );
+  return <LocalTime at={at} className={className} format={formatLong} />;
 }
 
 /** A relative time with the absolute one (viewer's zone, then UTC) as its tooltip. */

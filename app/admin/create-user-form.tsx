@@ -2,6 +2,7 @@
 
 import { useState, type FormEvent } from "react";
 import { Field, INPUT } from "@/app/jobs/_components/fields";
+import { Options } from "@/components/options";
 import { ROLE_LABELS, ROLES, type Role } from "@/lib/auth/permissions";
 import { createUserAction } from "./actions";
 import { CreateFooter, TenantSelect, useAdminAction } from "./use-admin-action";
@@ -53,11 +54,7 @@ export function CreateUserForm({ tenants }: { tenants: { id: string; name: strin
         </Field>
         <Field id="u-role" label="Role">
           <select id="u-role" name="role" value={role} onChange={(e) => setRole(e.currentTarget.value as Role)} className={INPUT}>
-            {ROLES.map((r) => (
-              <option key={r} value={r}>
-                {ROLE_LABELS[r]}
-              </option>
-            ))}
+            <Options of={ROLES} label={(r) => ROLE_LABELS[r]} />
           </select>
         </Field>
         <Field id="u-tenant" label="Tenant" hint={isTenant ? undefined : "tenant members only"}>

@@ -3,7 +3,8 @@
 import { useState, type FormEvent } from "react";
 import { LocalDay } from "@/components/time-zone";
 import { actionsColumn, DataTable } from "@/components/data-table";
-import { Field, INPUT, PRIMARY, SECONDARY } from "@/app/jobs/_components/fields";
+import { Field, INPUT, SECONDARY } from "@/app/jobs/_components/fields";
+import { SubmitButton } from "@/components/submit-button";
 import { createTenantAction, renameTenantAction } from "./actions";
 import { TenantAccess } from "./offboarding";
 import { CreateFooter, EditToggle, ResultNote, useAdminAction } from "./use-admin-action";
@@ -78,9 +79,9 @@ function RenameForm({ tenant, onClose }: { tenant: TenantItem; onClose: () => vo
         <button type="button" onClick={onClose} className={SECONDARY}>
           Close
         </button>
-        <button type="submit" disabled={pending} className={PRIMARY}>
-          {pending ? "Saving…" : "Save name"}
-        </button>
+        <SubmitButton pending={pending} busy="Saving…">
+          Save name
+        </SubmitButton>
       </div>
       <ResultNote result={result} />
     </form>

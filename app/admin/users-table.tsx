@@ -3,8 +3,10 @@
 import { useState, type FormEvent } from "react";
 import { LocalDay } from "@/components/time-zone";
 import { None } from "@/components/cells";
+import { Options } from "@/components/options";
+import { SubmitButton } from "@/components/submit-button";
 import { actionsColumn, DataTable } from "@/components/data-table";
-import { INPUT, PRIMARY, SECONDARY } from "@/app/jobs/_components/fields";
+import { INPUT, SECONDARY } from "@/app/jobs/_components/fields";
 import { ROLE_LABELS, ROLES, type Role } from "@/lib/auth/permissions";
 import { setUserRoleAction } from "./actions";
 import { UserAccess } from "./offboarding";
@@ -118,11 +120,7 @@ function RoleEditor({
             Role
           </label>
           <select id={ids.role} value={role} onChange={(e) => setRole(e.currentTarget.value as Role)} className={INPUT}>
-            {ROLES.map((r) => (
-              <option key={r} value={r}>
-                {ROLE_LABELS[r]}
-              </option>
-            ))}
+            <Options of={ROLES} label={(r) => ROLE_LABELS[r]} />
           </select>
         </div>
         <div className="flex w-64 flex-col gap-1">
@@ -145,9 +143,9 @@ function RoleEditor({
           <button type="button" onClick={onClose} className={SECONDARY}>
             Close
           </button>
-          <button type="submit" disabled={pending} className={PRIMARY}>
-            {pending ? "Saving…" : "Save role"}
-          </button>
+          <SubmitButton pending={pending} busy="Saving…">
+            Save role
+          </SubmitButton>
         </div>
       </div>
       <p className="text-xs text-neutral-600">

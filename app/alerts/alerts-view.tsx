@@ -2,8 +2,11 @@
 
 import Link from "next/link";
 import { useRouter } from "next/navigation";
-import { useEffect, useState, type FormEvent } from "react";
-import { Field, INPUT, PRIMARY, SECONDARY } from "@/app/jobs/_components/fields";
+import { useEffect, useState, type ComponentProps, type FormEvent, type ReactNode } from "react";
+import { Field, INPUT, SECONDARY } from "@/app/jobs/_components/fields";
+import { TextField } from "@/components/form-field";
+import { Options } from "@/components/options";
+import { CreateFooter } from "@/components/submit-button";
 import { LocalTime } from "@/components/time-zone";
 import type { AlertDelivery, AlertKind, AlertRule } from "@/lib/alerts/rules";
 import { ResultNote, RowFailure, useOperate } from "../_operate/use-operate";
@@ -34,6 +37,55 @@ function condition(r: Json<AlertRule>): string {
     case "type_failure_rate":
       return `${r.type}: over ${r.threshold}% failed in ${r.windowMinutes} min`;
   }
+}
+
+/** A rule's required number, from 1 up to `max`. */
+function NumberField(props: ComponentProps<typeof TextField>) {
+  return <TextField required type="number" min={1} {...props} />;
+}
+
+/** One of the page's titled tables (its rows are the children; `actions`: a last column of buttons), or what `empty` says when it has none. */
+function TableSection(props: {
+  id: string;
+  title: string;
+  headers: string[];
+  actions?: boolean;
+  empty: string | false;
+  after?: ReactNode;
+  children: ReactNode;
+}) {
+  const { id, title, headers, actions, empty, after, children } = props;
+  return (
+    <section aria-labelledby={id} className="space-y-2">
+      <h2 id={id} className="text-base font-semibold text-neutral-900">
+        {title}
+      </h2>
+      {empty ? (
+        <p className="text-sm text-neutral-600">{empty}</p>
+      ) : (
+        <div className="overflow-x-auto rounded-lg border border-neutral-200 bg-white">
+          <table className="w-full text-left text-sm">
+            <thead className="bg-neutral-50 text-xs text-neutral-600">
+              <tr>
+                {headers.map((h) => (
+                  <th key={h} className="px-3 py-2 font-medium">
+                    {h}
+                  </th>
+                ))}
+                {actions && (
+                  <th className="px-3 py-2 font-medium">
+                    <span className="sr-only">Actions</span>
+                  </th>
+                )}
+              </tr>
+            </thead>
+            <tbody>{children}</tbody>
+          </table>
+        </div>
+      )}
+      {after}
+    </section>
+  );
 }
 
 /** Rules, a form for a new one, and every alert sent with its delivery job's attempts. */
@@ -91,11 +143,7 @@ export function AlertsView({ data, isTenant, types }: { data: AlertsData | null;
         <div className="grid gap-3 sm:grid-cols-2 lg:grid-cols-4">
           <Field id="alert-kind" label="When">
             <select id="alert-kind" value={kind} onChange={(e) => setKind(e.currentTarget.value as AlertKind)} className={INPUT}>
-              {kinds.map((k) => (
-                <option key={k.kind} value={k.kind}>
-                  {k.label}
-                </option>
-              ))}
+              <Options of={kinds} value={(k) => k.kind} label={(k) => k.label} />
             </select>
           </Field>
           <Field id="alert-name" label="Name">
@@ -121,73 +169,28 @@ export function AlertsView({ data, isTenant, types }: { data: AlertsData | null;
             <Field id="alert-type" label="Job type" hint={kind === "job_dead" ? "(empty: every type)" : undefined}>
               <select id="alert-type" name="type" required={kind === "type_failure_rate"} defaultValue="" className={INPUT}>
                 <option value="">{kind === "job_dead" ? "Every type" : "Choose a type"}</option>
-                {types.map((t) => (
-                  <option key={t} value={t}>
-                    {t}
-                  </option>
-                ))}
+                <Options of={types} />
               </select>
             </Field>
           )}
           {kind === "queue_oldest_due" && (
-            <Field id="alert-threshold" label="Older than" hint="(seconds)">
-              <input
-                id="alert-threshold"
-                name="threshold"
-                required
-                type="number"
-                min={1}
-                max={604800}
-                step={1}
-                defaultValue={300}
-                className={INPUT}
-              />
-            </Field>
+            <NumberField id="alert-threshold" name="threshold" label="Older than" hint="(seconds)" max={604800} step={1} defaultValue={300} />
           )}
           {kind === "type_failure_rate" && (
             <>
-              <Field id="alert-threshold" label="Failure rate over" hint="(%)">
-                <input
-                  id="alert-threshold"
-                  name="threshold"
-                  required
-                  type="number"
-                  min={1}
-                  max={100}
-                  step="any"
-                  defaultValue={20}
-                  className={INPUT}
-                />
-              </Field>
-              <Field id="alert-window" label="In the last" hint="(minutes)">
-                <input
-                  id="alert-window"
-                  name="windowMinutes"
-                  required
-                  type="number"
-                  min={1}
-                  max={1440}
-                  step={1}
-                  defaultValue={15}
-                  className={INPUT}
-                />
-              </Field>
+              <NumberField id="alert-threshold" name="threshold" label="Failure rate over" hint="(%)" max={100} step="any" defaultValue={20} />
+              <NumberField id="alert-window" name="windowMinutes" label="In the last" hint="(minutes)" max={1440} step={1} defaultValue={15} />
             </>
           )}
         </div>
-        <div className="flex flex-wrap items-center justify-between gap-3">
-          <div className="min-w-0 flex-1 space-y-2">
-            <ResultNote result={create.result} />
-            {secret && (
-              <p className="rounded-md border border-amber-200 bg-amber-50 px-3 py-2 text-sm text-amber-900">
-                Signing secret (shown once): <code className="font-mono break-all select-all">{secret}</code>
-              </p>
-            )}
-          </div>
-          <button type="submit" disabled={create.pending} className={PRIMARY}>
-            {create.pending ? "Creating…" : "Create alert rule"}
-          </button>
-        </div>
+        <CreateFooter pending={create.pending} label="Create alert rule">
+          <ResultNote result={create.result} />
+          {secret && (
+            <p className="rounded-md border border-amber-200 bg-amber-50 px-3 py-2 text-sm text-amber-900">
+              Signing secret (shown once): <code className="font-mono break-all select-all">{secret}</code>
+            </p>
+          )}
+        </CreateFooter>
       </form>
 
       {!data && (
@@ -197,120 +200,85 @@ export function AlertsView({ data, isTenant, types }: { data: AlertsData | null;
       )}
 
       {data && (
-        <section aria-labelledby="rules-heading" className="space-y-2">
-          <h2 id="rules-heading" className="text-base font-semibold text-neutral-900">
-            Rules
-          </h2>
-          {data.rules.length === 0 ? (
-            <p className="text-sm text-neutral-600">No alert rule yet.</p>
-          ) : (
-            <div className="overflow-x-auto rounded-lg border border-neutral-200 bg-white">
-              <table className="w-full text-left text-sm">
-                <thead className="bg-neutral-50 text-xs text-neutral-600">
-                  <tr>
-                    <th className="px-3 py-2 font-medium">Name</th>
-                    <th className="px-3 py-2 font-medium">When</th>
-                    <th className="px-3 py-2 font-medium">Webhook</th>
-                    <th className="px-3 py-2 font-medium">State</th>
-                    <th className="px-3 py-2 font-medium">
-                      <span className="sr-only">Actions</span>
-                    </th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {data.rules.map((r) => (
-                    <tr key={r.id} className="border-t border-neutral-100 align-top">
-                      <td className="px-3 py-2 font-medium text-neutral-900">{r.name}</td>
-                      <td className="px-3 py-2 text-neutral-700">{condition(r)}</td>
-                      <td className="max-w-xs truncate px-3 py-2 font-mono text-xs text-neutral-700" title={r.url}>
-                        {r.url}
-                      </td>
-                      <td className="px-3 py-2 text-neutral-700">{!r.enabled ? "disabled" : r.firing ? "firing" : "enabled"}</td>
-                      <td className="space-y-1 px-3 py-2 text-right whitespace-nowrap">
-                        <div className="flex justify-end gap-2">
-                          <button
-                            type="button"
-                            className={SECONDARY}
-                            disabled={test.pending || !r.enabled}
-                            onClick={() => test.run({ id: r.id }, () => router.refresh())}
-                          >
-                            Send test
-                          </button>
-                          <button
-                            type="button"
-                            className={SECONDARY}
-                            disabled={toggle.pending}
-                            onClick={() => toggle.run({ id: r.id, enabled: !r.enabled }, () => router.refresh())}
-                          >
-                            {r.enabled ? "Disable" : "Enable"}
-                          </button>
-                        </div>
-                        <RowFailure result={toggle.result} />
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-          )}
-          <ResultNote result={test.result} />
-        </section>
+        <TableSection
+          id="rules-heading"
+          title="Rules"
+          headers={["Name", "When", "Webhook", "State"]}
+          actions
+          empty={data.rules.length === 0 && "No alert rule yet."}
+          after={<ResultNote result={test.result} />}
+        >
+          {data.rules.map((r) => (
+            <tr key={r.id} className="border-t border-neutral-100 align-top">
+              <td className="px-3 py-2 font-medium text-neutral-900">{r.name}</td>
+              <td className="px-3 py-2 text-neutral-700">{condition(r)}</td>
+              <td className="max-w-xs truncate px-3 py-2 font-mono text-xs text-neutral-700" title={r.url}>
+                {r.url}
+              </td>
+              <td className="px-3 py-2 text-neutral-700">{!r.enabled ? "disabled" : r.firing ? "firing" : "enabled"}</td>
+              <td className="space-y-1 px-3 py-2 text-right whitespace-nowrap">
+                <div className="flex justify-end gap-2">
+                  <button
+                    type="button"
+                    className={SECONDARY}
+                    disabled={test.pending || !r.enabled}
+                    onClick={() => test.run({ id: r.id }, () => router.refresh())}
+                  >
+                    Send test
+                  </button>
+                  <button
+                    type="button"
+                    className={SECONDARY}
+                    disabled={toggle.pending}
+                    onClick={() => toggle.run({ id: r.id, enabled: !r.enabled }, () => router.refresh())}
+                  >
+                    {r.enabled ? "Disable" : "Enable"}
+                  </button>
+                </div>
+                <RowFailure result={toggle.result} />
+              </td>
+            </tr>
+          ))}
+        </TableSection>
       )}
 
       {data && (
-        <section aria-labelledby="deliveries-heading" className="space-y-2">
-          <h2 id="deliveries-heading" className="text-base font-semibold text-neutral-900">
-            Delivery history
-          </h2>
-          {data.deliveries.length === 0 ? (
-            <p className="text-sm text-neutral-600">No alert sent yet.</p>
-          ) : (
-            <div className="overflow-x-auto rounded-lg border border-neutral-200 bg-white">
-              <table className="w-full text-left text-sm">
-                <thead className="bg-neutral-50 text-xs text-neutral-600">
-                  <tr>
-                    <th className="px-3 py-2 font-medium">At</th>
-                    <th className="px-3 py-2 font-medium">Rule</th>
-                    <th className="px-3 py-2 font-medium">Alert</th>
-                    <th className="px-3 py-2 font-medium">Delivery</th>
-                    <th className="px-3 py-2 font-medium">Attempts</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {data.deliveries.map((d) => (
-                    <tr key={d.eventId} className="border-t border-neutral-100 align-top">
-                      <td className="px-3 py-2 font-mono text-xs whitespace-nowrap text-neutral-700">
-                        <LocalTime at={new Date(d.at)} />
-                      </td>
-                      <td className="px-3 py-2 text-neutral-900">{d.ruleName}</td>
-                      <td className="max-w-md px-3 py-2 text-neutral-700">{d.summary}</td>
-                      <td className="px-3 py-2 whitespace-nowrap">
-                        {d.jobId ? (
-                          <Link href={`/jobs/${d.jobId}`} className="text-neutral-900 underline underline-offset-2">
-                            {d.state ?? "job"}
-                            {d.attempt !== null && d.maxAttempts !== null ? ` (attempt ${d.attempt} of ${d.maxAttempts})` : ""}
-                          </Link>
-                        ) : (
-                          "—"
-                        )}
-                      </td>
-                      <td className="px-3 py-2 text-xs text-neutral-700">
-                        {d.attempts.length === 0
-                          ? "not tried yet"
-                          : d.attempts.map((a) => (
-                              <div key={a.attempt}>
-                                #{a.attempt} {a.outcome}
-                                {a.error ? ` — ${a.error}` : ""}
-                              </div>
-                            ))}
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-          )}
-        </section>
+        <TableSection
+          id="deliveries-heading"
+          title="Delivery history"
+          headers={["At", "Rule", "Alert", "Delivery", "Attempts"]}
+          empty={data.deliveries.length === 0 && "No alert sent yet."}
+        >
+          {data.deliveries.map((d) => (
+            <tr key={d.eventId} className="border-t border-neutral-100 align-top">
+              <td className="px-3 py-2 font-mono text-xs whitespace-nowrap text-neutral-700">
+                <LocalTime at={new Date(d.at)} />
+              </td>
+              <td className="px-3 py-2 text-neutral-900">{d.ruleName}</td>
+              <td className="max-w-md px-3 py-2 text-neutral-700">{d.summary}</td>
+              <td className="px-3 py-2 whitespace-nowrap">
+                {d.jobId ? (
+                  <Link href={`/jobs/${d.jobId}`} className="text-neutral-900 underline underline-offset-2">
+                    {d.state ?? "job"}
+                    {d.attempt !== null && d.maxAttempts !== null ? ` (attempt ${d.attempt} of ${d.maxAttempts})` : ""}
+                  </Link>
+                ) : (
+                  "—"
+                )}
+              </td>
+              <td className="px-3 py-2 text-xs text-neutral-700">
+                {d.attempts.length === 0
+                  ? "not tried yet"
+                  : d.attempts.map((a) => (
+                      <div key={a.attempt}>
+                        #{a.attempt} {a.outcome}
+                        {a.error ? ` — ${a.error}` : ""}
+                      </div>
+                    ))}
+              </td>
+            </tr>
+          ))}
+        </TableSection>
       )}
     </div>
   );

@@ -1,11 +1,12 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { Empty } from "@/components/charts/card";
 import { JobLink, None } from "@/components/cells";
-import { DataTable, type Column } from "@/components/data-table";
+import type { Column } from "@/components/data-table";
+import { PageTable } from "@/components/page-table";
+import { FilterSelect, TextField } from "@/components/form-field";
 import { numbers } from "@/components/numbers";
 import { LocalTime, TimeAgo } from "@/components/time-zone";
-import { Field, INPUT, PRIMARY, SECONDARY } from "@/app/jobs/_components/fields";
+import { PRIMARY, SECONDARY } from "@/app/jobs/_components/fields";
 import { operationHref } from "@/app/jobs/_components/url";
 import { listAudit, listAuditActions, type AuditFilters, type AuditOutcome } from "@/lib/audit/audit";
 import { ROLE_LABELS, type Role } from "@/lib/auth/permissions";
@@ -167,49 +168,27 @@ export default async function AuditPage({ searchParams }: Props) {
         className="rounded-lg border border-neutral-200 bg-white p-4 shadow-xs"
       >
         <div className="grid grid-cols-2 gap-3 md:grid-cols-5">
-          <Field id="a-user" label="User">
-            <input
-              id="a-user"
-              name="user"
-              list="audit-users"
-              defaultValue={f.actor ?? ""}
-              placeholder="email or anonymous"
-              maxLength={200}
-              className={INPUT}
-            />
-            <datalist id="audit-users">
-              {[...people, "anonymous"].map((p) => (
-                <option key={p} value={p} />
-              ))}
-            </datalist>
-          </Field>
-          <Field id="a-action" label="Action">
-            <select id="a-action" name="action" defaultValue={f.action ?? ""} className={INPUT}>
-              <option value="">Any action</option>
-              {f.action && !actions.includes(f.action) && <option value={f.action}>{f.action}</option>}
-              {actions.map((a) => (
-                <option key={a} value={a}>
-                  {a}
-                </option>
-              ))}
-            </select>
-          </Field>
-          <Field id="a-outcome" label="Outcome">
-            <select id="a-outcome" name="outcome" defaultValue={f.outcome ?? ""} className={INPUT}>
-              <option value="">Any outcome</option>
-              {OUTCOMES.map((o) => (
-                <option key={o} value={o}>
-                  {o}
-                </option>
-              ))}
-            </select>
-          </Field>
-          <Field id="a-from" label="From" hint="UTC">
-            <input id="a-from" name="from" type="datetime-local" defaultValue={f.since ? toMinute(f.since) : ""} className={INPUT} />
-          </Field>
-          <Field id="a-to" label="To" hint="UTC, before">
-            <input id="a-to" name="to" type="datetime-local" defaultValue={f.until ? toMinute(f.until) : ""} className={INPUT} />
-          </Field>
+          <TextField
+            id="a-user"
+            label="User"
+            name="user"
+            suggestions={[...people, "anonymous"].map((value) => ({ value }))}
+            defaultValue={f.actor ?? ""}
+            placeholder="email or anonymous"
+            maxLength={200}
+          />
+          <FilterSelect
+            id="a-action"
+            label="Action"
+            name="action"
+            defaultValue={f.action ?? ""}
+            any="Any action"
+            // The action the URL names stays chosen even when no entry has it.
+            options={f.action && !actions.includes(f.action) ? [f.action, ...actions] : actions}
+          />
+          <FilterSelect id="a-outcome" label="Outcome" name="outcome" defaultValue={f.outcome ?? ""} any="Any outcome" options={OUTCOMES} />
+          <TextField id="a-from" label="From" hint="UTC" name="from" type="datetime-local" defaultValue={f.since ? toMinute(f.since) : ""} />
+          <TextField id="a-to" label="To" hint="UTC, before" name="to" type="datetime-local" defaultValue={f.until ? toMinute(f.until) : ""} />
         </div>
         <div className="mt-3 flex items-center justify-end gap-2">
           {filtered && (
@@ -229,22 +208,15 @@ export default async function AuditPage({ searchParams }: Props) {
         </p>
       )}
 
-      {!page ? (
-        <div role="alert" className="rounded-lg border border-red-200 bg-red-50 p-4 text-sm text-red-900">
-          Could not read the audit log: the database did not answer. Details are in the server log.
-        </div>
-      ) : page.rows.length === 0 ? (
-        <Empty>{filtered ? "No audit entry matches these filters." : "Nothing has been recorded yet."}</Empty>
-      ) : (
-        <DataTable
-          framed
-          caption="Audit log"
-          rows={page.rows}
-          rowKey={(r) => String(r.id)}
-          rowClassName={(r) => (r.outcome === "denied" || r.outcome === "error" ? "bg-red-50/40" : undefined)}
-          columns={columns(f, now)}
-        />
-      )}
+      <PageTable
+        rows={page?.rows}
+        unread="Could not read the audit log"
+        empty={filtered ? "No audit entry matches these filters." : "Nothing has been recorded yet."}
+        caption="Audit log"
+        rowKey={(r) => String(r.id)}
+        rowClassName={(r) => (r.outcome === "denied" || r.outcome === "error" ? "bg-red-50/40" : undefined)}
+        columns={columns(f, now)}
+      />
 
       {page && (f.before || page.next) && (
         <nav aria-label="Pages" className="flex items-center justify-end gap-2 text-sm">

@@ -2,7 +2,9 @@
 
 import Link from "next/link";
 import { useState, useTransition, type FormEvent } from "react";
-import { Field, INPUT, PRIMARY } from "@/app/jobs/_components/fields";
+import { Field, INPUT } from "@/app/jobs/_components/fields";
+import { Options } from "@/components/options";
+import { SubmitButton } from "@/components/submit-button";
 import type { Result } from "@/lib/result";
 import { runIntegrityAuditAction, type AuditRun } from "./actions";
 
@@ -50,17 +52,13 @@ export function RunAudit() {
         <div className="w-80 max-w-full">
           <Field id="audit-window" label="Replay">
             <select id="audit-window" name="window" defaultValue="incremental" className={INPUT}>
-              {WINDOWS.map((w) => (
-                <option key={w.window} value={w.window}>
-                  {w.label}
-                </option>
-              ))}
+              <Options of={WINDOWS} value={(w) => w.window} label={(w) => w.label} />
             </select>
           </Field>
         </div>
-        <button type="submit" disabled={pending} className={PRIMARY}>
-          {pending ? "Running…" : "Run audit"}
-        </button>
+        <SubmitButton pending={pending} busy="Running…">
+          Run audit
+        </SubmitButton>
       </form>
       <div role="status" aria-live="polite" aria-label="Audit outcome" className="min-h-5 text-sm">
         {pending && "Replaying events…"}

@@ -1,8 +1,9 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { Empty } from "@/components/charts/card";
 import { RejectionKindBadge } from "@/components/charts/rejection-kind";
-import { DataTable, type Column } from "@/components/data-table";
+import type { Column } from "@/components/data-table";
+import { PageTable } from "@/components/page-table";
+import { Options } from "@/components/options";
 import { ActorCell, ExpectedVsCurrent, JobLink } from "@/components/cells";
 import { TimeAgo } from "@/components/time-zone";
 import { requirePage, type Viewer, withViewerRead } from "@/lib/auth/viewer";
@@ -37,6 +38,13 @@ function href(f: RejectionFilters, after?: string) {
   const s = p.toString();
   return s ? `/rejections?${s}` : "/rejections";
 }
+
+const FILTER_SELECTS = [
+  { name: "kind", label: "Kind", values: REJECTION_KINDS },
+  { name: "event", label: "Event", values: EVENTS },
+] as const;
+const LABEL = "flex flex-col gap-1 text-xs font-medium text-neutral-600";
+const INPUT = "rounded-md border border-neutral-300 bg-white px-2 py-1.5 text-sm shadow-xs";
 
 const KIND_HELP: Record<RejectionKind, string> = {
   illegal: "the state machine does not allow that event from the job's state",
@@ -81,7 +89,6 @@ export default async function RejectionsPage({ searchParams }: Props) {
   const f = parseFilters(await searchParams);
   const { page, now } = await load(viewer, f);
   const filtered = !!(f.kind || f.event || f.actor || f.job);
-  const input = "rounded-md border border-neutral-300 bg-white px-2 py-1.5 text-sm shadow-xs";
 
   return (
     <div className="space-y-6">
@@ -103,35 +110,22 @@ export default async function RejectionsPage({ searchParams }: Props) {
         aria-label="Filter rejections"
         className="flex flex-wrap items-end gap-3 rounded-lg border border-neutral-200 bg-white p-4 shadow-xs"
       >
-        <label className="flex flex-col gap-1 text-xs font-medium text-neutral-600">
-          Kind
-          <select name="kind" defaultValue={f.kind ?? ""} className={input}>
-            <option value="">any</option>
-            {REJECTION_KINDS.map((k) => (
-              <option key={k} value={k}>
-                {k}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label className="flex flex-col gap-1 text-xs font-medium text-neutral-600">
-          Event
-          <select name="event" defaultValue={f.event ?? ""} className={input}>
-            <option value="">any</option>
-            {EVENTS.map((e) => (
-              <option key={e} value={e}>
-                {e}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label className="flex flex-col gap-1 text-xs font-medium text-neutral-600">
+        {FILTER_SELECTS.map(({ name, label, values }) => (
+          <label key={name} className={LABEL}>
+            {label}
+            <select name={name} defaultValue={f[name] ?? ""} className={INPUT}>
+              <option value="">any</option>
+              <Options of={values} />
+            </select>
+          </label>
+        ))}
+        <label className={LABEL}>
           Actor
-          <input name="actor" defaultValue={f.actor ?? ""} placeholder="ops@… or a worker id" className={`${input} w-48`} />
+          <input name="actor" defaultValue={f.actor ?? ""} placeholder="ops@… or a worker id" className={`${INPUT} w-48`} />
         </label>
-        <label className="flex flex-col gap-1 text-xs font-medium text-neutral-600">
+        <label className={LABEL}>
           Job id
-          <input name="job" defaultValue={f.job ?? ""} placeholder="uuid" className={`${input} w-72 font-mono`} />
+          <input name="job" defaultValue={f.job ?? ""} placeholder="uuid" className={`${INPUT} w-72 font-mono`} />
         </label>
         <button type="submit" className="rounded-md bg-neutral-900 px-3 py-1.5 text-sm font-medium text-white hover:bg-neutral-700">
           Filter
@@ -143,22 +137,15 @@ export default async function RejectionsPage({ searchParams }: Props) {
         )}
       </form>
 
-      {!page ? (
-        <div role="alert" className="rounded-lg border border-red-200 bg-red-50 p-4 text-sm text-red-900">
-          Could not load the rejections: the database did not answer. Details are in the server log.
-        </div>
-      ) : page.rows.length === 0 ? (
-        <Empty>{filtered ? "No rejection matches these filters." : "No transition has been refused."}</Empty>
-      ) : (
-        <DataTable
-          framed
-          caption="Rejections"
-          rows={page.rows}
-          rowKey={(r) => r.id}
-          columns={columns(now)}
-          rowClassName={(r) => (r.kind === "drift" ? "bg-red-50/60" : undefined)}
-        />
-      )}
+      <PageTable
+        rows={page?.rows}
+        unread="Could not load the rejections"
+        empty={filtered ? "No rejection matches these filters." : "No transition has been refused."}
+        caption="Rejections"
+        rowKey={(r) => r.id}
+        columns={columns(now)}
+        rowClassName={(r) => (r.kind === "drift" ? "bg-red-50/60" : undefined)}
+      />
       {page && (f.after || page.next) && (
         <nav aria-label="Pages" className="flex justify-end gap-3 text-sm">
           {f.after && (

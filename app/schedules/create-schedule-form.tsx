@@ -1,7 +1,9 @@
 "use client";
 
 import { useState, type FormEvent } from "react";
-import { Field, INPUT, PRIMARY } from "@/app/jobs/_components/fields";
+import { Field, INPUT } from "@/app/jobs/_components/fields";
+import { Options } from "@/components/options";
+import { CreateFooter } from "@/components/submit-button";
 import { keys } from "@/lib/client/queries";
 import { ResultNote, useOperate } from "../_operate/use-operate";
 import { createScheduleAction } from "./actions";
@@ -64,21 +66,13 @@ export function CreateScheduleForm({ tenants, types }: { tenants: { id: string; 
         </Field>
         <Field id="schedule-zone" label="Time zone">
           <select id="schedule-zone" name="timeZone" defaultValue="UTC" className={INPUT}>
-            {zones.map((z) => (
-              <option key={z} value={z}>
-                {z}
-              </option>
-            ))}
+            <Options of={zones} />
           </select>
         </Field>
         <Field id="schedule-tenant" label="Tenant">
           <select id="schedule-tenant" name="tenantId" required defaultValue="" className={INPUT}>
             <option value="">Choose a tenant</option>
-            {tenants.map((t) => (
-              <option key={t.id} value={t.id}>
-                {t.id} · {t.name}
-              </option>
-            ))}
+            <Options of={tenants} value={(t) => t.id} label={(t) => `${t.id} · ${t.name}`} />
           </select>
         </Field>
         <Field id="schedule-type" label="Job type">
@@ -92,11 +86,7 @@ export function CreateScheduleForm({ tenants, types }: { tenants: { id: string; 
             }}
             className={INPUT}
           >
-            {types.map((t) => (
-              <option key={t.type} value={t.type}>
-                {t.type}
-              </option>
-            ))}
+            <Options of={types} value={(t) => t.type} />
           </select>
         </Field>
         <Field id="schedule-queue" label="Queue" hint="(empty: the type's)">
@@ -115,14 +105,9 @@ export function CreateScheduleForm({ tenants, types }: { tenants: { id: string; 
           className={`${INPUT} h-auto py-1 font-mono`}
         />
       </Field>
-      <div className="flex flex-wrap items-center justify-between gap-3">
-        <div className="min-w-0 flex-1">
-          <ResultNote result={op.result} />
-        </div>
-        <button type="submit" disabled={op.pending} className={PRIMARY}>
-          {op.pending ? "Creating…" : "Create schedule"}
-        </button>
-      </div>
+      <CreateFooter pending={op.pending} label="Create schedule">
+        <ResultNote result={op.result} />
+      </CreateFooter>
     </form>
   );
 }

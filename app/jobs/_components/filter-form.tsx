@@ -2,6 +2,7 @@
 
 import { useRouter } from "next/navigation";
 import { useRef, useState, type FormEvent } from "react";
+import { FilterSelect, TextField } from "@/components/form-field";
 import { TimeZoneSelect, useTimeZone } from "@/components/time-zone";
 import { fromWallInput, PRESET_LABELS, PRESETS, presetRange, toWallInput, type Preset } from "@/lib/client/tz";
 import { resolveTenant, type TenantOption } from "@/lib/jobs/tenant-pick";
@@ -126,51 +127,42 @@ export function FilterForm({
           />
         </div>
         <div className="grid grid-cols-2 gap-3 md:grid-cols-5">
-          <Field id="f-type" label="Type">
-            <select id="f-type" name="type" defaultValue={filters.type ?? ""} className={INPUT}>
-              <option value="">Any type</option>
-              {types.map((t) => (
-                <option key={t} value={t}>
-                  {t}
-                </option>
-              ))}
-            </select>
-          </Field>
+          <FilterSelect id="f-type" label="Type" name="type" defaultValue={filters.type ?? ""} any="Any type" options={types} />
           {isStaff && (
-            <Field id="f-tenant" label="Tenant" hint="id or name">
-              <input
-                id="f-tenant"
-                name="tenant"
-                list="f-tenant-options"
-                defaultValue={filters.tenant ?? ""}
-                placeholder="acme, or Acme Corp"
-                maxLength={100}
-                autoComplete="off"
-                className={INPUT}
-              />
-              <datalist id="f-tenant-options">
-                {tenants.map((t) => (
-                  <option key={t.id} value={t.id} label={t.name} />
-                ))}
-              </datalist>
-            </Field>
+            <TextField
+              id="f-tenant"
+              label="Tenant"
+              hint="id or name"
+              name="tenant"
+              suggestions={tenants.map((t) => ({ value: t.id, label: t.name }))}
+              defaultValue={filters.tenant ?? ""}
+              placeholder="acme, or Acme Corp"
+              maxLength={100}
+              autoComplete="off"
+            />
           )}
           {TEXT_FIELDS.filter(([name]) => isStaff || !STAFF_ONLY.has(name)).map(([name, label, placeholder]) => (
-            <Field key={name} id={`f-${name}`} label={label}>
-              <input id={`f-${name}`} name={name} defaultValue={filters[name] ?? ""} placeholder={placeholder} maxLength={200} className={INPUT} />
-            </Field>
+            <TextField
+              key={name}
+              id={`f-${name}`}
+              label={label}
+              name={name}
+              defaultValue={filters[name] ?? ""}
+              placeholder={placeholder}
+              maxLength={200}
+            />
           ))}
           {DATE_FIELDS.map(([name, label]) => (
-            <Field key={name} id={`f-${name}`} label={label} hint={tz}>
-              <input
-                key={tz}
-                id={`f-${name}`}
-                name={name}
-                type="datetime-local"
-                defaultValue={filters[name] ? toWallInput(filters[name], tz) : ""}
-                className={INPUT}
-              />
-            </Field>
+            // Keyed by the zone as well: another zone shows the dates again, in it.
+            <TextField
+              key={`${name} ${tz}`}
+              id={`f-${name}`}
+              label={label}
+              hint={tz}
+              name={name}
+              type="datetime-local"
+              defaultValue={filters[name] ? toWallInput(filters[name], tz) : ""}
+            />
           ))}
           <Field id="f-longerThan" label="Took longer than" hint="e.g. 30m, 2h">
             <input
