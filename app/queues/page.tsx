@@ -12,9 +12,6 @@ export const dynamic = "force-dynamic";
 /** Staff see every queue; operators also change them. The browser then polls GET /api/queues. */
 export default async function QueuesPage() {
   const viewer = await requirePage("insight:read", "/queues");
-  const { initial, readAt } = await firstView<QueuesResponse>(viewer, "/queues: could not list queues", async (tx) => ({
-    queues: await listQueues(tx),
-    at: new Date().toISOString(),
-  }));
+  const { initial, readAt } = await firstView<QueuesResponse>(viewer, "queues", listQueues);
   return <QueuesView initial={initial} renderedAt={readAt} canOperate={can(viewer, "jobs:operate")} />;
 }

@@ -11,9 +11,6 @@ export const dynamic = "force-dynamic";
 /** The first view is rendered here; the browser then polls GET /api/insight/workers. */
 export default async function WorkersPage() {
   const viewer = await requirePage("insight:read", "/workers");
-  const { initial, readAt } = await firstView<WorkersResponse>(viewer, "/workers: could not list workers", async (tx) => ({
-    workers: await listWorkers(tx),
-    at: new Date().toISOString(),
-  }));
+  const { initial, readAt } = await firstView<WorkersResponse>(viewer, "workers", listWorkers);
   return <WorkersView initial={initial} renderedAt={readAt} />;
 }
