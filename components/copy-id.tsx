@@ -1,10 +1,10 @@
 "use client";
 
-import { useState } from "react";
+import { useCopy } from "./use-copy";
 
 /** Copies a full id (the console prints 8 characters of it) to the clipboard. */
 export function CopyId({ id, className = "" }: { id: string; className?: string }) {
-  const [copied, setCopied] = useState(false);
+  const { copied, copy } = useCopy();
   return (
     <button
       type="button"
@@ -13,13 +13,7 @@ export function CopyId({ id, className = "" }: { id: string; className?: string 
       onClick={async (e) => {
         e.preventDefault();
         e.stopPropagation();
-        try {
-          await navigator.clipboard.writeText(id);
-          setCopied(true);
-          setTimeout(() => setCopied(false), 1_500);
-        } catch {
-          setCopied(false);
-        }
+        await copy(id);
       }}
       className={`inline-flex size-5 items-center justify-center rounded text-neutral-500 hover:bg-neutral-100 hover:text-neutral-900 focus-visible:outline-2 focus-visible:outline-neutral-900 ${className}`}
     >

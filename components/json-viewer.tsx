@@ -1,6 +1,7 @@
 "use client";
 
 import { useState, type ReactNode } from "react";
+import { useCopy } from "./use-copy";
 
 // A read-only, collapsible view of JSON that came from outside (params, results,
 // event payloads). Every value is rendered as plain React text, so markup in it
@@ -14,22 +15,13 @@ const OPEN_DEPTH = 2;
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
 export function JsonViewer({ value, label }: { value: unknown; label: string }) {
-  const [copied, setCopied] = useState(false);
+  const { copied, copy } = useCopy();
   const text = JSON.stringify(value, null, 2) ?? "undefined";
-  const copy = async () => {
-    try {
-      await navigator.clipboard.writeText(text);
-      setCopied(true);
-      setTimeout(() => setCopied(false), 1_500);
-    } catch {
-      setCopied(false);
-    }
-  };
   return (
     <div className="relative rounded-md border border-neutral-200 bg-neutral-50">
       <button
         type="button"
-        onClick={() => void copy()}
+        onClick={() => void copy(text)}
         className="absolute top-2 right-2 rounded border border-neutral-300 bg-white px-2 py-0.5 text-xs font-medium text-neutral-600 hover:bg-neutral-100"
         aria-label={`Copy ${label} as JSON`}
       >

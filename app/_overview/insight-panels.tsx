@@ -9,8 +9,7 @@ import { PercentileChart } from "@/components/charts/percentile-chart";
 import { RejectionKindBadge } from "@/components/charts/rejection-kind";
 import { ThroughputChart } from "@/components/charts/throughput-chart";
 import { DataTable } from "@/components/data-table";
-import { LoadError } from "@/components/load-error";
-import { isFailingOf } from "@/components/page-header";
+import { QueryLoadError } from "@/components/live-query";
 import { numbers } from "@/components/numbers";
 import { TimeAgo } from "@/components/time-zone";
 import { StateBadge } from "@/components/state-badge";
@@ -34,7 +33,6 @@ export function InsightPanels({ isPaused, window, onWindow }: { isPaused: boolea
   });
   const now = useNow();
   const data = query.data;
-  const isFailing = isFailingOf(query);
   const label = WINDOWS[window].label;
 
   return (
@@ -44,13 +42,7 @@ export function InsightPanels({ isPaused, window, onWindow }: { isPaused: boolea
         <Segmented label="Window" value={window} onChange={onWindow} options={WINDOW_KEYS.map((k) => ({ value: k, label: k }))} />
       </div>
 
-      {isFailing && (
-        <LoadError
-          title={data ? "Could not refresh the charts; showing the last ones received." : "Could not load the charts."}
-          message={query.error?.message}
-          onRetry={() => void query.refetch()}
-        />
-      )}
+      <QueryLoadError query={query} refreshing="Could not refresh the charts; showing the last ones received." loading="Could not load the charts." />
 
       <Card title="Throughput and failure rate" id="throughput" aside={`attempts that ended, ${label}, by outcome`}>
         <div aria-label="Throughput chart" aria-busy={!data}>

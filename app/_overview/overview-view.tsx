@@ -2,7 +2,7 @@
 
 import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
-import { LoadError } from "@/components/load-error";
+import { liveStatus, QueryLoadError } from "@/components/live-query";
 import { isFailingOf, PageHeader, useLive } from "@/components/page-header";
 import { numbers } from "@/components/numbers";
 import { countsQuery } from "@/lib/client/queries";
@@ -33,16 +33,15 @@ export function OverviewView() {
       <PageHeader
         title="Overview"
         description="Jobs by state, throughput, latency, errors and poison jobs across every queue and tenant."
-        live={{ updatedAt: data ? query.dataUpdatedAt : null, isPaused: live.isPaused, isFailing, onToggle: live.toggle }}
+        live={liveStatus(live, query)}
       />
 
-      {isFailing && (
-        <LoadError
-          title={data ? "Could not refresh the counts; showing the last ones received." : "Could not load the counts."}
-          message={lastError?.message}
-          onRetry={() => void query.refetch()}
-        />
-      )}
+      <QueryLoadError
+        query={query}
+        refreshing="Could not refresh the counts; showing the last ones received."
+        loading="Could not load the counts."
+        message={lastError?.message}
+      />
       {isLoading && (
         <p role="status" className="text-sm text-neutral-600">
           Loading counts…

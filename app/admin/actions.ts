@@ -42,6 +42,29 @@ const invalid = (message: string) => new AppError("invalid_input", message);
 const noUser = () => invalid("Nothing was saved. There is no such user (reload the page).");
 const noTenant = (id: string) => invalid(`Nothing was saved. There is no tenant "${id}".`);
 const pgCode = (err: unknown) => (err && typeof err === "object" && "code" in err ? String(err.code) : null);
+/** A foreign key the database refused: the tenant named does not exist. */
+const unknownTenant = (err: unknown, tenantId: string | null | undefined) => (pgCode(err) === "23503" ? noTenant(tenantId ?? "") : null);
+/** A rule of the lib said no (the last admin, one's own account): its words after `prefix`, the audit log's by `reason`. */
+const refusedAs = (err: unknown, prefix: string, reason = (message: string) => message) => {
+  const refused = appErrorOf(err, "refused");
+  return refused && new AppError("refused", `${prefix}: ${refused.userMessage}`, { reason: reason(refused.userMessage) });
+};
+
+/** What the lib call found and changed; `missing` is thrown when there was no such row. */
+async function found<T>(changed: Promise<T | null | false>, missing: () => AppError): Promise<T> {
+  const row = await changed;
+  if (!row) throw missing();
+  return row;
+}
+
+/** A lib call whose refusals are the person's to fix: `fix` says them in the form's words (null: thrown on as they are). */
+async function saving<T>(call: Promise<T>, fix: (err: unknown) => AppError | null): Promise<T> {
+  try {
+    return await call;
+  } catch (err) {
+    throw fix(err) ?? err;
+  }
+}
 
 function describeMembership(role: string, tenantId: string | null, owner: boolean) {
   const label = ROLE_LABELS[role as keyof typeof ROLE_LABELS] ?? role;
@@ -53,15 +76,11 @@ export const createUserAction = consoleAction({
   audit: "admin.user.create",
   input: NewUser,
   change: async ({ tx, input }) => {
-    try {
-      const u = await createUser(tx, input);
-      return applied(`Created ${u.email}: ${describeMembership(u.role, u.tenantId, u.tenantOwner)}.`);
-    } catch (err) {
-      // The transaction is aborted either way; these two are the person's to fix.
-      if (pgCode(err) === "23505") throw invalid(`Nothing was saved. A user with the email ${input.email} already exists.`);
-      if (pgCode(err) === "23503") throw noTenant(input.tenantId ?? "");
-      throw err;
-    }
+    // The transaction is aborted either way; these two are the person's to fix.
+    const u = await saving(createUser(tx, input), (err) =>
+      pgCode(err) === "23505" ? invalid(`Nothing was saved. A user with the email ${input.email} already exists.`) : unknownTenant(err, input.tenantId),
+    );
+    return applied(`Created ${u.email}: ${describeMembership(u.role, u.tenantId, u.tenantOwner)}.`);
   },
 });
 
@@ -73,15 +92,10 @@ export const setUserRoleAction = consoleAction({
     const [before] = await tx<{ email: string; role: string; tenantId: string | null; tenantOwner: boolean }[]>`
       SELECT email, role, tenant_id, tenant_owner FROM users WHERE id = ${input.userId}`;
     if (!before) throw noUser();
-    let u;
-    try {
-      u = await setUserRole(tx, input);
-    } catch (err) {
-      if (pgCode(err) === "23503") throw noTenant(input.tenantId ?? "");
-      const refused = appErrorOf(err, "refused");
-      if (!refused) throw err;
-      throw new AppError("refused", `Not changed: ${refused.userMessage}`, { reason: `${before.email}: ${refused.userMessage}` });
-    }
+    const u = await saving(
+      setUserRole(tx, input),
+      (err) => unknownTenant(err, input.tenantId) ?? refusedAs(err, "Not changed", (message) => `${before.email}: ${message}`),
+    );
     if (!u) throw noUser();
     const self = u.id === viewer.userId;
     return applied(
@@ -96,14 +110,11 @@ export const createTenantAction = consoleAction({
   audit: "admin.tenant.create",
   input: NewTenant,
   change: async ({ tx, input }) => {
-    try {
-      const t = await createTenant(tx, input);
-      return applied(`Created tenant ${t.id} (“${t.name}”).`);
-    } catch (err) {
+    const t = await saving(createTenant(tx, input), (err) => {
       const taken = appErrorOf(err, "invalid_input");
-      if (taken) throw taken.rephrase(`Nothing was saved. ${taken.userMessage}`);
-      throw err;
-    }
+      return taken && taken.rephrase(`Nothing was saved. ${taken.userMessage}`);
+    });
+    return applied(`Created tenant ${t.id} (“${t.name}”).`);
   },
 });
 
@@ -126,14 +137,7 @@ export const deactivateUserAction = consoleAction({
   audit: "admin.user.deactivate",
   input: UserRef,
   change: async ({ tx, input, viewer }) => {
-    let r;
-    try {
-      r = await deactivateUser(tx, input.userId, viewer);
-    } catch (err) {
-      const refused = appErrorOf(err, "refused");
-      if (!refused) throw err;
-      throw new AppError("refused", `Not deactivated: ${refused.userMessage}`, { reason: refused.userMessage });
-    }
+    const r = await saving(deactivateUser(tx, input.userId, viewer), (err) => refusedAs(err, "Not deactivated"));
     if (!r) throw noUser();
     return applied(`Deactivated ${r.email}: ${r.sessionsEnded} session(s) ended, ${r.keysRevoked} API key(s) they created revoked; they cannot sign in.`);
   },
@@ -144,8 +148,7 @@ export const reactivateUserAction = consoleAction({
   audit: "admin.user.reactivate",
   input: UserRef,
   change: async ({ tx, input }) => {
-    const r = await reactivateUser(tx, input.userId);
-    if (!r) throw noUser();
+    const r = await found(reactivateUser(tx, input.userId), noUser);
     return applied(`Reactivated ${r.email}: they can sign in again (API keys revoked at deactivation stay revoked).`);
   },
 });
@@ -155,8 +158,7 @@ export const resetPasswordAction = consoleAction({
   audit: "admin.user.password_reset",
   input: PasswordReset,
   change: async ({ tx, input }) => {
-    const r = await resetPassword(tx, input.userId, input.password);
-    if (!r) throw noUser();
+    const r = await found(resetPassword(tx, input.userId, input.password), noUser);
     // The password itself is never in the log or the answer.
     return applied(
       `Set a new password for ${r.email}; their sessions ended. Give it to them over a channel you trust.`,
@@ -170,8 +172,7 @@ export const suspendTenantAction = consoleAction({
   audit: "admin.tenant.suspend",
   input: TenantRef,
   change: async ({ tx, input }) => {
-    const r = await suspendTenant(tx, input.id);
-    if (!r) throw noTenant(input.id);
+    const r = await found(suspendTenant(tx, input.id), () => noTenant(input.id));
     return applied(
       `Suspended tenant ${input.id}: ${r.sessionsEnded} member session(s) ended; its members cannot sign in and its API keys are refused. Its jobs stay readable to staff.`,
     );
@@ -183,7 +184,7 @@ export const resumeTenantAction = consoleAction({
   audit: "admin.tenant.resume",
   input: TenantRef,
   change: async ({ tx, input }) => {
-    if (!(await resumeTenant(tx, input.id))) throw noTenant(input.id);
+    await found(resumeTenant(tx, input.id), () => noTenant(input.id));
     return applied(`Resumed tenant ${input.id}: its members can sign in and its API keys work again.`);
   },
 });

@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import type { ReactNode } from "react";
 import { Card } from "@/components/charts/card";
 import { listTenants, type TenantRow } from "@/lib/auth/tenants";
 import { listUsers, type UserRow } from "@/lib/auth/users";
@@ -38,58 +39,53 @@ export default async function AdminPage() {
         </div>
       ) : (
         <>
-          <section aria-labelledby="users-heading" className="space-y-4">
-            <div className="flex items-baseline justify-between gap-3">
-              <h2 id="users-heading" className="text-lg font-semibold tracking-tight">
-                Users
-              </h2>
-              <p className="text-sm text-neutral-600 tabular-nums">
-                {users.length} {users.length === 1 ? "user" : "users"}
-              </p>
-            </div>
+          <Section id="users" title="Users" count={users.length} noun="user">
             <UsersTable
               viewerId={viewer.userId}
               tenants={tenantOptions}
-              users={users.map((u) => ({
-                id: u.id,
-                email: u.email,
-                name: u.name,
-                role: u.role,
-                tenantId: u.tenantId,
-                tenantOwner: u.tenantOwner,
-                createdAt: u.createdAt.toISOString(),
-                deactivated: u.deactivatedAt !== null,
+              // Only the dates change on the way to the browser: strings, and a flag for deactivated.
+              users={users.map(({ createdAt, deactivatedAt, ...u }) => ({
+                ...u,
+                createdAt: createdAt.toISOString(),
+                deactivated: deactivatedAt !== null,
               }))}
             />
             <Card title="Add a user" id="add-user">
               <CreateUserForm tenants={tenantOptions} />
             </Card>
-          </section>
+          </Section>
 
-          <section aria-labelledby="tenants-heading" className="space-y-4">
-            <div className="flex items-baseline justify-between gap-3">
-              <h2 id="tenants-heading" className="text-lg font-semibold tracking-tight">
-                Tenants
-              </h2>
-              <p className="text-sm text-neutral-600 tabular-nums">
-                {tenants.length} {tenants.length === 1 ? "tenant" : "tenants"}
-              </p>
-            </div>
+          <Section id="tenants" title="Tenants" count={tenants.length} noun="tenant">
             <TenantsTable
-              tenants={tenants.map((t) => ({
-                id: t.id,
-                name: t.name,
-                users: t.users,
-                createdAt: t.createdAt.toISOString(),
-                suspended: t.suspendedAt !== null,
+              tenants={tenants.map(({ createdAt, suspendedAt, ...t }) => ({
+                ...t,
+                createdAt: createdAt.toISOString(),
+                suspended: suspendedAt !== null,
               }))}
             />
             <Card title="Add a tenant" id="add-tenant">
               <CreateTenantForm />
             </Card>
-          </section>
+          </Section>
         </>
       )}
     </div>
+  );
+}
+
+/** A titled list with how many it holds (`#<id>-heading` names the section), then its table and form. */
+function Section({ id, title, count, noun, children }: { id: string; title: string; count: number; noun: string; children: ReactNode }) {
+  return (
+    <section aria-labelledby={`${id}-heading`} className="space-y-4">
+      <div className="flex items-baseline justify-between gap-3">
+        <h2 id={`${id}-heading`} className="text-lg font-semibold tracking-tight">
+          {title}
+        </h2>
+        <p className="text-sm text-neutral-600 tabular-nums">
+          {count} {count === 1 ? noun : `${noun}s`}
+        </p>
+      </div>
+      {children}
+    </section>
   );
 }

@@ -1,12 +1,11 @@
 "use server";
 
 import { z } from "zod";
-import { auditBulkItems } from "@/lib/audit/bulk";
-import { pool } from "@/lib/db/client";
 import { actorOf, type Viewer } from "@/lib/auth/viewer";
 import { consoleAction } from "@/lib/edge/action";
+import { confirmBulk } from "@/lib/edge/bulk-confirm";
 import { eventsFor } from "@/lib/fsm/machine";
-import { BULK_CAP, previewBulk, startBulk, type FrozenJob } from "@/lib/jobs/bulk";
+import { BULK_CAP, previewBulk } from "@/lib/jobs/bulk";
 import { listDeadGroupIds } from "@/lib/jobs/dead";
 import { JobFilters } from "@/lib/jobs/filters";
 import { AppError } from "@/lib/result";
@@ -97,13 +96,5 @@ export const startReplayAction = consoleAction({
   input: StartInput,
   invalid: () => "That replay is not valid: run the dry run again.",
   failed: "Could not start the replay: the database did not answer. Details are in the server log.",
-  call: async ({ input, viewer, actor }) => {
-    // The frozen list comes back from the browser; each item is still a guarded transition,
-    // applied as this server-side actor and only from the state and version named here.
-    const frozen: FrozenJob[] = input.frozen;
-    const description = describe(input.selection);
-    const audit = auditBulkItems(viewer, "replay", description);
-    const { operationId } = await startBulk(pool(), { frozen, event: "replay", actor: actor(), description, audit });
-    return { ok: true, data: { operationId } };
-  },
+  call: (ctx) => confirmBulk(ctx, { event: "replay", description: describe(ctx.input.selection), frozen: ctx.input.frozen }),
 });

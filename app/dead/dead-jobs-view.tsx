@@ -2,7 +2,7 @@
 
 import { useQuery } from "@tanstack/react-query";
 import { useCallback, useRef, useState } from "react";
-import { LoadError } from "@/components/load-error";
+import { liveStatus, QueryLoadError } from "@/components/live-query";
 import { isFailingOf, PageHeader, useLive } from "@/components/page-header";
 import { deadGroupsQuery } from "@/lib/client/queries";
 import type { DeadGroupsResponse } from "@/lib/client/wire";
@@ -60,18 +60,16 @@ export function DeadJobsView({
       <PageHeader
         title="Dead jobs"
         description="Grouped by job type and the error of the attempt that killed them. Replay sends a job back to queued with its history kept; every replay shows a dry run first."
-        live={{ updatedAt: data ? query.dataUpdatedAt : null, isPaused, isFailing, onToggle: live.toggle }}
+        live={liveStatus(live, query)}
       />
 
       <ScopeForm scope={scope} />
 
-      {isFailing && (
-        <LoadError
-          title={data ? "Could not refresh the dead jobs; showing the last ones received." : "Could not load the dead jobs."}
-          message={query.error?.message}
-          onRetry={() => void query.refetch()}
-        />
-      )}
+      <QueryLoadError
+        query={query}
+        refreshing="Could not refresh the dead jobs; showing the last ones received."
+        loading="Could not load the dead jobs."
+      />
 
       {!data && !isFailing && (
         <p role="status" className="text-sm text-neutral-600">

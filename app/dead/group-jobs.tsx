@@ -6,20 +6,13 @@ import { actionsColumn, DataTable } from "@/components/data-table";
 import { deadJobsQuery } from "@/lib/client/queries";
 import type { DeadGroupDto, DeadJobDto } from "@/lib/client/wire";
 import { groupName, NO_ERROR, SMALL_BUTTON } from "./groups";
-import type { ReplaySelectionInput } from "./replay-types";
-import { scopeToSearch, type DeadScopeParams } from "./scope";
+import type { GroupListProps } from "./replay-types";
+import { scopeToSearch } from "./scope";
 import { shortId } from "@/lib/jobs/short-id";
 
 const POLL_MS = 5_000;
 
-type Props = {
-  group: DeadGroupDto;
-  scope: DeadScopeParams;
-  isPaused: boolean;
-  selected: ReadonlySet<string>;
-  onToggle: (ids: string[], on: boolean) => void;
-  onReplay?: (selection: ReplaySelectionInput, title: string) => void;
-};
+type Props = GroupListProps & { group: DeadGroupDto };
 
 /** One group's jobs, newest death first, with checkboxes and a replay per job (for those who may replay). */
 export function GroupJobs({ group, scope, isPaused, selected, onToggle, onReplay }: Props) {

@@ -7,19 +7,12 @@ import { numbers } from "@/components/numbers";
 import type { DeadGroupDto } from "@/lib/client/wire";
 import { GroupJobs } from "./group-jobs";
 import { groupName, NO_ERROR, SMALL_BUTTON } from "./groups";
-import type { ReplaySelectionInput } from "./replay-types";
-import type { DeadScopeParams } from "./scope";
+import type { GroupListProps } from "./replay-types";
 
-type Props = {
+type Props = GroupListProps & {
   groups: DeadGroupDto[];
   /** The response's clock: "last seen" is relative to it. */
   at: string;
-  scope: DeadScopeParams;
-  isPaused: boolean;
-  selected: ReadonlySet<string>;
-  onToggle: (ids: string[], on: boolean) => void;
-  /** Absent for roles that may not replay: no replay buttons are shown. */
-  onReplay?: (selection: ReplaySelectionInput, title: string) => void;
 };
 
 const groupId = (g: Pick<DeadGroupDto, "type" | "errorClass">) => JSON.stringify([g.type, g.errorClass]);

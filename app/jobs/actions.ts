@@ -1,11 +1,10 @@
 "use server";
 
 import { z } from "zod";
-import { auditBulkItems } from "@/lib/audit/bulk";
-import { pool } from "@/lib/db/client";
 import { consoleAction, type Done } from "@/lib/edge/action";
+import { confirmBulk } from "@/lib/edge/bulk-confirm";
 import { STATES } from "@/lib/fsm/table";
-import { BULK_CAP, BULK_EVENTS, previewBulk, startBulk, type BulkEvent, type BulkSelection } from "@/lib/jobs/bulk";
+import { BULK_CAP, BULK_EVENTS, previewBulk, type BulkEvent, type BulkSelection } from "@/lib/jobs/bulk";
 import { parseJobFilters } from "@/lib/jobs/filters";
 import { describeFilter } from "./_components/describe";
 
@@ -79,16 +78,8 @@ export const startBulkAction = consoleAction({
   input: StartInput,
   invalid: () => "The confirmed selection was not understood; run the dry run again.",
   failed: "Could not start the bulk action. Details are in the server log.",
-  call: async ({ input: { event, description, frozen }, viewer, actor }) => {
-    // The frozen list comes back from the browser: each item is still a guarded transition from the
-    // state and version named here, applied as this operator, audited in its own transaction.
-    const { operationId } = await startBulk(pool(), {
-      frozen: frozen.map(([id, state, version]) => ({ id, state, version })),
-      event,
-      actor: actor(),
-      description,
-      audit: auditBulkItems(viewer, event, description),
-    });
-    return { ok: true, data: { operationId } };
+  call: (ctx) => {
+    const { event, description, frozen } = ctx.input;
+    return confirmBulk(ctx, { event, description, frozen: frozen.map(([id, state, version]) => ({ id, state, version })) });
   },
 });

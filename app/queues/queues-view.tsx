@@ -5,9 +5,9 @@ import Link from "next/link";
 import { useState } from "react";
 import { Empty } from "@/components/charts/card";
 import { DataTable, actionsColumn, type Column } from "@/components/data-table";
-import { LoadError } from "@/components/load-error";
+import { liveStatus, QueryLoadError } from "@/components/live-query";
 import { numbers, plural } from "@/components/numbers";
-import { isFailingOf, PageHeader, useLive } from "@/components/page-header";
+import { PageHeader, useLive } from "@/components/page-header";
 import { useNow } from "@/components/use-now";
 import { queuesQuery } from "@/lib/client/queries";
 import type { QueuesResponse } from "@/lib/client/wire";
@@ -147,7 +147,6 @@ export function QueuesView({ initial, renderedAt, canOperate }: { initial: Queue
   const now = useNow({ serverNow: renderedAt });
   const [open, setOpen] = useState<string | null>(null);
   const data = query.data;
-  const isFailing = isFailingOf(query);
   const paused = data?.queues.filter((q) => q.paused).length ?? 0;
 
   return (
@@ -155,15 +154,9 @@ export function QueuesView({ initial, renderedAt, canOperate }: { initial: Queue
       <PageHeader
         title="Queues"
         description={`Every queue with jobs, settings or a worker${paused ? `; ${plural(paused, "queue")} paused` : ""}. Counts stop at 1,000 ("1,000+"). A paused queue gives its jobs to no worker; jobs already running finish.`}
-        live={{ updatedAt: data ? query.dataUpdatedAt : null, serverNow: renderedAt, isPaused: live.isPaused, isFailing, onToggle: live.toggle }}
+        live={liveStatus(live, query, { serverNow: renderedAt })}
       />
-      {isFailing && (
-        <LoadError
-          title={data ? "Could not refresh the queues; showing the last list received." : "Could not load the queues."}
-          message={query.error?.message}
-          onRetry={() => void query.refetch()}
-        />
-      )}
+      <QueryLoadError query={query} refreshing="Could not refresh the queues; showing the last list received." loading="Could not load the queues." />
       {data && data.queues.length === 0 && <Empty>No queue has jobs, settings or a worker yet.</Empty>}
       {data && data.queues.length > 0 && (
         <DataTable

@@ -7,9 +7,9 @@ import { SECONDARY } from "@/app/jobs/_components/fields";
 import { JobLink } from "@/components/cells";
 import { Empty } from "@/components/charts/card";
 import { DataTable, actionsColumn, type Column } from "@/components/data-table";
-import { LoadError } from "@/components/load-error";
+import { liveStatus, QueryLoadError } from "@/components/live-query";
 import { plural } from "@/components/numbers";
-import { isFailingOf, PageHeader, useLive } from "@/components/page-header";
+import { PageHeader, useLive } from "@/components/page-header";
 import { formatRelative } from "@/components/relative-time";
 import { LocalTime, useTimeZone } from "@/components/time-zone";
 import { formatDateTime } from "@/lib/time-format";
@@ -145,14 +145,13 @@ export function SchedulesView({ initial, renderedAt, canOperate, tenants, types 
   const now = useNow({ serverNow: renderedAt });
   const [isCreating, setIsCreating] = useState(false);
   const data = query.data;
-  const isFailing = isFailingOf(query);
 
   return (
     <div className="space-y-6">
       <PageHeader
         title="Schedules"
         description="Periodic jobs: a cron expression in a time zone submits one job per tick, whatever the number of supervisors. Ticks missed while nothing ran are skipped but the latest, which runs once."
-        live={{ updatedAt: data ? query.dataUpdatedAt : null, serverNow: renderedAt, isPaused: live.isPaused, isFailing, onToggle: live.toggle }}
+        live={liveStatus(live, query, { serverNow: renderedAt })}
       >
         {canOperate && (
           <button
@@ -167,13 +166,11 @@ export function SchedulesView({ initial, renderedAt, canOperate, tenants, types 
         )}
       </PageHeader>
       {canOperate && isCreating && <CreateScheduleForm tenants={tenants} types={types} />}
-      {isFailing && (
-        <LoadError
-          title={data ? "Could not refresh the schedules; showing the last list received." : "Could not load the schedules."}
-          message={query.error?.message}
-          onRetry={() => void query.refetch()}
-        />
-      )}
+      <QueryLoadError
+        query={query}
+        refreshing="Could not refresh the schedules; showing the last list received."
+        loading="Could not load the schedules."
+      />
       {data && data.schedules.length === 0 && <Empty>No schedule yet. Declare one beside a worker&apos;s handlers, or create one here.</Empty>}
       {data && data.schedules.length > 0 && (
         <DataTable

@@ -6,8 +6,8 @@ import { useState } from "react";
 import { JobLink } from "@/components/cells";
 import { Empty } from "@/components/charts/card";
 import { DataTable, type Column } from "@/components/data-table";
-import { LoadError } from "@/components/load-error";
-import { isFailingOf, PageHeader, useLive } from "@/components/page-header";
+import { liveStatus, QueryLoadError } from "@/components/live-query";
+import { PageHeader, useLive } from "@/components/page-header";
 import { Segmented } from "@/components/segmented";
 import { numbers } from "@/components/numbers";
 import { TimeAgo } from "@/components/time-zone";
@@ -117,7 +117,6 @@ export function WorkersView({ initial, renderedAt }: { initial: WorkersResponse 
   const query = useQuery({ ...workersQuery(), initialData: initial ?? undefined, initialDataUpdatedAt: renderedAt, ...live.poll });
   const now = useNow({ serverNow: renderedAt });
   const data = query.data;
-  const isFailing = isFailingOf(query);
   const counts: Record<WorkerStatus, number> = { live: 0, silent: 0, stopped: 0 };
   for (const w of data?.workers ?? []) counts[w.status]++;
   const shown = (data?.workers ?? []).filter((w) => show === "all" || w.status === show).sort(byStatus);
@@ -127,15 +126,13 @@ export function WorkersView({ initial, renderedAt }: { initial: WorkersResponse 
       <PageHeader
         title="Workers"
         description={`Workers seen in the last day: ${counts.live} live, ${counts.silent} silent (no heartbeat for over ${SILENT_AFTER_MS / 1000} s without saying they stopped), ${counts.stopped} stopped. Attempt counts are of the last hour.`}
-        live={{ updatedAt: data ? query.dataUpdatedAt : null, serverNow: renderedAt, isPaused: live.isPaused, isFailing, onToggle: live.toggle }}
+        live={liveStatus(live, query, { serverNow: renderedAt })}
       />
-      {isFailing && (
-        <LoadError
-          title={data ? "Could not refresh the workers; showing the last list received." : "Could not load the workers."}
-          message={query.error?.message}
-          onRetry={() => void query.refetch()}
-        />
-      )}
+      <QueryLoadError
+        query={query}
+        refreshing="Could not refresh the workers; showing the last list received."
+        loading="Could not load the workers."
+      />
       {data && data.workers.length === 0 && <Empty>No worker has registered in the last day. Start one with npm run worker.</Empty>}
       {data && data.workers.length > 0 && (
         <>

@@ -67,29 +67,21 @@ const withSearch = (path: string, search: string | URLSearchParams) => {
   return s ? `${path}?${s}` : path;
 };
 
+/** A read: its key, and GET `url` checked by `parse` (`shaped`: the fields the page relies on). */
+const readQuery = <T, K extends readonly unknown[]>(queryKey: K, url: string, parse: (body: unknown) => T) =>
+  queryOptions({ queryKey, queryFn: ({ signal }) => getJson(url, signal, parse) });
+
 export const countsQuery = () =>
-  queryOptions({
-    queryKey: keys.counts(),
-    queryFn: ({ signal }) =>
-      getJson("/api/counts", signal, (body) => {
-        const parsed = shaped<CountsResponse>("counts", { counts: "object", capped: "array", total: "number", at: "string" })(body);
-        if (!STATES.every((s) => typeof parsed.counts[s] === "number")) throw new Error("The server sent counts in an unexpected shape.");
-        return parsed;
-      }),
+  readQuery(keys.counts(), "/api/counts", (body) => {
+    const parsed = shaped<CountsResponse>("counts", { counts: "object", capped: "array", total: "number", at: "string" })(body);
+    if (!STATES.every((s) => typeof parsed.counts[s] === "number")) throw new Error("The server sent counts in an unexpected shape.");
+    return parsed;
   });
 
 export const jobsQuery = (search: string) =>
-  queryOptions({
-    queryKey: keys.jobs.list(search),
-    queryFn: ({ signal }) =>
-      getJson(withSearch("/api/jobs", search), signal, shaped<JobsResponse>("jobs", { jobs: "array", counts: "object", at: "string" })),
-  });
+  readQuery(keys.jobs.list(search), withSearch("/api/jobs", search), shaped<JobsResponse>("jobs", { jobs: "array", counts: "object", at: "string" }));
 
-export const jobDetailQuery = (id: string) =>
-  queryOptions({
-    queryKey: keys.jobs.detail(id),
-    queryFn: ({ signal }) => getJson(`/api/jobs/${encodeURIComponent(id)}`, signal, parseJobDetail),
-  });
+export const jobDetailQuery = (id: string) => readQuery(keys.jobs.detail(id), `/api/jobs/${encodeURIComponent(id)}`, parseJobDetail);
 
 /** A bulk action's or a replay's progress, polled every second until it is over. */
 export const bulkProgressQuery = (id: string) =>
@@ -105,15 +97,11 @@ export const bulkProgressQuery = (id: string) =>
   });
 
 export const deadGroupsQuery = (search: string) =>
-  queryOptions({
-    queryKey: keys.dead.groups(search),
-    queryFn: ({ signal }) =>
-      getJson(
-        withSearch("/api/dead", search),
-        signal,
-        shaped<DeadGroupsResponse>("dead-job groups", { groups: "array", capped: "boolean", at: "string" }),
-      ),
-  });
+  readQuery(
+    keys.dead.groups(search),
+    withSearch("/api/dead", search),
+    shaped<DeadGroupsResponse>("dead-job groups", { groups: "array", capped: "boolean", at: "string" }),
+  );
 
 /** A group's jobs are asked for with `type` and `errorClass`; an absent `errorClass` is the "(no error)" group. */
 function groupSearch(search: string, g: DeadGroupKey, cursor?: string | null): URLSearchParams {
@@ -138,59 +126,39 @@ export const deadJobsQuery = (search: string, g: DeadGroupKey) =>
   });
 
 export const overviewQuery = (window: WindowKey) =>
-  queryOptions({
-    queryKey: keys.insight.overview(window),
-    queryFn: ({ signal }) =>
-      getJson(
-        `/api/insight/overview?window=${window}`,
-        signal,
-        shaped<OverviewResponse>("the charts", { series: "array", latency: "array", at: "string" }),
-      ),
-  });
+  readQuery(
+    keys.insight.overview(window),
+    `/api/insight/overview?window=${window}`,
+    shaped<OverviewResponse>("the charts", { series: "array", latency: "array", at: "string" }),
+  );
 
 export const workersQuery = () =>
-  queryOptions({
-    queryKey: keys.insight.workers(),
-    queryFn: ({ signal }) => getJson("/api/insight/workers", signal, shaped<WorkersResponse>("workers", { workers: "array", at: "string" })),
-  });
+  readQuery(keys.insight.workers(), "/api/insight/workers", shaped<WorkersResponse>("workers", { workers: "array", at: "string" }));
 
-export const queuesQuery = () =>
-  queryOptions({
-    queryKey: keys.queues.list(),
-    queryFn: ({ signal }) => getJson("/api/queues", signal, shaped<QueuesResponse>("queues", { queues: "array", at: "string" })),
-  });
+export const queuesQuery = () => readQuery(keys.queues.list(), "/api/queues", shaped<QueuesResponse>("queues", { queues: "array", at: "string" }));
 
 export const queueStatusQuery = (name: string) =>
-  queryOptions({
-    queryKey: keys.queues.status(name),
-    queryFn: ({ signal }) =>
-      getJson(
-        `/api/queues/${encodeURIComponent(name)}`,
-        signal,
-        shaped<QueueStatusResponse>("the queue", { name: "string", paused: "boolean", at: "string" }),
-      ),
-  });
+  readQuery(
+    keys.queues.status(name),
+    `/api/queues/${encodeURIComponent(name)}`,
+    shaped<QueueStatusResponse>("the queue", { name: "string", paused: "boolean", at: "string" }),
+  );
 
 export const schedulesQuery = () =>
-  queryOptions({
-    queryKey: keys.schedules(),
-    queryFn: ({ signal }) => getJson("/api/schedules", signal, shaped<SchedulesResponse>("schedules", { schedules: "array", at: "string" })),
-  });
+  readQuery(keys.schedules(), "/api/schedules", shaped<SchedulesResponse>("schedules", { schedules: "array", at: "string" }));
 
 export const driftQuery = () =>
-  queryOptions({
-    queryKey: keys.insight.drift(),
-    queryFn: ({ signal }) => getJson("/api/insight/drift", signal, shaped<DriftResponse>("the drift status", { count: "number", capped: "boolean" })),
-  });
+  readQuery(keys.insight.drift(), "/api/insight/drift", shaped<DriftResponse>("the drift status", { count: "number", capped: "boolean" }));
 
 /** The comparison changes slowly: fetched once per visit, again after a minute at most. */
-export const slownessQuery = (id: string) =>
-  queryOptions({
-    queryKey: keys.insight.slowness(id),
-    queryFn: ({ signal }) =>
-      getJson(`/api/insight/jobs/${encodeURIComponent(id)}/slowness`, signal, shaped<SlownessContextData>("the comparison", { baselines: "array" })),
-    staleTime: 60_000,
-  });
+export const slownessQuery = (id: string) => ({
+  ...readQuery(
+    keys.insight.slowness(id),
+    `/api/insight/jobs/${encodeURIComponent(id)}/slowness`,
+    shaped<SlownessContextData>("the comparison", { baselines: "array" }),
+  ),
+  staleTime: 60_000,
+});
 
 /**
  * What the outage banner tells apart: the database not answering (the health

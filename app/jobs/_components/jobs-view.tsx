@@ -3,7 +3,7 @@
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
-import { LoadError } from "@/components/load-error";
+import { liveStatus, QueryLoadError } from "@/components/live-query";
 import { plural } from "@/components/numbers";
 import { isFailingOf, PageHeader, useLive } from "@/components/page-header";
 import { jobsQuery } from "@/lib/client/queries";
@@ -87,7 +87,7 @@ export function JobsView({ search, initial, actorKind, isStaff = false, tenants 
       <PageHeader
         title="Jobs"
         description="Every job, newest first, live. Filters live in the URL: share the link."
-        live={{ updatedAt: data ? query.dataUpdatedAt : null, isPaused: live.isPaused, isFailing, onToggle: live.toggle }}
+        live={liveStatus(live, query, { isFailing })}
       />
 
       <div className="space-y-3 rounded-lg border border-neutral-200 bg-white p-4 shadow-xs">
@@ -103,13 +103,12 @@ export function JobsView({ search, initial, actorKind, isStaff = false, tenants 
         </p>
       )}
 
-      {isFailing && (
-        <LoadError
-          title={data ? "Could not refresh the list; showing the last jobs received." : "Could not load the jobs."}
-          message={query.error?.message}
-          onRetry={() => void query.refetch()}
-        />
-      )}
+      <QueryLoadError
+        query={query}
+        isFailing={isFailing}
+        refreshing="Could not refresh the list; showing the last jobs received."
+        loading="Could not load the jobs."
+      />
       {exact && (
         <p className="rounded-lg border border-sky-200 bg-sky-50 px-4 py-2.5 text-sm text-sky-950">
           {exact.id === q ? "Exact id match:" : `The only job whose id starts with ${q}:`}{" "}
