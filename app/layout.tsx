@@ -23,18 +23,17 @@ export const metadata: Metadata = {
   description: "Look inside the job state machine: jobs, attempts, runs and events.",
 };
 
-// Each section is listed only for the roles that may open it (most are the staff's, "insight:read");
-// the page checks again on the server.
-const NAV: { href: string; label: string; permission?: Permission }[] = [
-  { href: "/", label: "Overview" },
+// Each section is listed only for the roles that may open it; the page checks again on the server.
+const NAV: { href: string; label: string; permission: Permission }[] = [
+  { href: "/", label: "Overview", permission: "insight:read" },
   { href: "/jobs", label: "Jobs", permission: "jobs:read" },
-  { href: "/dead", label: "Dead jobs" },
-  { href: "/queues", label: "Queues" },
-  { href: "/schedules", label: "Schedules" },
-  { href: "/workers", label: "Workers" },
-  { href: "/rejections", label: "Rejections" },
+  { href: "/dead", label: "Dead jobs", permission: "insight:read" },
+  { href: "/queues", label: "Queues", permission: "insight:read" },
+  { href: "/schedules", label: "Schedules", permission: "insight:read" },
+  { href: "/workers", label: "Workers", permission: "insight:read" },
+  { href: "/rejections", label: "Rejections", permission: "insight:read" },
   { href: "/alerts", label: "Alerts", permission: "alerts:manage" },
-  { href: "/state-machine", label: "State machine" },
+  { href: "/state-machine", label: "State machine", permission: "insight:read" },
   { href: "/audit", label: "Audit", permission: "audit:read" },
   { href: "/integrity", label: "Integrity", permission: "audit:read" },
   { href: "/admin", label: "Admin", permission: "admin:manage" },
@@ -46,8 +45,8 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
     console.error("layout: could not read the session:", err instanceof Error ? err.message : err);
     return null;
   });
-  const nav = viewer ? NAV.filter((item) => can(viewer, item.permission ?? "insight:read")) : [];
-  if (viewer && canManageApiKeys(viewer)) nav.push({ href: "/api-keys", label: "API keys" });
+  const nav = viewer ? NAV.filter((item) => can(viewer, item.permission)) : [];
+  if (viewer && canManageApiKeys(viewer)) nav.push({ href: "/api-keys", label: "API keys", permission: "jobs:read" });
   const theme = parseTheme((await cookies()).get(THEME_COOKIE)?.value);
   // Times are shown in the viewer's zone: read here so the server's render and the browser's agree.
   const zone = await readViewerTimeZone();
