@@ -1,26 +1,21 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createTestDb, type TestDb } from "../db/test-db";
+import { afterEach, describe, expect, it } from "vitest";
+import { setupTestDb } from "../db/test-db";
 import { transition } from "../jobs/transition";
 import { DrainTimeout, JobCancelled, LeaseLost, PermanentError } from "./errors";
 import { silentLogger } from "./log";
 import {
-  deferred, eventsOf, freshQueue, getJob, jobIn, OPERATOR, rejectionsOf, runsOf, seedTenants, submit, SUPERVISOR, waitFor,
+  deferred, eventsOf, freshQueue, getJob, jobIn, OPERATOR, rejectionsOf, runsOf, submit, SUPERVISOR, waitFor,
 } from "./test-support";
 import type { Handlers, JobOutcome, Worker, WorkerOptions } from "./types";
 import { sleep } from "./wakeup";
 import { createWorker } from "./worker";
 
-let t: TestDb;
+const t = setupTestDb({ max: 20 });
 let started: Worker[] = [];
-beforeAll(async () => {
-  t = await createTestDb({ max: 20 });
-  await seedTenants(t.sql);
-});
 afterEach(async () => {
   await Promise.all(started.map((w) => w.stop()));
   started = [];
 });
-afterAll(() => t.close());
 
 async function startWorker(queue: string, handlers: Handlers, over: Partial<WorkerOptions> = {}) {
   const outcomes: JobOutcome[] = [];
