@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { Page } from "@playwright/test";
 import { SIGNED_OUT, signInAs } from "./auth";
-import { expect as baseExpect, HELD_QUEUE, jobRow, SPEC_ACTOR, test } from "./fixtures";
+import { expect as baseExpect, CONSOLE_PAGES, HELD_QUEUE, jobRow, SPEC_ACTOR, test } from "./fixtures";
 
 // The console's craft (issue 15): a list that holds still, keyboard paths, dialogs that
 // open on the safe choice, the theme, the outage banner, phones, and counts that never mislead.
@@ -182,19 +182,7 @@ test.describe("the console's craft, per person", () => {
     await expect(row).toContainText(/submitted \d+ s ago/);
     await expect(row).toContainText(/so far/);
 
-    for (const path of [
-      "/",
-      "/jobs",
-      `/jobs/${job.id}`,
-      "/dead",
-      "/workers",
-      "/rejections",
-      "/state-machine",
-      "/audit",
-      "/integrity",
-      "/admin",
-      "/api-keys",
-    ]) {
+    for (const path of [...CONSOLE_PAGES, `/jobs/${job.id}`]) {
       await page.goto(path);
       await expect(page.getByRole("heading", { level: 1 }).first()).toBeVisible();
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);

@@ -20,6 +20,19 @@ async function dryRun(dialog: Locator): Promise<{ willReplay: number; skip: numb
   return { willReplay: Number(a), skip: Number(b) };
 }
 
+/** The dead-jobs page, with the button named `button` in the group of `errorClass` clicked. */
+async function clickInGroup(page: Page, errorClass: string, button: string | RegExp) {
+  await page.goto("/dead");
+  await groupRow(page, errorClass).getByRole("button", { name: button }).click();
+}
+
+/** Confirm a replay of `n` jobs, and wait until it has finished, having applied `applied` of them. */
+async function confirmReplay(dialog: Locator, n: number, applied = n) {
+  await dialog.getByRole("button", { name: `Replay ${n} job${n === 1 ? "" : "s"}` }).click();
+  await expect(dialog.getByText("Replay finished.")).toBeVisible({ timeout: FINISH_MS });
+  await expect(dialog.getByLabel(`applied: ${applied}`)).toBeVisible();
+}
+
 async function lastEvent(db: Sql, id: string) {
   const [e] = await db<{ event: string; actorKind: string; actorId: string; toState: string }[]>`
     SELECT event, actor_kind, actor_id, to_state FROM job_events WHERE job_id = ${id} ORDER BY state_version DESC LIMIT 1`;
@@ -67,16 +80,11 @@ test.describe("dead jobs", () => {
 
   test("replaying a group applies exactly what the dry run counted, as the signed-in operator", async ({ page, history, db }) => {
     const { errorClass, ids } = await deadJobs(history, 4);
-    await page.goto("/dead");
-    await groupRow(page, errorClass)
-      .getByRole("button", { name: `Replay group ${TYPE} · ${errorClass}` })
-      .click();
+    await clickInGroup(page, errorClass, `Replay group ${TYPE} · ${errorClass}`);
     const dialog = replayDialog(page);
     expect(await dryRun(dialog)).toEqual({ willReplay: 4, skip: 0 });
 
-    await dialog.getByRole("button", { name: "Replay 4 jobs" }).click();
-    await expect(dialog.getByText("Replay finished.")).toBeVisible({ timeout: FINISH_MS });
-    await expect(dialog.getByLabel("applied: 4")).toBeVisible();
+    await confirmReplay(dialog, 4);
 
     const operator = SIGNED_IN_OPERATOR;
     for (const id of ids) {
@@ -89,10 +97,7 @@ test.describe("dead jobs", () => {
 
   test("a job that left dead after the dry run is refused as a conflict, not replayed", async ({ page, history, db }) => {
     const { errorClass, ids } = await deadJobs(history, 3);
-    await page.goto("/dead");
-    await groupRow(page, errorClass)
-      .getByRole("button", { name: /^Replay group / })
-      .click();
+    await clickInGroup(page, errorClass, /^Replay group /);
     const dialog = replayDialog(page);
     expect(await dryRun(dialog)).toEqual({ willReplay: 3, skip: 0 });
 
@@ -101,9 +106,7 @@ test.describe("dead jobs", () => {
     const other = await transition(db, { jobId: moved, event: "replay", actor: OPERATOR });
     expect(other.ok).toBe(true);
 
-    await dialog.getByRole("button", { name: "Replay 3 jobs" }).click();
-    await expect(dialog.getByText("Replay finished.")).toBeVisible({ timeout: FINISH_MS });
-    await expect(dialog.getByLabel("applied: 2")).toBeVisible();
+    await confirmReplay(dialog, 3, 2);
     await expect(dialog.getByRole("list", { name: "Refused" })).toContainText("1 job refused — conflict");
 
     // Replayed once, by the other operator; the page's replay was refused and recorded.
@@ -118,10 +121,7 @@ test.describe("dead jobs", () => {
 
   test("dead jobs added after the dry run are not swept into the replay", async ({ page, history, db }) => {
     const { errorClass, ids } = await deadJobs(history, 2);
-    await page.goto("/dead");
-    await groupRow(page, errorClass)
-      .getByRole("button", { name: /^Replay group / })
-      .click();
+    await clickInGroup(page, errorClass, /^Replay group /);
     const dialog = replayDialog(page);
     expect(await dryRun(dialog)).toEqual({ willReplay: 2, skip: 0 });
 
@@ -144,17 +144,12 @@ test.describe("dead jobs", () => {
   test("replays one job, or the checked ones, and leaves the rest dead", async ({ page, history, db }) => {
     const { errorClass, ids } = await deadJobs(history, 4);
     const [a, b, c, d] = ids as [string, string, string, string];
-    await page.goto("/dead");
-    await groupRow(page, errorClass)
-      .getByRole("button", { name: /^Show jobs of / })
-      .click();
+    await clickInGroup(page, errorClass, /^Show jobs of /);
 
     await page.getByRole("button", { name: `Replay job ${a}` }).click();
     const dialog = replayDialog(page);
     expect(await dryRun(dialog)).toEqual({ willReplay: 1, skip: 0 });
-    await dialog.getByRole("button", { name: "Replay 1 job" }).click();
-    await expect(dialog.getByText("Replay finished.")).toBeVisible({ timeout: FINISH_MS });
-    await expect(dialog.getByLabel("applied: 1")).toBeVisible();
+    await confirmReplay(dialog, 1);
     await dialog.getByRole("button", { name: "Close" }).click();
 
     await page.getByRole("checkbox", { name: `Select job ${b}` }).check();
@@ -162,9 +157,7 @@ test.describe("dead jobs", () => {
     await expect(page.getByText("2 selected", { exact: true })).toBeVisible();
     await page.getByRole("button", { name: "Replay selected" }).click();
     expect(await dryRun(dialog)).toEqual({ willReplay: 2, skip: 0 });
-    await dialog.getByRole("button", { name: "Replay 2 jobs" }).click();
-    await expect(dialog.getByText("Replay finished.")).toBeVisible({ timeout: FINISH_MS });
-    await expect(dialog.getByLabel("applied: 2")).toBeVisible();
+    await confirmReplay(dialog, 2);
     await dialog.getByRole("button", { name: "Close" }).click();
     await expect(page.getByText("0 selected", { exact: true })).toBeVisible();
 
@@ -173,10 +166,7 @@ test.describe("dead jobs", () => {
 
   test("the dry run skips jobs that are no longer dead", async ({ page, history, db }) => {
     const { errorClass, ids } = await deadJobs(history, 2);
-    await page.goto("/dead");
-    await groupRow(page, errorClass)
-      .getByRole("button", { name: /^Show jobs of / })
-      .click();
+    await clickInGroup(page, errorClass, /^Show jobs of /);
     for (const id of ids) await page.getByRole("checkbox", { name: `Select job ${id}` }).check();
     // Replayed elsewhere after the page showed it: still checked here.
     expect((await transition(db, { jobId: ids[0]!, event: "replay", actor: OPERATOR })).ok).toBe(true);

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { test as base, expect } from "@playwright/test";
+import { test as base, expect, type Page } from "@playwright/test";
 import { connect, type Sql } from "../lib/db/client";
 import { urlFileFor } from "../lib/db/embedded";
 import { History, OPERATOR } from "../lib/demo/history";
@@ -12,6 +12,20 @@ const E2E_DATA = process.env.E2E_DATA ?? ".data/e2e";
 
 /** A queue no worker of the e2e server consumes: jobs there stay exactly as a spec leaves them. */
 export const HELD_QUEUE = "e2e-held";
+
+/** The console's pages that the specs of roles and layouts walk through (an admin may open every one). */
+export const CONSOLE_PAGES = [
+  "/",
+  "/jobs",
+  "/dead",
+  "/workers",
+  "/rejections",
+  "/state-machine",
+  "/audit",
+  "/integrity",
+  "/admin",
+  "/api-keys",
+] as const;
 
 export const SPEC_ACTOR = { kind: "api", id: "e2e-spec" } as const;
 export { OPERATOR };
@@ -59,6 +73,15 @@ export const test = base.extend<Fixtures>({
 });
 
 export { expect };
+
+/** Polled sections fill in after their first response; on a loaded machine that can take a while. */
+export const expectSoon = expect.configure({ timeout: 20_000 });
+
+/** A full-page screenshot into $E2E_SCREENSHOTS, when it is set (to look the pages over). */
+export async function shot(page: Page, name: string) {
+  const dir = process.env.E2E_SCREENSHOTS;
+  if (dir) await page.screenshot({ path: `${dir}/${name}.png`, fullPage: true });
+}
 
 /** Poll the database until `fn` returns something truthy. */
 export async function eventually<T>(fn: () => Promise<T>, timeoutMs = 30_000): Promise<NonNullable<T>> {

@@ -1,6 +1,5 @@
-import type { Page } from "@playwright/test";
 import { SIGNED_OUT, signInAs } from "./auth";
-import { expect, HELD_QUEUE, OPERATOR, test } from "./fixtures";
+import { expect, expectSoon, HELD_QUEUE, OPERATOR, shot, test } from "./fixtures";
 import { transition } from "../lib/jobs/transition";
 import { shortId } from "../lib/jobs/short-id";
 
@@ -8,12 +7,6 @@ import { shortId } from "../lib/jobs/short-id";
 test.use({ storageState: SIGNED_OUT });
 
 const MIN = 60_000;
-/** Polled sections fill in after their first response; on a loaded machine that can take a while. */
-const expectSoon = expect.configure({ timeout: 20_000 });
-const shots = process.env.E2E_SCREENSHOTS;
-async function shot(page: Page, name: string) {
-  if (shots) await page.screenshot({ path: `${shots}/${name}.png`, fullPage: true });
-}
 
 test.describe("insight", () => {
   // Polled pages on a shared two-core machine: generous limits, the assertions stay exact.

@@ -1,7 +1,7 @@
 import type { Page } from "@playwright/test";
 import type { DemoUser } from "../lib/demo/users";
 import { SIGNED_OUT, signInAs, signOut } from "./auth";
-import { expect, HELD_QUEUE, test } from "./fixtures";
+import { CONSOLE_PAGES, expect, HELD_QUEUE, test } from "./fixtures";
 
 // Each spec signs in as the role it is about.
 test.use({ storageState: SIGNED_OUT });
@@ -29,12 +29,11 @@ const NAV: Record<DemoUser, string[]> = {
   globex: ["Jobs", "Alerts"],
 };
 
-/** Pages each role may open; every other page of the list answers 404 (no hint that it exists). */
-const PAGES = ["/", "/jobs", "/dead", "/workers", "/rejections", "/state-machine", "/audit", "/integrity", "/admin", "/api-keys"] as const;
+/** Pages each role may open; every other of CONSOLE_PAGES answers 404 (no hint that it exists). */
 const ALLOWED: Record<DemoUser, readonly string[]> = {
-  admin: PAGES,
-  operator: PAGES.filter((p) => p !== "/admin" && p !== "/api-keys"),
-  support: PAGES.filter((p) => !["/admin", "/api-keys", "/audit", "/integrity"].includes(p)),
+  admin: CONSOLE_PAGES,
+  operator: CONSOLE_PAGES.filter((p) => p !== "/admin" && p !== "/api-keys"),
+  support: CONSOLE_PAGES.filter((p) => !["/admin", "/api-keys", "/audit", "/integrity"].includes(p)),
   acme: ["/jobs", "/api-keys"],
   globex: ["/jobs"],
 };
@@ -58,7 +57,7 @@ test.describe("roles", () => {
       await signInAs(page, who);
       await expect(navLinks(page)).toHaveText(NAV[who]);
 
-      for (const path of PAGES) {
+      for (const path of CONSOLE_PAGES) {
         const res = await page.goto(path);
         // A tenant member's start page is their jobs: the cross-tenant overview sends them there.
         if (path === "/" && (who === "acme" || who === "globex")) {

@@ -39,6 +39,10 @@ const JOB_ACTION = ["app/jobs/[id]/actions.ts", "applyJobEventAction"] as const;
 const BULK_START = ["app/jobs/actions.ts", "startBulkAction"] as const;
 const REPLAY_START = ["app/dead/actions.ts", "startReplayAction"] as const;
 
+/** The job page's action cancelling `jobId` as the page saw it: queued, at version 0. */
+const cancelQueued = (request: APIRequestContext, jobId: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}) =>
+  callAction(request, `/jobs/${jobId}`, ...JOB_ACTION, [{ jobId, event: "cancel", expectedState: "queued", expectedVersion: 0, ...extra }], headers);
+
 const REPORT = { type: "report.generate", queue: HELD_QUEUE, params: { report: "daily_usage", period: "2026-11" } } as const;
 
 async function auditRows(db: Parameters<typeof jobRow>[0], jobId: string) {
@@ -60,9 +64,7 @@ test.describe("server actions called directly", () => {
   test("support may not cancel, bulk-act or replay: denied, audited, nothing changes", async ({ page, db, submit }) => {
     const job = await submit({ tenantId: "acme", ...REPORT });
     const request = await signedIn(page, "support");
-    const cancel = await callAction(request, `/jobs/${job.id}`, ...JOB_ACTION, [
-      { jobId: job.id, event: "cancel", expectedState: "queued", expectedVersion: 0 },
-    ]);
+    const cancel = await cancelQueued(request, job.id);
     expect(cancel.body).toContain('"forbidden"');
     const bulk = await callAction(request, "/jobs", ...BULK_START, [{ event: "cancel", description: "x", frozen: [[job.id, "queued", 0]] }]);
     expect(bulk.body).toContain('"forbidden"');
@@ -79,9 +81,7 @@ test.describe("server actions called directly", () => {
 
   test("signed out: every action is denied and nothing changes", async ({ request, db, submit }) => {
     const job = await submit({ tenantId: "acme", ...REPORT });
-    const cancel = await callAction(request, `/jobs/${job.id}`, ...JOB_ACTION, [
-      { jobId: job.id, event: "cancel", expectedState: "queued", expectedVersion: 0 },
-    ]);
+    const cancel = await cancelQueued(request, job.id);
     expect(cancel.body).toContain("Sign in to do this.");
     const bulk = await callAction(request, "/jobs", ...BULK_START, [{ event: "cancel", description: "x", frozen: [[job.id, "queued", 0]] }]);
     expect(bulk.body).toContain('"forbidden"');
@@ -101,9 +101,7 @@ test.describe("server actions called directly", () => {
     expect(missing.status()).toBe(404);
     expect(await missing.json()).toEqual(await api.json());
 
-    const cancel = await callAction(request, `/jobs/${job.id}`, ...JOB_ACTION, [
-      { jobId: job.id, event: "cancel", expectedState: "queued", expectedVersion: 0 },
-    ]);
+    const cancel = await cancelQueued(request, job.id);
     expect(cancel.body).toContain('"not_found"');
     // Bulk and dead-job endpoints are for staff: a tenant is refused outright.
     expect((await callAction(request, "/jobs", ...BULK_START, [{ event: "cancel", description: "x", frozen: [[job.id, "queued", 0]] }])).body).toContain('"forbidden"');
@@ -116,9 +114,7 @@ test.describe("server actions called directly", () => {
   test("a tenant cancels its own job through the same action, audited in the same transaction", async ({ page, db, submit }) => {
     const job = await submit({ tenantId: "acme", ...REPORT });
     const request = await signedIn(page, "acme");
-    const cancel = await callAction(request, `/jobs/${job.id}`, ...JOB_ACTION, [
-      { jobId: job.id, event: "cancel", expectedState: "queued", expectedVersion: 0 },
-    ]);
+    const cancel = await cancelQueued(request, job.id);
     expect(cancel.body).toContain('"ok":true');
     expect((await jobRow(db, job.id)).state).toBe("cancelled");
     expect(await auditRows(db, job.id)).toContainEqual({ actor: DEMO_USERS.acme.email, action: "job.cancel", outcome: "applied" });
@@ -135,9 +131,7 @@ test.describe("server actions called directly", () => {
     const job = await submit({ tenantId: "acme", ...REPORT });
     const request = await signedIn(page, "operator");
     for (const extra of [{ state: "succeeded" }, { tenantId: "globex" }, { stateVersion: 9 }]) {
-      const r = await callAction(request, `/jobs/${job.id}`, ...JOB_ACTION, [
-        { jobId: job.id, event: "cancel", expectedState: "queued", expectedVersion: 0, ...extra },
-      ]);
+      const r = await cancelQueued(request, job.id, extra);
       expect(r.body).toContain('"invalid_input"');
     }
     await unchanged(db, job);
@@ -149,7 +143,7 @@ test.describe("server actions called directly", () => {
     const job = await submit({ tenantId: "acme", ...REPORT });
     const request = await signedIn(page, "operator");
     const since = await lastAuditId(db);
-    const r = await callAction(request, `/jobs/${job.id}`, ...JOB_ACTION, [{ jobId: job.id, event: "cancel", expectedState: "queued", expectedVersion: 0 }], {
+    const r = await cancelQueued(request, job.id, {}, {
       Origin: "https://evil.example",
     });
     expect(r.status).toBe(403);
@@ -163,7 +157,7 @@ test.describe("server actions called directly", () => {
     const job = await submit({ tenantId: "acme", ...REPORT });
     const request = await signedIn(page, "operator");
     // Next.js compares the Origin with X-Forwarded-Host when present: a forged one made a foreign origin look like home.
-    const r = await callAction(request, `/jobs/${job.id}`, ...JOB_ACTION, [{ jobId: job.id, event: "cancel", expectedState: "queued", expectedVersion: 0 }], {
+    const r = await cancelQueued(request, job.id, {}, {
       Origin: "https://evil.example",
       "X-Forwarded-Host": "evil.example",
     });

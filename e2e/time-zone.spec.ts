@@ -17,6 +17,8 @@ function watchHydration(page: Page): string[] {
 
 const zoneCookie = (value: string, url: string | undefined) => ({ name: TZ_COOKIE, value, url: url! });
 const tzCookie = async (page: Page) => (await page.context().cookies()).find((c) => c.name === TZ_COOKIE)?.value;
+/** The first time in the page's table (of those `selector` picks) whose text ends in `zone`. */
+const tableTime = (page: Page, zone: RegExp, selector = "time") => page.getByRole("table").locator(selector).filter({ hasText: zone }).first();
 
 test.describe("times in the viewer's time zone (issue 14, item 2)", () => {
   test("the cookie's zone on the job page and the audit page, UTC on hover, no hydration error", async ({ page, context, submit, baseURL }) => {
@@ -35,13 +37,7 @@ test.describe("times in the viewer's time zone (issue 14, item 2)", () => {
     await expect(page.getByRole("table", { name: /Transitions applied to this job/ })).toContainText("GMT+9");
 
     await page.goto("/audit");
-    await expect(
-      page
-        .getByRole("table")
-        .locator("time[title$=' UTC']")
-        .filter({ hasText: /GMT\+9$/ })
-        .first(),
-    ).toBeVisible();
+    await expect(tableTime(page, /GMT\+9$/, "time[title$=' UTC']")).toBeVisible();
     expect(errors).toEqual([]);
   });
 
@@ -63,31 +59,13 @@ test.describe("times in the viewer's time zone (issue 14, item 2)", () => {
       await page.goto("/audit");
       // Chromium names it by its older alias, Asia/Calcutta.
       await expect.poll(() => tzCookie(page)).toMatch(/^Asia%2F(Kolkata|Calcutta)$/);
-      await expect(
-        page
-          .getByRole("table")
-          .locator("time")
-          .filter({ hasText: /GMT\+5:30$/ })
-          .first(),
-      ).toBeVisible();
+      await expect(tableTime(page, /GMT\+5:30$/)).toBeVisible();
 
       await page.getByTestId("signed-in-as").click();
       await page.getByLabel("Time zone").selectOption("America/New_York");
-      await expect(
-        page
-          .getByRole("table")
-          .locator("time")
-          .filter({ hasText: /GMT-[45]$/ })
-          .first(),
-      ).toBeVisible();
+      await expect(tableTime(page, /GMT-[45]$/)).toBeVisible();
       await page.reload();
-      await expect(
-        page
-          .getByRole("table")
-          .locator("time")
-          .filter({ hasText: /GMT-[45]$/ })
-          .first(),
-      ).toBeVisible();
+      await expect(tableTime(page, /GMT-[45]$/)).toBeVisible();
       const cookie = (await page.context().cookies()).find((c) => c.name === TZ_COOKIE)!;
       expect(cookie.value).toBe("America%2FNew_York");
       // A year, give or take the test's own seconds.

@@ -1,16 +1,10 @@
-import type { Page } from "@playwright/test";
 import { SIGNED_OUT, signInAs } from "./auth";
-import { expect, SPEC_ACTOR, test } from "./fixtures";
+import { expect, expectSoon, shot, SPEC_ACTOR, test } from "./fixtures";
 
 // Issue 14: the "why was this slow" panel names the cause, for support and in a tenant's words.
 test.use({ storageState: SIGNED_OUT });
 
 const MIN = 60_000;
-const expectSoon = expect.configure({ timeout: 20_000 });
-const shots = process.env.E2E_SCREENSHOTS;
-async function shot(page: Page, name: string) {
-  if (shots) await page.screenshot({ path: `${shots}/${name}.png`, fullPage: true });
-}
 /** What a tenant must never read in the panel. */
 const INTERNAL = /lease|claimed|p95|p50|heartbeat|w-e2e|@jobscope|supervisor|not_before/i;
 const REPORT = { type: "report.generate", params: { report: "daily_usage", period: "2026-11" } } as const;

@@ -4,9 +4,7 @@ import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { can, type Permission } from "../auth/permissions";
 import type { Viewer } from "../auth/viewer";
-import { closePool } from "../db/client";
-import { createTestDb, type TestDb } from "../db/test-db";
-import { seedTenants } from "../jobs/test-helpers";
+import { setupTestDb } from "../db/test-db";
 
 // The alerts page's server actions, called directly as a crafted POST would call them. Only the
 // session is stood in for (who is signed in); the rest of the viewer module and the database
@@ -27,7 +25,7 @@ const SUPPORT = viewer("support", "support@jobscope.local");
 const ACME = viewer("tenant", "dana@acme.example", "acme");
 const GLOBEX = viewer("tenant", "gil@globex.example", "globex");
 
-let db: TestDb;
+const db = setupTestDb({ consolePool: true });
 let actions: typeof import("@/app/alerts/actions");
 const rules = async () => (await db.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM alert_rules`)[0]!.n;
 const lastAudit = async () =>
@@ -38,16 +36,11 @@ const spans = new InMemorySpanExporter();
 beforeAll(async () => {
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(spans)] }));
-  db = await createTestDb();
-  await seedTenants(db.sql);
-  process.env.DATABASE_URL = db.roleUrl("app");
   actions = await import("@/app/alerts/actions");
 });
 afterAll(async () => {
   trace.disable();
   context.disable();
-  await closePool();
-  await db?.close();
 });
 
 describe("alert actions (issue 17)", () => {

@@ -2,9 +2,9 @@ import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connect } from "../db/client";
-import { createTestDb, type TestDb } from "../db/test-db";
+import { setupTestDb } from "../db/test-db";
 import { enqueue } from "../jobs/enqueue";
-import { api, getJob, operator, runJob, seedTenants, worker } from "../jobs/test-helpers";
+import { api, getJob, operator, runJob, worker } from "../jobs/test-helpers";
 import { transition } from "../jobs/transition";
 import { createSupervisor } from "../supervisor/supervisor";
 import { silentLogger } from "../worker/log";
@@ -36,7 +36,7 @@ async function receiver(failFirst = 0) {
   return { url, got, close: () => new Promise<void>((r) => server.close(() => r())) };
 }
 
-let t: TestDb;
+const t = setupTestDb({ max: 12 });
 let w: Worker;
 const sup = () => createSupervisor({ sql: t.sql, staleAfterMs: 60_000, metricsEveryMs: 0, alertsEveryMs: 0 });
 const STAFF = { staff: true } as const;
@@ -59,8 +59,6 @@ async function deliverUntil(what: string, until: () => boolean | Promise<boolean
 }
 
 beforeAll(async () => {
-  t = await createTestDb({ max: 12 });
-  await seedTenants(t.sql);
   // The worker's delivery retries are fast here: 20 ms, 40 ms, …
   w = createWorker({
     sql: t.sql, queues: ["jobscope.alerts"], concurrency: 2, heartbeatIntervalMs: 100, pollIntervalMs: 50, log: silentLogger,
@@ -70,7 +68,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await w?.stop();
-  await t?.close();
 });
 
 describe("alerts (issue 17)", () => {

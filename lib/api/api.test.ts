@@ -1,9 +1,8 @@
 import { createHash } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { anonymousAudit } from "../audit/anonymous";
-import { connect, closePool, type Sql } from "../db/client";
-import { createTestDb, type TestDb } from "../db/test-db";
-import { getJob, newJob, runJob, seedTenants } from "../jobs/test-helpers";
+import { setupTestDb } from "../db/test-db";
+import { getJob, newJob, runJob } from "../jobs/test-helpers";
 import type { JobRow } from "../jobs/types";
 import { withApiKey, ok } from "./http";
 import { createApiKey, listApiKeys, revokeApiKey, verifyApiKey } from "./keys";
@@ -11,8 +10,8 @@ import { RateLimiter } from "./rate-limit";
 
 // The route handlers use the process pool: point it at this test's database, as the console's
 // runtime role (row-level security applies), before any handler runs.
-let db: TestDb;
-let app: Sql;
+const db = setupTestDb({ consolePool: true });
+const app = db.connect({ role: "app", max: 2 });
 let routes: {
   jobs: typeof import("@/app/api/v1/jobs/route");
   job: typeof import("@/app/api/v1/jobs/[id]/route");
@@ -53,11 +52,7 @@ const auditRows = (actor: string) =>
 const jobCount = () => db.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM jobs`.then((r) => r[0]!.n);
 
 beforeAll(async () => {
-  db = await createTestDb();
-  await seedTenants(db.sql);
-  process.env.DATABASE_URL = db.roleUrl("app");
   process.env.JOBSCOPE_API_BURST = "100000";
-  app = connect(db.roleUrl("app"), { max: 2 });
   routes = {
     jobs: await import("@/app/api/v1/jobs/route"),
     job: await import("@/app/api/v1/jobs/[id]/route"),
@@ -68,12 +63,6 @@ beforeAll(async () => {
   acme = await createApiKey(app, { tenantId: "acme", name: "ci" }, ADMIN);
   globex = await createApiKey(app, { tenantId: "globex", name: "ci" }, ADMIN);
   globexJob = await newJob(db.sql, { tenantId: "globex" });
-});
-
-afterAll(async () => {
-  await closePool();
-  await app?.end({ timeout: 5 });
-  await db?.close();
 });
 
 describe("API keys", () => {

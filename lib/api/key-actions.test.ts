@@ -1,8 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import type { Viewer } from "../auth/viewer";
-import { closePool } from "../db/client";
-import { createTestDb, type TestDb } from "../db/test-db";
-import { seedTenants } from "../jobs/test-helpers";
+import { setupTestDb } from "../db/test-db";
 import { createApiKey, listApiKeys, revokeApiKey, verifyApiKey } from "./keys";
 
 // The API keys page's server actions, called directly as a crafted POST would call them.
@@ -30,22 +28,14 @@ const GLOBEX_OWNER = person("owner@globex.example", "tenant", "globex", true);
 const GLOBEX_MEMBER = person("lee@globex.example", "tenant", "globex");
 const OPERATOR = person("operator@jobscope.local", "operator", null);
 
-let db: TestDb;
+const db = setupTestDb({ consolePool: true });
 let actions: typeof import("@/app/api-keys/actions");
 
 const keyCount = () => db.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM api_keys`.then((r) => r[0]!.n);
 const auditOf = (actor: string) => db.sql<{ action: string; outcome: string }[]>`SELECT action, outcome FROM audit_log WHERE actor = ${actor} ORDER BY id`;
 
 beforeAll(async () => {
-  db = await createTestDb();
-  await seedTenants(db.sql);
-  process.env.DATABASE_URL = db.roleUrl("app");
   actions = await import("@/app/api-keys/actions");
-});
-
-afterAll(async () => {
-  await closePool();
-  await db?.close();
 });
 
 describe("API key server actions", () => {

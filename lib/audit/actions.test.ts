@@ -1,15 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDb, type TestDb } from "../db/test-db";
+import { describe, expect, it } from "vitest";
+import { setupTestDb } from "../db/test-db";
 import { AUDIT_ACTIONS } from "./actions";
 import { createAnonymousAuditor } from "./anonymous";
 
-let db: TestDb;
-beforeAll(async () => {
-  db = await createTestDb({ max: 3 });
-});
-afterAll(async () => {
-  await db?.close();
-});
+const db = setupTestDb({ max: 3, tenants: [] });
 
 describe("audit action names come from a fixed set (issue 16: a crafted event name was stored as the action)", () => {
   it("the database's CHECK lists exactly lib/audit/actions.ts", async () => {

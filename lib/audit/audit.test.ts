@@ -1,17 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { sql } from "drizzle-orm";
 import { runOnce } from "../db/drizzle";
-import { createTestDb, type TestDb } from "../db/test-db";
+import { setupTestDb } from "../db/test-db";
 import { AUDIT_PAGE, auditQuery, listAudit, listAuditActions, recordAudit, type AuditFilters, type AuditRow } from "./audit";
 
-let db: TestDb;
+const db = setupTestDb({ max: 2, tenants: [] });
 const JOB = "0b7c5a52-7f0e-4c47-9a53-1d1d7f3a0c11";
 const T0 = Date.parse("2026-11-01T00:00:00Z");
 const MIN = 60_000;
 
 /** 130 rows, one a minute from T0: three actors, three actions, outcomes in turn. */
 beforeAll(async () => {
-  db = await createTestDb({ max: 2 });
   await db.sql`
     INSERT INTO audit_log (at, actor, role, via, action, outcome, reason, job_ids)
     SELECT ${new Date(T0)}::timestamptz + make_interval(mins => i),
@@ -22,10 +21,6 @@ beforeAll(async () => {
            'row ' || i, ARRAY[${JOB}]::uuid[]
     FROM generate_series(0, 129) AS i`;
 });
-afterAll(async () => {
-  await db?.close();
-});
-
 /** Every page of a filter, following the keyset cursor. */
 async function all(f: AuditFilters): Promise<AuditRow[]> {
   const out: AuditRow[] = [];

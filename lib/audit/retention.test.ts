@@ -1,22 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { connect } from "../db/client";
-import { createTestDb, type TestDb } from "../db/test-db";
+import { setupTestDb } from "../db/test-db";
 import { pruneAuditLog } from "./retention";
 
-let db: TestDb;
+const db = setupTestDb({ max: 2, tenants: [] });
 const DAY = 86_400_000;
 beforeAll(async () => {
-  db = await createTestDb({ max: 2 });
   // Rows 10, 300, 380 and 500 days old.
   for (const days of [10, 300, 380, 500]) {
     await db.sql`INSERT INTO audit_log (at, actor, via, action, outcome, reason)
                  VALUES (${new Date(Date.now() - days * DAY)}, 'x@x.example', 'console', 'job.cancel', 'applied', ${`${days} days`})`;
   }
 });
-afterAll(async () => {
-  await db?.close();
-});
-
 const reasons = async () => (await db.sql<{ reason: string }[]>`SELECT reason FROM audit_log WHERE action = 'job.cancel' ORDER BY at`).map((r) => r.reason);
 
 describe("audit log retention (issue 16)", () => {

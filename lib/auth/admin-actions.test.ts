@@ -1,8 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import type { Viewer } from "./viewer";
-import { closePool } from "../db/client";
-import { createTestDb, type TestDb } from "../db/test-db";
-import { seedTenants } from "../jobs/test-helpers";
+import { setupTestDb } from "../db/test-db";
 import { createUser } from "./users";
 
 // The admin page's server actions, called directly as a crafted POST would call them.
@@ -17,7 +15,7 @@ vi.mock("@/lib/auth/viewer", async (importOriginal) => ({
   },
 }));
 
-let db: TestDb;
+const db = setupTestDb({ consolePool: true });
 let actions: typeof import("@/app/admin/actions");
 let ADMIN: Viewer;
 const OPERATOR: Viewer = { userId: "u-op", email: "operator@jobscope.local", name: "Op", role: "operator", tenantId: null, tenantOwner: false };
@@ -28,17 +26,9 @@ const lastAudit = async () =>
   (await db.sql<{ actor: string; action: string; outcome: string; reason: string }[]>`SELECT actor, action, outcome, reason FROM audit_log ORDER BY id DESC LIMIT 1`)[0]!;
 
 beforeAll(async () => {
-  db = await createTestDb();
-  await seedTenants(db.sql);
   const a = await createUser(db.sql, { email: "admin@jobscope.local", name: "Ada", password: "admin-password-1", role: "admin" });
   ADMIN = { userId: a.id, email: a.email, name: a.name, role: "admin", tenantId: null, tenantOwner: false };
-  process.env.DATABASE_URL = db.roleUrl("app");
   actions = await import("@/app/admin/actions");
-});
-
-afterAll(async () => {
-  await closePool();
-  await db?.close();
 });
 
 describe("admin server actions", () => {

@@ -1,24 +1,22 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { createApiKey, verifyApiKey } from "../api/keys";
 import { createAnonymousAuditor } from "../audit/anonymous";
-import { createTestDb, type TestDb } from "../db/test-db";
+import { setupTestDb } from "../db/test-db";
 import { CLIENT_ADDRESS_HEADER } from "../http/client-address";
 import { connect } from "../db/client";
 import { withScope } from "../db/scope";
-import { newJob, seedTenants } from "../jobs/test-helpers";
+import { newJob } from "../jobs/test-helpers";
 import type { Tx } from "../jobs/write-path";
 import { createAuth } from "./auth";
 import { deactivateUser, reactivateUser, resetPassword, resumeTenant, suspendTenant } from "./offboarding";
 import { createUser } from "./users";
 
-let db: TestDb;
+const db = setupTestDb({ max: 3 });
 let auth: ReturnType<typeof createAuth>;
 const PASSWORD = "offboard-password-1";
 const headers = (extra: Record<string, string> = {}) => new Headers({ host: "localhost:3000", [CLIENT_ADDRESS_HEADER]: "192.0.2.200", ...extra });
 
 beforeAll(async () => {
-  db = await createTestDb({ max: 3 });
-  await seedTenants(db.sql, ["acme", "globex"]);
   const anonymous = createAnonymousAuditor(() => db.sql);
   auth = createAuth({
     url: db.roleUrl("app"),
@@ -28,10 +26,6 @@ beforeAll(async () => {
     limits: { perAddressPerMinute: 1000, failuresPerAccount: 1000, failuresPerAddress: 1000, lockSeconds: 60, slowdownMs: 0 },
   });
 });
-afterAll(async () => {
-  await db?.close();
-});
-
 /** Sign in through better-auth; the session cookie, or the refusal's status and message. */
 async function signIn(email: string, password = PASSWORD): Promise<{ cookie: string } | { status: number; message: string }> {
   try {

@@ -1,34 +1,25 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { createApiKey, verifyApiKey } from "../api/keys";
-import { connect, type Db, type Sql } from "../db/client";
+import type { Db } from "../db/client";
 import { withScope } from "../db/scope";
-import { createTestDb, type TestDb } from "../db/test-db";
-import { seedTenants } from "../jobs/test-helpers";
+import { setupTestDb } from "../db/test-db";
 import { createUser } from "./users";
 
 // Issue 16: audit_log, api_keys and integrity_audits had no row-level security, and the console's
 // role could update any column of users. As the console's role (jobscope_app), with no application filter.
-let db: TestDb;
-let app: Sql;
+const db = setupTestDb({ max: 3 });
+const app = db.connect({ role: "app", max: 2 });
 let acmeKey: { secret: string; key: { id: string } };
 let userId: string;
 const ADMIN = { userId: null, actor: "admin@x.example", role: "admin" as const, tenantId: null };
 
 beforeAll(async () => {
-  db = await createTestDb({ max: 3 });
-  await seedTenants(db.sql, ["acme", "globex"]);
-  app = connect(db.roleUrl("app"), { max: 2 });
   acmeKey = await createApiKey(db.sql, { tenantId: "acme", name: "acme ci" }, ADMIN);
   await createApiKey(db.sql, { tenantId: "globex", name: "globex ci" }, ADMIN);
   await db.sql`INSERT INTO audit_log (actor, tenant_id, via, action, outcome) VALUES ('x', 'globex', 'api', 'job.submit', 'applied')`;
   await db.sql`INSERT INTO integrity_audits (window_from, window_to, jobs_checked, mismatches, duration_ms, actor) VALUES (now(), now(), 1, 0, 1, 'cli')`;
   userId = (await createUser(db.sql, { email: "m@acme.example", name: "M", password: "a-password-123", role: "tenant", tenantId: "acme" })).id;
 });
-afterAll(async () => {
-  await app?.end();
-  await db?.close();
-});
-
 const count = (sql: Db, table: string) => sql<{ n: number }[]>`SELECT count(*)::int AS n FROM ${sql.unsafe(table)}`.then((r) => r[0]!.n);
 
 describe("row-level security on the identity and audit tables", () => {

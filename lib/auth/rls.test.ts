@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { connect, type Sql } from "../db/client";
 import { withScope } from "../db/scope";
-import { createTestDb, type TestDb } from "../db/test-db";
+import { setupTestDb } from "../db/test-db";
 import { enqueue } from "../jobs/enqueue";
-import { api, getJob, newJob, operator, runJob, seedTenants, worker } from "../jobs/test-helpers";
+import { api, getJob, newJob, operator, runJob, worker } from "../jobs/test-helpers";
 import { transition } from "../jobs/transition";
 import type { JobRow } from "../jobs/types";
 
@@ -11,9 +11,9 @@ import type { JobRow } from "../jobs/types";
 // them that run with the reader's rights (security_invoker), so these policies apply through them too.
 const TENANT_TABLES = ["job_catalog", "jobs_live", "job_attempts", "job_log", "transition_rejections"] as const;
 
-let db: TestDb;
-let app: Sql;
-let workerRole: Sql;
+const db = setupTestDb();
+const app = db.connect({ role: "app", max: 2 });
+const workerRole = db.connect({ role: "worker", max: 2 });
 let acmeJob: JobRow;
 let globexJob: JobRow;
 
@@ -21,10 +21,6 @@ const count = (sql: Sql | Parameters<Parameters<typeof withScope>[2]>[0], table:
   sql.unsafe<{ n: number }[]>(`SELECT count(*)::int AS n FROM ${table}`).then((r) => r[0]!.n);
 
 beforeAll(async () => {
-  db = await createTestDb();
-  app = connect(db.roleUrl("app"), { max: 2 });
-  workerRole = connect(db.roleUrl("worker"), { max: 2 });
-  await seedTenants(db.sql);
   acmeJob = await newJob(db.sql, { tenantId: "acme" });
   globexJob = await newJob(db.sql, { tenantId: "globex" });
   // Give each job a run record, events and a rejection.
@@ -32,12 +28,6 @@ beforeAll(async () => {
     await runJob(db.sql, j);
     await transition(db.sql, { jobId: j.id, event: "start", actor: worker("w-1"), attempt: 1 }); // refused: already running
   }
-});
-
-afterAll(async () => {
-  await app?.end({ timeout: 5 });
-  await workerRole?.end({ timeout: 5 });
-  await db?.close();
 });
 
 describe("the database roles (catalog)", () => {

@@ -1,27 +1,20 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { createAnonymousAuditor } from "../audit/anonymous";
-import { createTestDb, type TestDb } from "../db/test-db";
+import { setupTestDb } from "../db/test-db";
 import { CLIENT_ADDRESS_HEADER } from "../http/client-address";
-import { seedTenants } from "../jobs/test-helpers";
 import { createAuth } from "./auth";
 import type { SignInLimits } from "./sign-in-guard";
 import { createUser } from "./users";
 
-let db: TestDb;
+const db = setupTestDb({ max: 3 });
 const PASSWORD = "right-password-1";
 const OPERATOR = "op@guard.example";
 const OTHER = "other@guard.example";
 
 beforeAll(async () => {
-  db = await createTestDb({ max: 3 });
-  await seedTenants(db.sql);
   await createUser(db.sql, { email: OPERATOR, name: "Op", password: PASSWORD, role: "operator" });
   await createUser(db.sql, { email: OTHER, name: "Other", password: PASSWORD, role: "support" });
 });
-afterAll(async () => {
-  await db?.close();
-});
-
 const LOOSE: SignInLimits = { perAddressPerMinute: 1000, failuresPerAccount: 1000, failuresPerAddress: 1000, lockSeconds: 60, slowdownMs: 0 };
 
 /** A better-auth instance of its own (its own counters), as the web app builds it, on the test database. */

@@ -1,19 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ZodError } from "zod";
-import { createTestDb, type TestDb } from "../db/test-db";
+import { setupTestDb } from "../db/test-db";
 import { AppError } from "../result";
 import { createTenant, listTenants, renameTenant } from "./tenants";
 import { createUser } from "./users";
 
-let db: TestDb;
+const db = setupTestDb({ max: 3, tenants: [] });
 const count = async () => (await db.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM tenants`)[0]!.n;
 
-beforeAll(async () => {
-  db = await createTestDb({ max: 3 });
-});
-afterAll(async () => {
-  await db?.close();
-});
 
 describe("tenants", () => {
   it("creates, lists (with their number of users) and renames a tenant; the id never changes", async () => {

@@ -1,12 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { verifyPassword } from "better-auth/crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ZodError } from "zod";
-import { createTestDb, type TestDb } from "../db/test-db";
-import { seedTenants } from "../jobs/test-helpers";
+import { setupTestDb } from "../db/test-db";
 import { createUser, listUsers, setUserRole } from "./users";
 
-let db: TestDb;
+const db = setupTestDb({ max: 4 });
 const userCount = async () => (await db.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM users`)[0]!.n;
 const PASSWORD = "correct-horse-battery";
 let seq = 0;
@@ -18,13 +17,6 @@ async function addSession(userId: string) {
 const sessionsOf = async (userId: string) =>
   (await db.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM sessions WHERE user_id = ${userId}`)[0]!.n;
 
-beforeAll(async () => {
-  db = await createTestDb({ max: 4 });
-  await seedTenants(db.sql);
-});
-afterAll(async () => {
-  await db?.close();
-});
 
 describe("createUser", () => {
   it("stores a better-auth credential whose hash verifies the password (and only it)", async () => {

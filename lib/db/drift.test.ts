@@ -9,7 +9,7 @@ import { getViewConfig, PgColumn, PgView } from "drizzle-orm/pg-core";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { ensureDatabase } from "./embedded";
-import { createTestDb, type TestDb } from "./test-db";
+import { setupTestDb } from "./test-db";
 
 /**
  * The schema files drizzle.config.ts reads (`lib/db/schema*.ts`), so a new one is checked too.
@@ -53,14 +53,13 @@ async function catalog(sql: postgres.Sql) {
 }
 
 describe("schema.ts and the migrations", () => {
-  let migrated: TestDb;
+  const migrated = setupTestDb({ max: 1, tenants: [] });
   let declared: postgres.Sql;
   let dropDeclared: () => Promise<void>;
   let want: Awaited<ReturnType<typeof catalog>>;
   let have: typeof want;
 
   beforeAll(async () => {
-    migrated = await createTestDb({ max: 1 });
     // A second database built from schema.ts alone, by the SQL drizzle-kit would write for it.
     const adminUrl = inject("templateAdminUrl");
     const name = `d_${randomBytes(6).toString("hex")}`;
@@ -78,7 +77,6 @@ describe("schema.ts and the migrations", () => {
 
   afterAll(async () => {
     await dropDeclared?.();
-    await migrated?.close();
   });
 
   // The views are the migrations' own (`.existing()`): schema.ts declares their columns for row types.

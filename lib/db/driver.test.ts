@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDb, type TestDb } from "./test-db";
+import { describe, expect, it } from "vitest";
+import { setupTestDb } from "./test-db";
 
 /**
  * postgres.js 3.4.9 could kill a process from outside any query when a backend was terminated
@@ -10,13 +10,7 @@ import { createTestDb, type TestDb } from "./test-db";
  * at install (patch-package). This runs a loaded child process and terminates its backends
  * over and over; the child must neither die nor lose its pool.
  */
-let t: TestDb;
-beforeAll(async () => {
-  t = await createTestDb({ max: 2 });
-});
-afterAll(async () => {
-  await t?.close();
-});
+const t = setupTestDb({ max: 2, tenants: [] });
 
 type Report = { died: string | null; message?: string; ok?: number; failed?: number; after?: number | null };
 

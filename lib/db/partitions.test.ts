@@ -5,34 +5,21 @@ import { randomBytes } from "node:crypto";
 import { drizzle } from "drizzle-orm/postgres-js";
 import { migrate } from "drizzle-orm/postgres-js/migrator";
 import postgres from "postgres";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { connect, type Sql } from "./client";
+import { describe, expect, inject, it } from "vitest";
 import { ensureDatabase } from "./embedded";
 import { migrateDatabase } from "./migrate";
 import { dailyPartitionName, ensureEventPartitions, listEventPartitions } from "./partitions";
 import { withScope } from "./scope";
-import { createTestDb, type TestDb } from "./test-db";
+import { setupTestDb } from "./test-db";
 import { History, OPERATOR } from "../demo/history";
 import { transition } from "../jobs/transition";
-import { api, newJob, runJob, seedTenants } from "../jobs/test-helpers";
+import { api, newJob, runJob } from "../jobs/test-helpers";
 import { createSupervisor } from "../supervisor/supervisor";
 
 const DAY = 86_400_000;
-let t: TestDb;
-let app: Sql;
-let workerRole: Sql;
-
-beforeAll(async () => {
-  t = await createTestDb();
-  app = connect(t.roleUrl("app"), { max: 2 });
-  workerRole = connect(t.roleUrl("worker"), { max: 2 });
-  await seedTenants(t.sql);
-});
-afterAll(async () => {
-  await app?.end({ timeout: 5 });
-  await workerRole?.end({ timeout: 5 });
-  await t?.close();
-});
+const t = setupTestDb();
+const app = t.connect({ role: "app", max: 2 });
+const workerRole = t.connect({ role: "worker", max: 2 });
 
 /** Which partition each of a job's job_log rows (its transitions no worker applied) sits in. */
 const partitionsOf = async (jobId: string) =>
@@ -131,12 +118,7 @@ describe("job_log partitions", () => {
 // What 0009 guaranteed of the partitions and 0012 must keep; each on a database of its own, so
 // that a failure leaves nothing behind for the tests above.
 describe("job_log partitions: moving rows out of DEFAULT, and the guards on each partition", () => {
-  let own: TestDb;
-  beforeAll(async () => {
-    own = await createTestDb();
-    await seedTenants(own.sql);
-  });
-  afterAll(() => own?.close());
+  const own = setupTestDb();
 
   it("ensure-ahead moves a day's rows already in DEFAULT into the day's new partition", async () => {
     const at = new Date(Date.now() + 20 * DAY);

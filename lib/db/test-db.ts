@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
 import postgres from "postgres";
-import { inject } from "vitest";
-import { connect, type Sql } from "./client";
+import { afterAll, beforeAll, inject } from "vitest";
+import { seedTenants } from "../jobs/test-helpers";
+import { closePool, connect, type Sql } from "./client";
 import { ensureDatabase } from "./embedded";
 import { roleUrl, type RuntimeRole } from "./roles";
 
@@ -12,27 +13,49 @@ export const TEST_SECRET = "jobscope-test-secret";
 export type TestDb = {
   /** The owner's (superuser's) URL: row-level security does not apply to it. */
   url: string;
+  /** A pool on it as the owner. */
   sql: Sql;
   /** This database as a runtime role (drizzle/0005_identity.sql), subject to row-level security. */
   roleUrl: (role: RuntimeRole) => string;
-  close: () => Promise<void>;
+  /** Another pool on it, as the owner or as `role`; it is ended with the others after the tests. */
+  connect: (opts?: { role?: RuntimeRole; max?: number; appName?: string }) => Sql;
 };
 
-/** A new database copied from the migrated template, for one test file. */
-export async function createTestDb(opts: { max?: number } = {}): Promise<TestDb> {
+/**
+ * A database of its own for the tests of one file (or describe block): copied from the migrated
+ * template before they run, with `tenants` seeded (acme and globex unless told), and dropped after
+ * them, once every pool opened on it is ended. Its URL and pools exist from the start (a pool
+ * connects on its first query), so a test file can hold them in constants. With `consolePool`, the
+ * console's own pool (`pool()`, lib/db/client.ts) runs on it as the app role: DATABASE_URL points
+ * at it before the tests, and that pool is closed after them.
+ */
+export function setupTestDb(opts: { max?: number; tenants?: string[]; consolePool?: boolean } = {}): TestDb {
   const adminUrl = inject("templateAdminUrl");
   const name = `t_${randomBytes(6).toString("hex")}`;
-  const url = await ensureDatabase(adminUrl, name, TEMPLATE_DB);
-  const sql = connect(url, { max: opts.max ?? 10 });
-  return {
-    url,
-    sql,
-    roleUrl: (role) => roleUrl(url, TEST_SECRET, role),
-    close: async () => {
-      await sql.end({ timeout: 5 });
-      const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
-      await admin.unsafe(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-      await admin.end();
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  const db: TestDb = {
+    url: url.toString(),
+    sql: connect(url.toString(), { max: opts.max ?? 10 }),
+    roleUrl: (role) => roleUrl(db.url, TEST_SECRET, role),
+    connect: ({ role, ...poolOpts } = {}) => {
+      const pool = connect(role ? db.roleUrl(role) : db.url, poolOpts);
+      pools.push(pool);
+      return pool;
     },
   };
+  const pools = [db.sql];
+  beforeAll(async () => {
+    await ensureDatabase(adminUrl, name, TEMPLATE_DB);
+    await seedTenants(db.sql, opts.tenants);
+    if (opts.consolePool) process.env.DATABASE_URL = db.roleUrl("app");
+  });
+  afterAll(async () => {
+    if (opts.consolePool) await closePool();
+    await Promise.all(pools.map((pool) => pool.end({ timeout: 5 })));
+    const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
+    await admin.unsafe(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+    await admin.end();
+  });
+  return db;
 }

@@ -1,13 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDb, type TestDb } from "../db/test-db";
+import { describe, expect, it } from "vitest";
+import { setupTestDb } from "../db/test-db";
 import { auditJob } from "../jobs/test-helpers";
 import { seedDemo } from "./seed";
 
-let t: TestDb;
-beforeAll(async () => {
-  t = await createTestDb();
-});
-afterAll(() => t.close());
+const t = setupTestDb({ tenants: [] });
 
 describe("the demo seed", () => {
   it("writes consistent multi-attempt histories through the write path, in every resting state", async () => {

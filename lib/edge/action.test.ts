@@ -1,8 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import type { Viewer } from "../auth/viewer";
-import { closePool } from "../db/client";
-import { createTestDb, type TestDb } from "../db/test-db";
+import { setupTestDb } from "../db/test-db";
 import { AppError } from "../result";
 
 // The frame itself, with actions made up here: what it answers and what it leaves in the audit log
@@ -16,7 +15,7 @@ vi.mock("@/lib/auth/viewer", async (importOriginal) => ({
 
 const ADMIN: Viewer = { userId: "u-admin", email: "admin@jobscope.local", name: "Ada", role: "admin", tenantId: null, tenantOwner: false };
 
-let db: TestDb;
+const db = setupTestDb({ tenants: [], consolePool: true });
 let consoleAction: typeof import("./action").consoleAction;
 
 const lastAudit = async () =>
@@ -24,14 +23,7 @@ const lastAudit = async () =>
 const tenant = async (id: string) => (await db.sql`SELECT id FROM tenants WHERE id = ${id}`).length;
 
 beforeAll(async () => {
-  db = await createTestDb();
-  process.env.DATABASE_URL = db.roleUrl("app");
   ({ consoleAction } = await import("./action"));
-});
-
-afterAll(async () => {
-  await closePool();
-  await db?.close();
 });
 
 /** A made-up change: creates a tenant, then answers as `then` says. */

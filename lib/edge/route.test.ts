@@ -1,8 +1,7 @@
 import { NextRequest } from "next/server";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import type { Viewer } from "../auth/viewer";
-import { closePool } from "../db/client";
-import { createTestDb, type TestDb } from "../db/test-db";
+import { setupTestDb } from "../db/test-db";
 import { AppError } from "../result";
 
 // The route frame with handlers made up here: statuses, bodies and the viewer's scope.
@@ -19,20 +18,13 @@ vi.mock("@/lib/auth/viewer", async (importOriginal) => {
 
 const ACME: Viewer = { userId: "u-acme", email: "dana@acme.example", name: "Dana", role: "tenant", tenantId: "acme", tenantOwner: false };
 
-let db: TestDb;
+setupTestDb({ tenants: [], consolePool: true });
 let consoleRoute: typeof import("./route").consoleRoute;
 const get = (url = "http://localhost/api/probe") => new NextRequest(url);
 const noParams = { params: Promise.resolve({}) };
 
 beforeAll(async () => {
-  db = await createTestDb();
-  process.env.DATABASE_URL = db.roleUrl("app");
   ({ consoleRoute } = await import("./route"));
-});
-
-afterAll(async () => {
-  await closePool();
-  await db?.close();
 });
 
 describe("consoleRoute", () => {

@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDb, type TestDb } from "../db/test-db";
+import { beforeAll, describe, expect, it } from "vitest";
+import { setupTestDb } from "../db/test-db";
 import { History, OPERATOR } from "../demo/history";
 import { transition } from "../jobs/transition";
-import { api, seedTenants } from "../jobs/test-helpers";
+import { api } from "../jobs/test-helpers";
 import { registerWorker, touchWorker } from "../worker/registry";
 import { connect, type Sql } from "../db/client";
 import { withScope } from "../db/scope";
@@ -14,15 +14,13 @@ import { parseJobFilters } from "../jobs/filters";
 
 const MIN = 60_000;
 const TIMEOUT = { class: "UpstreamTimeout", message: "timed out" };
-let t: TestDb;
+const t = setupTestDb();
 // Every history below ends within the last hour before NOW.
 const NOW = new Date();
 const ago = (ms: number) => NOW.getTime() - ms;
 const ids: Record<string, string> = {};
 
 beforeAll(async () => {
-  t = await createTestDb();
-  await seedTenants(t.sql, ["acme", "globex"]);
   // Ten quick reports: 1 min queue wait, 2 min running, all succeeded, in the last 40 minutes.
   for (let i = 0; i < 10; i++) {
     const h = await new History(t.sql, ago(40 * MIN) + i * MIN).submit({ tenantId: "acme", type: "report.generate", params: { report: "daily_usage", period: "2026-11" } }, api);
@@ -68,7 +66,6 @@ beforeAll(async () => {
     await h.step("abandon", MIN, undefined, { error: { class: "PermanentError", message: "410" } });
   }
 });
-afterAll(() => t.close());
 
 describe("overview aggregates", () => {
   it("throughput: ended attempts per step by outcome, and the failure rate", async () => {

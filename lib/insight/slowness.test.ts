@@ -30,9 +30,15 @@ class H {
     if (opts.notBeforeMs) this.notBefore = T0 + opts.notBeforeMs;
     this.push("submit", "queued", "api");
   }
+  /** `after` ms on: the clock every step below moves first. */
+  private at(after: number) {
+    this.t += after;
+    return this;
+  }
   private push(event: JobEvent, to: JobState, actorKind: SlownessEvent["actorKind"], actorId = "x") {
     this.events.push({ event, toState: to, attempt: this.attempt, stateVersion: this.v++, at: new Date(this.t), actorKind, actorId });
     this.state = to;
+    return this;
   }
   private close(outcome: SlownessRun["outcome"], errorClass: string | null = null, errorMessage: string | null = null) {
     const run = this.runs.at(-1)!;
@@ -40,74 +46,52 @@ class H {
     run.outcome = outcome;
     run.errorClass = errorClass;
     run.errorMessage = errorMessage;
+    return this;
   }
   claim(after: number, w: string) {
-    this.t += after;
+    this.at(after);
     this.attempt++;
     this.worker = w;
     this.runs.push({ attempt: this.attempt, workerId: w, claimedAt: new Date(this.t), startedAt: null, finishedAt: null, outcome: null, errorClass: null });
-    this.push("claim", "claimed", "worker", w);
-    return this;
+    return this.push("claim", "claimed", "worker", w);
   }
   start(after = 0) {
-    this.t += after;
+    this.at(after);
     this.runs.at(-1)!.startedAt = new Date(this.t);
-    this.push("start", "running", "worker", this.worker);
-    return this;
+    return this.push("start", "running", "worker", this.worker);
   }
   run(wait: number, w: string) {
     return this.claim(wait, w).start(0);
   }
   finish(after: number) {
-    this.t += after;
-    this.close("succeeded");
-    this.push("finish", "succeeded", "worker", this.worker);
-    return this;
+    return this.at(after).close("succeeded").push("finish", "succeeded", "worker", this.worker);
   }
   fail(after: number, cls = "UpstreamTimeout") {
-    this.t += after;
-    this.close("failed", cls);
-    this.push("fail", "retry_wait", "worker", this.worker);
-    return this;
+    return this.at(after).close("failed", cls).push("fail", "retry_wait", "worker", this.worker);
   }
   retry(after: number) {
-    this.t += after;
-    this.push("retry", "queued", "supervisor");
-    return this;
+    return this.at(after).push("retry", "queued", "supervisor");
   }
   reclaim(after: number) {
-    this.t += after;
-    this.close("lease_expired", "LeaseExpired");
-    this.push("reclaim", "queued", "supervisor");
-    return this;
+    return this.at(after).close("lease_expired", "LeaseExpired").push("reclaim", "queued", "supervisor");
   }
   abandon(after: number, cls = "PermanentError", message: string | null = null) {
-    this.t += after;
-    this.close("failed", cls, message);
-    this.push("abandon", "dead", "worker", this.worker);
-    return this;
+    return this.at(after).close("failed", cls, message).push("abandon", "dead", "worker", this.worker);
   }
   cancel(after: number, kind: SlownessEvent["actorKind"], who: string) {
-    this.t += after;
+    this.at(after);
     const to: JobState = this.state === "running" ? "cancelling" : "cancelled";
     if (this.state === "claimed" || this.state === "running") this.close("cancelled");
-    this.push("cancel", to, kind, who);
-    return this;
+    return this.push("cancel", to, kind, who);
   }
   replay(after: number) {
-    this.t += after;
-    this.push("replay", "queued", "operator");
-    return this;
+    return this.at(after).push("replay", "queued", "operator");
   }
   pause(after: number) {
-    this.t += after;
-    this.push("pause", "paused", "operator");
-    return this;
+    return this.at(after).push("pause", "paused", "operator");
   }
   resume(after: number) {
-    this.t += after;
-    this.push("resume", "running", "operator");
-    return this;
+    return this.at(after).push("resume", "running", "operator");
   }
   job(): SlownessJob {
     return { type: "export.tenant_data", queue: "default", tenantId: "acme", state: this.state, createdAt: new Date(T0), notBefore: new Date(this.notBefore) };
@@ -213,13 +197,6 @@ describe("analyzeSlowness: mixes and special cases", () => {
     expect(r.summary).toBe("Most of its 32m so far was running: 30m. It is still running.");
   });
 
-  it("a job still waiting for its retry", () => {
-    const h = new H().run(0, "w-1").fail(MIN);
-    const r = h.analyze({ now: h.t + 10 * MIN });
-    expect(r.dominant).toBe("retry_backoff");
-    expect(r.summary).toContain("It is still backing off before its next attempt.");
-  });
-
   it("a replayed job: the time dead counts, and the queue wait after the replay belongs to the next attempt", () => {
     const r = new H().run(0, "w-1").abandon(MIN).replay(120 * MIN).run(MIN, "w-2").finish(MIN).analyze();
     expect(r.phases.dead).toBe(120 * MIN);
@@ -236,11 +213,13 @@ describe("analyzeSlowness: mixes and special cases", () => {
     expect(r.phases.scheduled).toBe(0);
   });
 
-  it("a paused job that is still paused", () => {
-    const h = new H().run(0, "w-1").pause(MIN);
-    const r = h.analyze({ now: h.t + 60 * MIN });
-    expect(r.dominant).toBe("paused");
-    expect(r.summary).toContain("It is still paused.");
+  it.each([
+    { job: "waiting for its retry", h: new H().run(0, "w-1").fail(MIN), waited: 10 * MIN, dominant: "retry_backoff", says: "It is still backing off before its next attempt." },
+    { job: "paused", h: new H().run(0, "w-1").pause(MIN), waited: 60 * MIN, dominant: "paused", says: "It is still paused." },
+  ])("a job still $job", ({ h, waited, dominant, says }) => {
+    const r = h.analyze({ now: h.t + waited });
+    expect(r.dominant).toBe(dominant);
+    expect(r.summary).toContain(says);
   });
 
   it("a job submitted this instant", () => {

@@ -1,16 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDb, type TestDb } from "../db/test-db";
+import { describe, expect, it } from "vitest";
+import { setupTestDb } from "../db/test-db";
 import { claim } from "../jobs/claim";
-import { newJob, operator, runJob, seedTenants, supervisor, worker } from "../jobs/test-helpers";
+import { newJob, operator, runJob, supervisor, worker } from "../jobs/test-helpers";
 import { transition } from "../jobs/transition";
 import { auditJobs, recentAudits, runIncrementalAudit } from "./audit";
 
-let t: TestDb;
-beforeAll(async () => {
-  t = await createTestDb();
-  await seedTenants(t.sql);
-});
-afterAll(() => t.close());
+const t = setupTestDb();
 
 /** A few jobs through most paths: success, fail + retry, reclaim, cancel while running, dead + replay, release. */
 async function someHistory() {

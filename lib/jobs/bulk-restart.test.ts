@@ -1,32 +1,23 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connect, type Sql } from "../db/client";
-import { createTestDb, type TestDb } from "../db/test-db";
+import { afterAll, describe, expect, it } from "vitest";
+import { setupTestDb } from "../db/test-db";
 import { createSupervisor } from "../supervisor/supervisor";
 import { silentLogger } from "../worker/log";
 import { createWorker } from "../worker/worker";
 import { getBulkProgress, previewBulk, startBulk, type BulkAudit } from "./bulk";
 import { enqueue } from "./enqueue";
-import { api, getJob, operator, runJob, seedTenants } from "./test-helpers";
+import { api, getJob, operator, runJob } from "./test-helpers";
 import { transition } from "./transition";
 
 // Issue 16, item 8: a bulk operation survives the death of the process running it. The web
 // process only records the operation and submits its `jobscope.bulk` job (one transaction); a
 // worker process applies it. Here that worker is SIGKILLed mid-operation, and another resumes.
-let t: TestDb;
-let workerSql: Sql;
-let webSql: Sql;
+const t = setupTestDb();
+const workerSql = t.connect({ role: "worker", max: 6, appName: "jobscope-worker" });
+const webSql = t.connect({ role: "app", max: 2, appName: "jobscope-console" });
 const children: ChildProcess[] = [];
-beforeAll(async () => {
-  t = await createTestDb();
-  await seedTenants(t.sql);
-  workerSql = connect(t.roleUrl("worker"), { max: 6, appName: "jobscope-worker" });
-  webSql = connect(t.roleUrl("app"), { max: 2, appName: "jobscope-console" });
-});
-afterAll(async () => {
+afterAll(() => {
   for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill("SIGKILL");
-  await Promise.all([workerSql.end({ timeout: 2 }), webSql.end({ timeout: 2 })]);
-  await t.close();
 });
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

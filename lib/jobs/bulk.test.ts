@@ -1,19 +1,14 @@
 import { randomUUID } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDb, type TestDb } from "../db/test-db";
+import { describe, expect, it } from "vitest";
+import { setupTestDb } from "../db/test-db";
 import { BULK_CAP, BULK_EVENTS, getBulkProgress, previewBulk, runBulkOperation, startBulk, type BulkProgress } from "./bulk";
 import { enqueue } from "./enqueue";
 import { parseJobFilters } from "./filters";
-import { api, getJob, newJob, operator, runJob, seedTenants, worker } from "./test-helpers";
+import { api, getJob, newJob, operator, runJob, worker } from "./test-helpers";
 import { transition } from "./transition";
 import type { JobRow } from "./types";
 
-let t: TestDb;
-beforeAll(async () => {
-  t = await createTestDb();
-  await seedTenants(t.sql);
-});
-afterAll(() => t.close());
+const t = setupTestDb();
 
 const report = { type: "report.generate", params: { report: "daily_usage", period: "2026-11" } } as const;
 

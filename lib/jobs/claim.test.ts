@@ -1,16 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDb, type TestDb } from "../db/test-db";
+import { describe, expect, it } from "vitest";
+import { setupTestDb } from "../db/test-db";
 import { claim } from "./claim";
 import { enqueue } from "./enqueue";
-import { api, auditJob, eventsOf, getJob, seedTenants } from "./test-helpers";
+import { api, auditJob, eventsOf, getJob } from "./test-helpers";
 import { transition } from "./transition";
 
-let t: TestDb;
-beforeAll(async () => {
-  t = await createTestDb();
-  await seedTenants(t.sql);
-});
-afterAll(() => t.close());
+const t = setupTestDb();
 
 async function queueOf(n: number) {
   const queue = `claim-${Math.random().toString(36).slice(2, 8)}`;

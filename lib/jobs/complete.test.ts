@@ -1,16 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDb, type TestDb } from "../db/test-db";
+import { describe, expect, it } from "vitest";
+import { setupTestDb } from "../db/test-db";
 import { applyWorkerBatch, type BatchItem } from "./complete";
-import { auditJob, eventsOf, getJob, newJob, operator, rejectionsOf, runJob, seedTenants, worker } from "./test-helpers";
+import { auditJob, eventsOf, getJob, newJob, operator, rejectionsOf, runJob, worker } from "./test-helpers";
 import { transition } from "./transition";
 import type { JobRow } from "./types";
 
-let t: TestDb;
-beforeAll(async () => {
-  t = await createTestDb();
-  await seedTenants(t.sql);
-});
-afterAll(() => t.close());
+const t = setupTestDb();
 
 const item = (job: Pick<JobRow, "id" | "attempt" | "state" | "stateVersion">, over: Partial<BatchItem> = {}): BatchItem => ({
   jobId: job.id,

@@ -1,16 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDb, type TestDb } from "../db/test-db";
+import { beforeAll, describe, expect, it } from "vitest";
+import { setupTestDb } from "../db/test-db";
 import { listDeadGroupIds, listDeadGroups, listDeadJobs, type DeadGroup } from "./dead";
-import { newJob, operator, runJob, seedTenants, supervisor, worker } from "./test-helpers";
+import { newJob, operator, runJob, supervisor, worker } from "./test-helpers";
 import { transition } from "./transition";
 import type { JobRow } from "./types";
 
-let t: TestDb;
-beforeAll(async () => {
-  t = await createTestDb();
-  await seedTenants(t.sql);
-});
-afterAll(() => t.close());
+const t = setupTestDb();
 
 const OOM = { class: "OutOfMemoryError", message: "render worker exceeded its 2 GiB memory limit" };
 const TIMEOUT = { class: "UpstreamTimeout", message: "POST /sync timed out after 30000 ms" };

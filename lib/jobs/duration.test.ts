@@ -1,22 +1,20 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDb, type TestDb } from "../db/test-db";
+import { beforeAll, describe, expect, it } from "vitest";
+import { setupTestDb } from "../db/test-db";
 import { History } from "../demo/history";
 import { durationMs, JobFilters, parseJobFilters } from "./filters";
 import { listJobs } from "./queries";
-import { api, seedTenants } from "./test-helpers";
+import { api } from "./test-helpers";
 import { idPrefixRange } from "../uuid";
 import { shortId } from "./short-id";
 
 // Issue 14, item 1: longest first, and "took longer than", on the list's own walk.
 const MIN = 60_000;
-let t: TestDb;
+const t = setupTestDb();
 const NOW = Date.now();
 const took: Record<string, number> = {};
 const REPORT = { type: "report.generate", params: { report: "daily_usage", period: "2026-11" } } as const;
 
 beforeAll(async () => {
-  t = await createTestDb();
-  await seedTenants(t.sql, ["acme", "globex"]);
   // acme's reports, each submitted an hour or more ago, taking 5, 50, 20, 35 min; one still running 70 min.
   for (const [i, minutes] of [5, 50, 20, 35].entries()) {
     const h = await new History(t.sql, NOW - (3 * 60 + i) * MIN).submit({ tenantId: "acme", ...REPORT }, api);
@@ -30,7 +28,6 @@ beforeAll(async () => {
   const other = await new History(t.sql, NOW - 5 * 60 * MIN).submit({ tenantId: "globex", ...REPORT }, api);
   await (await other.run("w-1", MIN, 0)).step("finish", 200 * MIN);
 });
-afterAll(() => t.close());
 
 describe("jobs by duration", () => {
   it("parses 'took longer than' values and drops malformed ones", () => {

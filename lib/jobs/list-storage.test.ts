@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { generate } from "../../bench/generate";
-import { createTestDb, type TestDb } from "../db/test-db";
+import { setupTestDb } from "../db/test-db";
 import { STATES, type JobState } from "../fsm/table";
 import { parseJobFilters, type JobFilters } from "./filters";
 import { orderOf, SCAN_BUDGET } from "./list-source";
@@ -11,10 +11,9 @@ import { countByState, COUNT_CAP, listJobs } from "./queries";
 // filter, followed forwards to the end and back to the start, must give exactly the jobs the
 // `jobs` view gives under the same filter, in the same order; and the tab counts must agree.
 
-let t: TestDb;
+const t = setupTestDb({ tenants: [] });
 let some: { idempotencyKey: string; id: string; worker: string };
 beforeAll(async () => {
-  t = await createTestDb();
   await generate(t.sql, { count: 6_000, spanDays: 2 });
   const [k] = await t.sql<{ idempotencyKey: string; id: string }[]>`
     SELECT idempotency_key, id FROM job_catalog WHERE idempotency_key IS NOT NULL ORDER BY created_at DESC LIMIT 1`;
@@ -22,7 +21,6 @@ beforeAll(async () => {
     SELECT worker_id AS worker FROM job_attempts WHERE outcome <> 'succeeded' GROUP BY 1 ORDER BY count(*) DESC LIMIT 1`;
   some = { ...k!, worker: w!.worker };
 }, 300_000);
-afterAll(() => t.close());
 
 type F = Record<string, string>;
 

@@ -1,29 +1,19 @@
 import { randomUUID } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connect, type Sql } from "../db/client";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { Sql } from "../db/client";
 import { withScope } from "../db/scope";
-import { createTestDb, type TestDb } from "../db/test-db";
+import { setupTestDb } from "../db/test-db";
 import { previewBulk, runBulkOperation, startBulk } from "./bulk";
 import { countByState, listJobs } from "./queries";
 import { enqueue } from "./enqueue";
 import { parseJobFilters } from "./filters";
 import { operationOutcome } from "./operation";
-import { api, operator, runJob, seedTenants, worker } from "./test-helpers";
+import { api, operator, runJob, worker } from "./test-helpers";
 import { transition } from "./transition";
 import type { JobRow } from "./types";
 
-let t: TestDb;
-let app: Sql;
-beforeAll(async () => {
-  t = await createTestDb();
-  app = connect(t.roleUrl("app"), { max: 2 });
-  await seedTenants(t.sql);
-});
-afterAll(async () => {
-  await app.end();
-  await t.close();
-});
-
+const t = setupTestDb();
+const app = t.connect({ role: "app", max: 2 });
 const AUDIT = { userId: null, actor: "op@example.test", role: "operator", tenantId: null, action: "bulk.replay", description: "dead · report.generate" } as const;
 
 /** A job that died on its only attempt. */

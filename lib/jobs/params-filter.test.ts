@@ -1,13 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connect, type Sql } from "../db/client";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { Sql } from "../db/client";
 import { withScope } from "../db/scope";
-import { createTestDb, type TestDb } from "../db/test-db";
+import { setupTestDb } from "../db/test-db";
 import { enqueue } from "./enqueue";
 import { paramsProblem, parseJobFilters } from "./filters";
 import { parseParamsFilter } from "./params-filter";
 import { keysetOf, listSource, PARAMS_SET_CAP, SCAN_BUDGET } from "./list-source";
 import { countByState, listJobs } from "./queries";
-import { api, seedTenants } from "./test-helpers";
+import { api } from "./test-helpers";
 
 describe("parseParamsFilter", () => {
   const contains = (s: string) => {
@@ -67,14 +67,11 @@ describe("parseParamsFilter", () => {
 });
 
 describe("listing by params", () => {
-  let t: TestDb;
-  let app: Sql;
+  const t = setupTestDb();
+  const app = t.connect({ role: "app", max: 2 });
   const acme42: string[] = [];
   let globex42: string;
   beforeAll(async () => {
-    t = await createTestDb();
-    app = connect(t.roleUrl("app"), { max: 2 });
-    await seedTenants(t.sql, ["acme", "globex"]);
     const base = Date.now() - 3_600_000;
     // Common values: every acme job has dataset orders; one in ten is csv; three are customer 42's (rows 42).
     for (let i = 0; i < 60; i++) {
@@ -88,10 +85,6 @@ describe("listing by params", () => {
       if (rows === 42) acme42.push(job.id);
     }
     globex42 = (await enqueue(t.sql, { tenantId: "globex", type: "export.tenant_data", params: { dataset: "orders", rows: 42 } }, api)).job.id;
-  });
-  afterAll(async () => {
-    await app.end();
-    await t.close();
   });
 
   const ids = (p: { jobs: { id: string }[] }) => p.jobs.map((j) => j.id);

@@ -1,11 +1,10 @@
 import { sql } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
 import { fillPlaceholders } from "drizzle-orm/sql";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDb, type TestDb } from "../db/test-db";
+import { beforeAll, describe, expect, it } from "vitest";
+import { setupTestDb } from "../db/test-db";
 import { claim, claimCtes, claimValues } from "./claim";
 import { uuidv7Expr } from "./ids";
-import { seedTenants } from "./test-helpers";
 import { guardedWriteCtes, markCte, moveValues, partsOf, plan } from "./write";
 import { inWritePath } from "./write-path";
 
@@ -16,12 +15,10 @@ import { inWritePath } from "./write-path";
  * never a scan of jobs_live. Checked for the custom plan PostgreSQL makes with the actual values and
  * for the generic plan a prepared statement may switch to.
  */
-let t: TestDb;
+const t = setupTestDb({ max: 2 });
 const dialect = new PgDialect();
 
 beforeAll(async () => {
-  t = await createTestDb({ max: 2 });
-  await seedTenants(t.sql);
   // 10,000 queued jobs besides the ones each case claims: a table the planner could be tempted to scan.
   await inWritePath(t.sql, async (tx) => {
     await tx`
@@ -35,7 +32,6 @@ beforeAll(async () => {
   });
   await t.sql`ANALYZE`;
 });
-afterAll(() => t.close());
 
 type PlanNode = {
   "Node Type": string;

@@ -1,21 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connect, type Sql } from "../db/client";
-import { createTestDb, type TestDb } from "../db/test-db";
+import { beforeAll, describe, expect, it } from "vitest";
+import { setupTestDb } from "../db/test-db";
 import { withScope } from "../db/scope";
 import { claim } from "./claim";
 import { listDeadGroups } from "./dead";
 import { enqueue } from "./enqueue";
 import { parseJobFilters } from "./filters";
 import { countByState, getJobDetail, listJobs } from "./queries";
-import { api, operator, runJob, seedTenants, supervisor, worker } from "./test-helpers";
+import { api, operator, runJob, supervisor, worker } from "./test-helpers";
 import { transition } from "./transition";
 import type { JobRow, TransitionInput } from "./types";
 
-let t: TestDb;
+const t = setupTestDb({ tenants: ["acme", "globex", "tabs", "pages"] });
 const made: JobRow[] = [];
 beforeAll(async () => {
-  t = await createTestDb();
-  await seedTenants(t.sql, ["acme", "globex", "tabs", "pages"]);
   // Seven reports a minute apart, newest last; two exports for another tenant.
   const base = Date.now() - 3_600_000;
   for (let i = 0; i < 7; i++) {
@@ -26,7 +23,6 @@ beforeAll(async () => {
     await enqueue(t.sql, { tenantId: "globex", type: "export.tenant_data", params: { dataset: "orders", rows: 1000 }, queue: "q-list" }, api);
   }
 });
-afterAll(() => t.close());
 
 const ids = (p: { jobs: { id: string }[] }) => p.jobs.map((j) => j.id);
 
@@ -315,11 +311,7 @@ describe("keyset paging across page boundaries, both ways", () => {
 });
 
 describe("row-level security", () => {
-  let app: Sql;
-  beforeAll(() => {
-    app = connect(t.roleUrl("app"), { max: 2 });
-  });
-  afterAll(() => app.end());
+  const app = t.connect({ role: "app", max: 2 });
 
   it("a tenant sees only its own jobs in every tab, count, search, job page and dead-letter group, whatever the filter says", async () => {
     const globex = (await listJobs(t.sql, parseJobFilters({ tenant: "globex", limit: "200" }))).jobs;

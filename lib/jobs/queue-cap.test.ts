@@ -1,17 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDb, type TestDb } from "../db/test-db";
+import { describe, expect, it } from "vitest";
+import { setupTestDb } from "../db/test-db";
 import { claim } from "./claim";
 import { enqueue } from "./enqueue";
 import { changeQueue } from "./queues";
 import { workerRound } from "./round";
-import { api, operator, seedTenants, worker } from "./test-helpers";
+import { api, operator, worker } from "./test-helpers";
 
-let t: TestDb;
-beforeAll(async () => {
-  t = await createTestDb();
-  await seedTenants(t.sql);
-});
-afterAll(() => t.close());
+const t = setupTestDb();
 
 const submit = (queue: string) =>
   enqueue(t.sql, { tenantId: "acme", type: "report.generate", params: { report: "daily_usage", period: "2026-11" }, queue }, api).then((r) => r.job);

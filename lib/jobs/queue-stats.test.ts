@@ -1,22 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDb, type TestDb } from "../db/test-db";
+import { describe, expect, it } from "vitest";
+import { setupTestDb } from "../db/test-db";
 import { withScope } from "../db/scope";
 import { claim } from "./claim";
 import { enqueue } from "./enqueue";
 import { getQueueStatus, listQueues } from "./queue-stats";
 import { changeQueue } from "./queues";
-import { api, operator, seedTenants, worker } from "./test-helpers";
+import { api, operator, worker } from "./test-helpers";
 import { transition } from "./transition";
 import { inWritePath } from "./write-path";
 
-let t: TestDb;
-beforeAll(async () => {
-  t = await createTestDb();
-  await seedTenants(t.sql);
-});
-afterAll(async () => {
-  await t.close();
-});
+const t = setupTestDb();
 
 const submit = (queue: string, opts: { notBefore?: Date } = {}) =>
   enqueue(t.sql, { tenantId: "acme", type: "report.generate", params: { report: "daily_usage", period: "2026-11" }, queue, ...opts }, api).then((r) => r.job);

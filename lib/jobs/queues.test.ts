@@ -1,26 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connect, type Sql } from "../db/client";
-import { createTestDb, type TestDb } from "../db/test-db";
+import { describe, expect, it } from "vitest";
+import { setupTestDb } from "../db/test-db";
 import { claim } from "./claim";
 import { enqueue } from "./enqueue";
 import { changeQueue, reconcileQueueCounts } from "./queues";
-import { api, getJob, operator, seedTenants, worker } from "./test-helpers";
+import { api, getJob, operator, worker } from "./test-helpers";
 import { transition } from "./transition";
 
-let t: TestDb;
-let a: Sql;
-let b: Sql;
-beforeAll(async () => {
-  t = await createTestDb();
-  await seedTenants(t.sql);
-  a = connect(t.url, { max: 1 });
-  b = connect(t.url, { max: 1 });
-});
-afterAll(async () => {
-  await a.end();
-  await b.end();
-  await t.close();
-});
+const t = setupTestDb();
+const a = t.connect({ max: 1 });
+const b = t.connect({ max: 1 });
 
 let n = 0;
 const queueName = () => `qs-${++n}-${Math.random().toString(36).slice(2, 7)}`;

@@ -1,27 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connect, type Sql } from "../db/client";
-import { createTestDb, type TestDb } from "../db/test-db";
+import { describe, expect, it } from "vitest";
+import { setupTestDb } from "../db/test-db";
 import { claim } from "./claim";
-import { auditJob, getJob, newJob, operator, rejectionsOf, runJob, seedTenants, supervisor, worker } from "./test-helpers";
+import { auditJob, getJob, newJob, operator, rejectionsOf, runJob, supervisor, worker } from "./test-helpers";
 import { transition } from "./transition";
 import type { TransitionResult } from "./types";
 
+const t = setupTestDb();
 // Each contender gets its own connection pool, so the races are real
 // concurrent transactions on separate PostgreSQL backends.
-let t: TestDb;
-let a: Sql;
-let b: Sql;
-beforeAll(async () => {
-  t = await createTestDb();
-  await seedTenants(t.sql);
-  a = connect(t.url, { max: 1 });
-  b = connect(t.url, { max: 1 });
-});
-afterAll(async () => {
-  await a.end();
-  await b.end();
-  await t.close();
-});
+const a = t.connect({ max: 1 });
+const b = t.connect({ max: 1 });
 
 const ROUNDS = 25;
 const outcome = (r: TransitionResult) => (r.ok ? "applied" : r.kind);

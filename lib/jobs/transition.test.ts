@@ -1,17 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDb, type TestDb } from "../db/test-db";
+import { describe, expect, it } from "vitest";
+import { setupTestDb } from "../db/test-db";
 import { claim } from "./claim";
 import { enqueue, EnqueueError } from "./enqueue";
 import { heartbeat } from "./heartbeat";
-import { api, auditJob, eventsOf, getJob, newJob, operator, rejectionsOf, runJob, seedTenants, supervisor, worker } from "./test-helpers";
+import { api, auditJob, eventsOf, getJob, newJob, operator, rejectionsOf, runJob, supervisor, worker } from "./test-helpers";
 import { transition } from "./transition";
 
-let t: TestDb;
-beforeAll(async () => {
-  t = await createTestDb();
-  await seedTenants(t.sql);
-});
-afterAll(() => t.close());
+const t = setupTestDb();
 
 describe("enqueue", () => {
   it("submits a queued job with its submit event", async () => {

@@ -1,9 +1,9 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDb, type TestDb } from "../db/test-db";
+import { describe, expect, it } from "vitest";
+import { setupTestDb } from "../db/test-db";
 import { heartbeat } from "./heartbeat";
-import { auditJob, getJob, newJob, operator, runJob, seedTenants } from "./test-helpers";
+import { auditJob, getJob, newJob, operator, runJob } from "./test-helpers";
 import { transition } from "./transition";
 
 const ROOT = path.resolve(__dirname, "../..");
@@ -56,12 +56,7 @@ describe("one write path", () => {
   });
 
   describe("and the database enforces it", () => {
-    let t: TestDb;
-    beforeAll(async () => {
-      t = await createTestDb();
-      await seedTenants(t.sql);
-    });
-    afterAll(() => t.close());
+    const t = setupTestDb();
 
     it("refuses a state change, a version change, an insert and a delete from outside the write path", async () => {
       const job = await newJob(t.sql);

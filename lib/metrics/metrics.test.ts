@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDb, type TestDb } from "../db/test-db";
+import { describe, expect, it } from "vitest";
+import { setupTestDb } from "../db/test-db";
 import { enqueue } from "../jobs/enqueue";
-import { api, getJob, operator, runJob, seedTenants, worker } from "../jobs/test-helpers";
+import { api, getJob, operator, runJob, worker } from "../jobs/test-helpers";
 import { transition } from "../jobs/transition";
 import { createSupervisor } from "../supervisor/supervisor";
 import { metricsResponse } from "./http";
@@ -10,14 +10,7 @@ import { rollUpMetrics } from "./rollup";
 import { collectMetrics } from "./scrape";
 import { parseExposition, valueOf } from "./text-format";
 
-let t: TestDb;
-beforeAll(async () => {
-  t = await createTestDb({ max: 6 });
-  await seedTenants(t.sql);
-});
-afterAll(async () => {
-  await t?.close();
-});
+const t = setupTestDb({ max: 6 });
 
 const TYPE = "report.generate";
 const submit = (queue: string, maxAttempts = 3) =>

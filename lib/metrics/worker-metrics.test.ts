@@ -1,16 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDb, type TestDb } from "../db/test-db";
+import { describe, expect, it } from "vitest";
+import { setupTestDb } from "../db/test-db";
 import { silentLogger } from "../worker/log";
-import { freshQueue, jobIn, seedTenants, submit, waitFor } from "../worker/test-support";
+import { freshQueue, jobIn, submit, waitFor } from "../worker/test-support";
 import { createWorker } from "../worker/worker";
 import { parseExposition, valueOf } from "./text-format";
 
-let t: TestDb;
-beforeAll(async () => {
-  t = await createTestDb({ max: 8 });
-  await seedTenants(t.sql);
-});
-afterAll(() => t?.close());
+const t = setupTestDb({ max: 8 });
 
 describe("a worker's own metrics (metricsPort)", () => {
   it("serves what it claimed and reported, in the text format, with no database work", async () => {

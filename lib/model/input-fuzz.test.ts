@@ -1,21 +1,16 @@
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDb, type TestDb } from "../db/test-db";
+import { describe, expect, it } from "vitest";
+import { setupTestDb } from "../db/test-db";
 import { ACTOR_KINDS, EVENTS, STATES } from "../fsm/table";
 import { enqueue, EnqueueError } from "../jobs/enqueue";
-import { newJob, seedTenants } from "../jobs/test-helpers";
+import { newJob } from "../jobs/test-helpers";
 import { InvalidTransitionInput, MAX_ACTOR_ID, transition } from "../jobs/transition";
 
 // Bad input at the library's front doors (enqueue, transition): every malformed value is
 // refused with a typed error or a refusal, and nothing is written to jobs or job_events.
 const RUNS = Number(process.env.FUZZ_RUNS ?? 150);
 
-let t: TestDb;
-beforeAll(async () => {
-  t = await createTestDb();
-  await seedTenants(t.sql);
-});
-afterAll(() => t.close());
+const t = setupTestDb();
 
 const counts = async () => {
   const [r] = await t.sql<{ jobs: number; events: number }[]>`

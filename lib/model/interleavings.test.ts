@@ -1,12 +1,12 @@
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connect, type Sql } from "../db/client";
-import { createTestDb, type TestDb } from "../db/test-db";
+import { afterAll, describe, expect, it } from "vitest";
+import type { Sql } from "../db/client";
+import { setupTestDb } from "../db/test-db";
 import { apply, submitted, type JobSnapshot } from "../fsm/machine";
 import type { ActorKind, JobEvent } from "../fsm/table";
 import { checkJob } from "../integrity/audit";
 import { heartbeat } from "../jobs/heartbeat";
-import { newJob, runJob, seedTenants } from "../jobs/test-helpers";
+import { newJob, runJob } from "../jobs/test-helpers";
 import { transition } from "../jobs/transition";
 import { createSupervisor } from "../supervisor/supervisor";
 
@@ -65,18 +65,11 @@ const OPS: Op[] = [
   },
 ];
 
-let t: TestDb;
-let conns: Sql[] = [];
+const t = setupTestDb();
+const conns = OPS.map(() => t.connect({ max: 1 }));
 const seen: Record<string, number> = {};
-beforeAll(async () => {
-  t = await createTestDb();
-  await seedTenants(t.sql);
-  conns = OPS.map(() => connect(t.url, { max: 1 }));
-});
-afterAll(async () => {
+afterAll(() => {
   console.log(`INTERLEAVINGS ${JSON.stringify({ runs: RUNS, finalStates: seen })}`);
-  await Promise.all(conns.map((c) => c.end({ timeout: 2 })));
-  await t.close();
 });
 
 describe("interleavings (fast-check scheduler)", () => {

@@ -1,14 +1,13 @@
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import type { Sql } from "../db/client";
-import { createTestDb, type TestDb } from "../db/test-db";
+import { setupTestDb } from "../db/test-db";
 import { eventsFor } from "../fsm/machine";
 import type { JobEvent, JobState } from "../fsm/table";
 import { checkJob } from "../integrity/audit";
 import { claim } from "../jobs/claim";
 import { enqueue } from "../jobs/enqueue";
 import { heartbeat } from "../jobs/heartbeat";
-import { seedTenants } from "../jobs/test-helpers";
 import { transition } from "../jobs/transition";
 import { createSupervisor } from "../supervisor/supervisor";
 import { Model, type Outcome } from "./model";
@@ -28,16 +27,11 @@ const WORKERS = ["w1", "w2", "w3"] as const;
 type Real = { sql: Sql; queue: string; sup: ReturnType<typeof createSupervisor> };
 type Cmd = fc.AsyncCommand<Model, Real>;
 
-let t: TestDb;
+const t = setupTestDb();
 const stats: Record<string, number> = {};
 const tally = (k: string) => (stats[k] = (stats[k] ?? 0) + 1);
-beforeAll(async () => {
-  t = await createTestDb();
-  await seedTenants(t.sql);
-});
-afterAll(async () => {
+afterAll(() => {
   console.log(`MODEL ${JSON.stringify({ runs: RUNS, maxSteps: STEPS, ...Object.fromEntries(Object.entries(stats).sort()) })}`);
-  await t.close();
 });
 
 /** The database agrees with the model on every job of this run, its lease, and its run records; the log replays cleanly. */

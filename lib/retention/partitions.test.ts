@@ -1,16 +1,11 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { dailyPartitionName, ensureEventPartitions } from "../db/partitions";
-import { createTestDb, type TestDb } from "../db/test-db";
+import { setupTestDb } from "../db/test-db";
 import { History } from "../demo/history";
-import { api, seedTenants } from "../jobs/test-helpers";
+import { api } from "../jobs/test-helpers";
 import { runRetention } from "./retention";
 
-let t: TestDb;
-beforeAll(async () => {
-  t = await createTestDb();
-  await seedTenants(t.sql);
-});
-afterAll(() => t.close());
+const t = setupTestDb();
 // Every test starts with a daily partition for each of the last 60 days (retention drops the empty ones).
 beforeEach(async () => {
   await ensureEventPartitions(t.sql, { daysBack: 60 });

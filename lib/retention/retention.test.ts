@@ -1,15 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDb, type TestDb } from "../db/test-db";
+import { describe, expect, it } from "vitest";
+import { setupTestDb } from "../db/test-db";
 import { History, OPERATOR } from "../demo/history";
-import { api, seedTenants } from "../jobs/test-helpers";
+import { api } from "../jobs/test-helpers";
 import { runRetention } from "./retention";
 
-let t: TestDb;
-beforeAll(async () => {
-  t = await createTestDb();
-  await seedTenants(t.sql);
-});
-afterAll(() => t.close());
+const t = setupTestDb();
 
 const DAY = 86_400_000;
 const MIN = 60_000;

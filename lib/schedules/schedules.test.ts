@@ -1,7 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connect, type Sql } from "../db/client";
-import { createTestDb, type TestDb } from "../db/test-db";
-import { seedTenants } from "../jobs/test-helpers";
+import { describe, expect, it } from "vitest";
+import { setupTestDb } from "../db/test-db";
 import { createSupervisor } from "../supervisor/supervisor";
 import { silentLogger } from "../worker/log";
 import { createWorker } from "../worker/worker";
@@ -10,24 +8,11 @@ import { fireSchedule, runDueSchedules } from "./fire";
 import { listSchedules } from "./list";
 import { createSchedule, declareSchedules, ScheduleError, setSchedulePaused, type ScheduleRow, type ValidSchedule } from "./schedules";
 
-let t: TestDb;
+const t = setupTestDb();
 /** Two supervisors' own pools, as the runtime role supervisors connect with. */
-let supA: Sql;
-let supB: Sql;
-let holder: Sql;
-beforeAll(async () => {
-  t = await createTestDb();
-  await seedTenants(t.sql);
-  supA = connect(t.roleUrl("worker"), { max: 2 });
-  supB = connect(t.roleUrl("worker"), { max: 2 });
-  holder = connect(t.url, { max: 1 });
-});
-afterAll(async () => {
-  await supA.end();
-  await supB.end();
-  await holder.end();
-  await t.close();
-});
+const supA = t.connect({ role: "worker", max: 2 });
+const supB = t.connect({ role: "worker", max: 2 });
+const holder = t.connect({ max: 1 });
 
 let n = 0;
 const name = () => `s${++n}-${Math.random().toString(36).slice(2, 7)}`;

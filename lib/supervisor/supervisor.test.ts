@@ -1,22 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connect, type Sql } from "../db/client";
-import { createTestDb, type TestDb } from "../db/test-db";
-import { auditJob, getJob, newJob, rejectionsOf, runJob, seedTenants, worker } from "../jobs/test-helpers";
+import { describe, expect, it } from "vitest";
+import { connect } from "../db/client";
+import { setupTestDb } from "../db/test-db";
+import { auditJob, getJob, newJob, rejectionsOf, runJob, worker } from "../jobs/test-helpers";
 import { transition } from "../jobs/transition";
 import { inWritePath } from "../jobs/write-path";
 import { createSupervisor } from "./supervisor";
 
-let t: TestDb;
-let other: Sql;
-beforeAll(async () => {
-  t = await createTestDb();
-  await seedTenants(t.sql);
-  other = connect(t.url, { max: 2 });
-});
-afterAll(async () => {
-  await other.end();
-  await t.close();
-});
+const t = setupTestDb();
+const other = t.connect({ max: 2 });
 
 /** Age a job's heartbeat, as a worker that stopped beating would. */
 const ageHeartbeat = (id: string, ms: number) =>

@@ -2,29 +2,24 @@ import { context, propagation, SpanKind, SpanStatusCode, trace } from "@opentele
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import { W3CTraceContextPropagator } from "@opentelemetry/core";
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from "@opentelemetry/sdk-trace-base";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDb, type TestDb } from "../db/test-db";
+import { afterAll, describe, expect, it } from "vitest";
+import { setupTestDb } from "../db/test-db";
 import { enqueue } from "../jobs/enqueue";
-import { api, seedTenants } from "../jobs/test-helpers";
+import { api } from "../jobs/test-helpers";
 import { createSupervisor } from "../supervisor/supervisor";
 import { silentLogger } from "../worker/log";
 import { freshQueue, getJob, waitFor } from "../worker/test-support";
 import { createWorker } from "../worker/worker";
 import { tracingActive } from "./tracing";
 
-let t: TestDb;
+const t = setupTestDb({ max: 10 });
 const exporter = new InMemorySpanExporter();
 const params = { report: "daily_usage", period: "2026-11" };
 
-beforeAll(async () => {
-  t = await createTestDb({ max: 10 });
-  await seedTenants(t.sql);
-});
-afterAll(async () => {
+afterAll(() => {
   trace.disable();
   context.disable();
   propagation.disable();
-  await t?.close();
 });
 
 describe("OpenTelemetry traces (issue 17)", () => {

@@ -1,22 +1,17 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createTestDb, type TestDb } from "../db/test-db";
+import { afterEach, describe, expect, it } from "vitest";
+import { setupTestDb } from "../db/test-db";
 import { createDemoHandlers } from "./demo-handlers";
 import { silentLogger } from "./log";
-import { freshQueue, jobIn, runsOf, seedTenants, submit } from "./test-support";
+import { freshQueue, jobIn, runsOf, submit } from "./test-support";
 import type { Worker } from "./types";
 import { createWorker } from "./worker";
 
-let t: TestDb;
+const t = setupTestDb();
 let worker: Worker | undefined;
-beforeAll(async () => {
-  t = await createTestDb();
-  await seedTenants(t.sql);
-});
 afterEach(async () => {
   await worker?.stop();
   worker = undefined;
 });
-afterAll(() => t.close());
 
 /** Start a worker on a queue of its own with the demo handlers, driven by a fixed "random" draw. */
 async function demoWorker(random: number) {

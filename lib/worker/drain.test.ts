@@ -1,18 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDb, type TestDb } from "../db/test-db";
+import { describe, expect, it } from "vitest";
+import { setupTestDb } from "../db/test-db";
 import { claim } from "../jobs/claim";
 import { auditJob } from "../jobs/test-helpers";
 import { Lease } from "./lease";
 import { silentLogger } from "./log";
 import { runJob } from "./run-job";
-import { eventsOf, freshQueue, getJob, runsOf, seedTenants, submit } from "./test-support";
+import { eventsOf, freshQueue, getJob, runsOf, submit } from "./test-support";
 
-let t: TestDb;
-beforeAll(async () => {
-  t = await createTestDb();
-  await seedTenants(t.sql);
-});
-afterAll(() => t.close());
+const t = setupTestDb();
 
 const deps = (draining: boolean, ran: string[]) => ({
   sql: t.sql,

@@ -1,28 +1,23 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createTestDb, type TestDb } from "../db/test-db";
+import { afterEach, describe, expect, it } from "vitest";
+import { setupTestDb } from "../db/test-db";
 import { enqueue } from "../jobs/enqueue";
 import { changeQueue } from "../jobs/queues";
 import { silentLogger } from "./log";
-import { API, deferred, freshQueue, getJob, jobIn, OPERATOR, seedTenants, submit, waitFor } from "./test-support";
+import { API, deferred, freshQueue, getJob, jobIn, OPERATOR, submit, waitFor } from "./test-support";
 import type { Handlers, Worker } from "./types";
 import { createWorker } from "./worker";
 
 // Queues with real workers (issue 13): pause and resume, a cap across worker processes, fairness.
-let t: TestDb;
+const t = setupTestDb({ max: 20 });
 let started: Worker[] = [];
 let children: ChildProcess[] = [];
-beforeAll(async () => {
-  t = await createTestDb({ max: 20 });
-  await seedTenants(t.sql);
-});
 afterEach(async () => {
   await Promise.all(started.map((w) => w.stop()));
   started = [];
   await Promise.all(children.map((c) => new Promise((r) => (c.exitCode !== null ? r(null) : (c.once("exit", r), c.kill("SIGTERM"))))));
   children = [];
 });
-afterAll(() => t.close());
 
 async function startWorker(queue: string, handlers: Handlers, over: { concurrency?: number; prefetch?: number } = {}) {
   const worker = createWorker({

@@ -1,26 +1,21 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createTestDb, type TestDb } from "../db/test-db";
+import { afterEach, describe, expect, it } from "vitest";
+import { setupTestDb } from "../db/test-db";
 import { transition } from "../jobs/transition";
 import { DrainTimeout, JobCancelled, LeaseLost, PermanentError } from "./errors";
 import { silentLogger } from "./log";
 import {
-  deferred, eventsOf, freshQueue, getJob, jobIn, OPERATOR, rejectionsOf, runsOf, seedTenants, submit, SUPERVISOR, waitFor,
+  deferred, eventsOf, freshQueue, getJob, jobIn, OPERATOR, rejectionsOf, runsOf, submit, SUPERVISOR, waitFor,
 } from "./test-support";
 import type { Handlers, JobOutcome, Worker, WorkerOptions } from "./types";
 import { sleep } from "./wakeup";
 import { createWorker } from "./worker";
 
-let t: TestDb;
+const t = setupTestDb({ max: 20 });
 let started: Worker[] = [];
-beforeAll(async () => {
-  t = await createTestDb({ max: 20 });
-  await seedTenants(t.sql);
-});
 afterEach(async () => {
   await Promise.all(started.map((w) => w.stop()));
   started = [];
 });
-afterAll(() => t.close());
 
 async function startWorker(queue: string, handlers: Handlers, over: Partial<WorkerOptions> = {}) {
   const outcomes: JobOutcome[] = [];
@@ -31,6 +26,27 @@ async function startWorker(queue: string, handlers: Handlers, over: Partial<Work
   await worker.start();
   started.push(worker);
   return { worker, outcomes };
+}
+
+/**
+ * A job on a queue of its own, running in its handler on a worker until `release()`; the handler
+ * then ends with `end()` (returns its result, or throws).
+ */
+async function heldRunning(end: () => unknown, over: Partial<WorkerOptions> = {}) {
+  const queue = freshQueue();
+  const gate = deferred();
+  const entered = deferred();
+  const { worker } = await startWorker(queue, {
+    "report.generate": async () => {
+      entered.resolve();
+      await gate.promise;
+      return end();
+    },
+  }, over);
+  const job = await submit(t.sql, queue);
+  await entered.promise;
+  await jobIn(t.sql, job.id, "running");
+  return { queue, worker, job, release: () => gate.resolve() };
 }
 
 class FlakyError extends Error {}
@@ -236,22 +252,12 @@ describe("the worker", () => {
   });
 
   it("re-decides once when the job moved under it: a permanent error on a cancelled job ends it cancelled", async () => {
-    const queue = freshQueue();
-    const gate = deferred();
-    const entered = deferred();
     // A slow heartbeat, so the worker still believes the job is running when it reports.
-    await startWorker(queue, {
-      "report.generate": async () => {
-        entered.resolve();
-        await gate.promise;
-        throw new PermanentError("bad input");
-      },
+    const { job, release } = await heldRunning(() => {
+      throw new PermanentError("bad input");
     }, { heartbeatIntervalMs: 60_000 });
-    const job = await submit(t.sql, queue);
-    await entered.promise;
-    await jobIn(t.sql, job.id, "running");
     expect(await transition(t.sql, { jobId: job.id, event: "cancel", actor: OPERATOR })).toMatchObject({ ok: true });
-    gate.resolve();
+    release();
     expect(await jobIn(t.sql, job.id, "cancelled", "dead")).toMatchObject({ state: "cancelled" });
     // abandon (chosen from `running`) was refused; fail from `cancelling` applied.
     expect(await rejectionsOf(t.sql, job.id)).toEqual([expect.objectContaining({ kind: "conflict", event: "abandon", actorKind: "worker" })]);
@@ -260,21 +266,9 @@ describe("the worker", () => {
   });
 
   it("holds a result reached while paused until the job is resumed", async () => {
-    const queue = freshQueue();
-    const gate = deferred();
-    const entered = deferred();
-    await startWorker(queue, {
-      "report.generate": async () => {
-        entered.resolve();
-        await gate.promise;
-        return { done: true };
-      },
-    }, { heartbeatIntervalMs: 60_000 });
-    const job = await submit(t.sql, queue);
-    await entered.promise;
-    await jobIn(t.sql, job.id, "running");
+    const { job, release } = await heldRunning(() => ({ done: true }), { heartbeatIntervalMs: 60_000 });
     expect(await transition(t.sql, { jobId: job.id, event: "pause", actor: OPERATOR })).toMatchObject({ ok: true });
-    gate.resolve();
+    release();
     // The worker tried to finish, was refused, and now holds the result.
     await waitFor("the refused finish", async () => (await rejectionsOf(t.sql, job.id)).length > 0);
     expect(await getJob(t.sql, job.id)).toMatchObject({ state: "paused" });
@@ -308,24 +302,13 @@ describe("the worker", () => {
   });
 
   it("drains in-flight work on stop() and claims nothing more", async () => {
-    const queue = freshQueue();
-    const gate = deferred();
-    const entered = deferred();
-    const { worker } = await startWorker(queue, {
-      "report.generate": async () => {
-        entered.resolve();
-        await gate.promise;
-        return { drained: true };
-      },
-    });
-    const job = await submit(t.sql, queue);
-    await entered.promise;
+    const { queue, worker, job, release } = await heldRunning(() => ({ drained: true }));
     let stopped = false;
     const stopping = worker.stop().then(() => (stopped = true));
     const late = await submit(t.sql, queue);
     expect(stopped).toBe(false);
     expect((await getJob(t.sql, job.id)).state).toBe("running");
-    gate.resolve();
+    release();
     await stopping;
     expect((await getJob(t.sql, job.id)).state).toBe("succeeded");
     expect(await runsOf(t.sql, job.id)).toEqual([expect.objectContaining({ outcome: "succeeded", result: { drained: true } })]);
