@@ -1,15 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDb, type TestDb } from "../db/test-db";
+import { describe, expect, it } from "vitest";
+import { setupTestDb } from "../db/test-db";
 import { Rounds } from "./rounds";
-import { freshQueue, seedTenants, submit } from "./test-support";
+import { freshQueue, submit } from "./test-support";
 
 // The worker's statements (lib/worker/rounds.ts): how many may carry a claim at once.
-let t: TestDb;
-beforeAll(async () => {
-  t = await createTestDb({ max: 6 });
-  await seedTenants(t.sql);
-});
-afterAll(() => t.close());
+const t = setupTestDb({ max: 6 });
 
 async function claimWith(claimPipelines: number) {
   const queue = freshQueue();
