@@ -1,5 +1,5 @@
 import type { ComponentProps } from "react";
-import { Field, INPUT } from "@/app/jobs/_components/fields";
+import { Field, INPUT } from "@/components/fields";
 import { Options } from "@/components/options";
 
 type Suggestion = { value: string; label?: string };

@@ -1,5 +1,5 @@
 import type { ReactNode } from "react";
-import { PRIMARY } from "@/app/jobs/_components/fields";
+import { PRIMARY } from "@/components/fields";
 
 /** A form's submit button: disabled while its action runs, and saying so then (`busy`, e.g. "Saving…"). */
 export function SubmitButton({ pending, busy, children }: { pending: boolean; busy: string; children: ReactNode }) {

@@ -1,7 +1,7 @@
 "use client";
 
 import { useState, type FormEvent } from "react";
-import { Field, INPUT } from "@/app/jobs/_components/fields";
+import { Field, INPUT } from "@/components/fields";
 import { Options } from "@/components/options";
 import { ROLE_LABELS, ROLES, type Role } from "@/lib/auth/permissions";
 import { createUserAction } from "./actions";

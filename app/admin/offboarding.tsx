@@ -1,7 +1,7 @@
 "use client";
 
 import { type FormEvent } from "react";
-import { INPUT, PRIMARY, SECONDARY } from "@/app/jobs/_components/fields";
+import { INPUT, PRIMARY, SECONDARY } from "@/components/fields";
 import { deactivateUserAction, reactivateUserAction, resetPasswordAction, resumeTenantAction, suspendTenantAction } from "./actions";
 import { ResultNote, useAdminAction } from "./use-admin-action";
 

@@ -3,7 +3,7 @@
 import { useState, type FormEvent } from "react";
 import { LocalDay } from "@/components/time-zone";
 import { actionsColumn, DataTable } from "@/components/data-table";
-import { Field, INPUT, SECONDARY } from "@/app/jobs/_components/fields";
+import { Field, INPUT, SECONDARY } from "@/components/fields";
 import { SubmitButton } from "@/components/submit-button";
 import { createTenantAction, renameTenantAction } from "./actions";
 import { TenantAccess } from "./offboarding";

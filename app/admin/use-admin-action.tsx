@@ -2,7 +2,7 @@
 
 import { useRouter } from "next/navigation";
 import { useState, useTransition } from "react";
-import { INPUT, PRIMARY, SECONDARY } from "@/app/jobs/_components/fields";
+import { INPUT, PRIMARY, SECONDARY } from "@/components/fields";
 import type { Result } from "@/lib/result";
 
 /** What an admin action answers: what was done (`message`), or why nothing was. */

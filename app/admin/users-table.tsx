@@ -6,7 +6,7 @@ import { None } from "@/components/cells";
 import { Options } from "@/components/options";
 import { SubmitButton } from "@/components/submit-button";
 import { actionsColumn, DataTable } from "@/components/data-table";
-import { INPUT, SECONDARY } from "@/app/jobs/_components/fields";
+import { INPUT, SECONDARY } from "@/components/fields";
 import { ROLE_LABELS, ROLES, type Role } from "@/lib/auth/permissions";
 import { setUserRoleAction } from "./actions";
 import { UserAccess } from "./offboarding";

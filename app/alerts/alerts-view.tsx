@@ -3,7 +3,7 @@
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useEffect, useState, type ComponentProps, type FormEvent, type ReactNode } from "react";
-import { Field, INPUT, SECONDARY } from "@/app/jobs/_components/fields";
+import { Field, INPUT, SECONDARY } from "@/components/fields";
 import { TextField } from "@/components/form-field";
 import { Options } from "@/components/options";
 import { CreateFooter } from "@/components/submit-button";

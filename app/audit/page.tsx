@@ -6,7 +6,7 @@ import { PageTable } from "@/components/page-table";
 import { FilterSelect, TextField } from "@/components/form-field";
 import { numbers } from "@/components/numbers";
 import { LocalTime, TimeAgo } from "@/components/time-zone";
-import { PRIMARY, SECONDARY } from "@/app/jobs/_components/fields";
+import { PRIMARY, SECONDARY } from "@/components/fields";
 import { operationHref } from "@/app/jobs/_components/url";
 import { listAudit, listAuditActions, type AuditFilters, type AuditOutcome } from "@/lib/audit/audit";
 import { ROLE_LABELS, type Role } from "@/lib/auth/permissions";

@@ -2,7 +2,7 @@
 
 import Link from "next/link";
 import { useState, useTransition, type FormEvent } from "react";
-import { Field, INPUT } from "@/app/jobs/_components/fields";
+import { Field, INPUT } from "@/components/fields";
 import { Options } from "@/components/options";
 import { SubmitButton } from "@/components/submit-button";
 import type { Result } from "@/lib/result";

@@ -1,7 +1,7 @@
 "use client";
 
 import { useId, useState, type FormEvent } from "react";
-import { Field, INPUT, PRIMARY, SECONDARY } from "@/app/jobs/_components/fields";
+import { Field, INPUT, PRIMARY, SECONDARY } from "@/components/fields";
 import { ActorCell } from "@/components/cells";
 import { numbers } from "@/components/numbers";
 import { TimeAgo } from "@/components/time-zone";

@@ -1,7 +1,7 @@
 "use client";
 
 import { useState, type FormEvent } from "react";
-import { Field, INPUT } from "@/app/jobs/_components/fields";
+import { Field, INPUT } from "@/components/fields";
 import { Options } from "@/components/options";
 import { CreateFooter } from "@/components/submit-button";
 import { keys } from "@/lib/client/queries";

@@ -3,7 +3,7 @@
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
-import { SECONDARY } from "@/app/jobs/_components/fields";
+import { SECONDARY } from "@/components/fields";
 import { JobLink } from "@/components/cells";
 import { Empty } from "@/components/charts/card";
 import { DataTable, actionsColumn, type Column } from "@/components/data-table";

@@ -2,7 +2,7 @@
 
 import { numbers } from "@/components/numbers";
 import type { BulkEvent } from "@/lib/jobs/bulk";
-import { BUTTON, SECONDARY } from "./fields";
+import { BUTTON, SECONDARY } from "@/components/fields";
 
 type Props = {
   /** How many jobs the selection holds: ids picked, or the filter's count. */

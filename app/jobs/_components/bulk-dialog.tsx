@@ -5,7 +5,7 @@ import { numbers } from "@/components/numbers";
 import { isDestructive } from "@/lib/fsm/machine";
 import type { BulkPreviewData } from "../actions";
 import { capitalize } from "./bulk-bar";
-import { DANGER, PRIMARY, SECONDARY } from "./fields";
+import { DANGER, PRIMARY, SECONDARY } from "@/components/fields";
 
 export type DialogState =
   | { phase: "closed" }

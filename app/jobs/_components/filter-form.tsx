@@ -8,7 +8,7 @@ import { fromWallInput, PRESET_LABELS, PRESETS, presetRange, toWallInput, type P
 import { resolveTenant, type TenantOption } from "@/lib/jobs/tenant-pick";
 import type { JobFilters } from "@/lib/jobs/filters";
 import { parseParamsFilter, PARAMS_FILTER_MAX } from "@/lib/jobs/params-filter";
-import { Field, INPUT, PRIMARY, SECONDARY } from "./fields";
+import { Field, INPUT, PRIMARY, SECONDARY } from "@/components/fields";
 import { jobsHref, refilteredHref } from "./url";
 
 const TEXT_FIELDS = [

@@ -3,7 +3,7 @@
 import { useRouter } from "next/navigation";
 import { useEffect, useRef, type FormEvent, type RefObject } from "react";
 import type { JobFilters } from "@/lib/jobs/filters";
-import { INPUT, SECONDARY } from "./fields";
+import { INPUT, SECONDARY } from "@/components/fields";
 import { useTimeZone } from "@/components/time-zone";
 import { parsePhrase } from "@/lib/jobs/phrase";
 import type { TenantOption } from "@/lib/jobs/tenant-pick";

@@ -1,6 +1,6 @@
 import Link from "next/link";
 import type { JobFilters } from "@/lib/jobs/filters";
-import { SECONDARY } from "./fields";
+import { SECONDARY } from "@/components/fields";
 import { jobsHref } from "./url";
 
 /** Keyset paging: Newer and Older follow the page's cursors; there are no page numbers to jump to. */
