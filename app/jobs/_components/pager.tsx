@@ -3,6 +3,13 @@ import type { JobFilters } from "@/lib/jobs/filters";
 import { SECONDARY } from "@/components/fields";
 import { jobsHref } from "./url";
 
+/** How a page is ordered, by the list's sort. */
+const ORDER: Record<JobFilters["sort"], string> = {
+  created: "newest created first",
+  finished: "newest finished first",
+  duration: "longest first (of the filter's newest jobs)",
+};
+
 /** Keyset paging: Newer and Older follow the page's cursors; there are no page numbers to jump to. */
 export function Pager({ filters, prev, next, shown }: { filters: JobFilters; prev: string | null; next: string | null; shown: number }) {
   const base = { ...filters, after: undefined, before: undefined };
@@ -10,7 +17,7 @@ export function Pager({ filters, prev, next, shown }: { filters: JobFilters; pre
   return (
     <nav aria-label="Pages" className="flex items-center justify-between gap-3 text-sm text-neutral-600">
       <p className="tabular-nums">
-        {shown} {shown === 1 ? "job" : "jobs"} on this page, newest {filters.sort === "finished" ? "finished" : "created"} first
+        {shown} {shown === 1 ? "job" : "jobs"} on this page, {ORDER[filters.sort]}
       </p>
       <div className="flex items-center gap-2">
         {!isFirst && (
