@@ -69,12 +69,12 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
               {viewer && (
                 <>
                   <MainNav>
-                    <ul className="flex flex-col gap-0.5 py-1 text-sm lg:flex-row lg:items-center lg:py-0">
+                    <ul className="flex flex-col gap-0.5 py-1 text-sm xl:flex-row xl:items-center xl:py-0">
                       {nav.map((item) => (
                         <li key={item.label}>
                           <Link
                             href={item.href}
-                            className="block rounded-md px-2.5 py-1.5 font-medium whitespace-nowrap text-neutral-700 hover:bg-neutral-100 hover:text-neutral-900"
+                            className="block rounded-md px-2.5 py-1.5 font-medium whitespace-nowrap xl:px-1.5 text-neutral-700 hover:bg-neutral-100 hover:text-neutral-900"
                           >
                             {item.label}
                           </Link>
@@ -82,7 +82,7 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
                       ))}
                     </ul>
                   </MainNav>
-                  <div className="order-2 ml-auto flex items-center lg:order-3">
+                  <div className="order-2 ml-auto flex items-center xl:order-3">
                     <AccountMenu name={viewer.name} detail={`${ROLE_LABELS[viewer.role]}${viewer.tenantId ? ` · tenant ${viewer.tenantId}` : ""}`}>
                       <ThemeSelect initial={theme} />
                       <TimeZoneSelect />

@@ -45,7 +45,7 @@ export function MainNav({ children }: { children: ReactNode }) {
         aria-expanded={isOpen}
         aria-controls="main-nav"
         onClick={() => setIsOpen((o) => !o)}
-        className="order-3 inline-flex items-center gap-1.5 rounded-md border border-neutral-300 px-2.5 py-1 text-sm font-medium text-neutral-700 lg:hidden"
+        className="order-3 inline-flex items-center gap-1.5 rounded-md border border-neutral-300 px-2.5 py-1 text-sm font-medium text-neutral-700 xl:hidden"
       >
         <svg aria-hidden="true" viewBox="0 0 16 16" className="size-4" fill="currentColor">
           <rect x="2" y="3" width="12" height="1.5" rx="0.75" />
@@ -54,7 +54,7 @@ export function MainNav({ children }: { children: ReactNode }) {
         </svg>
         Menu
       </button>
-      <nav id="main-nav" aria-label="Main" className={`order-4 w-full lg:order-2 lg:block lg:w-auto ${isOpen ? "block" : "hidden"}`}>
+      <nav id="main-nav" aria-label="Main" className={`order-4 w-full xl:order-2 xl:block xl:w-auto ${isOpen ? "block" : "hidden"}`}>
         {children}
       </nav>
     </>

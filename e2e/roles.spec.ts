@@ -1,4 +1,4 @@
-import type { Page } from "@playwright/test";
+import type { Locator, Page } from "@playwright/test";
 import type { DemoUser } from "../lib/demo/users";
 import { SIGNED_OUT, signInAs, signOut } from "./auth";
 import { CONSOLE_PAGES, expect, HELD_QUEUE, test } from "./fixtures";
@@ -47,6 +47,12 @@ const PAUSED_JOB_BUTTONS: Record<DemoUser, string[]> = {
   globex: [], // not even the page: another tenant's job is 404
 };
 
+/** The vertical middle of an element on the page. */
+async function middle(l: Locator) {
+  const box = (await l.boundingBox())!;
+  return box.y + box.height / 2;
+}
+
 const navLinks = (page: Page) => page.getByRole("navigation", { name: "Main" }).getByRole("link");
 
 test.describe("roles", () => {
@@ -56,6 +62,13 @@ test.describe("roles", () => {
 
       await signInAs(page, who);
       await expect(navLinks(page)).toHaveText(NAV[who]);
+      // On a desktop screen the header is one line: the logo, every section and the account menu.
+      for (const width of [1280, 1440]) {
+        await page.setViewportSize({ width, height: 900 });
+        const logo = await middle(page.getByRole("banner").getByRole("link", { name: "Jobscope" }));
+        expect(Math.abs((await middle(navLinks(page).last())) - logo), `${who}: the last section at ${width} px`).toBeLessThan(8);
+        expect(Math.abs((await middle(page.getByTestId("signed-in-as"))) - logo), `${who}: the account menu at ${width} px`).toBeLessThan(8);
+      }
 
       for (const path of CONSOLE_PAGES) {
         const res = await page.goto(path);
