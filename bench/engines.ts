@@ -18,7 +18,6 @@ export type Burn = {
   seconds: number;
   jobsPerSec: number;
   walPerJob: number;
-  rowsPerJob: number;
   /** From the WAL (pg_walinspect): heap rows written and btree index entries inserted per job. */
   heapRowsPerJob: number | null;
   btreeEntriesPerJob: number | null;
@@ -31,19 +30,32 @@ export type Burn = {
 const API = { kind: "api", id: "bench" } as const;
 export const BENCH_QUEUE = "bench";
 
-async function measure(url: string, system: string, n: number, body: () => Promise<void>, kept: () => Promise<string>): Promise<Burn> {
-  const before: Snapshot = await snapshot(url);
-  const cpu0 = process.cpuUsage();
+/**
+ * A burn-down's timed window. `run.start()` starts the workers; the first `warm` jobs they finish
+ * are not timed (connections opening, statements prepared, caches and the JIT filling: for a queue
+ * that burns down in a second, a large share of it), then the next `n` are: their time, CPU, WAL
+ * and rows written. Every system is measured the same way.
+ */
+type BurnRun = { start: () => Promise<void>; finished: () => Promise<number>; stop: () => Promise<void> };
+
+async function measure(url: string, system: string, n: number, warm: number, run: BurnRun, kept: () => Promise<string>): Promise<Burn> {
+  const probe = postgres(url, { max: 1, onnotice: () => {} });
+  await probe`SELECT 1`;
+  await run.start();
+  await waitUntil(`${system} warm-up`, async () => (await run.finished()) >= warm, 30 * 60_000, 1);
   const t0 = performance.now();
-  await body();
+  const cpu0 = process.cpuUsage();
+  const before: Snapshot = await snapshot(probe);
+  await waitUntil(`${system} burn-down`, async () => (await run.finished()) >= warm + n, 30 * 60_000, 1);
   const seconds = (performance.now() - t0) / 1000;
   const cpu = process.cpuUsage(cpu0);
-  await sleep(300);
-  const after = await snapshot(url);
+  const after = await snapshot(probe);
+  await probe.end();
+  await run.stop();
   const wal = await walBytes(url, before, after);
   const records = await walRecords(url, before, after);
   return {
-    system, jobs: n, seconds, jobsPerSec: n / seconds, walPerJob: wal / n, rowsPerJob: (after.rows - before.rows) / n,
+    system, jobs: n, seconds, jobsPerSec: n / seconds, walPerJob: wal / n,
     heapRowsPerJob: records ? records.heapRows / n : null,
     btreeEntriesPerJob: records ? records.btreeEntries / n : null,
     pgCpuUsPerJob: before.pgCpuUs !== null && after.pgCpuUs !== null ? (after.pgCpuUs - before.pgCpuUs) / n : null,
@@ -60,30 +72,38 @@ async function keptJobscope(url: string) {
   return `${r!.jobs} jobs, ${r!.runs} run records, ${r!.events} events (full history)`;
 }
 
+/** Jobs each burn-down finishes before its timed window opens (the same for every system). */
+export const warmUpJobs = (n: number) => Math.min(5000, Math.ceil(n / 4));
+
+/** Jobscope's burn-down: `prefilled` when the caller filled the queue with `n + warmUpJobs(n)` jobs. */
 export async function burnJobscope(
   url: string,
   n: number,
   opts: { concurrency: number; batch: boolean; label: string; prefilled?: boolean; worker?: { pipelines?: number; maxBatch?: number; prefetch?: number } },
 ): Promise<Burn> {
-  if (!opts.prefilled) await prefillJobscope(url, n);
+  const warm = warmUpJobs(n);
+  if (!opts.prefilled) await prefillJobscope(url, warm + n);
   const sql = connect(url, { max: opts.batch ? 8 : opts.concurrency + 4, appName: "bench-jobscope", genericPlans: true });
   let done = 0;
+  const worker = createWorker({
+    sql, queues: [BENCH_QUEUE], concurrency: opts.concurrency, batch: opts.batch, log: silentLogger, ...opts.worker,
+    handlers: { "report.generate": async () => null },
+    onOutcome: (o) => {
+      if (o.status === "reported") done++;
+    },
+  });
   return measure(
     url,
     opts.label,
     n,
-    async () => {
-      const worker = createWorker({
-        sql, queues: [BENCH_QUEUE], concurrency: opts.concurrency, batch: opts.batch, log: silentLogger, ...opts.worker,
-        handlers: { "report.generate": async () => null },
-        onOutcome: (o) => {
-          if (o.status === "reported") done++;
-        },
-      });
-      await worker.start();
-      await waitUntil("jobscope burn-down", async () => done >= n, 30 * 60_000);
-      await worker.stop();
-      await sql.end();
+    warm,
+    {
+      start: () => worker.start(),
+      finished: async () => done,
+      async stop() {
+        await worker.stop();
+        await sql.end();
+      },
     },
     () => keptJobscope(url),
   );
@@ -92,8 +112,9 @@ export async function burnJobscope(
 export async function burnGraphile(url: string, n: number, opts: { concurrency: number; batch: boolean; label: string }): Promise<Burn> {
   await runMigrations({ connectionString: url, logger: quietGraphile() });
   const utils = await makeWorkerUtils({ connectionString: url, logger: quietGraphile() });
-  for (let i = 0; i < n; i += 5000) {
-    await utils.addJobs(Array.from({ length: Math.min(5000, n - i) }, () => ({ identifier: "noop", payload: {} })));
+  const total = warmUpJobs(n) + n;
+  for (let i = 0; i < total; i += 5000) {
+    await utils.addJobs(Array.from({ length: Math.min(5000, total - i) }, () => ({ identifier: "noop", payload: {} })));
   }
   await utils.release();
   return burnCompetitor(url, n, opts.label, {
@@ -124,8 +145,9 @@ export async function burnPgBoss(url: string, n: number, opts: { concurrency: nu
   boss.on("error", () => {});
   await boss.start();
   await boss.createQueue(BENCH_QUEUE);
-  for (let i = 0; i < n; i += 5000) {
-    await boss.insert(Array.from({ length: Math.min(5000, n - i) }, () => ({ name: BENCH_QUEUE, data: {} })));
+  const total = warmUpJobs(n) + n;
+  for (let i = 0; i < total; i += 5000) {
+    await boss.insert(Array.from({ length: Math.min(5000, total - i) }, () => ({ name: BENCH_QUEUE, data: {} })));
   }
   return burnCompetitor(url, n, opts.label, {
     name: "pg-boss",
@@ -144,8 +166,9 @@ export async function burnPgBoss(url: string, n: number, opts: { concurrency: nu
 
 /**
  * Another engine's burn-down, watched through its job table (vacuumed first): `start` starts its
- * workers, whose handlers report each job they are handed, and returns how to stop them. Done
- * once the handlers have seen `n` jobs and the table holds no `unfinished` row.
+ * workers, whose handlers report each job they are handed, and returns how to stop them. A job
+ * counts as finished once its handler has seen it; the last one, once the table also holds no
+ * `unfinished` row (completions are batched after the handlers).
  */
 async function burnCompetitor(
   url: string,
@@ -156,16 +179,19 @@ async function burnCompetitor(
   const admin = postgres(url, { max: 1, onnotice: () => {} });
   const count = async (where: string) => Number((await admin.unsafe(`SELECT count(*)::int AS c FROM ${o.table} ${where}`))[0]!.c);
   await admin.unsafe(`VACUUM ANALYZE ${o.table}`);
-  let done = 0;
+  const warm = warmUpJobs(n);
+  let handled = 0;
+  let stop: (() => Promise<void>) | null = null;
   const r = await measure(
     url,
     label,
     n,
-    async () => {
-      const stop = await o.start((jobs) => void (done += jobs));
-      await waitUntil(`${o.name} handlers`, async () => done >= n, 30 * 60_000);
-      await waitUntil(`${o.name} completions`, async () => (await count(o.unfinished)) === 0, 60_000, 5);
-      await stop();
+    warm,
+    {
+      start: async () => void (stop = await o.start((jobs) => void (handled += jobs))),
+      // Before the last job, what the handlers saw; then nothing more until every completion is in.
+      finished: async () => (handled < warm + n ? handled : (await count(o.unfinished)) === 0 ? handled : warm + n - 1),
+      stop: () => stop!(),
     },
     async () => `${await count("")} ${o.kept}`,
   );

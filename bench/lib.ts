@@ -44,7 +44,7 @@ export async function freshDb(adminUrl: string, name: string, opts: { jobscope?:
   return url;
 }
 
-export type Snapshot = { lsn: string; rows: number; pgCpuUs: number | null };
+export type Snapshot = { lsn: string; pgCpuUs: number | null };
 
 const TICK_US = 10_000; // /proc times are in clock ticks: 100 per second on Linux.
 
@@ -106,21 +106,13 @@ export async function walRecords(url: string, from: Snapshot, to: Snapshot): Pro
 }
 
 /**
- * WAL position (server-wide) and rows written (inserted + updated + deleted)
- * in this database. Call after the measured system's connections have closed:
- * a backend flushes its table counters when it exits.
+ * WAL position (server-wide) and the server's CPU so far, on an open connection: taken in the middle
+ * of a burn-down (its timed window starts after a warm-up), in one round trip.
  */
-export async function snapshot(url: string): Promise<Snapshot> {
-  const sql = postgres(url, { max: 1, onnotice: () => {} });
-  try {
-    await sql`SELECT pg_stat_clear_snapshot()`;
-    const [r] = await sql<{ lsn: string; rows: string }[]>`
-      SELECT pg_current_wal_lsn()::text AS lsn,
-             (SELECT coalesce(sum(n_tup_ins + n_tup_upd + n_tup_del), 0) FROM pg_stat_user_tables)::text AS rows`;
-    return { lsn: r!.lsn, rows: Number(r!.rows), pgCpuUs: pgCpuUs() };
-  } finally {
-    await sql.end();
-  }
+export async function snapshot(sql: Sql): Promise<Snapshot> {
+  const pgCpu = pgCpuUs();
+  const [r] = await sql<{ lsn: string }[]>`SELECT pg_current_wal_lsn()::text AS lsn`;
+  return { lsn: r!.lsn, pgCpuUs: pgCpu };
 }
 
 export async function walBytes(url: string, from: Snapshot, to: Snapshot): Promise<number> {

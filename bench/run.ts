@@ -77,7 +77,7 @@ export async function runBench(profile: Profile, only?: Set<string>): Promise<Re
       const burn = async (label: string, f: () => Promise<Burn>) => {
         log(`burn-down: ${label}…`);
         const b = await f();
-        log(`  ${fmt(b.jobsPerSec)} jobs/s, ${fmt(b.walPerJob)} WAL bytes/job, ${fmt(b.heapRowsPerJob ?? b.rowsPerJob, 1)} rows and ${fmt(b.btreeEntriesPerJob ?? NaN, 1)} index entries/job, CPU µs/job PostgreSQL ${fmt(b.pgCpuUsPerJob ?? NaN)} + node ${fmt(b.nodeCpuUsPerJob)}`);
+        log(`  ${fmt(b.jobsPerSec)} jobs/s, ${fmt(b.walPerJob)} WAL bytes/job, ${fmt(b.heapRowsPerJob ?? NaN, 1)} rows and ${fmt(b.btreeEntriesPerJob ?? NaN, 1)} index entries/job, CPU µs/job PostgreSQL ${fmt(b.pgCpuUsPerJob ?? NaN)} + node ${fmt(b.nodeCpuUsPerJob)}`);
         r.throughput.push(b);
         return b;
       };
