@@ -15,6 +15,7 @@ import { sleep } from "./wakeup";
 import { createWorkerMetrics } from "../metrics/worker-metrics";
 import { extractTraceContext, SpanKind, SpanStatusCode, tracingActive, withSpan, type TraceCarrier } from "../tracing/tracing";
 import { trace } from "@opentelemetry/api";
+import { Fifo } from "./fifo";
 
 /** How long a drain waits for each of its own database steps (not the handlers: those get `drainTimeoutMs`). */
 const DRAIN_STEP_MS = 2000;
@@ -50,7 +51,7 @@ export function createWorker(opts: WorkerOptions): Worker {
   // same worker claims the job's next attempt: two leases of one job, two entries).
   const leases = new Set<Lease>();
   /** Claimed (and started: the claim starts them), waiting for a handler slot. */
-  let local: Lease[] = [];
+  const local = new Fifo<Lease>();
   /** Handlers running (their reports may still be in flight after: `reporting`). */
   let active = 0;
   let reporting = 0;
@@ -139,13 +140,11 @@ export function createWorker(opts: WorkerOptions): Worker {
 
   /** Local queue → free handler slots. A job whose lease was lost meanwhile is dropped. */
   function pump() {
-    let n = 0;
-    while (active < concurrency && n < local.length) {
-      const lease = local[n++]!;
+    while (active < concurrency && local.length > 0) {
+      const lease = local.shift()!;
       if (lease.lost) leases.delete(lease);
       else launch(lease);
     }
-    if (n > 0) local = n === local.length ? [] : local.slice(n);
   }
 
   function launch(lease: Lease) {
