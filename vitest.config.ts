@@ -10,5 +10,9 @@ export default defineConfig({
     // The tests run as the demo: its job types (poison.crash) exist (lib/jobs/job-types.ts).
     env: { JOBSCOPE_DEMO: "1" },
     hookTimeout: 120_000,
+    // One file per core, not vitest's default of cores - 1 (a single worker on a 2-core CI box):
+    // the files mostly wait on PostgreSQL, child processes and timers (chaos alone runs ~55 s),
+    // and each has its own database (lib/db/test-db.ts). 279 s -> 213 s on 2 cores.
+    maxWorkers: "100%",
   },
 });
