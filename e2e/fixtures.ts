@@ -41,8 +41,8 @@ type Fixtures = {
    * runs with a 6-hour stale threshold (playwright.config.ts): keep histories younger than that.
    */
   history: (startedAgoMs: number) => History;
-  /** A paused acme job on the held queue, run by `worker`: every role may open it, all but support act on it. */
-  pausedJob: (worker: string) => Promise<string>;
+  /** A paused acme job on the held queue (or `queue`), run by `worker`: every role may open it, all but support act on it. */
+  pausedJob: (worker: string, queue?: string) => Promise<string>;
 };
 
 export const test = base.extend<Fixtures>({
@@ -60,9 +60,9 @@ export const test = base.extend<Fixtures>({
     await use((startedAgoMs) => new History(db, Date.now() - startedAgoMs));
   },
   pausedJob: async ({ history }, use) => {
-    await use(async (worker) => {
+    await use(async (worker, queue = HELD_QUEUE) => {
       const h = await history(60_000).submit(
-        { tenantId: "acme", type: "report.generate", queue: HELD_QUEUE, params: { report: "daily_usage", period: "2026-11" } },
+        { tenantId: "acme", type: "report.generate", queue, params: { report: "daily_usage", period: "2026-11" } },
         SPEC_ACTOR,
       );
       await h.run(worker, 1_000);
