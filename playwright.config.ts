@@ -34,10 +34,8 @@ export default defineConfig({
   testDir: "e2e",
   // Per data dir, so side-by-side runs do not delete each other's traces.
   outputDir: `test-results/${DATA.replace(/[^a-z0-9-]/gi, "_")}`,
-  // One app and one database serve every spec; specs that change data must not race each other:
-  // they run one at a time (the "chromium" project). The accessibility scans only read (their one
-  // paused job sits on the held queue, their dialogs are dry runs) and run beside them.
-  workers: 2,
+  // One app and one database serve every spec; specs that change data must not race each other.
+  workers: 1,
   // A loaded 2-core machine (the console, PostgreSQL, workers and the browser share it) answers a
   // click in more than the default 5 s now and then.
   expect: { timeout: 10_000 },
@@ -58,18 +56,8 @@ export default defineConfig({
     {
       name: "chromium",
       dependencies: ["setup"],
-      testIgnore: /a11y\.spec\.ts/,
-      workers: 1,
       // Signed in as the demo operator unless a spec says otherwise (e2e/auth.ts SIGNED_OUT + signInAs).
       use: { ...devices["Desktop Chrome"], launchOptions, storageState: storageStateFor("operator") },
-    },
-    {
-      name: "a11y",
-      dependencies: ["setup"],
-      testMatch: /a11y\.spec\.ts/,
-      workers: 1,
-      // Each scan signs in as its role (e2e/a11y.spec.ts).
-      use: { ...devices["Desktop Chrome"], launchOptions },
     },
   ],
   webServer: {
