@@ -189,8 +189,8 @@ async function burnCompetitor(
     warm,
     {
       start: async () => void (stop = await o.start((jobs) => void (handled += jobs))),
-      // Before the last job, what the handlers saw; then nothing more until every completion is in.
-      finished: async () => (handled < warm + n ? handled : (await count(o.unfinished)) === 0 ? handled : warm + n - 1),
+      // What the handlers saw, but the last job only once every completion is in.
+      finished: async () => (handled >= warm + n && (await count(o.unfinished)) > 0 ? warm + n - 1 : handled),
       stop: () => stop!(),
     },
     async () => `${await count("")} ${o.kept}`,

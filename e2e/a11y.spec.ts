@@ -73,8 +73,8 @@ test.describe("accessibility", () => {
       test(`${who}, ${scheme}: every page, menu and dialog has no axe violation`, async ({ page, pausedJob }) => {
         // axe reads every element of each page: on a loaded 2-core machine a role's pages take minutes.
         test.setTimeout(480_000);
-        // A held queue of its own: the other specs, running beside this one, add jobs to the shared
-        // one, and the bulk dialog below selects this job on its queue's first page.
+        // A held queue of its own: the bulk dialog below selects this job on its queue's first page,
+        // whatever the other specs left on the shared held queue.
         const queue = `${HELD_QUEUE}-a11y-${randomBytes(4).toString("hex")}`;
         const jobId = await pausedJob("w-e2e-a11y", queue);
 
