@@ -106,8 +106,8 @@ export async function walRecords(url: string, from: Snapshot, to: Snapshot): Pro
 }
 
 /**
- * WAL position (server-wide) and the server's CPU so far, on an open connection: taken in the middle
- * of a burn-down (its timed window starts after a warm-up), in one round trip.
+ * WAL position (server-wide) and the server's CPU so far, on an open connection (the burn-down's
+ * last one is taken the moment its last job is done), in one round trip.
  */
 export async function snapshot(sql: Sql): Promise<Snapshot> {
   const pgCpu = pgCpuUs();
