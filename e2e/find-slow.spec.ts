@@ -15,13 +15,15 @@ test.describe("finding the slow one (issue 14)", () => {
   test.describe.configure({ timeout: 120_000 });
 
   test("support: 'acme export yesterday slow' in the lookup, then the top row: the slow export", async ({ page, history }) => {
-    // Submitted yesterday 08:00 UTC; it waited until 4 h ago and ran for an hour: longer than any export of the
-    // demo's day of history. (A back-dated claim older than the e2e supervisor's 6 h threshold would be reclaimed.)
+    // Submitted in yesterday's first second (UTC); it waited until 4 h ago and ran until a minute ago: longer
+    // than any job the demo's day of history created yesterday, whatever the time of day. (Submitted at 08:00,
+    // it lost to the demo's still-waiting exports whenever the run came before 11:00 UTC.) A back-dated claim
+    // older than the e2e supervisor's 6 h threshold would be reclaimed.
     const now = Date.now();
     const midnight = Date.UTC(new Date(now).getUTCFullYear(), new Date(now).getUTCMonth(), new Date(now).getUTCDate());
-    const submitAt = midnight - 16 * HOUR;
+    const submitAt = midnight - 24 * HOUR + 1000;
     const h = await history(now - submitAt).submit({ tenantId: "acme", ...EXPORT }, SPEC_ACTOR);
-    await (await h.run("w-e2e-find-1", now - 4 * HOUR - submitAt)).step("finish", HOUR);
+    await (await h.run("w-e2e-find-1", now - 4 * HOUR - submitAt)).step("finish", 4 * HOUR - MIN);
     // Another of yesterday's, cancelled after 5 min.
     const quick = await history(now - submitAt - HOUR).submit({ tenantId: "acme", ...EXPORT }, SPEC_ACTOR);
     await quick.step("cancel", 5 * MIN, OPERATOR);
