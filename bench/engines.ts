@@ -31,16 +31,19 @@ const API = { kind: "api", id: "bench" } as const;
 export const BENCH_QUEUE = "bench";
 
 /**
- * A burn-down of `warm` + `n` jobs. Its rate is timed over the last `n`: the first `warm` warm it up
- * (connections opening, statements prepared, caches and the JIT filling: for a queue that burns
- * down in a second, a large share of it). Its costs per job (CPU, WAL, rows and index entries) are
- * read over the whole run, start included: a window that opens mid-run would leave out the claims
- * of the jobs already prefetched then (up to 1,000 for Jobscope, 500 for graphile-worker), half of
- * a small run's. Every system is measured the same way.
+ * A burn-down of `warm` + `n` + `tail` jobs (`burnJobs(n)`). Its rate is timed over the middle `n`:
+ * the first `warm` warm it up (connections opening, statements prepared, caches and the JIT
+ * filling: for a queue that burns down in a second, a large share of it), and the `tail` keeps the
+ * queue deep until the window closes, so that each system holds the same prefetch (up to 1,000
+ * jobs for Jobscope, 500 for graphile-worker) when the window opens as when it closes. Its costs
+ * per job (CPU, WAL, rows and index entries) are read over the whole run, start included, and
+ * divided by all its jobs: a window that opens mid-run would leave out the claims of the jobs
+ * already prefetched then. Every system is measured the same way.
  */
 type BurnRun = { start: () => Promise<void>; finished: () => Promise<number>; stop: () => Promise<void> };
 
-async function measure(url: string, system: string, n: number, warm: number, run: BurnRun, kept: () => Promise<string>): Promise<Burn> {
+async function measure(url: string, system: string, n: number, run: BurnRun, kept: () => Promise<string>): Promise<Burn> {
+  const { warm, all } = burnJobs(n);
   const probe = postgres(url, { max: 1, onnotice: () => {} });
   const before: Snapshot = await snapshot(probe);
   const cpu0 = process.cpuUsage();
@@ -49,11 +52,11 @@ async function measure(url: string, system: string, n: number, warm: number, run
   const t0 = performance.now();
   await waitUntil(`${system} burn-down`, async () => (await run.finished()) >= warm + n, 30 * 60_000, 1);
   const seconds = (performance.now() - t0) / 1000;
+  await waitUntil(`${system} tail`, async () => (await run.finished()) >= all, 30 * 60_000, 1);
   const cpu = process.cpuUsage(cpu0);
   const after = await snapshot(probe);
   await probe.end();
   await run.stop();
-  const all = warm + n;
   const wal = await walBytes(url, before, after);
   const records = await walRecords(url, before, after);
   return {
@@ -74,17 +77,22 @@ async function keptJobscope(url: string) {
   return `${r!.jobs} jobs, ${r!.runs} run records, ${r!.events} events (full history)`;
 }
 
-/** Jobs each burn-down finishes before its timed window opens (the same for every system). */
-export const warmUpJobs = (n: number) => Math.min(5000, Math.ceil(n / 4));
+/**
+ * The jobs of a burn-down timed over `n` (the same for every system): `warm` finish before its
+ * window opens, `tail` are still queued when it closes, `all` are prefilled.
+ */
+export function burnJobs(n: number) {
+  const warm = Math.min(5000, Math.ceil(n / 4));
+  return { warm, tail: warm, all: warm + n + warm };
+}
 
-/** Jobscope's burn-down: `prefilled` when the caller filled the queue with `n + warmUpJobs(n)` jobs. */
+/** Jobscope's burn-down: `prefilled` when the caller filled the queue with `burnJobs(n).all` jobs. */
 export async function burnJobscope(
   url: string,
   n: number,
   opts: { concurrency: number; batch: boolean; label: string; prefilled?: boolean; worker?: { pipelines?: number; maxBatch?: number; prefetch?: number } },
 ): Promise<Burn> {
-  const warm = warmUpJobs(n);
-  if (!opts.prefilled) await prefillJobscope(url, warm + n);
+  if (!opts.prefilled) await prefillJobscope(url, burnJobs(n).all);
   const sql = connect(url, { max: opts.batch ? 8 : opts.concurrency + 4, appName: "bench-jobscope", genericPlans: true });
   let done = 0;
   const worker = createWorker({
@@ -98,7 +106,6 @@ export async function burnJobscope(
     url,
     opts.label,
     n,
-    warm,
     {
       start: () => worker.start(),
       finished: async () => done,
@@ -114,7 +121,7 @@ export async function burnJobscope(
 export async function burnGraphile(url: string, n: number, opts: { concurrency: number; batch: boolean; label: string }): Promise<Burn> {
   await runMigrations({ connectionString: url, logger: quietGraphile() });
   const utils = await makeWorkerUtils({ connectionString: url, logger: quietGraphile() });
-  const total = warmUpJobs(n) + n;
+  const total = burnJobs(n).all;
   for (let i = 0; i < total; i += 5000) {
     await utils.addJobs(Array.from({ length: Math.min(5000, total - i) }, () => ({ identifier: "noop", payload: {} })));
   }
@@ -147,7 +154,7 @@ export async function burnPgBoss(url: string, n: number, opts: { concurrency: nu
   boss.on("error", () => {});
   await boss.start();
   await boss.createQueue(BENCH_QUEUE);
-  const total = warmUpJobs(n) + n;
+  const total = burnJobs(n).all;
   for (let i = 0; i < total; i += 5000) {
     await boss.insert(Array.from({ length: Math.min(5000, total - i) }, () => ({ name: BENCH_QUEUE, data: {} })));
   }
@@ -181,18 +188,17 @@ async function burnCompetitor(
   const admin = postgres(url, { max: 1, onnotice: () => {} });
   const count = async (where: string) => Number((await admin.unsafe(`SELECT count(*)::int AS c FROM ${o.table} ${where}`))[0]!.c);
   await admin.unsafe(`VACUUM ANALYZE ${o.table}`);
-  const warm = warmUpJobs(n);
+  const { all } = burnJobs(n);
   let handled = 0;
   let stop: (() => Promise<void>) | null = null;
   const r = await measure(
     url,
     label,
     n,
-    warm,
     {
       start: async () => void (stop = await o.start((jobs) => void (handled += jobs))),
       // What the handlers saw, but the last job only once every completion is in.
-      finished: async () => (handled >= warm + n && (await count(o.unfinished)) > 0 ? warm + n - 1 : handled),
+      finished: async () => (handled >= all && (await count(o.unfinished)) > 0 ? all - 1 : handled),
       stop: () => stop!(),
     },
     async () => `${await count("")} ${o.kept}`,

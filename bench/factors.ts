@@ -11,7 +11,7 @@ import { markCte } from "../lib/jobs/write";
 import { inWritePath } from "../lib/jobs/write-path";
 import { PgDialect } from "drizzle-orm/pg-core";
 import { fillPlaceholders } from "drizzle-orm/sql";
-import { burnGraphile, burnJobscope, warmUpJobs, type Burn } from "./engines";
+import { burnGraphile, burnJobs, burnJobscope, type Burn } from "./engines";
 import { prefillJobscope } from "./generate";
 import { fmt, freshDb } from "./lib";
 
@@ -96,8 +96,8 @@ export async function runFactors(adminUrl: string, n: number, log: (s: string) =
     const graphile = await burnGraphile(await freshDb(adminUrl, "bench_f_gw"), n, { concurrency: 24, batch: true, label: "graphile-worker batched" });
     const name = "bench_f_js";
     const url = await freshDb(adminUrl, name, { jobscope: true });
-    // The burn-down's warm-up jobs first, then the timed ones.
-    const total = n + warmUpJobs(n);
+    // The burn-down's warm-up jobs, the timed ones and its tail.
+    const total = burnJobs(n).all;
     if (v.randomIds) await prefillRandomIds(url, total);
     else await prefillJobscope(url, total);
     if (v.ddl) {
