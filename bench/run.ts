@@ -24,7 +24,7 @@ import { fixedRate, type LoadResult } from "./load";
 export const PROFILES = {
   smoke: { batchedJobs: 2000, singleJobs: 600, pgboss: false, pickups: 0, fairnessJobs: 0, loadSeconds: 0, consoleJobs: 0, samples: 0, scaleJobs: 0, supervisor: false },
   quick: { batchedJobs: 10_000, singleJobs: 3000, pgboss: true, pickups: 50, fairnessJobs: 10_000, loadSeconds: 10, consoleJobs: 100_000, samples: 20, scaleJobs: 5000, supervisor: true },
-  full: { batchedJobs: 20_000, singleJobs: 4000, pgboss: true, pickups: 300, fairnessJobs: 10_000, loadSeconds: 30, consoleJobs: Number(process.env.BENCH_CONSOLE_JOBS ?? 2_000_000), samples: 100, scaleJobs: 6000, supervisor: true },
+  full: { batchedJobs: 20_000, singleJobs: 4000, pgboss: true, pickups: 300, fairnessJobs: 10_000, loadSeconds: 30, consoleJobs: Number(process.env.BENCH_CONSOLE_JOBS ?? 10_000_000), samples: 100, scaleJobs: 6000, supervisor: true },
 } as const;
 export type Profile = keyof typeof PROFILES;
 const CONCURRENCY = 24;
