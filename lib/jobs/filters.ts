@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { isTerminal } from "../fsm/machine";
 import { STATES } from "../fsm/table";
 import { PARAMS_FILTER_MAX, parseParamsFilter } from "./params-filter";
 
@@ -116,4 +117,19 @@ export function decodeCursor(s: string | undefined): (Cursor & { exact: string }
   const d = new Date(at ?? "");
   if (!id || !CURSOR_TIME.test(at ?? "") || Number.isNaN(d.getTime()) || !/^[0-9a-f-]{36}$/i.test(id)) return null;
   return { at: d, id, exact: at! };
+}
+
+/** The order a page of the jobs list is in (lib/jobs/list-source.ts walks the index of that order). */
+export type Order = "created" | "finished" | "id";
+
+/**
+ * The order a page under `f` is listed in; null: no job can match (a live state has no finished
+ * time). A finished state's tab is always newest finished first, whatever `sort` asks; an error
+ * class alone walks its attempts by job id, the order of creation (UUIDv7).
+ */
+export function orderOf(f: Omit<Partial<JobFilters>, "after" | "before" | "limit">): Order | null {
+  const byFinish = f.sort === "finished" || f.finishedFrom !== undefined || f.finishedTo !== undefined;
+  if (f.state && !isTerminal(f.state)) return byFinish ? null : "created";
+  if (f.state || byFinish) return "finished";
+  return f.errorClass && !(f.q || f.poison || f.worker || f.operation || f.params) ? "id" : "created";
 }

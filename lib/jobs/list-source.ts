@@ -1,9 +1,8 @@
 import type { Db } from "../db/client";
 import { idPrefixRange, isUuid, shortIdOf } from "../uuid";
-import { isTerminal } from "../fsm/machine";
 import type { JobState } from "../fsm/table";
 import { POISON_LOOKBACK_MS, POISON_LOSSES } from "../insight/windows";
-import { decodeCursor, type JobFilters } from "./filters";
+import { decodeCursor, orderOf, type JobFilters, type Order } from "./filters";
 import { parseParamsFilter } from "./params-filter";
 import { finishedJoins, finishesOf, liveState, num, stateLit, TERMINAL, type Fragment } from "./read-model";
 
@@ -40,7 +39,6 @@ import { finishedJoins, finishesOf, liveState, num, stateLit, TERMINAL, type Fra
  * catalog would read as many jobs as it takes to meet the class, as far back as it last occurred.
  */
 
-export type Order = "created" | "finished" | "id";
 /**
  * Rows (id, at, ok, rn) in the page's order: the matches (`ok`), at most `limit`, and the row where
  * the walk stopped (`rn` = SCAN_BUDGET) when it read its whole budget.
@@ -123,14 +121,6 @@ function attemptPreds(sql: Db, f: F, id: Fragment, skip: { errorClass?: boolean;
     parts.push(sql`(SELECT count(*) FROM job_attempts ap WHERE ap.job_id = ${id} AND ap.outcome = 'lease_expired' AND ap.finished_at >= ${poisonSince(sql)}) >= ${num(sql, POISON_LOSSES)}`);
   }
   return parts;
-}
-
-/** The order a page of `f` is listed in; null: no job can match (a live state has no finished time). */
-export function orderOf(f: F): Order | null {
-  const byFinish = f.sort === "finished" || f.finishedFrom !== undefined || f.finishedTo !== undefined;
-  if (f.state && !isTerminal(f.state)) return byFinish ? null : "created";
-  if (f.state || byFinish) return "finished";
-  return f.errorClass && !(f.q || f.poison || f.worker || f.operation || f.params) ? "id" : "created";
 }
 
 /** The source of the list under `f` (`limit` matches at most), in its order; null when nothing can match. */

@@ -3,7 +3,8 @@ import { generate } from "../../bench/generate";
 import { setupTestDb } from "../db/test-db";
 import { STATES, type JobState } from "../fsm/table";
 import { parseJobFilters, type JobFilters } from "./filters";
-import { orderOf, SCAN_BUDGET } from "./list-source";
+import { orderOf } from "./filters";
+import { SCAN_BUDGET } from "./list-source";
 import { countByState, COUNT_CAP, listJobs } from "./queries";
 
 // The console's reads of the storage (lib/jobs/list-source.ts) against the compatibility views read

@@ -1,14 +1,16 @@
 import Link from "next/link";
-import type { JobFilters } from "@/lib/jobs/filters";
+import { orderOf, type JobFilters } from "@/lib/jobs/filters";
 import { SECONDARY } from "@/components/fields";
 import { jobsHref } from "./url";
 
-/** How a page is ordered, by the list's sort. */
-const ORDER: Record<JobFilters["sort"], string> = {
-  created: "newest created first",
-  finished: "newest finished first",
-  duration: "longest first (of the filter's newest jobs)",
-};
+/**
+ * How a page is ordered: by duration when asked, else in the order its list walks (a finished
+ * state's tab is newest finished first even when the URL asks for created order).
+ */
+function orderLabel(f: JobFilters): string {
+  if (f.sort === "duration") return "longest first (of the filter's newest jobs)";
+  return orderOf(f) === "finished" ? "newest finished first" : "newest created first";
+}
 
 /** Keyset paging: Newer and Older follow the page's cursors; there are no page numbers to jump to. */
 export function Pager({ filters, prev, next, shown }: { filters: JobFilters; prev: string | null; next: string | null; shown: number }) {
@@ -17,7 +19,7 @@ export function Pager({ filters, prev, next, shown }: { filters: JobFilters; pre
   return (
     <nav aria-label="Pages" className="flex items-center justify-between gap-3 text-sm text-neutral-600">
       <p className="tabular-nums">
-        {shown} {shown === 1 ? "job" : "jobs"} on this page, {ORDER[filters.sort]}
+        {shown} {shown === 1 ? "job" : "jobs"} on this page, {orderLabel(filters)}
       </p>
       <div className="flex items-center gap-2">
         {!isFirst && (
