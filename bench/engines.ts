@@ -79,11 +79,11 @@ async function keptJobscope(url: string) {
 
 /**
  * The jobs of a burn-down timed over `n` (the same for every system): `warm` finish before its
- * window opens, `tail` are still queued when it closes, `all` are prefilled.
+ * window opens, as many again are still queued when it closes (the tail), `all` are prefilled.
  */
 export function burnJobs(n: number) {
   const warm = Math.min(5000, Math.ceil(n / 4));
-  return { warm, tail: warm, all: warm + n + warm };
+  return { warm, all: n + 2 * warm };
 }
 
 /** Jobscope's burn-down: `prefilled` when the caller filled the queue with `burnJobs(n).all` jobs. */
