@@ -45,11 +45,20 @@ export const MAX_ERROR_MESSAGE_BYTES = 8 * 1024;
 
 /** The error class and message stored on the run record. */
 export function describeError(e: unknown): { class: string; message: string } {
-  if (!(e instanceof Error)) return { class: "NonErrorThrown", message: cap(String(e)) };
+  if (!(e instanceof Error)) return { class: "NonErrorThrown", message: cap(asText(e)) };
   // A subclass that does not set `name` still says "Error"; its constructor names it better.
   const ctor = e.constructor?.name;
   const cls = e.name && e.name !== "Error" ? e.name : ctor && ctor !== "Object" ? ctor : "Error";
   return { class: cls, message: cap(e.message) };
+}
+
+/** A thrown value as text; one that cannot be turned into a string (no prototype, a throwing toString) still says what it is. */
+function asText(e: unknown): string {
+  try {
+    return String(e);
+  } catch {
+    return Object.prototype.toString.call(e);
+  }
 }
 
 const encoder = new TextEncoder();

@@ -49,14 +49,18 @@ function prepare<T extends JobType>(type: T, handlers: Handlers, raw: unknown): 
   return typeof spec === "function" ? { ok: true, retry: undefined, run: spec, params: parsed.data } : { ok: true, retry: spec.retry, run: spec.run, params: parsed.data };
 }
 
-/** One attempt of one claimed job: start, run the handler, report how it ended. */
-export async function runJob(lease: Lease, deps: RunDeps): Promise<JobOutcome> {
-  try {
-    return await attempt(lease, deps);
-  } finally {
-    // Once per job in every case (attempt() calls it as soon as the handler is done).
+/**
+ * One attempt of one claimed job: start it (unless the claim did), run the handler, report how it
+ * ended. The common case — claimed as running, a handler that returns — is one promise chain with
+ * no async frames: a busy worker runs thousands of these a second, and each async function kept a
+ * frame of its locals alive across its awaits (docs/decisions.md, "One promise chain per attempt").
+ */
+export function runJob(lease: Lease, deps: RunDeps): Promise<JobOutcome> {
+  if (lease.job.state === "running") return handle(lease, deps);
+  return startThenHandle(lease, deps).finally(() => {
+    // Once per job in every case (conclude() calls it as soon as the handler is done).
     if (!lease.handlerReleased) handlerDone(lease, deps);
-  }
+  });
 }
 
 function handlerDone(lease: Lease, deps: RunDeps) {
@@ -64,53 +68,69 @@ function handlerDone(lease: Lease, deps: RunDeps) {
   deps.handlerDone?.(lease);
 }
 
-async function attempt(lease: Lease, deps: RunDeps): Promise<JobOutcome> {
-  const base = { jobId: lease.id, type: lease.job.type, attempt: lease.attempt };
-  const elapsed = () => Date.now() - lease.startedAt;
-  // Claimed with `startNow`, the job is running already: the claim applied `start` in the same statement.
-  if (lease.job.state === "claimed") {
-    const start = leaseMove(lease, deps, "start");
-    if (deps.draining?.()) return release(lease, deps, base, elapsed);
-    let started;
-    try {
-      started = (await withDbRetry("start", () => send(deps, lease, start), { log: deps.log, signal: lease.signal })).value;
-    } catch (e) {
-      deps.log.error("could not start a claimed job; its lease will expire", { ...base, ...describeError(e) });
-      return { ...base, status: lease.lost ? "lease_lost" : "failed_to_report", event: "start", durationMs: elapsed() };
-    }
-    if (!started.ok) {
-      deps.log.info("start refused; dropping the job", { ...base, kind: started.kind, reason: started.reason });
-      return { ...base, status: "refused", event: "start", state: started.current?.state, reason: started.reason, durationMs: elapsed() };
-    }
-    lease.learn(started.job.state, started.job.stateVersion);
-  }
+const elapsed = (lease: Lease) => Date.now() - lease.startedAt;
+const baseOf = (lease: Lease) => ({ jobId: lease.id, type: lease.job.type, attempt: lease.attempt });
 
-  const prepared: Prepared = isJobType(lease.job.type)
-    ? prepare(lease.job.type, deps.handlers, lease.job.params)
-    : { ok: false, error: new PermanentError(`unknown job type ${lease.job.type}`) };
-  let outcome: HandlerOutcome;
+/** A job claimed without `startNow`: `start` it (or, while draining, release it), then run it. */
+async function startThenHandle(lease: Lease, deps: RunDeps): Promise<JobOutcome> {
+  const base = baseOf(lease);
+  const start = leaseMove(lease, deps, "start");
+  if (deps.draining?.()) return release(lease, deps, base);
+  let started;
   try {
-    if (!prepared.ok) throw prepared.error;
-    const t0 = performance.now();
-    const result = await prepared.run(createContext(lease, prepared.params as never, deps));
-    lease.handlerMs = performance.now() - t0;
-    outcome = { kind: "success", result };
+    started = (await withDbRetry("start", () => send(deps, lease, start), { log: deps.log, signal: lease.signal })).value;
   } catch (e) {
-    const retry = { ...DEFAULT_RETRY, ...deps.retry, ...(prepared.ok ? prepared.retry : undefined) };
-    if (e instanceof JobCancelled) outcome = { kind: "cancelled", error: describeError(e), retry };
-    else outcome = { kind: "error", error: describeError(e), permanent: e instanceof PermanentError, retry };
+    deps.log.error("could not start a claimed job; its lease will expire", { ...base, ...describeError(e) });
+    return { ...base, status: lease.lost ? "lease_lost" : "failed_to_report", event: "start", durationMs: elapsed(lease) };
   }
-  handlerDone(lease, deps);
+  if (!started.ok) {
+    deps.log.info("start refused; dropping the job", { ...base, kind: started.kind, reason: started.reason });
+    return { ...base, status: "refused", event: "start", state: started.current?.state, reason: started.reason, durationMs: elapsed(lease) };
+  }
+  lease.learn(started.job.state, started.job.stateVersion);
+  return handle(lease, deps);
+}
+
+/** Run the handler of a started job, then conclude. The handler's slot is freed however this ends. */
+function handle(lease: Lease, deps: RunDeps): Promise<JobOutcome> {
+  const type = lease.job.type;
+  const prepared: Prepared = isJobType(type) ? prepare(type, deps.handlers, lease.job.params) : { ok: false, error: new PermanentError(`unknown job type ${type}`) };
+  const t0 = performance.now();
+  let ran: Promise<unknown>;
+  try {
+    ran = prepared.ok ? Promise.resolve(prepared.run(createContext(lease, prepared.params as never, deps))) : Promise.reject(prepared.error);
+  } catch (e) {
+    ran = Promise.reject(e);
+  }
+  return ran.then(
+    (result) => {
+      lease.handlerMs = performance.now() - t0;
+      return conclude(lease, { kind: "success", result }, deps);
+    },
+    (e: unknown) => {
+      // Before describing the error: describing a thrown value may itself throw.
+      if (!lease.handlerReleased) handlerDone(lease, deps);
+      return conclude(lease, failure(e, prepared, deps), deps);
+    },
+  );
+}
+
+function failure(e: unknown, prepared: Prepared, deps: RunDeps): HandlerOutcome {
+  const retry = { ...DEFAULT_RETRY, ...deps.retry, ...(prepared.ok ? prepared.retry : undefined) };
+  if (e instanceof JobCancelled) return { kind: "cancelled", error: describeError(e), retry };
+  return { kind: "error", error: describeError(e), permanent: e instanceof PermanentError, retry };
+}
+
+/** The handler is done: free its slot, then report its outcome (unless the lease went meanwhile). */
+function conclude(lease: Lease, outcome: HandlerOutcome, deps: RunDeps): Promise<JobOutcome> {
+  if (!lease.handlerReleased) handlerDone(lease, deps);
   if (lease.lost) {
     // Whatever the handler did after the lease went, the next attempt owns the job now.
     const status = lease.lossReason instanceof DrainTimeout ? "drained" : "lease_lost";
-    return { ...base, status, durationMs: elapsed() };
+    return Promise.resolve({ ...baseOf(lease), status, durationMs: elapsed(lease) });
   }
   // The common case in one step: a handler that succeeded on a job still running under our lease.
-  if (outcome.kind === "success" && lease.state === "running" && deps.batch) {
-    const fast = await finishFast(lease, outcome.result, deps);
-    if (fast) return fast;
-  }
+  if (outcome.kind === "success" && lease.state === "running" && deps.batch) return finishFast(lease, outcome, deps);
   return report(lease, outcome, deps);
 }
 
@@ -130,29 +150,24 @@ function leaseMove(lease: Lease, deps: RunDeps, event: "start" | "release") {
  * `release` event refunds the attempt (lib/fsm/table.ts). If it cannot be
  * written, the lease expires and the supervisor reclaims the job instead.
  */
-async function release(
-  lease: Lease,
-  deps: RunDeps,
-  base: { jobId: string; type: string; attempt: number },
-  elapsed: () => number,
-): Promise<JobOutcome> {
+async function release(lease: Lease, deps: RunDeps, base: { jobId: string; type: string; attempt: number }): Promise<JobOutcome> {
   const input = leaseMove(lease, deps, "release");
   try {
     const r = (await withDbRetry("release", () => transition(deps.sql, input), { log: deps.log, signal: lease.signal, tries: 3 })).value;
-    if (r.ok) return { ...base, status: "released", event: "release", state: r.job.state, durationMs: elapsed() };
-    return { ...base, status: "refused", event: "release", state: r.current?.state, reason: r.reason, durationMs: elapsed() };
+    if (r.ok) return { ...base, status: "released", event: "release", state: r.job.state, durationMs: elapsed(lease) };
+    return { ...base, status: "refused", event: "release", state: r.current?.state, reason: r.reason, durationMs: elapsed(lease) };
   } catch (e) {
     deps.log.warn("could not release a claimed job; its lease will expire", { ...base, ...describeError(e) });
-    return { ...base, status: "failed_to_report", event: "release", durationMs: elapsed() };
+    return { ...base, status: "failed_to_report", event: "release", durationMs: elapsed(lease) };
   }
 }
 
 /**
- * `finish` through the worker's rounds without the general report's decisions: null when it did
- * not apply (or the round failed), and the general path (`report`) then decides, retries and
- * classifies as for any report.
+ * `finish` through the worker's rounds without the general report's decisions. When it does not
+ * apply (or the round failed), the general path (`report`) decides, retries and classifies as for
+ * any report.
  */
-async function finishFast(lease: Lease, result: unknown, deps: RunDeps): Promise<JobOutcome | null> {
+function finishFast(lease: Lease, outcome: HandlerOutcome & { kind: "success" }, deps: RunDeps): Promise<JobOutcome> {
   const item: BatchItem = {
     jobId: lease.id,
     event: "finish",
@@ -160,14 +175,13 @@ async function finishFast(lease: Lease, result: unknown, deps: RunDeps): Promise
     attempt: lease.attempt,
     expected: { state: "running", version: lease.stateVersion },
   };
-  if (result !== undefined) item.result = result;
-  let moved;
-  try {
-    moved = await deps.batch!.add(item);
-  } catch {
-    return null;
-  }
-  if (!moved) return null;
-  lease.learn(moved.state, moved.stateVersion);
-  return { jobId: lease.id, type: lease.job.type, attempt: lease.attempt, status: "reported", event: "finish", state: moved.state, durationMs: Date.now() - lease.startedAt };
+  if (outcome.result !== undefined) item.result = outcome.result;
+  return deps.batch!.add(item).then(
+    (moved): JobOutcome | Promise<JobOutcome> => {
+      if (!moved) return report(lease, outcome, deps);
+      lease.learn(moved.state, moved.stateVersion);
+      return { jobId: lease.id, type: lease.job.type, attempt: lease.attempt, status: "reported", event: "finish", state: moved.state, durationMs: elapsed(lease) };
+    },
+    () => report(lease, outcome, deps),
+  );
 }

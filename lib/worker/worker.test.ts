@@ -301,6 +301,21 @@ describe("the worker", () => {
     expect(peak).toBe(2);
   });
 
+  it("fails a job whose handler throws a value that is not even a string, and frees its slot for the next", async () => {
+    const queue = freshQueue();
+    const bad = await submit(t.sql, queue, { maxAttempts: 1, params: { report: "audit_trail", period: "2026-11" } });
+    const good = await submit(t.sql, queue);
+    await startWorker(queue, {
+      "report.generate": async (ctx) => {
+        if (ctx.job.params.report === "audit_trail") throw Object.create(null);
+        return { ok: true };
+      },
+    }, { concurrency: 1 });
+    expect(await jobIn(t.sql, bad.id, "dead", "succeeded")).toMatchObject({ state: "dead" });
+    expect(await runsOf(t.sql, bad.id)).toEqual([expect.objectContaining({ outcome: "failed", errorClass: "NonErrorThrown", errorMessage: "[object Object]" })]);
+    expect(await jobIn(t.sql, good.id, "succeeded", "dead")).toMatchObject({ state: "succeeded" });
+  });
+
   it("drains in-flight work on stop() and claims nothing more", async () => {
     const { queue, worker, job, release } = await heldRunning(() => ({ drained: true }));
     let stopped = false;
