@@ -1,6 +1,7 @@
 // The console at scale, measured over real HTTP against `next start`: signed in
-// as the demo operator (better-auth's POST /api/auth/sign-in/email), the web
-// process connecting as the RLS-bound `jobscope_app` role, as in production.
+// as the demo operator and as a demo tenant's user (better-auth's POST
+// /api/auth/sign-in/email), the web process connecting as the RLS-bound
+// `jobscope_app` role, as in production.
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
@@ -74,11 +75,14 @@ export async function startConsole(ownerUrl: string, log: (s: string) => void): 
   };
 }
 
-export async function signIn(base: string): Promise<string> {
+/** Who the console is measured as: the demo operator (every tenant) or a demo tenant's user (RLS-bound to it). */
+export type ConsoleViewer = "operator" | "acme";
+
+export async function signIn(base: string, who: ConsoleViewer): Promise<string> {
   const res = await fetch(`${base}/api/auth/sign-in/email`, {
     method: "POST",
     headers: { "Content-Type": "application/json", Origin: base },
-    body: JSON.stringify({ email: DEMO_USERS.operator.email, password: DEMO_PASSWORD }),
+    body: JSON.stringify({ email: DEMO_USERS[who].email, password: DEMO_PASSWORD }),
   });
   if (!res.ok) throw new Error(`sign-in failed: ${res.status} ${await res.text()}`);
   const cookies = res.headers.getSetCookie().map((c) => c.split(";")[0]);
@@ -111,15 +115,19 @@ export async function pickTargets(sql: Sql, samples: number, tenant: string | nu
 }
 
 /**
- * p50/p95 of each console request, `samples` sequential requests each, after a warm-up.
- * `ownerUrl` picks the jobs: the one with the longest history, a deep cursor, dead jobs to replay.
+ * p50/p95 of each console request, `samples` sequential requests each, after a warm-up, as `who`
+ * (signed in with `cookie`). `ownerUrl` picks the jobs: the one with the longest history, a deep
+ * cursor, dead jobs to replay — among the tenant's own for a tenant's user, whose rows are named
+ * "tenant acme: …". A tenant's user has no tenant filter and no replay.
  */
-export async function measureConsole(ownerUrl: string, base: string, cookie: string, samples: number): Promise<Timing[]> {
+export async function measureConsole(ownerUrl: string, base: string, cookie: string, samples: number, who: ConsoleViewer = "operator"): Promise<Timing[]> {
+  const tenant = DEMO_USERS[who].tenantId;
   const sql = connect(ownerUrl, { max: 1 });
-  const { deep, many, dead } = await pickTargets(sql, samples);
+  const { deep, many, dead } = await pickTargets(sql, samples, tenant);
   await sql.end();
   const cursor = deep ? encodeCursor({ at: deep.at, id: deep.id }) : "";
   const headers = { cookie, Origin: base };
+  const named = (name: string) => (tenant ? `tenant ${tenant}: ${name}` : name);
 
   const timed = async (name: string, req: (i: number) => Promise<Response>, n = samples): Promise<Timing> => {
     const times: number[] = [];
@@ -131,17 +139,18 @@ export async function measureConsole(ownerUrl: string, base: string, cookie: str
       if (i >= 3) times.push(performance.now() - t); // the first three warm up
       statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
     }
-    return { name, n, p50: pct(times, 50), p95: pct(times, 95), status: [...statuses].map(([s, c]) => `${s}×${c}`).join(" ") };
+    return { name: named(name), n, p50: pct(times, 50), p95: pct(times, 95), status: [...statuses].map(([s, c]) => `${s}×${c}`).join(" ") };
   };
 
   const out: Timing[] = [];
   out.push(await timed("first list page (GET /api/jobs: 50 jobs + tab counts)", () => fetch(`${base}/api/jobs`, { headers })));
   out.push(await timed("deep keyset page (GET /api/jobs?after=…, 75% down)", () => fetch(`${base}/api/jobs?after=${cursor}`, { headers })));
-  out.push(await timed("succeeded tab, filtered by tenant and type", () => fetch(`${base}/api/jobs?state=succeeded&tenant=acme&type=media.render`, { headers })));
+  if (tenant) out.push(await timed("succeeded tab, filtered by type", () => fetch(`${base}/api/jobs?state=succeeded&type=media.render`, { headers })));
+  else out.push(await timed("succeeded tab, filtered by tenant and type", () => fetch(`${base}/api/jobs?state=succeeded&tenant=acme&type=media.render`, { headers })));
   out.push(await timed("counts (GET /api/counts)", () => fetch(`${base}/api/counts`, { headers })));
   if (many) out.push(await timed("job detail, 20 attempts (GET /api/jobs/:id)", () => fetch(`${base}/api/jobs/${many.id}`, { headers })));
   const replayId = actionId("applyJobEventAction", "app/jobs/[id]/actions");
-  if (replayId && dead.length > 0) {
+  if (!tenant && replayId && dead.length > 0) {
     out.push(
       await timed(
         "replay a dead job (server action applyJobEventAction)",
