@@ -94,10 +94,12 @@ async function startThenHandle(lease: Lease, deps: RunDeps): Promise<JobOutcome>
 /** Run the handler of a started job, then conclude. The handler's slot is freed however this ends. */
 function handle(lease: Lease, deps: RunDeps): Promise<JobOutcome> {
   const type = lease.job.type;
-  const prepared: Prepared = isJobType(type) ? prepare(type, deps.handlers, lease.job.params) : { ok: false, error: new PermanentError(`unknown job type ${type}`) };
   const t0 = performance.now();
+  let prepared = NOT_PREPARED;
   let ran: Promise<unknown>;
+  // Nothing here may throw past this function: the worker calls it from its claim's callback.
   try {
+    prepared = isJobType(type) ? prepare(type, deps.handlers, lease.job.params) : { ok: false, error: new PermanentError(`unknown job type ${type}`) };
     ran = prepared.ok ? Promise.resolve(prepared.run(createContext(lease, prepared.params as never, deps))) : Promise.reject(prepared.error);
   } catch (e) {
     ran = Promise.reject(e);
@@ -114,6 +116,9 @@ function handle(lease: Lease, deps: RunDeps): Promise<JobOutcome> {
     },
   );
 }
+
+/** What a handler that could not be prepared (its params' parse threw) retries with: the worker's and the defaults. */
+const NOT_PREPARED: Prepared = { ok: false, error: new Error("the job's handler could not be prepared") };
 
 function failure(e: unknown, prepared: Prepared, deps: RunDeps): HandlerOutcome {
   const retry = { ...DEFAULT_RETRY, ...deps.retry, ...(prepared.ok ? prepared.retry : undefined) };
