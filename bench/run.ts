@@ -13,7 +13,7 @@ import postgres from "postgres";
 import { connect } from "../lib/db/client";
 import { HEARTBEAT_STATES } from "../lib/fsm/table";
 import { createSupervisor } from "../lib/supervisor/supervisor";
-import { measureConsole, measureConsoleLib, signIn, startConsole, type Timing } from "./console";
+import { measureConsole, measureConsoleLib, signIn, startConsole, WARMUP, type Timing } from "./console";
 import { burnGraphile, burnJobscope, burnPgBoss, pickupGraphile, pickupJobscope, pickupPgBoss, type Burn } from "./engines";
 import { drizzleOverhead, runFactors, type Factor } from "./factors";
 import { auditSample, generate, prefillJobscope } from "./generate";
@@ -304,7 +304,7 @@ export function renderMarkdown(r: Results): string {
   const con = r.console
     .map((c) => {
       const i = idle.get(c.name);
-      return `| ${c.name} | ${i ? `${fmt(i.p50, 1)} / ${fmt(i.p95, 1)}` : "n/a"} | ${c.n} | ${fmt(c.p50, 1)} | ${fmt(c.p95, 1)} | ${c.status} |`;
+      return `| ${c.name} | ${i ? `${fmt(i.p50, 1)} / ${fmt(i.p95, 1)}` : "n/a"} | ${i ? fmt(i.warmupMax, 1) : "n/a"} | ${c.n} | ${fmt(c.p50, 1)} | ${fmt(c.p95, 1)} | ${c.status} |`;
     })
     .join("\n");
   const fairness = r.fairness.length
@@ -353,10 +353,10 @@ ${scaling}
 
 ### Console at scale (${r.generated ? fmt(r.generated.jobs) : "n/a"} jobs, over HTTP against \`next start\`, under the fixed-rate load with 10% failures)
 
-${r.consoleNote}
+${r.consoleNote}. Each kind of request is measured after ${WARMUP} of its own, not counted (the pool's connections plan a statement afresh for its first executions); "slowest warm-up" is the slowest of those on the idle console, the first ones of all right after \`next start\`.
 
-| request | idle p50 / p95 ms | n | under load p50 ms | under load p95 ms | HTTP status |
-|---|---:|---:|---:|---:|---|
+| request | idle p50 / p95 ms | idle, slowest warm-up ms | n | under load p50 ms | under load p95 ms | HTTP status |
+|---|---:|---:|---:|---:|---:|---|
 ${con}
 
 Generated in ${r.generated ? fmt(r.generated.seconds) : "n/a"} s; replay audit of a 200-job sample: ${r.generated ? `${r.generated.auditProblems} problems` : "n/a"}.
