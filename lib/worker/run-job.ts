@@ -94,12 +94,13 @@ async function startThenHandle(lease: Lease, deps: RunDeps): Promise<JobOutcome>
 /** Run the handler of a started job, then conclude. The handler's slot is freed however this ends. */
 function handle(lease: Lease, deps: RunDeps): Promise<JobOutcome> {
   const type = lease.job.type;
-  const t0 = performance.now();
-  let prepared = NOT_PREPARED;
+  let prepared: Prepared | null = null;
+  let t0 = 0;
   let ran: Promise<unknown>;
   // Nothing here may throw past this function: the worker calls it from its claim's callback.
   try {
     prepared = isJobType(type) ? prepare(type, deps.handlers, lease.job.params) : { ok: false, error: new PermanentError(`unknown job type ${type}`) };
+    t0 = performance.now();
     ran = prepared.ok ? Promise.resolve(prepared.run(createContext(lease, prepared.params as never, deps))) : Promise.reject(prepared.error);
   } catch (e) {
     ran = Promise.reject(e);
@@ -110,18 +111,16 @@ function handle(lease: Lease, deps: RunDeps): Promise<JobOutcome> {
       return conclude(lease, { kind: "success", result }, deps);
     },
     (e: unknown) => {
-      // Before describing the error: describing a thrown value may itself throw.
+      // Before describing the error: a thrown Error's own getters may throw too.
       if (!lease.handlerReleased) handlerDone(lease, deps);
       return conclude(lease, failure(e, prepared, deps), deps);
     },
   );
 }
 
-/** What a handler that could not be prepared (its params' parse threw) retries with: the worker's and the defaults. */
-const NOT_PREPARED: Prepared = { ok: false, error: new Error("the job's handler could not be prepared") };
-
-function failure(e: unknown, prepared: Prepared, deps: RunDeps): HandlerOutcome {
-  const retry = { ...DEFAULT_RETRY, ...deps.retry, ...(prepared.ok ? prepared.retry : undefined) };
+/** How a handler's throw (or a job that could not get one) retries: the worker's options over the defaults, the handler's over both. */
+function failure(e: unknown, prepared: Prepared | null, deps: RunDeps): HandlerOutcome {
+  const retry = { ...DEFAULT_RETRY, ...deps.retry, ...(prepared?.ok ? prepared.retry : undefined) };
   if (e instanceof JobCancelled) return { kind: "cancelled", error: describeError(e), retry };
   return { kind: "error", error: describeError(e), permanent: e instanceof PermanentError, retry };
 }
