@@ -33,6 +33,10 @@ async function loop(n: number) {
   }
 }
 
+// The storm starts when the pool is up: on a loaded machine, importing and connecting can take
+// seconds, and a storm timed from the spawn would then hit nothing. "ready" tells the test.
+await pools[0]!`SELECT 1`;
+process.stdout.write(`${JSON.stringify({ ready: true })}\n`);
 const loops = Array.from({ length: 16 }, (_, i) => loop(i));
 const opener = setInterval(() => pools.push(connect(url, { max: 2, appName: "jobscope-terminate-load" })), 500);
 setTimeout(async () => {
