@@ -48,6 +48,10 @@ export default defineConfig({
     // Pages show times in the viewer's zone, the browser's on a first visit: the specs' is UTC
     // whatever the machine's (e2e/time-zone.spec.ts sets its own).
     timezoneId: "UTC",
+    // The console's live dot pulses (motion-safe:animate-pulse) on every page: in a headless
+    // Chromium without a GPU each frame is painted in software, which kept the GPU process at
+    // 60% of a core for the whole suite. The specs assert no motion; reduced motion stops it.
+    reducedMotion: "reduce",
     trace: "retain-on-failure",
     screenshot: "only-on-failure",
   },
