@@ -40,9 +40,9 @@ export const BENCH_QUEUE = "bench";
  * divided by all its jobs: a window that opens mid-run would leave out the claims of the jobs
  * already prefetched then. Every system is measured the same way.
  */
-type BurnRun = { start: () => Promise<void>; finished: () => Promise<number>; stop: () => Promise<void> };
+export type BurnRun = { start: () => Promise<void>; finished: () => Promise<number>; stop: () => Promise<void> };
 
-async function measure(url: string, system: string, n: number, run: BurnRun, kept: () => Promise<string>): Promise<Burn> {
+export async function measure(url: string, system: string, n: number, run: BurnRun, kept: () => Promise<string>): Promise<Burn> {
   const { warm, all } = burnJobs(n);
   const probe = postgres(url, { max: 1, onnotice: () => {} });
   const before: Snapshot = await snapshot(probe);

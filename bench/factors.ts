@@ -13,6 +13,7 @@ import { PgDialect } from "drizzle-orm/pg-core";
 import { fillPlaceholders } from "drizzle-orm/sql";
 import { burnGraphile, burnJobs, burnJobscope, type Burn } from "./engines";
 import { prefillJobscope } from "./generate";
+import { burnSkeleton } from "./skeleton";
 import { fmt, freshDb } from "./lib";
 
 export type Factor = { name: string; what: string; jobscope: Burn; graphile: Burn; ratio: number; vsFinal: number };
@@ -25,6 +26,8 @@ type Variant = {
   /** Prefill with random (version 4) ids instead of time-ordered ones. */
   randomIds?: boolean;
   worker?: { pipelines?: number; maxBatch?: number; prefetch?: number };
+  /** Burn with bench/skeleton.ts (the tables alone, one hand-written statement) instead of the worker. */
+  skeleton?: boolean;
 };
 
 export const VARIANTS: Variant[] = [
@@ -66,6 +69,22 @@ export const VARIANTS: Variant[] = [
     ],
   },
   { name: "random ids", what: "UUID version 4 ids instead of time-ordered ones (version 7)", randomIds: true },
+  {
+    name: "no finished-tab indexes",
+    what: "not adoptable (the console's succeeded, dead and cancelled tabs read them at 10M jobs): what their two entries per finished job cost",
+    ddl: ["DROP INDEX job_attempts_final_idx", "DROP INDEX job_attempts_tenant_succeeded_idx"],
+  },
+  {
+    name: "skeleton: the tables alone",
+    what: "not a product: the same tables and indexes written by one hand-written round statement, with the triggers off (no guard, no tenant check), no handlers and no runtime (bench/skeleton.ts): the data model's ceiling here",
+    skeleton: true,
+  },
+  {
+    name: "skeleton, no finished-tab indexes",
+    what: "the skeleton without the two finished-tab indexes",
+    skeleton: true,
+    ddl: ["DROP INDEX job_attempts_final_idx", "DROP INDEX job_attempts_tenant_succeeded_idx"],
+  },
   { name: "synchronous_commit off", what: "not adopted (a crash could lose acknowledged transitions): how much fsync costs here", ddl: ["ALTER DATABASE {db} SET synchronous_commit = off"] },
 ];
 
@@ -106,7 +125,9 @@ export async function runFactors(adminUrl: string, n: number, log: (s: string) =
       await admin`ANALYZE`;
       await admin.end();
     }
-    const jobscope = await burnJobscope(url, n, { concurrency: 24, batch: true, label: v.name, prefilled: true, worker: v.worker });
+    const jobscope = v.skeleton
+      ? await burnSkeleton(url, n, v.name)
+      : await burnJobscope(url, n, { concurrency: 24, batch: true, label: v.name, prefilled: true, worker: v.worker });
     if (v.name === "final") final = jobscope.jobsPerSec;
     const f = { name: v.name, what: v.what, jobscope, graphile, ratio: jobscope.jobsPerSec / graphile.jobsPerSec, vsFinal: final ? jobscope.jobsPerSec / final : 1 };
     log(`  ${fmt(jobscope.jobsPerSec)} jobs/s vs graphile-worker ${fmt(graphile.jobsPerSec)}: ${fmt(f.ratio, 2)}×; ${fmt(f.vsFinal, 2)}× the final design`);

@@ -1,0 +1,78 @@
+// The design's ceiling on this machine (issue 12): Jobscope's own tables and indexes, written by
+// one hand-written statement per round, with none of what the product adds around them. Its rate
+// next to graphile-worker's, in the same run, bounds what any runtime or statement builder could
+// reach with this data model here. Not product code: it skips the write-path guard and the tenant
+// check (`session_replication_role = replica` turns the tables' triggers off), runs no handlers and
+// keeps no handler slots, and finishes every job it claims.
+import postgres from "postgres";
+import { BENCH_QUEUE, burnJobs, measure, type Burn } from "./engines";
+
+const ROUND = 500;
+
+export async function burnSkeleton(url: string, n: number, label: string): Promise<Burn> {
+  const sql = postgres(url, { max: 3, onnotice: () => {}, connection: { session_replication_role: "replica" } });
+  const { all } = burnJobs(n);
+  // The finish (DELETE of the live row, INSERT of its attempt row with the same columns the write
+  // path fills) and the next claim (the claim index read with SKIP LOCKED, the live row's UPDATE:
+  // claim and start in one write), in one autocommit statement per round.
+  const round = (ids: string[], attempts: number[], versions: number[], limit: number) => sql<{ id: string | null; attempt: number; v: number | null }[]>`
+    WITH f AS (
+      DELETE FROM jobs_live l USING unnest(${ids}::uuid[], ${attempts}::int[], ${versions}::int[]) AS i(id, attempt, v)
+       WHERE l.id = i.id AND l.attempt = i.attempt AND l.state_version = i.v AND l.state = 'running' AND l.lease_owner = 'skeleton'
+      RETURNING l.*
+    ), a AS (
+      INSERT INTO job_attempts (job_id, attempt, tenant_id, worker_id, claimed_at, claim_version, started_at, finished_at, outcome,
+                                max_attempts, end_event, end_from, end_to, end_version)
+      SELECT id, attempt, tenant_id, run_worker, run_claimed_at, run_version, run_started_at, now(), 'succeeded', max_attempts,
+             'finish', 'running', 'succeeded', state_version + 1 FROM f
+    ), p AS (
+      SELECT id FROM jobs_live
+       WHERE state = 'queued' AND queue = ${BENCH_QUEUE} AND not_before <= now() AND attempt < max_attempts
+       ORDER BY priority, fair_tag, not_before, id LIMIT ${limit} FOR UPDATE SKIP LOCKED
+    ), c AS (
+      UPDATE jobs_live l SET state = 'running', attempt = l.attempt + 1, state_version = l.state_version + 2, lease_owner = 'skeleton',
+             heartbeat_at = now(), run_worker = 'skeleton', run_claimed_at = now(), run_started_at = now(), run_version = l.state_version + 1,
+             updated_at = now()
+        FROM p WHERE l.id = p.id AND l.state = 'queued'
+      RETURNING l.id, l.attempt, l.state_version, l.tenant_id, l.type, l.params
+    )
+    SELECT id, attempt, state_version AS v FROM c
+    UNION ALL SELECT NULL, (SELECT count(*)::int FROM f), NULL`;
+  let done = 0;
+  let claiming = false;
+  const leased: { id: string; attempt: number; v: number }[] = [];
+  // Two statements in flight, one claim at a time, as the runtime runs them.
+  const pipeline = async () => {
+    while (done < all) {
+      const reports = leased.splice(0, ROUND);
+      const claim = !claiming;
+      if (claim) claiming = true;
+      const rows = await round(
+        reports.map((r) => r.id),
+        reports.map((r) => r.attempt),
+        reports.map((r) => r.v),
+        claim ? ROUND : 0,
+      ).finally(() => claim && (claiming = false));
+      for (const r of rows) {
+        if (r.id === null) done += r.attempt;
+        else leased.push({ id: r.id, attempt: r.attempt, v: r.v! });
+      }
+      if (reports.length === 0 && rows.length === 1) await new Promise((r) => setTimeout(r, 1));
+    }
+  };
+  let running: Promise<unknown> = Promise.resolve();
+  return measure(
+    url,
+    label,
+    n,
+    {
+      start: async () => void (running = Promise.all([pipeline(), pipeline()])),
+      finished: async () => done,
+      async stop() {
+        await running;
+        await sql.end();
+      },
+    },
+    async () => `${all} run records, no transition log rows (triggers off)`,
+  );
+}
