@@ -17,8 +17,8 @@ type Report = { died: string | null; message?: string; ok?: number; failed?: num
 describe("postgres.js under pg_terminate_backend", () => {
   it("a process whose backends are terminated under load survives and keeps querying", async () => {
     const child = spawn(process.execPath, ["--import", "tsx", "lib/db/terminate-load.ts"], {
-      env: { ...process.env, LOAD_URL: t.url, LOAD_MS: "10000" },
-      stdio: ["ignore", "pipe", "inherit"],
+      env: { ...process.env, LOAD_URL: t.url, LOAD_MS: "75000" },
+      stdio: ["pipe", "pipe", "inherit"],
     });
     let out = "";
     let ready: () => void = () => {};
@@ -31,11 +31,14 @@ describe("postgres.js under pg_terminate_backend", () => {
     let kills = 0;
     let running = true;
     void exited.then(() => (running = false));
-    // The storm is timed from the child's first query, not from the spawn: under CI load the
-    // child's start alone can take most of its 10 s (a storm timed from the spawn once counted 6).
+    // The storm starts at the child's first query, not at the spawn (under CI load the child's
+    // start alone can take seconds), and lasts at least 5 s and until 30 terminations, for at most
+    // 60 s: on a loaded machine the child reconnects slowly, and a storm of fixed length once
+    // counted 6 (CI, two test files and a chaos run sharing two cores).
     await Promise.race([isReady, exited]);
     const start = Date.now();
-    while (running && Date.now() < start + 10_000) {
+    const storming = () => Date.now() < start + 5_000 || (kills < 30 && Date.now() < start + 60_000);
+    while (running && storming()) {
       // Storms of 600 ms with 300 ms lulls: on a loaded machine a connection that is killed every
       // few milliseconds may never get a query through, and the child must show that it can.
       if ((Date.now() - start) % 900 >= 600) {
@@ -48,13 +51,16 @@ describe("postgres.js under pg_terminate_backend", () => {
       kills += r?.n ?? 0;
       await new Promise((r) => setTimeout(r, 5 + Math.random() * 25));
     }
+    // The child may have ended on its own (LOAD_MS): a pipe closed under the write is no failure.
+    child.stdin.on("error", () => {});
+    child.stdin.end("stop\n");
     const code = await exited;
     const report = JSON.parse(out.trim().split("\n").pop() ?? "{}") as Report;
     expect(report.died, report.message).toBeNull();
-    // Terminations by the dozen (fewer on a loaded machine, with the lulls): the storm was real.
+    // Terminations by the dozen: the storm was real.
     expect(kills).toBeGreaterThan(20);
     expect(code).toBe(0);
     expect(report.ok).toBeGreaterThan(0);
     expect(report.after).toBe(1);
-  }, 90_000);
+  }, 120_000);
 });

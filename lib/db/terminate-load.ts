@@ -6,6 +6,7 @@
 import { connect } from "./client";
 
 const url = process.env.LOAD_URL ?? "";
+// The test ends the run with "stop" on stdin once its storm is over; LOAD_MS bounds it regardless.
 const runMs = Number(process.env.LOAD_MS ?? 8000);
 const fatal = (kind: string) => (e: unknown) => {
   const message = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
@@ -39,7 +40,10 @@ await pools[0]!`SELECT 1`;
 process.stdout.write(`${JSON.stringify({ ready: true })}\n`);
 const loops = Array.from({ length: 16 }, (_, i) => loop(i));
 const opener = setInterval(() => pools.push(connect(url, { max: 2, appName: "jobscope-terminate-load" })), 500);
-setTimeout(async () => {
+let finishing = false;
+async function finish() {
+  if (finishing) return;
+  finishing = true;
   stop = true;
   clearInterval(opener);
   await Promise.race([Promise.all(loops), new Promise((r) => setTimeout(r, 1000))]);
@@ -54,4 +58,8 @@ setTimeout(async () => {
   }
   process.stdout.write(`${JSON.stringify({ died: null, ok, failed, after })}\n`);
   process.exit(0);
-}, runMs);
+}
+setTimeout(() => void finish(), runMs);
+process.stdin.on("data", (d: Buffer) => {
+  if (d.toString().includes("stop")) void finish();
+});
