@@ -342,7 +342,7 @@ ${r.factors.map((f) => `| ${f.name} | ${f.what} | ${fmt(f.jobscope.jobsPerSec)} 
 |---|---:|---:|---:|
 ${pickup}
 
-${fairness}### Fixed-rate load (≈50% of the batched peak above; real \`enqueue\` calls, supervisor running)
+${fairness}### Fixed-rate load (asking for ≈50% of the batched peak above through real \`enqueue\` calls, one job each, up to 64 in flight: the enqueued rate is what they sustain; supervisor running)
 
 | rate × duration | failing attempts | jobs | pickup p50 / p99 ms | completion lag p50 / p99 ms | succeeded / dead | lost | finalized twice | runs ≠ attempts |
 |---|---:|---:|---:|---:|---:|---:|---:|---:|
