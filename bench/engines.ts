@@ -40,7 +40,7 @@ export const BENCH_QUEUE = "bench";
  * divided by all its jobs: a window that opens mid-run would leave out the claims of the jobs
  * already prefetched then. Every system is measured the same way.
  */
-export type BurnRun = { start: () => Promise<void>; finished: () => Promise<number>; stop: () => Promise<void> };
+type BurnRun = { start: () => Promise<void>; finished: () => Promise<number>; stop: () => Promise<void> };
 
 export async function measure(url: string, system: string, n: number, run: BurnRun, kept: () => Promise<string>): Promise<Burn> {
   const { warm, all } = burnJobs(n);

@@ -5,9 +5,17 @@
 // check (`session_replication_role = replica` turns the tables' triggers off), runs no handlers and
 // keeps no handler slots, and finishes every job it claims.
 import postgres from "postgres";
+import { shapeOf } from "../lib/jobs/shape";
 import { BENCH_QUEUE, burnJobs, measure, type Burn } from "./engines";
 
 const ROUND = 500;
+// The moves it applies, from the transition table (lib/fsm/table.ts) like the worker's own: claim
+// and start in one write, then the finish that closes the attempt and ends the job.
+const CLAIM = shapeOf("queued", "claim", "worker");
+const START = CLAIM && shapeOf(CLAIM.to, "start", "worker");
+const FINISH = START && shapeOf(START.to, "finish", "worker");
+if (!CLAIM || !START || !FINISH?.closes || !FINISH.toDone) throw new Error("the transition table has no worker claim → start → finish that ends the job");
+const [QUEUED, RUNNING, DONE, OUTCOME, FINISHED] = [CLAIM.from, START.to, FINISH.to, FINISH.closes, FINISH.event];
 
 export async function burnSkeleton(url: string, n: number, label: string): Promise<Burn> {
   const sql = postgres(url, { max: 3, onnotice: () => {}, connection: { session_replication_role: "replica" } });
@@ -18,22 +26,23 @@ export async function burnSkeleton(url: string, n: number, label: string): Promi
   const round = (ids: string[], attempts: number[], versions: number[], limit: number) => sql<{ id: string | null; attempt: number; v: number | null }[]>`
     WITH f AS (
       DELETE FROM jobs_live l USING unnest(${ids}::uuid[], ${attempts}::int[], ${versions}::int[]) AS i(id, attempt, v)
-       WHERE l.id = i.id AND l.attempt = i.attempt AND l.state_version = i.v AND l.state = 'running' AND l.lease_owner = 'skeleton'
+       WHERE l.id = i.id AND l.attempt = i.attempt AND l.state_version = i.v AND l.state = ${RUNNING}::job_state AND l.lease_owner = 'skeleton'
       RETURNING l.*
     ), a AS (
       INSERT INTO job_attempts (job_id, attempt, tenant_id, worker_id, claimed_at, claim_version, started_at, finished_at, outcome,
                                 max_attempts, end_event, end_from, end_to, end_version)
-      SELECT id, attempt, tenant_id, run_worker, run_claimed_at, run_version, run_started_at, now(), 'succeeded', max_attempts,
-             'finish', 'running', 'succeeded', state_version + 1 FROM f
+      SELECT id, attempt, tenant_id, run_worker, run_claimed_at, run_version, run_started_at, now(), ${OUTCOME}::run_outcome, max_attempts,
+             ${FINISHED}::job_event, ${RUNNING}::job_state, ${DONE}::job_state, state_version + 1 FROM f
     ), p AS (
       SELECT id FROM jobs_live
-       WHERE state = 'queued' AND queue = ${BENCH_QUEUE} AND not_before <= now() AND attempt < max_attempts
+       WHERE state = ${QUEUED}::job_state AND queue = ${BENCH_QUEUE} AND not_before <= now() AND attempt < max_attempts
        ORDER BY priority, fair_tag, not_before, id LIMIT ${limit} FOR UPDATE SKIP LOCKED
     ), c AS (
-      UPDATE jobs_live l SET state = 'running', attempt = l.attempt + 1, state_version = l.state_version + 2, lease_owner = 'skeleton',
+      UPDATE jobs_live l SET state = ${RUNNING}::job_state, attempt = l.attempt + 1, state_version = l.state_version + 2, lease_owner = 'skeleton',
              heartbeat_at = now(), run_worker = 'skeleton', run_claimed_at = now(), run_started_at = now(), run_version = l.state_version + 1,
              updated_at = now()
-        FROM p WHERE l.id = p.id AND l.state = 'queued'
+        FROM p WHERE l.id = p.id AND l.state = ${QUEUED}::job_state
+      -- What a claim hands a worker, sent back as the runtime's claim does (only three are used here).
       RETURNING l.id, l.attempt, l.state_version, l.tenant_id, l.type, l.params
     )
     SELECT id, attempt, state_version AS v FROM c
