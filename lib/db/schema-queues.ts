@@ -12,9 +12,9 @@ export const queues = pgTable(
   {
     name: text("name").primaryKey(),
     paused: boolean("paused").notNull().default(false),
-    /** At most this many of the queue's jobs leased at once, across every worker; null: no cap. */
+    /** At most this many of the queue's jobs at work at once (claimed, running or cancelling), across every worker; null: no cap. */
     concurrencyLimit: integer("concurrency_limit"),
-    /** The queue's leased jobs, kept by the write path while the queue has a cap. */
+    /** The queue's slots taken (its jobs claimed, running or cancelling: lib/fsm/table.ts SLOT_STATES), kept by the write path while the queue has a cap. */
     leased: integer("leased").notNull().default(0),
     /** Claim in turn between tenants (`jobs_live.fair_tag`). */
     fair: boolean("fair").notNull().default(false),

@@ -1,6 +1,7 @@
 import {
   HEARTBEAT_STATES,
   LEASED_STATES,
+  SLOT_STATES,
   TERMINAL_STATES,
   TRANSITIONS,
   type ActorKind,
@@ -60,10 +61,12 @@ const destructive = new Set<JobEvent>(
 export const isDestructive = (e: JobEvent) => destructive.has(e);
 const leased = new Set<JobState>(LEASED_STATES);
 const watched = new Set<JobState>(HEARTBEAT_STATES);
+const slotted = new Set<JobState>(SLOT_STATES);
 
 export const isTerminal = (s: JobState) => terminal.has(s);
 export const isLeased = (s: JobState) => leased.has(s);
 export const isHeartbeatWatched = (s: JobState) => watched.has(s);
+export const holdsSlot = (s: JobState) => slotted.has(s);
 
 /** A transition's full effect, resolved for one job and one actor. */
 export type Step = {

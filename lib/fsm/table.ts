@@ -44,6 +44,7 @@ export const EVENTS = [
   "retry",
   "replay",
   "release",
+  "rescue",
 ] as const;
 export type JobEvent = (typeof EVENTS)[number];
 
@@ -73,6 +74,14 @@ export const LEASED_STATES = ["claimed", "running", "paused", "cancelling"] as c
  * clock (see `heartbeat` below).
  */
 export const HEARTBEAT_STATES = ["claimed", "running", "cancelling"] as const satisfies readonly JobState[];
+
+/**
+ * States that take one of a capped queue's slots (its concurrency limit counts them): the worker
+ * is doing the job's work. A paused job's worker holds at a safe point and does none, so a pause
+ * gives the slot back and a resume takes one again, past the limit if need be (an operator asked
+ * for it). Were paused jobs counted, jobs an operator paused could hold every slot and stop the queue.
+ */
+export const SLOT_STATES = HEARTBEAT_STATES;
 
 /**
  * What a transition does to the attempt's run record:
@@ -111,6 +120,7 @@ export const TRANSITIONS = [
   { from: "claimed", event: "start", to: "running", actors: ["worker"], run: "start", note: "run started" },
   { from: "claimed", event: "release", to: "queued", actors: ["worker"], refundsAttempt: true, run: "released", schedules: "now", note: "a draining worker hands back a job it never started; the attempt is refunded" },
   { from: "claimed", event: "reclaim", to: "queued", actors: ["supervisor"], needsAttemptsLeft: true, run: "lease_expired", note: "heartbeat stale" },
+  { from: "claimed", event: "rescue", to: "queued", actors: ["supervisor"], refundsAttempt: true, run: "lease_expired", schedules: "now", note: "its worker died and another job is blamed for the crash; the attempt is refunded" },
   { from: "claimed", event: "cancel", to: "cancelled", actors: ["tenant", "operator"], run: "cancelled", note: "" },
   { from: "claimed", event: "abandon", to: "dead", actors: ["supervisor"], run: "lease_expired", note: "stale on the last attempt" },
   { from: "running", event: "finish", to: "succeeded", actors: ["worker"], run: "succeeded", note: "result stored" },
@@ -118,6 +128,7 @@ export const TRANSITIONS = [
   { from: "running", event: "abandon", to: "dead", actors: ["worker", "supervisor"], run: { worker: "failed", supervisor: "lease_expired" }, note: "permanent error, or the last attempt failed or went stale" },
   { from: "running", event: "pause", to: "paused", actors: ["operator"], note: "" },
   { from: "running", event: "reclaim", to: "queued", actors: ["supervisor"], needsAttemptsLeft: true, run: "lease_expired", note: "heartbeat stale, attempts remain" },
+  { from: "running", event: "rescue", to: "queued", actors: ["supervisor"], refundsAttempt: true, run: "lease_expired", schedules: "now", note: "its worker died and another job is blamed for the crash; the attempt is refunded" },
   { from: "running", event: "cancel", to: "cancelling", actors: ["tenant", "operator"], note: "the worker stops at its next checkpoint" },
   { from: "paused", event: "resume", to: "running", actors: ["operator"], note: "heartbeat_at = now(): a worker that is gone is reclaimed later" },
   { from: "paused", event: "abandon", to: "dead", actors: ["operator"], run: "abandoned", note: "" },

@@ -42,12 +42,12 @@ export const CLAIMED_COLUMNS = sql`id, tenant_id, type, queue, priority, state, 
  * over a small table, by cost.) It increments the attempt in the same UPDATE (the fencing token),
  * takes the lease and opens the attempt on the row.
  */
-export function claimCtes(opts: { withReleases?: boolean } = {}): SQL {
+export function claimCtes(opts: { withReports?: boolean } = {}): SQL {
   const ph = (name: string) => sql.placeholder(name);
   const at = sql`coalesce(${ph("claimAt")}::timestamptz, now())`;
   return sql`
-  -- The settings of the claimed queues (issue 13). A capped queue's row is locked, and its count of
-  -- leased jobs read after the lock (FOR UPDATE returns the row's latest version): two workers
+  -- The settings of the claimed queues. A capped queue's row is locked, and its count of slots
+  -- taken read after the lock (FOR UPDATE returns the row's latest version): two workers
   -- cannot both take its last slot. Other queues' rows are only read.
   capped AS MATERIALIZED (
     SELECT name, concurrency_limit - leased AS free FROM mark, queues
@@ -81,8 +81,8 @@ export function claimCtes(opts: { withReleases?: boolean } = {}): SQL {
       FROM picked p
      WHERE l.id = p.id AND l.state = '${sql.raw(CLAIM!.from)}'::job_state
     RETURNING l.id, l.tenant_id, l.type, l.queue, l.priority, l.state, l.attempt, l.max_attempts, l.state_version, l.params, l.created_at),
-  -- A capped queue counts what it gave out (the write path counts down what comes back).
-  ${opts.withReleases ? tookWithReleases : took}`;
+  -- A capped queue counts the slots it gave out (the write path counts what comes back).
+  ${opts.withReports ? tookWithReports : took}`;
 }
 
 const took = sql`took AS (
@@ -96,12 +96,12 @@ const took = sql`took AS (
  * row in the statement (the write path's `freed`) would be lost, and the count would drift up until
  * the supervisor's re-count (tested in lib/jobs/queue-cap.test.ts).
  */
-const tookWithReleases = sql`took AS (
+const tookWithReports = sql`took AS (
     UPDATE queues s SET leased = greatest(s.leased + n.delta, 0)
       FROM (SELECT queue, sum(d)::int AS delta FROM (
               SELECT queue, 1 AS d FROM picked
               UNION ALL
-              SELECT queue, -1 FROM moved WHERE releases) x
+              SELECT queue, slot_delta FROM moved WHERE slot_delta <> 0) x
              GROUP BY queue) n
      WHERE s.name = n.queue AND s.concurrency_limit IS NOT NULL AND n.delta <> 0)`;
 

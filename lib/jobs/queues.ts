@@ -1,4 +1,5 @@
 import type { Db, Sql } from "../db/client";
+import { SLOT_STATES } from "../fsm/table";
 import type { Actor } from "./types";
 
 /**
@@ -15,7 +16,7 @@ export const QUEUE_NAME = /^[a-z0-9_.-]{1,100}$/;
 
 /**
  * Apply one change to a queue's settings, in one transaction with its queue_events row. Setting a
- * cap re-counts the queue's leased jobs under the queue row's lock, so the claim's count starts
+ * cap re-counts the queue's slots taken (jobs claimed, running or cancelling: SLOT_STATES) under the queue row's lock, so the claim's count starts
  * from the truth. Returns the settings after the change.
  */
 export async function changeQueue(sql: Sql | Db, queue: string, change: QueueChange, actor: Actor): Promise<QueueSettings> {
@@ -40,7 +41,7 @@ export async function changeQueue(sql: Sql | Db, queue: string, change: QueueCha
       value = change.limit;
       await tx`
         UPDATE queues SET concurrency_limit = ${change.limit}, updated_at = now(), updated_by = ${who},
-               leased = (SELECT count(*)::int FROM jobs_live WHERE queue = ${queue} AND lease_owner IS NOT NULL)
+               leased = (SELECT count(*)::int FROM jobs_live WHERE queue = ${queue} AND state IN ${tx(SLOT_STATES)})
          WHERE name = ${queue}`;
     }
     await tx`INSERT INTO queue_events (queue, event, value, actor_kind, actor_id) VALUES (${queue}, ${event}, ${value}, ${actor.kind}, ${actor.id})`;
@@ -52,7 +53,7 @@ export async function changeQueue(sql: Sql | Db, queue: string, change: QueueCha
 }
 
 /**
- * Re-count the leased jobs of every capped queue, under each queue row's lock (the supervisor's
+ * Re-count the slots taken (SLOT_STATES) of every capped queue, under each queue row's lock (the supervisor's
  * tick): a cap's count cannot drift for longer than a tick, whatever happened (a claim already in
  * flight when the cap was set, a crash between two statements of an old worker).
  */
@@ -64,7 +65,7 @@ export async function reconcileQueueCounts(sql: Sql): Promise<number> {
     if (capped.length === 0) return 0;
     const fixed = await tx`
       UPDATE queues q SET leased = a.n
-        FROM (SELECT c.name, (SELECT count(*)::int FROM jobs_live l WHERE l.queue = c.name AND l.lease_owner IS NOT NULL) AS n
+        FROM (SELECT c.name, (SELECT count(*)::int FROM jobs_live l WHERE l.queue = c.name AND l.state IN ${tx(SLOT_STATES)}) AS n
                 FROM unnest(${capped.map((c) => c.name)}::text[]) AS c(name)) a
        WHERE q.name = a.name AND q.leased <> a.n`;
     return fixed.count;

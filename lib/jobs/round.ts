@@ -30,13 +30,13 @@ export async function workerRound(client: Db, workerId: string, reports: readonl
     const parts = [];
     if (planned.length > 0) {
       // With a claim in the same statement, the claim's `took` also counts the leases the reports give back.
-      ctes.push(guardedWriteCtes(writes, { countsReleases: !wantClaim }));
+      ctes.push(guardedWriteCtes(writes, { countsSlots: !wantClaim }));
       parts.push(sql`SELECT 'm' AS k, id, state, state_version, NULL::text AS tenant_id, NULL::text AS type, NULL::text AS queue, NULL::int AS priority,
                             attempt, NULL::int AS max_attempts, NULL::jsonb AS params, NULL::timestamptz AS created_at, ${notifyQueued} AS notified
                        FROM moved`);
     }
     if (wantClaim) {
-      ctes.push(claimCtes({ withReleases: planned.length > 0 }));
+      ctes.push(claimCtes({ withReports: planned.length > 0 }));
       parts.push(sql`SELECT 'c' AS k, id, state, state_version, tenant_id, type, queue, priority, attempt, max_attempts, params, created_at, 0 AS notified
                        FROM claimed`);
     }

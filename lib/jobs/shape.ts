@@ -1,4 +1,4 @@
-import { isLeased, isTerminal, isHeartbeatWatched, findTransition } from "../fsm/machine";
+import { holdsSlot, isLeased, isTerminal, isHeartbeatWatched, findTransition } from "../fsm/machine";
 import { TRANSITIONS, type ActorKind, type JobEvent, type JobState, type RunOutcome, type Transition } from "../fsm/table";
 
 /**
@@ -21,8 +21,8 @@ export type Shape = {
   maxRule: 0 | 1 | 2;
   needsAttemptsLeft: boolean;
   leasedAfter: boolean;
-  /** The job stops holding a lease: a capped queue's count of leased jobs goes down. */
-  releasesLease: boolean;
+  /** What the move does to a capped queue's count of slots taken (lib/fsm/table.ts, SLOT_STATES): -1 gives one back, +1 takes one. */
+  slotDelta: -1 | 0 | 1;
   opensRun: boolean;
   startsRun: boolean;
   /** The outcome the open attempt ends with, or null. */
@@ -70,7 +70,7 @@ function resolve(from: JobState, event: JobEvent, actor: ActorKind): Shape | nul
     maxRule: event === "replay" ? 1 : t.refundsAttempt ? 2 : 0,
     needsAttemptsLeft: t.needsAttemptsLeft === true,
     leasedAfter: isLeased(t.to),
-    releasesLease: isLeased(from) && !isLeased(t.to),
+    slotDelta: ((holdsSlot(t.to) ? 1 : 0) - (holdsSlot(from) ? 1 : 0)) as -1 | 0 | 1,
     opensRun: run === "open",
     startsRun: run === "start",
     closes,

@@ -96,10 +96,10 @@ const shapeKey = new Map(SHAPES.map((x, k) => [`${x.from}:${x.event}:${x.actor}`
 const lit = (v: string | number | boolean | null, type?: string) =>
   v === null ? `NULL${type ? `::${type}` : ""}` : typeof v === "string" ? `'${v}'${type ? `::${type}` : ""}` : String(v);
 const SHAPES_SQL = sql.raw(
-  `shapes(k, exp_state, event, actor_kind, to_state, from_done, to_done, max_rule, needs_left, leased, starts, outcome, resets_hb, nb_rule, on_attempt, releases) AS (VALUES ${SHAPES.map(
+  `shapes(k, exp_state, event, actor_kind, to_state, from_done, to_done, max_rule, needs_left, leased, starts, outcome, resets_hb, nb_rule, on_attempt, slot_delta) AS (VALUES ${SHAPES.map(
     (x, k) =>
       `(${k}, ${lit(x.from, "job_state")}, ${lit(x.event, "job_event")}, ${lit(x.actor, "actor_kind")}, ${lit(x.to, "job_state")}, ${x.fromDone}, ${x.toDone}, ` +
-      `${x.maxRule}, ${x.needsAttemptsLeft}, ${x.leasedAfter}, ${x.startsRun}, ${lit(x.closes, "run_outcome")}, ${x.resetsHeartbeat}, ${x.notBeforeRule}, ${x.onAttempt}, ${x.releasesLease})`,
+      `${x.maxRule}, ${x.needsAttemptsLeft}, ${x.leasedAfter}, ${x.startsRun}, ${lit(x.closes, "run_outcome")}, ${x.resetsHeartbeat}, ${x.notBeforeRule}, ${x.onAttempt}, ${x.slotDelta})`,
   ).join(", ")})`,
 );
 
@@ -169,12 +169,12 @@ export const partsKey = (p: WriteParts): string =>
  * moved), to be placed after `markCte` in a WITH list; their values are `moveValues(planned)`.
  * `moved` holds every applied move.
  */
-export function guardedWriteCtes(parts: WriteParts, opts: { countsReleases?: boolean } = {}): SQL {
+export function guardedWriteCtes(parts: WriteParts, opts: { countsSlots?: boolean } = {}): SQL {
   const writes = [parts.upd && sql`SELECT * FROM upd`, parts.del && sql`SELECT * FROM del`, parts.rep && repMoved].filter((x): x is SQL => !!x);
   return sql`${SHAPES_SQL},
   i AS MATERIALIZED (
     SELECT x.id, s.exp_state, x.exp_version, s.event, s.actor_kind, x.actor_id, x.fence, x.stale, s.to_state, s.from_done, s.to_done,
-           s.max_rule, s.needs_left, s.leased, s.starts, s.outcome, s.resets_hb, s.nb_rule, x.retry_at, s.on_attempt, s.releases,
+           s.max_rule, s.needs_left, s.leased, s.starts, s.outcome, s.resets_hb, s.nb_rule, x.retry_at, s.on_attempt, s.slot_delta,
            x.error_class, x.error_message, x.result, x.payload, coalesce(x.at0, now()) AS at
       FROM mark, unnest(
         ${ph("ids")}::uuid[], ${ph("shape")}::int[], ${ph("expVersion")}::int[], ${ph("actorId")}::text[], ${ph("fence")}::int[],
@@ -203,7 +203,7 @@ ${sql.join(
        AND (NOT i.needs_left OR l.attempt < l.max_attempts)
     RETURNING l.id, l.tenant_id, l.queue, l.state, l.attempt, l.max_attempts, l.state_version, l.lease_owner, l.heartbeat_at, l.not_before,
               l.updated_at, NULL::timestamptz AS finished_at, l.run_worker, l.run_claimed_at, l.run_started_at, l.run_version,
-              i.event, i.exp_state, i.actor_kind, i.actor_id, i.outcome, i.on_attempt, i.nb_rule, i.retry_at, i.error_class, i.error_message, i.result, i.payload, i.at, i.releases)`,
+              i.event, i.exp_state, i.actor_kind, i.actor_id, i.outcome, i.on_attempt, i.nb_rule, i.retry_at, i.error_class, i.error_message, i.result, i.payload, i.at, i.slot_delta)`,
       parts.del && sql`
   del AS (
     DELETE FROM jobs_live l USING i
@@ -215,7 +215,7 @@ ${sql.join(
     RETURNING l.id, l.tenant_id, l.queue, i.to_state AS state, l.attempt, l.max_attempts, l.state_version + 1 AS state_version,
               NULL::text AS lease_owner, NULL::timestamptz AS heartbeat_at, NULL::timestamptz AS not_before, i.at AS updated_at,
               i.at AS finished_at, l.run_worker, l.run_claimed_at, l.run_started_at, l.run_version,
-              i.event, i.exp_state, i.actor_kind, i.actor_id, i.outcome, i.on_attempt, i.nb_rule, i.retry_at, i.error_class, i.error_message, i.result, i.payload, i.at, i.releases)`,
+              i.event, i.exp_state, i.actor_kind, i.actor_id, i.outcome, i.on_attempt, i.nb_rule, i.retry_at, i.error_class, i.error_message, i.result, i.payload, i.at, i.slot_delta)`,
       parts.rep && sql`
   -- A replay: the job comes back from its last transition (a finished one, as the move expected);
   -- two replays at once both insert, and the primary key lets one through.
@@ -254,21 +254,22 @@ ${sql.join(
       FROM moved WHERE NOT on_attempt)`,
     ].filter((x): x is SQL => !!x),
     sql`,`,
-  )}${opts.countsReleases === false ? sql`` : freedCte}`;
+  )}${opts.countsSlots === false ? sql`` : freedCte}`;
 }
 
 /**
- * A capped queue counts down the leases that came back (its claim counted them out). A statement
- * that also claims leaves this to the claim's `took` (`countsReleases: false`): two UPDATEs of one
- * queue row in one statement keep only one of the two changes.
+ * A capped queue counts the slots the moves gave back or took (its claim counted its own out): a
+ * finish or a pause gives one back, a resume takes one. A statement that also claims leaves this to
+ * the claim's `took` (`countsSlots: false`): two UPDATEs of one queue row in one statement keep
+ * only one of the two changes.
  */
-const repMoved = sql`SELECT r.*, i.event, i.exp_state, i.actor_kind, i.actor_id, i.outcome, i.on_attempt, i.nb_rule, i.retry_at, i.error_class, i.error_message, i.result, i.payload, i.at, i.releases FROM rep r JOIN i ON i.id = r.id`;
+const repMoved = sql`SELECT r.*, i.event, i.exp_state, i.actor_kind, i.actor_id, i.outcome, i.on_attempt, i.nb_rule, i.retry_at, i.error_class, i.error_message, i.result, i.payload, i.at, i.slot_delta FROM rep r JOIN i ON i.id = r.id`;
 
 const freedCte = sql`,
   freed AS (
-    UPDATE queues s SET leased = greatest(s.leased - n.k, 0)
-      FROM (SELECT queue, count(*)::int AS k FROM moved WHERE releases GROUP BY queue) n
-     WHERE s.name = n.queue AND s.concurrency_limit IS NOT NULL)`;
+    UPDATE queues s SET leased = greatest(s.leased + n.d, 0)
+      FROM (SELECT queue, sum(slot_delta)::int AS d FROM moved WHERE slot_delta <> 0 GROUP BY queue) n
+     WHERE s.name = n.queue AND s.concurrency_limit IS NOT NULL AND n.d <> 0)`;
 
 /** The event's payload in job_log: the caller's, plus the error that closed the attempt. */
 function logPayload(m: Move): string | null {

@@ -24,7 +24,11 @@ const BIG_MS = 100_000;
 const RETRY_IN_MS = 50_000;
 const WORKERS = ["w1", "w2", "w3"] as const;
 
-type Real = { sql: Sql; queue: string; sup: ReturnType<typeof createSupervisor> };
+/**
+ * `wid`: a worker's id in the database. Each sequence has its own workers (the supervisor blames one
+ * job per dead worker among all the jobs that worker ran, and the database is shared by every sequence).
+ */
+type Real = { sql: Sql; queue: string; sup: ReturnType<typeof createSupervisor>; wid: (w: string) => string };
 type Cmd = fc.AsyncCommand<Model, Real>;
 
 const t = setupTestDb();
@@ -45,7 +49,7 @@ async function compare(m: Model, r: Real) {
   for (const j of m.jobs) {
     const row = rows.find((x) => x.id === j.id);
     expect({ id: j.id, state: row?.state, attempt: row?.attempt, maxAttempts: row?.maxAttempts, version: row?.stateVersion, owner: row?.leaseOwner }).toEqual({
-      id: j.id, state: j.state, attempt: j.attempt, maxAttempts: j.maxAttempts, version: j.version, owner: j.leaseOwner,
+      id: j.id, state: j.state, attempt: j.attempt, maxAttempts: j.maxAttempts, version: j.version, owner: j.leaseOwner && r.wid(j.leaseOwner),
     });
     const mine = runs.filter((x) => x.jobId === j.id).map((x) => ({ attempt: x.attempt, started: x.startedAt !== null, outcome: x.outcome }));
     expect(mine).toEqual(j.runs);
@@ -82,7 +86,7 @@ class Claim implements Cmd {
   check = (m: Model) => m.jobs.length > 0;
   async run(m: Model, r: Real) {
     const job = m.pick(this.i, (j) => j.state === "queued")!;
-    const got = await claim(r.sql, { workerId: this.w, queues: [r.queue], limit: 1, onlyJobIds: [job.id] });
+    const got = await claim(r.sql, { workerId: r.wid(this.w), queues: [r.queue], limit: 1, onlyJobIds: [job.id] });
     const want = m.claim(job, this.w);
     expect(got.length).toBe(want ? 1 : 0);
     tally(want ? "claim" : "claim:none");
@@ -107,7 +111,7 @@ class WorkerEvent implements Cmd {
     this.event = this.w === null && legal.length ? legal[this.choice % legal.length]! : this.raw;
     const attempt = this.stale ? job.attempt - 1 : job.attempt;
     const real = await transition(r.sql, {
-      jobId: job.id, event: this.event, actor: { kind: "worker", id: w }, attempt,
+      jobId: job.id, event: this.event, actor: { kind: "worker", id: r.wid(w) }, attempt,
       ...(this.event === "fail" && { retryAt: new Date(Date.now() + RETRY_IN_MS) }),
       ...((this.event === "fail" || this.event === "abandon") && { error: { class: "ModelError", message: "x" } }),
     });
@@ -124,7 +128,7 @@ class Heartbeat implements Cmd {
   check = (m: Model) => m.jobs.length > 0 && !m.crashed.has(this.w);
   async run(m: Model, r: Real) {
     const job = m.pick(this.i, (j) => j.leaseOwner === this.w)!;
-    const seen = await heartbeat(r.sql, { workerId: this.w, jobs: [{ id: job.id, attempt: job.attempt }] });
+    const seen = await heartbeat(r.sql, { workerId: r.wid(this.w), jobs: [{ id: job.id, attempt: job.attempt }] });
     const want = m.heartbeat(job, this.w, job.attempt);
     expect(seen.get(job.id)?.state ?? null).toBe(want);
     tally(want ? "heartbeat" : "heartbeat:not-mine");
@@ -165,6 +169,7 @@ class Tick implements Cmd {
     const want = m.tick();
     tally("tick");
     if (want.reclaimed) tally("tick:reclaim");
+    if (want.rescued) tally("tick:rescue");
     if (want.abandoned) tally("tick:abandon");
     if (want.promoted) tally("tick:promote");
     await compare(m, r);
@@ -224,7 +229,7 @@ describe("model-based: the database against the in-memory model", () => {
         fc.asyncProperty(fc.array(fc.oneof(...commands), { minLength: Math.floor(STEPS / 2), maxLength: STEPS }), async (cmds) => {
           const queue = `model-${++run}-${Math.random().toString(36).slice(2, 7)}`;
           const m = new Model(STALE_MS);
-          const real: Real = { sql: t.sql, queue, sup: createSupervisor({ sql: t.sql, id: "model-sup", staleAfterMs: STALE_MS }) };
+          const real: Real = { sql: t.sql, queue, sup: createSupervisor({ sql: t.sql, id: "model-sup", staleAfterMs: STALE_MS }), wid: (w) => `${queue}:${w}` };
           await fc.asyncModelRun(() => ({ model: m, real }), cmds);
           await finalAudit(m, real);
           tally("sequences");

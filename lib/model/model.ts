@@ -5,9 +5,11 @@
 // the SQL in lib/jobs and lib/supervisor, which is what the tests compare against.
 import { canApply, isLeased, step } from "../fsm/machine";
 import { HEARTBEAT_STATES, type ActorKind, type JobEvent, type JobState, type RunOutcome } from "../fsm/table";
-import { POISON_LEASE_LOSSES } from "../jobs/poison";
+import { POISON_CRASHES } from "../jobs/poison";
 
 export type ModelRun = { attempt: number; started: boolean; outcome: RunOutcome | null };
+/** What the model keeps of a run beside what the database is compared with: its worker, when it began, whether its loss was a bystander's. */
+type RunNotes = { worker: string; began: number; bystander: boolean };
 export type ModelJob = {
   id: string;
   state: JobState;
@@ -29,6 +31,10 @@ const watched = new Set<JobState>(HEARTBEAT_STATES);
 export class Model {
   jobs: ModelJob[] = [];
   crashed = new Set<string>();
+  /** Per job and attempt. */
+  private notes = new Map<string, RunNotes>();
+  /** A clock that orders claims and starts the way the database's timestamps do (each command is its own statement). */
+  private seq = 0;
 
   constructor(readonly staleAfterMs: number) {}
 
@@ -50,13 +56,19 @@ export class Model {
   private apply(job: ModelJob, event: JobEvent, actor: ActorKind, opts: { owner?: string; retryInMs?: number } = {}) {
     const s = step({ state: job.state, attempt: job.attempt, maxAttempts: job.maxAttempts, stateVersion: job.version }, event, actor);
     const open = job.runs.find((r) => r.attempt === job.attempt && r.outcome === null);
-    if (s.startsRun && open) open.started = true;
+    if (s.startsRun && open) {
+      open.started = true;
+      this.notes.get(`${job.id}:${open.attempt}`)!.began = ++this.seq;
+    }
     if (s.closesRun && open) open.outcome = s.closesRun;
     job.state = s.next.state;
     job.attempt = s.next.attempt;
     job.maxAttempts = s.next.maxAttempts;
     job.version = s.next.stateVersion;
-    if (s.opensRun) job.runs.push({ attempt: job.attempt, started: false, outcome: null });
+    if (s.opensRun) {
+      job.runs.push({ attempt: job.attempt, started: false, outcome: null });
+      this.notes.set(`${job.id}:${job.attempt}`, { worker: opts.owner!, began: ++this.seq, bystander: false });
+    }
     if (!isLeased(job.state)) job.leaseOwner = null;
     else if (opts.owner) job.leaseOwner = opts.owner;
     if (s.resetsHeartbeat || s.opensRun) job.heartbeatAge = 0;
@@ -101,19 +113,48 @@ export class Model {
     }
   }
 
-  /** One supervisor tick: reclaim or abandon stale leases, then promote due retries. */
-  tick(): { reclaimed: number; abandoned: number; promoted: number } {
-    const r = { reclaimed: 0, abandoned: 0, promoted: 0 };
-    for (const j of this.jobs) {
-      if (!watched.has(j.state) || j.heartbeatAge < this.staleAfterMs) continue;
-      let event = (["reclaim", "abandon"] as const).find((e) => canApply(this.snap(j), e, "supervisor"));
+  /**
+   * One supervisor tick: recover stale leases, then promote due retries. The jobs a worker took down
+   * with it are its victims: the one on the most dead workers (then the one that began last) is
+   * blamed and reclaimed, or abandoned, as a poison job at its POISON_CRASHES-th crash; the others are
+   * rescued with their attempt refunded (lib/jobs/poison.ts says why).
+   */
+  tick(): { reclaimed: number; rescued: number; abandoned: number; promoted: number } {
+    const r = { reclaimed: 0, rescued: 0, abandoned: 0, promoted: 0 };
+    const stale = this.jobs.filter((j) => watched.has(j.state) && j.heartbeatAge >= this.staleAfterMs);
+    const lost = (j: ModelJob) => j.runs.filter((x) => x.outcome === "lease_expired");
+    const blamed = new Map<string, string>();
+    // Every lost run of the owner is one of its victims: a sequence runs for well under the real
+    // supervisor's CRASH_WINDOW_MS, and each sequence has workers of its own.
+    for (const owner of new Set(stale.map((j) => j.leaseOwner!))) {
+      const victims: { id: string; deaths: number; began: number; blamed: boolean }[] = [];
+      for (const j of this.jobs) {
+        for (const x of lost(j)) {
+          const n = this.notes.get(`${j.id}:${x.attempt}`)!;
+          if (n.worker === owner) victims.push({ id: j.id, deaths: lost(j).length, began: n.began, blamed: !n.bystander });
+        }
+        if (stale.includes(j) && j.leaseOwner === owner) {
+          victims.push({ id: j.id, deaths: lost(j).length + 1, began: this.notes.get(`${j.id}:${j.attempt}`)!.began, blamed: false });
+        }
+      }
+      const pick =
+        victims.find((v) => v.blamed) ??
+        victims.reduce((a, b) => (b.deaths > a.deaths || (b.deaths === a.deaths && (b.began > a.began || (b.began === a.began && b.id < a.id))) ? b : a));
+      blamed.set(owner, pick.id);
+    }
+    for (const j of stale) {
+      const bystander = blamed.get(j.leaseOwner!) !== j.id;
+      const crashes = j.runs.filter((x) => x.outcome === "lease_expired" && !this.notes.get(`${j.id}:${x.attempt}`)!.bystander).length + 1;
+      const poison = !bystander && crashes >= POISON_CRASHES && canApply(this.snap(j), "abandon", "supervisor");
+      const order: JobEvent[] = bystander ? ["rescue", "reclaim", "abandon"] : ["reclaim", "abandon"];
+      const event = poison ? "abandon" : order.find((e) => canApply(this.snap(j), e, "supervisor"));
       if (!event) continue;
-      // Poison detection (lib/jobs/poison.ts): the lease that would be the job's POISON_LEASE_LOSSES-th lost one ends it.
-      const lost = j.runs.filter((r) => r.outcome === "lease_expired").length;
-      if (event === "reclaim" && lost + 1 >= POISON_LEASE_LOSSES && canApply(this.snap(j), "abandon", "supervisor")) event = "abandon";
+      const attempt = j.attempt;
       this.apply(j, event, "supervisor");
-      if (event === "reclaim") r.reclaimed++;
-      else r.abandoned++;
+      if (bystander) this.notes.get(`${j.id}:${attempt}`)!.bystander = true;
+      if (event === "abandon") r.abandoned++;
+      else if (event === "rescue") r.rescued++;
+      else r.reclaimed++;
     }
     for (const j of this.jobs) {
       if (j.state === "retry_wait" && j.dueIn <= 0) {

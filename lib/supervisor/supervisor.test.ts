@@ -9,13 +9,16 @@ import { createSupervisor } from "./supervisor";
 const t = setupTestDb();
 const other = t.connect({ max: 2 });
 
+/** A worker of its own: the jobs one worker loses together are one crash (lib/jobs/poison.ts), so tests keep theirs apart. */
+const lone = () => `w-${Math.random().toString(36).slice(2, 9)}`;
+
 /** Age a job's heartbeat, as a worker that stopped beating would. */
 const ageHeartbeat = (id: string, ms: number) =>
   t.sql`UPDATE jobs_live SET heartbeat_at = now() - ${ms} * interval '1 millisecond' WHERE id = ${id}`;
 
 describe("supervisor", () => {
   it("reclaims a stale running job with attempts left, closing its run as lease_expired", async () => {
-    const job = await runJob(t.sql, await newJob(t.sql, { maxAttempts: 3 }));
+    const job = await runJob(t.sql, await newJob(t.sql, { maxAttempts: 3 }), lone());
     await ageHeartbeat(job.id, 60_000);
     const sup = createSupervisor({ sql: t.sql, id: "sup-a", staleAfterMs: 10_000 });
     const report = await sup.tick();
@@ -26,24 +29,25 @@ describe("supervisor", () => {
   });
 
   it("abandons instead when the last attempt went stale", async () => {
-    const job = await runJob(t.sql, await newJob(t.sql, { maxAttempts: 1 }));
+    const job = await runJob(t.sql, await newJob(t.sql, { maxAttempts: 1 }), lone());
     await ageHeartbeat(job.id, 60_000);
     await createSupervisor({ sql: t.sql, staleAfterMs: 10_000 }).tick();
     expect(await getJob(t.sql, job.id)).toMatchObject({ state: "dead", attempt: 1 });
     expect(await auditJob(t.sql, job.id)).toEqual([]);
   });
 
-  it("stops handing out a job that keeps losing its worker: the third lost lease makes it dead as a poison job (issue 16)", async () => {
+  it("stops handing out a job that keeps crashing its workers: the third crash blamed on it makes it dead as a poison job", async () => {
     // Ten attempts allowed: without poison detection every crash of a worker would put it back in the queue.
     const job = await newJob(t.sql, { maxAttempts: 10 });
-    const sup = createSupervisor({ sql: t.sql, id: "sup-poison", staleAfterMs: 10_000, poisonLeaseLosses: 3 });
+    const sup = createSupervisor({ sql: t.sql, id: "sup-poison", staleAfterMs: 10_000, poisonCrashes: 3 });
     for (const crash of [1, 2]) {
-      await runJob(t.sql, await getJob(t.sql, job.id), `w-crash-${crash}`);
+      await runJob(t.sql, await getJob(t.sql, job.id), `w-crash-${crash}-${lone()}`);
       await ageHeartbeat(job.id, 60_000);
       await sup.tick();
       expect(await getJob(t.sql, job.id)).toMatchObject({ state: "queued", attempt: crash });
     }
-    await runJob(t.sql, await getJob(t.sql, job.id), "w-crash-3");
+    const third = `w-crash-3-${lone()}`;
+    await runJob(t.sql, await getJob(t.sql, job.id), third);
     await ageHeartbeat(job.id, 60_000);
     const report = await sup.tick();
     expect(report.poisoned).toBe(1);
@@ -55,18 +59,63 @@ describe("supervisor", () => {
       ["lease_expired", "LeaseExpired"],
       ["lease_expired", "PoisonJob"],
     ]);
-    expect(runs[2]!.errorMessage).toMatch(/3rd attempt of this job to lose its worker.*not handed out again/);
+    expect(runs[2]!.errorMessage).toMatch(/3rd worker this job was blamed for crashing.*not handed out again/);
     // Through the normal write path: the event log has the supervisor's abandon, and replaying it gives the row.
-    const [event] = await t.sql<{ event: string; actorId: string }[]>`
-      SELECT event, actor_id FROM job_events WHERE job_id = ${job.id} ORDER BY state_version DESC LIMIT 1`;
-    expect(event).toEqual({ event: "abandon", actorId: "sup-poison" });
+    const [event] = await t.sql<{ event: string; actorId: string; payload: unknown }[]>`
+      SELECT event, actor_id, payload FROM job_events WHERE job_id = ${job.id} ORDER BY state_version DESC LIMIT 1`;
+    expect(event).toMatchObject({ event: "abandon", actorId: "sup-poison", payload: { crash: { worker: third, blamed: null, crashes: 3 } } });
     expect(await auditJob(t.sql, job.id)).toEqual([]);
   });
 
-  it("a job that lost fewer leases than the threshold is reclaimed as before", async () => {
-    const job = await runJob(t.sql, await newJob(t.sql, { maxAttempts: 10 }));
+  it("blames one job for a dead worker, the one that started last, and hands the others back with their attempt refunded", async () => {
+    const w = `w-died-${Math.random().toString(36).slice(2, 7)}`;
+    const a = await runJob(t.sql, await newJob(t.sql, { maxAttempts: 1 }), w);
+    const b = await runJob(t.sql, await newJob(t.sql, { maxAttempts: 3 }), w);
+    const crasher = await runJob(t.sql, await newJob(t.sql, { maxAttempts: 3 }), w);
+    for (const j of [a, b, crasher]) await ageHeartbeat(j.id, 60_000);
+    const report = await createSupervisor({ sql: t.sql, id: "sup-blame", staleAfterMs: 10_000 }).tick();
+    expect(report.rescued).toBeGreaterThanOrEqual(2);
+    // The bystanders: back in the queue with the attempt refunded, even `a` on its only attempt.
+    expect(await getJob(t.sql, a.id)).toMatchObject({ state: "queued", attempt: 1, maxAttempts: 2 });
+    expect(await getJob(t.sql, b.id)).toMatchObject({ state: "queued", attempt: 1, maxAttempts: 4 });
+    const [lost] = await t.sql<{ errorClass: string; errorMessage: string }[]>`SELECT error_class, error_message FROM job_runs WHERE job_id = ${b.id}`;
+    expect(lost).toEqual({ errorClass: "WorkerLost", errorMessage: expect.stringContaining(`blamed on job ${crasher.id}`) });
+    const [rescue] = await t.sql<{ event: string; payload: unknown }[]>`
+      SELECT event, payload FROM job_events WHERE job_id = ${b.id} ORDER BY state_version DESC LIMIT 1`;
+    expect(rescue).toEqual({ event: "rescue", payload: expect.objectContaining({ crash: { worker: w, blamed: { jobId: crasher.id, type: crasher.type }, crashes: null } }) });
+    // The blamed one spends its attempt, as any lost lease does.
+    expect(await getJob(t.sql, crasher.id)).toMatchObject({ state: "queued", attempt: 1, maxAttempts: 3 });
+    const [blamed] = await t.sql<{ errorClass: string }[]>`SELECT error_class FROM job_runs WHERE job_id = ${crasher.id}`;
+    expect(blamed!.errorClass).toBe("LeaseExpired");
+    for (const j of [a, b, crasher]) expect(await auditJob(t.sql, j.id)).toEqual([]);
+  });
+
+  it("a bystander that died beside a crasher three times is never the poison job: the crasher is, and the bystander keeps its attempts", async () => {
+    const crasher = await newJob(t.sql, { maxAttempts: 10 });
+    const bystander = await newJob(t.sql, { maxAttempts: 2 });
+    const sup = createSupervisor({ sql: t.sql, id: "sup-repeat", staleAfterMs: 10_000, poisonCrashes: 3 });
+    for (const crash of [1, 2, 3]) {
+      const w = `w-repeat-${crash}-${Math.random().toString(36).slice(2, 7)}`;
+      // The bystander was running first; the crasher starts and takes the process down.
+      await runJob(t.sql, await getJob(t.sql, bystander.id), w);
+      await runJob(t.sql, await getJob(t.sql, crasher.id), w);
+      await ageHeartbeat(bystander.id, 60_000);
+      await ageHeartbeat(crasher.id, 60_000);
+      await sup.tick();
+    }
+    expect(await getJob(t.sql, crasher.id)).toMatchObject({ state: "dead" });
+    const [last] = await t.sql<{ errorClass: string }[]>`SELECT error_class FROM job_runs WHERE job_id = ${crasher.id} ORDER BY attempt DESC LIMIT 1`;
+    expect(last!.errorClass).toBe("PoisonJob");
+    // Three lost attempts, none of them counted: two attempts left of a budget grown to five.
+    expect(await getJob(t.sql, bystander.id)).toMatchObject({ state: "queued", attempt: 3, maxAttempts: 5 });
+    const classes = await t.sql<{ errorClass: string }[]>`SELECT error_class FROM job_runs WHERE job_id = ${bystander.id} ORDER BY attempt`;
+    expect(classes.map((c) => c.errorClass)).toEqual(["WorkerLost", "WorkerLost", "WorkerLost"]);
+  });
+
+  it("a job that crashed fewer workers than the threshold is reclaimed as before", async () => {
+    const job = await runJob(t.sql, await newJob(t.sql, { maxAttempts: 10 }), lone());
     await ageHeartbeat(job.id, 60_000);
-    const report = await createSupervisor({ sql: t.sql, staleAfterMs: 10_000, poisonLeaseLosses: 2 }).tick();
+    const report = await createSupervisor({ sql: t.sql, staleAfterMs: 10_000, poisonCrashes: 2 }).tick();
     expect(report.poisoned).toBe(0);
     expect((await getJob(t.sql, job.id)).state).toBe("queued");
   });
@@ -80,7 +129,7 @@ describe("supervisor", () => {
   });
 
   it("turns a stale cancelling job into cancelled, never back into queued", async () => {
-    const job = await runJob(t.sql, await newJob(t.sql));
+    const job = await runJob(t.sql, await newJob(t.sql), lone());
     await transition(t.sql, { jobId: job.id, event: "cancel", actor: { kind: "tenant", id: "acme-user" } });
     await ageHeartbeat(job.id, 60_000);
     await createSupervisor({ sql: t.sql, staleAfterMs: 10_000 }).tick();
@@ -100,7 +149,8 @@ describe("supervisor", () => {
 
   it("two supervisors at once reclaim each job once; the duplicate attempts show up as rejections", async () => {
     const jobs = [];
-    for (let i = 0; i < 20; i++) jobs.push(await runJob(t.sql, await newJob(t.sql)));
+    // Each on a worker of its own: a worker's jobs that go stale together are one crash, and all but one are rescued.
+    for (let i = 0; i < 20; i++) jobs.push(await runJob(t.sql, await newJob(t.sql), lone()));
     for (const j of jobs) await ageHeartbeat(j.id, 60_000);
     const a = createSupervisor({ sql: t.sql, id: "sup-a", staleAfterMs: 10_000 });
     const b = createSupervisor({ sql: other, id: "sup-b", staleAfterMs: 10_000 });

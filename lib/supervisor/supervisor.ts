@@ -2,7 +2,7 @@ import { canApply, findTransition } from "../fsm/machine";
 import { HEARTBEAT_STATES, type JobEvent, type JobState } from "../fsm/table";
 import type { Sql } from "../db/client";
 import { ensureEventPartitions } from "../db/partitions";
-import { isPoison, leaseLosses, POISON_LEASE_LOSSES, poisonError } from "../jobs/poison";
+import { blameOf, bystanderError, crashError, crashHistory, earlierVictims, POISON_CRASHES, WORKER_LOST_CLASS as WORKER_LOST, type Victim } from "../jobs/poison";
 import { reconcileQueueCounts } from "../jobs/queues";
 import { rollUpMetrics } from "../metrics/rollup";
 import { evaluateAlerts } from "../alerts/evaluate";
@@ -11,7 +11,8 @@ import { transition } from "../jobs/transition";
 import type { Actor } from "../jobs/types";
 import { backoffDelay, DB_RETRY } from "../worker/backoff";
 
-/** What the supervisor may do to a job whose heartbeat went stale, in order of preference. */
+/** What the supervisor may do to a job whose heartbeat went stale, in order of preference: a bystander of another job's crash, the job blamed for it. */
+const BYSTANDER_RECOVERY: readonly JobEvent[] = ["rescue", "reclaim", "abandon"];
 const RECOVERY: readonly JobEvent[] = ["reclaim", "abandon"];
 const promote = findTransition("retry_wait", "retry");
 if (!promote || !(promote.actors as readonly string[]).includes("supervisor")) {
@@ -26,8 +27,8 @@ export type SupervisorOptions = {
   staleAfterMs?: number;
   intervalMs?: number;
   batch?: number;
-  /** A stale lease that would be a job's this-many-th expired lease is not reclaimed but abandoned as a poison job (lib/jobs/poison.ts). */
-  poisonLeaseLosses?: number;
+  /** The crash blamed on a job that makes this many is not reclaimed but abandoned as a poison job (lib/jobs/poison.ts). */
+  poisonCrashes?: number;
   /** How often the running loop rolls the history up into GET /metrics' counters (lib/metrics/rollup.ts; default 15 s; 0: never). */
   metricsEveryMs?: number;
   /** How often the running loop evaluates the alert rules (lib/alerts/evaluate.ts; default 5 s; 0: never). */
@@ -44,6 +45,8 @@ export type TickReport = {
   refused: number;
   /** Of `abandoned`: stopped as poison jobs. */
   poisoned: number;
+  /** Bystanders of another job's crash, handed back with their attempt refunded. */
+  rescued: number;
   /** Capped queues whose count of leased jobs was corrected. */
   recounted: number;
   /** Schedule ticks submitted as jobs. */
@@ -51,47 +54,73 @@ export type TickReport = {
 };
 
 type Candidate = { id: string; state: JobState; stateVersion: number; attempt: number; maxAttempts: number };
+type Stale = Candidate & { leaseOwner: string; type: string; startedAt: Date };
 
 export function createSupervisor(opts: SupervisorOptions) {
   const sql = opts.sql;
   const actor: Actor = { kind: "supervisor", id: opts.id ?? `sup-${process.pid}` };
   const staleAfterMs = opts.staleAfterMs ?? 10_000;
   const batch = opts.batch ?? 200;
-  const poisonAt = opts.poisonLeaseLosses ?? POISON_LEASE_LOSSES;
+  const poisonAt = opts.poisonCrashes ?? POISON_CRASHES;
   const log = opts.log ?? (() => {});
   let timer: NodeJS.Timeout | null = null;
   let running: Promise<unknown> = Promise.resolve();
 
-  /** Reclaim (or, on the last attempt, abandon) every job whose lease went stale. */
+  /**
+   * Recover every job whose lease went stale. The jobs a dead worker took down are its victims: one
+   * is blamed for the crash, the rest are bystanders, handed back with their attempt refunded
+   * (lib/jobs/poison.ts). The blamed job is reclaimed (or, on its last attempt, abandoned), and the
+   * crash that makes POISON_CRASHES stops it as a poison job.
+   */
   async function recoverStale(report: TickReport) {
     // The database's clock decides staleness, the same clock heartbeats write.
     const [{ cutoff } = { cutoff: new Date(0) }] = await sql<{ cutoff: Date }[]>`
       SELECT now() - ${staleAfterMs} * interval '1 millisecond' AS cutoff`;
-    const stale = await sql<Candidate[]>`
-      SELECT id, state, state_version, attempt, max_attempts FROM jobs_live
+    const stale = await sql<Stale[]>`
+      SELECT id, state, state_version, attempt, max_attempts, lease_owner, type, coalesce(run_started_at, run_claimed_at) AS started_at
+        FROM jobs_live
        WHERE state IN ${sql(HEARTBEAT_STATES)} AND heartbeat_at < ${cutoff}
        ORDER BY heartbeat_at LIMIT ${batch}`;
-    const losses = await leaseLosses(sql, stale.map((j) => j.id));
+    if (stale.length === 0) return;
+    const owners = [...new Set(stale.map((j) => j.leaseOwner))];
+    const earlier = await earlierVictims(sql, owners);
+    const history = await crashHistory(sql, [...new Set([...stale.map((j) => j.id), ...earlier.map((v) => v.jobId)])]);
+    const blamed = new Map<string, Victim | null>();
+    for (const owner of owners) {
+      const victims: Victim[] = [
+        ...earlier
+          .filter((v) => v.workerId === owner)
+          .map((v) => ({ jobId: v.jobId, type: v.type, startedAt: v.startedAt.getTime(), deaths: history.get(v.jobId)?.deaths ?? 1, blamed: v.errorClass !== WORKER_LOST })),
+        ...stale
+          .filter((j) => j.leaseOwner === owner)
+          .map((j) => ({ jobId: j.id, type: j.type, startedAt: j.startedAt.getTime(), deaths: (history.get(j.id)?.deaths ?? 0) + 1, blamed: false })),
+      ];
+      blamed.set(owner, blameOf(victims));
+    }
     for (const job of stale) {
-      let event = RECOVERY.find((e) => canApply(job, e, actor.kind));
+      const culprit = blamed.get(job.leaseOwner) ?? null;
+      const bystander = culprit !== null && culprit.jobId !== job.id;
+      const crashes = (history.get(job.id)?.crashes ?? 0) + 1;
+      const poison = !bystander && crashes >= poisonAt && canApply(job, "abandon", actor.kind);
+      const event = poison ? "abandon" : (bystander ? BYSTANDER_RECOVERY : RECOVERY).find((e) => canApply(job, e, actor.kind));
       if (!event) continue;
-      // A job that keeps losing its workers is not handed out again (poison detection).
-      const earlier = losses.get(job.id) ?? 0;
-      const poison = event === "reclaim" && isPoison(earlier, poisonAt) && canApply(job, "abandon", actor.kind);
-      if (poison) event = "abandon";
+      const error = bystander ? bystanderError(job.leaseOwner, culprit, event === "rescue") : crashError(crashes, staleAfterMs, poison);
       const r = await transition(sql, {
         jobId: job.id,
         event,
         actor,
         expected: { state: job.state, version: job.stateVersion },
         staleBefore: cutoff,
-        error: poison ? poisonError(earlier + 1, staleAfterMs) : { class: "LeaseExpired", message: `no heartbeat for more than ${staleAfterMs} ms` },
+        error,
+        // Who the crash is blamed on, for the job's explanation and the overview's suspects.
+        payload: { crash: { worker: job.leaseOwner, blamed: bystander ? { jobId: culprit.jobId, type: culprit.type } : null, crashes: bystander ? null : crashes } },
       });
       if (!r.ok) report.refused++;
+      else if (event === "rescue") report.rescued++;
       else if (event === "reclaim") report.reclaimed++;
       else report.abandoned++;
       if (r.ok && poison) report.poisoned++;
-      if (r.ok) log(`${poison ? "abandon (poison job)" : event} ${job.id} (attempt ${job.attempt}, was ${job.state})`);
+      if (r.ok) log(`${poison ? "abandon (poison job)" : event} ${job.id} (attempt ${job.attempt}, was ${job.state}${bystander ? `, its worker's crash blamed on ${culprit.jobId}` : ""})`);
     }
   }
 
@@ -113,7 +142,7 @@ export function createSupervisor(opts: SupervisorOptions) {
   }
 
   async function tick(): Promise<TickReport> {
-    const report: TickReport = { reclaimed: 0, abandoned: 0, promoted: 0, refused: 0, poisoned: 0, recounted: 0, scheduled: 0 };
+    const report: TickReport = { reclaimed: 0, abandoned: 0, promoted: 0, refused: 0, poisoned: 0, rescued: 0, recounted: 0, scheduled: 0 };
     await recoverStale(report);
     await promoteDue(report);
     // Capped queues: their count of leased jobs, re-counted from the live rows (lib/jobs/queues.ts).
