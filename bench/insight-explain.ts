@@ -12,7 +12,8 @@
 import { parseArgs } from "node:util";
 import postgres from "postgres";
 import { connect, type Db, type Sql } from "../lib/db/client";
-import { slownessContext } from "../lib/insight/baseline";
+import { explainContext } from "../lib/insight/context";
+import { getJobDetail } from "../lib/jobs/queries";
 import {
   busiestErrors,
   driftStatus,
@@ -164,7 +165,10 @@ async function main() {
     { name: "transition counts 1h", serves: "job_catalog_created_idx, job_log_at_brin (1-2 day partitions), job_attempts_finished_brin, jobs_live_lease_idx, jobs_live_waiting_idx", run: (s) => transitionCounts(s, "1h", now) },
     { name: "transition counts 6h", serves: "same", run: (s) => transitionCounts(s, "6h", now) },
     { name: "transition counts 24h", serves: "same", run: (s) => transitionCounts(s, "24h", now) },
-    { name: "why-slow context (export.tenant_data, staff)", serves: "job_catalog_type_created_idx, job_catalog_tenant_type_created_idx, job_catalog_queue_created_idx, jobs_live_pkey, job_attempts_pkey, job_log_job_version_idx, `job_events` by id", run: (s) => slownessContext(s, sample!, { tenantOnly: false, now }) },
+    { name: "why-slow context (export.tenant_data, staff)", serves: "job_catalog_type_created_idx, job_catalog_tenant_type_created_idx, job_catalog_queue_created_idx, jobs_live_pkey, job_attempts_pkey, job_log_job_version_idx, queue_events_queue_at_idx, workers, `job_events` by id", run: async (s) => {
+      const detail = await getJobDetail(s, sample!.id);
+      return explainContext(s, detail!, { tenantOnly: false, asOf: now.getTime() });
+    } },
     { name: "integrity audit, a 5-minute window", serves: "job_catalog_created_idx, job_log_at_brin, job_attempts_finished_brin; then the `jobs`, `job_events`, `job_runs` views by id", run: (s) => auditWindow(s, new Date(now.getTime() - 7 * 60_000), new Date(now.getTime() - 2 * 60_000)) },
   ];
 

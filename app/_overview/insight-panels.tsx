@@ -180,7 +180,8 @@ function PoisonCard({ poison, now }: { poison: OverviewResponse["poison"] | unde
       }
     >
       <p className="-mt-2 mb-3 text-xs text-neutral-600">
-        Jobs whose attempts ended with an expired lease twice or more in the last 7 days: they kill or hang their workers.
+        Jobs blamed for two or more worker crashes in the last 7 days: they kill or hang their workers. The other jobs a crash took down are handed
+        back without losing an attempt.
       </p>
       {!poison ? (
         <Skeleton h={80} />
@@ -197,9 +198,16 @@ function PoisonCard({ poison, now }: { poison: OverviewResponse["poison"] | unde
                 <span className="font-mono text-xs text-neutral-600">{p.type}</span>
                 <span className="text-xs text-neutral-600">{p.tenantId}</span>
                 <StateBadge state={p.state} />
-                <span className="text-xs font-medium text-orange-800">{p.losses} leases lost</span>
+                <span className="text-xs font-medium text-orange-800">
+                  {p.crashes} crashes{p.poisoned ? ", stopped as poison" : ""}
+                </span>
+                {p.tookDown > 0 && (
+                  <span className="text-xs text-neutral-600">
+                    took down {p.tookDown} other {p.tookDown === 1 ? "job" : "jobs"}
+                  </span>
+                )}
                 <span className="text-xs text-neutral-600">
-                  <TimeAgo at={new Date(p.lastLossAt)} now={now} />
+                  <TimeAgo at={new Date(p.lastCrashAt)} now={now} />
                 </span>
               </div>
               <p className="mt-1 text-xs text-neutral-600">

@@ -26,7 +26,7 @@ export async function loadJobs(sql: Db, filters: JobFilters): Promise<JobsRespon
       stateVersion: j.stateVersion,
       lastErrorClass: j.lastErrorClass,
       lastWorker: j.lastWorker,
-      leaseLosses: j.leaseLosses,
+      crashes: j.crashes,
       createdAt: j.createdAt.toISOString(),
       finishedAt: j.finishedAt?.toISOString() ?? null,
     })),

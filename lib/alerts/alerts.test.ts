@@ -229,7 +229,7 @@ describe("alerts (issue 17)", () => {
       const bodies = hook.got.map((g) => JSON.parse(g.body) as WebhookBody).sort((a, b) => a.rule.kind.localeCompare(b.rule.kind));
       expect(bodies.map((b) => b.rule.kind)).toEqual(["drift_rejection", "poison_suspect"]);
       expect(bodies[0]!.data).toMatchObject({ total: 1, rejections: [{ jobId: job.id, reason: "state changed without a version bump" }] });
-      expect(bodies[1]!.data).toMatchObject({ total: 1, jobs: [{ jobId: job.id, losses: 2 }] });
+      expect(bodies[1]!.data).toMatchObject({ total: 1, jobs: [{ jobId: job.id, crashes: 2 }] });
     } finally {
       await hook.close();
     }

@@ -1,6 +1,8 @@
 import type postgres from "postgres";
 import type { Sql } from "../db/client";
 import { enqueue } from "../jobs/enqueue";
+import { WORKER_LOST_CLASS } from "../jobs/poison";
+import { POISON_SUSPECT_CRASHES } from "../insight/windows";
 import type { Actor } from "../jobs/types";
 import type { AlertKind } from "./rules";
 
@@ -102,15 +104,18 @@ async function evaluate(tx: Tx, rule: Rule, until: Date): Promise<Found> {
     }
     case "poison_suspect": {
       if (until <= from) return {};
-      const rows = await tx<{ jobId: string; tenantId: string; type: string; queue: string; losses: number }[]>`
-        SELECT s.job_id, c.tenant_id, c.type, c.queue, s.losses FROM (
-          SELECT n.job_id, (SELECT count(*)::int FROM job_attempts x WHERE x.job_id = n.job_id AND x.outcome = 'lease_expired') AS losses
+      // A suspect is blamed for two or more worker crashes (lib/jobs/poison.ts); a bystander's lost attempt (WorkerLost) is not a crash.
+      const rows = await tx<{ jobId: string; tenantId: string; type: string; queue: string; crashes: number }[]>`
+        SELECT s.job_id, c.tenant_id, c.type, c.queue, s.crashes FROM (
+          SELECT n.job_id, (SELECT count(*)::int FROM job_attempts x WHERE x.job_id = n.job_id AND x.outcome = 'lease_expired'
+                              AND x.error_class IS DISTINCT FROM ${WORKER_LOST_CLASS}) AS crashes
             FROM (SELECT DISTINCT job_id FROM job_attempts
-                   WHERE outcome = 'lease_expired' AND finished_at > ${from} AND finished_at <= ${until} LIMIT ${ALERT_COUNT_CAP}) n) s
+                   WHERE outcome = 'lease_expired' AND error_class IS DISTINCT FROM ${WORKER_LOST_CLASS}
+                     AND finished_at > ${from} AND finished_at <= ${until} LIMIT ${ALERT_COUNT_CAP}) n) s
           JOIN job_catalog c ON c.id = s.job_id
-         WHERE s.losses >= 2 ORDER BY s.losses DESC, s.job_id`;
+         WHERE s.crashes >= ${POISON_SUSPECT_CRASHES} ORDER BY s.crashes DESC, s.job_id`;
       if (rows.length === 0) return { cursorAt: until };
-      const summary = `${rows.length} poison-job suspect(s): job ${rows[0]!.jobId} (${rows[0]!.type}) lost its worker ${rows[0]!.losses} times`;
+      const summary = `${rows.length} poison-job suspect(s): job ${rows[0]!.jobId} (${rows[0]!.type}) was blamed for ${rows[0]!.crashes} worker crashes`;
       return { cursorAt: until, alert: { summary, payload: { status: "firing", total: rows.length, jobs: rows.slice(0, ALERT_JOBS) } } };
     }
     case "drift_rejection": {

@@ -19,7 +19,7 @@ export type AlertKind = (typeof ALERT_KINDS)[number];
 
 export const KIND_LABELS: Record<AlertKind, string> = {
   job_dead: "A job went dead",
-  poison_suspect: "A poison-job suspect appeared (a job lost its worker twice or more)",
+  poison_suspect: "A poison-job suspect appeared (a job blamed for two or more worker crashes)",
   drift_rejection: "A drift rejection (something wrote a job outside the write path)",
   queue_oldest_due: "A queue's oldest due job is older than N seconds",
   type_failure_rate: "A type's failure rate is over N% in the last M minutes",

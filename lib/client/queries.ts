@@ -2,7 +2,7 @@
 // each key the query that fetches it through the one getJson (riverui's
 // services + utils/api.ts). Pages add only how often they poll.
 import { infiniteQueryOptions, queryOptions } from "@tanstack/react-query";
-import type { SlownessContextData } from "@/lib/insight/baseline";
+import type { ExplainContext } from "@/lib/insight/explain";
 import type { WindowKey } from "@/lib/insight/windows";
 import type { DeadGroupKey } from "@/lib/jobs/dead";
 import { STATES } from "@/lib/fsm/table";
@@ -155,7 +155,7 @@ export const slownessQuery = (id: string) => ({
   ...readQuery(
     keys.insight.slowness(id),
     `/api/insight/jobs/${encodeURIComponent(id)}/slowness`,
-    shaped<SlownessContextData>("the comparison", { baselines: "array" }),
+    shaped<ExplainContext>("the comparison", { baselines: "array" }),
   ),
   staleTime: 60_000,
 });

@@ -4,10 +4,6 @@ import { History, OPERATOR } from "../demo/history";
 import { transition } from "../jobs/transition";
 import { api } from "../jobs/test-helpers";
 import { registerWorker, touchWorker } from "../worker/registry";
-import { connect, type Sql } from "../db/client";
-import { withScope } from "../db/scope";
-import { jobsAhead, slownessContext } from "./baseline";
-import { analyzeSlowness } from "./slowness";
 import { busiestErrors, driftStatus, latencyByType, latencySampleWindow, listRejections, listWorkers, poisonSuspects, sampleSteps, throughput, transitionCounts } from "./queries";
 import { listJobs } from "../jobs/queries";
 import { parseJobFilters } from "../jobs/filters";
@@ -132,7 +128,7 @@ describe("overview aggregates", () => {
     await t.sql`UPDATE workers SET last_seen_at = now() - interval '5 minutes' WHERE id = 'w-dead-2'`;
     const rows = await poisonSuspects(t.sql, NOW);
     expect(rows.map((r) => r.jobId)).toEqual([ids.poison]);
-    expect(rows[0]).toMatchObject({ type: "poison.crash", losses: 2, state: "queued" });
+    expect(rows[0]).toMatchObject({ type: "poison.crash", crashes: 2, state: "queued" });
     expect(rows[0]!.workers).toEqual([
       { id: "w-dead-1", attempt: 1, status: "unknown" },
       { id: "w-dead-2", attempt: 2, status: "silent" },
@@ -142,9 +138,9 @@ describe("overview aggregates", () => {
   it("the jobs list flags poison jobs and filters by them", async () => {
     const all = await listJobs(t.sql, parseJobFilters({ limit: "200" }));
     const byId = new Map(all.jobs.map((j) => [j.id, j]));
-    expect(byId.get(ids.poison!)?.leaseLosses).toBe(2);
-    expect(byId.get(ids.lostOnce!)?.leaseLosses).toBe(1);
-    expect(byId.get(ids.retried!)?.leaseLosses).toBe(0);
+    expect(byId.get(ids.poison!)?.crashes).toBe(2);
+    expect(byId.get(ids.lostOnce!)?.crashes).toBe(1);
+    expect(byId.get(ids.retried!)?.crashes).toBe(0);
     const only = await listJobs(t.sql, parseJobFilters({ poison: "1" }));
     expect(only.jobs.map((j) => j.id)).toEqual([ids.poison]);
   });
@@ -231,115 +227,5 @@ describe("rejections", () => {
     const p3 = await listRejections(t.sql, { limit: 2, after: p2.next! });
     expect([...p1.rows, ...p2.rows, ...p3.rows].map((r) => r.id)).toEqual(all.rows.map((r) => r.id));
     expect(p3.next).toBeNull();
-  });
-});
-
-describe("slowness context", () => {
-  it("compares with the same type, per tenant and overall, and counts the jobs ahead at submit", async () => {
-    const [job] = await t.sql<{ id: string; type: string; queue: string; tenantId: string; priority: number; createdAt: Date }[]>`
-      SELECT id, type, queue, tenant_id, priority, created_at FROM jobs WHERE id = ${ids.retried!}`;
-    const staff = await slownessContext(t.sql, job!, { tenantOnly: false });
-    expect(staff.baselines.map((b) => [b.label, b.n])).toEqual([
-      ["globex's report.generate jobs", 0],
-      ["report.generate jobs (all tenants)", 11],
-    ]);
-    // Ten reports of acme and the old one that died; not the job itself.
-    const all = staff.baselines[1]!;
-    expect(all.phases.running!.p50).toBe(2 * MIN);
-    // Submitted 30 min ago; the reports submitted 40..31 min ago were each claimed a minute after their
-    // submit, the last one at that very moment: none was still waiting.
-    expect(staff.aheadAtSubmit).toBe(0);
-    const tenant = await slownessContext(t.sql, job!, { tenantOnly: true });
-    expect(tenant.baselines.map((b) => b.label)).toEqual(["your report.generate jobs"]);
-  });
-
-  it("counts the jobs of its queue still waiting at its submit, not those claimed, cancelled or of a lower priority", async () => {
-    const q = "q-ahead";
-    const report = { type: "report.generate", params: { report: "daily_usage", period: "2026-11" }, queue: q } as const;
-    const submitAt = (at: number, priority = 0) => new History(t.sql, at).submit({ tenantId: "acme", ...report, priority }, api);
-    // Waiting: three still queued, one cancelled and one claimed only after the subject's submit (5 min ago).
-    for (let i = 0; i < 3; i++) await submitAt(ago(10 * MIN) + i * MIN);
-    await (await submitAt(ago(10 * MIN))).step("cancel", 8 * MIN, OPERATOR);
-    await (await (await submitAt(ago(10 * MIN))).run("w-a", 7 * MIN)).step("finish", MIN);
-    // Not waiting: of a lower priority; claimed before it (still running, or finished); cancelled before it.
-    await submitAt(ago(10 * MIN), 9);
-    await (await submitAt(ago(10 * MIN))).run("w-a", MIN);
-    await (await (await submitAt(ago(10 * MIN))).run("w-a", MIN)).step("finish", MIN);
-    await (await submitAt(ago(10 * MIN))).step("cancel", MIN, OPERATOR);
-    const subject = await new History(t.sql, ago(5 * MIN)).submit({ tenantId: "acme", ...report, priority: 5 }, api);
-    const [job] = await t.sql<{ id: string; type: string; queue: string; tenantId: string; priority: number; createdAt: Date }[]>`
-      SELECT id, type, queue, tenant_id, priority, created_at FROM jobs WHERE id = ${subject.id}`;
-    expect((await slownessContext(t.sql, job!, { tenantOnly: false })).aheadAtSubmit).toBe(5);
-  });
-
-  it("for a tenant, the jobs ahead are every tenant's, as a count split into its own and the others' (issue 14)", async () => {
-    const q = "q-ahead-split";
-    const report = { type: "report.generate", params: { report: "daily_usage", period: "2026-11" }, queue: q } as const;
-    for (let i = 0; i < 2; i++) await new History(t.sql, ago(10 * MIN) + i * 1000).submit({ tenantId: "acme", ...report }, api);
-    for (let i = 0; i < 3; i++) await new History(t.sql, ago(10 * MIN) + i * 1000).submit({ tenantId: "globex", ...report }, api);
-    const subject = await new History(t.sql, ago(5 * MIN)).submit({ tenantId: "acme", ...report }, api);
-    const [job] = await t.sql<{ id: string; type: string; queue: string; tenantId: string; priority: number; createdAt: Date }[]>`
-      SELECT id, type, queue, tenant_id, priority, created_at FROM job_catalog WHERE id = ${subject.id}`;
-    const app: Sql = connect(t.roleUrl("app"), { max: 2 });
-    try {
-      // Under the tenant's row-level security alone, only its own two are visible.
-      const own = await withScope(app, { tenantId: "acme" }, (tx) => jobsAhead(tx, job!));
-      expect(own).toEqual({ n: 2, own: 2, capped: false });
-      const ctx = await withScope(app, { tenantId: "acme" }, (tx) =>
-        slownessContext(tx, job!, { tenantOnly: true, ahead: (j) => withScope(app, { all: true }, (all) => jobsAhead(all, j)) }),
-      );
-      expect([ctx.aheadAtSubmit, ctx.aheadOwn, ctx.aheadCapped]).toEqual([5, 2, false]);
-      // The JSON a tenant receives names no other tenant.
-      expect(JSON.stringify(ctx)).not.toContain("globex");
-    } finally {
-      await app.end();
-    }
-  });
-
-  it("reads its queue's pauses, the workers that served it, and the last heartbeat of a lost attempt", async () => {
-    const q = "q-why";
-    const submitted = ago(30 * MIN);
-    // A worker of the queue alive before the submit, silent from 25 min ago; another from 10 min ago.
-    await registerWorker(t.sql, { id: "w-why-1", queues: [q], concurrency: 1 });
-    await t.sql`UPDATE workers SET started_at = ${new Date(ago(60 * MIN))}, last_seen_at = ${new Date(ago(25 * MIN))} WHERE id = 'w-why-1'`;
-    await registerWorker(t.sql, { id: "w-why-2", queues: [q], concurrency: 1 });
-    await t.sql`UPDATE workers SET started_at = ${new Date(ago(10 * MIN))}, last_seen_at = ${new Date(ago(MIN))} WHERE id = 'w-why-2'`;
-    await t.sql`INSERT INTO queue_events (queue, event, actor_kind, actor_id, at) VALUES
-      (${q}, 'pause', 'operator', 'ops@jobscope.dev', ${new Date(ago(40 * MIN))}),
-      (${q}, 'resume', 'operator', 'ops@jobscope.dev', ${new Date(ago(28 * MIN))})`;
-    const h = await new History(t.sql, submitted).submit({ tenantId: "acme", type: "report.generate", params: { report: "daily_usage", period: "2026-11" }, queue: q }, api);
-    await h.run("w-why-1", MIN, 0); // claimed 29 min ago; its worker's last heartbeat 25 min ago
-    await h.loseLease(3 * MIN, MIN); // reclaimed 25 min ago
-    await (await h.run("w-why-2", 16 * MIN, 0)).step("finish", MIN);
-    const [job] = await t.sql<{ id: string; type: string; queue: string; tenantId: string; priority: number; createdAt: Date }[]>`
-      SELECT id, type, queue, tenant_id, priority, created_at FROM job_catalog WHERE id = ${h.id}`;
-    const staff = await slownessContext(t.sql, job!, { tenantOnly: false, now: NOW });
-    expect(staff.queuePauses).toEqual([{ from: ago(40 * MIN), to: ago(28 * MIN), byKind: "operator", by: "ops@jobscope.dev" }]);
-    expect(staff.serving).toEqual([
-      { from: ago(10 * MIN), to: ago(MIN) },
-      { from: ago(60 * MIN), to: ago(25 * MIN) },
-    ]);
-    expect(staff.silentAt).toEqual({ 1: ago(25 * MIN) });
-    const tenant = await slownessContext(t.sql, job!, { tenantOnly: true, now: NOW });
-    expect(tenant.queuePauses[0]!.by).toBe("");
-
-    const runs = await t.sql`SELECT * FROM job_runs WHERE job_id = ${h.id}`;
-    const events = await t.sql`SELECT * FROM job_events WHERE job_id = ${h.id}`;
-    const [row] = await t.sql`SELECT * FROM jobs WHERE id = ${h.id}`;
-    const r = analyzeSlowness(row as never, runs as never, events as never, { now: NOW.getTime(), ...staff });
-    // The second attempt waited 16 min, 15 of them with no worker of the queue alive.
-    expect(r.waits.noWorkerMs).toBe(15 * MIN);
-    expect(r.attempts[0]!.silentAt).toBe(ago(25 * MIN));
-  });
-
-  it("the analysis of a real job says backoff, and compares it", async () => {
-    const [job] = await t.sql`SELECT * FROM jobs WHERE id = ${ids.retried!}`;
-    const runs = await t.sql`SELECT * FROM job_runs WHERE job_id = ${ids.retried!}`;
-    const events = await t.sql`SELECT * FROM job_events WHERE job_id = ${ids.retried!}`;
-    const ctx = await slownessContext(t.sql, job as never, { tenantOnly: false });
-    const r = analyzeSlowness(job as never, runs as never, events as never, { now: Date.now(), ...ctx });
-    expect(r.dominant).toBe("retry_backoff");
-    expect(r.summary).toMatch(/retry backoff after 1 upstream timeout/);
-    expect(r.cause.kind).toBe("retry_backoff");
   });
 });

@@ -2,7 +2,8 @@ import type { Db } from "../db/client";
 import type { RejectionRecord } from "../jobs/queries";
 import type { JobEvent, JobState, RejectionKind, RunOutcome } from "../fsm/table";
 import { TRANSITIONS } from "../fsm/table";
-import { LATENCY_SAMPLE, POISON_LOOKBACK_MS, POISON_LOSSES, WINDOWS, type WindowKey } from "./windows";
+import { WORKER_LOST_CLASS } from "../jobs/poison";
+import { LATENCY_SAMPLE, POISON_LOOKBACK_MS, POISON_SUSPECT_CRASHES, WINDOWS, type WindowKey } from "./windows";
 import { workerStatus, type WorkerStatus } from "./workers";
 
 // The workers page's query lives beside its own types; the pages import the insight queries from here.
@@ -161,37 +162,46 @@ export type PoisonSuspect = {
   state: JobState;
   attempt: number;
   maxAttempts: number;
-  losses: number;
-  lastLossAt: Date;
-  /** The workers whose lease expired on it, oldest attempt first, and whether each is now silent or stopped. */
+  /** Worker crashes blamed on it (lib/jobs/poison.ts). */
+  crashes: number;
+  lastCrashAt: Date;
+  /** Stopped as a poison job (its last attempt's class is PoisonJob). */
+  poisoned: boolean;
+  /** The other jobs its crashes took down (their attempts lost on the same workers, handed back as bystanders). */
+  tookDown: number;
+  /** The workers that died on it, oldest attempt first, and whether each is now silent or stopped. */
   workers: { id: string; attempt: number; status: WorkerStatus | "unknown" }[];
 };
 
 /**
- * Jobs whose attempts ended `lease_expired` at least POISON_LOSSES times in the
- * lookback: they kill or hang their workers. Served by job_attempts_lease_lost_idx
- * (finished_at DESC, job_id) WHERE outcome = 'lease_expired' — losses are rare,
- * so this reads only them — then per suspect the `jobs` view by id (job_catalog_pkey,
- * jobs_live_pkey, or the last transition by job_attempts_pkey and job_log_job_version_idx),
- * job_attempts_pkey and workers_pkey.
+ * Jobs blamed for at least POISON_SUSPECT_CRASHES worker crashes in the lookback: they kill or hang
+ * their workers. A crash is a lost lease the supervisor blamed on the job; the other jobs the same
+ * dead worker took down are bystanders (error class WorkerLost), counted as what it took down and
+ * never suspects themselves. Served by job_attempts_lease_lost_idx (finished_at DESC, job_id) WHERE
+ * outcome = 'lease_expired' — losses are rare, so this reads only them — then per suspect the `jobs`
+ * view by id, job_attempts_pkey, job_attempts_worker_trouble_idx and workers_pkey.
  */
 export async function poisonSuspects(sql: Db, now = new Date(), limit = 20): Promise<PoisonSuspect[]> {
   const from = new Date(now.getTime() - POISON_LOOKBACK_MS);
   const rows = await sql<(Omit<PoisonSuspect, "workers"> & { workers: { id: string; attempt: number; lastSeenAt: string | null; stoppedAt: string | null }[] })[]>`
     WITH lost AS (
-      SELECT job_id, count(*)::int AS losses, max(finished_at) AS last_loss_at
+      SELECT job_id, count(*)::int AS crashes, max(finished_at) AS last_crash_at
         FROM job_attempts
-       WHERE outcome = 'lease_expired' AND finished_at >= ${from}
-       GROUP BY job_id HAVING count(*) >= ${POISON_LOSSES}
-       ORDER BY last_loss_at DESC LIMIT ${limit})
-    SELECT l.job_id, j.tenant_id, j.type, j.queue, j.state, j.attempt, j.max_attempts, l.losses, l.last_loss_at,
+       WHERE outcome = 'lease_expired' AND finished_at >= ${from} AND error_class IS DISTINCT FROM ${WORKER_LOST_CLASS}
+       GROUP BY job_id HAVING count(*) >= ${POISON_SUSPECT_CRASHES}
+       ORDER BY last_crash_at DESC LIMIT ${limit})
+    SELECT l.job_id, j.tenant_id, j.type, j.queue, j.state, j.attempt, j.max_attempts, l.crashes, l.last_crash_at,
+           EXISTS (SELECT 1 FROM job_attempts p WHERE p.job_id = l.job_id AND p.error_class = 'PoisonJob') AS poisoned,
+           (SELECT count(*)::int FROM job_attempts o
+             WHERE o.worker_id IN (SELECT r.worker_id FROM job_attempts r WHERE r.job_id = l.job_id AND r.outcome = 'lease_expired' AND r.error_class IS DISTINCT FROM ${WORKER_LOST_CLASS})
+               AND o.job_id <> l.job_id AND o.outcome <> 'succeeded' AND o.outcome = 'lease_expired' AND o.error_class = ${WORKER_LOST_CLASS}) AS took_down,
            (SELECT json_agg(json_build_object('id', r.worker_id, 'attempt', r.attempt,
                                               'lastSeenAt', w.last_seen_at, 'stoppedAt', w.stopped_at) ORDER BY r.attempt)
               FROM job_attempts r LEFT JOIN workers w ON w.id = r.worker_id
-             WHERE r.job_id = l.job_id AND r.outcome = 'lease_expired') AS workers
+             WHERE r.job_id = l.job_id AND r.outcome = 'lease_expired' AND r.error_class IS DISTINCT FROM ${WORKER_LOST_CLASS}) AS workers
       FROM lost l
       CROSS JOIN LATERAL (SELECT * FROM jobs v WHERE v.id = l.job_id LIMIT 1) j
-     ORDER BY l.last_loss_at DESC`;
+     ORDER BY l.last_crash_at DESC`;
   return rows.map((r) => ({
     ...r,
     workers: (r.workers ?? []).map((w) => ({

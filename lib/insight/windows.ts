@@ -17,8 +17,11 @@ export function parseWindow(v: string | null | undefined, fallback: WindowKey = 
 /** The latency charts read the newest this-many attempts of the window (lib/insight/queries.ts latencyByType). */
 export const LATENCY_SAMPLE = 2_000;
 
-/** A job whose attempts ended `lease_expired` this many times is a poison suspect: it kills its workers. */
-export const POISON_LOSSES = 2;
+/**
+ * A job blamed for this many worker crashes is a poison suspect: it kills its workers
+ * (lib/jobs/poison.ts says how one job is blamed for a worker's death, and the others spared).
+ */
+export const POISON_SUSPECT_CRASHES = 2;
 /** How far back the overview looks for poison suspects. */
 export const POISON_LOOKBACK_MS = 7 * 24 * 3_600_000;
 /** A worker that has not touched its row for this long, and did not say it stopped, is silent. */

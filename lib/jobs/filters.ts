@@ -18,7 +18,7 @@ export const JobFilters = z.object({
   queue: text(100),
   errorClass: text(200),
   worker: text(200),
-  /** "1": only poison suspects, jobs whose attempts repeatedly ended lease_expired (lib/insight/windows.ts). */
+  /** "1": only poison suspects, jobs blamed for repeated worker crashes (lib/insight/windows.ts). */
   poison: z.literal("1").optional().catch(undefined),
   createdFrom: date,
   createdTo: date,

@@ -8,7 +8,15 @@ import { z } from "zod";
 export const SUBMITTERS = ["tenant_api", "console", "internal"] as const;
 export type Submitter = (typeof SUBMITTERS)[number];
 
-type JobTypeSpec = { description: string; queue: string; maxAttempts: number; params: z.ZodType; submitters: readonly Submitter[] };
+type JobTypeSpec = {
+  description: string;
+  queue: string;
+  maxAttempts: number;
+  params: z.ZodType;
+  submitters: readonly Submitter[];
+  /** A numeric parameter that says how big the job is: "why was this slow" says when it was larger than usual. */
+  sizeParam?: string;
+};
 
 const EVERYONE = SUBMITTERS;
 
@@ -24,6 +32,7 @@ const PRODUCT_TYPES = {
     queue: "exports",
     maxAttempts: 5,
     submitters: EVERYONE,
+    sizeParam: "rows",
     params: z.strictObject({
       dataset: z.enum(["orders", "customers", "invoices", "events"]),
       rows: z.int().min(1).max(10_000_000),
@@ -36,6 +45,7 @@ const PRODUCT_TYPES = {
     queue: "media",
     maxAttempts: 3,
     submitters: EVERYONE,
+    sizeParam: "frames",
     params: z.strictObject({
       assetId: z.string().min(1).max(200),
       frames: z.int().min(1).max(100_000),
@@ -145,3 +155,10 @@ export function assertSubmitter(type: string, submitter: Submitter): void {
 
 /** The types `submitter` may submit (the API's OpenAPI document lists these). */
 export const typesFor = (submitter: Submitter) => Object.entries(JOB_TYPES).filter(([, spec]) => (spec.submitters as readonly Submitter[]).includes(submitter));
+
+/** The type's size-like parameter (`sizeParam`), if it declares one. */
+export function sizeParamOf(type: string): string | null {
+  if (!isJobType(type)) return null;
+  const spec: JobTypeSpec = JOB_TYPES[type];
+  return spec.sizeParam ?? null;
+}

@@ -1,7 +1,8 @@
 import type { Db } from "../db/client";
 import { idPrefixRange, isUuid, shortIdOf } from "../uuid";
 import type { JobState } from "../fsm/table";
-import { POISON_LOOKBACK_MS, POISON_LOSSES } from "../insight/windows";
+import { POISON_LOOKBACK_MS, POISON_SUSPECT_CRASHES } from "../insight/windows";
+import { WORKER_LOST_CLASS } from "./poison";
 import { decodeCursor, orderOf, type JobFilters, type Order } from "./filters";
 import { parseParamsFilter } from "./params-filter";
 import { finishedJoins, finishesOf, liveState, num, stateLit, TERMINAL, type Fragment } from "./read-model";
@@ -108,7 +109,7 @@ const poisonSince = (sql: Db) => sql`now() - ${sql.unsafe(`interval '${POISON_LO
 /**
  * The filters found in a job's attempts, checked per row on job id `id`. `worker`: the jobs whose
  * attempts did not succeed on that worker, or that it holds now (its lease). `poison`:
- * POISON_LOSSES or more attempts lost to an expired lease in the last POISON_LOOKBACK_MS.
+ * POISON_SUSPECT_CRASHES or more worker crashes blamed on it in the last POISON_LOOKBACK_MS.
  */
 function attemptPreds(sql: Db, f: F, id: Fragment, skip: { errorClass?: boolean; worker?: boolean; poison?: boolean } = {}): Fragment[] {
   const parts: Fragment[] = [];
@@ -118,7 +119,8 @@ function attemptPreds(sql: Db, f: F, id: Fragment, skip: { errorClass?: boolean;
                     OR EXISTS (SELECT 1 FROM jobs_live lw WHERE lw.id = ${id} AND lw.lease_owner = ${f.worker}))`);
   }
   if (f.poison && !skip.poison) {
-    parts.push(sql`(SELECT count(*) FROM job_attempts ap WHERE ap.job_id = ${id} AND ap.outcome = 'lease_expired' AND ap.finished_at >= ${poisonSince(sql)}) >= ${num(sql, POISON_LOSSES)}`);
+    parts.push(sql`(SELECT count(*) FROM job_attempts ap WHERE ap.job_id = ${id} AND ap.outcome = 'lease_expired' AND ap.error_class IS DISTINCT FROM ${WORKER_LOST_CLASS}
+                      AND ap.finished_at >= ${poisonSince(sql)}) >= ${num(sql, POISON_SUSPECT_CRASHES)}`);
   }
   return parts;
 }
@@ -277,7 +279,7 @@ function fromSet(sql: Db, f: F, order: Order, k: Keyset, limit: number): Fragmen
   } else if (f.poison) {
     set = sql`
       SELECT a.job_id FROM job_attempts a WHERE a.outcome = 'lease_expired' AND a.finished_at >= ${poisonSince(sql)}
-       GROUP BY a.job_id HAVING count(*) >= ${num(sql, POISON_LOSSES)}`;
+       GROUP BY a.job_id HAVING count(*) FILTER (WHERE a.error_class IS DISTINCT FROM ${WORKER_LOST_CLASS}) >= ${num(sql, POISON_SUSPECT_CRASHES)}`;
     skip = { poison: true };
   } else if (f.worker) {
     const w = f.worker;

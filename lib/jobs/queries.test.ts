@@ -199,7 +199,7 @@ describe("the tabs, on the storage", () => {
 
   it("completes each row: state and attempt from the live row or the last transition, the last attempt's error class and worker, lease losses", async () => {
     const rows = new Map((await list({})).map((r) => [r.id, r]));
-    expect(rows.get(j.x1!.id)).toMatchObject({ state: "dead", attempt: 2, stateVersion: j.x1!.stateVersion, lastErrorClass: "ValidationError", lastWorker: "w-kill", leaseLosses: 0, finishedAt: j.x1!.finishedAt });
+    expect(rows.get(j.x1!.id)).toMatchObject({ state: "dead", attempt: 2, stateVersion: j.x1!.stateVersion, lastErrorClass: "ValidationError", lastWorker: "w-kill", crashes: 0, finishedAt: j.x1!.finishedAt });
     expect(rows.get(j.r1!.id)).toMatchObject({ state: "running", attempt: 1, lastErrorClass: null, lastWorker: "w-hold", finishedAt: null });
     expect(rows.get(j.rw1!.id)).toMatchObject({ state: "retry_wait", lastErrorClass: "UpstreamTimeout", lastWorker: "w-fail" });
     expect(rows.get(j.c1!.id)).toMatchObject({ state: "cancelled", attempt: 0, lastErrorClass: null, lastWorker: null });
@@ -268,9 +268,9 @@ describe("poison suspects", () => {
     for (let i = 0; i < 2; i++) await lose(recent);
     for (let i = 0; i < 2; i++) await lose(old, new Date(Date.now() - 8 * 86_400_000 + i * 60_000));
     const poison = (await listJobs(t.sql, parseJobFilters({ poison: "1", tenant: "tabs" }))).jobs;
-    expect(poison.map((r) => [r.id, r.leaseLosses])).toEqual([[recent.id, 2]]);
+    expect(poison.map((r) => [r.id, r.crashes])).toEqual([[recent.id, 2]]);
     const rows = (await listJobs(t.sql, parseJobFilters({ queue: "q-poison", state: "queued" }))).jobs;
-    expect(rows.map((r) => [r.id, r.leaseLosses])).toEqual([[recent.id, 2], [old.id, 2]]);
+    expect(rows.map((r) => [r.id, r.crashes])).toEqual([[recent.id, 2], [old.id, 2]]);
   });
 });
 

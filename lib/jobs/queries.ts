@@ -5,12 +5,13 @@ import { STATES, type JobState, type RejectionKind, type RunOutcome } from "../f
 import { durationMs, encodeCursor, type JobFilters } from "./filters";
 import { keysetOf, listSource, SCAN_BUDGET, type Keyset } from "./list-source";
 import { finishedJoins, finishesOf, jobRows, liveState, logRange, num, stateLit } from "./read-model";
+import { WORKER_LOST_CLASS } from "./poison";
 import type { JobRow, MovedBy } from "./types";
 
 export type JobListRow = Pick<
   JobRow,
   "id" | "tenantId" | "type" | "queue" | "priority" | "state" | "attempt" | "maxAttempts" | "stateVersion" | "createdAt" | "updatedAt" | "finishedAt"
-> & { lastErrorClass: string | null; lastWorker: string | null; /** Attempts that ended lease_expired: POISON_LOSSES or more is a poison suspect. */ leaseLosses: number };
+> & { lastErrorClass: string | null; lastWorker: string | null; /** Worker crashes blamed on it (lib/jobs/poison.ts): POISON_SUSPECT_CRASHES or more is a poison suspect. */ crashes: number };
 
 export type JobPage = {
   jobs: JobListRow[];
@@ -44,7 +45,7 @@ export async function listJobs(sql: Db, f: JobFilters): Promise<JobPage> {
            f.fin_at AS finished_at,
            CASE WHEN l.lease_owner IS NULL THEN r.last_error_class END AS last_error_class,
            CASE WHEN l.lease_owner IS NULL THEN r.last_worker ELSE l.run_worker END AS last_worker,
-           coalesce(r.lease_losses, 0) AS lease_losses, p.ok, p.rn,
+           coalesce(r.crashes, 0) AS crashes, p.ok, p.rn,
            to_char(p.at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS cursor_at
       FROM p
       JOIN job_catalog c ON c.id = p.id
@@ -53,7 +54,7 @@ export async function listJobs(sql: Db, f: JobFilters): Promise<JobPage> {
       LEFT JOIN LATERAL (
         SELECT (array_agg(a.error_class ORDER BY a.attempt DESC))[1] AS last_error_class,
                (array_agg(a.worker_id ORDER BY a.attempt DESC))[1] AS last_worker,
-               count(*) FILTER (WHERE a.outcome = 'lease_expired')::int AS lease_losses
+               count(*) FILTER (WHERE a.outcome = 'lease_expired' AND a.error_class IS DISTINCT FROM ${WORKER_LOST_CLASS})::int AS crashes
           FROM job_attempts a WHERE a.job_id = p.id) r ON true
      ORDER BY ${source.order === "id" ? sql`p.id ${d}` : sql`p.at ${d}, p.id ${d}`}`;
   // The cursor keeps the sort time to the microsecond (see encodeCursor).
@@ -129,14 +130,14 @@ async function listByDuration(sql: Db, f: JobFilters): Promise<JobPage> {
            pg.created_at, pg.updated_at, pg.finished_at,
            CASE WHEN pg.lease_owner IS NULL THEN r.last_error_class END AS last_error_class,
            CASE WHEN pg.lease_owner IS NULL THEN r.last_worker ELSE pg.run_worker END AS last_worker,
-           coalesce(r.lease_losses, 0) AS lease_losses, pg.dur_us, stats.n, stats.capped,
+           coalesce(r.crashes, 0) AS crashes, pg.dur_us, stats.n, stats.capped,
            CASE WHEN ${byDuration} THEN to_char((timestamptz 'epoch' + pg.dur_us * interval '1 microsecond') AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')
                 ELSE to_char(pg.at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') END AS cursor_at
       FROM pg CROSS JOIN stats
       LEFT JOIN LATERAL (
         SELECT (array_agg(a.error_class ORDER BY a.attempt DESC))[1] AS last_error_class,
                (array_agg(a.worker_id ORDER BY a.attempt DESC))[1] AS last_worker,
-               count(*) FILTER (WHERE a.outcome = 'lease_expired')::int AS lease_losses
+               count(*) FILTER (WHERE a.outcome = 'lease_expired' AND a.error_class IS DISTINCT FROM ${WORKER_LOST_CLASS})::int AS crashes
           FROM job_attempts a WHERE a.job_id = pg.id) r ON true
      ORDER BY ${order}`;
   const [stats] = rows.length

@@ -4,6 +4,9 @@ import { setupTestDb } from "../db/test-db";
 import { auditJob, getJob, newJob, rejectionsOf, runJob, worker } from "../jobs/test-helpers";
 import { transition } from "../jobs/transition";
 import { inWritePath } from "../jobs/write-path";
+import { poisonSuspects } from "../insight/queries";
+import { parseJobFilters } from "../jobs/filters";
+import { listJobs } from "../jobs/queries";
 import { createSupervisor } from "./supervisor";
 
 const t = setupTestDb();
@@ -110,6 +113,12 @@ describe("supervisor", () => {
     expect(await getJob(t.sql, bystander.id)).toMatchObject({ state: "queued", attempt: 3, maxAttempts: 5 });
     const classes = await t.sql<{ errorClass: string }[]>`SELECT error_class FROM job_runs WHERE job_id = ${bystander.id} ORDER BY attempt`;
     expect(classes.map((c) => c.errorClass)).toEqual(["WorkerLost", "WorkerLost", "WorkerLost"]);
+    // The overview's suspects and the jobs list's poison filter show the crasher and what it took down, never the bystander.
+    const suspects = (await poisonSuspects(t.sql)).filter((x) => x.jobId === crasher.id || x.jobId === bystander.id);
+    expect(suspects.map((x) => [x.jobId, x.crashes, x.poisoned, x.tookDown])).toEqual([[crasher.id, 3, true, 3]]);
+    const listed = await listJobs(t.sql, parseJobFilters({ poison: "1", limit: "200" }));
+    expect(listed.jobs.map((j) => j.id)).toContain(crasher.id);
+    expect(listed.jobs.map((j) => j.id)).not.toContain(bystander.id);
   });
 
   it("a job that crashed fewer workers than the threshold is reclaimed as before", async () => {

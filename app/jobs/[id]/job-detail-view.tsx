@@ -10,8 +10,8 @@ import { useNow } from "@/components/use-now";
 import { HttpError } from "@/lib/client/get-json";
 import { jobDetailQuery, keys } from "@/lib/client/queries";
 import type { ActorKind } from "@/lib/fsm/table";
-import type { SlownessContextData } from "@/lib/insight/baseline";
-import type { Audience } from "@/lib/insight/slowness";
+import type { Audience } from "@/lib/insight/claims";
+import type { ExplainContext } from "@/lib/insight/explain";
 import type { JobDetail } from "@/lib/jobs/queries";
 import { EventLog, Rejections } from "./event-log";
 import { JobActions } from "./job-actions";
@@ -19,7 +19,7 @@ import { JobHeader } from "./job-header";
 import { RunRecords } from "./run-records";
 import { Card } from "@/components/charts/card";
 import { TimelineSection } from "./timeline-section";
-import { useSlowness, WhySlow } from "./why-slow";
+import { useExplanation, WhySlow } from "./why-slow";
 
 const POLL_MS = 2_000;
 
@@ -31,7 +31,7 @@ type Props = {
   /** Staff see the machinery's terms in "why was this slow"; a tenant member sees none of them. */
   audience: Audience;
   /** The comparison read with the page, so "why was this slow" paints its final sentence first. */
-  initialContext: SlownessContextData | null;
+  initialContext: ExplainContext | null;
 };
 
 export function JobDetailView({ id, initial, renderedAt, actorKind, audience, initialContext }: Props) {
@@ -50,8 +50,8 @@ export function JobDetailView({ id, initial, renderedAt, actorKind, audience, in
   const isFailing = isFailingOf(query);
   const isGone = isFailing && query.error instanceof HttpError && query.error.isNotFound;
   const result = detail.runs.find((r) => r.outcome === "succeeded")?.result;
-  // One report for the why-slow panel and the timeline's chips: the same phase totals everywhere.
-  const slowness = useSlowness({ detail, now, audience, initialContext, renderedAt });
+  // One explanation for the why-slow panel and the timeline's chips: the same phase totals everywhere.
+  const why = useExplanation({ detail, now, audience, initialContext, renderedAt });
 
   return (
     <div className="space-y-6">
@@ -87,8 +87,8 @@ export function JobDetailView({ id, initial, renderedAt, actorKind, audience, in
         </div>
       )}
 
-      <WhySlow state={job.state} report={slowness.report} context={slowness.context} audience={audience} />
-      <TimelineSection detail={detail} now={now} report={slowness.report} audience={audience} />
+      <WhySlow state={job.state} explanation={why.explanation} words={why.words} context={why.context} audience={audience} />
+      <TimelineSection detail={detail} now={now} explanation={why.explanation} audience={audience} />
 
       <div className="grid gap-6 lg:grid-cols-2">
         <Card title="Params" id="params">

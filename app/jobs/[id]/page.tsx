@@ -3,7 +3,7 @@ import { notFound, redirect } from "next/navigation";
 import { actorOf, requirePage, withViewer, withViewerRead, type Viewer } from "@/lib/auth/viewer";
 import { idPrefixRange, isUuid, shortIdOf } from "@/lib/uuid";
 import { tenantScopeOf } from "@/lib/auth/permissions";
-import { slownessContextFor } from "@/lib/insight/slowness-context";
+import { explainContextFor } from "@/lib/insight/context";
 import { getJobDetail } from "@/lib/jobs/queries";
 import { redactForTenant } from "@/lib/jobs/redact";
 import { JobDetailView } from "./job-detail-view";
@@ -22,16 +22,14 @@ export async function generateMetadata({ params }: Props): Promise<Metadata> {
  * A comparison that fails leaves the panel to fetch it (its own error shows there), not the page.
  */
 async function load(viewer: Viewer, id: string) {
-  const [detail, context] = await Promise.all([
-    withViewer(viewer, async (tx) => {
-      const d = await getJobDetail(tx, id);
-      return d && tenantScopeOf(viewer) ? redactForTenant(d) : d;
-    }),
-    slownessContextFor(viewer, id).catch((err: unknown) => {
-      console.error("job page: the slowness comparison failed:", err);
-      return null;
-    }),
-  ]);
+  const raw = await withViewer(viewer, (tx) => getJobDetail(tx, id));
+  const context = raw
+    ? await explainContextFor(viewer, id, { detail: raw }).catch((err: unknown) => {
+        console.error("job page: the explanation's context failed:", err);
+        return null;
+      })
+    : null;
+  const detail = raw && tenantScopeOf(viewer) ? redactForTenant(raw) : raw;
   return { detail, context, readAt: Date.now() };
 }
 

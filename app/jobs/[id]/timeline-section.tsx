@@ -3,19 +3,30 @@
 import { useMemo } from "react";
 import { TimelineChart } from "@/components/timeline/timeline-chart";
 import type { JobDetail } from "@/lib/jobs/queries";
-import { phaseLabels, PHASES, type Audience, type SlownessReport } from "@/lib/insight/slowness";
+import { PHASES, type Audience, type Explanation } from "@/lib/insight/claims";
+import { PHASE_LABELS } from "@/lib/insight/render";
 import { buildTimeline, formatDuration } from "@/lib/jobs/timeline";
 import { Card } from "@/components/charts/card";
 
 /**
  * The timeline, with where the time went as chips: the why-slow panel's own phase totals (one
- * report, lib/insight/slowness.ts), so the chips, the sentence and the "unusual" tags agree.
+ * explanation, lib/insight/explain.ts), so the chips and the sentence agree.
  */
-export function TimelineSection({ detail, now, report, audience }: { detail: JobDetail; now: number; report: SlownessReport; audience: Audience }) {
+export function TimelineSection({
+  detail,
+  now,
+  explanation: report,
+  audience,
+}: {
+  detail: JobDetail;
+  now: number;
+  explanation: Explanation;
+  audience: Audience;
+}) {
   const { job, runs, events } = detail;
   const timeline = useMemo(() => buildTimeline(job, runs, events, now), [job, runs, events, now]);
   const attempts = timeline.lanes.filter((l) => l.attempt > 0).length;
-  const labels = phaseLabels(audience);
+  const labels = PHASE_LABELS[audience];
   const tries = audience === "tenant" ? (attempts === 1 ? "try" : "tries") : attempts === 1 ? "attempt" : "attempts";
   return (
     <Card title="Timeline" id="timeline" aside={`${attempts} ${tries} over ${formatDuration(report.totalMs)}${timeline.isOngoing ? " so far" : ""}`}>

@@ -2,15 +2,16 @@
 
 import { useQuery } from "@tanstack/react-query";
 import { useMemo } from "react";
+import { Card } from "@/components/charts/card";
 import { StackedBar } from "@/components/charts/stacked-bar";
 import { DataTable } from "@/components/data-table";
 import { useTimeZone } from "@/components/time-zone";
-import type { SlownessContextData } from "@/lib/insight/baseline";
-import { analyzeSlowness, phaseLabels, PHASES, type Audience, type CauseKind, type Phase, type SlownessReport } from "@/lib/insight/slowness";
 import { slownessQuery } from "@/lib/client/queries";
+import { PHASES, type Audience, type AttemptRow, type Baseline, type Explanation, type Phase } from "@/lib/insight/claims";
+import { claimsOf, explain, type ExplainContext, emptyContext } from "@/lib/insight/explain";
+import { PHASE_LABELS, render } from "@/lib/insight/render";
 import type { JobDetail } from "@/lib/jobs/queries";
 import { formatDuration } from "@/lib/jobs/timeline";
-import { Card } from "@/components/charts/card";
 
 export const PHASE_COLORS: Record<Phase, string> = {
   scheduled: "#a3a3a3",
@@ -23,45 +24,21 @@ export const PHASE_COLORS: Record<Phase, string> = {
   dead: "#dc2626",
 };
 
-/** The chip before the sentence: the cause it names, in the reader's words. */
-const CAUSE_CHIPS: Record<CauseKind, { staff: string; tenant: string }> = {
-  none: { staff: "just submitted", tenant: "just submitted" },
-  nothing_unusual: { staff: "nothing unusual", tenant: "nothing unusual" },
-  lost_attempt: { staff: "lost to a silent worker", tenant: "interrupted try" },
-  never_started: { staff: "claim never started", tenant: "try never began" },
-  slow_run: { staff: "slow run", tenant: "the work took longer" },
-  running: { staff: "running", tenant: "the work itself" },
-  queue_paused: { staff: "queue paused", tenant: "processing paused" },
-  no_worker: { staff: "no worker serving the queue", tenant: "no capacity" },
-  jobs_ahead: { staff: "jobs ahead", tenant: "jobs ahead" },
-  queue_wait: { staff: "waiting in the queue", tenant: "waiting its turn" },
-  retry_backoff: { staff: "retry backoff", tenant: "waiting to retry" },
-  scheduled: { staff: "scheduled delay", tenant: "scheduled start" },
-  paused: { staff: "paused", tenant: "paused" },
-  dead: { staff: "dead until replayed", tenant: "stopped until restarted" },
-  claimed: { staff: "slow to start", tenant: "slow to start" },
-};
-
 /** The panel's title follows the job's state: why it failed, who cancelled it, how long so far, or why it was slow. */
-function titleOf(report: SlownessReport, state: JobDetail["job"]["state"]): string {
+function titleOf(ex: Explanation, state: JobDetail["job"]["state"]): string {
   if (state === "dead") return "Why it failed";
   if (state === "cancelled" || state === "cancelling") return "Why it was cancelled, and where its time went";
-  if (report.isOngoing) return "How long so far";
+  if (ex.isOngoing) return "How long so far";
   return "Why was this slow";
 }
 
 /**
- * "Why was this slow": the job's time split into phases (lib/insight/slowness.ts)
- * from the same job, runs and events the page already polls, and its comparison
- * with recent jobs of its type. The comparison comes with the page (read on the
- * server), so the first paint's sentence is the one that stays; a poll refreshes it.
- * One report feeds the sentence, the chips and the "unusual" tags.
+ * The one explanation of the page (lib/insight/explain.ts): the panel's sentence, its chips and the
+ * timeline's chips all read it. Built in the browser from the job's record the page polls and the
+ * context the server read (its first copy comes with the page, so the first sentence is the final
+ * one; a poll refreshes it), at the page's clock, so the time of what is still going on moves on.
  */
-/**
- * The one report of the page: the panel's sentence, its chips and tags, and the timeline's chips all
- * read it. The comparison comes with the page (read on the server) as the query's initial data.
- */
-export function useSlowness({
+export function useExplanation({
   detail,
   now,
   audience,
@@ -71,7 +48,7 @@ export function useSlowness({
   detail: JobDetail;
   now: number;
   audience: Audience;
-  initialContext: SlownessContextData | null;
+  initialContext: ExplainContext | null;
   renderedAt: number;
 }) {
   const { job, runs, events } = detail;
@@ -81,95 +58,106 @@ export function useSlowness({
     ...slownessQuery(job.id),
     ...(initialContext ? { initialData: initialContext, initialDataUpdatedAt: renderedAt } : {}),
   });
-  const report = useMemo(
-    () => analyzeSlowness(job, runs, events, { now, audience, timeZone, ...(context.data ?? {}) }),
-    [job, runs, events, now, audience, timeZone, context.data],
+  const explanation = useMemo(
+    () => explain(job, runs, events, { ...(context.data ?? emptyContext(now)), asOf: now }),
+    [job, runs, events, now, context.data],
   );
-  return { report, context };
+  const words = useMemo(() => render(explanation, job, { audience, timeZone }), [explanation, job, audience, timeZone]);
+  return { explanation, words, context };
 }
 
 export function WhySlow({
   state,
-  report,
+  explanation: ex,
+  words,
   context,
   audience,
 }: {
   state: JobDetail["job"]["state"];
-  report: SlownessReport;
-  context: ReturnType<typeof useSlowness>["context"];
+  explanation: Explanation;
+  words: ReturnType<typeof render>;
+  context: ReturnType<typeof useExplanation>["context"];
   audience: Audience;
 }) {
-  const labels = phaseLabels(audience);
-  const shown = PHASES.filter((p) => report.phases[p] > 0);
-  const unusual = new Set(report.unusual.map((u) => u.phase));
+  const labels = PHASE_LABELS[audience];
+  const shown = PHASES.filter((p) => ex.phases[p] > 0);
+  const beyond = new Set<string>(
+    claimsOf(ex.claims, "compare")
+      .filter((c) => c.above)
+      .map((c) => c.metric),
+  );
   return (
-    <Card title={titleOf(report, state)} id="why-slow" aside={`${formatDuration(report.totalMs)}${report.isOngoing ? " so far" : ""} from submit`}>
-      <p id="why-slow-summary" className="mb-2 text-sm leading-6 text-neutral-800" data-cause={report.cause.kind}>
-        <span className="mr-1 inline-block rounded bg-neutral-900 px-1.5 py-0.5 text-xs font-medium text-white">
-          {CAUSE_CHIPS[report.cause.kind][audience]}
-        </span>
-        {report.summary}
+    <Card title={titleOf(ex, state)} id="why-slow" aside={`${formatDuration(ex.totalMs)}${ex.isOngoing ? " so far" : ""} from submit`}>
+      <p id="why-slow-summary" className="mb-2 text-sm leading-6 text-neutral-800" data-cause={ex.cause}>
+        <span className="mr-1 inline-block rounded bg-neutral-900 px-1.5 py-0.5 text-xs font-medium text-white">{words.chip}</span>
+        {words.summary}
       </p>
-      {report.next && (
+      {words.next && (
         <p id="why-slow-next" className="mb-4 rounded border border-amber-200 bg-amber-50 px-3 py-2 text-sm text-amber-950">
           <span className="font-medium">What next: </span>
-          {report.next}
+          {words.next}
         </p>
       )}
       <StackedBar
-        label={`Where the time went: ${shown.map((p) => `${labels[p]} ${formatDuration(report.phases[p])}`).join(", ")}`}
-        parts={shown.map((p) => ({
-          key: p,
-          value: report.phases[p],
-          color: PHASE_COLORS[p],
-          title: `${labels[p]}: ${formatDuration(report.phases[p])}`,
-        }))}
+        label={`Where the time went: ${shown.map((p) => `${labels[p]} ${formatDuration(ex.phases[p])}`).join(", ")}`}
+        parts={shown.map((p) => ({ key: p, value: ex.phases[p], color: PHASE_COLORS[p], title: `${labels[p]}: ${formatDuration(ex.phases[p])}` }))}
       />
       <ul aria-label="Phases" className="mt-3 flex flex-wrap gap-x-5 gap-y-1.5 text-sm">
         {shown.map((p) => (
           <li key={p} className="flex items-center gap-2">
             <span aria-hidden="true" className="size-2.5 rounded-sm" style={{ background: PHASE_COLORS[p] }} />
             <span className="text-neutral-600">{labels[p]}</span>
-            <span className="font-semibold tabular-nums">{formatDuration(report.phases[p])}</span>
-            <span className="text-xs text-neutral-600 tabular-nums">{share(report.phases[p], report.totalMs)}</span>
-            {unusual.has(p) && <span className="rounded bg-orange-100 px-1.5 text-xs font-medium text-orange-900">unusual</span>}
+            <span className="font-semibold tabular-nums">{formatDuration(ex.phases[p])}</span>
+            <span className="text-xs text-neutral-600 tabular-nums">{share(ex.phases[p], ex.totalMs)}</span>
           </li>
         ))}
       </ul>
       <div className="mt-5 grid gap-6 lg:grid-cols-2">
-        <Attempts report={report} audience={audience} />
-        <Comparison report={report} audience={audience} context={context.data} isLoading={context.isPending} error={context.error?.message} />
+        <Attempts ex={ex} audience={audience} />
+        <Comparison
+          ex={ex}
+          audience={audience}
+          baselines={context.data?.baselines}
+          isLoading={context.isPending}
+          error={context.error?.message}
+          beyond={beyond}
+        />
       </div>
     </Card>
   );
 }
 
-function Attempts({ report, audience }: { report: SlownessReport; audience: Audience }) {
+function Attempts({ ex, audience }: { ex: Explanation; audience: Audience }) {
   const tenant = audience === "tenant";
-  if (report.attempts.length === 0) return <p className="text-sm text-neutral-600">{tenant ? "No try yet." : "No attempt yet."}</p>;
+  if (ex.attempts.length === 0) return <p className="text-sm text-neutral-600">{tenant ? "No try yet." : "No attempt yet."}</p>;
+  const refunded = new Set(
+    claimsOf(ex.claims, "lost_attempt")
+      .filter((l) => l.refunded)
+      .map((l) => l.attempt),
+  );
   const right = { align: "right" as const, className: "tabular-nums" };
   return (
     <div>
       <h3 className="mb-2 text-xs font-medium text-neutral-600">{tenant ? "Per try" : "Per attempt"}</h3>
       <DataTable
         caption={tenant ? "Where each try's time went" : "Where each attempt's time went"}
-        rows={report.attempts}
+        rows={ex.attempts}
         rowKey={(a) => String(a.attempt)}
         columns={[
           { header: "#", isRowHeader: true, className: "tabular-nums", cell: (a) => a.attempt },
           // A tenant is not shown worker ids.
-          ...(tenant ? [] : [{ header: "Worker", className: "font-mono text-xs", cell: (a: SlownessReport["attempts"][number]) => a.worker ?? "—" }]),
+          ...(tenant ? [] : [{ header: "Worker", className: "font-mono text-xs", cell: (a: AttemptRow) => a.worker ?? "—" }]),
           { header: "Queued", ...right, cell: (a) => d(a.queueWaitMs) },
-          { header: "Ran", ...right, cell: (a) => d(a.runningMs + a.claimedMs) },
+          { header: "Ran", ...right, cell: (a) => d(a.runningMs) },
           { header: tenant ? "Interrupted" : "Lost", align: "right", className: "tabular-nums text-orange-800", cell: (a) => d(a.lostMs) },
           { header: "Backoff", ...right, cell: (a) => d(a.backoffMs) },
           {
-            header: "Ended",
+            header: "Status",
             className: "text-xs",
             cell: (a) => (
               <>
-                {outcomeWords(a, tenant)}
-                {a.errorClass && a.outcome !== "lease_expired" && <span className="ml-1 font-mono text-neutral-600">{a.errorClass}</span>}
+                {statusWords(a, tenant, refunded.has(a.attempt))}
+                {a.errorClass && a.outcome === "failed" && <span className="ml-1 font-mono text-neutral-600">{a.errorClass}</span>}
               </>
             ),
           },
@@ -179,54 +167,87 @@ function Attempts({ report, audience }: { report: SlownessReport; audience: Audi
   );
 }
 
+/** What an attempt is or was, in the reader's words: not yet claimed, running, paused, or how it ended. */
+function statusWords(a: AttemptRow, tenant: boolean, refunded: boolean): string {
+  switch (a.status) {
+    case "waiting":
+      return tenant ? "not started yet" : "not yet claimed";
+    case "claimed":
+      return tenant ? "starting" : "claimed, not started";
+    case "running":
+      return "running";
+    case "paused":
+      return "paused";
+    case "cancelling":
+      return "being cancelled";
+    case "ended":
+      break;
+  }
+  switch (a.outcome) {
+    case "lease_expired": {
+      const what = tenant ? (a.neverStarted ? "never began" : "interrupted") : a.neverStarted ? "claimed, never started" : "lost with its worker";
+      return refunded ? `${what} (not counted)` : what;
+    }
+    case "released":
+      return tenant ? "handed back, not counted" : "released, refunded";
+    case null:
+      return "—";
+    default:
+      return a.outcome.replace("_", " ");
+  }
+}
+
 function Comparison({
-  report,
+  ex,
   audience,
-  context,
+  baselines,
   isLoading,
   error,
+  beyond,
 }: {
-  report: SlownessReport;
+  ex: Explanation;
   audience: Audience;
-  context: SlownessContextData | undefined;
+  baselines: Baseline[] | undefined;
   isLoading: boolean;
   error?: string;
+  beyond: Set<string>;
 }) {
   if (error) return <p className="text-sm text-red-700">Could not compare with other jobs: {error}</p>;
-  if (isLoading || !context) return <p className="text-sm text-neutral-600">Comparing with recent jobs of its type…</p>;
-  const usable = context.baselines.filter((b) => b.n > 0);
-  if (usable.length === 0) return <p className="text-sm text-neutral-600">No finished jobs of its type in the last 7 days to compare with.</p>;
-  const rows = (["total", ...PHASES] as const).filter((p) =>
-    p === "total" ? true : report.phases[p] > 0 || usable.some((b) => (b.phases[p]?.p95 ?? 0) > 0),
-  );
-  const mine = (p: Phase | "total") => (p === "total" ? report.totalMs : report.phases[p]);
-  const unusual = new Set<string>(report.unusual.map((u) => u.phase));
-  const labels = phaseLabels(audience);
+  if (isLoading || !baselines) return <p className="text-sm text-neutral-600">Comparing with earlier jobs of its type…</p>;
+  const usable = baselines.filter((b) => b.n > 0);
+  if (usable.length === 0)
+    return <p className="text-sm text-neutral-600">No job of its type succeeded in the 7 days before it was submitted: nothing to compare with.</p>;
   const tenant = audience === "tenant";
+  const compared = new Map(claimsOf(ex.claims, "compare").map((c) => [c.metric, c.value]));
+  const metrics = (["total", "run", "wait"] as const).filter((m) => usable.some((b) => b[m]));
+  const names = { total: "submit to done", run: "its run", wait: "first wait" } as const;
   return (
     <div>
       <h3 className="mb-2 text-xs font-medium text-neutral-600">
-        Against recent finished jobs ({usable.map((b) => `${b.label}: ${b.n}`).join("; ")})
+        Against jobs of its type that succeeded in the 7 days before it was submitted (
+        {usable.map((b) => `${b.scope.tenantId ? (tenant ? "yours" : b.scope.tenantId) : "every tenant"}: ${b.n}`).join("; ")})
       </h3>
       <DataTable
-        caption="This job's phases against recent finished jobs of its type"
-        rows={rows}
-        rowKey={(p) => p}
-        rowClassName={(p) => (unusual.has(p) ? "bg-orange-50" : undefined)}
+        caption="This job against jobs of its type that succeeded before it was submitted"
+        rows={metrics}
+        rowKey={(m) => m}
+        rowClassName={(m) => (beyond.has(m) ? "bg-orange-50" : undefined)}
         columns={[
-          { header: "Phase", isRowHeader: true, cell: (p) => (p === "total" ? "total" : labels[p]) },
+          { header: "", isRowHeader: true, cell: (m) => names[m] },
           {
             header: "This job",
             align: "right",
             className: "tabular-nums",
-            cell: (p) => <span className={unusual.has(p) ? "font-semibold text-orange-900" : ""}>{formatDuration(mine(p))}</span>,
+            cell: (m) => (
+              <span className={beyond.has(m) ? "font-semibold text-orange-900" : ""}>{compared.has(m) ? formatDuration(compared.get(m)!) : "—"}</span>
+            ),
           },
           ...usable.map((b) => ({
-            header: `${tenant ? "usual / 95 of 100 within" : "p50 / p95"}${usable.length > 1 ? (b.label.includes("all tenants") ? " (all)" : " (tenant)") : ""}`,
+            header: `${tenant ? "usual / 95 of 100 within" : "p50 / p95"}${usable.length > 1 ? (b.scope.tenantId ? " (tenant)" : " (all)") : ""}`,
             align: "right" as const,
             className: "tabular-nums text-neutral-700",
-            cell: (p: Phase | "total") => {
-              const q = b.phases[p];
+            cell: (m: "total" | "run" | "wait") => {
+              const q = b[m];
               return q ? `${formatDuration(q.p50)} / ${formatDuration(q.p95)}` : "—";
             },
           })),
@@ -234,23 +255,6 @@ function Comparison({
       />
     </div>
   );
-}
-
-function outcomeWords(a: SlownessReport["attempts"][number], tenant: boolean): string {
-  if (a.outcome === "open") return "in progress";
-  if (!tenant) return a.neverStarted ? "claimed, never started" : (a.outcome?.replace("_", " ") ?? "");
-  switch (a.outcome) {
-    case "lease_expired":
-      return a.neverStarted ? "never began" : "interrupted";
-    case "succeeded":
-      return "succeeded";
-    case "failed":
-      return "failed";
-    case "cancelled":
-      return "cancelled";
-    default:
-      return a.outcome ?? "";
-  }
 }
 
 const d = (ms: number) => (ms > 0 ? formatDuration(ms) : "—");

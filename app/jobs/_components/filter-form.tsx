@@ -216,7 +216,7 @@ export function FilterForm({
                 defaultChecked={filters.poison === "1"}
                 className="size-4 rounded border-neutral-300 accent-neutral-900"
               />
-              Poison suspects only <span className="text-xs text-neutral-600">(leases lost twice or more)</span>
+              Poison suspects only <span className="text-xs text-neutral-600">(blamed for two or more worker crashes)</span>
             </label>
           ) : (
             <span className="mr-auto" />

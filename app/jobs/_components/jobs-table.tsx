@@ -9,7 +9,7 @@ import { TimeAgo } from "@/components/time-zone";
 import { StateBadge } from "@/components/state-badge";
 import { useNow } from "@/components/use-now";
 import type { JobWire } from "@/lib/client/wire";
-import { POISON_LOSSES } from "@/lib/insight/windows";
+import { POISON_SUSPECT_CRASHES } from "@/lib/insight/windows";
 import { formatDuration } from "@/lib/jobs/timeline";
 
 type Props = {
@@ -76,7 +76,7 @@ function columns(p: Props, now: number): Column<JobWire>[] {
       cell: (job) => (
         <span className="flex items-center gap-1.5">
           <StateBadge state={job.state} />
-          {job.leaseLosses >= POISON_LOSSES && <PoisonBadge losses={job.leaseLosses} />}
+          {p.isStaff !== false && job.crashes >= POISON_SUSPECT_CRASHES && <PoisonBadge crashes={job.crashes} />}
         </span>
       ),
     },
