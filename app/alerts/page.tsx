@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { listAlertDeliveries, listAlertRules } from "@/lib/alerts/rules";
 import { requirePage, withViewerRead } from "@/lib/auth/viewer";
-import { JOB_TYPES } from "@/lib/jobs/job-types";
+import { typesSeenBy } from "@/lib/jobs/job-types";
 import { AlertsView, type AlertsData } from "./alerts-view";
 
 export const metadata: Metadata = { title: "Alerts" };
@@ -24,5 +24,5 @@ export default async function AlertsPage() {
   } catch (err) {
     console.error("/alerts: could not read the alert rules:", err);
   }
-  return <AlertsView data={data} isTenant={viewer.role === "tenant"} types={Object.keys(JOB_TYPES)} />;
+  return <AlertsView data={data} isTenant={viewer.role === "tenant"} types={typesSeenBy(viewer.role === "tenant")} />;
 }

@@ -7,7 +7,7 @@ import { JobsView } from "./_components/jobs-view";
 import { searchOf } from "./_components/url";
 import type { JobsResponse } from "@/lib/client/wire";
 import { loadJobs } from "./load";
-import { JOB_TYPES } from "@/lib/jobs/job-types";
+import { typesSeenBy } from "@/lib/jobs/job-types";
 
 export const metadata: Metadata = { title: "Jobs" };
 export const dynamic = "force-dynamic";
@@ -33,7 +33,8 @@ export default async function JobsPage({ searchParams }: Props) {
   }
   const bulkActor = can(viewer, "jobs:operate") ? (actorOf(viewer)?.kind ?? null) : null;
   // The job types as the server knows them (the demo's exist only where JOBSCOPE_DEMO=1, which the
-  // browser's bundle cannot see): one list for the server's render and the browser's.
-  const types = Object.keys(JOB_TYPES);
+  // browser's bundle cannot see): one list for the server's render and the browser's. A tenant's
+  // are the types it may submit.
+  const types = typesSeenBy(!isStaff);
   return <JobsView search={searchOf(filters)} initial={initial} actorKind={bulkActor} isStaff={isStaff} tenants={tenants} types={types} />;
 }

@@ -111,9 +111,44 @@ function Settings({ queue }: { queue: QueueWire }) {
     <dl className="space-y-1 text-sm">
       <dt className="text-xs font-medium text-neutral-600">Concurrency limit</dt>
       <dd>{queue.concurrencyLimit === null ? "none" : `${numbers.format(queue.concurrencyLimit)} jobs at once, across every worker`}</dd>
+      <dd>
+        <LimitNow queue={queue} limit={queue.concurrencyLimit} />
+      </dd>
       <dt className="text-xs font-medium text-neutral-600">Fair between tenants</dt>
       <dd>{queue.fair ? "yes: tenants' jobs are claimed in turn" : "no: first come, first served"}</dd>
     </dl>
+  );
+}
+
+/** The queue's jobs at work: claimed, running or cancelling (the states that take a slot of its limit; a paused job takes none). */
+export const atWork = (q: Pick<QueueWire, "counts">) => q.counts.claimed.n + q.counts.running.n + q.counts.cancelling.n;
+/** A capped queue whose jobs at work fill its limit while others wait: no queued job starts until one ends. */
+export const atLimit = (q: Pick<QueueWire, "counts" | "concurrencyLimit">) =>
+  q.concurrencyLimit !== null && atWork(q) >= q.concurrencyLimit && q.counts.queued.n > 0;
+
+/**
+ * What a limit means for the queue right now: its jobs at work (claimed, running or cancelling — the
+ * ones that take a slot) against the limit, and its paused jobs, which hold their lease but no slot.
+ * Said as a warning when the limit is full and jobs wait: none of them starts until a job at work ends.
+ */
+function LimitNow({ queue, limit }: { queue: QueueWire; limit: number | null }) {
+  const working = atWork(queue);
+  const paused = queue.counts.paused.n;
+  const waiting = queue.counts.queued.n;
+  const pausedNote = paused > 0 ? `; ${numbers.format(paused)} paused, holding no slot` : "";
+  if (limit === null)
+    return (
+      <p className="text-xs text-neutral-600">
+        Now {numbers.format(working)} at work{pausedNote}.
+      </p>
+    );
+  const full = working >= limit && waiting > 0;
+  return (
+    <p role={full ? "status" : undefined} className={`text-xs ${full ? "font-medium text-red-800" : "text-neutral-600"}`}>
+      {full
+        ? `At its limit: ${numbers.format(working)} at work of ${numbers.format(limit)}, so none of its ${numbers.format(waiting)}${queue.counts.queued.capped ? "+" : ""} queued jobs starts until one ends${pausedNote}.`
+        : `Now ${numbers.format(working)} of ${numbers.format(limit)} at work${pausedNote}.`}
+    </p>
   );
 }
 
@@ -151,6 +186,7 @@ function SettingsForm({ queue }: { queue: QueueWire }) {
           className={`${INPUT} max-w-40`}
         />
       </Field>
+      <LimitNow queue={queue} limit={wanted !== null && Number.isInteger(wanted) && wanted >= 1 ? wanted : null} />
       <label className="flex items-center gap-2 text-sm">
         <input type="checkbox" checked={fair} onChange={(e) => setFair(e.currentTarget.checked)} className="size-4" />
         Fair between tenants (claim their jobs in turn)

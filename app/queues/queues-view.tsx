@@ -13,7 +13,7 @@ import { queuesQuery } from "@/lib/client/queries";
 import type { QueuesResponse } from "@/lib/client/wire";
 import { formatDuration } from "@/lib/jobs/timeline";
 import type { StateCount } from "@/lib/jobs/queries";
-import { QueueDetail, QueueRowActions } from "./queue-controls";
+import { atLimit, atWork, QueueDetail, QueueRowActions } from "./queue-controls";
 
 const POLL_MS = 3_000;
 
@@ -126,15 +126,19 @@ function columns(now: number, canOperate: boolean, open: string | null, toggle: 
     {
       header: "Limit",
       className: "tabular-nums whitespace-nowrap",
-      cell: (q) =>
-        q.concurrencyLimit === null ? (
-          <span className="text-neutral-600">none</span>
-        ) : (
+      cell: (q) => {
+        if (q.concurrencyLimit === null) return <span className="text-neutral-600">none</span>;
+        const full = atLimit(q);
+        return (
           <>
             <span className="block">{numbers.format(q.concurrencyLimit)} at once</span>
-            <span className="block text-xs text-neutral-600">{numbers.format(q.leased)} leased</span>
+            <span className={`block text-xs ${full ? "font-semibold text-red-800" : "text-neutral-600"}`}>
+              {numbers.format(atWork(q))} at work
+              {full ? `: at its limit, ${numbers.format(q.counts.queued.n)}${q.counts.queued.capped ? "+" : ""} waiting` : ""}
+            </span>
           </>
-        ),
+        );
+      },
     },
   ];
   cols.push(actionsColumn((q) => <QueueRowActions queue={q} canOperate={canOperate} isOpen={open === q.name} onToggle={() => toggle(q.name)} />));

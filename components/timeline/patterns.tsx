@@ -12,6 +12,15 @@ export const KINDS: Record<SegmentKind, { label: string; pattern: "solid" | "fad
   dead: { label: "dead until replayed", pattern: "outline" },
 };
 
+/** A segment kind in a tenant's words. */
+const TENANT_KIND_LABELS: Partial<Record<SegmentKind, string>> = {
+  queue_wait: "waiting its turn",
+  claimed: "starting",
+  retry_wait: "waiting to retry",
+  dead: "stopped until restarted",
+};
+export const kindLabel = (kind: SegmentKind, tenant = false) => (tenant ? (TENANT_KIND_LABELS[kind] ?? KINDS[kind].label) : KINDS[kind].label);
+
 /** A fill for a segment of `kind` in `tone`: a colour or one of the patterns in <Patterns>. */
 export function fillFor(uid: string, kind: SegmentKind, tone: Tone) {
   const p = KINDS[kind].pattern;

@@ -34,7 +34,7 @@ function useWidth(initial: number) {
  * wait before the first), segments coloured by how the attempt ended and
  * patterned by what the job was doing. Built from `buildTimeline`.
  */
-export function TimelineChart({ timeline, caption }: { timeline: Timeline; caption?: string }) {
+export function TimelineChart({ timeline, caption, tenant = false }: { timeline: Timeline; caption?: string; tenant?: boolean }) {
   const uid = useId().replace(/[^a-zA-Z0-9_-]/g, "");
   // The first render (on the server) guesses the width of the page at 1280px; the browser then measures.
   const [ref, width] = useWidth(1060);
@@ -55,7 +55,7 @@ export function TimelineChart({ timeline, caption }: { timeline: Timeline; capti
           className="block font-sans text-neutral-700"
           style={{ fontVariantNumeric: "tabular-nums" }}
           role="group"
-          aria-label={caption ?? "Timeline of every attempt"}
+          aria-label={caption ?? `Timeline of every ${tenant ? "try" : "attempt"}`}
         >
           <Patterns uid={uid} tones={tones} />
           {lanes.map((lane, i) => (
@@ -87,7 +87,7 @@ export function TimelineChart({ timeline, caption }: { timeline: Timeline; capti
           </g>
           <g role="list" aria-label="Attempts">
             {lanes.map((lane, i) => (
-              <LaneRow key={lane.attempt} lane={lane} y={AXIS_H + i * LANE_H} x={x} right={plotR} uid={uid} />
+              <LaneRow key={lane.attempt} lane={lane} y={AXIS_H + i * LANE_H} x={x} right={plotR} uid={uid} tenant={tenant} />
             ))}
           </g>
           {timeline.isOngoing && (
@@ -105,7 +105,7 @@ export function TimelineChart({ timeline, caption }: { timeline: Timeline; capti
           <LocalTime at={new Date(start)} /> → {timeline.isOngoing ? "now" : <LocalTime at={new Date(end)} />} ({formatDuration(end - start)})
           {timeline.isTruncated && " · the oldest events are not shown"}
         </span>
-        <Legend uid={uid} timeline={timeline} />
+        <Legend uid={uid} timeline={timeline} tenant={tenant} />
       </figcaption>
     </figure>
   );

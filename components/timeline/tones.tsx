@@ -35,13 +35,23 @@ export const INK = {
   strong: c("neutral-900"),
 } as const;
 
+/** How an outcome reads to a tenant: no lease, no worker, no machinery. */
+const TENANT_LABELS: Partial<Record<Tone, string>> = {
+  lease_expired: "interrupted",
+  released: "handed back before it started",
+  abandoned: "stopped",
+  waiting: "before the first try",
+};
+/** An outcome's label for staff, or a tenant. */
+export const toneLabel = (tone: Tone, tenant = false) => (tenant ? (TENANT_LABELS[tone] ?? TONES[tone].label) : TONES[tone].label);
+
 /** An attempt's outcome as the chart colours it, for tables beside the chart. */
-export function OutcomeLabel({ outcome }: { outcome: AttemptOutcome }) {
+export function OutcomeLabel({ outcome, tenant = false }: { outcome: AttemptOutcome; tenant?: boolean }) {
   const tone = TONES[toneOf(outcome)];
   return (
     <span className="inline-flex items-center gap-1.5 font-medium whitespace-nowrap" style={{ color: tone.solid }}>
       <span aria-hidden="true" className="size-2 rounded-full" style={{ background: tone.solid }} />
-      {tone.label}
+      {toneLabel(toneOf(outcome), tenant)}
     </span>
   );
 }

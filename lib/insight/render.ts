@@ -1,4 +1,4 @@
-import type { JobState } from "../fsm/table";
+import type { ActorKind, JobEvent, JobState } from "../fsm/table";
 import { formatDuration } from "../jobs/timeline";
 import { formatClock, zoneLabel } from "../time-format";
 import type { Audience, BaselineScope, CauseKind, Claim, ClaimOf, Explanation, Phase, Who } from "./claims";
@@ -472,4 +472,38 @@ export function humanizeError(cls: string, n: number): string {
   const words = /\s/.test(cls) ? cls : cls.replace(/Error$/, " error").replace(/([a-z0-9])([A-Z])/g, "$1 $2").toLowerCase().trim();
   if (n === 1) return words;
   return /(s|x|ch|sh)$/.test(words) ? `${words}es` : `${words}s`;
+}
+
+/** A transition as a tenant reads it in the job's history: keyed by JobEvent, so a new event must say its words. */
+const TENANT_EVENTS: Record<JobEvent, string> = {
+  submit: "submitted",
+  claim: "picked up",
+  start: "started",
+  reclaim: "interrupted: the machine running it stopped responding",
+  rescue: "interrupted by another job's crash; tried again without using a try",
+  cancel: "cancelled",
+  abandon: "stopped",
+  finish: "finished",
+  fail: "failed; it will be retried",
+  pause: "paused",
+  resume: "resumed",
+  stop: "stopped at a safe point, as asked",
+  retry: "queued to try again",
+  replay: "restarted",
+  release: "handed back before it started, without using a try",
+};
+
+/** What happened, in a tenant's words; the state it reached decides between words where an event can end two ways. */
+export function tenantEventWords(e: { event: JobEvent; toState: JobState }): string {
+  if (e.event === "cancel" && e.toState === "cancelling") return "cancellation asked: it stops at its next safe point";
+  if (e.toState === "cancelled" && e.event !== "cancel") return "cancelled";
+  return TENANT_EVENTS[e.event];
+}
+
+/** Who did it, as a tenant may read it: their own people and keys by name, Jobscope's people and machinery by role. */
+export function tenantWho(kind: ActorKind, id: string): string {
+  if (kind === "tenant") return id || "someone on your account";
+  if (kind === "api") return id ? `your API key (${id})` : "your API key";
+  if (kind === "operator") return "support";
+  return "the system";
 }

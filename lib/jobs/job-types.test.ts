@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { assertSubmitter, isJobType, JOB_TYPES, maySubmit, SubmitterError, typesFor } from "./job-types";
+import { assertSubmitter, isJobType, JOB_TYPES, maySubmit, SubmitterError, typesFor, typesSeenBy } from "./job-types";
 
 afterEach(() => {
   vi.unstubAllEnvs();
@@ -22,6 +22,11 @@ describe("job types declare who may submit them (issue 16: a tenant could submit
     expect(maySubmit("poison.crash", "console")).toBe(false);
     expect(() => assertSubmitter("poison.crash", "tenant_api")).toThrow(SubmitterError);
     expect(typesFor("tenant_api").map(([t]) => t)).not.toContain("poison.crash");
+  });
+
+  it("a tenant's filters and alert forms offer only the types it may submit, never Jobscope's own or the demo's internals", () => {
+    expect(typesSeenBy(true)).toEqual(["export.tenant_data", "media.render", "report.generate", "upstream.call"]);
+    expect(typesSeenBy(false)).toEqual(expect.arrayContaining(["jobscope.bulk", "jobscope.webhook", "poison.crash"]));
   });
 
   it("outside the demo, demo-only types do not exist: enqueue refuses them as unknown", async () => {

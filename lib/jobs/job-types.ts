@@ -156,6 +156,9 @@ export function assertSubmitter(type: string, submitter: Submitter): void {
 /** The types `submitter` may submit (the API's OpenAPI document lists these). */
 export const typesFor = (submitter: Submitter) => Object.entries(JOB_TYPES).filter(([, spec]) => (spec.submitters as readonly Submitter[]).includes(submitter));
 
+/** The types a reader may pick in a filter or an alert: a tenant's are those it may submit, never Jobscope's own or the demo's internals. */
+export const typesSeenBy = (tenant: boolean): string[] => (tenant ? typesFor("tenant_api").map(([t]) => t) : Object.keys(JOB_TYPES));
+
 /** The type's size-like parameter (`sizeParam`), if it declares one. */
 export function sizeParamOf(type: string): string | null {
   if (!isJobType(type)) return null;

@@ -29,5 +29,6 @@ describe("a tenant's copy of a job's detail (issue 14, item 14)", () => {
     expect(r.runs[0]).toMatchObject({ outcome: "lease_expired", errorClass: "Interrupted" });
     expect(r.runs[1]).toMatchObject({ errorClass: "UpstreamTimeout", errorMessage: "timed out" });
     expect(r.job.leaseOwner).toBeNull();
+    expect(r.rejections).toEqual([]);
   });
 });

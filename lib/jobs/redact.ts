@@ -19,6 +19,7 @@ export function redactForTenant(d: JobDetail): JobDetail {
     ),
     // The supervisor's payloads carry its lease errors; a tenant reads the run's own words instead.
     events: d.events.map((e) => ({ ...e, actorId: who(e.actorKind, e.actorId), payload: e.actorKind === "supervisor" ? null : e.payload })),
-    rejections: d.rejections.map((r) => ({ ...r, actorId: who(r.actorKind as ActorKind, r.actorId) })),
+    // Refused transitions are the machinery's record (conflicts between its own writers): staff's, not a tenant's.
+    rejections: [],
   };
 }

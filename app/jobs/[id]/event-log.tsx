@@ -7,6 +7,7 @@ import { formatRelative } from "@/components/relative-time";
 import { LocalTime } from "@/components/time-zone";
 import { StateBadge } from "@/components/state-badge";
 import type { EventRecord, RejectionRecord } from "@/lib/jobs/queries";
+import { tenantEventWords, tenantWho } from "@/lib/insight/render";
 import { ExpandableText } from "./expandable-text";
 import { ShortTime } from "./run-records";
 import { Card } from "@/components/charts/card";
@@ -109,6 +110,30 @@ export function Rejections({ rejections, now }: { rejections: RejectionRecord[];
           ]}
         />
       )}
+    </Card>
+  );
+}
+
+/** The job's history as its tenant reads it: what happened, who did it and when, in their words. */
+export function TenantHistory({ events, eventCount, now }: { events: EventRecord[]; eventCount: number; now: number }) {
+  const hidden = eventCount - events.length;
+  return (
+    <Card
+      title="History"
+      id="events"
+      aside={hidden > 0 ? `the newest ${events.length} of ${eventCount} steps` : `${eventCount} ${eventCount === 1 ? "step" : "steps"}`}
+    >
+      <DataTable
+        caption="What happened to this job, oldest first; times in your time zone"
+        rows={events}
+        rowKey={(e) => e.id}
+        columns={[
+          { header: "What happened", isRowHeader: true, cell: (e) => tenantEventWords(e) },
+          { header: "Who", cell: (e) => tenantWho(e.actorKind, e.actorId) },
+          { header: "Try", className: "tabular-nums", cell: (e) => (e.attempt > 0 ? e.attempt : <None />) },
+          { header: "Time", cell: (e) => <When at={e.at} now={now} /> },
+        ]}
+      />
     </Card>
   );
 }

@@ -13,7 +13,7 @@ import type { ActorKind } from "@/lib/fsm/table";
 import type { Audience } from "@/lib/insight/claims";
 import type { ExplainContext } from "@/lib/insight/explain";
 import type { JobDetail } from "@/lib/jobs/queries";
-import { EventLog, Rejections } from "./event-log";
+import { EventLog, Rejections, TenantHistory } from "./event-log";
 import { JobActions } from "./job-actions";
 import { JobHeader } from "./job-header";
 import { RunRecords } from "./run-records";
@@ -68,6 +68,7 @@ export function JobDetailView({ id, initial, renderedAt, actorKind, audience, in
       <JobHeader
         job={job}
         now={now}
+        tenant={audience === "tenant"}
         status={
           <div className="flex flex-wrap items-center gap-3">
             <Freshness updatedAt={query.dataUpdatedAt} serverNow={renderedAt} isPaused={live.isPaused} isFailing={isFailing} />
@@ -105,9 +106,16 @@ export function JobDetailView({ id, initial, renderedAt, actorKind, audience, in
         </Card>
       </div>
 
-      <RunRecords runs={detail.runs} maxAttempts={job.maxAttempts} now={now} />
-      <EventLog events={detail.events} eventCount={detail.eventCount} now={now} />
-      <Rejections rejections={detail.rejections} now={now} />
+      <RunRecords runs={detail.runs} maxAttempts={job.maxAttempts} now={now} tenant={audience === "tenant"} />
+      {/* A tenant reads the job's history in its words; the machinery's refusals are staff's. */}
+      {audience === "tenant" ? (
+        <TenantHistory events={detail.events} eventCount={detail.eventCount} now={now} />
+      ) : (
+        <>
+          <EventLog events={detail.events} eventCount={detail.eventCount} now={now} />
+          <Rejections rejections={detail.rejections} now={now} />
+        </>
+      )}
     </div>
   );
 }

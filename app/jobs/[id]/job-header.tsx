@@ -5,7 +5,19 @@ import { StateBadge } from "@/components/state-badge";
 import type { JobRow } from "@/lib/jobs/types";
 
 /** Who the job is, where it stands, and (as children) what may be done to it. */
-export function JobHeader({ job, now, status, children }: { job: JobRow; now: number; status: ReactNode; children: ReactNode }) {
+export function JobHeader({
+  job,
+  now,
+  status,
+  tenant = false,
+  children,
+}: {
+  job: JobRow;
+  now: number;
+  status: ReactNode;
+  tenant?: boolean;
+  children: ReactNode;
+}) {
   const isScheduled = job.notBefore.getTime() > now && (job.state === "queued" || job.state === "retry_wait");
   return (
     <section aria-labelledby="job-heading" className="rounded-lg border border-neutral-200 bg-white shadow-xs">
@@ -29,14 +41,17 @@ export function JobHeader({ job, now, status, children }: { job: JobRow; now: nu
       </div>
 
       <dl className="grid grid-cols-2 gap-x-6 gap-y-4 p-5 text-sm sm:grid-cols-3 lg:grid-cols-4">
-        <Item term="Attempt">
+        <Item term={tenant ? "Try" : "Attempt"}>
           <span className="tabular-nums">
             {job.attempt} of {job.maxAttempts}
           </span>
         </Item>
-        <Item term="State version">
-          <span className="tabular-nums">{job.stateVersion}</span>
-        </Item>
+        {/* The machinery's counter means nothing to a tenant. */}
+        {!tenant && (
+          <Item term="State version">
+            <span className="tabular-nums">{job.stateVersion}</span>
+          </Item>
+        )}
         <Item term="Tenant">{job.tenantId}</Item>
         <Item term="Queue">
           <span className="font-mono">{job.queue}</span>

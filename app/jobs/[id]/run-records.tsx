@@ -24,25 +24,26 @@ export function ShortTime({ at }: { at: Date | null }) {
   );
 }
 
-/** One row per attempt: who ran it, when, how it ended and the full error. */
-export function RunRecords({ runs, maxAttempts, now }: { runs: RunRecord[]; maxAttempts: number; now: number }) {
+/** One row per attempt: who ran it, when, how it ended and the full error. A tenant reads them as its tries. */
+export function RunRecords({ runs, maxAttempts, now, tenant = false }: { runs: RunRecord[]; maxAttempts: number; now: number; tenant?: boolean }) {
+  const word = tenant ? "try" : "attempt";
   return (
-    <Card title="Run records" id="runs" aside={`${runs.length} of ${maxAttempts} attempts used`}>
+    <Card title={tenant ? "Tries" : "Run records"} id="runs" aside={`${runs.length} of ${maxAttempts} ${word === "try" ? "tries" : "attempts"} used`}>
       {runs.length === 0 ? (
-        <p className="text-sm text-neutral-600">No attempt yet: no worker has claimed the job.</p>
+        <p className="text-sm text-neutral-600">{tenant ? "No try yet: it has not started." : "No attempt yet: no worker has claimed the job."}</p>
       ) : (
         <DataTable
-          caption="Run records, one per attempt; times in your time zone"
+          caption={`${tenant ? "Tries" : "Run records, one per attempt"}; times in your time zone`}
           rows={runs}
           rowKey={(r) => String(r.attempt)}
-          rowLabel={(r) => `Attempt ${r.attempt}`}
+          rowLabel={(r) => `${tenant ? "Try" : "Attempt"} ${r.attempt}`}
           columns={[
-            { header: "Attempt", isRowHeader: true, className: "font-semibold tabular-nums", cell: (r) => r.attempt },
+            { header: tenant ? "Try" : "Attempt", isRowHeader: true, className: "font-semibold tabular-nums", cell: (r) => r.attempt },
             // A tenant's copy has no worker ids (lib/jobs/redact.ts): no column then.
             ...(runs.some((r) => r.workerId)
               ? [{ header: "Worker", className: "font-mono whitespace-nowrap", cell: (r: RunRecord) => r.workerId }]
               : []),
-            { header: "Claimed", cell: (r) => <ShortTime at={r.claimedAt} /> },
+            { header: tenant ? "Picked up" : "Claimed", cell: (r) => <ShortTime at={r.claimedAt} /> },
             { header: "Started", cell: (r) => <ShortTime at={r.startedAt} /> },
             { header: "Finished", cell: (r) => <ShortTime at={r.finishedAt} /> },
             {
@@ -55,14 +56,14 @@ export function RunRecords({ runs, maxAttempts, now }: { runs: RunRecord[]; maxA
                 </>
               ),
             },
-            { header: "Outcome", cell: (r) => <OutcomeLabel outcome={isRunOutcome(r.outcome) ? r.outcome : "open"} /> },
+            { header: "Outcome", cell: (r) => <OutcomeLabel outcome={isRunOutcome(r.outcome) ? r.outcome : "open"} tenant={tenant} /> },
             {
               header: "Error",
               className: "w-1/2 min-w-64",
               cell: (r) => (
                 <>
                   {r.errorClass && <p className="font-mono text-xs font-semibold text-red-800">{r.errorClass}</p>}
-                  {r.errorMessage && <ExpandableText text={r.errorMessage} label={`attempt ${r.attempt}'s error`} />}
+                  {r.errorMessage && <ExpandableText text={r.errorMessage} label={`${word} ${r.attempt}'s error`} />}
                   {!r.errorClass && !r.errorMessage && <None />}
                 </>
               ),

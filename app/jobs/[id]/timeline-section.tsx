@@ -46,7 +46,7 @@ export function TimelineSection({
           );
         })}
       </dl>
-      <TimelineChart timeline={timeline} caption={`Timeline of job ${job.id}: ${attempts} attempts`} />
+      <TimelineChart timeline={timeline} caption={`Timeline of job ${job.id}: ${attempts} ${tries}`} tenant={audience === "tenant"} />
     </Card>
   );
 }
