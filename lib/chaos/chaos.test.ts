@@ -7,7 +7,7 @@ const SECONDS = Number(process.env.CHAOS_SECONDS ?? SHORT_PROFILE.durationMs / 1
 
 describe("chaos (short profile)", () => {
   it(
-    "survives kill -9, SIGSTOP past the lease, terminated backends, a PostgreSQL crash (SIGKILL, crash recovery), a dropped LISTEN and a drain with zero invariant violations, and nothing acknowledged is lost or applied twice",
+    "survives kill -9, SIGSTOP past the lease, terminated backends, a PostgreSQL crash (SIGKILL, crash recovery), a dropped LISTEN and a drain with zero invariant violations, nothing acknowledged is lost or applied twice, and every job's explanation is true",
     async () => {
       const lines: string[] = [];
       const report = await runChaos({
@@ -33,6 +33,8 @@ describe("chaos (short profile)", () => {
       expect(report.runs.lease_expired ?? 0).toBeGreaterThan(0);
       expect(report.states.succeeded ?? 0).toBeGreaterThan(50);
       expect(report.audit.jobs).toBe(report.jobs);
+      // Every job's explanation was checked against its history (the false_claims and tenant_leaks violations above).
+      expect(report.claims.jobs).toBe(report.jobs);
     },
     150_000,
   );

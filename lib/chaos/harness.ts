@@ -14,6 +14,8 @@ import { HEARTBEAT_STATES, TRANSITIONS, type JobEvent, type JobState } from "../
 import { enqueue, type EnqueueInput } from "../jobs/enqueue";
 import { transition } from "../jobs/transition";
 import type { Actor } from "../jobs/types";
+import { checkAll } from "../insight/check";
+import { explainJob } from "../insight/context";
 import { auditJobs } from "../integrity/audit";
 
 export const FAULT_KINDS = ["kill9", "pg_restart", "sigstop", "terminate_backends", "pg_crash", "drop_listen", "sigterm_drain"] as const;
@@ -88,6 +90,8 @@ export type ChaosReport = {
   driverCrashes: { workerAndSupervisorProcesses: number; harness: number };
   violations: Record<string, number>;
   violationExamples: string[];
+  /** The explanations checked at the end (lib/insight/check.ts): jobs, and claims in all. */
+  claims: { jobs: number; claims: number };
 };
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -575,11 +579,13 @@ async function check(
   const finalizedTwice = audit.mismatches.filter((m) => /finalized \d+ times/.test(m.problem));
   const replayMismatch = audit.mismatches.filter((m) => !/finalized \d+ times/.test(m.problem));
   for (const m of audit.mismatches.slice(0, 5)) examples.push(`audit: ${m.jobId}: ${m.problem}`);
-  // 4. Attempts that counted stay within the budget, which only a replay raises (a release refunds its own attempt).
+  // 4. Attempts that counted stay within the budget, which only a replay raises (a release refunds its own
+  // attempt; so does a rescue, which hands back a bystander of another job's crash).
   const overBudget = await sql<{ id: string }[]>`
     SELECT j.id FROM jobs j
       JOIN job_events s ON s.job_id = j.id AND s.event = 'submit'
      WHERE (SELECT count(*) FROM job_runs r WHERE r.job_id = j.id AND r.outcome IS DISTINCT FROM 'released')
+         - (SELECT count(*) FROM job_events e WHERE e.job_id = j.id AND e.event = 'rescue')
          > (s.payload->>'maxAttempts')::int + (SELECT count(*) FROM job_events e WHERE e.job_id = j.id AND e.event = 'replay')`;
   for (const o of overBudget.slice(0, 5)) examples.push(`over budget: ${o.id}`);
   // 5. No drift.
@@ -642,6 +648,10 @@ async function check(
       SELECT count(*)::int AS n FROM transition_rejections WHERE actor_id = ${s.workerId} AND at >= ${s.at} AND kind = 'conflict'`;
     lateReportsFenced += r?.n ?? 0;
   }
+  // 8. Every explanation of every job is true of its history (lib/insight/check.ts), and a tenant's names nothing of others.
+  const claims = await checkAll(sql, (id, audience, asOf) => explainJob(sql, id, { audience, asOf }), { ids });
+  for (const v of claims.violations.slice(0, 5)) examples.push(`false claim on ${v.jobId} (${v.claim}): ${v.why}`);
+  for (const l of claims.tenantLeaks.slice(0, 5)) examples.push(`tenant words of ${l.jobId} name "${l.found}"`);
   const kv = (rows: { k: string; n: number }[]) => Object.fromEntries(rows.map((r) => [r.k, r.n]));
   return {
     jobs: ids.length,
@@ -662,7 +672,10 @@ async function check(
       acknowledged_submit_not_once: submitsNotOnce.length,
       acknowledged_transition_lost: ackLost.length,
       applied_twice: ackTwice.length + (versionsTwice?.n ?? 0),
+      false_claims: claims.violations.length,
+      tenant_leaks: claims.tenantLeaks.length,
     },
+    claims: { jobs: claims.jobs, claims: claims.claims },
     violationExamples: examples,
   };
 }

@@ -20,6 +20,11 @@ export type LiveReport = { submitted: number; poison: number; workerDeaths: numb
 
 const OPERATOR: Actor = { kind: "operator", id: "ops@jobscope.dev" };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Poll `ok` until it holds or `deadlineMs` passes (then the run goes on: the caller's checks say what happened). */
+async function waitFor(ok: () => Promise<boolean>, deadlineMs: number) {
+  const until = Date.now() + deadlineMs;
+  while (Date.now() < until && !(await ok())) await sleep(250);
+}
 
 export async function runLiveDemo(sql: Sql, opts: LiveOptions): Promise<LiveReport> {
   const log = opts.log ?? (() => {});
@@ -40,8 +45,14 @@ export async function runLiveDemo(sql: Sql, opts: LiveOptions): Promise<LiveRepo
       setTimeout(() => running && start(name, args), 300);
     });
   };
-  for (let i = 1; i <= (opts.workers ?? 2); i++) start(`worker ${i}`, ["scripts/worker.ts", "--concurrency", "4", "--drain-ms", "1000"]);
+  const workers = opts.workers ?? 2;
+  for (let i = 1; i <= workers; i++) start(`worker ${i}`, ["scripts/worker.ts", "--concurrency", "4", "--drain-ms", "1000"]);
   start("supervisor", ["scripts/supervisor.ts"]);
+  // The traffic starts once the workers are up (a loaded machine takes seconds to start them).
+  await waitFor(async () => {
+    const [r] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM workers WHERE stopped_at IS NULL AND last_seen_at > now() - interval '5 seconds'`;
+    return (r?.n ?? 0) >= workers;
+  }, 90_000);
 
   const until = Date.now() + opts.seconds * 1_000;
   let n = 0;
@@ -91,8 +102,15 @@ export async function runLiveDemo(sql: Sql, opts: LiveOptions): Promise<LiveRepo
     }
     await sleep(200);
   }
-  // Let what runs settle, then stop the processes the way `npm start` does (SIGTERM: they drain).
-  await sleep(3_000);
+  // Let what runs settle — every poison job has crashed a worker at least once — then stop the
+  // processes the way `npm start` does (SIGTERM: they drain).
+  await waitFor(async () => {
+    const [r] = await sql<{ n: number }[]>`
+      SELECT count(*)::int AS n FROM job_catalog c WHERE c.type = 'poison.crash' AND c.created_at > now() - interval '1 hour'
+         AND NOT EXISTS (SELECT 1 FROM job_attempts a WHERE a.job_id = c.id AND a.outcome = 'lease_expired')`;
+    return r?.n === 0;
+  }, 60_000);
+  await sleep(2_000);
   running = false;
   const exited = [...procs].map((c) => new Promise((r) => c.once("exit", r)));
   for (const c of procs) c.kill("SIGTERM");

@@ -273,8 +273,7 @@ export async function checkExplanation(sql: Db, jobId: string, ex: Explanation, 
         break;
       }
       case "skipped": {
-        const until = f.attempts.find((a) => a.attempt === 1)?.claimedAt.getTime() ?? (f.live?.attempt === 1 ? f.live.runClaimedAt?.getTime() : undefined) ?? ex.asOf;
-        const n = await countStartedFirst(sql, f.catalog, until);
+        const n = await countStartedFirst(sql, f.catalog, ex.asOf);
         if (c.capped ? n.n < c.n : n.n !== c.n || n.morePriority !== c.morePriority) bad(c.kind, `${n.n} later jobs (${n.morePriority} more urgent) were started first, not ${c.n} (${c.morePriority})`);
         break;
       }
@@ -349,24 +348,35 @@ async function atWorkAt(sql: Db, queue: string, t: number): Promise<number> {
 }
 
 async function countAhead(sql: Db, c: Catalog): Promise<number> {
-  const rows = await sql<{ firstMove: Date | null }[]>`
-    SELECT (SELECT min(at) FROM (
-              SELECT a.claimed_at AS at FROM job_attempts a WHERE a.job_id = o.id AND a.claim_version = 1
-              UNION ALL SELECT l.run_claimed_at FROM jobs_live l WHERE l.id = o.id AND l.run_version = 1
-              UNION ALL SELECT e.at FROM job_log e WHERE e.job_id = o.id AND e.state_version = 1 AND e.at >= o.created_at) m) AS first_move
-      FROM (SELECT id, created_at FROM job_catalog WHERE queue = ${c.queue} AND created_at < ${c.createdAt} AND priority <= ${c.priority}
-             ORDER BY created_at DESC LIMIT ${AHEAD_SCAN}) o`;
-  return rows.filter((r) => r.firstMove === null || r.firstMove.getTime() > c.createdAt.getTime()).length;
+  // Compared in SQL, to the microsecond: a job claimed within the millisecond of this one's submit is before or after it.
+  const [row] = await sql<{ n: number }[]>`
+    WITH me AS (SELECT created_at FROM job_catalog WHERE id = ${c.id})
+    SELECT count(*) FILTER (WHERE x.first_move IS NULL OR x.first_move > (SELECT created_at FROM me))::int AS n FROM (
+      SELECT (SELECT min(at) FROM (
+                SELECT a.claimed_at AS at FROM job_attempts a WHERE a.job_id = o.id AND a.claim_version = 1
+                UNION ALL SELECT l.run_claimed_at FROM jobs_live l WHERE l.id = o.id AND l.run_version = 1
+                UNION ALL SELECT e.at FROM job_log e WHERE e.job_id = o.id AND e.state_version = 1 AND e.at >= o.created_at) m) AS first_move
+        FROM (SELECT id, created_at FROM job_catalog WHERE queue = ${c.queue} AND created_at < (SELECT created_at FROM me) AND priority <= ${c.priority}
+               ORDER BY created_at DESC LIMIT ${AHEAD_SCAN}) o) x`;
+  return row?.n ?? 0;
 }
 
-async function countStartedFirst(sql: Db, c: Catalog, until: number): Promise<{ n: number; morePriority: number }> {
-  const rows = await sql<{ priority: number; firstClaim: Date | null }[]>`
-    SELECT o.priority, coalesce((SELECT a.claimed_at FROM job_attempts a WHERE a.job_id = o.id AND a.attempt = 1),
-                                (SELECT l.run_claimed_at FROM jobs_live l WHERE l.id = o.id AND l.attempt = 1 AND l.lease_owner IS NOT NULL)) AS first_claim
-      FROM (SELECT id, priority FROM job_catalog WHERE queue = ${c.queue} AND created_at > ${c.createdAt} AND created_at < ${new Date(until)}
-             ORDER BY created_at LIMIT ${AHEAD_SCAN}) o`;
-  const first = rows.filter((r) => r.firstClaim !== null && r.firstClaim.getTime() < until);
-  return { n: first.length, morePriority: first.filter((r) => r.priority < c.priority).length };
+async function countStartedFirst(sql: Db, c: Catalog, asOf: number): Promise<{ n: number; morePriority: number }> {
+  // Its first claim to the microsecond, and the later jobs' first claims against it, in SQL.
+  const [row] = await sql<{ n: number; morePriority: number }[]>`
+    WITH me AS (SELECT created_at, coalesce((SELECT claimed_at FROM job_attempts WHERE job_id = ${c.id} AND attempt = 1),
+                                            (SELECT run_claimed_at FROM jobs_live WHERE id = ${c.id} AND attempt = 1 AND lease_owner IS NOT NULL),
+                                            ${new Date(asOf)}::timestamptz) AS until
+                  FROM job_catalog WHERE id = ${c.id})
+    SELECT count(*) FILTER (WHERE x.first_claim < me.until)::int AS n,
+           count(*) FILTER (WHERE x.first_claim < me.until AND x.priority < ${c.priority})::int AS more_priority
+      FROM me, (SELECT o.priority, coalesce((SELECT a.claimed_at FROM job_attempts a WHERE a.job_id = o.id AND a.attempt = 1),
+                                           (SELECT l.run_claimed_at FROM jobs_live l WHERE l.id = o.id AND l.attempt = 1 AND l.lease_owner IS NOT NULL)) AS first_claim
+                  FROM job_catalog o
+                 WHERE o.queue = ${c.queue} AND o.created_at > (SELECT created_at FROM me) AND o.created_at < (SELECT until FROM me)
+                 ORDER BY o.created_at LIMIT ${AHEAD_SCAN}) x
+     GROUP BY me.until`;
+  return { n: row?.n ?? 0, morePriority: row?.morePriority ?? 0 };
 }
 
 type Sampled = { total: number | null; run: number | null; wait: number | null; input: number | null };

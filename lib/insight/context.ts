@@ -57,7 +57,7 @@ export async function explainContext(
     baseline(sql, job, job.tenantId, sizeParam),
     opts.tenantOnly ? null : baseline(sql, job, null, sizeParam),
     first ? all((db) => jobsAhead(db, job)) : null,
-    first ? all((db) => laterStartedFirst(db, job, firstClaim)) : null,
+    first ? all((db) => laterStartedFirst(db, job, asOf)) : null,
     queuePauses(sql, job, asOf),
     waits.length ? all((db) => fullStretches(db, job, waits, asOf)) : [],
     waits.length ? all((db) => noWorkerStretches(db, job, waits, runs, asOf)) : null,
@@ -153,16 +153,18 @@ async function baseline(sql: Db, job: Subject, tenantId: string | null, sizePara
  * job_log_job_version_idx (the partitions between the two submits only).
  */
 export async function jobsAhead(sql: Db, job: Subject): Promise<{ n: number; own: number; capped: boolean }> {
+  // Its submit to the microsecond, read here: a job claimed within the same millisecond is before or after it.
   const [row] = await sql<{ n: number; own: number }[]>`
+    WITH me AS (SELECT created_at AS at FROM job_catalog WHERE id = ${job.id})
     SELECT count(*) FILTER (WHERE w)::int AS n, count(*) FILTER (WHERE w AND o.tenant_id = ${job.tenantId})::int AS own
       FROM (SELECT o.tenant_id, (
              o.priority <= ${job.priority}
-               AND NOT EXISTS (SELECT 1 FROM job_attempts a WHERE a.job_id = o.id AND a.attempt = 1 AND a.claim_version = 1 AND a.claimed_at <= ${job.createdAt})
-               AND NOT EXISTS (SELECT 1 FROM jobs_live l WHERE l.id = o.id AND l.run_version = 1 AND l.run_claimed_at <= ${job.createdAt})
+               AND NOT EXISTS (SELECT 1 FROM job_attempts a WHERE a.job_id = o.id AND a.attempt = 1 AND a.claim_version = 1 AND a.claimed_at <= (SELECT at FROM me))
+               AND NOT EXISTS (SELECT 1 FROM jobs_live l WHERE l.id = o.id AND l.run_version = 1 AND l.run_claimed_at <= (SELECT at FROM me))
                AND NOT EXISTS (SELECT 1 FROM job_log e WHERE e.job_id = o.id AND e.state_version = 1
-                                  AND e.at >= o.created_at AND e.at <= ${job.createdAt})) AS w
+                                  AND e.at >= o.created_at AND e.at <= (SELECT at FROM me))) AS w
               FROM (SELECT id, tenant_id, priority, created_at FROM job_catalog
-                     WHERE queue = ${job.queue} AND created_at < ${job.createdAt}
+                     WHERE queue = ${job.queue} AND created_at < (SELECT at FROM me)
                      ORDER BY created_at DESC NULLS LAST LIMIT ${AHEAD_SCAN}) o) o`;
   const n = row?.n ?? 0;
   return { n, own: row?.own ?? 0, capped: n >= AHEAD_SCAN };
@@ -174,19 +176,23 @@ export async function jobsAhead(sql: Db, job: Subject): Promise<{ n: number; own
  * another tenant's turn on a fair queue. Among the AHEAD_SCAN jobs submitted just after it:
  * job_catalog_queue_created_idx, job_attempts_pkey and jobs_live_pkey per job.
  */
-async function laterStartedFirst(sql: Db, job: Subject, until: number): Promise<{ n: number; capped: boolean; morePriority: number; otherTenants: number }> {
-  const end = new Date(until);
+async function laterStartedFirst(sql: Db, job: Subject, asOf: number): Promise<{ n: number; capped: boolean; morePriority: number; otherTenants: number }> {
+  // Its first claim to the microsecond, read here: a job claimed in the same millisecond is before it or after it.
   const [row] = await sql<{ n: number; morePriority: number; otherTenants: number; walked: number }[]>`
-    WITH o AS (
+    WITH first AS (SELECT coalesce((SELECT claimed_at FROM job_attempts WHERE job_id = ${job.id} AND attempt = 1),
+                                   (SELECT run_claimed_at FROM jobs_live WHERE id = ${job.id} AND attempt = 1 AND lease_owner IS NOT NULL),
+                                   ${new Date(asOf)}::timestamptz) AS at),
+    o AS (
       SELECT id, tenant_id, priority FROM job_catalog
-       WHERE queue = ${job.queue} AND created_at > ${job.createdAt} AND created_at < ${end}
+       WHERE queue = ${job.queue} AND created_at > ${job.createdAt} AND created_at < (SELECT at FROM first)
        ORDER BY created_at LIMIT ${AHEAD_SCAN})
     SELECT count(*) FILTER (WHERE first)::int AS n,
            count(*) FILTER (WHERE first AND priority < ${job.priority})::int AS more_priority,
            count(*) FILTER (WHERE first AND priority >= ${job.priority} AND tenant_id <> ${job.tenantId})::int AS other_tenants,
            count(*)::int AS walked
-      FROM (SELECT o.*, (EXISTS (SELECT 1 FROM job_attempts a WHERE a.job_id = o.id AND a.attempt = 1 AND a.claimed_at < ${end})
-                      OR EXISTS (SELECT 1 FROM jobs_live l WHERE l.id = o.id AND l.attempt = 1 AND l.lease_owner IS NOT NULL AND l.run_claimed_at < ${end})) AS first
+      FROM (SELECT o.*, (EXISTS (SELECT 1 FROM job_attempts a WHERE a.job_id = o.id AND a.attempt = 1 AND a.claimed_at < (SELECT at FROM first))
+                      OR EXISTS (SELECT 1 FROM jobs_live l WHERE l.id = o.id AND l.attempt = 1 AND l.lease_owner IS NOT NULL
+                                    AND l.run_claimed_at < (SELECT at FROM first))) AS first
               FROM o) x`;
   return { n: row?.n ?? 0, capped: (row?.walked ?? 0) >= AHEAD_SCAN, morePriority: row?.morePriority ?? 0, otherTenants: row?.otherTenants ?? 0 };
 }
