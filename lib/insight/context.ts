@@ -50,7 +50,6 @@ export async function explainContext(
   const all = opts.all ?? (<T>(fn: (db: Db) => Promise<T>) => fn(sql));
   const waits = queueWaits(job, runs, events, asOf);
   const first = waits.find((w) => w.before === 1 && !w.requeue) ?? null;
-  const firstClaim = runs.find((r) => r.attempt === 1)?.claimedAt.getTime() ?? asOf;
   const sizeParam = sizeParamOf(job.type);
   const value = sizeParam ? numberAt(job.params, sizeParam) : null;
   const [mine, everyone, ahead, skipped, pauses, full, noWorker, crashes, crashedWorkers] = await Promise.all([
