@@ -1,7 +1,7 @@
 import type { Db } from "../db/client";
 import { TERMINAL_STATES, TRANSITIONS, type ActorKind, type JobEvent, type JobState, type RunOutcome, type Transition } from "../fsm/table";
 import { sizeParamOf } from "../jobs/job-types";
-import { CRASH_WINDOW_MS, POISON_CRASHES, POISON_ERROR_CLASS, WORKER_LOST_CLASS } from "../jobs/poison";
+import { CRASH_WINDOW_MS, POISON_CRASHES, POISON_ERROR_CLASS, REPEAT_CRASHES, WORKER_LOST_CLASS } from "../jobs/poison";
 import { PHASES, type Claim, type ClaimOf, type Explanation, type Phase } from "./claims";
 import { AHEAD_SCAN, BASELINE_SAMPLE, BASELINE_SCAN } from "./context";
 
@@ -435,29 +435,47 @@ function overlap(spans: readonly { from: number; to: number }[], i: { from: numb
 
 /**
  * Poison across jobs: a job stopped as poison was the one to blame for each worker death it was in —
- * on each, it had been on at least as many dead workers as every other job that died with it, and on
- * a tie it started last — and the crashes blamed on it reached the threshold. Rebuilt here from the
- * attempts alone (not from the error classes the supervisor wrote), so a bystander stopped as poison
- * is found however it was labelled.
+ * on each, it had at least as many unexplained deaths as every other job that died with it (a death
+ * is explained when the job was a bystander of one blamed on a job that had crashed REPEAT_CRASHES
+ * workers by then), and on a tie it started last — and the crashes blamed on it reached the
+ * threshold. Rebuilt from the attempts and the recovery events (not from the error class of the
+ * job's own attempts), so a bystander stopped as poison is found however it was labelled.
  */
 export async function checkPoison(sql: Db, threshold = POISON_CRASHES): Promise<Violation[]> {
   const poisoned = await sql<{ jobId: string }[]>`SELECT DISTINCT job_id FROM job_attempts WHERE error_class = ${POISON_ERROR_CLASS}`;
   const out: Violation[] = [];
+  /** A job's unexplained deaths before `at` (its lost attempts recovered before, less the explained ones), as the supervisor counted them then. */
+  const deathsBefore = async (jobId: string, at: Date) => {
+    const [r] = await sql<{ n: number }[]>`
+      SELECT count(*)::int AS n FROM job_attempts a
+       WHERE a.job_id = ${jobId} AND a.outcome = 'lease_expired' AND a.finished_at < ${at}
+         AND NOT (a.error_class = ${WORKER_LOST_CLASS} AND coalesce((
+               SELECT count(*) FROM job_attempts b
+                WHERE b.job_id = (SELECT (e.payload->'crash'->'blamed'->>'jobId')::uuid FROM job_log e
+                                   WHERE e.job_id = a.job_id AND e.attempt = a.attempt AND e.actor_kind = 'supervisor' AND e.at >= a.claimed_at
+                                   ORDER BY e.state_version DESC LIMIT 1)
+                  AND b.outcome = 'lease_expired' AND b.error_class IS DISTINCT FROM ${WORKER_LOST_CLASS} AND b.finished_at < ${at}), 0) >= ${REPEAT_CRASHES})`;
+    return r?.n ?? 0;
+  };
   for (const { jobId } of poisoned) {
     const mine = await sql<{ workerId: string; finishedAt: Date; began: Date }[]>`
       SELECT worker_id, finished_at, coalesce(started_at, claimed_at) AS began FROM job_attempts
        WHERE job_id = ${jobId} AND outcome = 'lease_expired' ORDER BY finished_at`;
     let blamed = 0;
-    for (const [i, death] of mine.entries()) {
-      const others = await sql<{ jobId: string; began: Date; deaths: number }[]>`
-        SELECT o.job_id, coalesce(o.started_at, o.claimed_at) AS began,
-               (SELECT count(*)::int FROM job_attempts p WHERE p.job_id = o.job_id AND p.outcome = 'lease_expired' AND p.finished_at <= o.finished_at) AS deaths
-          FROM job_attempts o
+    for (const death of mine) {
+      const others = await sql<{ jobId: string; began: Date; finishedAt: Date }[]>`
+        SELECT o.job_id, coalesce(o.started_at, o.claimed_at) AS began, o.finished_at FROM job_attempts o
          WHERE o.worker_id = ${death.workerId} AND o.job_id <> ${jobId} AND o.outcome = 'lease_expired'
            AND o.finished_at BETWEEN ${new Date(death.finishedAt.getTime() - CRASH_WINDOW_MS)} AND ${new Date(death.finishedAt.getTime() + CRASH_WINDOW_MS)}`;
-      const deaths = i + 1;
-      const beaten = others.find((o) => o.deaths > deaths || (o.deaths === deaths && (o.began > death.began || (o.began.getTime() === death.began.getTime() && o.jobId < jobId))));
-      if (beaten) out.push({ jobId, claim: "poison", why: `stopped as poison, but the death of worker ${death.workerId} is ${beaten.jobId}'s to blame (it had been on ${beaten.deaths} dead workers)` });
+      // The death began with its first recovery: what each victim had been through before it decides.
+      const start = new Date(Math.min(death.finishedAt.getTime(), ...others.map((o) => o.finishedAt.getTime())));
+      const deaths = (await deathsBefore(jobId, start)) + 1;
+      let beaten: { jobId: string; deaths: number } | null = null;
+      for (const o of others) {
+        const d = (await deathsBefore(o.jobId, start)) + 1;
+        if (d > deaths || (d === deaths && (o.began > death.began || (o.began.getTime() === death.began.getTime() && o.jobId < jobId)))) beaten = { jobId: o.jobId, deaths: d };
+      }
+      if (beaten) out.push({ jobId, claim: "poison", why: `stopped as poison, but the death of worker ${death.workerId} is ${beaten.jobId}'s to blame (${beaten.deaths} unexplained deaths to its ${deaths})` });
       else blamed++;
     }
     if (blamed < threshold) out.push({ jobId, claim: "poison", why: `stopped as poison after ${blamed} worker deaths it is to blame for, fewer than ${threshold}` });

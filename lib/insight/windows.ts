@@ -18,10 +18,10 @@ export function parseWindow(v: string | null | undefined, fallback: WindowKey = 
 export const LATENCY_SAMPLE = 2_000;
 
 /**
- * A job blamed for this many worker crashes is a poison suspect: it kills its workers
- * (lib/jobs/poison.ts says how one job is blamed for a worker's death, and the others spared).
+ * A job blamed for this many worker crashes is a poison suspect: it kills its workers — the repeat
+ * offender of lib/jobs/poison.ts, which says how one job is blamed for a worker's death.
  */
-export const POISON_SUSPECT_CRASHES = 2;
+export { REPEAT_CRASHES as POISON_SUSPECT_CRASHES } from "../jobs/poison";
 /** How far back the overview looks for poison suspects. */
 export const POISON_LOOKBACK_MS = 7 * 24 * 3_600_000;
 /** A worker that has not touched its row for this long, and did not say it stopped, is silent. */

@@ -7,13 +7,18 @@ import type { Db } from "../db/client";
  * reports: its lease expires, and so do the leases of every other job that process was running.
  * Those others are bystanders. The supervisor therefore blames ONE job for each worker process that
  * died — the repeat offender — and treats the rest as bystanders:
- * - the blamed job: the one of the dead worker's jobs that has been on the most dead workers (this
- *   one included); on a tie, the one that started last (the process was healthy until it started),
- *   then the lowest id. Its lost attempt counts as a crash (error class `LeaseExpired`), and the
- *   crash that makes POISON_CRASHES stops it: `dead` as `PoisonJob`, not handed out again.
+ * - the blamed job: the one of the dead worker's jobs with the most *unexplained* deaths — the dead
+ *   workers it has been on (this one included), less those a repeat offender explains (a death it
+ *   was a bystander of, blamed on a job that has crashed REPEAT_CRASHES workers or more); on a tie,
+ *   the one that started last (the process was healthy until it started), then the lowest id. Its
+ *   lost attempt counts as a crash (error class `LeaseExpired`), and the crash that makes
+ *   POISON_CRASHES stops it: `dead` as `PoisonJob`, not handed out again.
  * - the bystanders: handed back with their attempt refunded (the `rescue` transition, error class
- *   `WorkerLost`, the blamed job named in its event's payload). A bystander that keeps dying beside
- *   others ends up on more dead workers than they have, and is then the one blamed.
+ *   `WorkerLost`, the blamed job named in its event's payload).
+ * Deaths count before start times so that a job that kills its worker slowly (a leak, a big input),
+ * after others started, is found once it has been on more deaths than they have; explained deaths
+ * do not count, so a long job that was a bystander of one crasher is not blamed for the first kill
+ * of the next.
  *
  * Three crashes by default (JOBSCOPE_POISON_CRASHES): a rolling restart or a lost machine can cost
  * a long job a crash, rarely two in a row; a handler that crashes its process is blamed every time.
@@ -24,6 +29,9 @@ function crashesFromEnv(): number {
   const v = Number(process.env.JOBSCOPE_POISON_CRASHES ?? process.env.JOBSCOPE_POISON_LEASE_LOSSES ?? 3);
   return Number.isInteger(v) && v >= 1 ? v : 3;
 }
+
+/** A job blamed for this many worker crashes is a repeat offender: it explains the deaths it was blamed for. */
+export const REPEAT_CRASHES = 2;
 
 export const POISON_ERROR_CLASS = "PoisonJob";
 /** A bystander's lost attempt: its worker died, and another job was blamed for it. */
@@ -36,7 +44,7 @@ export type Victim = {
   type: string;
   /** When the attempt started (or was claimed, if it never started), epoch ms. */
   startedAt: number;
-  /** Dead workers this job has been on, this one included. */
+  /** Dead workers this job has been on, this one included, less the deaths a repeat offender explains. */
   deaths: number;
   /** Whether it was already blamed (a recovered attempt whose class is not WorkerLost). */
   blamed: boolean;
@@ -84,14 +92,30 @@ export function bystanderError(worker: string, blamed: Victim, refunded: boolean
 
 const ordinal = (n: number) => `${n}${n % 10 === 1 && n % 100 !== 11 ? "st" : n % 10 === 2 && n % 100 !== 12 ? "nd" : n % 10 === 3 && n % 100 !== 13 ? "rd" : "th"}`;
 
-/** Per job: the dead workers it has been on (its lost leases) and the crashes blamed on it. */
+/**
+ * Per job: the crashes blamed on it, and the dead workers it has been on that no repeat offender
+ * explains (each lost attempt, less those it lost as a bystander of a job blamed for REPEAT_CRASHES
+ * or more). The bystander's recovery event names whom its worker's death was blamed on
+ * (job_attempts_pkey, job_log_job_version_idx).
+ */
 export async function crashHistory(sql: Db, jobIds: readonly string[]): Promise<Map<string, { deaths: number; crashes: number }>> {
   if (jobIds.length === 0) return new Map();
   const rows = await sql<{ jobId: string; deaths: number; crashes: number }[]>`
-    SELECT job_id, count(*)::int AS deaths, count(*) FILTER (WHERE error_class IS DISTINCT FROM ${WORKER_LOST_CLASS})::int AS crashes
-      FROM job_attempts
-     WHERE job_id = ANY(${jobIds}::uuid[]) AND outcome = 'lease_expired'
-     GROUP BY job_id`;
+    WITH lost AS (
+      SELECT a.job_id, a.error_class,
+             CASE WHEN a.error_class = ${WORKER_LOST_CLASS} THEN
+               (SELECT (e.payload->'crash'->'blamed'->>'jobId')::uuid FROM job_log e
+                 WHERE e.job_id = a.job_id AND e.attempt = a.attempt AND e.actor_kind = 'supervisor' AND e.at >= a.claimed_at
+                 ORDER BY e.state_version DESC LIMIT 1) END AS blamed_on
+        FROM job_attempts a WHERE a.job_id = ANY(${jobIds}::uuid[]) AND a.outcome = 'lease_expired'),
+    offenders AS (
+      SELECT b.job_id FROM job_attempts b
+       WHERE b.job_id IN (SELECT blamed_on FROM lost WHERE blamed_on IS NOT NULL) AND b.outcome = 'lease_expired'
+         AND b.error_class IS DISTINCT FROM ${WORKER_LOST_CLASS}
+       GROUP BY b.job_id HAVING count(*) >= ${REPEAT_CRASHES})
+    SELECT job_id, count(*) FILTER (WHERE blamed_on IS NULL OR blamed_on NOT IN (SELECT job_id FROM offenders))::int AS deaths,
+           count(*) FILTER (WHERE error_class IS DISTINCT FROM ${WORKER_LOST_CLASS})::int AS crashes
+      FROM lost GROUP BY job_id`;
   return new Map(rows.map((r) => [r.jobId, { deaths: r.deaths, crashes: r.crashes }]));
 }
 

@@ -5,11 +5,11 @@
 // the SQL in lib/jobs and lib/supervisor, which is what the tests compare against.
 import { canApply, isLeased, step } from "../fsm/machine";
 import { HEARTBEAT_STATES, type ActorKind, type JobEvent, type JobState, type RunOutcome } from "../fsm/table";
-import { POISON_CRASHES } from "../jobs/poison";
+import { POISON_CRASHES, REPEAT_CRASHES } from "../jobs/poison";
 
 export type ModelRun = { attempt: number; started: boolean; outcome: RunOutcome | null };
 /** What the model keeps of a run beside what the database is compared with: its worker, when it began, whether its loss was a bystander's. */
-type RunNotes = { worker: string; began: number; bystander: boolean };
+type RunNotes = { worker: string; began: number; bystander: boolean; blamedJob: string | null };
 export type ModelJob = {
   id: string;
   state: JobState;
@@ -67,7 +67,7 @@ export class Model {
     job.version = s.next.stateVersion;
     if (s.opensRun) {
       job.runs.push({ attempt: job.attempt, started: false, outcome: null });
-      this.notes.set(`${job.id}:${job.attempt}`, { worker: opts.owner!, began: ++this.seq, bystander: false });
+      this.notes.set(`${job.id}:${job.attempt}`, { worker: opts.owner!, began: ++this.seq, bystander: false, blamedJob: null });
     }
     if (!isLeased(job.state)) job.leaseOwner = null;
     else if (opts.owner) job.leaseOwner = opts.owner;
@@ -123,6 +123,17 @@ export class Model {
     const r = { reclaimed: 0, rescued: 0, abandoned: 0, promoted: 0 };
     const stale = this.jobs.filter((j) => watched.has(j.state) && j.heartbeatAge >= this.staleAfterMs);
     const lost = (j: ModelJob) => j.runs.filter((x) => x.outcome === "lease_expired");
+    const note = (j: ModelJob, attempt: number) => this.notes.get(`${j.id}:${attempt}`)!;
+    const crashesOf = (id: string) => {
+      const j = this.jobs.find((x) => x.id === id);
+      return j ? lost(j).filter((x) => !note(j, x.attempt).bystander).length : 0;
+    };
+    // The dead workers a job has been on that no repeat offender explains (lib/jobs/poison.ts).
+    const deaths = (j: ModelJob) =>
+      lost(j).filter((x) => {
+        const n = note(j, x.attempt);
+        return !(n.bystander && n.blamedJob !== null && crashesOf(n.blamedJob) >= REPEAT_CRASHES);
+      }).length;
     const blamed = new Map<string, string>();
     // Every lost run of the owner is one of its victims: a sequence runs for well under the real
     // supervisor's CRASH_WINDOW_MS, and each sequence has workers of its own.
@@ -130,11 +141,11 @@ export class Model {
       const victims: { id: string; deaths: number; began: number; blamed: boolean }[] = [];
       for (const j of this.jobs) {
         for (const x of lost(j)) {
-          const n = this.notes.get(`${j.id}:${x.attempt}`)!;
-          if (n.worker === owner) victims.push({ id: j.id, deaths: lost(j).length, began: n.began, blamed: !n.bystander });
+          const n = note(j, x.attempt);
+          if (n.worker === owner) victims.push({ id: j.id, deaths: deaths(j), began: n.began, blamed: !n.bystander });
         }
         if (stale.includes(j) && j.leaseOwner === owner) {
-          victims.push({ id: j.id, deaths: lost(j).length + 1, began: this.notes.get(`${j.id}:${j.attempt}`)!.began, blamed: false });
+          victims.push({ id: j.id, deaths: deaths(j) + 1, began: note(j, j.attempt).began, blamed: false });
         }
       }
       const pick =
@@ -144,14 +155,15 @@ export class Model {
     }
     for (const j of stale) {
       const bystander = blamed.get(j.leaseOwner!) !== j.id;
-      const crashes = j.runs.filter((x) => x.outcome === "lease_expired" && !this.notes.get(`${j.id}:${x.attempt}`)!.bystander).length + 1;
+      const crashes = crashesOf(j.id) + 1;
       const poison = !bystander && crashes >= POISON_CRASHES && canApply(this.snap(j), "abandon", "supervisor");
       const order: JobEvent[] = bystander ? ["rescue", "reclaim", "abandon"] : ["reclaim", "abandon"];
       const event = poison ? "abandon" : order.find((e) => canApply(this.snap(j), e, "supervisor"));
       if (!event) continue;
       const attempt = j.attempt;
+      const culprit = blamed.get(j.leaseOwner!) ?? null;
       this.apply(j, event, "supervisor");
-      if (bystander) this.notes.get(`${j.id}:${attempt}`)!.bystander = true;
+      if (bystander) Object.assign(note(j, attempt), { bystander: true, blamedJob: culprit });
       if (event === "abandon") r.abandoned++;
       else if (event === "rescue") r.rescued++;
       else r.reclaimed++;

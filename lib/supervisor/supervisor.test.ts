@@ -121,6 +121,35 @@ describe("supervisor", () => {
     expect(listed.jobs.map((j) => j.id)).not.toContain(bystander.id);
   });
 
+  it("a long job that was a bystander of a repeat offender is not blamed for the first kill of the next crasher", async () => {
+    const sup = createSupervisor({ sql: t.sql, id: "sup-next", staleAfterMs: 10_000, poisonCrashes: 3 });
+    const first = await newJob(t.sql, { maxAttempts: 10 });
+    const long = await newJob(t.sql, { maxAttempts: 3 });
+    // The first crasher kills two workers; the long job is on the second one.
+    await runJob(t.sql, await getJob(t.sql, first.id), lone());
+    await ageHeartbeat(first.id, 60_000);
+    await sup.tick();
+    const w2 = lone();
+    await runJob(t.sql, await getJob(t.sql, long.id), w2);
+    await runJob(t.sql, await getJob(t.sql, first.id), w2);
+    await ageHeartbeat(long.id, 60_000);
+    await ageHeartbeat(first.id, 60_000);
+    await sup.tick();
+    // A new crasher's first kill: the long job has been on two dead workers, one of them explained by the first crasher.
+    const next = await newJob(t.sql, { maxAttempts: 10 });
+    const w3 = lone();
+    await runJob(t.sql, await getJob(t.sql, long.id), w3);
+    await runJob(t.sql, await getJob(t.sql, next.id), w3);
+    await ageHeartbeat(long.id, 60_000);
+    await ageHeartbeat(next.id, 60_000);
+    await sup.tick();
+    const classes = await t.sql<{ jobId: string; errorClass: string }[]>`
+      SELECT job_id, error_class FROM job_runs WHERE job_id IN (${long.id}, ${next.id}) ORDER BY job_id, attempt`;
+    expect(classes.filter((c) => c.jobId === long.id).map((c) => c.errorClass)).toEqual(["WorkerLost", "WorkerLost"]);
+    expect(classes.filter((c) => c.jobId === next.id).map((c) => c.errorClass)).toEqual(["LeaseExpired"]);
+    expect(await getJob(t.sql, long.id)).toMatchObject({ state: "queued", maxAttempts: 5 });
+  });
+
   it("a job that crashed fewer workers than the threshold is reclaimed as before", async () => {
     const job = await runJob(t.sql, await newJob(t.sql, { maxAttempts: 10 }), lone());
     await ageHeartbeat(job.id, 60_000);
