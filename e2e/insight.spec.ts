@@ -51,7 +51,7 @@ test.describe("insight", () => {
     await shot(page, "overview");
   });
 
-  test("a poison job is flagged: in the overview, with the workers that died on it, and in the jobs list", async ({ page, history }) => {
+  test("a poison job is flagged: in the overview, with its crashes and the workers that died on it, and in the jobs list", async ({ page, history }) => {
     const h = await history(30 * MIN).submit(
       { tenantId: "globex", type: "poison.crash", params: {}, queue: HELD_QUEUE },
       { kind: "api", id: "e2e-spec" },
@@ -64,7 +64,7 @@ test.describe("insight", () => {
     await page.goto("/");
     const poison = page.getByRole("list", { name: "Poison suspects" });
     const item = poison.getByRole("listitem").filter({ hasText: shortId(h.id) });
-    await expectSoon(item).toContainText("2 leases lost");
+    await expectSoon(item).toContainText("2 crashes");
     await expectSoon(item).toContainText("w-e2e-poison-1");
     await expectSoon(item).toContainText("w-e2e-poison-2");
 
