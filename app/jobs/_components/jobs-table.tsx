@@ -84,7 +84,7 @@ function columns(p: Props, now: number): Column<JobWire>[] {
     ...(p.isStaff !== false ? [{ header: "Tenant", cell: (job: JobWire) => <Clip value={job.tenantId} width="max-w-24" /> }] : []),
     { header: "Queue", cell: (job) => <Clip value={job.queue} width="max-w-32" mono /> },
     {
-      header: "Attempt",
+      header: p.isStaff !== false ? "Attempt" : "Try",
       align: "right",
       className: "whitespace-nowrap tabular-nums",
       cell: (job) => (
