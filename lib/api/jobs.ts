@@ -3,7 +3,7 @@ import { recordAudit } from "../audit/audit";
 import type { Sql } from "../db/client";
 import { withScope, type ScopedSql } from "../db/scope";
 import { enqueue, EnqueueError } from "../jobs/enqueue";
-import { maySubmit, typesFor } from "../jobs/job-types";
+import { findBadText, describeBadText } from "../input";
 import { JobFilters } from "../jobs/filters";
 import { getJobDetail, listJobs, type JobListRow } from "../jobs/queries";
 import { transition } from "../jobs/transition";
@@ -58,14 +58,8 @@ export async function submitJob(sql: Sql, key: ApiKeyPrincipal, raw: unknown): P
       await audit(tx, key, { action: "job.submit", outcome: "invalid", reason: message });
       return apiError(400, "invalid_input", message, { issues: issuesOf(parsed.error) });
     }
-    if (!maySubmit(parsed.data.type, "tenant_api")) {
-      // A type that only Jobscope itself may submit (the demo's poison.crash): as if it did not exist here.
-      const message = `Not submitted: job type ${JSON.stringify(parsed.data.type)} is not available through the API; available: ${typesFor("tenant_api").map(([t]) => t).join(", ")}.`;
-      await audit(tx, key, { action: "job.submit", outcome: "invalid", reason: message });
-      return apiError(400, "unknown_type", message);
-    }
     try {
-      const { job, created } = await enqueue(tx, { ...parsed.data, tenantId: key.tenantId }, actor);
+      const { job, created } = await enqueue(tx, { ...parsed.data, tenantId: key.tenantId }, actor, { submitter: "tenant_api" });
       await audit(tx, key, {
         action: "job.submit",
         jobIds: [job.id],
@@ -75,7 +69,7 @@ export async function submitJob(sql: Sql, key: ApiKeyPrincipal, raw: unknown): P
       return ok(publicJob(job), created ? 201 : 200, { Location: `/api/v1/jobs/${job.id}` });
     } catch (err) {
       if (!(err instanceof EnqueueError)) throw err;
-      const code = err.code === "unknown_type" || err.code === "invalid_params" ? err.code : "invalid_input";
+      const code = err.code === "unknown_type" || err.code === "unknown_queue" || err.code === "invalid_params" ? err.code : "invalid_input";
       const message = `Not submitted: ${err.message}.`;
       await audit(tx, key, { action: "job.submit", outcome: "invalid", reason: message });
       return apiError(400, code, message, err.issues.length ? { issues: err.issues } : {});
@@ -85,13 +79,15 @@ export async function submitJob(sql: Sql, key: ApiKeyPrincipal, raw: unknown): P
 
 /** GET /api/v1/jobs: newest first, keyset cursors, the key's tenant only. */
 export async function listTenantJobs(sql: Sql, key: ApiKeyPrincipal, search: URLSearchParams): Promise<ApiResult> {
+  const bad = findBadText(search);
+  if (bad) return apiError(400, "invalid_input", `query parameter ${describeBadText(bad)}.`, { issues: [{ path: bad.path, message: bad.problem }] });
   const raw: Record<string, string> = {};
   for (const [k, v] of search) {
-    if (k in raw) return apiError(400, "invalid_input", `Give ${k} once.`);
+    if (k in raw) return apiError(400, "invalid_input", `query parameter ${k.slice(0, 50)}: give it once.`);
     raw[k] = v;
   }
   const parsed = ListJobsQuery.safeParse(raw);
-  if (!parsed.success) return apiError(400, "invalid_input", describeIssues(parsed.error), { issues: issuesOf(parsed.error) });
+  if (!parsed.success) return apiError(400, "invalid_input", describeIssues(parsed.error, "query"), { issues: issuesOf(parsed.error) });
   const q = parsed.data;
   const filters = JobFilters.parse({ ...q, tenant: key.tenantId, sort: "created" });
   const page = await scoped(sql, key, (tx) => listJobs(tx, filters));
