@@ -444,6 +444,38 @@ describe("rate limit and errors", () => {
     expect((await handle(globex.secret)).status).toBe(200);
   });
 
+  it("the limit is the tenant's, not the key's: a second key of the same tenant does not widen it", async () => {
+    const limiter = new RateLimiter({ perMinute: 6, burst: 2 });
+    const second = await createApiKey(app, { tenantId: "acme", name: "second" }, ADMIN);
+    const handle = (secret: string) => withApiKey(call("/jobs", { secret }), null, async () => ok({ fine: true }), { limiter, sql: app });
+    expect((await handle(acme.secret)).status).toBe(200);
+    expect((await handle(acme.secret)).status).toBe(200);
+    expect((await handle(second.secret)).status).toBe(429);
+    expect((await handle(globex.secret)).status).toBe(200);
+  });
+
+  it("a tenant has at most JOBSCOPE_API_KEYS_PER_TENANT live keys, even when created at once; revoking one makes room", async () => {
+    process.env.JOBSCOPE_API_KEYS_PER_TENANT = "4";
+    try {
+      await db.sql`INSERT INTO tenants (id, name) VALUES ('keyring', 'Keyring') ON CONFLICT DO NOTHING`;
+      const others = db.connect({ role: "app", max: 6 });
+      // Six at once, on six connections: the count and the insert must not race.
+      const tries = await Promise.all(
+        Array.from({ length: 6 }, (_, i) => createApiKey(others, { tenantId: "keyring", name: `k${i}` }, ADMIN).then((k) => k, (e: unknown) => e)),
+      );
+      await others.end();
+      const made = tries.filter((t): t is Awaited<ReturnType<typeof createApiKey>> => typeof t === "object" && t !== null && "secret" in t);
+      expect(made).toHaveLength(4);
+      expect(tries.filter((t) => !made.includes(t as never))).toEqual([expect.objectContaining({ code: "refused", message: expect.stringContaining("at most 4") }), expect.anything()]);
+      const live = await db.sql`SELECT count(*)::int AS n FROM api_keys WHERE tenant_id = 'keyring' AND revoked_at IS NULL`;
+      expect(live[0]!.n).toBe(4);
+      await revokeApiKey(app, { id: made[0]!.key.id, tenantId: "keyring" }, ADMIN);
+      expect((await createApiKey(app, { tenantId: "keyring", name: "after" }, ADMIN)).key.name).toBe("after");
+    } finally {
+      delete process.env.JOBSCOPE_API_KEYS_PER_TENANT;
+    }
+  });
+
   it("a failure inside a handler is answered as internal, without its message", async () => {
     const r = await json(
       await withApiKey(call("/jobs", {}), null, async () => {

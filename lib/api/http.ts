@@ -92,7 +92,7 @@ export type ApiDeps = { sql?: ReturnType<typeof pool>; limiter?: RateLimiter; an
 /**
  * Every /api/v1 request except the OpenAPI document goes through here, inside
  * its route handler: the key is checked on every call (revocation takes
- * effect at once), then the key's rate limit, then `fn`. A state-changing
+ * effect at once), then its tenant's rate limit (shared by all the tenant's keys), then `fn`. A state-changing
  * `action` refused for want of a valid key is audited. Whatever `fn` throws
  * is logged here and answered as `internal`, never passed on.
  */
@@ -114,10 +114,11 @@ export async function withApiKey(
         apiError(401, "unauthenticated", "Send a live API key: `Authorization: Bearer jsk_…`.", {}, { "WWW-Authenticate": 'Bearer realm="jobscope"' }),
       );
     }
-    const rate = (deps.limiter ?? apiRateLimiter()).take(key.keyId);
+    // The tenant's bucket, whichever of its keys asks: more keys do not mean more requests.
+    const rate = (deps.limiter ?? apiRateLimiter()).take(`tenant:${key.tenantId}`);
     if (!rate.ok) {
       return toResponse(
-        apiError(429, "rate_limited", `Too many requests for this key: retry in ${rate.retryAfterSeconds} s.`, {}, { "Retry-After": String(rate.retryAfterSeconds) }),
+        apiError(429, "rate_limited", `Too many requests for this tenant: retry in ${rate.retryAfterSeconds} s.`, {}, { "Retry-After": String(rate.retryAfterSeconds) }),
       );
     }
     const result = await fn({ key });

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { typesFor } from "../jobs/job-types";
 import { rateLimitFromEnv } from "./rate-limit";
+import { maxKeysPerTenant } from "./keys";
 import {
   ApiCancelResult,
   ApiErrorSchema,
@@ -68,7 +69,7 @@ export function openApiDocument(): Json {
         "Submit, list, inspect and cancel your tenant's jobs. Authenticate every request with an API key",
         "(`Authorization: Bearer jsk_…`), created by an admin or a tenant owner on the console's API keys page.",
         "A key acts for its own tenant only: another tenant's job is answered exactly like a job that does not exist (404).",
-        `Each key may make ${rate.perMinute} requests a minute, in bursts of up to ${rate.burst}.`,
+        `Each tenant may make ${rate.perMinute} requests a minute, in bursts of up to ${rate.burst}, whichever of its keys it uses; it may hold ${maxKeysPerTenant()} live keys.`,
         "Errors are `{ \"error\": { \"code\", \"message\" } }` with a stable code; bodies are strict (unknown fields are refused).",
       ].join(" "),
     },
