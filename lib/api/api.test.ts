@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { anonymousAudit } from "../audit/anonymous";
 import { setupTestDb } from "../db/test-db";
 import { getJob, newJob, runJob } from "../jobs/test-helpers";
+import { transition } from "../jobs/transition";
 import type { JobRow } from "../jobs/types";
 import { withApiKey, ok } from "./http";
 import { createApiKey, listApiKeys, revokeApiKey, verifyApiKey } from "./keys";
@@ -350,9 +351,32 @@ describe("GET /api/v1/jobs/{id} and POST …/cancel", () => {
     const r = await get(job.id);
     expect(r.status).toBe(200);
     expect(r.body.job).toMatchObject({ id: job.id, state: "running", attempt: 1 });
-    expect(r.body.runs).toEqual([expect.objectContaining({ attempt: 1, workerId: "w-1", outcome: null })]);
+    expect(r.body.runs).toEqual([expect.objectContaining({ attempt: 1, workerId: "", outcome: null })]);
     expect(r.body.events.map((e: { event: string }) => e.event)).toEqual(["submit", "claim", "start"]);
     expect(r.body.eventCount).toBe(3);
+  });
+
+  it("shows what the tenant's console shows: no worker ids, lease owners or staff e-mail addresses (one redaction)", async () => {
+    const job = await newJob(db.sql, { tenantId: "acme" });
+    await runJob(db.sql, job, "w-secret-7");
+    const staff = { kind: "operator" as const, id: "staff.member@jobscope.example" };
+    const paused = await transition(db.sql, { jobId: job.id, event: "pause", actor: staff });
+    expect(paused.ok).toBe(true);
+    const resumed = await transition(db.sql, { jobId: job.id, event: "resume", actor: staff });
+    expect(resumed.ok).toBe(true);
+    const r = await get(job.id);
+    expect(r.status).toBe(200);
+    const text = JSON.stringify(r.body);
+    for (const hidden of ["w-secret-7", "staff.member@jobscope.example"]) expect(text).not.toContain(hidden);
+    expect(r.body.events.map((e: { event: string; actorKind: string }) => [e.event, e.actorKind])).toEqual([
+      ["submit", "api"],
+      ["claim", "worker"],
+      ["start", "worker"],
+      ["pause", "operator"],
+      ["resume", "operator"],
+    ]);
+    expect(r.body.events[0].actorId).toBe("test-api");
+    expect(r.body.runs[0]).toMatchObject({ attempt: 1, workerId: "" });
   });
 
   it("another tenant's job is 404 exactly like a missing one, and cancelling it changes nothing", async () => {

@@ -6,6 +6,7 @@ import { enqueue, EnqueueError } from "../jobs/enqueue";
 import { findBadText, describeBadText } from "../input";
 import { JobFilters } from "../jobs/filters";
 import { getJobDetail, listJobs, type JobListRow } from "../jobs/queries";
+import { redactForTenant } from "../jobs/redact";
 import { transition } from "../jobs/transition";
 import type { Actor, JobRow, Rejection } from "../jobs/types";
 import { apiError, describeIssues, issuesOf, ok, type ApiResult } from "./http";
@@ -97,8 +98,10 @@ export async function listTenantJobs(sql: Sql, key: ApiKeyPrincipal, search: URL
 /** GET /api/v1/jobs/{id}: another tenant's job is "no such job", exactly like a missing one. */
 export async function getTenantJob(sql: Sql, key: ApiKeyPrincipal, id: string): Promise<ApiResult> {
   if (!isUuid(id)) return NOT_FOUND();
-  const detail = await scoped(sql, key, (tx) => getJobDetail(tx, id));
-  if (!detail || detail.job.tenantId !== key.tenantId) return NOT_FOUND();
+  const found = await scoped(sql, key, (tx) => getJobDetail(tx, id));
+  if (!found || found.job.tenantId !== key.tenantId) return NOT_FOUND();
+  // The tenant's console's copy (lib/jobs/redact.ts): no worker ids, lease owners, supervisor or staff names.
+  const detail = redactForTenant(found);
   return ok({
     job: publicJob(detail.job),
     runs: detail.runs,

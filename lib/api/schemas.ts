@@ -97,7 +97,7 @@ export const ApiJobPage = z.object({
 
 export const ApiRun = z.object({
   attempt: z.int(),
-  workerId: z.string(),
+  workerId: z.string().describe("Empty: which of Jobscope's workers ran an attempt is not shown to tenants."),
   claimedAt: time,
   startedAt: time.nullable(),
   finishedAt: time.nullable(),
