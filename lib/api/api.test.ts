@@ -283,6 +283,15 @@ describe("what a tenant may name, and text and times that cannot be stored", () 
     }
   });
 
+  it("a key's repeated refusals are aggregated: one row at once, the rest as one row with a count", async () => {
+    const k = await createApiKey(app, { tenantId: "globex", name: "repeat" }, ADMIN);
+    for (let i = 0; i < 5; i++) expect((await submit({ type: "nope-again", params: {} }, k.secret)).status).toBe(400);
+    const rows = () => db.sql<{ repeatCount: number }[]>`SELECT repeat_count FROM audit_log WHERE actor = ${`api-key:${k.key.prefix}`} AND outcome = 'invalid' ORDER BY id`;
+    expect(await rows()).toEqual([{ repeatCount: 1 }]);
+    await anonymousAudit().flush();
+    expect(await rows()).toEqual([{ repeatCount: 1 }, { repeatCount: 4 }]);
+  });
+
   it("a body over 64 kB is refused with 413 as it streams in, without reading the rest of it", async () => {
     let pulled = 0;
     const chunk = new Uint8Array(16 * 1024).fill(32);

@@ -1,4 +1,5 @@
 import type { AuditAction } from "../audit/actions";
+import { anonymousAudit } from "../audit/anonymous";
 import { recordAudit } from "../audit/audit";
 import type { Sql } from "../db/client";
 import { withScope, type ScopedSql } from "../db/scope";
@@ -23,8 +24,12 @@ import { isUuid } from "../uuid";
 
 const scoped = <T>(sql: Sql, key: ApiKeyPrincipal, fn: (tx: ScopedSql) => Promise<T>) => withScope(sql, { tenantId: key.tenantId }, fn);
 
-const audit = (tx: ScopedSql, key: ApiKeyPrincipal, e: { action: AuditAction; jobIds?: string[]; outcome: "applied" | "refused" | "invalid"; reason: string }) =>
-  recordAudit(tx, { ...auditPrincipalOfKey(key), via: "api", ...e });
+type Entry = { action: AuditAction; jobIds?: string[]; outcome: "applied" | "refused" | "invalid"; reason: string };
+
+const audit = (tx: ScopedSql, key: ApiKeyPrincipal, e: Entry) => recordAudit(tx, { ...auditPrincipalOfKey(key), via: "api", ...e });
+
+/** A refusal that writes nothing else: its repeats by the same key are aggregated (lib/audit/anonymous.ts). */
+const refused = (key: ApiKeyPrincipal, e: Entry) => anonymousAudit().record({ via: "api", ...e }, keyActorId(key), auditPrincipalOfKey(key));
 
 /** What the API shows of a job in a list and on its own: no lease owner or heartbeat (the workers' business). */
 const publicFields = (j: JobRow | JobListRow) => ({
@@ -56,7 +61,7 @@ export async function submitJob(sql: Sql, key: ApiKeyPrincipal, raw: unknown): P
     const parsed = SubmitJobBody.safeParse(raw);
     if (!parsed.success) {
       const message = `Not submitted: ${describeIssues(parsed.error)}.`;
-      await audit(tx, key, { action: "job.submit", outcome: "invalid", reason: message });
+      await refused(key, { action: "job.submit", outcome: "invalid", reason: message });
       return apiError(400, "invalid_input", message, { issues: issuesOf(parsed.error) });
     }
     try {
@@ -72,7 +77,7 @@ export async function submitJob(sql: Sql, key: ApiKeyPrincipal, raw: unknown): P
       if (!(err instanceof EnqueueError)) throw err;
       const code = err.code === "unknown_type" || err.code === "unknown_queue" || err.code === "invalid_params" ? err.code : "invalid_input";
       const message = `Not submitted: ${err.message}.`;
-      await audit(tx, key, { action: "job.submit", outcome: "invalid", reason: message });
+      await refused(key, { action: "job.submit", outcome: "invalid", reason: message });
       return apiError(400, code, message, err.issues.length ? { issues: err.issues } : {});
     }
   });
@@ -146,14 +151,14 @@ export async function cancelTenantJob(sql: Sql, key: ApiKeyPrincipal, id: string
     const parsed = CancelJobBody.safeParse(raw ?? {});
     if (!parsed.success) {
       const message = `Not cancelled: ${describeIssues(parsed.error)}.`;
-      await audit(tx, key, { action: "job.cancel", jobIds, outcome: "invalid", reason: message });
+      await refused(key, { action: "job.cancel", jobIds, outcome: "invalid", reason: message });
       return apiError(400, "invalid_input", message, { issues: issuesOf(parsed.error) });
     }
     const body = parsed.data;
     // The application's own tenant check, before the write path (which row-level security confines as well).
     const [mine] = jobIds.length ? await tx`SELECT 1 AS one FROM job_catalog WHERE id = ${id} AND tenant_id = ${key.tenantId}` : [];
     if (!mine) {
-      await audit(tx, key, { action: "job.cancel", jobIds, outcome: "refused", reason: `not_found: no job ${id.slice(0, 80)} in tenant ${key.tenantId}` });
+      await refused(key, { action: "job.cancel", jobIds, outcome: "refused", reason: `not_found: no job ${id.slice(0, 80)} in tenant ${key.tenantId}` });
       return NOT_FOUND();
     }
     const expected = body.expectedState !== undefined ? { state: body.expectedState, version: body.expectedVersion! } : undefined;
