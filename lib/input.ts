@@ -45,8 +45,8 @@ export function findBadText(value: unknown, path: readonly (string | number)[] =
   for (const [k, v] of entries) {
     if (typeof k === "string") {
       const problem = badText(k);
-      // A key is named by its position: its text is what cannot be shown.
-      if (problem) return { path: at([...path, "(a key)"]), problem: `has a key that ${problem}` };
+      // A key is named by the object that has it: its own text is what cannot be shown.
+      if (problem) return { path: at(path), problem: `has a key that ${problem}` };
     }
     const found = findBadText(v, [...path, k]);
     if (found) return found;

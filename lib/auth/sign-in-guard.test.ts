@@ -247,6 +247,26 @@ describe("the audit log records sign-in, sign-out, password and name changes", (
   });
 });
 
+describe("better-auth's endpoints refuse text PostgreSQL cannot store", () => {
+  it("a NUL or a lone surrogate in a body field is a 400 naming it, not a 500", async () => {
+    const { auth } = setup();
+    const cookie = cookiesOf((await viaRoute(auth, OTHER, PASSWORD, "192.0.2.80")).headers);
+    for (const name of ["Na\u0000me", "Name\ud800"]) {
+      const res = await auth.handler(
+        new Request("http://localhost:3000/api/auth/update-user", {
+          method: "POST",
+          headers: from("192.0.2.80", { "content-type": "application/json", origin: "http://localhost:3000", cookie }),
+          body: JSON.stringify({ name }),
+        }),
+      );
+      expect(res.status, JSON.stringify(name)).toBe(400);
+      expect(((await res.json()) as { message: string }).message).toMatch(/^name contains/);
+    }
+    const [me] = await db.sql<{ name: string }[]>`SELECT name FROM users WHERE email = ${OTHER}`;
+    expect(me!.name).toBe("Other");
+  });
+});
+
 describe("revoke-session", () => {
   it("another user's session token is 404 (was 200, revoking nothing); the caller's own is revoked", async () => {
     const { auth } = setup();

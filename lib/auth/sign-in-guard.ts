@@ -6,6 +6,7 @@ import type { AnonymousAuditor } from "../audit/anonymous";
 import { recordAudit, type AuditOutcome } from "../audit/audit";
 import type { Db } from "../db/client";
 import { clientAddressOf } from "../http/client-address";
+import { describeBadText, findBadText } from "../input";
 import { DEVICE_COOKIE, DEVICE_MAX_AGE_SECONDS, deviceFor, deviceValue, type Device } from "./device";
 import { busy, currentPasswordScope, type PasswordWork } from "./password-work";
 import { ROLES, type Role } from "./permissions";
@@ -103,6 +104,14 @@ export function signInGuard(opts: SignInGuardOptions): BetterAuthPlugin {
     id: "jobscope-sign-in-guard",
     hooks: {
       before: [
+        {
+          // Every endpoint: text PostgreSQL cannot store (lib/input.ts) is a 400 naming its field, not a driver error and a 500.
+          matcher: () => true,
+          handler: createAuthMiddleware(async (ctx) => {
+            const bad = findBadText(ctx.body) ?? findBadText(ctx.query);
+            if (bad) throw new APIError("BAD_REQUEST", { message: `${describeBadText(bad)}.`, code: "INVALID_TEXT" });
+          }),
+        },
         {
           matcher: at("/sign-in/email"),
           handler: createAuthMiddleware(async (ctx) => {

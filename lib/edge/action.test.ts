@@ -100,5 +100,16 @@ describe("consoleAction", () => {
     ]);
     expect((await rows())[1]!.reason).toMatch(/^59 more like this/);
   });
+
+  it("text PostgreSQL cannot store is invalid input naming its field, before the action runs", async () => {
+    signedIn = ADMIN;
+    for (const raw of [{ id: "a\u0000b" }, { id: "x\ud800" }, { ["k\u0000"]: 1 }]) {
+      const r = await probe("apply")(raw);
+      expect(r, JSON.stringify(raw)).toMatchObject({ ok: false, error: { code: "invalid_input", message: expect.stringMatching(/^Nothing was changed\. (id|input) (contains|has a key)/) } });
+    }
+    const form = new FormData();
+    form.set("id", "nul\u0000");
+    expect(await probe("apply")(form)).toMatchObject({ ok: false, error: { code: "invalid_input" } });
+  });
 });
 

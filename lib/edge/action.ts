@@ -7,6 +7,7 @@ import { actorOf, authorize, withViewer, type Viewer } from "../auth/viewer";
 import { pool, type Db } from "../db/client";
 import type { ScopedSql } from "../db/scope";
 import type { Actor } from "../jobs/types";
+import { describeBadText, findBadText } from "../input";
 import { AppError, type AppErrorCode, type ErrorBody, type Result } from "../result";
 import { withSpan } from "../tracing/tracing";
 
@@ -67,8 +68,8 @@ export function firstIssue(error: z.ZodError): string {
 const outcomeOf = (code: AppErrorCode): AuditOutcome => (code === "forbidden" || code === "unauthenticated" ? "denied" : code === "invalid_input" || code === "too_many" ? "invalid" : "refused");
 
 /**
- * THE frame of every server action (a server action is a public POST endpoint): authorise → validate
- * with zod → run in the viewer's scope → audit → a typed `Result`. Every refusal is audited (denied,
+ * THE frame of every server action (a server action is a public POST endpoint): authorise → refuse
+ * text PostgreSQL cannot store → validate with zod → run in the viewer's scope → audit → a typed `Result`. Every refusal is audited (denied,
  * invalid, refused) and every failure too; a change's own audit row commits with it. A thrown
  * AppError is a refusal; anything else thrown is logged and answered generically.
  *
@@ -107,6 +108,13 @@ async function frame<S extends z.ZodType, T, E extends ErrorBody>(spec: ActionSp
     if (mayNot) {
       await refused("denied", mayNot);
       return refusal({ code: "forbidden", message: mayNot });
+    }
+    // Text PostgreSQL cannot store (a NUL, a lone surrogate), anywhere in the input: said, not a driver error.
+    const bad = findBadText(raw);
+    if (bad) {
+      const message = `Nothing was changed. ${describeBadText(bad)}.`;
+      await refused("invalid", message);
+      return refusal({ code: "invalid_input", message });
     }
     const parsed = spec.input.safeParse(raw);
     if (!parsed.success) {
