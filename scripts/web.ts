@@ -11,6 +11,7 @@ import next from "next";
 import { trustedProxies } from "../lib/http/client-address";
 import { frontHandler } from "../lib/http/front";
 import { anonymousAudit } from "../lib/audit/anonymous";
+import { signInBusy } from "../lib/auth/password-work";
 
 const { values: args } = parseArgs({
   options: {
@@ -25,7 +26,7 @@ const app = next({ dev: args.dev, hostname: args.host, port, dir: process.cwd() 
 const handle = app.getRequestHandler();
 
 await app.prepare();
-const server = createServer(frontHandler({ trust, handle, audit: anonymousAudit }));
+const server = createServer(frontHandler({ trust, handle, audit: anonymousAudit, busy: (req) => signInBusy(req) }));
 server.listen(port, args.host, () => console.log(`[jobscope] console listening on http://${args.host}:${port}`));
 
 // Let the aggregated audit counts of the open windows reach the log before the process goes

@@ -36,8 +36,11 @@ export function createAnonymousAuditor(db: () => Db, opts: AnonymousAuditorOptio
   const open = new Map<string, Window>();
   let opened: number[] = [];
 
+  // Never throws, not even synchronously: a refusal is answered whether or not its row can be written.
   const write = (w: Window, repeatCount: number, reason: string) =>
-    recordAudit(db(), { ...w.principal, ...w.entry, reason, repeatCount }).catch((err: unknown) =>
+    Promise.resolve()
+      .then(() => recordAudit(db(), { ...w.principal, ...w.entry, reason, repeatCount }))
+      .catch((err: unknown) =>
       log(`[jobscope] could not audit a refused ${w.entry.outcome} ${w.entry.action} by ${w.principal.actor}: ${err instanceof Error ? err.message : String(err)}`),
     );
 

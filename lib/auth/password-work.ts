@@ -71,3 +71,18 @@ export function passwordWork(): PasswordWork {
   g.__jobscopePasswordWork ??= createPasswordWork(passwordWorkLimitsFromEnv());
   return g.__jobscopePasswordWork;
 }
+
+/**
+ * For the web server (lib/http/front.ts): seconds to tell a sign-in request to wait, when hashing
+ * has no room for a stranger's sign-in, or null. A request carrying a device cookie goes on to the
+ * sign-in guard, which checks the cookie's signature and may give it the reserve. The sign-in
+ * endpoints are better-auth's `/api/auth/sign-in/*` and the sign-in page's server action.
+ */
+export function signInBusy(req: { method?: string; url?: string; headers: Record<string, string | string[] | undefined> }, work = passwordWork()): number | null {
+  if (req.method !== "POST") return null;
+  const path = (req.url ?? "/").split("?")[0]!;
+  if (!path.startsWith("/api/auth/sign-in/") && !(path === "/sign-in" && req.headers["next-action"] !== undefined)) return null;
+  const cookie = req.headers.cookie;
+  if (typeof cookie === "string" && /(^|;\s*)(__Secure-)?better-auth\.device=/.test(cookie)) return null;
+  return work.full(false) ? BUSY_RETRY_SECONDS : null;
+}

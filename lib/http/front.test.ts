@@ -5,10 +5,14 @@ import { createAnonymousAuditor } from "../audit/anonymous";
 import { trustedProxies } from "./client-address";
 import type { NextConfig } from "next";
 import { PAGE_BODY_LIMIT } from "./body-limit";
+import { signInBusy, type PasswordWork } from "../auth/password-work";
 import { frontHandler } from "./front";
 
 // A real HTTP server with the front before a stand-in for Next.js that reads every body it is given.
 const reached: { url: string; bytes: number }[] = [];
+// Password hashing with no room (once `hashingFull` is set): every stranger's sign-in is "busy".
+let hashingFull = false;
+const work = { full: () => hashingFull } as unknown as PasswordWork;
 let server: Server;
 let port = 0;
 const audit = createAnonymousAuditor(() => {
@@ -20,6 +24,7 @@ beforeAll(async () => {
     frontHandler({
       trust: trustedProxies(""),
       audit: () => audit,
+      busy: (req) => signInBusy(req, work),
       handle: async (req, res) => {
         let bytes = 0;
         for await (const chunk of req as AsyncIterable<Buffer>) bytes += chunk.length;
@@ -109,4 +114,24 @@ describe("every request body has a size limit that applies before it is read", (
     }
     expect(reached.length).toBe(before);
   });
+
+  it("while password hashing has no room, a stranger's sign-in is answered 503 here, before the app; a known device's goes on", async () => {
+    hashingFull = true;
+    const before = reached.length;
+    const send = (path: string, headers: Record<string, string> = {}) =>
+      new Promise<{ status: number; retryAfter: string | undefined }>((resolve) =>
+        request({ host: "127.0.0.1", port, path, method: "POST", headers: { "content-type": "application/json", ...headers } }, (res) => {
+          res.resume();
+          resolve({ status: res.statusCode ?? 0, retryAfter: res.headers["retry-after"] });
+        }).end("{}"),
+      );
+    expect(await send("/api/auth/sign-in/email")).toEqual({ status: 503, retryAfter: "2" });
+    expect(await send("/sign-in", { "next-action": "abc" })).toEqual({ status: 503, retryAfter: "2" });
+    expect(reached.length).toBe(before);
+    expect((await send("/api/auth/sign-in/email", { cookie: "better-auth.device=x.1.y.sig" })).status).toBe(200);
+    expect((await send("/api/auth/sign-out")).status).toBe(200);
+    hashingFull = false;
+    expect((await send("/api/auth/sign-in/email")).status).toBe(200);
+  });
 });
+

@@ -10,6 +10,12 @@ export type FrontOptions = {
   /** Next.js's request handler: what a request reaches once the front let it through. */
   handle: (req: IncomingMessage, res: ServerResponse) => unknown;
   audit: () => AnonymousAuditor;
+  /**
+   * A request to refuse at once with 503 and this many seconds to wait, or null: a sign-in while
+   * password hashing has no room (lib/auth/password-work.ts) is answered here, before Next.js spends
+   * anything on it — a flood of them otherwise takes the event loop from signed-in pages.
+   */
+  busy?: (req: IncomingMessage) => number | null;
 };
 
 function refuseCrossOrigin(req: IncomingMessage, res: ServerResponse, client: string, audit: () => AnonymousAuditor) {
@@ -35,6 +41,12 @@ export function frontHandler(opts: FrontOptions) {
     const client = sanitizeForwarding(req, opts.trust);
     if (isCrossOriginPagePost(req)) return refuseCrossOrigin(req, res, client, opts.audit);
     if (badUrl(req.url ?? "/")) return refuseBadUrl(res);
+    const wait = opts.busy?.(req) ?? null;
+    if (wait !== null) {
+      // Audited as the sign-in guard audits it: aggregated per address, capped (lib/audit/anonymous.ts).
+      void opts.audit().record({ via: "console", action: "auth.sign_in", outcome: "denied", reason: "refused: too many sign-ins being checked at once (try again)" }, client);
+      return refuseBusy(res, wait);
+    }
     const url = req.url ?? "/";
     limitBody(req, res, bodyLimitFor(url), () => void opts.handle(req, res));
   };
@@ -49,6 +61,11 @@ function badUrl(url: string): boolean {
     // Malformed percent-encoding: Next.js answers these itself (400), as before.
     return false;
   }
+}
+
+function refuseBusy(res: ServerResponse, seconds: number) {
+  res.writeHead(503, { "Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store", "Retry-After": String(seconds) });
+  res.end(JSON.stringify({ code: "BUSY", message: `The server is checking many sign-ins right now: try again in ${seconds} s.` }));
 }
 
 function refuseBadUrl(res: ServerResponse) {
