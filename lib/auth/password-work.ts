@@ -39,7 +39,10 @@ export const busy = () =>
  * better-auth directly) a request is a stranger's.
  */
 export type PasswordScope = { knownDevice: boolean };
-const scope = new AsyncLocalStorage<PasswordScope>();
+// One per process, like the work itself: Next.js may bundle this module into more than one chunk
+// (the sign-in action's, the auth route's), and a scope opened by one copy must be read by the other.
+const scopes = globalThis as unknown as { __jobscopePasswordScope?: AsyncLocalStorage<PasswordScope> };
+const scope = (scopes.__jobscopePasswordScope ??= new AsyncLocalStorage<PasswordScope>());
 export const withPasswordScope = <T>(fn: () => T): T => scope.run({ knownDevice: false }, fn);
 export const currentPasswordScope = () => scope.getStore();
 
