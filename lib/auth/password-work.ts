@@ -77,14 +77,14 @@ export function passwordWork(): PasswordWork {
 
 /**
  * For the web server (lib/http/front.ts): seconds to tell a sign-in request to wait, when hashing
- * has no room for a stranger's sign-in, or null. A request carrying a device cookie goes on to the
- * sign-in guard, which checks the cookie's signature and may give it the reserve. The sign-in
- * endpoints are better-auth's `/api/auth/sign-in/*` and the sign-in page's server action.
+ * has no room for a stranger's sign-in, or null. Only better-auth's JSON endpoints
+ * (`/api/auth/sign-in/*`) are answered there: the sign-in page's server action needs an answer
+ * Next.js's client can read, so the sign-in guard refuses it (before any database work). A request
+ * carrying a device cookie goes on to the guard, which checks the cookie's signature and may give
+ * it the reserve.
  */
 export function signInBusy(req: { method?: string; url?: string; headers: Record<string, string | string[] | undefined> }, work = passwordWork()): number | null {
-  if (req.method !== "POST") return null;
-  const path = (req.url ?? "/").split("?")[0]!;
-  if (!path.startsWith("/api/auth/sign-in/") && !(path === "/sign-in" && req.headers["next-action"] !== undefined)) return null;
+  if (req.method !== "POST" || !(req.url ?? "/").startsWith("/api/auth/sign-in/")) return null;
   const cookie = req.headers.cookie;
   if (typeof cookie === "string" && /(^|;\s*)(__Secure-)?better-auth\.device=/.test(cookie)) return null;
   return work.full(false) ? BUSY_RETRY_SECONDS : null;

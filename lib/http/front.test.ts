@@ -126,8 +126,9 @@ describe("every request body has a size limit that applies before it is read", (
         }).end("{}"),
       );
     expect(await send("/api/auth/sign-in/email")).toEqual({ status: 503, retryAfter: "2" });
-    expect(await send("/sign-in", { "next-action": "abc" })).toEqual({ status: 503, retryAfter: "2" });
     expect(reached.length).toBe(before);
+    // The sign-in form's server action goes on: its answer must be one Next.js's client can show (the guard refuses it).
+    expect((await send("/sign-in", { "next-action": "abc" })).status).toBe(200);
     expect((await send("/api/auth/sign-in/email", { cookie: "better-auth.device=x.1.y.sig" })).status).toBe(200);
     expect((await send("/api/auth/sign-out")).status).toBe(200);
     hashingFull = false;
