@@ -5,6 +5,7 @@
 // generated and printed once.
 import { randomBytes } from "node:crypto";
 import { parseArgs } from "node:util";
+import { ZodError } from "zod";
 import { recordAudit } from "../lib/audit/audit";
 import { createUser } from "../lib/auth/users";
 import { connect, databaseUrl } from "../lib/db/client";
@@ -49,7 +50,8 @@ try {
   console.log(`[jobscope] created ${user.email} (${user.role}${user.tenantId ? `, tenant ${user.tenantId}` : ""})`);
   if (generated) console.log(`[jobscope] password (shown once; they can change it after signing in): ${password}`);
 } catch (err) {
-  console.error(`[jobscope] could not create the user: ${err instanceof Error ? err.message : String(err)}`);
+  const why = err instanceof ZodError ? err.issues.map((i) => `${i.path.join(".") || "input"}: ${i.message}`).join("; ") : err instanceof Error ? err.message : String(err);
+  console.error(`[jobscope] could not create the user: ${why}`);
   process.exitCode = 1;
 } finally {
   await sql.end({ timeout: 5 });
