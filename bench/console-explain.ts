@@ -54,7 +54,7 @@ async function main() {
   const { app, explain } = explainingApp(owner, args.secret);
   const staff: Scope = { all: true };
   const mine: Scope = { tenantId: tenant };
-  const page = (q: Record<string, string | undefined>) => (tx: ScopedSql) => loadJobs(tx, parseJobFilters(q));
+  const page = (q: Record<string, string | undefined>) => (tx: ScopedSql) => loadJobs(tx, parseJobFilters(q), false);
   const probes: Probe[] = [
     { name: "first list page + tab counts", scope: staff, run: page({}) },
     { name: "first list page + tab counts", scope: mine, run: page({ tenant }) },

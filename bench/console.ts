@@ -197,7 +197,7 @@ export async function measureConsole(ownerUrl: string, base: string, cookie: str
 export async function measureConsoleLib(ownerUrl: string, samples: number): Promise<Timing[]> {
   const sql = connect(ownerUrl, { max: 2 });
   const { deep, many, dead } = await pickTargets(sql, samples);
-  const page = (params: Record<string, string>) => withScope(sql, { all: true }, (tx) => loadJobs(tx, parseJobFilters(params)));
+  const page = (params: Record<string, string>) => withScope(sql, { all: true }, (tx) => loadJobs(tx, parseJobFilters(params), false));
   const timed = async (name: string, fn: (i: number) => Promise<unknown>, n = samples): Promise<Timing> => {
     const { times, warmupMax } = await timeRuns(n, async (i) => void (await fn(i)));
     return { name: `${name} [library, no HTTP]`, n, p50: pct(times, 50), p95: pct(times, 95), warmupMax, status: "n/a" };

@@ -50,6 +50,18 @@ test.describe("queues and schedules in the console (issue 13)", () => {
     expect(audit.map((a) => a.action).sort()).toEqual(["queue.pause", "queue.resume"]);
   });
 
+  test("the queues page pages and searches: 60 queues that sort first do not hide the others", async ({ page, submit }) => {
+    for (let i = 0; i < 60; i++) await submit({ ...REPORT, queue: `0e2e-${String(i).padStart(2, "0")}` });
+    await page.goto("/queues");
+    await expect(page.getByTestId("queue-row").first()).toContainText("0e2e-00");
+    await page.getByRole("link", { name: "Next page →" }).click();
+    await expect(page).toHaveURL(/after=/);
+    await page.getByLabel("Queue name contains").fill("MEDIA");
+    await page.getByRole("button", { name: "Find" }).click();
+    await expect(page.getByTestId("queue-row")).toHaveCount(1);
+    await expect(page.getByTestId("queue-row")).toContainText(QUEUE);
+  });
+
   test("an operator creates a schedule and sees the job of its first tick", async ({ page, db }) => {
     const name = `e2e-${randomUUID().slice(0, 8)}`;
     await page.goto("/schedules");

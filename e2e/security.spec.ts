@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { request } from "node:http";
 import type { APIRequestContext } from "@playwright/test";
 import type { JobRow } from "../lib/jobs/types";
 import { createUser } from "../lib/auth/users";
@@ -194,6 +195,22 @@ test.describe("signing in", () => {
     expect(sessions!.n).toBe(0);
     const failed = await db<{ reason: string }[]>`SELECT reason FROM audit_log WHERE action = 'auth.sign_in' AND reason LIKE ${`%${email}%`}`;
     expect(failed.length).toBeGreaterThan(0);
+  });
+
+  test("a sign-in body over its limit is answered 413 before it is read, and a URL holding a NUL is a 400", async ({ baseURL }) => {
+    const url = new URL("/api/auth/sign-in/email", baseURL);
+    // Only the headers are sent: a server that waited for the 400 MB it was promised would never answer.
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = request(url, { method: "POST", headers: { "content-type": "application/json", "content-length": String(400 * 1024 * 1024) } }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on("error", reject);
+      req.flushHeaders();
+    });
+    expect(status).toBe(413);
+    const nul = await fetch(new URL("/jobs?type=a%00b", baseURL), { redirect: "manual" });
+    expect(nul.status).toBe(400);
   });
 
   test("?next= never leads off the site, and odd characters never answer 500", async ({ page }) => {

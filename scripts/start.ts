@@ -1,7 +1,8 @@
 // `npm start`: the whole product on one machine. Starts PostgreSQL (embedded
 // unless DATABASE_URL is set), migrates, seeds a demo on first run, builds the
 // console if needed, then runs the web app, workers, a supervisor and demo
-// traffic until Ctrl-C, which drains the workers and stops everything.
+// traffic until Ctrl-C, which drains the workers and stops everything. With
+// DATABASE_URL or --deployment it is a deployment: no demo data, users or traffic.
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
@@ -10,12 +11,9 @@ import { parseArgs } from "node:util";
 import { connect } from "../lib/db/client";
 import { advertiseUrl, DEFAULT_DATA_DIR, ensureDatabase, startEmbeddedPostgres, writePrivateFile } from "../lib/db/embedded";
 import { migrateDatabase } from "../lib/db/migrate";
-import { ensureBuiltinTenant } from "../lib/jobs/bulk";
 import { provisionRoles } from "../lib/db/roles";
-import { seedDemo } from "../lib/demo/seed";
-import { seedDemoUsers } from "../lib/demo/seed-users";
+import { isDemoStart, prepareFirstRun } from "../lib/demo/first-run";
 import { startTraffic } from "../lib/demo/traffic";
-import { DEMO_PASSWORD } from "../lib/demo/users";
 import { runChild } from "../lib/run-child";
 import { buildNeeded } from "./build-needed";
 
@@ -29,8 +27,11 @@ const { values: args } = parseArgs({
     "demo-jobs": { type: "string", default: "3000" },
     workers: { type: "string", default: "2" },
     dev: { type: "boolean", default: false },
+    // A deployment on the embedded PostgreSQL: no demo data, users or traffic (as with DATABASE_URL).
+    deployment: { type: "boolean", default: false },
   },
 });
+const demo = isDemoStart(process.env, args.deployment);
 const say = (s: string) => console.log(`[jobscope] ${s}`);
 const node = process.execPath;
 const children = new Set<ChildProcess>();
@@ -93,16 +94,8 @@ async function main() {
   // The web app and the workers do not connect as the owner: row-level security applies to them.
   const roles = await provisionRoles(db.url, secret);
   const sql = connect(db.url, { max: 4, appName: "jobscope-start" });
-  const [{ n } = { n: 0 }] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM tenants`;
-  if (n === 0) {
-    say(`seeding demo data (${args["demo-jobs"]} job histories)…`);
-    const t0 = Date.now();
-    const { slowExportId } = await seedDemo(sql, { jobs: Number(args["demo-jobs"]), log: say });
-    say(`seeded in ${((Date.now() - t0) / 1000).toFixed(1)} s; the slow export is job ${slowExportId}`);
-  }
-  // The tenant of the built-in jobs (bulk actions), before anyone can count the tenants.
-  await ensureBuiltinTenant(sql);
-  const logins = await seedDemoUsers(sql);
+  // The demo seeds its data and users; a deployment says how to create its first admin (lib/demo/first-run.ts).
+  const firstRun = await prepareFirstRun(sql, { demo, demoJobs: Number(args["demo-jobs"]), log: say });
   if (!args.dev) await buildIfNeeded();
 
   const env = { ...process.env, DATABASE_URL: roles.worker };
@@ -112,11 +105,11 @@ async function main() {
   keep("web", next, webEnv, false);
   for (let i = 1; i <= Number(args.workers); i++) {
     // The demo's schedules come with its traffic (the e2e server runs without either).
-    const schedules = args["no-traffic"] ? [] : ["--demo-schedules"];
+    const schedules = args["no-traffic"] || !demo ? [] : ["--demo-schedules"];
     keep(`worker ${i}`, ["--import", "tsx", "scripts/worker.ts", "--drain-ms", "10000", ...schedules], env, true);
   }
   keep("supervisor", ["--import", "tsx", "scripts/supervisor.ts"], { ...env, JOBSCOPE_SUPERVISOR_ID: "sup-local" }, true);
-  const stopTraffic = args["no-traffic"] ? () => {} : startTraffic(sql, { log: say });
+  const stopTraffic = args["no-traffic"] || !demo ? () => {} : startTraffic(sql, { log: say });
 
   shutdown = async (code: number) => {
     if (stopping) return;
@@ -136,7 +129,7 @@ async function main() {
   };
   process.on("SIGINT", () => void shutdown(0));
   process.on("SIGTERM", () => void shutdown(0));
-  say(`demo logins (password "${DEMO_PASSWORD}"):\n    ${logins.join("\n    ")}`);
+  for (const line of firstRun) say(line);
   say(`Jobscope is running at http://${args.host === "0.0.0.0" ? "localhost" : args.host}:${args.port}  (Ctrl-C stops it)`);
 }
 
@@ -150,8 +143,8 @@ function relay() {
   const child = spawn(node, [...process.execArgv, ...process.argv.slice(1)], {
     stdio: "inherit",
     detached: true,
-    // `npm start` is the demo: its demo-only job types exist (lib/jobs/job-types.ts) unless JOBSCOPE_DEMO=0.
-    env: { ...process.env, JOBSCOPE_DETACHED: "1", JOBSCOPE_DEMO: process.env.JOBSCOPE_DEMO ?? "1" },
+    // The demo's demo-only job types exist (lib/jobs/job-types.ts) unless JOBSCOPE_DEMO=0; a deployment's do not.
+    env: { ...process.env, JOBSCOPE_DETACHED: "1", JOBSCOPE_DEMO: process.env.JOBSCOPE_DEMO ?? (demo ? "1" : "0") },
   });
   let relayed = false;
   const forward = () => {

@@ -2,13 +2,16 @@
 // knows the TCP peer decides which forwarding headers to believe (JOBSCOPE_TRUSTED_PROXIES) and
 // who the client is (lib/http/client-address.ts), before Next.js, better-auth or an action reads
 // them. It also refuses a cross-origin POST to a page (a server action) with 403, audited, where
-// Next.js answered 500. `npm start` runs it; `--dev` runs Next.js in development mode.
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+// Next.js answered 500, a body larger than its route takes with 413 before it is read, and a URL
+// holding a NUL character with 400 (lib/http/front.ts). `npm start` runs it; `--dev` runs Next.js
+// in development mode.
+import { createServer } from "node:http";
 import { parseArgs } from "node:util";
 import next from "next";
-import { isCrossOriginPagePost } from "../lib/http/origin";
-import { sanitizeForwarding, trustedProxies } from "../lib/http/client-address";
+import { trustedProxies } from "../lib/http/client-address";
+import { frontHandler } from "../lib/http/front";
 import { anonymousAudit } from "../lib/audit/anonymous";
+import { signInBusy } from "../lib/auth/password-work";
 
 const { values: args } = parseArgs({
   options: {
@@ -22,21 +25,8 @@ const trust = trustedProxies();
 const app = next({ dev: args.dev, hostname: args.host, port, dir: process.cwd() });
 const handle = app.getRequestHandler();
 
-function refuseCrossOrigin(req: IncomingMessage, res: ServerResponse, client: string) {
-  void anonymousAudit().record(
-    { via: "console", action: "console.cross_origin", outcome: "denied", reason: `a POST to ${(req.url ?? "/").split("?")[0]!.slice(0, 120)} from another origin was refused` },
-    client,
-  );
-  res.writeHead(403, { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store" });
-  res.end("Forbidden: this request came from another site.\n");
-}
-
 await app.prepare();
-const server = createServer((req, res) => {
-  const client = sanitizeForwarding(req, trust);
-  if (isCrossOriginPagePost(req)) return refuseCrossOrigin(req, res, client);
-  void handle(req, res);
-});
+const server = createServer(frontHandler({ trust, handle, audit: anonymousAudit, busy: (req) => signInBusy(req) }));
 server.listen(port, args.host, () => console.log(`[jobscope] console listening on http://${args.host}:${port}`));
 
 // Let the aggregated audit counts of the open windows reach the log before the process goes

@@ -3,7 +3,7 @@
 import { parseArgs } from "node:util";
 import { connect, databaseUrl } from "../lib/db/client";
 import { alertHandlers } from "../lib/alerts/webhook";
-import { JOB_TYPES } from "../lib/jobs/job-types";
+import { declaredQueues } from "../lib/jobs/job-types";
 import { demoHandlers } from "../lib/worker/demo-handlers";
 import { demoSchedules } from "../lib/worker/demo-schedules";
 import { consoleLogger } from "../lib/worker/log";
@@ -11,7 +11,7 @@ import type { JobOutcome } from "../lib/worker/types";
 import { createWorker } from "../lib/worker/worker";
 
 const USAGE = `usage: npm run worker -- [--queues a,b] [--concurrency N] [--id ID] [--drain-ms N] [--verbose]
-  --queues       queues to claim from (default: every queue in JOB_TYPES)
+  --queues       queues to claim from (default: every queue a job type declares)
   --concurrency  jobs run at once (default 8)
   --id           worker id, also the lease owner (default host-pid-xxxx)
   --drain-ms     on SIGTERM, how long in-flight jobs may take to finish (default 30000)
@@ -37,7 +37,7 @@ function options() {
     console.log(USAGE);
     process.exit(0);
   }
-  const allQueues = [...new Set(Object.values(JOB_TYPES).map((t) => t.queue))];
+  const allQueues = declaredQueues();
   const queues = values.queues ? values.queues.split(",").map((q) => q.trim()).filter(Boolean) : allQueues;
   const concurrency = Number(values.concurrency);
   const drainMs = Number(values["drain-ms"]);

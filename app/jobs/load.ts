@@ -2,10 +2,14 @@ import type { Db } from "@/lib/db/client";
 import type { JobFilters } from "@/lib/jobs/filters";
 import { operationOutcome } from "@/lib/jobs/operation";
 import { countByState, listJobs } from "@/lib/jobs/queries";
+import { redactListRowForTenant } from "@/lib/jobs/redact";
 import type { JobsResponse } from "@/lib/client/wire";
 
-/** One page of the list and the tab counts under the same filters: the page's first render and every poll. */
-export async function loadJobs(sql: Db, filters: JobFilters): Promise<JobsResponse> {
+/**
+ * One page of the list and the tab counts under the same filters: the page's first render and every
+ * poll. `forTenant`: the reader is a tenant member, who reads the rows redacted (lib/jobs/redact.ts).
+ */
+export async function loadJobs(sql: Db, filters: JobFilters, forTenant: boolean): Promise<JobsResponse> {
   // The tabs count every state under the other filters; the cursor and sort do not narrow a count.
   const countFilters = { ...filters, state: undefined, after: undefined, before: undefined };
   const [page, counts, operation] = await Promise.all([
@@ -14,8 +18,9 @@ export async function loadJobs(sql: Db, filters: JobFilters): Promise<JobsRespon
     // The jobs a bulk operation touched: where they are now, polled with the list.
     filters.operation ? operationOutcome(sql, filters.operation, { tenant: filters.tenant }) : null,
   ]);
+  const rows = forTenant ? page.jobs.map(redactListRowForTenant) : page.jobs;
   return {
-    jobs: page.jobs.map((j) => ({
+    jobs: rows.map((j) => ({
       id: j.id,
       tenantId: j.tenantId,
       type: j.type,

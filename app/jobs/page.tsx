@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import { actorOf, confineTenant, requirePage, withViewerRead } from "@/lib/auth/viewer";
-import { can } from "@/lib/auth/permissions";
+import { can, tenantScopeOf } from "@/lib/auth/permissions";
 import { paramsProblem, parseJobFilters } from "@/lib/jobs/filters";
 import type { TenantOption } from "@/lib/jobs/tenant-pick";
 import { JobsView } from "./_components/jobs-view";
@@ -24,7 +24,7 @@ export default async function JobsPage({ searchParams }: Props) {
   try {
     [initial, tenants] = await Promise.all([
       // A params search that does not parse is named on the page (JobsView), not listed.
-      paramsProblem(filters) ? Promise.resolve(null) : withViewerRead(viewer, (tx) => loadJobs(tx, filters)),
+      paramsProblem(filters) ? Promise.resolve(null) : withViewerRead(viewer, (tx) => loadJobs(tx, filters, tenantScopeOf(viewer) !== null)),
       isStaff ? withViewerRead(viewer, (tx) => tx<TenantOption[]>`SELECT id, name FROM tenants ORDER BY id LIMIT 1000`) : Promise.resolve([]),
     ]);
   } catch (err) {

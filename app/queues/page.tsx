@@ -1,17 +1,38 @@
 import type { Metadata } from "next";
 import { can } from "@/lib/auth/permissions";
-import { requirePage } from "@/lib/auth/viewer";
-import { firstView } from "@/lib/edge/first-view";
+import { requirePage, withViewerRead, type Viewer } from "@/lib/auth/viewer";
 import type { QueuesResponse } from "@/lib/client/wire";
-import { listQueues } from "@/lib/jobs/queue-stats";
+import { listQueues, queuePageOf, type QueuePageRequest } from "@/lib/jobs/queue-stats";
+import { AppError } from "@/lib/result";
 import { QueuesView } from "./queues-view";
 
 export const metadata: Metadata = { title: "Queues" };
 export const dynamic = "force-dynamic";
 
-/** Staff see every queue; operators also change them. The browser then polls GET /api/queues. */
-export default async function QueuesPage() {
+type Props = { searchParams: Promise<Record<string, string | string[] | undefined>> };
+
+/** Staff see every queue, a page at a time, and search them by name; operators also change them. The browser then polls GET /api/queues. */
+export default async function QueuesPage({ searchParams }: Props) {
   const viewer = await requirePage("insight:read", "/queues");
-  const { initial, readAt } = await firstView<QueuesResponse>(viewer, "queues", listQueues);
-  return <QueuesView initial={initial} renderedAt={readAt} canOperate={can(viewer, "jobs:operate")} />;
+  let request: QueuePageRequest = {};
+  let problem: string | null = null;
+  try {
+    request = queuePageOf(await searchParams);
+  } catch (err) {
+    if (!(err instanceof AppError)) throw err;
+    problem = err.userMessage;
+  }
+  const { initial, readAt } = await load(viewer, request);
+  return <QueuesView initial={initial} renderedAt={readAt} canOperate={can(viewer, "jobs:operate")} request={request} problem={problem} />;
+}
+
+/** The first view, read as GET /api/queues answers it; null when the read failed (the page still renders, and the browser's first poll says why). */
+async function load(viewer: Viewer, request: QueuePageRequest): Promise<{ initial: QueuesResponse | null; readAt: number }> {
+  try {
+    const page = await withViewerRead(viewer, (tx) => listQueues(tx, request));
+    return { initial: JSON.parse(JSON.stringify({ ...page, at: new Date().toISOString() })) as QueuesResponse, readAt: Date.now() };
+  } catch (err) {
+    console.error("/queues: could not list queues:", err);
+    return { initial: null, readAt: Date.now() };
+  }
 }

@@ -4,6 +4,7 @@ import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
 import { Empty } from "@/components/charts/card";
+import { PRIMARY, SECONDARY } from "@/components/fields";
 import { DataTable, actionsColumn, type Column } from "@/components/data-table";
 import { liveStatus, QueryLoadError } from "@/components/live-query";
 import { numbers, plural } from "@/components/numbers";
@@ -13,6 +14,7 @@ import { queuesQuery } from "@/lib/client/queries";
 import type { QueuesResponse } from "@/lib/client/wire";
 import { formatDuration } from "@/lib/jobs/timeline";
 import type { StateCount } from "@/lib/jobs/queries";
+import type { QueuePageRequest } from "@/lib/jobs/queue-stats";
 import { atLimit, atWork, QueueDetail, QueueRowActions } from "./queue-controls";
 
 const POLL_MS = 3_000;
@@ -145,23 +147,68 @@ function columns(now: number, canOperate: boolean, open: string | null, toggle: 
   return cols;
 }
 
-export function QueuesView({ initial, renderedAt, canOperate }: { initial: QueuesResponse | null; renderedAt: number; canOperate: boolean }) {
+/** The query string of a page of queues: `q` (search) and `after` (where the page starts). */
+const searchOf = (r: QueuePageRequest) => {
+  const p = new URLSearchParams();
+  if (r.search) p.set("q", r.search);
+  if (r.after) p.set("after", r.after);
+  return p.toString();
+};
+const hrefOf = (r: QueuePageRequest) => `/queues${searchOf(r) ? `?${searchOf(r)}` : ""}`;
+
+type ViewProps = { initial: QueuesResponse | null; renderedAt: number; canOperate: boolean; request: QueuePageRequest; problem: string | null };
+
+export function QueuesView({ initial, renderedAt, canOperate, request, problem }: ViewProps) {
   const live = useLive(POLL_MS);
-  const query = useQuery({ ...queuesQuery(), initialData: initial ?? undefined, initialDataUpdatedAt: renderedAt, ...live.poll });
+  const query = useQuery({ ...queuesQuery(searchOf(request)), initialData: initial ?? undefined, initialDataUpdatedAt: renderedAt, ...live.poll });
   const now = useNow({ serverNow: renderedAt });
   const [open, setOpen] = useState<string | null>(null);
   const data = query.data;
   const paused = data?.queues.filter((q) => q.paused).length ?? 0;
+  const searching = !!request.search;
 
   return (
     <div className="space-y-6">
       <PageHeader
         title="Queues"
-        description={`Every queue with jobs, settings or a worker${paused ? `; ${plural(paused, "queue")} paused` : ""}. Counts stop at 1,000 ("1,000+"). A paused queue gives its jobs to no worker; jobs already running finish.`}
+        description={`Every queue with jobs, settings or a worker, by name${paused ? `; ${plural(paused, "queue")} paused on this page` : ""}. Counts stop at 1,000 ("1,000+"). A paused queue gives its jobs to no worker; jobs already running finish.`}
         live={liveStatus(live, query, { serverNow: renderedAt })}
       />
+      <form method="get" action="/queues" role="search" aria-label="Find a queue" className="flex flex-wrap items-end gap-2">
+        <label className="flex flex-col text-sm font-medium text-neutral-700">
+          Queue name contains
+          <input
+            name="q"
+            type="search"
+            defaultValue={request.search ?? ""}
+            maxLength={100}
+            className="mt-1 w-64 rounded-md border border-neutral-300 px-2 py-1.5 font-mono text-sm"
+          />
+        </label>
+        <button type="submit" className={PRIMARY}>
+          Find
+        </button>
+        {(searching || request.after) && (
+          <Link href="/queues" className={SECONDARY}>
+            All queues
+          </Link>
+        )}
+      </form>
+      {problem && (
+        <p role="status" className="rounded-md border border-amber-200 bg-amber-50 px-3 py-2 text-sm text-amber-900">
+          Ignored the search in the address: {problem}.
+        </p>
+      )}
       <QueryLoadError query={query} refreshing="Could not refresh the queues; showing the last list received." loading="Could not load the queues." />
-      {data && data.queues.length === 0 && <Empty>No queue has jobs, settings or a worker yet.</Empty>}
+      {data && data.queues.length === 0 && (
+        <Empty>
+          {searching
+            ? `No queue's name contains "${request.search}".`
+            : request.after
+              ? "No more queues."
+              : "No queue has jobs, settings or a worker yet."}
+        </Empty>
+      )}
       {data && data.queues.length > 0 && (
         <DataTable
           framed
@@ -175,6 +222,20 @@ export function QueuesView({ initial, renderedAt, canOperate }: { initial: Queue
           detail={(q) => (open === q.name ? <QueueDetail queue={q} now={now} canOperate={canOperate} /> : null)}
           detailId={(q) => `queue-${q.name}-settings`}
         />
+      )}
+      {data && (request.after || data.next) && (
+        <nav aria-label="Pages" className="flex items-center justify-end gap-2 text-sm">
+          {request.after && (
+            <Link href={hrefOf({ search: request.search })} className={SECONDARY}>
+              First page
+            </Link>
+          )}
+          {data.next && (
+            <Link href={hrefOf({ search: request.search, after: data.next })} rel="next" className={SECONDARY}>
+              Next page →
+            </Link>
+          )}
+        </nav>
       )}
     </div>
   );

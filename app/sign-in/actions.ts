@@ -4,6 +4,7 @@ import { headers } from "next/headers";
 import { redirect } from "next/navigation";
 import { z } from "zod";
 import { auth } from "@/lib/auth/auth";
+import { withPasswordScope } from "@/lib/auth/password-work";
 import { safeNext } from "@/lib/auth/next-path";
 
 export type SignInState = { error: string | null; email: string };
@@ -21,7 +22,8 @@ export async function signInAction(_prev: SignInState, form: FormData): Promise<
   if (!parsed.success) return { error: "Enter your email and password.", email };
   let home = "/";
   try {
-    const res = await auth().api.signInEmail({ body: { email: parsed.data.email, password: parsed.data.password }, headers: await headers() });
+    const requestHeaders = await headers();
+    const res = await withPasswordScope(() => auth().api.signInEmail({ body: { email: parsed.data.email, password: parsed.data.password }, headers: requestHeaders }));
     // Tenant members have no cross-tenant overview: their home is their jobs.
     if ((res.user as { role?: string }).role === "tenant") home = "/jobs";
   } catch (err) {
@@ -34,6 +36,8 @@ export async function signInAction(_prev: SignInState, form: FormData): Promise<
       if (status === 403 && typeof message === "string") return { error: message.slice(0, 200), email };
       return { error: "That email and password do not match an account.", email };
     }
+    // Too many sign-ins being checked at once (lib/auth/password-work.ts): not the person's fault, and short.
+    if (status === 503) return { error: "The server is busy checking other sign-ins: try again in a few seconds.", email };
     console.error("sign-in failed:", err);
     return { error: "Could not sign in: the server could not check your password. Try again.", email };
   }

@@ -15,11 +15,12 @@ import { evaluateAlerts } from "./evaluate";
 import { AppError } from "../result";
 import { createAlertRule, listAlertDeliveries, listAlertRules } from "./rules";
 import { sign, SIGNATURE_HEADER, verify } from "./signature";
+import { destinationPolicy, refusedAddress } from "./destination";
 import { alertHandlers, type WebhookBody } from "./webhook";
 
 type Received = { headers: IncomingHttpHeaders; body: string };
 
-/** A local webhook receiver: answers `failFirst` requests with 500, then 200. */
+/** A local webhook receiver: answers `failFirst` requests with 500 (and words of its own), then 204. */
 async function receiver(failFirst = 0) {
   const got: Received[] = [];
   const server: Server = createServer((req, res) => {
@@ -27,7 +28,7 @@ async function receiver(failFirst = 0) {
     req.on("data", (c: Buffer) => (body += c.toString()));
     req.on("end", () => {
       got.push({ headers: req.headers, body });
-      if (got.length <= failFirst) res.writeHead(500).end("receiver down");
+      if (got.length <= failFirst) res.writeHead(500).end("receiver down: internal build 7.3, db=10.1.2.3");
       else res.writeHead(204).end();
     });
   });
@@ -119,7 +120,8 @@ describe("alerts (issue 17)", () => {
       });
       expect(d.attempt).toBe(3);
       expect(d.attempts.map((a) => a.outcome)).toEqual(["failed", "failed", "succeeded"]);
-      expect(d.attempts[0]!.error).toMatch(/^WebhookError: HTTP 500 from 127\.0\.0\.1:\d+: receiver down/);
+      // Whether it worked, not what the receiver said.
+      expect(d.attempts[0]!.error).toMatch(/^WebhookError: HTTP 500 from 127\.0\.0\.1:\d+$/);
       expect(hook.got.map((g) => g.headers["jobscope-delivery-attempt"])).toEqual(["1", "2", "3"]);
       // One alert, delivered three times under one event id.
       expect(new Set(hook.got.map((g) => g.headers["jobscope-event-id"])).size).toBe(1);
@@ -258,5 +260,65 @@ describe("the alerts page's list of rules", () => {
     expect(listed.createdAt).toBeInstanceOf(Date);
     expect(Object.keys(listed)).not.toContain("secret");
     expect(Object.keys(listed)).not.toContain("cursorAt");
+  });
+});
+
+describe("a tenant's webhook is decided per resolved address, at connect time", () => {
+  const TENANT = { tenantId: "acme" } as const;
+  const refused = (url: string) => createAlertRule(t.sql, { kind: "job_dead", name: "x", url }, TENANT, "t@acme").then(() => null, (e: unknown) => e);
+
+  it("creation refuses every spelling of an internal address the old blocklist missed", async () => {
+    for (const url of [
+      "http://[::ffff:127.0.0.1]/x",
+      "http://[::127.0.0.1]/x",
+      "http://localhost./x",
+      "http://LOCALHOST/x",
+      "http://198.18.0.1/x",
+      "http://0x7f.1/x",
+      "http://2130706433/x",
+      "http://[fd00::2]/x",
+      "http://192.0.2.2/x",
+      "http://[64:ff9b::a00:1]/x",
+    ]) {
+      expect(await refused(url), url).toMatchObject({ code: "invalid_input", message: expect.stringMatching(/^url: /) });
+    }
+    expect(await refused("https://hooks.example.com/x")).toBeNull();
+  });
+
+  it("the host's own networks are refused, an operator's allow-list is not; global addresses pass", () => {
+    const interfaces = { eth0: [{ address: "8.8.4.10", netmask: "255.255.255.0", family: "IPv4", mac: "", internal: false, cidr: "8.8.4.10/24" }] } as never;
+    const policy = destinationPolicy({ JOBSCOPE_WEBHOOK_ALLOWED_NETWORKS: "10.20.0.0/16, 127.0.0.7" }, interfaces);
+    expect(refusedAddress("8.8.4.77", policy)).toMatch(/own networks/);
+    expect(refusedAddress("8.8.8.8", policy)).toBeNull();
+    expect(refusedAddress("10.20.3.4", policy)).toBeNull();
+    expect(refusedAddress("10.21.3.4", policy)).toMatch(/private/);
+    expect(refusedAddress("127.0.0.7", policy)).toBeNull();
+    expect(refusedAddress("127.0.0.8", policy)).toMatch(/loopback/);
+    expect(refusedAddress("::7f00:1", policy)).toMatch(/own networks|internal/);
+  });
+
+  it("a name that resolves inside is refused as the socket connects, for good, and the receiver hears nothing", async () => {
+    const hook = await receiver();
+    const port = new URL(hook.url).port;
+    // hooks.acme.test resolves to this machine (a rebinding answer): only the lookup the socket uses can catch it.
+    const resolve = ((_host: string, _opts: unknown, cb: (err: null, a: { address: string; family: number }[]) => void) => cb(null, [{ address: "127.0.0.1", family: 4 }])) as never;
+    // The handler as a worker runs it (the spec with its retry policy).
+    const handler = alertHandlers(t.sql, { resolve })["jobscope.webhook"] as unknown as { run: (ctx: never) => Promise<unknown> };
+    try {
+      const { rule } = await createAlertRule(t.sql, { kind: "job_dead", name: "inside", url: `http://hooks.acme.test:${port}/hook` }, TENANT, "t@acme");
+      const [event] = await t.sql<{ id: number }[]>`
+        INSERT INTO alert_events (rule_id, tenant_id, summary, payload) VALUES (${rule.id}, 'acme', 'x', '{}') RETURNING id`;
+      const ctx = { job: { params: { eventId: Number(event!.id) } }, attempt: 1, signal: new AbortController().signal } as never;
+      const err = await handler.run(ctx).then(() => null, (e: unknown) => e);
+      expect(err).toMatchObject({ name: "PermanentError", message: expect.stringMatching(/resolves to an internal address \(loopback\)/) });
+      expect(hook.got).toEqual([]);
+      // Allowed by the operator: delivered, to the address that was checked.
+      process.env.JOBSCOPE_WEBHOOK_ALLOWED_NETWORKS = "127.0.0.1";
+      expect(await handler.run(ctx)).toMatchObject({ status: 204 });
+      expect(hook.got).toHaveLength(1);
+    } finally {
+      delete process.env.JOBSCOPE_WEBHOOK_ALLOWED_NETWORKS;
+      await hook.close();
+    }
   });
 });

@@ -1,11 +1,11 @@
 import { randomBytes } from "node:crypto";
-import { isIP } from "node:net";
 import { z } from "zod";
 import { desc } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { AppError } from "../result";
 import { drizzleOn, run } from "../db/drizzle";
 import { ALERT_KINDS, alertRules } from "../db/schema-observability";
+import { destinationPolicy, refusedHost } from "./destination";
 import { SYSTEM_TENANT } from "./evaluate";
 
 /**
@@ -73,28 +73,6 @@ export type AlertRule = Pick<typeof alertRules.$inferSelect, keyof typeof ruleCo
 /** Who owns a rule: the staff, or one tenant (which may only watch its own dead jobs). */
 export type RuleOwner = { staff: true } | { tenantId: string };
 
-/**
- * A webhook address a tenant may name: not a loopback, private, link-local or otherwise internal
- * address written as an IP, nor localhost (the workers would call it from inside the deployment).
- * The worker checks the resolved addresses again at delivery (webhook.ts). Operators are trusted
- * with internal receivers. JOBSCOPE_ALERTS_ALLOW_PRIVATE=1 lifts it (development).
- */
-export function internalHost(hostname: string): boolean {
-  const h = hostname.replace(/^\[|\]$/g, "").toLowerCase();
-  if (h === "localhost" || h.endsWith(".localhost") || h.endsWith(".internal") || h.endsWith(".local")) return true;
-  return isIP(h) !== 0 && internalAddress(h);
-}
-
-export function internalAddress(ip: string): boolean {
-  if (isIP(ip) === 4) {
-    const [a = 0, b = 0] = ip.split(".").map(Number);
-    return a === 10 || a === 127 || a === 0 || (a === 169 && b === 254) || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 100 && b >= 64 && b <= 127) || a >= 224;
-  }
-  const v6 = ip.toLowerCase();
-  if (v6.startsWith("::ffff:")) return internalAddress(v6.slice(7));
-  return v6 === "::1" || v6 === "::" || v6.startsWith("fc") || v6.startsWith("fd") || v6.startsWith("fe80");
-}
-
 const allowPrivate = () => process.env.JOBSCOPE_ALERTS_ALLOW_PRIVATE === "1";
 
 /** Validate and store a rule. Returns it with its signing secret (shown once, to its creator). */
@@ -108,9 +86,9 @@ export async function createAlertRule(sql: Db, raw: unknown, owner: RuleOwner, b
   const tenantId = "tenantId" in owner ? owner.tenantId : null;
   if (tenantId !== null) {
     if (input.kind !== "job_dead") throw new AppError("forbidden", "a tenant's alert can only be about its own dead jobs");
-    if (!allowPrivate() && internalHost(new URL(input.url).hostname)) {
-      throw new AppError("invalid_input", "url: an internal address (localhost, a private or link-local IP) cannot receive a tenant's alerts");
-    }
+    // A name is decided per resolved address at each delivery (lib/alerts/destination.ts); an address or a name of this machine is refused now.
+    const why = allowPrivate() ? null : refusedHost(new URL(input.url).hostname, destinationPolicy());
+    if (why) throw new AppError("invalid_input", `url: ${why} cannot receive a tenant's alerts`);
   }
   // A staff rule's deliveries are jobs of the system tenant (evaluate.ts): it exists from the first staff rule on.
   if (tenantId === null) await sql`INSERT INTO tenants (id, name) VALUES (${SYSTEM_TENANT}, 'Jobscope (system)') ON CONFLICT (id) DO NOTHING`;

@@ -1,9 +1,10 @@
-import { lookup } from "node:dns/promises";
+import http from "node:http";
+import https from "node:https";
 import type { Db } from "../db/client";
 import type { BackoffOptions } from "../worker/backoff";
 import { PermanentError } from "../worker/errors";
 import type { Handlers } from "../worker/types";
-import { internalAddress, internalHost } from "./rules";
+import { checkedLookup, DestinationError, destinationPolicy, refusedHost } from "./destination";
 import { sign, SIGNATURE_HEADER } from "./signature";
 
 /** Delivery retries: 10 s doubling to an hour, over the type's 8 attempts (about 20 min in all before the job is dead). */
@@ -24,16 +25,45 @@ class WebhookError extends Error {
   override name = "WebhookError";
 }
 
+type Lookup = ReturnType<typeof checkedLookup>;
+
+/**
+ * POST `body` to `url` and resolve to the answer's status. The reply itself is never read: whether
+ * the delivery worked is all the job records, so a receiver's words (an internal service's page, its
+ * errors) cannot reach the rule's owner. No redirect is followed.
+ */
+function post(url: URL, body: string, headers: Record<string, string>, opts: { lookup?: Lookup; timeoutMs: number; signal: AbortSignal }): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const send = url.protocol === "https:" ? https.request : http.request;
+    const req = send(
+      url,
+      { method: "POST", headers: { ...headers, "content-length": String(Buffer.byteLength(body)) }, agent: false, lookup: opts.lookup, timeout: opts.timeoutMs, signal: opts.signal },
+      (res) => {
+        resolve(res.statusCode ?? 0);
+        res.destroy();
+      },
+    );
+    req.on("timeout", () => req.destroy(Object.assign(new Error(`no answer within ${opts.timeoutMs} ms`), { code: "ETIMEDOUT" })));
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
 /**
  * The handler of `jobscope.webhook` jobs, for a worker to register beside its own:
  * `handlers: { ...myHandlers, ...alertHandlers(sql) }` (`npm run worker` does). It reads the alert
  * and its rule's URL and secret (never in the job's params, which the console shows), POSTs the
  * signed body, and succeeds on a 2xx; any other answer or a network error fails the attempt, and
  * the engine retries it with WEBHOOK_RETRY until the job's attempts run out (then it is dead, and
- * an operator can replay it). Redirects are not followed. A tenant's webhook must not resolve to
- * an internal address (checked again here, after DNS).
+ * an operator can replay it). A tenant's webhook is checked per resolved address as its socket
+ * connects (lib/alerts/destination.ts); a refused destination fails the job for good. What the
+ * attempt records is whether it worked (the status, or the network error's code), never the reply.
+ * `resolve` stands in for DNS in tests.
  */
-export function alertHandlers(sql: Db, opts: { retry?: Partial<BackoffOptions>; timeoutMs?: number } = {}): Handlers {
+export function alertHandlers(
+  sql: Db,
+  opts: { retry?: Partial<BackoffOptions>; timeoutMs?: number; resolve?: Parameters<typeof checkedLookup>[1] } = {},
+): Handlers {
   return {
     "jobscope.webhook": {
       retry: { ...WEBHOOK_RETRY, ...opts.retry },
@@ -43,11 +73,12 @@ export function alertHandlers(sql: Db, opts: { retry?: Partial<BackoffOptions>; 
             FROM alert_events e JOIN alert_rules r ON r.id = e.rule_id WHERE e.id = ${ctx.job.params.eventId}`;
         if (!e) throw new PermanentError(`alert ${ctx.job.params.eventId} does not exist`);
         const url = new URL(e.url);
-        if (e.tenantId !== null && process.env.JOBSCOPE_ALERTS_ALLOW_PRIVATE !== "1") {
-          const addresses = internalHost(url.hostname) ? [{ address: url.hostname }] : await lookup(url.hostname, { all: true });
-          if (addresses.some((a) => internalAddress(a.address.replace(/^\[|\]$/g, "")) || internalHost(a.address))) {
-            throw new PermanentError(`${url.hostname} resolves to an internal address: a tenant's alert is not sent there`);
-          }
+        // Operators' rules may reach internal receivers; tenants' may not (JOBSCOPE_ALERTS_ALLOW_PRIVATE=1 lifts it, for development).
+        const filtered = e.tenantId !== null && process.env.JOBSCOPE_ALERTS_ALLOW_PRIVATE !== "1";
+        const policy = destinationPolicy();
+        if (filtered) {
+          const why = refusedHost(url.hostname, policy);
+          if (why) throw new PermanentError(`${url.host} is ${why}: a tenant's webhook is not sent there`);
         }
         const body: WebhookBody = {
           id: Number(e.id),
@@ -59,27 +90,27 @@ export function alertHandlers(sql: Db, opts: { retry?: Partial<BackoffOptions>; 
         };
         const text = JSON.stringify(body);
         const t0 = Date.now();
-        let res: Response;
+        let status: number;
         try {
-          res = await fetch(url, {
-            method: "POST",
-            redirect: "manual",
-            signal: AbortSignal.any([ctx.signal, AbortSignal.timeout(opts.timeoutMs ?? WEBHOOK_TIMEOUT_MS)]),
-            headers: {
+          status = await post(
+            url,
+            text,
+            {
               "content-type": "application/json",
               "user-agent": "Jobscope-Webhook/1",
               [SIGNATURE_HEADER]: sign(e.secret, text),
               "jobscope-event-id": String(e.id),
               "jobscope-delivery-attempt": String(ctx.attempt),
             },
-            body: text,
-          });
+            { lookup: filtered ? checkedLookup(policy, opts.resolve) : undefined, timeoutMs: opts.timeoutMs ?? WEBHOOK_TIMEOUT_MS, signal: ctx.signal },
+          );
         } catch (err) {
-          throw new WebhookError(`${url.host}: ${err instanceof Error ? (err.cause instanceof Error ? err.cause.message : err.message) : String(err)}`);
+          if (err instanceof DestinationError) throw new PermanentError(err.message);
+          const code = (err as NodeJS.ErrnoException | null)?.code;
+          throw new WebhookError(`${url.host}: not delivered (${code ?? (err instanceof Error ? err.name : "error")})`);
         }
-        const reply = (await res.text().catch(() => "")).slice(0, 200);
-        if (res.status < 200 || res.status >= 300) throw new WebhookError(`HTTP ${res.status} from ${url.host}${reply ? `: ${reply}` : ""}`);
-        return { status: res.status, ms: Date.now() - t0 };
+        if (status < 200 || status >= 300) throw new WebhookError(`HTTP ${status} from ${url.host}`);
+        return { status, ms: Date.now() - t0 };
       },
     },
   };

@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { anonymousAudit } from "../audit/anonymous";
 import { setupTestDb } from "../db/test-db";
 import { getJob, newJob, runJob } from "../jobs/test-helpers";
+import { transition } from "../jobs/transition";
 import type { JobRow } from "../jobs/types";
 import { withApiKey, ok } from "./http";
 import { createApiKey, listApiKeys, revokeApiKey, verifyApiKey } from "./keys";
@@ -44,7 +45,7 @@ const cancel = (id: string, body?: unknown, secret?: string) =>
   routes.cancel.POST(call(`/jobs/${id}/cancel`, { method: "POST", body, secret }), params(id)).then(json);
 const list = (query: string, secret?: string) => routes.jobs.GET(call(`/jobs${query}`, { secret })).then(json);
 
-const REPORT = { type: "report.generate", params: { report: "daily_usage", period: "2026-11" }, queue: "api-test" };
+const REPORT = { type: "report.generate", params: { report: "daily_usage", period: "2026-11" } };
 
 const auditRows = (actor: string) =>
   db.sql<{ action: string; outcome: string; via: string; role: string; tenantId: string | null; jobIds: string[]; reason: string }[]>`
@@ -197,14 +198,14 @@ describe("POST /api/v1/jobs", () => {
     const malformed = await routes.jobs.POST(call("/jobs", { raw: "{not json" })).then(json);
     expect(malformed).toMatchObject({ status: 400, body: { error: { code: "invalid_input" } } });
     const huge = await submit({ ...REPORT, idempotencyKey: "x".repeat(70_000) });
-    expect(huge).toMatchObject({ status: 400, body: { error: { code: "invalid_input" } } });
+    expect(huge).toMatchObject({ status: 413, body: { error: { code: "too_large" } } });
     expect(await jobCount()).toBe(n);
   });
 
   it("a type only Jobscope may submit (the demo's poison.crash) is refused to tenants, audited, nothing written (issue 16)", async () => {
     const n = await jobCount();
     const r = await submit({ type: "poison.crash", params: {} });
-    expect(r).toMatchObject({ status: 400, body: { error: { code: "unknown_type", message: expect.stringContaining("not available through the API") } } });
+    expect(r).toMatchObject({ status: 400, body: { error: { code: "unknown_type", message: expect.stringContaining("unknown job type") } } });
     expect(await jobCount()).toBe(n);
     const audit = await auditRows(`api-key:${acme.key.prefix}`);
     expect(audit.at(-1)).toMatchObject({ action: "job.submit", outcome: "invalid" });
@@ -213,16 +214,114 @@ describe("POST /api/v1/jobs", () => {
   });
 });
 
+describe("what a tenant may name, and text and times that cannot be stored", () => {
+  it("a tenant cannot invent queues or reach Jobscope's own: only its type's queue, refused otherwise, nothing written", async () => {
+    const n = await jobCount();
+    for (const queue of ["0000-first", "jobscope", "jobscope.alerts", "exports"]) {
+      const r = await submit({ ...REPORT, queue, priority: 0 });
+      expect(r.status, queue).toBe(400);
+      expect(r.body.error, queue).toMatchObject({ code: "unknown_queue", message: expect.stringContaining("its queues: default") });
+    }
+    expect(await jobCount()).toBe(n);
+    expect((await auditRows(`api-key:${acme.key.prefix}`)).at(-1)).toMatchObject({ action: "job.submit", outcome: "invalid" });
+    expect((await submit({ ...REPORT, queue: "default" })).body).toMatchObject({ queue: "default" });
+    expect((await submit(REPORT)).body).toMatchObject({ queue: "default" });
+  });
+
+  it("an unknown type's error lists only the types the tenant may submit", async () => {
+    const r = await submit({ type: "nope", params: {} });
+    expect(r.body.error.code).toBe("unknown_type");
+    expect(r.body.error.message).toContain("report.generate");
+    for (const internal of ["jobscope.bulk", "jobscope.webhook", "poison.crash"]) {
+      expect(r.body.error.message).not.toContain(internal);
+      const own = (await submit({ type: internal, params: {} })).body.error;
+      expect(own.code).toBe("unknown_type");
+      expect(own.message.split("known:")[1]).not.toMatch(/jobscope\.|poison/);
+    }
+  });
+
+  it("a NUL or a lone surrogate in params, keys, the type or the idempotency key is a 400 naming the field, nothing written", async () => {
+    const n = await jobCount();
+    const bodies: [string, string][] = [
+      ['{"type":"media.render","params":{"assetId":"a\\u0000b","frames":1}}', "params.assetId"],
+      ['{"type":"media.render","params":{"assetId":"a\\ud800b","frames":1}}', "params.assetId"],
+      ['{"type":"media.render","params":{"assetId":"x","frames":1,"a\\u0000":1}}', "params"],
+      ['{"type":"report.generate","params":{"report":"daily_usage","period":"2026-11"},"idempotencyKey":"k\\u0000"}', "idempotencyKey"],
+      ['{"type":"report\\udc00","params":{}}', "type"],
+    ];
+    for (const [raw, path] of bodies) {
+      const r = await routes.jobs.POST(call("/jobs", { raw })).then(json);
+      expect(r.status, raw).toBe(400);
+      expect(r.body.error, raw).toMatchObject({ code: "invalid_input", issues: [{ path }] });
+      expect(r.body.error.message, raw).toContain(path);
+    }
+    expect(await jobCount()).toBe(n);
+  });
+
+  it("notBefore outside 2000 … a year ahead is refused with a message (year 1 came back as 2001; year 3000 was accepted)", async () => {
+    const n = await jobCount();
+    for (const notBefore of ["0001-01-01T00:00:00Z", "0000-01-01T00:00:00Z", "3000-01-01T00:00:00Z", "1999-12-31T23:59:59Z"]) {
+      const r = await submit({ ...REPORT, notBefore });
+      expect(r.status, notBefore).toBe(400);
+      expect(r.body.error.message, notBefore).toMatch(/notBefore: .*(before|after)/);
+    }
+    expect(await jobCount()).toBe(n);
+    const soon = new Date(Date.now() + 86_400_000).toISOString();
+    expect((await submit({ ...REPORT, notBefore: soon })).body.notBefore).toBe(soon);
+  });
+
+  it("query parameters are named as such; a NUL, year 0000 or a forged cursor of year 0000 is a 400, not a 500", async () => {
+    const limit = await list("?limit=0");
+    expect(limit).toMatchObject({ status: 400, body: { error: { code: "invalid_input", message: expect.stringMatching(/^query parameter limit: /) } } });
+    expect((await list("?tenant=globex")).body.error.message).toBe('unknown query parameter "tenant"');
+    expect((await list("?state=queued&state=dead")).body.error.message).toMatch(/^query parameter state: give it once/);
+    const forged = Buffer.from("0000-01-01T00:00:00Z|00000000-0000-4000-8000-000000000000").toString("base64url");
+    for (const q of ["?type=a%00b", "?queue=%00", "?createdFrom=0000-01-01T00:00:00Z", "?createdTo=0000-01-01T00:00:00Z", `?after=${forged}`]) {
+      const r = await list(q);
+      expect(r.status, q).toBe(400);
+      expect(r.body.error.message, q).toMatch(/^query parameter /);
+    }
+  });
+
+  it("a key's repeated refusals are aggregated: one row at once, the rest as one row with a count", async () => {
+    const k = await createApiKey(app, { tenantId: "globex", name: "repeat" }, ADMIN);
+    for (let i = 0; i < 5; i++) expect((await submit({ type: "nope-again", params: {} }, k.secret)).status).toBe(400);
+    const rows = () => db.sql<{ repeatCount: number }[]>`SELECT repeat_count FROM audit_log WHERE actor = ${`api-key:${k.key.prefix}`} AND outcome = 'invalid' ORDER BY id`;
+    expect(await rows()).toEqual([{ repeatCount: 1 }]);
+    await anonymousAudit().flush();
+    expect(await rows()).toEqual([{ repeatCount: 1 }, { repeatCount: 4 }]);
+  });
+
+  it("a body over 64 kB is refused with 413 as it streams in, without reading the rest of it", async () => {
+    let pulled = 0;
+    const chunk = new Uint8Array(16 * 1024).fill(32);
+    // 8 MB, sent as it is asked for (no Content-Length): a server that reads it all pulls every chunk.
+    const endless = new ReadableStream<Uint8Array>({
+      pull(c) {
+        if (pulled >= 8 * 1024 * 1024) return c.close();
+        pulled += chunk.byteLength;
+        c.enqueue(chunk);
+      },
+    });
+    const headers = new Headers({ authorization: `Bearer ${acme.secret}`, "content-type": "application/json" });
+    const request = new Request(`${BASE}/jobs`, { method: "POST", headers, body: endless, duplex: "half" } as RequestInit);
+    const r = await routes.jobs.POST(request).then(json);
+    expect(r).toMatchObject({ status: 413, body: { error: { code: "too_large" } } });
+    expect(pulled).toBeLessThan(1024 * 1024);
+  });
+});
+
 describe("GET /api/v1/jobs", () => {
   it("lists only the key's tenant's jobs, with filters and keyset cursors that cover every job once", async () => {
-    for (let i = 0; i < 5; i++) await submit({ ...REPORT, queue: "paging" });
-    await submit({ ...REPORT, queue: "paging" }, globex.secret);
+    const PAGING = { type: "media.render", params: { assetId: "paging", frames: 1 } };
+    for (let i = 0; i < 5; i++) await submit(PAGING);
+    await submit(PAGING, globex.secret);
     const seen: string[] = [];
     let cursor: string | null = null;
     for (let page = 0; page < 10; page++) {
-      const r = await list(`?queue=paging&limit=2${cursor ? `&after=${cursor}` : ""}`);
+      const r = await list(`?queue=media&limit=2${cursor ? `&after=${cursor}` : ""}`);
       expect(r.status).toBe(200);
-      for (const j of r.body.jobs) expect(j).toMatchObject({ tenantId: "acme", queue: "paging" });
+      for (const j of r.body.jobs) expect(j).toMatchObject({ tenantId: "acme", queue: "media" });
       seen.push(...r.body.jobs.map((j: { id: string }) => j.id));
       cursor = r.body.next;
       if (!cursor) break;
@@ -230,8 +329,8 @@ describe("GET /api/v1/jobs", () => {
     expect(seen).toHaveLength(5);
     expect(new Set(seen).size).toBe(5);
     // Back one page from the last.
-    const last = await list(`?queue=paging&limit=2&after=${(await list("?queue=paging&limit=2")).body.next}`);
-    const back = await list(`?queue=paging&limit=2&before=${last.body.prev}`);
+    const last = await list(`?queue=media&limit=2&after=${(await list("?queue=media&limit=2")).body.next}`);
+    const back = await list(`?queue=media&limit=2&before=${last.body.prev}`);
     expect(back.body.jobs.map((j: { id: string }) => j.id)).toEqual(seen.slice(0, 2));
 
     const all = await list("?limit=200");
@@ -239,9 +338,9 @@ describe("GET /api/v1/jobs", () => {
     expect(all.body.jobs.every((j: { tenantId: string }) => j.tenantId === "acme")).toBe(true);
     expect(all.body.jobs.some((j: { id: string }) => j.id === globexJob.id)).toBe(false);
 
-    expect((await list("?state=cancelled&queue=paging")).body.jobs).toEqual([]);
-    expect((await list("?type=report.generate&queue=paging")).body.jobs).toHaveLength(5);
-    const future = await list(`?queue=paging&createdFrom=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`);
+    expect((await list("?state=cancelled&queue=media")).body.jobs).toEqual([]);
+    expect((await list("?type=media.render&queue=media")).body.jobs).toHaveLength(5);
+    const future = await list(`?queue=media&createdFrom=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`);
     expect(future.body.jobs).toEqual([]);
   });
 
@@ -261,9 +360,32 @@ describe("GET /api/v1/jobs/{id} and POST …/cancel", () => {
     const r = await get(job.id);
     expect(r.status).toBe(200);
     expect(r.body.job).toMatchObject({ id: job.id, state: "running", attempt: 1 });
-    expect(r.body.runs).toEqual([expect.objectContaining({ attempt: 1, workerId: "w-1", outcome: null })]);
+    expect(r.body.runs).toEqual([expect.objectContaining({ attempt: 1, workerId: "", outcome: null })]);
     expect(r.body.events.map((e: { event: string }) => e.event)).toEqual(["submit", "claim", "start"]);
     expect(r.body.eventCount).toBe(3);
+  });
+
+  it("shows what the tenant's console shows: no worker ids, lease owners or staff e-mail addresses (one redaction)", async () => {
+    const job = await newJob(db.sql, { tenantId: "acme" });
+    await runJob(db.sql, job, "w-secret-7");
+    const staff = { kind: "operator" as const, id: "staff.member@jobscope.example" };
+    const paused = await transition(db.sql, { jobId: job.id, event: "pause", actor: staff });
+    expect(paused.ok).toBe(true);
+    const resumed = await transition(db.sql, { jobId: job.id, event: "resume", actor: staff });
+    expect(resumed.ok).toBe(true);
+    const r = await get(job.id);
+    expect(r.status).toBe(200);
+    const text = JSON.stringify(r.body);
+    for (const hidden of ["w-secret-7", "staff.member@jobscope.example"]) expect(text).not.toContain(hidden);
+    expect(r.body.events.map((e: { event: string; actorKind: string }) => [e.event, e.actorKind])).toEqual([
+      ["submit", "api"],
+      ["claim", "worker"],
+      ["start", "worker"],
+      ["pause", "operator"],
+      ["resume", "operator"],
+    ]);
+    expect(r.body.events[0].actorId).toBe("test-api");
+    expect(r.body.runs[0]).toMatchObject({ attempt: 1, workerId: "" });
   });
 
   it("another tenant's job is 404 exactly like a missing one, and cancelling it changes nothing", async () => {
@@ -353,6 +475,38 @@ describe("rate limit and errors", () => {
     expect(limited.body.error.code).toBe("rate_limited");
     expect(Number(limited.headers.get("retry-after"))).toBe(10);
     expect((await handle(globex.secret)).status).toBe(200);
+  });
+
+  it("the limit is the tenant's, not the key's: a second key of the same tenant does not widen it", async () => {
+    const limiter = new RateLimiter({ perMinute: 6, burst: 2 });
+    const second = await createApiKey(app, { tenantId: "acme", name: "second" }, ADMIN);
+    const handle = (secret: string) => withApiKey(call("/jobs", { secret }), null, async () => ok({ fine: true }), { limiter, sql: app });
+    expect((await handle(acme.secret)).status).toBe(200);
+    expect((await handle(acme.secret)).status).toBe(200);
+    expect((await handle(second.secret)).status).toBe(429);
+    expect((await handle(globex.secret)).status).toBe(200);
+  });
+
+  it("a tenant has at most JOBSCOPE_API_KEYS_PER_TENANT live keys, even when created at once; revoking one makes room", async () => {
+    process.env.JOBSCOPE_API_KEYS_PER_TENANT = "4";
+    try {
+      await db.sql`INSERT INTO tenants (id, name) VALUES ('keyring', 'Keyring') ON CONFLICT DO NOTHING`;
+      const others = db.connect({ role: "app", max: 6 });
+      // Six at once, on six connections: the count and the insert must not race.
+      const tries = await Promise.all(
+        Array.from({ length: 6 }, (_, i) => createApiKey(others, { tenantId: "keyring", name: `k${i}` }, ADMIN).then((k) => k, (e: unknown) => e)),
+      );
+      await others.end();
+      const made = tries.filter((t): t is Awaited<ReturnType<typeof createApiKey>> => typeof t === "object" && t !== null && "secret" in t);
+      expect(made).toHaveLength(4);
+      expect(tries.filter((t) => !made.includes(t as never))).toEqual([expect.objectContaining({ code: "refused", message: expect.stringContaining("at most 4") }), expect.anything()]);
+      const live = await db.sql`SELECT count(*)::int AS n FROM api_keys WHERE tenant_id = 'keyring' AND revoked_at IS NULL`;
+      expect(live[0]!.n).toBe(4);
+      await revokeApiKey(app, { id: made[0]!.key.id, tenantId: "keyring" }, ADMIN);
+      expect((await createApiKey(app, { tenantId: "keyring", name: "after" }, ADMIN)).key.name).toBe("after");
+    } finally {
+      delete process.env.JOBSCOPE_API_KEYS_PER_TENANT;
+    }
   });
 
   it("a failure inside a handler is answered as internal, without its message", async () => {

@@ -4,6 +4,7 @@ import { anonymousAudit, type AnonymousAuditor } from "../audit/anonymous";
 import { recordAudit } from "../audit/audit";
 import { pool } from "../db/client";
 import { clientAddressOf } from "../http/client-address";
+import { describeBadText, findBadText } from "../input";
 import { auditPrincipalOfKey, verifyApiKey, type ApiKeyPrincipal } from "./keys";
 import { apiRateLimiter, type RateLimiter } from "./rate-limit";
 import type { ErrorCode } from "./schemas";
@@ -28,27 +29,60 @@ export function toResponse(r: ApiResult): Response {
 
 export const issuesOf = (e: z.ZodError) => e.issues.map((i) => ({ path: i.path.join("."), message: i.message }));
 
-/** The first issue in words: "priority: Too big: expected number to be <=9". */
-export const describeIssues = (e: z.ZodError) => {
+/**
+ * The first issue in words, saying where it is: "priority: Too big: expected number to be <=9" in
+ * a body, "query parameter limit: Too small: …" in a URL.
+ */
+export const describeIssues = (e: z.ZodError, where: "body" | "query" = "body") => {
   const i = e.issues[0];
-  return i ? `${i.path.join(".") || "body"}: ${i.message}` : "invalid input";
+  if (!i) return "invalid input";
+  const path = i.path.join(".");
+  if (where === "query") {
+    if (i.code === "unrecognized_keys") return `unknown query parameter${i.keys.length > 1 ? "s" : ""} ${i.keys.map((k) => JSON.stringify(k.slice(0, 50))).join(", ")}`;
+    return path ? `query parameter ${path}: ${i.message}` : `query: ${i.message}`;
+  }
+  return `${path || "body"}: ${i.message}`;
 };
 
-/** Request bodies above this are refused without being parsed. */
+/** Request bodies above this are refused (413) without being read further (the web server caps /api/v1 at the same size). */
 export const MAX_BODY_BYTES = 64 * 1024;
 
-/** A JSON body, or an error result. An empty body is `empty` (the cancel endpoint accepts none). */
+const tooLarge = (): ApiResult => apiError(413, "too_large", `The body is larger than ${MAX_BODY_BYTES} bytes.`);
+
+/**
+ * A JSON body, or an error result. An empty body is `empty` (the cancel endpoint accepts none).
+ * The body is read as a stream and given up as soon as it passes MAX_BODY_BYTES, whatever its
+ * Content-Length said; text PostgreSQL cannot store (lib/input.ts) is refused naming its field.
+ */
 export async function readJson(request: Request, empty: unknown = undefined): Promise<{ ok: true; value: unknown } | { ok: false; error: ApiResult }> {
   const declared = Number(request.headers.get("content-length") ?? 0);
-  if (declared > MAX_BODY_BYTES) return { ok: false, error: apiError(400, "invalid_input", `The body is larger than ${MAX_BODY_BYTES} bytes.`) };
-  const text = await request.text();
-  if (Buffer.byteLength(text) > MAX_BODY_BYTES) return { ok: false, error: apiError(400, "invalid_input", `The body is larger than ${MAX_BODY_BYTES} bytes.`) };
+  if (declared > MAX_BODY_BYTES) return { ok: false, error: tooLarge() };
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  if (request.body) {
+    const reader = request.body.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > MAX_BODY_BYTES) {
+        await reader.cancel().catch(() => {});
+        return { ok: false, error: tooLarge() };
+      }
+      chunks.push(value);
+    }
+  }
+  const text = Buffer.concat(chunks).toString("utf8");
   if (text.trim() === "" && empty !== undefined) return { ok: true, value: empty };
+  let value: unknown;
   try {
-    return { ok: true, value: JSON.parse(text) };
+    value = JSON.parse(text);
   } catch {
     return { ok: false, error: apiError(400, "invalid_input", "The body is not valid JSON.") };
   }
+  const bad = findBadText(value);
+  if (bad) return { ok: false, error: apiError(400, "invalid_input", `${describeBadText(bad)}: such text cannot be stored.`, { issues: [{ path: bad.path, message: bad.problem }] }) };
+  return { ok: true, value };
 }
 
 export type ApiContext = { key: ApiKeyPrincipal };
@@ -58,7 +92,7 @@ export type ApiDeps = { sql?: ReturnType<typeof pool>; limiter?: RateLimiter; an
 /**
  * Every /api/v1 request except the OpenAPI document goes through here, inside
  * its route handler: the key is checked on every call (revocation takes
- * effect at once), then the key's rate limit, then `fn`. A state-changing
+ * effect at once), then its tenant's rate limit (shared by all the tenant's keys), then `fn`. A state-changing
  * `action` refused for want of a valid key is audited. Whatever `fn` throws
  * is logged here and answered as `internal`, never passed on.
  */
@@ -80,10 +114,11 @@ export async function withApiKey(
         apiError(401, "unauthenticated", "Send a live API key: `Authorization: Bearer jsk_…`.", {}, { "WWW-Authenticate": 'Bearer realm="jobscope"' }),
       );
     }
-    const rate = (deps.limiter ?? apiRateLimiter()).take(key.keyId);
+    // The tenant's bucket, whichever of its keys asks: more keys do not mean more requests.
+    const rate = (deps.limiter ?? apiRateLimiter()).take(`tenant:${key.tenantId}`);
     if (!rate.ok) {
       return toResponse(
-        apiError(429, "rate_limited", `Too many requests for this key: retry in ${rate.retryAfterSeconds} s.`, {}, { "Retry-After": String(rate.retryAfterSeconds) }),
+        apiError(429, "rate_limited", `Too many requests for this tenant: retry in ${rate.retryAfterSeconds} s.`, {}, { "Retry-After": String(rate.retryAfterSeconds) }),
       );
     }
     const result = await fn({ key });

@@ -1,11 +1,13 @@
 import type { AuditAction } from "../audit/actions";
+import { anonymousAudit } from "../audit/anonymous";
 import { recordAudit } from "../audit/audit";
 import type { Sql } from "../db/client";
 import { withScope, type ScopedSql } from "../db/scope";
 import { enqueue, EnqueueError } from "../jobs/enqueue";
-import { maySubmit, typesFor } from "../jobs/job-types";
+import { findBadText, describeBadText } from "../input";
 import { JobFilters } from "../jobs/filters";
 import { getJobDetail, listJobs, type JobListRow } from "../jobs/queries";
+import { redactForTenant } from "../jobs/redact";
 import { transition } from "../jobs/transition";
 import type { Actor, JobRow, Rejection } from "../jobs/types";
 import { apiError, describeIssues, issuesOf, ok, type ApiResult } from "./http";
@@ -22,8 +24,12 @@ import { isUuid } from "../uuid";
 
 const scoped = <T>(sql: Sql, key: ApiKeyPrincipal, fn: (tx: ScopedSql) => Promise<T>) => withScope(sql, { tenantId: key.tenantId }, fn);
 
-const audit = (tx: ScopedSql, key: ApiKeyPrincipal, e: { action: AuditAction; jobIds?: string[]; outcome: "applied" | "refused" | "invalid"; reason: string }) =>
-  recordAudit(tx, { ...auditPrincipalOfKey(key), via: "api", ...e });
+type Entry = { action: AuditAction; jobIds?: string[]; outcome: "applied" | "refused" | "invalid"; reason: string };
+
+const audit = (tx: ScopedSql, key: ApiKeyPrincipal, e: Entry) => recordAudit(tx, { ...auditPrincipalOfKey(key), via: "api", ...e });
+
+/** A refusal that writes nothing else: its repeats by the same key are aggregated (lib/audit/anonymous.ts). */
+const refused = (key: ApiKeyPrincipal, e: Entry) => anonymousAudit().record({ via: "api", ...e }, keyActorId(key), auditPrincipalOfKey(key));
 
 /** What the API shows of a job in a list and on its own: no lease owner or heartbeat (the workers' business). */
 const publicFields = (j: JobRow | JobListRow) => ({
@@ -55,17 +61,11 @@ export async function submitJob(sql: Sql, key: ApiKeyPrincipal, raw: unknown): P
     const parsed = SubmitJobBody.safeParse(raw);
     if (!parsed.success) {
       const message = `Not submitted: ${describeIssues(parsed.error)}.`;
-      await audit(tx, key, { action: "job.submit", outcome: "invalid", reason: message });
+      await refused(key, { action: "job.submit", outcome: "invalid", reason: message });
       return apiError(400, "invalid_input", message, { issues: issuesOf(parsed.error) });
     }
-    if (!maySubmit(parsed.data.type, "tenant_api")) {
-      // A type that only Jobscope itself may submit (the demo's poison.crash): as if it did not exist here.
-      const message = `Not submitted: job type ${JSON.stringify(parsed.data.type)} is not available through the API; available: ${typesFor("tenant_api").map(([t]) => t).join(", ")}.`;
-      await audit(tx, key, { action: "job.submit", outcome: "invalid", reason: message });
-      return apiError(400, "unknown_type", message);
-    }
     try {
-      const { job, created } = await enqueue(tx, { ...parsed.data, tenantId: key.tenantId }, actor);
+      const { job, created } = await enqueue(tx, { ...parsed.data, tenantId: key.tenantId }, actor, { submitter: "tenant_api" });
       await audit(tx, key, {
         action: "job.submit",
         jobIds: [job.id],
@@ -75,9 +75,9 @@ export async function submitJob(sql: Sql, key: ApiKeyPrincipal, raw: unknown): P
       return ok(publicJob(job), created ? 201 : 200, { Location: `/api/v1/jobs/${job.id}` });
     } catch (err) {
       if (!(err instanceof EnqueueError)) throw err;
-      const code = err.code === "unknown_type" || err.code === "invalid_params" ? err.code : "invalid_input";
+      const code = err.code === "unknown_type" || err.code === "unknown_queue" || err.code === "invalid_params" ? err.code : "invalid_input";
       const message = `Not submitted: ${err.message}.`;
-      await audit(tx, key, { action: "job.submit", outcome: "invalid", reason: message });
+      await refused(key, { action: "job.submit", outcome: "invalid", reason: message });
       return apiError(400, code, message, err.issues.length ? { issues: err.issues } : {});
     }
   });
@@ -85,13 +85,15 @@ export async function submitJob(sql: Sql, key: ApiKeyPrincipal, raw: unknown): P
 
 /** GET /api/v1/jobs: newest first, keyset cursors, the key's tenant only. */
 export async function listTenantJobs(sql: Sql, key: ApiKeyPrincipal, search: URLSearchParams): Promise<ApiResult> {
+  const bad = findBadText(search);
+  if (bad) return apiError(400, "invalid_input", `query parameter ${describeBadText(bad)}.`, { issues: [{ path: bad.path, message: bad.problem }] });
   const raw: Record<string, string> = {};
   for (const [k, v] of search) {
-    if (k in raw) return apiError(400, "invalid_input", `Give ${k} once.`);
+    if (k in raw) return apiError(400, "invalid_input", `query parameter ${k.slice(0, 50)}: give it once.`);
     raw[k] = v;
   }
   const parsed = ListJobsQuery.safeParse(raw);
-  if (!parsed.success) return apiError(400, "invalid_input", describeIssues(parsed.error), { issues: issuesOf(parsed.error) });
+  if (!parsed.success) return apiError(400, "invalid_input", describeIssues(parsed.error, "query"), { issues: issuesOf(parsed.error) });
   const q = parsed.data;
   const filters = JobFilters.parse({ ...q, tenant: key.tenantId, sort: "created" });
   const page = await scoped(sql, key, (tx) => listJobs(tx, filters));
@@ -101,8 +103,10 @@ export async function listTenantJobs(sql: Sql, key: ApiKeyPrincipal, search: URL
 /** GET /api/v1/jobs/{id}: another tenant's job is "no such job", exactly like a missing one. */
 export async function getTenantJob(sql: Sql, key: ApiKeyPrincipal, id: string): Promise<ApiResult> {
   if (!isUuid(id)) return NOT_FOUND();
-  const detail = await scoped(sql, key, (tx) => getJobDetail(tx, id));
-  if (!detail || detail.job.tenantId !== key.tenantId) return NOT_FOUND();
+  const found = await scoped(sql, key, (tx) => getJobDetail(tx, id));
+  if (!found || found.job.tenantId !== key.tenantId) return NOT_FOUND();
+  // The tenant's console's copy (lib/jobs/redact.ts): no worker ids, lease owners, supervisor or staff names.
+  const detail = redactForTenant(found);
   return ok({
     job: publicJob(detail.job),
     runs: detail.runs,
@@ -147,14 +151,14 @@ export async function cancelTenantJob(sql: Sql, key: ApiKeyPrincipal, id: string
     const parsed = CancelJobBody.safeParse(raw ?? {});
     if (!parsed.success) {
       const message = `Not cancelled: ${describeIssues(parsed.error)}.`;
-      await audit(tx, key, { action: "job.cancel", jobIds, outcome: "invalid", reason: message });
+      await refused(key, { action: "job.cancel", jobIds, outcome: "invalid", reason: message });
       return apiError(400, "invalid_input", message, { issues: issuesOf(parsed.error) });
     }
     const body = parsed.data;
     // The application's own tenant check, before the write path (which row-level security confines as well).
     const [mine] = jobIds.length ? await tx`SELECT 1 AS one FROM job_catalog WHERE id = ${id} AND tenant_id = ${key.tenantId}` : [];
     if (!mine) {
-      await audit(tx, key, { action: "job.cancel", jobIds, outcome: "refused", reason: `not_found: no job ${id.slice(0, 80)} in tenant ${key.tenantId}` });
+      await refused(key, { action: "job.cancel", jobIds, outcome: "refused", reason: `not_found: no job ${id.slice(0, 80)} in tenant ${key.tenantId}` });
       return NOT_FOUND();
     }
     const expected = body.expectedState !== undefined ? { state: body.expectedState, version: body.expectedVersion! } : undefined;

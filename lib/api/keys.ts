@@ -81,6 +81,12 @@ export const CreateKeyInput = z.strictObject({
 });
 export const RevokeKeyInput = z.strictObject({ id: z.uuid() });
 
+/** Live keys a tenant may hold at once (JOBSCOPE_API_KEYS_PER_TENANT, default 10). */
+export function maxKeysPerTenant(env = process.env): number {
+  const n = Number(env.JOBSCOPE_API_KEYS_PER_TENANT);
+  return Number.isInteger(n) && n >= 1 ? n : 10;
+}
+
 /** What a list or a change returns of a key: every column but its hash. */
 const keyColumns = {
   id: apiKeys.id,
@@ -111,6 +117,11 @@ export async function createApiKey(
   return (await withScope(sql, { tenantId }, async (tx) => {
     const [tenant] = await tx`SELECT 1 AS one FROM tenants WHERE id = ${tenantId}`;
     if (!tenant) throw new AppError("invalid_input", `unknown tenant ${JSON.stringify(tenantId)}`);
+    // One creation at a time per tenant (until this transaction ends), so the count below is the truth when the key is added.
+    await tx`SELECT pg_advisory_xact_lock(hashtext('jobscope.api_keys'), hashtext(${tenantId}))`;
+    const max = maxKeysPerTenant();
+    const [live] = await tx<{ n: number }[]>`SELECT count(*)::int AS n FROM api_keys WHERE tenant_id = ${tenantId} AND revoked_at IS NULL`;
+    if (live!.n >= max) throw new AppError("refused", `tenant ${tenantId} has ${live!.n} live keys, at most ${max}: revoke one first`);
     const [key] = await run(drizzleOn(tx).insert(apiKeys).values({ tenantId, name, prefix, hash, createdBy: by.actor }).returning(keyColumns));
     await recordAudit(tx, {
       ...by,

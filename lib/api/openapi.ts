@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { typesFor } from "../jobs/job-types";
 import { rateLimitFromEnv } from "./rate-limit";
+import { maxKeysPerTenant } from "./keys";
 import {
   ApiCancelResult,
   ApiErrorSchema,
@@ -38,6 +39,8 @@ const COMMON_ERRORS = {
   "500": errorResponse("The server failed; details are in its log, never in the response.", ["internal"]),
 };
 
+const TOO_LARGE = { "413": errorResponse("The body is larger than 64 kB; it was not read.", ["too_large"]) };
+
 const jobId = { name: "id", in: "path", required: true, schema: { type: "string", format: "uuid" } };
 
 /** The submit body for each job type: the same strict body, with that type's params schema. */
@@ -45,7 +48,7 @@ function submitVariants(): Json[] {
   return typesFor("tenant_api").map(([type, spec]) => ({
     title: type,
     description: spec.description,
-    ...schemaOf(SubmitJobBody.extend({ type: z.literal(type), params: spec.params }), "input"),
+    ...schemaOf(SubmitJobBody.extend({ type: z.literal(type), params: spec.params, queue: z.literal(spec.queue).optional().describe("The type's queue (the default).") }), "input"),
   }));
 }
 
@@ -66,7 +69,7 @@ export function openApiDocument(): Json {
         "Submit, list, inspect and cancel your tenant's jobs. Authenticate every request with an API key",
         "(`Authorization: Bearer jsk_…`), created by an admin or a tenant owner on the console's API keys page.",
         "A key acts for its own tenant only: another tenant's job is answered exactly like a job that does not exist (404).",
-        `Each key may make ${rate.perMinute} requests a minute, in bursts of up to ${rate.burst}.`,
+        `Each tenant may make ${rate.perMinute} requests a minute, in bursts of up to ${rate.burst}, whichever of its keys it uses; it may hold ${maxKeysPerTenant()} live keys.`,
         "Errors are `{ \"error\": { \"code\", \"message\" } }` with a stable code; bodies are strict (unknown fields are refused).",
       ].join(" "),
     },
@@ -94,11 +97,11 @@ export function openApiDocument(): Json {
           responses: {
             "201": { description: "Created; queued.", headers: { Location: { schema: { type: "string" } } }, content: json(ref("Job")) },
             "200": { description: "The idempotency key was used before: the existing job.", content: json(ref("Job")) },
-            "400": errorResponse("The body is not valid JSON, has unknown fields (such as `tenantId` or `state`), an unknown type, or invalid params.", [
-              "invalid_input",
-              "unknown_type",
-              "invalid_params",
-            ]),
+            "400": errorResponse(
+              "The body is not valid JSON, has unknown fields (such as `tenantId` or `state`), text that cannot be stored (a NUL character or a lone surrogate), a `notBefore` outside 2000 to a year ahead, an unknown type, a queue its type does not declare, or invalid params.",
+              ["invalid_input", "unknown_type", "unknown_queue", "invalid_params"],
+            ),
+            ...TOO_LARGE,
             ...COMMON_ERRORS,
           },
         },
@@ -126,6 +129,7 @@ export function openApiDocument(): Json {
           responses: {
             "200": { description: "Applied.", content: json(ref("CancelResult")) },
             "400": errorResponse("The body is malformed or has unknown fields.", ["invalid_input"]),
+            ...TOO_LARGE,
             "404": errorResponse("No such job in your tenant.", ["not_found"]),
             "409": errorResponse(
               "Refused by the state machine: the job moved since you read it (`conflict`), or it cannot be cancelled in its state (`illegal`, e.g. it already finished). Nothing was changed; `error.current` is the job's state and version now.",

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { STATES } from "../fsm/table";
 import { EnqueueInput } from "../jobs/enqueue";
 import { decodeCursor } from "../jobs/filters";
+import { MAX_SCHEDULE_AHEAD_DAYS, notBeforeProblem, storableText, timeOutOfRange } from "../input";
 
 /**
  * The tenant API's request and response shapes. Requests are strict: a field
@@ -9,11 +10,21 @@ import { decodeCursor } from "../jobs/filters";
  * The OpenAPI document (lib/api/openapi.ts) is generated from these.
  */
 
-const isoTime = z.iso.datetime({ offset: true });
+/** An ISO 8601 time with its offset, within the years 1970 to 9999 (year 0000 is not a time PostgreSQL has). */
+const isoTime = z.iso
+  .datetime({ offset: true })
+  .refine((s) => timeOutOfRange(new Date(s)) === null, { error: (i) => `${timeOutOfRange(new Date(String(i.input)))}` });
+
+/** A filter's text: what PostgreSQL can store (lib/input.ts). */
+const filterText = (max: number) => storableText().pipe(z.string().min(1).max(max));
 
 /** `POST /api/v1/jobs`: enqueue's input without the tenant, which is the key's. */
 export const SubmitJobBody = EnqueueInput.omit({ tenantId: true }).extend({
-  notBefore: isoTime.optional().describe("Not claimable before this time (ISO 8601); default now."),
+  notBefore: z.iso
+    .datetime({ offset: true })
+    .refine((s) => notBeforeProblem(new Date(s)) === null, { error: (i) => notBeforeProblem(new Date(String(i.input))) ?? "out of range" })
+    .optional()
+    .describe(`Not claimable before this time (ISO 8601, from 2000 to ${MAX_SCHEDULE_AHEAD_DAYS} days ahead); default now.`),
   params: z.record(z.string(), z.unknown()).default({}).describe("The job type's parameters (see the per-type schemas)."),
 });
 export type SubmitJobBody = z.input<typeof SubmitJobBody>;
@@ -27,8 +38,8 @@ const cursor = z
 export const ListJobsQuery = z
   .strictObject({
     state: z.enum(STATES).optional(),
-    type: z.string().min(1).max(200).optional(),
-    queue: z.string().min(1).max(100).optional(),
+    type: filterText(200).optional(),
+    queue: filterText(100).optional(),
     createdFrom: isoTime.optional().describe("Created at or after (inclusive)."),
     createdTo: isoTime.optional().describe("Created before (exclusive)."),
     after: cursor.optional().describe("The `next` cursor of a previous page: older jobs."),
@@ -86,7 +97,7 @@ export const ApiJobPage = z.object({
 
 export const ApiRun = z.object({
   attempt: z.int(),
-  workerId: z.string(),
+  workerId: z.string().describe("Empty: which of Jobscope's workers ran an attempt is not shown to tenants."),
   claimedAt: time,
   startedAt: time.nullable(),
   finishedAt: time.nullable(),
@@ -124,11 +135,13 @@ export const ERROR_CODES = [
   "unauthenticated",
   "invalid_input",
   "unknown_type",
+  "unknown_queue",
   "invalid_params",
   "not_found",
   "conflict",
   "illegal",
   "rate_limited",
+  "too_large",
   "internal",
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -1,7 +1,7 @@
 import { pool, type Db } from "../db/client";
-import { ANONYMOUS, recordAudit, type AuditEntry } from "./audit";
+import { ANONYMOUS, recordAudit, type AuditEntry, type AuditPrincipal } from "./audit";
 
-/** What an anonymous denial records: everything but the principal (always `anonymous`). */
+/** What a refusal records besides its principal (`anonymous` unless a signed-in user is named). */
 export type AnonymousEntry = Omit<AuditEntry, "userId" | "actor" | "role" | "tenantId" | "repeatCount">;
 
 export type AnonymousAuditorOptions = {
@@ -12,7 +12,7 @@ export type AnonymousAuditorOptions = {
   log?: (line: string) => void;
 };
 
-type Window = { entry: AnonymousEntry; source: string; extra: number };
+type Window = { entry: AnonymousEntry; principal: AuditPrincipal; source: string; extra: number };
 
 /**
  * The audit log takes anonymous denials at the rate a flood sends them (100 rows in 0.72 s, issue 16)
@@ -23,6 +23,11 @@ type Window = { entry: AnonymousEntry; source: string; extra: number };
  * action and outcome. Rows per minute are thus bounded by about 2 × maxWindows plus the number of
  * actions, whatever arrives. Counts of a window still open are lost if the process dies (at most
  * one window's worth per kind); `flush()` writes them on a clean stop.
+ *
+ * A signed-in user's refusals that write nothing else (denied, invalid input: lib/edge/action.ts,
+ * lib/audit/console.ts) go through the same windows with their principal as part of what makes
+ * attempts alike: a script or a stuck button repeating a refused request is one row a minute, and
+ * past the cap each user's refusals pool into one window per action and outcome.
  */
 export function createAnonymousAuditor(db: () => Db, opts: AnonymousAuditorOptions = {}) {
   const windowMs = opts.windowMs ?? 60_000;
@@ -31,9 +36,12 @@ export function createAnonymousAuditor(db: () => Db, opts: AnonymousAuditorOptio
   const open = new Map<string, Window>();
   let opened: number[] = [];
 
+  // Never throws, not even synchronously: a refusal is answered whether or not its row can be written.
   const write = (w: Window, repeatCount: number, reason: string) =>
-    recordAudit(db(), { ...ANONYMOUS, ...w.entry, reason, repeatCount }).catch((err: unknown) =>
-      log(`[jobscope] could not audit an anonymous ${w.entry.outcome} ${w.entry.action}: ${err instanceof Error ? err.message : String(err)}`),
+    Promise.resolve()
+      .then(() => recordAudit(db(), { ...w.principal, ...w.entry, reason, repeatCount }))
+      .catch((err: unknown) =>
+      log(`[jobscope] could not audit a refused ${w.entry.outcome} ${w.entry.action} by ${w.principal.actor}: ${err instanceof Error ? err.message : String(err)}`),
     );
 
   function close(key: string) {
@@ -45,16 +53,18 @@ export function createAnonymousAuditor(db: () => Db, opts: AnonymousAuditorOptio
   }
 
   return {
-    /** Record one anonymous attempt; resolves once its row (if any is due now) is written. */
-    record(entry: AnonymousEntry, source: string): Promise<void> {
+    /** Record one refused attempt (anonymous unless `principal` names who); resolves once its row (if any is due now) is written. */
+    record(entry: AnonymousEntry, source: string, principal: AuditPrincipal = ANONYMOUS): Promise<void> {
       const now = Date.now();
       opened = opened.filter((t) => now - t < windowMs);
+      const who = `${principal.userId ?? ""}|${principal.actor}`;
       // The reason is part of what makes attempts alike: wrong passwords for two accounts from one
       // address are two stories (the second account's name must not vanish into the first's row).
-      let key = `${entry.via}|${entry.action}|${entry.outcome}|${entry.reason ?? ""}|${source}`;
+      // So are the jobs a signed-in user's request named.
+      let key = `${who}|${entry.via}|${entry.action}|${entry.outcome}|${entry.reason ?? ""}|${(entry.jobIds ?? []).join(",")}|${source}`;
       let existing = open.get(key);
       if (!existing && opened.length >= maxWindows) {
-        key = `${entry.via}|${entry.action}|${entry.outcome}|*`;
+        key = `${who}|${entry.via}|${entry.action}|${entry.outcome}|*`;
         existing = open.get(key);
         source = "*";
       }
@@ -62,10 +72,12 @@ export function createAnonymousAuditor(db: () => Db, opts: AnonymousAuditorOptio
         existing.extra++;
         return Promise.resolve();
       }
-      const w: Window = { entry, source, extra: 0 };
+      const w: Window = { entry, principal, source, extra: 0 };
       open.set(key, w);
       opened.push(now);
       setTimeout(() => void close(key), windowMs).unref();
+      // A signed-in user's or a key's row already says who; an anonymous one says from where.
+      if (principal.actor !== ANONYMOUS.actor) return write(w, 1, (entry.reason ?? "").slice(0, 2000));
       const from = source === "*" ? "from one of many addresses" : `from ${source}`;
       return write(w, 1, `${entry.reason ?? ""} (${from})`.slice(0, 2000));
     },
@@ -80,7 +92,7 @@ export type AnonymousAuditor = ReturnType<typeof createAnonymousAuditor>;
 
 const g = globalThis as unknown as { __jobscopeAnonymousAudit?: AnonymousAuditor };
 
-/** The process's auditor for anonymous denials (one per process: server actions, route handlers and the web server share it). */
+/** The process's auditor for refusals, anonymous or signed in (one per process: server actions, route handlers and the web server share it). */
 export function anonymousAudit(): AnonymousAuditor {
   g.__jobscopeAnonymousAudit ??= createAnonymousAuditor(pool);
   return g.__jobscopeAnonymousAudit;

@@ -1,10 +1,9 @@
 import { headers } from "next/headers";
 import type { Denied, Viewer } from "../auth/viewer";
-import { pool } from "../db/client";
 import { clientAddressOf } from "../http/client-address";
 import type { AuditAction } from "./actions";
 import { anonymousAudit } from "./anonymous";
-import { recordAudit, type AuditPrincipal } from "./audit";
+import type { AuditPrincipal } from "./audit";
 
 /** The audit log's view of a signed-in user. */
 export function principalOf(viewer: Viewer): AuditPrincipal {
@@ -13,22 +12,19 @@ export function principalOf(viewer: Viewer): AuditPrincipal {
 
 /**
  * Record a console request that was refused before it reached the state machine:
- * denied by permissions (or signed out), or invalid input. Nothing else is written.
- * Signed-out callers are aggregated per client address (lib/audit/anonymous.ts).
+ * denied by permissions (or signed out), invalid input, or a refusal that rolled back. Nothing else
+ * is written, so repeats are aggregated, for signed-in and signed-out callers alike (lib/audit/anonymous.ts).
  */
 export async function auditRefusedRequest(
   who: Viewer | null,
   action: AuditAction,
-  outcome: "denied" | "invalid",
+  outcome: "denied" | "invalid" | "refused",
   reason: string,
   jobIds: readonly string[] = [],
 ): Promise<void> {
   try {
-    if (!who) {
-      await anonymousAudit().record({ via: "console", action, outcome, reason, jobIds }, await requestAddress());
-      return;
-    }
-    await recordAudit(pool(), { ...principalOf(who), via: "console", action, outcome, reason, jobIds });
+    // Aggregated per principal and client address (lib/audit/anonymous.ts): repeats of a refusal are one row a minute.
+    await anonymousAudit().record({ via: "console", action, outcome, reason, jobIds }, await requestAddress(), who ? principalOf(who) : undefined);
   } catch (err) {
     console.error(`[jobscope] could not audit a ${outcome} ${action}:`, err);
   }

@@ -7,6 +7,7 @@ import { connect, databaseUrl, pool, type Db } from "../db/client";
 import { accounts, sessions, users, verifications } from "../db/schema-identity";
 import { CLIENT_ADDRESS_HEADER } from "../http/client-address";
 import { refuseOffboarded } from "./offboarding";
+import { passwordWork, type PasswordWork } from "./password-work";
 import { signInGuard, signInLimitsFromEnv, type SignInLimits } from "./sign-in-guard";
 
 export type AuthOptions = {
@@ -16,6 +17,8 @@ export type AuthOptions = {
   auditDb: () => Db;
   anonymous: () => AnonymousAuditor;
   limits: SignInLimits;
+  /** The bound on password hashing (default: the process's). */
+  work?: PasswordWork;
 };
 
 /** The better-auth instance for `opts` (tests build their own against their database). */
@@ -23,12 +26,14 @@ export function createAuth(opts: AuthOptions) {
   // Its own small pool: drizzle's postgres-js driver changes the serializers of the pool it wraps.
   const db = drizzle(connect(opts.url, { max: 4, appName: "jobscope-auth" }));
   const hosts = (process.env.JOBSCOPE_ALLOWED_HOSTS ?? "localhost:*,127.0.0.1:*").split(",").map((h) => h.trim());
+  const work = opts.work ?? passwordWork();
   return betterAuth({
     appName: "Jobscope",
     database: drizzleAdapter(db, { provider: "pg", schema: { user: users, session: sessions, account: accounts, verification: verifications } }),
     secret: opts.secret,
     baseURL: process.env.BETTER_AUTH_URL ?? { allowedHosts: hosts },
-    emailAndPassword: { enabled: true, autoSignIn: false, minPasswordLength: 10 },
+    // Hashing goes through one bounded queue (lib/auth/password-work.ts): a flood of sign-ins is told to try again, not hashed.
+    emailAndPassword: { enabled: true, autoSignIn: false, minPasswordLength: 10, password: { hash: work.hash, verify: work.verify } },
     // Accounts are created by admins (and the demo seed) on the server, never by strangers.
     disabledPaths: ["/sign-up/email"],
     user: {
@@ -49,7 +54,7 @@ export function createAuth(opts: AuthOptions) {
     // better-auth's own limit covers its HTTP routes; the sign-in guard covers every sign-in path.
     rateLimit: { enabled: true, window: 60, max: 100, customRules: { "/sign-in/email": { window: 60, max: opts.limits.perAddressPerMinute } } },
     telemetry: { enabled: false },
-    plugins: [signInGuard({ db: opts.auditDb, anonymous: opts.anonymous, limits: opts.limits }), nextCookies()],
+    plugins: [signInGuard({ db: opts.auditDb, anonymous: opts.anonymous, limits: opts.limits, work }), nextCookies()],
   });
 }
 

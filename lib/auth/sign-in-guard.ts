@@ -6,13 +6,20 @@ import type { AnonymousAuditor } from "../audit/anonymous";
 import { recordAudit, type AuditOutcome } from "../audit/audit";
 import type { Db } from "../db/client";
 import { clientAddressOf } from "../http/client-address";
+import { describeBadText, findBadText } from "../input";
+import { DEVICE_COOKIE, DEVICE_MAX_AGE_SECONDS, deviceFor, deviceValue, type Device } from "./device";
+import { busy, currentPasswordScope, type PasswordWork } from "./password-work";
 import { ROLES, type Role } from "./permissions";
 
 /** How hard sign-in is to guess at. Each limit holds on every sign-in path (the console's form and `POST /api/auth/sign-in/email`). */
 export type SignInLimits = {
   /** Attempts (right or wrong) from one client address per minute. */
   perAddressPerMinute: number;
-  /** Wrong passwords for one account within `lockSeconds`; then the account refuses every attempt, right password included, until the window passes. */
+  /**
+   * Wrong passwords for one account within `lockSeconds`; then the account refuses every attempt
+   * from browsers it has not signed in from, right password included, until the window passes. A
+   * browser with the account's device cookie (lib/auth/device.ts) has a count of its own instead.
+   */
   failuresPerAccount: number;
   /** Wrong passwords from one client address per hour, for any accounts. */
   failuresPerAddress: number;
@@ -35,6 +42,8 @@ export type SignInGuardOptions = {
   db: () => Db;
   anonymous: () => AnonymousAuditor;
   limits: SignInLimits;
+  /** The bound on password hashing (lib/auth/password-work.ts): a sign-in it has no room for is refused before any database work. */
+  work: PasswordWork;
 };
 
 type Who = { id: string; email: string; role?: unknown; tenantId?: unknown };
@@ -59,6 +68,7 @@ export function signInGuard(opts: SignInGuardOptions): BetterAuthPlugin {
   const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
   const attempts = new RateLimiterMemory({ keyPrefix: "attempts", points: Math.max(1, limits.perAddressPerMinute), duration: 60 });
   const accountFailures = new RateLimiterMemory({ keyPrefix: "account", points: Math.max(1, limits.failuresPerAccount), duration: limits.lockSeconds });
+  const deviceFailures = new RateLimiterMemory({ keyPrefix: "device", points: Math.max(1, limits.failuresPerAccount), duration: limits.lockSeconds });
   const addressFailures = new RateLimiterMemory({ keyPrefix: "address", points: Math.max(1, limits.failuresPerAddress), duration: 3600 });
 
   const audit = async (who: Who, action: AuditAction, outcome: AuditOutcome, reason: string) => {
@@ -82,15 +92,35 @@ export function signInGuard(opts: SignInGuardOptions): BetterAuthPlugin {
     return typeof email === "string" ? email.trim().toLowerCase().slice(0, 200) : "";
   };
 
+  type HookCtx = Parameters<Parameters<typeof createAuthMiddleware>[0]>[0];
+  /** The device cookie this request carries, if it is valid for `account`. */
+  const knownDevice = async (ctx: HookCtx, account: string): Promise<Device | null> => {
+    const cookie = ctx.context.createAuthCookie(DEVICE_COOKIE);
+    const value = await ctx.getSignedCookie(cookie.name, ctx.context.secret).catch(() => null);
+    return deviceFor(value, account);
+  };
+
   return {
     id: "jobscope-sign-in-guard",
     hooks: {
       before: [
         {
+          // Every endpoint: text PostgreSQL cannot store (lib/input.ts) is a 400 naming its field, not a driver error and a 500.
+          matcher: () => true,
+          handler: createAuthMiddleware(async (ctx) => {
+            const bad = findBadText(ctx.body) ?? findBadText(ctx.query);
+            if (bad) throw new APIError("BAD_REQUEST", { message: `${describeBadText(bad)}.`, code: "INVALID_TEXT" });
+          }),
+        },
+        {
           matcher: at("/sign-in/email"),
           handler: createAuthMiddleware(async (ctx) => {
             const address = clientAddressOf(ctx.headers);
             const account = accountKey(ctx.body);
+            const device = await knownDevice(ctx, account);
+            // Tell the password hashing whose sign-in this is (a known device may use the reserve).
+            const scope = currentPasswordScope();
+            if (scope) scope.knownDevice = device !== null;
             try {
               await attempts.consume(address);
             } catch (e) {
@@ -99,12 +129,19 @@ export function signInGuard(opts: SignInGuardOptions): BetterAuthPlugin {
               throw tooMany(e.msBeforeNext / 1000);
             }
             const wait = Math.max(
-              await blockedFor(accountFailures, account, limits.failuresPerAccount),
+              device
+                ? await blockedFor(deviceFailures, device.id, limits.failuresPerAccount)
+                : await blockedFor(accountFailures, account, limits.failuresPerAccount),
               await blockedFor(addressFailures, address, limits.failuresPerAddress),
             );
             if (wait > 0) {
               await auditAnonymous("auth.sign_in", "refused: too many wrong passwords for this account or from this address", address);
               throw tooMany(wait);
+            }
+            // No room to check another password now: say so at once, before any database work.
+            if (opts.work.full(device !== null)) {
+              await auditAnonymous("auth.sign_in", "refused: too many sign-ins being checked at once (try again)", address);
+              throw busy();
             }
           }),
         },
@@ -114,6 +151,12 @@ export function signInGuard(opts: SignInGuardOptions): BetterAuthPlugin {
             const session = await getSessionFromCtx(ctx).catch(() => null);
             if (session) await audit(session.user, "auth.sign_out", "applied", `signed out from ${clientAddressOf(ctx.headers)}`);
           }),
+        },
+        {
+          // A changed password ends every other session of the account, whatever the caller asked:
+          // whoever knew the old password may be signed in elsewhere (better-auth keeps them by default).
+          matcher: at("/change-password"),
+          handler: createAuthMiddleware(async (ctx) => ({ context: { body: { ...(ctx.body as object), revokeOtherSessions: true } } })),
         },
         {
           matcher: at("/revoke-session"),
@@ -138,9 +181,11 @@ export function signInGuard(opts: SignInGuardOptions): BetterAuthPlugin {
             const address = clientAddressOf(ctx.headers);
             const account = accountKey(ctx.body);
             const returned = ctx.context.returned;
+            const device = await knownDevice(ctx, account);
             if (isAPIError(returned)) {
               if (returned.statusCode !== 401) return;
-              const failures = await accountFailures.penalty(account);
+              // A known device's failures are its own: they never lock the account for its owner's other browsers, nor the other way round.
+              const failures = device ? await deviceFailures.penalty(device.id) : await accountFailures.penalty(account);
               await addressFailures.penalty(address);
               const known = account ? await ctx.context.internalAdapter.findUserByEmail(account).catch(() => null) : null;
               await auditAnonymous("auth.sign_in", `wrong password for ${known ? `account ${known.user.email}` : "an unknown account"}`, address);
@@ -150,8 +195,12 @@ export function signInGuard(opts: SignInGuardOptions): BetterAuthPlugin {
             }
             const user = ctx.context.newSession?.user;
             if (!user) return;
-            await accountFailures.delete(account);
-            await audit(user, "auth.sign_in", "applied", `signed in from ${address}`);
+            // Signing in from a known device leaves the strangers' count standing: it is not theirs to clear.
+            if (device) await deviceFailures.delete(device.id);
+            else await accountFailures.delete(account);
+            const cookie = ctx.context.createAuthCookie(DEVICE_COOKIE, { maxAge: DEVICE_MAX_AGE_SECONDS });
+            await ctx.setSignedCookie(cookie.name, deviceValue(user.email), ctx.context.secret, cookie.attributes);
+            await audit(user, "auth.sign_in", "applied", `signed in from ${address}${device ? " (a known device)" : ""}`);
           }),
         },
         {

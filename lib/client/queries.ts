@@ -55,7 +55,7 @@ export const keys = {
   },
   queues: {
     all: ["queues"] as const,
-    list: () => [...keys.queues.all, "list"] as const,
+    list: (search: string) => [...keys.queues.all, "list", search] as const,
     status: (name: string) => [...keys.queues.all, "status", name] as const,
   },
   schedules: () => ["schedules"] as const,
@@ -135,7 +135,13 @@ export const overviewQuery = (window: WindowKey) =>
 export const workersQuery = () =>
   readQuery(keys.insight.workers(), "/api/insight/workers", shaped<WorkersResponse>("workers", { workers: "array", at: "string" }));
 
-export const queuesQuery = () => readQuery(keys.queues.list(), "/api/queues", shaped<QueuesResponse>("queues", { queues: "array", at: "string" }));
+/** `search`: the page's query string (`q=…&after=…`), as the URL has it. */
+export const queuesQuery = (search: string) =>
+  readQuery(
+    keys.queues.list(search),
+    `/api/queues${search ? `?${search}` : ""}`,
+    shaped<QueuesResponse>("queues", { queues: "array", at: "string" }),
+  );
 
 export const queueStatusQuery = (name: string) =>
   readQuery(

@@ -81,7 +81,7 @@ export type DriftResponse = Wire<DriftStatus>;
 export type HealthResponse = { ok: true; latencyMs: number } | { ok: false; error: { code: string; message: string } };
 
 /** GET /api/queues: every queue (lib/jobs/queue-stats.ts). */
-export type QueuesResponse = { queues: Wire<QueueRow>[]; at: string };
+export type QueuesResponse = { queues: Wire<QueueRow>[]; next: string | null; at: string };
 
 /** GET /api/queues/[name]: whether the queue is paused (the jobs list's banner); `pausedBy` only for staff. */
 export type QueueStatusResponse = Wire<QueueStatus> & { at: string };

@@ -83,4 +83,33 @@ describe("consoleAction", () => {
     expect(await tenant("frame-e")).toBe(0);
     expect(await lastAudit()).toMatchObject({ outcome: "error", reason: "internal error (see the server log)" });
   });
+
+  it("a signed-in user's repeated refusals are aggregated like anonymous ones: one row at once, the rest as one row with a count", async () => {
+    const MEMBER: Viewer = { userId: "u-member", email: "member@acme.example", name: "M", role: "tenant", tenantId: "acme", tenantOwner: false };
+    const rows = () => db.sql<{ outcome: string; repeatCount: number; reason: string }[]>`
+      SELECT outcome, repeat_count, reason FROM audit_log WHERE actor = ${MEMBER.email} ORDER BY id`;
+    signedIn = MEMBER;
+    // The same bad input, 60 times (a script, or a stuck button).
+    for (let i = 0; i < 60; i++) expect(await probe("apply")({ id: "Not An Id" })).toMatchObject({ ok: false, error: { code: "invalid_input" } });
+    expect(await rows()).toEqual([expect.objectContaining({ outcome: "invalid", repeatCount: 1 })]);
+    const { anonymousAudit } = await import("../audit/anonymous");
+    await anonymousAudit().flush();
+    expect((await rows()).map((r) => [r.outcome, r.repeatCount])).toEqual([
+      ["invalid", 1],
+      ["invalid", 59],
+    ]);
+    expect((await rows())[1]!.reason).toMatch(/^59 more like this/);
+  });
+
+  it("text PostgreSQL cannot store is invalid input naming its field, before the action runs", async () => {
+    signedIn = ADMIN;
+    for (const raw of [{ id: "a\u0000b" }, { id: "x\ud800" }, { ["k\u0000"]: 1 }]) {
+      const r = await probe("apply")(raw);
+      expect(r, JSON.stringify(raw)).toMatchObject({ ok: false, error: { code: "invalid_input", message: expect.stringMatching(/^Nothing was changed\. (id|input) (contains|has a key)/) } });
+    }
+    const form = new FormData();
+    form.set("id", "nul\u0000");
+    expect(await probe("apply")(form)).toMatchObject({ ok: false, error: { code: "invalid_input" } });
+  });
 });
+

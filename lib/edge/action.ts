@@ -1,12 +1,13 @@
 import type { z } from "zod";
 import type { AuditAction } from "../audit/actions";
 import { ANONYMOUS, recordAudit, type AuditOutcome } from "../audit/audit";
-import { auditDenied, principalOf } from "../audit/console";
+import { auditDenied, auditRefusedRequest, principalOf } from "../audit/console";
 import type { Permission } from "../auth/permissions";
 import { actorOf, authorize, withViewer, type Viewer } from "../auth/viewer";
 import { pool, type Db } from "../db/client";
 import type { ScopedSql } from "../db/scope";
 import type { Actor } from "../jobs/types";
+import { describeBadText, findBadText } from "../input";
 import { AppError, type AppErrorCode, type ErrorBody, type Result } from "../result";
 import { withSpan } from "../tracing/tracing";
 
@@ -67,8 +68,8 @@ export function firstIssue(error: z.ZodError): string {
 const outcomeOf = (code: AppErrorCode): AuditOutcome => (code === "forbidden" || code === "unauthenticated" ? "denied" : code === "invalid_input" || code === "too_many" ? "invalid" : "refused");
 
 /**
- * THE frame of every server action (a server action is a public POST endpoint): authorise → validate
- * with zod → run in the viewer's scope → audit → a typed `Result`. Every refusal is audited (denied,
+ * THE frame of every server action (a server action is a public POST endpoint): authorise → refuse
+ * text PostgreSQL cannot store → validate with zod → run in the viewer's scope → audit → a typed `Result`. Every refusal is audited (denied,
  * invalid, refused) and every failure too; a change's own audit row commits with it. A thrown
  * AppError is a refusal; anything else thrown is logged and answered generically.
  *
@@ -91,6 +92,10 @@ async function frame<S extends z.ZodType, T, E extends ErrorBody>(spec: ActionSp
   const jobIds = spec.jobIds?.(raw) ?? [];
   let viewer: Viewer | null = null;
   const audit = (db: Db, outcome: AuditOutcome, reason: string) => (action ? recordAudit(db, { ...(viewer ? principalOf(viewer) : ANONYMOUS), via: "console", action, jobIds, outcome, reason }) : Promise.resolve());
+  // A refusal that writes nothing else: its repeats are aggregated (lib/audit/anonymous.ts), so a
+  // script or a stuck button repeating it is one row a minute, signed in or not.
+  const refused = (outcome: AuditOutcome, reason: string) =>
+    action && outcome !== "applied" && outcome !== "error" ? auditRefusedRequest(viewer, action, outcome, reason, jobIds) : Promise.resolve();
   try {
     const auth = await authorize(spec.permission);
     if (!auth.ok) {
@@ -101,14 +106,21 @@ async function frame<S extends z.ZodType, T, E extends ErrorBody>(spec: ActionSp
     viewer = who;
     const mayNot = spec.may?.(who);
     if (mayNot) {
-      await audit(pool(), "denied", mayNot);
+      await refused("denied", mayNot);
       return refusal({ code: "forbidden", message: mayNot });
+    }
+    // Text PostgreSQL cannot store (a NUL, a lone surrogate), anywhere in the input: said, not a driver error.
+    const bad = findBadText(raw);
+    if (bad) {
+      const message = `Nothing was changed. ${describeBadText(bad)}.`;
+      await refused("invalid", message);
+      return refusal({ code: "invalid_input", message });
     }
     const parsed = spec.input.safeParse(raw);
     if (!parsed.success) {
       const said = spec.invalid?.(parsed.error) ?? `Nothing was changed. ${firstIssue(parsed.error)}.`;
       const e = said instanceof AppError ? said : new AppError("invalid_input", said);
-      await audit(pool(), outcomeOf(e.code), e.reason);
+      await refused(outcomeOf(e.code), e.reason);
       return refusal(e.body);
     }
     action = nameOf(spec, parsed.data, raw);
@@ -125,15 +137,15 @@ async function frame<S extends z.ZodType, T, E extends ErrorBody>(spec: ActionSp
       } else if (spec.read) {
         const read = spec.read;
         done = await withViewer(who, (tx) => read({ ...ctx, tx }));
-        if (!done.ok) await audit(pool(), outcomeOf(done.error.code), done.reason);
+        if (!done.ok) await refused(outcomeOf(done.error.code), done.reason);
       } else {
         done = await spec.call(ctx);
-        if (!done.ok) await audit(pool(), outcomeOf(done.error.code), done.reason);
+        if (!done.ok) await refused(outcomeOf(done.error.code), done.reason);
       }
     } catch (err) {
       if (!(err instanceof AppError)) throw err;
       // The transaction rolled back: the refusal is recorded on its own.
-      await audit(pool(), outcomeOf(err.code), err.reason);
+      await refused(outcomeOf(err.code), err.reason);
       return refusal(err.body);
     }
     if (!done.ok) return { ok: false, error: done.error };

@@ -68,4 +68,13 @@ describe("consoleRoute", () => {
     quiet.mockRestore();
     expect([crash.status, await crash.json()]).toEqual([500, { error: { code: "internal", message: "Could not load the probe." } }]);
   });
+
+  it("a query parameter or a path parameter holding a NUL is a 400 naming it, not a database error", async () => {
+    signedIn = ACME;
+    const nul = await tenants(get("http://localhost/api/probe?q=a%00b"), noParams);
+    expect([nul.status, (await nul.json()).error.code]).toEqual([400, "invalid_input"]);
+    const param = await probe()(get(), { params: Promise.resolve({ id: "x\u0000" }) } as never);
+    expect(param.status).toBe(400);
+  });
 });
+

@@ -4,6 +4,7 @@ import type { Permission } from "../auth/permissions";
 import type { ApiErrorBody } from "../client/wire";
 import { authorize, denied, withViewer, withViewerRead, type Viewer } from "../auth/viewer";
 import type { ScopedSql } from "../db/scope";
+import { describeBadText, findBadText } from "../input";
 import { AppError, type ErrorBody } from "../result";
 
 export type RouteContext<P, I> = { tx: ScopedSql; viewer: Viewer; input: I; params: P; request: NextRequest };
@@ -25,7 +26,8 @@ export type RouteSpec<P, I, T> = {
 };
 
 /**
- * THE frame of every console GET route handler: authorise → check the parameters → read in the
+ * THE frame of every console GET route handler: authorise → check the parameters (text PostgreSQL
+ * cannot store is refused for every route) → read in the
  * viewer's scope (row-level security confines a tenant member) → JSON, never cached. A refusal is
  * `{ error: { code, message } }` with the AppError's status; an unknown failure is logged and
  * answered 500 with `failed`. GETs change nothing, so nothing is audited.
@@ -44,6 +46,9 @@ export function consoleRoute<P = Record<string, never>, I = undefined, T = unkno
     const viewer = auth.viewer;
     try {
       const params = await context.params;
+      // A query or path parameter PostgreSQL cannot store is the caller's mistake, named (lib/input.ts).
+      const bad = findBadText(request.nextUrl.searchParams) ?? findBadText(params);
+      if (bad) throw new AppError("invalid_input", `parameter ${describeBadText(bad)}.`);
       // Without `input`, I is `undefined` (its default): the cast states what the spec's type already says.
       const input = spec.input ? spec.input(request, params, viewer) : (undefined as I);
       const scoped = spec.reads === "primary" ? withViewer : withViewerRead;

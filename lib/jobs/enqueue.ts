@@ -7,7 +7,8 @@ import type { Db } from "../db/client";
 import { prepared } from "../db/drizzle";
 import { injectTraceContext, SpanKind, withSpan } from "../tracing/tracing";
 import { uuidv7 } from "./ids";
-import { isJobType, JOB_TYPES } from "./job-types";
+import { findBadText, notBeforeProblem } from "../input";
+import { isJobType, JOB_TYPES, maySubmit, queuesOf, typesFor, type Submitter } from "./job-types";
 import { markCte } from "./write";
 import { JOB_COLUMNS } from "./write-path";
 import type { Actor, JobRow } from "./types";
@@ -16,7 +17,7 @@ const SUBMIT = TRANSITIONS.find((t) => t.from === null)!;
 
 export class EnqueueError extends Error {
   constructor(
-    readonly code: "invalid_input" | "unknown_type" | "invalid_params" | "unknown_tenant" | "forbidden",
+    readonly code: "invalid_input" | "unknown_type" | "unknown_queue" | "invalid_params" | "unknown_tenant" | "forbidden",
     message: string,
     readonly issues: { path: string; message: string }[] = [],
   ) {
@@ -32,7 +33,10 @@ export const EnqueueInput = z.strictObject({
   queue: z.string().regex(/^[a-z0-9_.-]{1,100}$/, "lowercase letters, digits, _ . - (at most 100)").optional(),
   priority: z.int().min(0).max(9).default(0),
   maxAttempts: z.int().min(1).max(100).optional(),
-  notBefore: z.coerce.date().optional(),
+  notBefore: z.coerce
+    .date()
+    .refine((d) => notBeforeProblem(d) === null, { error: (i) => notBeforeProblem(i.input as Date) ?? "out of range" })
+    .optional(),
   idempotencyKey: z.string().min(1).max(200).optional(),
 });
 export type EnqueueInput = z.input<typeof EnqueueInput>;
@@ -45,7 +49,14 @@ const issuesOf = (e: z.ZodError) => e.issues.map((i) => ({ path: i.path.join("."
  * one statement. With an idempotency key, a second submit returns the first
  * job (`created: false`) instead of a copy.
  */
-export async function enqueue(client: Db, raw: EnqueueInput, actor: Actor, opts: { at?: Date } = {}): Promise<{ job: JobRow; created: boolean }> {
+/**
+ * `submitter` says who is asking (lib/jobs/job-types.ts): a type it may not submit is unknown to it,
+ * and a tenant (`tenant_api`) or a person (`console`) may only name a queue its type declares.
+ * Jobscope's own code (`internal`, the default) may use any queue.
+ */
+export type EnqueueOptions = { at?: Date; submitter?: Submitter };
+
+export async function enqueue(client: Db, raw: EnqueueInput, actor: Actor, opts: EnqueueOptions = {}): Promise<{ job: JobRow; created: boolean }> {
   // A producer span around the submit (lib/tracing): its context is stored with the job, and each
   // attempt's span continues it. Without an OpenTelemetry SDK this is a no-op and stores nothing.
   // The type as given, only if it is a string: the input is not validated yet (an object without a
@@ -59,17 +70,31 @@ export async function enqueue(client: Db, raw: EnqueueInput, actor: Actor, opts:
   }, { kind: SpanKind.PRODUCER });
 }
 
-async function submit(client: Db, raw: EnqueueInput, actor: Actor, opts: { at?: Date }): Promise<{ job: JobRow; created: boolean }> {
+async function submit(client: Db, raw: EnqueueInput, actor: Actor, opts: EnqueueOptions): Promise<{ job: JobRow; created: boolean }> {
   if (!(SUBMIT.actors as readonly ActorKind[]).includes(actor.kind)) {
     throw new EnqueueError("forbidden", `a ${actor.kind} may not submit jobs`);
+  }
+  // Text PostgreSQL cannot store (a NUL, a lone surrogate), anywhere in the input, params included.
+  const bad = findBadText(raw);
+  if (bad) {
+    const inParams = bad.path === "params" || bad.path.startsWith("params.");
+    throw new EnqueueError(inParams ? "invalid_params" : "invalid_input", `invalid job: ${bad.path} ${bad.problem}`, [{ path: bad.path, message: bad.problem }]);
   }
   const parsed = EnqueueInput.safeParse(raw);
   if (!parsed.success) throw new EnqueueError("invalid_input", "invalid job", issuesOf(parsed.error));
   const input = parsed.data;
-  if (!isJobType(input.type)) {
-    throw new EnqueueError("unknown_type", `unknown job type ${JSON.stringify(input.type)}; known: ${Object.keys(JOB_TYPES).join(", ")}`);
+  const submitter = opts.submitter ?? "internal";
+  if (!isJobType(input.type) || !maySubmit(input.type, submitter)) {
+    // Only the types this submitter may submit are named: the others are none of its business.
+    const known = typesFor(submitter).map(([t]) => t);
+    throw new EnqueueError("unknown_type", `unknown job type ${JSON.stringify(input.type.slice(0, 200))}; known: ${known.join(", ")}`);
   }
   const spec = JOB_TYPES[input.type];
+  if (input.queue !== undefined && submitter !== "internal" && !queuesOf(input.type).includes(input.queue)) {
+    throw new EnqueueError("unknown_queue", `${input.type} jobs cannot be put in queue ${JSON.stringify(input.queue)}; its queues: ${queuesOf(input.type).join(", ")}`, [
+      { path: "queue", message: `not a queue of ${input.type}` },
+    ]);
+  }
   const params = spec.params.safeParse(input.params);
   if (!params.success) throw new EnqueueError("invalid_params", `invalid params for ${input.type}`, issuesOf(params.error));
   const initial = submitted(input.maxAttempts ?? spec.maxAttempts);

@@ -1,11 +1,17 @@
 import { z } from "zod";
 import { isTerminal } from "../fsm/machine";
 import { STATES } from "../fsm/table";
+import { timeOutOfRange } from "../input";
 import { PARAMS_FILTER_MAX, parseParamsFilter } from "./params-filter";
 
 // PostgreSQL text cannot hold NUL: a value with one is malformed, and dropped like any other.
 const text = (max: number) => z.string().trim().min(1).max(max).regex(/^[^\u0000]*$/).optional().catch(undefined);
-const date = z.coerce.date().optional().catch(undefined);
+// A time PostgreSQL and the driver keep as written (lib/input.ts): year 0000 was a 500.
+const date = z.coerce
+  .date()
+  .refine((d) => timeOutOfRange(d) === null)
+  .optional()
+  .catch(undefined);
 
 /**
  * The jobs list's filters, as they travel in the URL so a link can be shared.
@@ -115,7 +121,7 @@ export function decodeCursor(s: string | undefined): (Cursor & { exact: string }
   if (!s) return null;
   const [at, id] = Buffer.from(s, "base64url").toString().split("|");
   const d = new Date(at ?? "");
-  if (!id || !CURSOR_TIME.test(at ?? "") || Number.isNaN(d.getTime()) || !/^[0-9a-f-]{36}$/i.test(id)) return null;
+  if (!id || !CURSOR_TIME.test(at ?? "") || timeOutOfRange(d) !== null || !/^[0-9a-f-]{36}$/i.test(id)) return null;
   return { at: d, id, exact: at! };
 }
 

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { assertSubmitter, isJobType, JOB_TYPES, maySubmit, SubmitterError, typesFor, typesSeenBy } from "./job-types";
+import { assertSubmitter, isJobType, isSystemQueue, JOB_TYPES, maySubmit, SubmitterError, typesFor, typesSeenBy } from "./job-types";
 
 afterEach(() => {
   vi.unstubAllEnvs();
@@ -40,5 +40,15 @@ describe("job types declare who may submit them (issue 16: a tenant could submit
     const err = await enqueue(null as never, { tenantId: "acme", type: "poison.crash", params: {} }, { kind: "operator", id: "t" }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(EnqueueError);
     expect((err as InstanceType<typeof EnqueueError>).code).toBe("unknown_type");
+  });
+
+  it("Jobscope's own queues and types are its own: no type a tenant or a person may submit uses them", () => {
+    for (const [type, spec] of Object.entries(JOB_TYPES)) {
+      const open = maySubmit(type, "tenant_api") || maySubmit(type, "console");
+      if (type.startsWith("jobscope.") || isSystemQueue(spec.queue)) expect(open, type).toBe(false);
+    }
+    expect(isSystemQueue("jobscope")).toBe(true);
+    expect(isSystemQueue("jobscope.alerts")).toBe(true);
+    expect(isSystemQueue("jobscopes")).toBe(false);
   });
 });

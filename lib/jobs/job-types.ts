@@ -153,6 +153,20 @@ export function assertSubmitter(type: string, submitter: Submitter): void {
   if (!maySubmit(type, submitter)) throw new SubmitterError(type, submitter);
 }
 
+/**
+ * The queues a tenant or a person may put a job of `type` in: the one its type declares. Queues are
+ * thus known in advance (the workers claim them, the queues page and the metrics list them), and the
+ * queues of Jobscope's own jobs (`jobscope`, `jobscope.*`) stay Jobscope's: no type a tenant or a
+ * person may submit declares one (lib/jobs/job-types.test.ts). Jobscope's own code may name any queue.
+ */
+export const queuesOf = (type: JobType): readonly string[] => [JOB_TYPES[type].queue];
+
+/** Every queue a job type declares: the queues a deployment knows by name. */
+export const declaredQueues = (): string[] => [...new Set(Object.values(JOB_TYPES).map((t) => t.queue))];
+
+/** Queues of Jobscope's own machinery, which only its own code may use. */
+export const isSystemQueue = (queue: string) => queue === BULK_QUEUE || queue.startsWith(`${BULK_QUEUE}.`);
+
 /** The types `submitter` may submit (the API's OpenAPI document lists these). */
 export const typesFor = (submitter: Submitter) => Object.entries(JOB_TYPES).filter(([, spec]) => (spec.submitters as readonly Submitter[]).includes(submitter));
 

@@ -3,7 +3,7 @@ import { setupTestDb } from "../db/test-db";
 import { withScope } from "../db/scope";
 import { claim } from "./claim";
 import { enqueue } from "./enqueue";
-import { getQueueStatus, listQueues } from "./queue-stats";
+import { getQueueStatus, listQueues, QUEUE_PAGE } from "./queue-stats";
 import { changeQueue } from "./queues";
 import { api, operator, worker } from "./test-helpers";
 import { transition } from "./transition";
@@ -33,7 +33,7 @@ describe("queue stats", () => {
     });
     await changeQueue(t.sql, queue, { kind: "pause" }, operator);
 
-    const rows = await asStaff((tx) => listQueues(tx));
+    const rows = (await asStaff((tx) => listQueues(tx))).queues;
     const q = rows.find((r) => r.name === queue)!;
     expect(q).toMatchObject({ paused: true, fair: false, concurrencyLimit: null });
     expect(q.counts).toMatchObject({
@@ -59,7 +59,7 @@ describe("queue stats", () => {
   it("lists a queue that has only settings, and one that only a live worker serves", async () => {
     await changeQueue(t.sql, "qs-settings-only", { kind: "limit", limit: 7 }, operator);
     await t.sql`INSERT INTO workers (id, host, pid, queues, concurrency) VALUES ('w-lonely', 'h', 2, ${["qs-worker-only"]}, 2)`;
-    const rows = await asStaff((tx) => listQueues(tx));
+    const rows = (await asStaff((tx) => listQueues(tx))).queues;
     expect(rows.find((r) => r.name === "qs-settings-only")).toMatchObject({ concurrencyLimit: 7, counts: { queued: { n: 0 } } });
     expect(rows.find((r) => r.name === "qs-worker-only")).toMatchObject({ workers: [{ id: "w-lonely", free: 2 }] });
     expect(rows.map((r) => r.name)).toEqual([...rows.map((r) => r.name)].sort());
@@ -76,7 +76,31 @@ describe("queue stats", () => {
         INSERT INTO jobs_live (id, tenant_id, type, queue, priority, state, attempt, max_attempts, state_version, not_before, params, created_at, updated_at)
         SELECT id, tenant_id, type, queue, priority, 'queued', 0, max_attempts, 0, not_before, params, created_at, created_at FROM job_catalog WHERE queue = ${queue}`;
     });
-    const rows = await asStaff((tx) => listQueues(tx));
+    const rows = (await asStaff((tx) => listQueues(tx))).queues;
     expect(rows.find((r) => r.name === queue)?.counts.queued).toEqual({ n: 1_000, capped: true });
   });
+
+  it("pages and searches instead of truncating: 230 queues that sort first do not hide the others", async () => {
+    for (let i = 0; i < 230; i++) await submit(`0${String(i).padStart(4, "0")}-first`);
+    await submit("exports");
+    const seen: string[] = [];
+    let after: string | undefined;
+    for (let page = 0; page < 20; page++) {
+      const p = await asStaff((tx) => listQueues(tx, { after }));
+      expect(p.queues.length).toBeLessThanOrEqual(QUEUE_PAGE);
+      seen.push(...p.queues.map((q) => q.name));
+      if (!p.next) break;
+      after = p.next;
+    }
+    expect(seen.filter((n) => n.endsWith("-first"))).toHaveLength(230);
+    expect(seen).toContain("exports");
+    expect(new Set(seen).size).toBe(seen.length);
+    expect([...seen].sort()).toEqual(seen);
+    // A search finds a queue wherever it sorts, in one page.
+    const found = await asStaff((tx) => listQueues(tx, { search: "EXPORT" }));
+    expect(found.queues.map((q) => q.name)).toEqual(["exports"]);
+    expect(found.next).toBeNull();
+    expect((await asStaff((tx) => listQueues(tx, { search: "0012" }))).queues.map((q) => q.name)).toEqual(["00012-first", "00120-first", "00121-first", "00122-first", "00123-first", "00124-first", "00125-first", "00126-first", "00127-first", "00128-first", "00129-first"]);
+  });
 });
+

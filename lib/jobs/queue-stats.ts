@@ -1,4 +1,6 @@
 import type { Db } from "../db/client";
+import { badText } from "../input";
+import { AppError } from "../result";
 import { STATES, TERMINAL_STATES, type JobState } from "../fsm/table";
 import { latencySampleWindow } from "../insight/queries";
 import { SILENT_AFTER_MS } from "../insight/windows";
@@ -7,8 +9,9 @@ import { COUNT_CAP, type StateCount } from "./queries";
 /*
  * The queues page's reads (issue 13). Each is bounded whatever the size of the tables; the index
  * that serves it is named beside it:
- * - queue names: a skip scan of job_catalog_queue_created_idx (one probe per queue), the `queues`
- *   rows and the queues live workers name;
+ * - queue names: a skip scan of job_catalog_queue_created_idx (one probe per queue) from the page's
+ *   start, the `queues` rows and the queues live workers name, QUEUE_PAGE at a time (a search walks
+ *   at most NAME_SCAN names);
  * - queued jobs: jobs_live_claim_idx (queue, priority, fair_tag, not_before, id), at most
  *   COUNT_CAP + 1 entries per queue; the oldest due job among the first OLDEST_SCAN of them;
  * - leased jobs: jobs_live_lease_idx (queue, lease_owner), at most COUNT_CAP + 1 per queue;
@@ -21,8 +24,10 @@ import { COUNT_CAP, type StateCount } from "./queries";
 export const LIVE_STATES = STATES.filter((s) => !(TERMINAL_STATES as readonly JobState[]).includes(s)) as Exclude<JobState, (typeof TERMINAL_STATES)[number]>[];
 export type LiveState = (typeof LIVE_STATES)[number];
 
-/** Most queues the page lists. */
-export const QUEUE_LIMIT = 200;
+/** Queues on one page of the queues page. */
+export const QUEUE_PAGE = 50;
+/** Most queue names a search walks (in name order) looking for a page of matches. */
+export const NAME_SCAN = 20_000;
 /** The oldest due job is looked for among this many of a queue's queued jobs, in claim order. */
 export const OLDEST_SCAN = 1_000;
 /** Paused and retry_wait jobs read (all queues together) to count them by queue. */
@@ -53,25 +58,57 @@ export type QueueRow = {
 
 const capped = (n: number, cap = COUNT_CAP): StateCount => (n > cap ? { n: cap, capped: true } : { n, capped: false });
 
-/** Every queue that has jobs, settings or a live worker, with its depth, latency, last hour and workers. */
-export async function listQueues(sql: Db, now = new Date()): Promise<QueueRow[]> {
+/** Which page: the queues named after `after`, those whose name contains `search` (any case). */
+export type QueuePageRequest = { after?: string; search?: string };
+export type QueuePage = { queues: QueueRow[]; next: string | null };
+
+/** The page a URL asks for (`q`, `after`): text that can be stored and compared, each at most 100 characters, or an AppError. */
+export function queuePageOf(params: URLSearchParams | Record<string, string | string[] | undefined>): QueuePageRequest {
+  const get = (k: string) => {
+    const v = params instanceof URLSearchParams ? params.get(k) : params[k];
+    return (Array.isArray(v) ? v[0] : v) ?? "";
+  };
+  const out: QueuePageRequest = {};
+  for (const [key, name] of [["search", "q"], ["after", "after"]] as const) {
+    const v = get(name);
+    if (v.length > 100 || badText(v)) throw new AppError("invalid_input", `query parameter ${name}: at most 100 characters of text`);
+    if (v) out[key] = v;
+  }
+  return out;
+}
+
+/**
+ * One page of the queues that have jobs, settings or a live worker, in name order, each with its
+ * depth, latency, last hour and workers. `next` is the `after` of the following page.
+ */
+export async function listQueues(sql: Db, page: QueuePageRequest = {}, now = new Date()): Promise<QueuePage> {
   const liveSince = new Date(now.getTime() - SILENT_AFTER_MS);
   const workers = await sql<{ id: string; concurrency: number; queues: string[] }[]>`
     SELECT id, concurrency, queues FROM workers WHERE stopped_at IS NULL AND last_seen_at >= ${liveSince} ORDER BY id LIMIT 500`;
+  const after = page.after ?? "";
+  const search = (page.search ?? "").trim().toLowerCase();
   const names = await sql<{ name: string }[]>`
     WITH RECURSIVE q AS (
-      (SELECT queue FROM job_catalog ORDER BY queue LIMIT 1)
+      (SELECT queue, 1 AS walked FROM job_catalog WHERE queue > ${after} ORDER BY queue LIMIT 1)
       UNION ALL
-      SELECT (SELECT queue FROM job_catalog WHERE queue > q.queue ORDER BY queue LIMIT 1) FROM q WHERE q.queue IS NOT NULL)
+      SELECT (SELECT queue FROM job_catalog WHERE queue > q.queue ORDER BY queue LIMIT 1), q.walked + 1
+        FROM q WHERE q.queue IS NOT NULL AND q.walked < ${NAME_SCAN})
     SELECT name FROM (
-      (SELECT queue AS name FROM q WHERE queue IS NOT NULL LIMIT ${QUEUE_LIMIT})
+      (SELECT queue AS name FROM q WHERE queue IS NOT NULL AND strpos(lower(queue), ${search}) > 0 LIMIT ${QUEUE_PAGE + 1})
       UNION
-      (SELECT name FROM queues ORDER BY name LIMIT ${QUEUE_LIMIT})
+      (SELECT name FROM queues WHERE name > ${after} AND strpos(lower(name), ${search}) > 0 ORDER BY name LIMIT ${QUEUE_PAGE + 1})
       UNION
-      SELECT unnest(${workers.flatMap((w) => w.queues)}::text[])) n
-    ORDER BY name LIMIT ${QUEUE_LIMIT}`;
-  const queueNames = names.map((n) => n.name);
-  if (queueNames.length === 0) return [];
+      SELECT w FROM unnest(${workers.flatMap((w) => w.queues)}::text[]) w WHERE w > ${after} AND strpos(lower(w), ${search}) > 0) n
+    ORDER BY name LIMIT ${QUEUE_PAGE + 1}`;
+  const more = names.length > QUEUE_PAGE;
+  const queueNames = names.slice(0, QUEUE_PAGE).map((n) => n.name);
+  if (queueNames.length === 0) return { queues: [], next: null };
+  return { queues: await describeQueues(sql, queueNames, workers, now), next: more ? queueNames.at(-1)! : null };
+}
+
+type LiveWorker = { id: string; concurrency: number; queues: string[] };
+
+async function describeQueues(sql: Db, queueNames: string[], workers: LiveWorker[], now: Date): Promise<QueueRow[]> {
   const [perQueue, waiting, hour, held] = await Promise.all([
     readPerQueue(sql, queueNames, now),
     sql<{ queue: string; state: LiveState; n: number; total: number }[]>`

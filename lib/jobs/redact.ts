@@ -1,7 +1,9 @@
 import type { ActorKind } from "../fsm/table";
-import type { JobDetail } from "./queries";
+import type { JobDetail, JobListRow } from "./queries";
 
 /**
+ * The one redaction of what a tenant reads, in the console and through the API alike (lib/api/jobs.ts).
+ *
  * A job's detail as a tenant member may read it (issue 14, item 14): the machinery's names are left
  * out before anything leaves the server — worker ids, lease owners, the supervisor's id, and the
  * e-mail of the staff member who acted (the role stays: the actor kind). A tenant's own people and
@@ -22,4 +24,9 @@ export function redactForTenant(d: JobDetail): JobDetail {
     // Refused transitions are the machinery's record (conflicts between its own writers): staff's, not a tenant's.
     rejections: [],
   };
+}
+
+/** A row of the jobs list as a tenant member may read it: no last worker; a lost lease reads as an interruption. */
+export function redactListRowForTenant<R extends Pick<JobListRow, "lastWorker" | "lastErrorClass">>(row: R): R {
+  return { ...row, lastWorker: null, lastErrorClass: row.lastErrorClass === "LeaseExpired" ? "Interrupted" : row.lastErrorClass };
 }

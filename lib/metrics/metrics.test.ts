@@ -7,7 +7,7 @@ import { transition } from "../jobs/transition";
 import { createSupervisor } from "../supervisor/supervisor";
 import { metricsResponse } from "./http";
 import { rollUpMetrics } from "./rollup";
-import { collectMetrics } from "./scrape";
+import { collectMetrics, METRIC_QUEUE_LIMIT } from "./scrape";
 import { parseExposition, valueOf } from "./text-format";
 
 const t = setupTestDb({ max: 6 });
@@ -25,7 +25,9 @@ describe("GET /metrics (issue 17)", () => {
     expect(await rollUpMetrics(t.sql, { settleMs: 0 })).toMatchObject({ ran: true, from: null });
     await settle();
 
+    // A queue a live worker serves is one the metrics know by name (others count under "other").
     const q = "m-main";
+    await t.sql`INSERT INTO workers (id, host, pid, queues, concurrency) VALUES ('w-m-main', 'h', 1, ${[q]}, 4)`;
     const ok = await runJob(t.sql, await submit(q));
     expect((await transition(t.sql, { jobId: ok.id, event: "finish", actor: worker(), attempt: 1, result: { ok: true } })).ok).toBe(true);
     const failing = await runJob(t.sql, await submit(q));
@@ -121,6 +123,30 @@ describe("GET /metrics (issue 17)", () => {
     const exposed = new Set([...families.values()].flatMap((f) => (f.type === "histogram" ? [`${f.name}_bucket`, `${f.name}_sum`, `${f.name}_count`] : [f.name])));
     expect(used.size).toBeGreaterThan(10);
     expect([...used].filter((n) => !exposed.has(n))).toEqual([]);
+  });
+
+  it("labels have bounded cardinality: 300 queues nobody declared, serves or set are one queue, \"other\"", async () => {
+    await rollUpMetrics(t.sql, { settleMs: 0 });
+    await settle();
+    const before = await collectMetrics(t.sql);
+    for (let i = 0; i < 300; i++) await submit(`0${String(i).padStart(4, "0")}-invented`);
+    await submit("default");
+    await settle();
+    await rollUpMetrics(t.sql, { settleMs: 0 });
+    const text = (await collectMetrics(t.sql)).text;
+    const m = parseExposition(text);
+    const queues = new Set([...text.matchAll(/queue="([^"]*)"/g)].map((x) => x[1]));
+    expect([...queues].filter((x) => x!.includes("invented"))).toEqual([]);
+    expect(queues.has("other")).toBe(true);
+    expect(queues.has("default")).toBe(true);
+    expect(queues.size).toBeLessThanOrEqual(METRIC_QUEUE_LIMIT + 1);
+    // Live counts probe the first 200 unknown queues: a lower bound past them, and said to be one.
+    expect(valueOf(m, "jobscope_jobs", { queue: "other", state: "queued" })).toBeGreaterThanOrEqual(200);
+    expect(valueOf(m, "jobscope_jobs_count_capped", { queue: "other", state: "queued" })).toBe(1);
+    expect(valueOf(m, "jobscope_jobs_enqueued_total", { queue: "other", type: TYPE })).toBeGreaterThanOrEqual(300);
+    // 300 more queues added a handful of series (the "other" ones), not thousands.
+    const series = (x: string) => x.split("\n").filter((l) => l && !l.startsWith("#")).length;
+    expect(series(text) - series(before.text)).toBeLessThan(60);
   });
 
   it("the text-format check refuses what Prometheus would", () => {

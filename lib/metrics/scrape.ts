@@ -1,6 +1,7 @@
 import { performance } from "node:perf_hooks";
 import { Counter, Gauge, Registry, type Metric } from "prom-client";
 import type { Db } from "../db/client";
+import { declaredQueues, isJobType } from "../jobs/job-types";
 import { SILENT_AFTER_MS } from "../insight/windows";
 import { COUNTERS, HISTOGRAMS, INF, type CounterKey, type HistogramKey } from "./series";
 
@@ -8,7 +9,8 @@ import { COUNTERS, HISTOGRAMS, INF, type CounterKey, type HistogramKey } from ".
  * GET /metrics (issue 17): one Prometheus scrape, built with prom-client from bounded reads. The
  * counters and histograms come from metric_totals (rollup.ts: a few rows per queue and type); the
  * gauges are read live, each bounded whatever the size of the tables, with the index that serves it:
- * - queue names: a skip scan of job_catalog_queue_created_idx (one probe per queue) and `queues`;
+ * - queue names: the known ones (below), and up to OTHER_QUEUE_SCAN others by a skip scan of
+ *   job_catalog_queue_created_idx (one probe per queue), whose figures are summed under "other";
  * - queued jobs per queue: jobs_live_claim_idx, at most METRICS_COUNT_CAP + 1 entries each, and the
  *   oldest due job among the first OLDEST_SCAN in claim order (as the queues page);
  * - leased jobs per queue: jobs_live_lease_idx, at most METRICS_COUNT_CAP + 1 each;
@@ -17,13 +19,23 @@ import { COUNTERS, HISTOGRAMS, INF, type CounterKey, type HistogramKey } from ".
  * - workers: workers_last_seen_idx; the last integrity audit: integrity_audits_at_idx;
  * - the live table's size: the planner's estimate (pg_class.reltuples), never a count.
  * A count that reached its cap is reported as the cap, with jobscope_jobs_count_capped = 1.
+ *
+ * Labels have bounded cardinality, whatever is submitted: a queue is named only if it is known —
+ * declared by a job type, given settings by an operator (`queues`), or served by a live worker — up
+ * to METRIC_QUEUE_LIMIT of them; a type only if it is one of this deployment's job types. Everything
+ * else is counted under queue="other" and type="other" (500 invented queue names made 3,300 of
+ * 3,580 series).
  */
 
 export const METRICS_COUNT_CAP = 10_000;
 export const OLDEST_SCAN = 1_000;
 /** Paused and retry_wait jobs read (every queue together, no index leads by queue for them) to count them by queue. */
 export const WAITING_SCAN = 2_000;
-const QUEUE_LIMIT = 200;
+/** Most queues named in labels; the rest are "other". */
+export const METRIC_QUEUE_LIMIT = 100;
+/** Unknown queues probed (their figures summed under "other"); beyond them the "other" counts are lower bounds, marked capped. */
+const OTHER_QUEUE_SCAN = 200;
+export const OTHER = "other";
 const LIVE_STATES = ["queued", "claimed", "running", "paused", "cancelling", "retry_wait"] as const;
 
 type Total = { metric: string; queue: string; type: string; label: string; value: number };
@@ -32,10 +44,11 @@ type QueueProbe = { name: string; paused: boolean | null; queued: number; oldest
 /** The scrape's text and its content type. `sql` must see every tenant (the route scopes it to staff). */
 export async function collectMetrics(sql: Db): Promise<{ text: string; contentType: string }> {
   const t0 = performance.now();
-  const [totals, cursor, queues, waiting, workers, audit, estimate] = await Promise.all([
+  const known = await knownQueues(sql);
+  const [totals, cursor, probes, waiting, workers, audit, estimate] = await Promise.all([
     sql<Total[]>`SELECT metric, queue, type, label, value FROM metric_totals`,
     sql<{ lag: number | null }[]>`SELECT extract(epoch FROM now() - upto_at)::float8 AS lag FROM metric_cursors WHERE source = 'history'`,
-    queueProbes(sql),
+    queueProbes(sql, known),
     sql<{ queue: string; state: string; n: number; total: number }[]>`
       SELECT queue, state::text AS state, count(*)::int AS n, sum(count(*)) OVER ()::int AS total
         FROM (SELECT queue, state FROM jobs_live WHERE state IN ('paused', 'retry_wait') LIMIT ${WAITING_SCAN + 1}) x
@@ -50,13 +63,21 @@ export async function collectMetrics(sql: Db): Promise<{ text: string; contentTy
   ]);
 
   const reg = new Registry();
+  const knownSet = new Set(known);
+  // Unknown queues and types become "other" (rejections and audits carry neither: '' stays '').
+  const named = totals.map((t) => ({
+    ...t,
+    queue: t.queue === "" || knownSet.has(t.queue) ? t.queue : OTHER,
+    type: t.type === "" || isJobType(t.type) ? t.type : OTHER,
+  }));
+  const queues = foldOthers(probes, knownSet);
   // Counters rolled up from the history.
   for (const k of Object.keys(COUNTERS) as CounterKey[]) {
     const spec = COUNTERS[k];
     const c = new Counter({ name: spec.name, help: spec.help, labelNames: [...spec.labels], registers: [reg] });
-    for (const t of totals) if (t.metric === k) c.inc(labelsOf(spec.labels, t), t.value);
+    for (const t of named) if (t.metric === k) c.inc(labelsOf(spec.labels, t), t.value);
   }
-  for (const k of Object.keys(HISTOGRAMS) as HistogramKey[]) reg.registerMetric(histogram(k, totals));
+  for (const k of Object.keys(HISTOGRAMS) as HistogramKey[]) reg.registerMetric(histogram(k, named));
 
   // Live gauges.
   const jobs = new Gauge({ name: "jobscope_jobs", help: `Unfinished jobs by queue and state (exact up to ${METRICS_COUNT_CAP}; see jobscope_jobs_count_capped).`, labelNames: ["queue", "state"], registers: [reg] });
@@ -69,7 +90,12 @@ export async function collectMetrics(sql: Db): Promise<{ text: string; contentTy
     counts.queued = cap(q.queued);
     const leasedTotal = Object.values(q.leased ?? {}).reduce((a, b) => a + b, 0);
     for (const s of ["claimed", "running", "cancelling"]) counts[s] = { n: Math.min(q.leased?.[s] ?? 0, METRICS_COUNT_CAP), capped: leasedTotal > METRICS_COUNT_CAP };
-    for (const w of waiting) if (w.queue === q.name) counts[w.state] = waitingCapped ? { n: w.n, capped: true } : cap(w.n);
+    for (const w of waiting) {
+      if ((knownSet.has(w.queue) ? w.queue : OTHER) !== q.name) continue;
+      const n = (q.name === OTHER ? counts[w.state]!.n : 0) + w.n;
+      counts[w.state] = waitingCapped ? { n, capped: true } : cap(n);
+    }
+    if (q.capped) for (const s of LIVE_STATES) counts[s] = { n: counts[s]!.n, capped: true };
     for (const s of LIVE_STATES) {
       jobs.set({ queue: q.name, state: s }, counts[s]!.n);
       capped.set({ queue: q.name, state: s }, counts[s]!.capped ? 1 : 0);
@@ -134,17 +160,55 @@ function histogram(k: HistogramKey, totals: readonly Total[]): Metric {
   return metric as unknown as Metric;
 }
 
-/** Per queue, one probe of each index: settings, queued count, oldest due job's age, leased jobs by state. */
-function queueProbes(sql: Db) {
-  return sql<QueueProbe[]>`
+/**
+ * The queues named in labels: the job types' own, then those an operator gave settings and those
+ * live workers serve, in name order, METRIC_QUEUE_LIMIT in all.
+ */
+async function knownQueues(sql: Db): Promise<string[]> {
+  const rows = await sql<{ name: string }[]>`
+    SELECT name FROM (
+      (SELECT name FROM queues ORDER BY name LIMIT ${METRIC_QUEUE_LIMIT})
+      UNION
+      (SELECT DISTINCT unnest(queues) FROM workers
+        WHERE stopped_at IS NULL AND last_seen_at >= now() - ${SILENT_AFTER_MS} * interval '1 millisecond' LIMIT ${METRIC_QUEUE_LIMIT})) n
+    ORDER BY name`;
+  const declared = declaredQueues();
+  return [...new Set([...declared, ...rows.map((r) => r.name)])].filter((n) => n !== OTHER).slice(0, METRIC_QUEUE_LIMIT);
+}
+
+/** The probes of unknown queues summed into one named "other" (capped when there may be more of them than were probed). */
+function foldOthers(probes: (QueueProbe & { more?: boolean })[], known: ReadonlySet<string>): (QueueProbe & { capped?: boolean })[] {
+  const mine = probes.filter((p) => known.has(p.name));
+  const others = probes.filter((p) => !known.has(p.name));
+  if (others.length === 0) return mine;
+  const leased: Record<string, number> = {};
+  for (const o of others) for (const [k, v] of Object.entries(o.leased ?? {})) leased[k] = (leased[k] ?? 0) + v;
+  const ages = others.map((o) => o.oldestDueAge).filter((a): a is number => a !== null);
+  const other = {
+    name: OTHER,
+    paused: false,
+    queued: others.reduce((n, o) => n + o.queued, 0),
+    oldestDueAge: ages.length ? Math.max(...ages) : null,
+    leased,
+    capped: others.some((o) => o.more),
+  };
+  return [...mine, other];
+}
+
+/**
+ * Per queue, one probe of each index: settings, queued count, oldest due job's age, leased jobs by
+ * state — for the known queues and the first OTHER_QUEUE_SCAN others (`more`: there may be others beyond).
+ */
+async function queueProbes(sql: Db, known: string[]): Promise<(QueueProbe & { more?: boolean })[]> {
+  const others = await sql<{ name: string }[]>`
     WITH RECURSIVE q AS (
       (SELECT queue FROM job_catalog ORDER BY queue LIMIT 1)
       UNION ALL
-      SELECT (SELECT queue FROM job_catalog WHERE queue > q.queue ORDER BY queue LIMIT 1) FROM q WHERE q.queue IS NOT NULL),
-    names AS (
-      SELECT name FROM ((SELECT queue AS name FROM q WHERE queue IS NOT NULL LIMIT ${QUEUE_LIMIT})
-                        UNION (SELECT name FROM queues ORDER BY name LIMIT ${QUEUE_LIMIT})) n
-       ORDER BY name LIMIT ${QUEUE_LIMIT})
+      SELECT (SELECT queue FROM job_catalog WHERE queue > q.queue ORDER BY queue LIMIT 1) FROM q WHERE q.queue IS NOT NULL)
+    SELECT queue AS name FROM q WHERE queue IS NOT NULL AND NOT (queue = ANY(${known}::text[])) LIMIT ${OTHER_QUEUE_SCAN + 1}`;
+  const more = others.length > OTHER_QUEUE_SCAN;
+  const names = [...known, ...others.slice(0, OTHER_QUEUE_SCAN).map((o) => o.name)];
+  const rows = await sql<QueueProbe[]>`
     SELECT n.name, s.paused,
            (SELECT count(*)::int FROM (
               SELECT 1 FROM jobs_live l WHERE l.queue = n.name AND l.state = 'queued' LIMIT ${METRICS_COUNT_CAP + 1}) x) AS queued,
@@ -156,6 +220,7 @@ function queueProbes(sql: Db) {
               SELECT x.state, count(*)::int AS n FROM (
                 SELECT l.state FROM jobs_live l WHERE l.queue = n.name AND l.state IN ('claimed', 'running', 'cancelling') LIMIT ${METRICS_COUNT_CAP + 1}) x
                GROUP BY x.state) y) AS leased
-      FROM names n LEFT JOIN queues s ON s.name = n.name
+      FROM unnest(${names}::text[]) AS n(name) LEFT JOIN queues s ON s.name = n.name
      ORDER BY n.name`;
+  return rows.map((r) => ({ ...r, more }));
 }

@@ -1,5 +1,6 @@
 import type { JobsResponse } from "@/lib/client/wire";
 import { loadJobs } from "@/app/jobs/load";
+import { tenantScopeOf } from "@/lib/auth/permissions";
 import { confineTenant } from "@/lib/auth/viewer";
 import { consoleRoute } from "@/lib/edge/route";
 import { paramsProblem, parseJobFilters } from "@/lib/jobs/filters";
@@ -19,5 +20,5 @@ export const GET = consoleRoute({
     return filters;
   },
   failed: "Could not list jobs: the database did not answer. Details are in the server log.",
-  read: ({ tx, input }): Promise<JobsResponse> => loadJobs(tx, input),
+  read: ({ tx, input, viewer }): Promise<JobsResponse> => loadJobs(tx, input, tenantScopeOf(viewer) !== null),
 });
