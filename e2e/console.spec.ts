@@ -48,7 +48,7 @@ test.describe("the console's craft", () => {
 
     await page.locator("body").click({ position: { x: 5, y: 300 } });
     await page.keyboard.press("/");
-    await expect(page.getByLabel("Job id or idempotency key")).toBeFocused();
+    await expect(page.getByLabel("Job link, id, key or phrase")).toBeFocused();
 
     await page.goto(`/jobs?queue=${queue}`);
     await expect(rows(page)).toHaveCount(2);

@@ -1,7 +1,6 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
-import Link from "next/link";
 import { useState } from "react";
 import { liveStatus, QueryLoadError } from "@/components/live-query";
 import { plural } from "@/components/numbers";
@@ -9,10 +8,11 @@ import { isFailingOf, PageHeader, useLive } from "@/components/page-header";
 import { jobsQuery } from "@/lib/client/queries";
 import type { JobsResponse } from "@/lib/client/wire";
 import { STATES, type ActorKind, type JobState } from "@/lib/fsm/table";
-import { paramsProblem, parseJobFilters } from "@/lib/jobs/filters";
+import { paramsProblem, parseJobFilters, type FilterProblem } from "@/lib/jobs/filters";
 import { BulkFlow, type PickedSelection } from "./bulk-flow";
 import type { TenantOption } from "@/lib/jobs/tenant-pick";
-import { idPrefixRange } from "@/lib/uuid";
+import { idQueryOf } from "@/lib/uuid";
+import { FilterProblems, MatchedId, PhraseEcho } from "./lookup-notes";
 import { FilterForm } from "./filter-form";
 import { useHeldRows } from "./held-rows";
 import { JobsTable } from "./jobs-table";
@@ -36,11 +36,13 @@ type Props = {
   tenants?: readonly TenantOption[];
   /** The job types the server knows (lib/jobs/job-types.ts JOB_TYPES, as the page rendered them). */
   types?: readonly string[];
+  /** What the link asked for that the list could not apply (lib/jobs/filters.ts readJobFilters). */
+  problems?: readonly FilterProblem[];
 };
 type Picked = { search: string; ids: ReadonlySet<string>; everything: boolean };
 
 /** The jobs list: server-rendered first, then polled live under the filters in the URL. */
-export function JobsView({ search, initial, actorKind, isStaff = false, tenants = [], types = [] }: Props) {
+export function JobsView({ search, initial, actorKind, isStaff = false, tenants = [], types = [], problems = [] }: Props) {
   const filters = parseJobFilters(new URLSearchParams(search));
   const badParams = paramsProblem(filters);
   const live = useLive(POLL_MS);
@@ -75,12 +77,9 @@ export function JobsView({ search, initial, actorKind, isStaff = false, tenants 
     selection = { kind: "ids", ids: [...current.ids], count: current.ids.size, capped: false };
   }
   const allOnPage = jobs.length > 0 && jobs.every((j) => current.ids.has(j.id));
-  const q = filters.q?.trim().toLowerCase() ?? "";
-  const prefix = q && idPrefixRange(q) ? q.replace(/-/g, "") : null;
-  // The short id the console prints is the id's end; a longer query is the start of an id.
-  const startsWith = (id: string) => prefix !== null && (id.replace(/-/g, "").startsWith(prefix) || (prefix.length === 8 && id.endsWith(prefix)));
-  const exact = q && jobs.length === 1 && (jobs[0]?.id === q || startsWith(jobs[0]!.id)) ? jobs[0] : null;
-  const prefixMatches = prefix ? jobs.filter((j) => startsWith(j.id)).length : 0;
+  // A lookup by a piece of an id: each row says which part of its id matched.
+  const lookup = filters.q ? idQueryOf(filters.q) : null;
+  const piece = lookup?.kind === "piece" ? lookup : null;
 
   return (
     <div className="space-y-5">
@@ -96,6 +95,8 @@ export function JobsView({ search, initial, actorKind, isStaff = false, tenants 
       </div>
       {filters.queue && <QueueBanner queue={filters.queue} pollMs={live.isPaused ? false : POLL_MS} isStaff={isStaff} />}
       {filters.operation && <OperationSummary filters={filters} outcome={data?.operation} />}
+      <FilterProblems problems={problems} filters={filters} />
+      {filters.phrase && <PhraseEcho phrase={filters.phrase} tenants={isStaff ? tenants : []} types={types} />}
       <StateTabs filters={filters} counts={counts} />
       {badParams && (
         <p role="alert" className="rounded-lg border border-red-200 bg-red-50 px-4 py-2.5 text-sm text-red-900">
@@ -109,20 +110,6 @@ export function JobsView({ search, initial, actorKind, isStaff = false, tenants 
         refreshing="Could not refresh the list; showing the last jobs received."
         loading="Could not load the jobs."
       />
-      {exact && (
-        <p className="rounded-lg border border-sky-200 bg-sky-50 px-4 py-2.5 text-sm text-sky-950">
-          {exact.id === q ? "Exact id match:" : `The only job whose id starts with ${q}:`}{" "}
-          <Link href={`/jobs/${exact.id}`} prefetch={false} className="font-mono font-medium text-sky-800 underline underline-offset-2">
-            open job {exact.id}
-          </Link>
-        </p>
-      )}
-
-      {!exact && prefixMatches > 1 && (
-        <p role="note" className="rounded-lg border border-sky-200 bg-sky-50 px-4 py-2.5 text-sm text-sky-950">
-          {prefixMatches} jobs on this page match <span className="font-mono">{q}</span>: pick one below, or type more of the id.
-        </p>
-      )}
       {actorKind && (
         <BulkFlow
           selection={selection}
@@ -142,7 +129,7 @@ export function JobsView({ search, initial, actorKind, isStaff = false, tenants 
           </p>
         )}
         {!data && !isFailing && !badParams && <LoadingRows />}
-        {data && jobs.length === 0 && held.waiting === 0 && <EmptyState filtered={search !== ""} />}
+        {data && jobs.length === 0 && held.waiting === 0 && <EmptyState filters={filters} isFiltered={search !== ""} isStaff={isStaff} />}
         {jobs.length > 0 && (
           <JobsTable
             jobs={jobs}
@@ -156,6 +143,7 @@ export function JobsView({ search, initial, actorKind, isStaff = false, tenants 
             onTogglePage={(select) => setIds(select ? new Set(jobs.map((j) => j.id)) : new Set())}
             selectable={actorKind !== null}
             isStaff={isStaff}
+            match={piece ? (id) => <MatchedId id={id} piece={piece} /> : undefined}
           />
         )}
         {data && <Pager filters={filters} prev={data.prev} next={data.next} shown={jobs.length} />}
