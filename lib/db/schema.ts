@@ -343,6 +343,8 @@ export const bulkOperationItems = pgTable(
     /** null until processed; "applied" or a rejection kind. */
     outcome: text("outcome"),
     reason: text("reason"),
+    /** A replay's edited params for this job, checked against its type at the confirm (null: as it last ran). */
+    params: jsonb("params"),
   },
   (t) => [primaryKey({ columns: [t.operationId, t.jobId] })],
 );

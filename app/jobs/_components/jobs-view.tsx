@@ -7,7 +7,10 @@ import { plural } from "@/components/numbers";
 import { isFailingOf, PageHeader, useLive } from "@/components/page-header";
 import { jobsQuery } from "@/lib/client/queries";
 import type { JobsResponse } from "@/lib/client/wire";
-import { STATES, type ActorKind, type JobState } from "@/lib/fsm/table";
+import { STATES, TERMINAL_STATES, type ActorKind, type JobState } from "@/lib/fsm/table";
+import { SECONDARY } from "@/components/fields";
+import Link from "next/link";
+import { DeleteDialog } from "./delete-dialog";
 import { paramsProblem, parseJobFilters, type FilterProblem } from "@/lib/jobs/filters";
 import { BulkFlow, type PickedSelection } from "./bulk-flow";
 import type { TenantOption } from "@/lib/jobs/tenant-pick";
@@ -76,6 +79,11 @@ export function JobsView({ search, initial, actorKind, isStaff = false, tenants 
   } else if (current.ids.size > 0) {
     selection = { kind: "ids", ids: [...current.ids], count: current.ids.size, capped: false };
   }
+  // Finished jobs in the selection (or the filter's counts): an operator may delete them.
+  const canDelete = current.everything
+    ? TERMINAL_STATES.some((s) => filterStates.includes(s) && (counts?.[s].n ?? 0) > 0)
+    : jobs.some((j) => current.ids.has(j.id) && (TERMINAL_STATES as readonly JobState[]).includes(j.state));
+  const [cleaning, setCleaning] = useState(0);
   const allOnPage = jobs.length > 0 && jobs.every((j) => current.ids.has(j.id));
   // A lookup by a piece of an id: each row says which part of its id matched.
   const lookup = filters.q ? idQueryOf(filters.q) : null;
@@ -87,7 +95,18 @@ export function JobsView({ search, initial, actorKind, isStaff = false, tenants 
         title="Jobs"
         description="Every job, newest first, live. Filters live in the URL: share the link."
         live={liveStatus(live, query, { isFailing })}
-      />
+      >
+        {actorKind === "operator" && (
+          <>
+            <Link href="/jobs/new" className={SECONDARY}>
+              Submit a job
+            </Link>
+            <button type="button" className={SECONDARY} onClick={() => setCleaning((n) => n + 1)}>
+              Clean up finished jobs…
+            </button>
+          </>
+        )}
+      </PageHeader>
 
       <div className="space-y-3 rounded-lg border border-neutral-200 bg-white p-4 shadow-xs">
         <Lookup key={`q-${search}`} filters={filters} tenants={isStaff ? tenants : []} types={types} />
@@ -117,7 +136,11 @@ export function JobsView({ search, initial, actorKind, isStaff = false, tenants 
           filterCount={allOnPage && !current.everything && filterCount && filterCount.n > jobs.length ? filterCount : null}
           onSelectFilter={() => setPicked({ search, ids: current.ids, everything: true })}
           onClear={() => setIds(new Set())}
+          canDelete={canDelete}
         />
+      )}
+      {cleaning > 0 && (
+        <DeleteDialog key={cleaning} target={{ kind: "clean", filters }} onClose={() => setCleaning(0)} onDeleted={() => setIds(new Set())} />
       )}
 
       <section id="results" tabIndex={-1} aria-label="Results" className="space-y-3 focus:outline-none">
