@@ -141,7 +141,8 @@ function range(f: ParamField): string {
 /**
  * The params the inputs of `form` hold, as the schema's types (numbers as numbers, a flag as a
  * boolean); a field left empty is left out, so its default applies. What cannot be read (JSON that
- * does not parse) is a problem on its field; the rest is for the server to check.
+ * does not parse, a required field left empty) is a problem on its field; the rest is for the server
+ * to check.
  */
 export function readParams(form: HTMLFormElement, idPrefix: string, fields: readonly ParamField[] | null): { params: unknown; issues: FieldIssue[] } {
   const data = new FormData(form);
@@ -169,7 +170,11 @@ export function readParams(form: HTMLFormElement, idPrefix: string, fields: read
       continue;
     }
     const raw = text(f.name);
-    if (raw.trim() === "") continue;
+    if (raw.trim() === "") {
+      // The schema requires it (its JSON Schema says so): said here, in words, rather than as "received undefined".
+      if (f.required) issues.push({ path: f.name, message: "required" });
+      continue;
+    }
     if (f.kind === "integer" || f.kind === "number") {
       const n = Number(raw);
       // Not a number: sent as typed, so the server's check names the field.

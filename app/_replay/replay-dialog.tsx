@@ -206,9 +206,9 @@ function Risks({ preview: p }: { preview: ReplayPreview }) {
     <div className="space-y-2">
       {poison > 0 && (
         <p role="alert" className="rounded-md border border-red-200 bg-red-50 px-3 py-2 text-red-900">
-          <strong className="font-semibold">{plural(poison, "job")} stopped as poison:</strong> each attempt took its worker process down with it. A
-          replay hands {poison === 1 ? "it" : "them"} to a worker again: fix the handler first, or other tenants&apos; jobs on that worker go down
-          too.
+          <strong className="font-semibold">{plural(poison, "job")} stopped as poison, or lost its worker again and again:</strong> its handler seems
+          to take the worker process down. A replay hands {poison === 1 ? "it" : "them"} to a worker again: fix the handler first, or other
+          tenants&apos; jobs on that worker go down too.
         </p>
       )}
       {permanent > 0 && (

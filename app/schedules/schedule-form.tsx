@@ -210,8 +210,7 @@ function CronReading({ id, cron, timeZone }: { id: string; cron: string; timeZon
         </div>
       ) : (
         <p role="alert" className="text-red-800">
-          {p.description ? `${p.description}: ` : ""}
-          {p.message}
+          Not accepted: {p.message}.
         </p>
       )}
     </div>

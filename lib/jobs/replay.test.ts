@@ -35,6 +35,15 @@ describe("a replay's dry run says what to expect", () => {
     expect(await replayRisks(t.sql, [permanent.id])).toEqual({ poison: 0, permanent: 1, oneMore: 0, keepLeft: { jobs: 1, most: 2 } });
     expect(await replayRisks(t.sql, [exhausted.id])).toEqual({ poison: 0, permanent: 0, oneMore: 1, keepLeft: { jobs: 0, most: 0 } });
     expect(await replayRisks(t.sql, [poison.id]).then((r) => r.poison)).toBe(1);
+    // A suspect too: two attempts that lost their worker (the list's poison badge), the last one stale.
+    let lost = await newJob(t.sql, { maxAttempts: 2 });
+    for (const event of ["reclaim", "abandon"] as const) {
+      lost = await runJob(t.sql, lost);
+      const r = await transition(t.sql, { jobId: lost.id, event, actor: supervisor, error: { class: "LeaseExpired", message: "no heartbeat" } });
+      if (!r.ok) throw new Error(r.reason);
+      lost = r.job;
+    }
+    expect(await replayRisks(t.sql, [lost.id])).toMatchObject({ poison: 1, permanent: 0 });
     // An operator's abandon is no permanent error: the job keeps its attempts.
     expect(await replayRisks(t.sql, [givenUp.id])).toEqual({ poison: 0, permanent: 0, oneMore: 0, keepLeft: { jobs: 1, most: 4 } });
     expect(await replayRisks(t.sql, [permanent.id, exhausted.id, poison.id, givenUp.id])).toMatchObject({ poison: 1, permanent: 1 });

@@ -1,4 +1,5 @@
 import type { Db } from "../db/client";
+import { POISON_LOSSES } from "../insight/windows";
 import { POISON_ERROR_CLASS } from "./poison";
 import { isJobType, JOB_TYPES, maySubmit } from "./job-types";
 import { logRange } from "./read-model";
@@ -12,7 +13,10 @@ export { describeDiff, paramsDiff, type ParamsChange } from "./params-diff";
  * died with attempts left — a permanent error, or an operator's abandon — keeps them.
  */
 export type ReplayRisks = {
-  /** Stopped as a poison job: its handler presumably kills the worker process that runs it. */
+  /**
+   * Stopped as a poison job (the supervisor's PoisonJob), or a suspect: POISON_LOSSES or more of its
+   * attempts lost their worker (the list's poison badge). Its handler presumably kills the process.
+   */
   poison: number;
   /** Died of a permanent error (its handler said retrying cannot help) with attempts left. */
   permanent: number;
@@ -30,14 +34,15 @@ export type ReplayRisks = {
 export async function replayRisks(sql: Db, ids: readonly string[]): Promise<ReplayRisks> {
   if (ids.length === 0) return { poison: 0, permanent: 0, oneMore: 0, keepLeft: { jobs: 0, most: 0 } };
   const [r] = await sql<{ poison: number; permanent: number; oneMore: number; keepJobs: number; keepMost: number }[]>`
-    SELECT count(*) FILTER (WHERE a.error_class = ${POISON_ERROR_CLASS})::int AS poison,
+    SELECT count(*) FILTER (WHERE a.error_class = ${POISON_ERROR_CLASS} OR lost.n >= ${POISON_LOSSES})::int AS poison,
            count(*) FILTER (WHERE a.error_class IS DISTINCT FROM ${POISON_ERROR_CLASS} AND a.end_event = 'abandon' AND a.outcome = 'failed' AND a.attempt < a.max_attempts)::int AS permanent,
            count(*) FILTER (WHERE a.attempt IS NULL OR a.attempt >= a.max_attempts)::int AS one_more,
            count(*) FILTER (WHERE a.attempt < a.max_attempts)::int AS keep_jobs,
            coalesce(max(a.max_attempts - a.attempt) FILTER (WHERE a.attempt < a.max_attempts), 0)::int AS keep_most
       FROM unnest(${ids as string[]}::uuid[]) AS j(id)
       LEFT JOIN LATERAL (
-        SELECT x.error_class, x.outcome, x.end_event, x.attempt, x.max_attempts FROM job_attempts x WHERE x.job_id = j.id ORDER BY x.attempt DESC LIMIT 1) a ON true`;
+        SELECT x.error_class, x.outcome, x.end_event, x.attempt, x.max_attempts FROM job_attempts x WHERE x.job_id = j.id ORDER BY x.attempt DESC LIMIT 1) a ON true
+      LEFT JOIN LATERAL (SELECT count(*) AS n FROM job_attempts y WHERE y.job_id = j.id AND y.outcome = 'lease_expired') lost ON true`;
   return { poison: r!.poison, permanent: r!.permanent, oneMore: r!.oneMore, keepLeft: { jobs: r!.keepJobs, most: r!.keepMost } };
 }
 
