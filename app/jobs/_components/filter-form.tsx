@@ -38,11 +38,14 @@ export function FilterForm({
   isStaff = true,
   tenants = [],
   types = [],
+  onCleanUp,
 }: {
   filters: JobFilters;
   isStaff?: boolean;
   tenants?: readonly TenantOption[];
   types?: readonly string[];
+  /** Operators: delete the finished jobs of these filters that finished long ago (a dry run first). */
+  onCleanUp?: () => void;
 }) {
   const router = useRouter();
   const form = useRef<HTMLFormElement>(null);
@@ -220,6 +223,11 @@ export function FilterForm({
             </label>
           ) : (
             <span className="mr-auto" />
+          )}
+          {onCleanUp && (
+            <button type="button" className={SECONDARY} onClick={onCleanUp}>
+              Clean up finished jobs…
+            </button>
           )}
           <button type="button" className={SECONDARY} onClick={() => router.push(jobsHref({ state: filters.state }))}>
             Clear filters

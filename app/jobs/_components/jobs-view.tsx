@@ -97,20 +97,22 @@ export function JobsView({ search, initial, actorKind, isStaff = false, tenants 
         live={liveStatus(live, query, { isFailing })}
       >
         {actorKind === "operator" && (
-          <>
-            <Link href="/jobs/new" className={SECONDARY}>
-              Submit a job
-            </Link>
-            <button type="button" className={SECONDARY} onClick={() => setCleaning((n) => n + 1)}>
-              Clean up finished jobs…
-            </button>
-          </>
+          <Link href="/jobs/new" className={SECONDARY}>
+            Submit a job
+          </Link>
         )}
       </PageHeader>
 
       <div className="space-y-3 rounded-lg border border-neutral-200 bg-white p-4 shadow-xs">
         <Lookup key={`q-${search}`} filters={filters} tenants={isStaff ? tenants : []} types={types} />
-        <FilterForm key={`f-${search}`} filters={filters} isStaff={isStaff} tenants={tenants} types={types} />
+        <FilterForm
+          key={`f-${search}`}
+          filters={filters}
+          isStaff={isStaff}
+          tenants={tenants}
+          types={types}
+          onCleanUp={actorKind === "operator" ? () => setCleaning((n) => n + 1) : undefined}
+        />
       </div>
       {filters.queue && <QueueBanner queue={filters.queue} pollMs={live.isPaused ? false : POLL_MS} isStaff={isStaff} />}
       {filters.operation && <OperationSummary filters={filters} outcome={data?.operation} />}
