@@ -42,8 +42,9 @@ test.describe("bulk actions", () => {
 
     const actions = page.getByRole("group", { name: "Actions on the selection" });
     // Offered: what some selected job could take, in the table's order (queued and retry_wait can be
-    // cancelled, retry_wait also abandoned or retried; succeeded and cancelled take nothing).
-    await expect(actions.getByRole("button")).toHaveText(["Cancel…", "Abandon…", "Retry…"]);
+    // cancelled, retry_wait also abandoned or retried; succeeded and cancelled take no event), and
+    // the finished ones can be deleted.
+    await expect(actions.getByRole("button")).toHaveText(["Cancel…", "Abandon…", "Retry…", "Delete finished…"]);
     await actions.getByRole("button", { name: "Cancel…" }).click();
     await expect(dialog(page).getByLabel("will move 3")).toBeVisible();
     await expect(dialog(page).getByLabel("will skip 2")).toBeVisible();
@@ -63,7 +64,7 @@ test.describe("bulk actions", () => {
 
     await expect(progress(page).getByRole("status")).toContainText("done", { timeout: 20_000 });
     await expect(progress(page)).toContainText("3 of 3 processed · applied 2 · refused 1");
-    await expect(progress(page).getByRole("list", { name: "Refused jobs by reason" })).toContainText("already moved since the dry run");
+    await expect(progress(page).getByRole("list", { name: "Refused jobs by reason" })).toContainText("conflict: the job moved after the dry run");
 
     // The database agrees with what the page reports.
     const [op] = await db<{ id: string; status: string; total: number; actorId: string }[]>`
@@ -125,5 +126,45 @@ test.describe("bulk actions", () => {
     await page.getByRole("button", { name: "Show 1 new job" }).click();
     await expect(page.getByRole("table").getByRole("checkbox", { name: /^Select job / })).toHaveCount(1);
     await expect(page.getByRole("table").getByRole("checkbox", { name: `Select job ${late.id}` })).toBeVisible();
+  });
+
+  test("an operator submits a job from the console (the type's form, problems at their field) and deletes finished jobs after a dry run", async ({
+    page,
+    db,
+  }) => {
+    const queue = ownQueue();
+    await page.goto("/jobs");
+    await page.getByRole("link", { name: "Submit a job" }).click();
+    const form = page.getByRole("form", { name: "Submit a job" });
+    await form.getByLabel("Tenant").selectOption("acme");
+    await form.getByLabel("Job type").selectOption("report.generate");
+    await form.getByRole("combobox", { name: /^report/ }).selectOption("daily_usage");
+    await form.getByRole("textbox", { name: /^period/ }).fill("last month");
+    await form.getByText("Queue, priority, attempts, start time, idempotency key").click();
+    await form.getByLabel("Queue").fill(queue);
+    await form.getByRole("button", { name: "Submit job" }).click();
+    // The type's schema refuses the period; the message sits at its field, and nothing was written.
+    await expect(form.getByText("a period like 2026-11 or 2026-11-29")).toBeVisible();
+    expect(await db`SELECT 1 FROM job_catalog WHERE queue = ${queue}`).toHaveLength(0);
+    await form.getByRole("textbox", { name: /^period/ }).fill("2026-11");
+    await form.getByRole("button", { name: "Submit job" }).click();
+    await expect(form.getByRole("status")).toContainText("Submitted report.generate job");
+    const [job] = await db<{ id: string; submittedBy: string }[]>`SELECT id, submitted_by FROM job_catalog WHERE queue = ${queue}`;
+    expect(job?.submittedBy).toBe("operator@jobscope.local");
+
+    // Finished, it can be deleted with its history: a dry run first, then exactly those.
+    await transition(db, { jobId: job!.id, event: "cancel", actor: OPERATOR });
+    await page.goto(`/jobs?queue=${queue}`);
+    await page.getByRole("checkbox", { name: `Select job ${job!.id}` }).check();
+    await page.getByRole("group", { name: "Actions on the selection" }).getByRole("button", { name: "Delete finished…" }).click();
+    const del = page.getByRole("dialog", { name: "Delete finished jobs" });
+    await expect(del.getByRole("status")).toContainText(/Will delete 1 finished job, with 0 runs and \d+ events; skip 0/);
+    await del.getByRole("button", { name: "Delete 1 job" }).click();
+    await expect(del.getByText(/^Deleted 1 finished job/)).toBeVisible();
+    expect(await db`SELECT 1 FROM job_catalog WHERE id = ${job!.id}`).toHaveLength(0);
+    const [audit] = await db<
+      { action: string; actor: string }[]
+    >`SELECT action, actor FROM audit_log WHERE ${job!.id}::uuid = ANY(job_ids) ORDER BY id DESC LIMIT 1`;
+    expect(audit).toEqual({ action: "jobs.delete", actor: "operator@jobscope.local" });
   });
 });

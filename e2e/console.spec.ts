@@ -48,7 +48,7 @@ test.describe("the console's craft", () => {
 
     await page.locator("body").click({ position: { x: 5, y: 300 } });
     await page.keyboard.press("/");
-    await expect(page.getByLabel("Job id or idempotency key")).toBeFocused();
+    await expect(page.getByLabel("Job link, id, key or phrase")).toBeFocused();
 
     await page.goto(`/jobs?queue=${queue}`);
     await expect(rows(page)).toHaveCount(2);
@@ -66,7 +66,8 @@ test.describe("the console's craft", () => {
       await page.keyboard.press("Tab");
       if (await page.evaluate(() => !!document.activeElement?.closest("#results tbody"))) break;
     }
-    expect(presses).toBeLessThan(30);
+    // 30: an operator's header has one more stop since "Submit a job" (the clean-up sits in the filters' disclosure).
+    expect(presses).toBeLessThanOrEqual(30);
 
     await page.goto(`/jobs?queue=${queue}`);
     const newest = page.getByRole("checkbox", { name: `Select job ${jobs[1]!.id}` });

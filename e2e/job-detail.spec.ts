@@ -80,30 +80,53 @@ test.describe("job detail", () => {
     expect(stop?.actorKind).toBe("worker");
   });
 
-  test("replays a dead job: queued, then it runs and succeeds, and the log names the operator", async ({ page, db, submit }) => {
+  test("replays a dead job through the same dry run as /dead, with edited params: it runs with them and succeeds", async ({ page, db, submit }) => {
     test.setTimeout(120_000);
+    // The partner answers 404 to this endpoint: a permanent error, the job is dead after its first attempt.
     const job = await submit({
       tenantId: "acme",
       type: "upstream.call",
-      maxAttempts: 1,
-      params: { endpoint: "https://partner.example/e2e", timeoutRate: 0, failFirstAttempts: 1 },
+      maxAttempts: 3,
+      params: { endpoint: "https://partner.example/e2e?status=404", timeoutRate: 0 },
     });
     await eventually(async () => (await jobRow(db, job.id)).state === "dead", 60_000);
 
     await page.goto(`/jobs/${job.id}`);
     await expect(stateOnPage(page, "dead")).toBeVisible();
-    await expect(runRow(page, 1)).toContainText("UpstreamTimeoutError");
     await page.getByRole("button", { name: "Replay", exact: true }).click();
-    await expect(outcomeRegion(page)).toHaveText(/^Applied: replay → queued/);
+    const dialog = page.getByRole("dialog", { name: "Replay this job" });
+    await expect(dialog.getByText(/^Will replay 1, skip 0/)).toBeVisible();
+    await expect(dialog.getByText(/died of a permanent error/)).toBeVisible();
+    await expect(dialog.getByText(/keeps them \(up to 2 more attempts\)/)).toBeVisible();
+
+    await dialog.getByRole("button", { name: "Edit params before replaying…" }).click();
+    const endpoint = dialog.getByLabel("endpoint");
+    await endpoint.fill("not checked yet");
+    await dialog.getByLabel("timeoutRate").fill("2");
+    await dialog.getByRole("button", { name: "Check the edited params" }).click();
+    // Checked like a new submission: the type's schema names the field.
+    await expect(dialog.getByText(/expected number to be <=1/)).toBeVisible();
+    await dialog.getByLabel("timeoutRate").fill("0");
+    await endpoint.fill("https://partner.example/e2e");
+    await dialog.getByRole("button", { name: "Check the edited params" }).click();
+    await expect(dialog.getByRole("status", { name: "Params diff" })).toContainText("endpoint");
+    await dialog.getByRole("button", { name: "Replay 1 job with edited params" }).click();
+    await expect(dialog.getByText("Replay finished.")).toBeVisible({ timeout: 30_000 });
+    await dialog.getByRole("button", { name: "Close" }).click();
+
     await expect(stateOnPage(page, "succeeded")).toBeVisible({ timeout: 30_000 });
-
+    await expect(page.getByRole("note").filter({ hasText: "Replayed with edited params" })).toContainText(DEV_OPERATOR);
     const replay = page.getByRole("region", { name: "Event log" }).getByRole("row").filter({ hasText: "replay" });
-    await expect(replay).toContainText("operator");
     await expect(replay).toContainText(DEV_OPERATOR);
-    await expect(page.getByRole("list", { name: "Attempts" }).getByRole("listitem").nth(2)).toHaveAccessibleName(/^Attempt 2, .*: succeeded$/);
-
     const row = await jobRow(db, job.id);
-    expect({ state: row.state, attempt: row.attempt }).toEqual({ state: "succeeded", attempt: 2 });
+    expect({ state: row.state, attempt: row.attempt, params: row.params }).toEqual({
+      state: "succeeded",
+      attempt: 2,
+      // The catalog keeps what was submitted.
+      params: { endpoint: "https://partner.example/e2e?status=404", timeoutRate: 0, failFirstAttempts: 0 },
+    });
+    const [audit] = await db<{ reason: string }[]>`SELECT reason FROM audit_log WHERE action = 'bulk.replay' AND ${job.id}::uuid = ANY(job_ids)`;
+    expect(audit?.reason).toContain('endpoint "https://partner.example/e2e?status=404" → "https://partner.example/e2e"');
   });
 
   test("a stale page is refused: cancelling a job that has since succeeded names the worker and changes nothing", async ({ page, db, history }) => {

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { Page } from "@playwright/test";
+import { enqueue } from "../lib/jobs/enqueue";
 import { expect as baseExpect, HELD_QUEUE, SPEC_ACTOR, test } from "./fixtures";
 
 // Navigations and polls wait on a server that may share its CPUs with builds and other suites:
@@ -99,30 +100,52 @@ test.describe("jobs list", () => {
     await expect(newer).toHaveAttribute("aria-disabled", "true");
   });
 
-  test("finds a job by its id and by its idempotency key", async ({ page, submit }) => {
+  test("finds a job by what people paste (its link, a piece of either end of its id, its key); one match opens it", async ({ page, db }) => {
     const queue = ownQueue();
     const key = `e2e-key-${randomBytes(6).toString("hex")}`;
-    const job = await submit({ tenantId: "umbrella", queue, idempotencyKey: key, ...REPORT });
-    await submit({ tenantId: "umbrella", queue, ...REPORT });
+    // Two jobs submitted within the same 65.5 s: their ids start alike (the first 8 digits are the submit time).
+    const at = (Math.floor(Date.now() / 65_536) - 1) * 65_536 + 1_000;
+    const { job } = await enqueue(db, { tenantId: "umbrella", queue, idempotencyKey: key, ...REPORT }, SPEC_ACTOR, { at: new Date(at) });
+    const { job: other } = await enqueue(db, { tenantId: "umbrella", queue, ...REPORT }, SPEC_ACTOR, { at: new Date(at + 1) });
+    const box = page.getByLabel("Job link, id, key or phrase");
 
-    // Start from a tab the job is not on: a lookup searches every state.
+    // A pasted link opens its job at once, from any tab.
     await page.goto("/jobs?state=dead");
-    const box = page.getByLabel("Job id or idempotency key");
-    await box.fill(job.id);
+    await box.fill(`http://127.0.0.1:3000/jobs/${job.id}`);
     await box.press("Enter");
-    await expect(page).toHaveURL(new RegExp(`[?&]q=${job.id}`));
-    await expect(page).not.toHaveURL(/state=dead/);
-    await expect.poll(() => shownIds(page)).toEqual([job.id]);
-    await expect(page.getByRole("link", { name: `open job ${job.id}` })).toHaveAttribute("href", `/jobs/${job.id}`);
+    await expect(page).toHaveURL(`/jobs/${job.id}`);
+    // So do the last 12 characters of its id, and its idempotency key.
+    for (const typed of [job.id.slice(-12).toUpperCase(), key]) {
+      await page.goto("/jobs");
+      await box.fill(typed);
+      await box.press("Enter");
+      await expect(page).toHaveURL(`/jobs/${job.id}`);
+    }
 
-    await box.fill(key);
-    await page.getByRole("button", { name: "Find" }).click();
-    await expect(page).toHaveURL(new RegExp(`[?&]q=${key}`));
-    await expect.poll(() => shownIds(page)).toEqual([job.id]);
+    // A piece two jobs share lists them, marking what matched.
+    await page.goto(`/jobs?queue=${queue}`);
+    await box.fill(job.id.slice(0, 8));
+    await box.press("Enter");
+    await expect(page).toHaveURL(new RegExp(`[?&]q=${job.id.slice(0, 8)}`));
+    await expect.poll(() => shownIds(page).then(sorted)).toEqual(sorted([job.id, other.id]));
+    await expect(page.getByLabel(`id starts with ${job.id.slice(0, 8)}`)).toHaveCount(2);
 
+    // A miss says what was looked for: no filter was set, so it does not blame the filters.
+    await page.goto("/jobs");
     await box.fill("no-such-key-anywhere");
     await box.press("Enter");
-    await expect(page.getByText("No jobs match these filters")).toBeVisible();
+    await expect(page.getByText("No job has the id or idempotency key “no-such-key-anywhere”")).toBeVisible();
+    await expect(page.getByText("No jobs match these filters")).toHaveCount(0);
+  });
+
+  test("a link's filters that cannot be applied are named, not dropped in silence", async ({ page }) => {
+    await page.goto("/jobs?state=bogus&from=notadate");
+    const alert = page.getByRole("alert").filter({ hasText: "not applied" });
+    await expect(alert).toContainText("state “bogus” was not applied");
+    await expect(alert).toContainText("from is not a filter of this list (did you mean createdFrom?)");
+    await alert.getByRole("link", { name: "Open the link without them" }).click();
+    await expect(page).toHaveURL(/\/jobs$/);
+    await expect(page.getByRole("alert").filter({ hasText: "not applied" })).toHaveCount(0);
   });
 
   test("the list API answers the same page as the URL, without a cache", async ({ request, submit }) => {

@@ -62,34 +62,54 @@ test.describe("queues and schedules in the console (issue 13)", () => {
     await expect(page.getByTestId("queue-row")).toContainText(QUEUE);
   });
 
-  test("an operator creates a schedule and sees the job of its first tick", async ({ page, db }) => {
+  test("an operator manages a schedule: refused per second, read in words, created, run now, edited, paused, deleted", async ({ page, db }) => {
     const name = `e2e-${randomUUID().slice(0, 8)}`;
     await page.goto("/schedules");
     await page.getByRole("button", { name: "New schedule" }).click();
     const form = page.getByRole("form", { name: "New schedule" });
     await form.getByLabel("Name").fill(name);
-    // Six fields, seconds first: a tick every five seconds.
-    await form.getByLabel("Cron expression").fill("*/5 * * * * *");
+    // Every second: refused as it is typed, with the reason (and again on save).
+    await form.getByLabel("Cron expression").fill("* * * * * *");
+    await expect(form.getByRole("alert")).toContainText("fires 60 times a minute (Every second); a schedule fires at most once a minute");
+    await form.getByLabel("Cron expression").fill("*/15 9-17 * * 1-5");
+    await expect(form.getByText("Every 15 minutes, between 09:00 and 17:59, Monday through Friday")).toBeVisible();
+    await expect(form.getByText(/^Next runs:/)).toBeVisible();
     await form.getByLabel("Tenant").selectOption("acme");
     await form.getByLabel("Job type").selectOption("report.generate");
     await form.getByLabel("Queue").fill(QUEUE);
-    await form.getByLabel("Params").fill(JSON.stringify(REPORT.params));
+    // The params are the type's form: a choice and a text field.
+    await form.getByRole("combobox", { name: /^report/ }).selectOption("daily_usage");
+    await form.getByRole("textbox", { name: /^period/ }).fill("2026-11");
     await form.getByRole("button", { name: "Create schedule" }).click();
 
     const row = page.getByRole("row").filter({ hasText: name });
-    await expect(row).toBeVisible();
-    // The supervisor submits the first due tick; the page shows its job, linked.
+    await expect(row).toContainText("Every 15 minutes, between 09:00 and 17:59, Monday through Friday");
+    // Run now: its job at once, linked, its next tick unchanged.
+    await row.getByRole("button", { name: `Run schedule ${name} now` }).click();
     const link = row.getByRole("link", { name: /^[0-9a-f]{8}$/ }).first();
-    await expect(link).toBeVisible({ timeout: 30_000 });
-    const href = (await link.getAttribute("href")) ?? "";
-    const id = href.split("/").pop() ?? "";
+    await expect(link).toBeVisible();
+    const id = ((await link.getAttribute("href")) ?? "").split("/").pop() ?? "";
     const [job] = await db<{ type: string; queue: string; tenantId: string }[]>`SELECT type, queue, tenant_id FROM jobs WHERE id = ${id}`;
     expect(job).toEqual({ type: "report.generate", queue: QUEUE, tenantId: "acme" });
 
-    // Paused, it submits nothing more.
+    await row.getByRole("button", { name: `Edit schedule ${name}` }).click();
+    const edit = page.getByRole("form", { name: `Edit schedule ${name}` });
+    await edit.getByLabel("Cron expression").fill("0 2 * * *");
+    await edit.getByRole("button", { name: "Save schedule" }).click();
+    await expect(row).toContainText("At 02:00");
+
     await row.getByRole("button", { name: `Pause schedule ${name}` }).click();
     await expect(row.getByRole("button", { name: `Resume schedule ${name}` })).toBeVisible();
-    const [s] = await db<{ paused: boolean }[]>`SELECT paused FROM schedules WHERE name = ${name}`;
-    expect(s?.paused).toBe(true);
+    const [s] = await db<{ paused: boolean; cron: string }[]>`SELECT paused, cron FROM schedules WHERE name = ${name}`;
+    expect(s).toEqual({ paused: true, cron: "0 2 * * *" });
+
+    await row.getByRole("button", { name: `Delete schedule ${name}` }).click();
+    await page
+      .getByRole("dialog", { name: `Delete schedule ${name}?` })
+      .getByRole("button", { name: "Yes, delete it" })
+      .click();
+    await expect(row).toHaveCount(0);
+    const audit = await db<{ action: string }[]>`SELECT action FROM audit_log WHERE reason LIKE ${`%${name}%`} AND outcome = 'applied' ORDER BY id`;
+    expect(audit.map((a) => a.action)).toEqual(["schedule.create", "schedule.run_now", "schedule.update", "schedule.pause", "schedule.delete"]);
   });
 });

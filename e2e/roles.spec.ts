@@ -102,7 +102,7 @@ test.describe("roles", () => {
     await signInAs(page, "acme");
     // Asking for another tenant (or another tenant's job id) in the URL is overridden by the session's tenant.
     await page.goto(`/jobs?q=${globexJob.id}`);
-    await expect(page.getByText("No jobs match")).toBeVisible();
+    await expect(page.getByText(`No job has the id ${globexJob.id}`)).toBeVisible();
     await page.goto("/jobs?tenant=globex");
     await expect(page.getByRole("table")).toBeVisible();
     // Tenant members cannot bulk-act: no checkbox column.

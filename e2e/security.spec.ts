@@ -38,7 +38,7 @@ async function callAction(request: APIRequestContext, path: string, file: string
 
 const JOB_ACTION = ["app/jobs/[id]/actions.ts", "applyJobEventAction"] as const;
 const BULK_START = ["app/jobs/actions.ts", "startBulkAction"] as const;
-const REPLAY_START = ["app/dead/actions.ts", "startReplayAction"] as const;
+const REPLAY_START = ["app/_replay/actions.ts", "startReplayAction"] as const;
 
 /** The job page's action cancelling `jobId` as the page saw it: queued, at version 0. */
 const cancelQueued = (request: APIRequestContext, jobId: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}) =>
@@ -70,7 +70,7 @@ test.describe("server actions called directly", () => {
     const bulk = await callAction(request, "/jobs", ...BULK_START, [{ event: "cancel", description: "x", frozen: [[job.id, "queued", 0]] }]);
     expect(bulk.body).toContain('"forbidden"');
     const replay = await callAction(request, "/dead", ...REPLAY_START, [
-      { selection: { kind: "ids", ids: [job.id] }, frozen: [{ id: job.id, state: "dead", version: 0 }] },
+      { selection: { kind: "ids", ids: [job.id] }, frozen: [[job.id, "dead", 0]] },
     ]);
     expect(replay.body).toContain('"forbidden"');
     await unchanged(db, job);

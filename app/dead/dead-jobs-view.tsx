@@ -8,8 +8,8 @@ import { deadGroupsQuery } from "@/lib/client/queries";
 import type { DeadGroupsResponse } from "@/lib/client/wire";
 import { numbers, plural } from "@/components/numbers";
 import { GroupsTable } from "./groups-table";
-import { ReplayDialog } from "./replay-dialog";
-import type { ReplayRequest, ReplaySelectionInput } from "./replay-types";
+import { ReplayDialog } from "../_replay/replay-dialog";
+import type { ReplayRequest, ReplaySelectionInput } from "../_replay/replay-types";
 import { ScopeForm } from "./scope-form";
 import { scopeToSearch, type DeadScopeParams } from "./scope";
 

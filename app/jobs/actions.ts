@@ -3,12 +3,17 @@
 import { z } from "zod";
 import { consoleAction, type Done } from "@/lib/edge/action";
 import { confirmBulk } from "@/lib/edge/bulk-confirm";
-import { STATES } from "@/lib/fsm/table";
-import { BULK_CAP, BULK_EVENTS, previewBulk, type BulkEvent, type BulkSelection } from "@/lib/jobs/bulk";
+import { BULK_CAP, BULK_EVENTS, fromTuple, FrozenTuple, previewBulk, toTuple, type BulkEvent, type BulkSelection } from "@/lib/jobs/bulk";
 import { parseJobFilters } from "@/lib/jobs/filters";
 import { describeFilter } from "./_components/describe";
 
-const Event = z.enum(BULK_EVENTS);
+/**
+ * Every operator event but replay, which has its own dry run (what the jobs died of, how many attempts
+ * a replay gives, edited params) and confirm: app/_replay/actions.ts, the one path for every replay.
+ */
+export type GenericBulkEvent = Exclude<BulkEvent, "replay">;
+const GENERIC_EVENTS = BULK_EVENTS.filter((e): e is GenericBulkEvent => e !== "replay");
+const Event = z.enum(GENERIC_EVENTS as [GenericBulkEvent, ...GenericBulkEvent[]], { error: "Replay goes through its own dry run: use Replay." });
 const Uuid = z.uuid();
 
 const PreviewInput = z.strictObject({
@@ -20,10 +25,6 @@ const PreviewInput = z.strictObject({
   ]),
 });
 
-/** A frozen job on the wire, compact because a selection may hold 10,000 of them: [id, state, version]. */
-const FrozenTuple = z.tuple([Uuid, z.enum(STATES), z.int().min(0)]);
-export type FrozenTuple = z.infer<typeof FrozenTuple>;
-
 const StartInput = z.strictObject({
   event: Event,
   description: z.string().trim().min(1).max(300),
@@ -31,7 +32,7 @@ const StartInput = z.strictObject({
 });
 
 export type BulkPreviewData = {
-  event: BulkEvent;
+  event: GenericBulkEvent;
   description: string;
   total: number;
   willApply: number;
@@ -65,7 +66,7 @@ export const previewBulkAction = consoleAction({
         willApply: p.willApply,
         willSkip: p.willSkip,
         capped: p.capped,
-        frozen: p.frozen.map((j) => [j.id, j.state, j.version]),
+        frozen: p.frozen.map(toTuple),
       },
     };
   },
@@ -80,6 +81,6 @@ export const startBulkAction = consoleAction({
   failed: "Could not start the bulk action. Details are in the server log.",
   call: (ctx) => {
     const { event, description, frozen } = ctx.input;
-    return confirmBulk(ctx, { event, description, frozen: frozen.map(([id, state, version]) => ({ id, state, version })) });
+    return confirmBulk(ctx, { event, description, frozen: frozen.map(fromTuple) });
   },
 });

@@ -1,7 +1,8 @@
 import type { Metadata } from "next";
+import { redirect } from "next/navigation";
 import { actorOf, confineTenant, requirePage, withViewerRead } from "@/lib/auth/viewer";
 import { can, tenantScopeOf } from "@/lib/auth/permissions";
-import { paramsProblem, parseJobFilters } from "@/lib/jobs/filters";
+import { paramsProblem, readJobFilters } from "@/lib/jobs/filters";
 import type { TenantOption } from "@/lib/jobs/tenant-pick";
 import { JobsView } from "./_components/jobs-view";
 import { searchOf } from "./_components/url";
@@ -16,7 +17,8 @@ type Props = { searchParams: Promise<Record<string, string | string[] | undefine
 
 export default async function JobsPage({ searchParams }: Props) {
   const viewer = await requirePage("jobs:read", "/jobs");
-  const filters = confineTenant(viewer, parseJobFilters(await searchParams));
+  const read = readJobFilters(await searchParams);
+  const filters = confineTenant(viewer, read.filters);
   let initial: JobsResponse | null = null;
   const isStaff = viewer.role !== "tenant";
   // The tenant picker's choices (staff only): ids and names, so "Acme" or "acm" finds acme.
@@ -31,10 +33,23 @@ export default async function JobsPage({ searchParams }: Props) {
     // The client shows the failure and keeps retrying; the cause stays in the server log.
     console.error("/jobs: first render could not list jobs:", err);
   }
+  // A lookup that found exactly one job opens it, as a pasted id or link should; a list of one would be a step more.
+  const only = initial?.jobs.length === 1 && !initial.next && !initial.prev ? initial.jobs[0] : undefined;
+  if (filters.q && !filters.after && !filters.before && only) redirect(`/jobs/${only.id}`);
   const bulkActor = can(viewer, "jobs:operate") ? (actorOf(viewer)?.kind ?? null) : null;
   // The job types as the server knows them (the demo's exist only where JOBSCOPE_DEMO=1, which the
   // browser's bundle cannot see): one list for the server's render and the browser's. A tenant's
   // are the types it may submit.
   const types = typesSeenBy(!isStaff);
-  return <JobsView search={searchOf(filters)} initial={initial} actorKind={bulkActor} isStaff={isStaff} tenants={tenants} types={types} />;
+  return (
+    <JobsView
+      search={searchOf(filters)}
+      initial={initial}
+      actorKind={bulkActor}
+      isStaff={isStaff}
+      tenants={tenants}
+      types={types}
+      problems={read.problems}
+    />
+  );
 }

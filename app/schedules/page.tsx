@@ -4,19 +4,20 @@ import { requirePage, type Viewer, withViewerRead } from "@/lib/auth/viewer";
 import type { SchedulesResponse } from "@/lib/client/wire";
 import { JOB_TYPES, maySubmit } from "@/lib/jobs/job-types";
 import { listSchedules } from "@/lib/schedules/list";
+import { paramFieldsOf } from "@/lib/jobs/param-fields";
 import { SchedulesView } from "./schedules-view";
 
 export const metadata: Metadata = { title: "Schedules" };
 export const dynamic = "force-dynamic";
 
-/** Staff see every schedule; operators also create, pause and resume them. The browser then polls GET /api/schedules. */
+/** Staff see every schedule; operators also create, edit, delete, run, pause and resume them. The browser then polls GET /api/schedules. */
 export default async function SchedulesPage() {
   const viewer = await requirePage("insight:read", "/schedules");
   const canOperate = can(viewer, "jobs:operate");
   const { initial, tenants, readAt } = await load(viewer, canOperate);
   const types = Object.entries(JOB_TYPES)
     .filter(([type]) => maySubmit(type, "console"))
-    .map(([type, t]) => ({ type, description: t.description, queue: t.queue }));
+    .map(([type, t]) => ({ type, description: t.description, queue: t.queue, fields: paramFieldsOf(type) }));
   return <SchedulesView initial={initial} renderedAt={readAt} canOperate={canOperate} tenants={tenants} types={types} />;
 }
 

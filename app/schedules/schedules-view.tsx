@@ -19,8 +19,9 @@ import { keys, schedulesQuery } from "@/lib/client/queries";
 import type { SchedulesResponse } from "@/lib/client/wire";
 import { RowFailure, useOperate } from "../_operate/use-operate";
 import { Badge } from "../queues/queues-view";
-import { setSchedulePausedAction } from "./actions";
-import { CreateScheduleForm, type TypeOption } from "./create-schedule-form";
+import { ConfirmDialog } from "../jobs/[id]/confirm-dialog";
+import { deleteScheduleAction, runScheduleNowAction, setSchedulePausedAction } from "./actions";
+import { ScheduleForm, type TypeOption } from "./schedule-form";
 
 const POLL_MS = 3_000;
 
@@ -37,7 +38,7 @@ function When({ at, now }: { at: string; now: number }) {
   );
 }
 
-function columns(now: number, canOperate: boolean): Column<ScheduleWire>[] {
+function columns(now: number, canOperate: boolean, onEdit: (s: ScheduleWire) => void): Column<ScheduleWire>[] {
   const cols: Column<ScheduleWire>[] = [
     {
       header: "Schedule",
@@ -49,9 +50,15 @@ function columns(now: number, canOperate: boolean): Column<ScheduleWire>[] {
             {s.paused && <Badge tone="amber">paused</Badge>}
             <Badge tone="neutral">{s.source === "code" ? "declared in code" : "console"}</Badge>
           </span>
+          <span className="block text-xs text-neutral-800">{s.description ?? "(an expression cronstrue cannot read)"}</span>
           <span className="block font-mono text-xs text-neutral-700">
             {s.cron} <span className="text-neutral-600">· {s.timeZone}</span>
           </span>
+          {s.problem && (
+            <span role="note" className="mt-1 block max-w-md text-xs font-medium text-amber-900">
+              Stored before it would be refused: {s.problem}. Edit it.
+            </span>
+          )}
           {s.lastError && (
             <span role="note" className="mt-1 block text-xs font-medium text-red-800">
               Last tick submitted nothing: {s.lastError}
@@ -102,6 +109,7 @@ function columns(now: number, canOperate: boolean): Column<ScheduleWire>[] {
                 <JobLink id={r.jobId} />
                 {r.state ? <StateBadge state={r.state} /> : <span className="text-neutral-600">gone</span>}
                 <When at={r.tickAt} now={now} />
+                {r.enqueuedBy.startsWith("console:") && <span className="text-neutral-600">run now by {r.enqueuedBy.slice("console:".length)}</span>}
                 {r.missed > 0 && <span className="text-amber-800">{plural(r.missed, "missed tick")} skipped</span>}
               </li>
             ))}
@@ -109,24 +117,80 @@ function columns(now: number, canOperate: boolean): Column<ScheduleWire>[] {
         ),
     },
   ];
-  if (canOperate) cols.push(actionsColumn((s) => <PauseToggle schedule={s} />));
+  if (canOperate) cols.push(actionsColumn((s) => <RowActions schedule={s} onEdit={() => onEdit(s)} />));
   return cols;
 }
 
-function PauseToggle({ schedule }: { schedule: ScheduleWire }) {
-  const op = useOperate(setSchedulePausedAction, keys.schedules());
+/**
+ * A schedule's actions: run now, pause or resume, and for a schedule made here edit and delete (one
+ * declared in code is changed in code: the next worker start would undo a change made here).
+ */
+function RowActions({ schedule: s, onEdit }: { schedule: ScheduleWire; onEdit: () => void }) {
+  const pause = useOperate(setSchedulePausedAction, keys.schedules());
+  const runNow = useOperate(runScheduleNowAction, keys.schedules());
+  const remove = useOperate(deleteScheduleAction, keys.schedules());
+  const [isConfirming, setIsConfirming] = useState(false);
+  const isCode = s.source === "code";
+  const busy = pause.pending || runNow.pending || remove.pending;
   return (
     <div className="flex flex-col items-end gap-1.5">
-      <button
-        type="button"
-        className={SECONDARY}
-        disabled={op.pending}
-        aria-label={`${schedule.paused ? "Resume" : "Pause"} schedule ${schedule.name}`}
-        onClick={() => op.run({ id: schedule.id, paused: !schedule.paused })}
-      >
-        {op.pending ? "Saving…" : schedule.paused ? "Resume" : "Pause"}
-      </button>
-      <RowFailure result={op.result} />
+      <div className="flex flex-wrap justify-end gap-1.5">
+        <button
+          type="button"
+          className={SECONDARY}
+          disabled={busy}
+          aria-label={`Run schedule ${s.name} now`}
+          onClick={() => runNow.run({ id: s.id })}
+        >
+          {runNow.pending ? "Submitting…" : "Run now"}
+        </button>
+        <button
+          type="button"
+          className={SECONDARY}
+          disabled={busy}
+          aria-label={`${s.paused ? "Resume" : "Pause"} schedule ${s.name}`}
+          onClick={() => pause.run({ id: s.id, paused: !s.paused })}
+        >
+          {pause.pending ? "Saving…" : s.paused ? "Resume" : "Pause"}
+        </button>
+        {!isCode && (
+          <>
+            <button type="button" className={SECONDARY} disabled={busy} aria-label={`Edit schedule ${s.name}`} onClick={onEdit}>
+              Edit
+            </button>
+            <button
+              type="button"
+              className={`${SECONDARY} text-red-700`}
+              disabled={busy}
+              aria-label={`Delete schedule ${s.name}`}
+              onClick={() => setIsConfirming(true)}
+            >
+              Delete
+            </button>
+          </>
+        )}
+      </div>
+      {isCode && <span className="text-xs text-neutral-600">declared in code: edit or delete it there</span>}
+      {runNow.result?.ok && (
+        <p role="status" className="max-w-xs text-right text-xs text-emerald-800">
+          {runNow.result.message} <JobLink id={runNow.result.data.jobId} />
+        </p>
+      )}
+      <RowFailure result={runNow.result} />
+      <RowFailure result={pause.result} />
+      <RowFailure result={remove.result} />
+      {isConfirming && (
+        <ConfirmDialog
+          title={`Delete schedule ${s.name}?`}
+          body={`It submits no more jobs, and its run records go with it; the ${s.runs.length ? "jobs it submitted stay in the history" : "schedule has submitted no job yet"}. This cannot be undone.`}
+          confirmLabel="Yes, delete it"
+          onConfirm={() => {
+            setIsConfirming(false);
+            remove.run({ id: s.id, seen: s.updatedAt });
+          }}
+          onClose={() => setIsConfirming(false)}
+        />
+      )}
     </div>
   );
 }
@@ -144,6 +208,7 @@ export function SchedulesView({ initial, renderedAt, canOperate, tenants, types 
   const query = useQuery({ ...schedulesQuery(), initialData: initial ?? undefined, initialDataUpdatedAt: renderedAt, ...live.poll });
   const now = useNow({ serverNow: renderedAt });
   const [isCreating, setIsCreating] = useState(false);
+  const [editing, setEditing] = useState<ScheduleWire | null>(null);
   const data = query.data;
 
   return (
@@ -165,7 +230,8 @@ export function SchedulesView({ initial, renderedAt, canOperate, tenants, types 
           </button>
         )}
       </PageHeader>
-      {canOperate && isCreating && <CreateScheduleForm tenants={tenants} types={types} />}
+      {canOperate && isCreating && <ScheduleForm tenants={tenants} types={types} />}
+      {canOperate && editing && <ScheduleForm key={editing.id} tenants={tenants} types={types} editing={editing} onDone={() => setEditing(null)} />}
       <QueryLoadError
         query={query}
         refreshing="Could not refresh the schedules; showing the last list received."
@@ -181,7 +247,10 @@ export function SchedulesView({ initial, renderedAt, canOperate, tenants, types 
           rowLabel={(s) => `schedule ${s.name}${s.paused ? ": paused" : ""}`}
           rowTestId="schedule-row"
           rowClassName={(s) => (s.paused ? "bg-amber-50/60" : undefined)}
-          columns={columns(now, canOperate)}
+          columns={columns(now, canOperate, (s) => {
+            setIsCreating(false);
+            setEditing(s);
+          })}
         />
       )}
     </div>

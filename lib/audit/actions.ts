@@ -17,6 +17,9 @@ export const AUDIT_ACTIONS = [
   // Bulk actions and dead-job replay.
   "bulk.preview",
   "bulk.start",
+  // Finished jobs deleted from the console, with their history, under retention's rules.
+  "jobs.delete_preview",
+  "jobs.delete",
   ...OPERATOR_EVENTS.map((e) => `bulk.${e}` as const),
   "replay.preview",
   "replay.start",
@@ -42,6 +45,9 @@ export const AUDIT_ACTIONS = [
   "schedule.create",
   "schedule.pause",
   "schedule.resume",
+  "schedule.update",
+  "schedule.delete",
+  "schedule.run_now",
   // Alert rules (app/alerts, lib/alerts).
   "alert.create",
   "alert.enable",

@@ -20,6 +20,7 @@ import type {
   QueuesResponse,
   QueueStatusResponse,
   SchedulesResponse,
+  CronPreview,
   WorkersResponse,
 } from "./wire";
 
@@ -59,6 +60,7 @@ export const keys = {
     status: (name: string) => [...keys.queues.all, "status", name] as const,
   },
   schedules: () => ["schedules"] as const,
+  cronPreview: (cron: string, timeZone: string) => ["cron-preview", cron, timeZone] as const,
   health: () => ["health"] as const,
 };
 
@@ -152,6 +154,16 @@ export const queueStatusQuery = (name: string) =>
 
 export const schedulesQuery = () =>
   readQuery(keys.schedules(), "/api/schedules", shaped<SchedulesResponse>("schedules", { schedules: "array", at: "string" }));
+
+/** A cron expression as it is typed: in words, its next ticks, or why it would be refused. */
+export const cronPreviewQuery = (cron: string, timeZone: string) => ({
+  ...readQuery(
+    keys.cronPreview(cron, timeZone),
+    withSearch("/api/schedules/preview", new URLSearchParams({ cron, timeZone })),
+    shaped<CronPreview>("the expression", { ok: "boolean" }),
+  ),
+  staleTime: 30_000,
+});
 
 export const driftQuery = () =>
   readQuery(keys.insight.drift(), "/api/insight/drift", shaped<DriftResponse>("the drift status", { count: "number", capped: "boolean" }));

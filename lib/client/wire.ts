@@ -88,3 +88,6 @@ export type QueueStatusResponse = Wire<QueueStatus> & { at: string };
 
 /** GET /api/schedules: every schedule with its next and last runs (lib/schedules/list.ts). */
 export type SchedulesResponse = { schedules: Wire<ScheduleListRow>[]; at: string };
+
+/** GET /api/schedules/preview: a cron expression in words and its next ticks, or why it would be refused. */
+export type CronPreview = { ok: true; description: string | null; next: string[] } | { ok: false; message: string; description: string | null };

@@ -96,8 +96,9 @@ export const jobCatalog = pgTable(
     index("job_catalog_queue_created_idx").on(t.queue, t.createdAt.desc(), t.id.desc()),
     index("job_catalog_tenant_type_created_idx").on(t.tenantId, t.type, t.createdAt.desc()),
     uniqueIndex("job_catalog_idempotency_key_idx").on(t.tenantId, t.idempotencyKey).where(sql`idempotency_key IS NOT NULL`),
-    // The console's short id (the id's last 8 hex digits, lib/jobs/short-id.ts) in the lookup (0022).
-    index("job_catalog_id_tail_idx").on(sql`right((${t.id})::text, 8)`),
+    // The lookup of a pasted piece of an id's end (lib/jobs/id-lookup.ts): the last 12 hex digits,
+    // reversed, as a number, so any suffix is a range of this index (drizzle/0025).
+    index("job_catalog_id_suffix_idx").on(sql`(('x' || reverse(right((${t.id})::text, 12)))::bit(48)::bigint)`),
     // The jobs list's params search, a containment (0024; lib/jobs/list-source.ts, fromParams).
     index("job_catalog_params_idx").using("gin", t.params.op("jsonb_path_ops")),
   ],
@@ -342,6 +343,8 @@ export const bulkOperationItems = pgTable(
     /** null until processed; "applied" or a rejection kind. */
     outcome: text("outcome"),
     reason: text("reason"),
+    /** A replay's edited params for this job, checked against its type at the confirm (null: as it last ran). */
+    params: jsonb("params"),
   },
   (t) => [primaryKey({ columns: [t.operationId, t.jobId] })],
 );

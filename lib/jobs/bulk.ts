@@ -1,7 +1,7 @@
 import type { Db, Sql } from "../db/client";
 import { withScope } from "../db/scope";
 import { canApply, type JobSnapshot } from "../fsm/machine";
-import { TRANSITIONS, type JobState } from "../fsm/table";
+import { STATES, TRANSITIONS, type JobState } from "../fsm/table";
 import type { JobFilters } from "./filters";
 import { listJobs } from "./queries";
 import { jobSnapshots } from "./read-model";
@@ -33,8 +33,18 @@ export const BULK_EVENTS: readonly BulkEvent[] = [...new Set(TRANSITIONS.filter(
 /** Jobs picked one by one, or everything matching the jobs list's filters (cursor ignored). */
 export type BulkSelection = { ids: string[] } | { filter: JobFilters };
 
-/** A job as the dry run saw it: the transition is applied only if it is still exactly this. */
-export type FrozenJob = { id: string; state: JobState; version: number };
+/**
+ * A job as the dry run saw it: the transition is applied only if it is still exactly this. `params`:
+ * a replay's edited params (already checked against the job's type), carried on its transition.
+ */
+export type FrozenJob = { id: string; state: JobState; version: number; params?: unknown };
+
+/** A frozen job on the wire, compact because a selection may hold 10,000 of them: [id, state, version]. */
+export const FrozenTuple = z.tuple([z.uuid(), z.enum(STATES), z.int().min(0)]);
+export type FrozenTuple = z.infer<typeof FrozenTuple>;
+
+export const toTuple = (j: FrozenJob): FrozenTuple => [j.id, j.state, j.version];
+export const fromTuple = ([id, state, version]: FrozenTuple): FrozenJob => ({ id, state, version });
 
 export type BulkPreview = {
   /** Jobs the selection resolved to (ids that name no job included). */
@@ -53,6 +63,11 @@ export const BULK_CAP = 10_000;
 const PAGE = 1_000;
 
 type Resolved = { jobs: (JobSnapshot & { id: string })[]; missing: number; capped: boolean };
+
+/** The jobs a selection names now (BULK_CAP at most, newest first for a filter): what a dry run checks. */
+export function resolveSelection(sql: Db, selection: BulkSelection): Promise<Resolved> {
+  return "ids" in selection ? resolveIds(sql, selection.ids) : resolveFilter(sql, selection.filter);
+}
 
 async function resolveIds(sql: Db, ids: string[]): Promise<Resolved> {
   const unique = [...new Set(ids.map((id) => id.toLowerCase()))];
@@ -91,7 +106,7 @@ export async function previewBulk(
   sql: Db,
   { selection, event, actor }: { selection: BulkSelection; event: BulkEvent; actor: Actor },
 ): Promise<BulkPreview> {
-  const { jobs, missing, capped } = "ids" in selection ? await resolveIds(sql, selection.ids) : await resolveFilter(sql, selection.filter);
+  const { jobs, missing, capped } = await resolveSelection(sql, selection);
   const targets = targetsOf(event);
   const frozen: FrozenJob[] = [];
   const skip = new Map<string, number>();
@@ -154,10 +169,11 @@ export async function startBulk(
     if (!op) throw new Error("bulk_operations insert returned no row");
     if (!frozen.length) return { operationId: op.id, jobId: null };
     await tx`
-      INSERT INTO bulk_operation_items (operation_id, job_id, expected_state, expected_version)
-      SELECT ${op.id}, i.id, i.state, i.version
+      INSERT INTO bulk_operation_items (operation_id, job_id, expected_state, expected_version, params)
+      SELECT ${op.id}, i.id, i.state, i.version, i.params::jsonb
         FROM unnest(${frozen.map((j) => j.id)}::uuid[], ${frozen.map((j) => j.state)}::job_state[],
-                    ${frozen.map((j) => j.version)}::int[]) AS i(id, state, version)
+                    ${frozen.map((j) => j.version)}::int[],
+                    ${frozen.map((j) => (j.params === undefined ? null : JSON.stringify(j.params)))}::text[]) AS i(id, state, version, params)
       ON CONFLICT DO NOTHING`;
     await ensureBuiltinTenant(tx);
     const { job } = await enqueue(
@@ -179,7 +195,7 @@ export async function ensureBuiltinTenant(sql: Db): Promise<void> {
   await sql`INSERT INTO tenants (id, name) VALUES (${BUILTIN_TENANT}, 'Jobscope (built-in jobs)') ON CONFLICT (id) DO NOTHING`;
 }
 
-type Item = { jobId: string; expectedState: JobState; expectedVersion: number };
+type Item = { jobId: string; expectedState: JobState; expectedVersion: number; params: unknown };
 type Operation = { event: BulkEvent; actorKind: Actor["kind"]; actorId: string; status: BulkProgress["status"]; itemAudit: unknown };
 
 /** An error that a later attempt may not meet: the database went away, or a lock or serialisation conflict. */
@@ -217,7 +233,7 @@ export async function runBulkOperation(
     await opts.checkpoint?.();
     if (opts.signal?.aborted) throw opts.signal.reason;
     const items = await sql<Item[]>`
-      SELECT job_id, expected_state, expected_version FROM bulk_operation_items
+      SELECT job_id, expected_state, expected_version, params FROM bulk_operation_items
        WHERE operation_id = ${operationId} AND outcome IS NULL AND job_id > ${after} ORDER BY job_id LIMIT ${CHUNK}`;
     if (!items.length) break;
     after = items[items.length - 1]!.jobId;
@@ -247,7 +263,9 @@ async function settleOne(sql: Sql, operationId: string, item: Item, event: BulkE
       const [mine] = await tx`
         SELECT 1 FROM bulk_operation_items WHERE operation_id = ${operationId} AND job_id = ${item.jobId} AND outcome IS NULL FOR UPDATE`;
       if (!mine) return false;
-      const r = await transition(tx, { jobId: item.jobId, event, actor, expected: { state: item.expectedState, version: item.expectedVersion } });
+      // A replay with edited params carries them on its transition: the job_log row keeps them, and the live row runs with them.
+      const payload = item.params === null || item.params === undefined ? undefined : { params: item.params };
+      const r = await transition(tx, { jobId: item.jobId, event, actor, expected: { state: item.expectedState, version: item.expectedVersion }, payload });
       const result = r.ok ? { outcome: "applied" as const, reason: null } : { outcome: r.kind, reason: r.reason.slice(0, 2000) };
       await tx`UPDATE bulk_operation_items SET outcome = ${result.outcome}, reason = ${result.reason}
                 WHERE operation_id = ${operationId} AND job_id = ${item.jobId}`;

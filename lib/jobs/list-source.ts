@@ -1,9 +1,10 @@
 import type { Db } from "../db/client";
-import { idPrefixRange, isUuid, shortIdOf } from "../uuid";
+import { idQueryOf } from "../uuid";
+import { idPieceIds } from "./id-lookup";
 import type { JobState } from "../fsm/table";
 import { POISON_LOOKBACK_MS, POISON_SUSPECT_CRASHES } from "../insight/windows";
 import { WORKER_LOST_CLASS } from "./poison";
-import { decodeCursor, orderOf, type JobFilters, type Order } from "./filters";
+import { decodeCursor, isOldestFirst, orderOf, type JobFilters, type Order } from "./filters";
 import { parseParamsFilter } from "./params-filter";
 import { finishedJoins, finishesOf, liveState, num, stateLit, TERMINAL, type Fragment } from "./read-model";
 
@@ -16,7 +17,8 @@ import { finishedJoins, finishesOf, liveState, num, stateLit, TERMINAL, type Fra
  *
  * | filters (first that applies)   | source, index                                                   | order    |
  * |--------------------------------|-----------------------------------------------------------------|----------|
- * | q (id, id prefix, or key)      | job_catalog_pkey (a range for a prefix), _idempotency_key_idx   | tab's    |
+ * | q (id, id piece, or key)       | job_catalog_pkey (a range for a start), _id_suffix_idx (an end) | tab's    |
+|                                | and _idempotency_key_idx                                        |          |
  * | poison                         | job_attempts_lease_lost_idx: the suspects of POISON_LOOKBACK_MS | tab's    |
  * | operation                      | bulk_operation_items_pkey: the jobs a bulk operation froze      | tab's    |
  * | worker                         | job_attempts_worker_trouble_idx + jobs_live.lease_owner         | tab's    |
@@ -49,27 +51,32 @@ export type Source = { order: Order; sql: Fragment };
 /** How many rows a walk reads at most for one page (or one count). */
 export const SCAN_BUDGET = 2_000;
 
-/** Cursor comparisons for a walk: `after` goes to older rows, `before` back to newer ones. */
-export type Keyset = { after: boolean; before: boolean; at: string | null; id: string | null };
+/**
+ * Cursor comparisons for a walk: `after` goes to the next page, `before` back. `asc`: the walk reads
+ * its index from the oldest end — paging back in the newest-first orders, or forward when the list
+ * is oldest first (`oldest`).
+ */
+export type Keyset = { after: boolean; before: boolean; oldest: boolean; asc: boolean; at: string | null; id: string | null };
 
-export function keysetOf(f: Pick<Partial<JobFilters>, "after" | "before">): Keyset {
+export function keysetOf(f: Pick<Partial<JobFilters>, "after" | "before" | "sort">): Keyset {
   const after = decodeCursor(f.after);
   const before = after ? null : decodeCursor(f.before);
   const c = after ?? before;
-  return { after: after !== null, before: before !== null, at: c?.exact ?? null, id: c?.id ?? null };
+  const oldest = isOldestFirst(f);
+  return { after: after !== null, before: before !== null, oldest, asc: (before !== null) !== oldest, at: c?.exact ?? null, id: c?.id ?? null };
 }
 
-/** `(t, i) < cursor` (or `>` going back), in the cursor's exact microseconds. */
+/** `(t, i) < cursor` (or `>` walking from the oldest end), in the cursor's exact microseconds. */
 function beyond(sql: Db, k: Keyset, t: Fragment, i: Fragment): Fragment {
   if (k.at === null || k.id === null) return sql``;
-  return k.before
+  return k.asc
     ? sql`AND (${t}, ${i}) > (${k.at}::text::timestamptz, ${k.id}::uuid)`
     : sql`AND (${t}, ${i}) < (${k.at}::text::timestamptz, ${k.id}::uuid)`;
 }
 
 /** ORDER BY direction as the index has it: the catalog's and jobs_live's are DESC NULLS LAST, the finished indexes plain DESC. */
 const dir = (sql: Db, k: Keyset, nullsLast: boolean): Fragment =>
-  k.before ? (nullsLast ? sql`ASC NULLS FIRST` : sql`ASC`) : nullsLast ? sql`DESC NULLS LAST` : sql`DESC`;
+  k.asc ? (nullsLast ? sql`ASC NULLS FIRST` : sql`ASC`) : nullsLast ? sql`DESC NULLS LAST` : sql`DESC`;
 
 type F = Omit<Partial<JobFilters>, "after" | "before" | "limit">;
 type CatalogFilter = "tenant" | "type" | "queue" | "created" | "params";
@@ -201,10 +208,10 @@ function fromLive(sql: Db, f: F, state: JobState, k: Keyset, limit: number): Fra
   const walk = sql`
     SELECT l.id, l.created_at AS at, l.state, l.type, l.queue FROM jobs_live l
      WHERE ${liveState(sql, state)} ${and(sql, catalogPreds(sql, f, "l", ["tenant", "created"]))} ${beyond(sql, k, sql`l.created_at`, sql`l.id`)}
-     ORDER BY l.state ${k.before ? sql`DESC` : sql`ASC`}, l.created_at ${dir(sql, k, true)}, l.id ${dir(sql, k, true)}
+     ORDER BY l.state ${k.asc ? sql`DESC` : sql`ASC`}, l.created_at ${dir(sql, k, true)}, l.id ${dir(sql, k, true)}
      LIMIT ${num(sql, SCAN_BUDGET)}`;
   const checks = [...catalogPreds(sql, f, "w", ["type", "queue"]), ...catalogProbe(sql, f, sql`w.id`, ["params"]), ...attemptPreds(sql, f, sql`w.id`)];
-  const order = sql`w.state ${k.before ? sql`DESC` : sql`ASC`}, w.at ${dir(sql, k, true)}, w.id ${dir(sql, k, true)}`;
+  const order = sql`w.state ${k.asc ? sql`DESC` : sql`ASC`}, w.at ${dir(sql, k, true)}, w.id ${dir(sql, k, true)}`;
   return budgeted(sql, walk, order, checks, limit);
 }
 
@@ -218,13 +225,13 @@ function fromFinishes(sql: Db, f: F, states: readonly JobState[], k: Keyset, lim
   const bounds = (t: Fragment, i: Fragment) =>
     sql`${f.finishedFrom ? sql`AND ${t} >= ${f.finishedFrom}` : sql``} ${f.finishedTo ? sql`AND ${t} < ${f.finishedTo}` : sql``} ${beyond(sql, k, t, i)}`;
   const checks = [...catalogProbe(sql, f, sql`w.id`, ["type", "queue", "created", "params"]), ...attemptPreds(sql, f, sql`w.id`)];
-  const walkOf = { tenant: f.tenant, bounds, ascending: k.before, limit: checks.length ? SCAN_BUDGET : limit };
+  const walkOf = { tenant: f.tenant, bounds, ascending: k.asc, limit: checks.length ? SCAN_BUDGET : limit };
   const finished = states.filter((s) => TERMINAL.includes(s));
   const union = finished.map((s) => finishesOf(sql, s, walkOf)).reduce((acc, q) => sql`${acc} UNION ALL ${q}`);
   const d = dir(sql, k, false);
   const order = (x: string) =>
     finished.length === 1
-      ? sql`${sql.unsafe(`${x}.state`)} ${k.before ? sql`DESC` : sql`ASC`}, ${sql.unsafe(`${x}.at`)} ${d}, ${sql.unsafe(`${x}.id`)} ${d}`
+      ? sql`${sql.unsafe(`${x}.state`)} ${k.asc ? sql`DESC` : sql`ASC`}, ${sql.unsafe(`${x}.at`)} ${d}, ${sql.unsafe(`${x}.id`)} ${d}`
       : sql`${sql.unsafe(`${x}.at`)} ${d}, ${sql.unsafe(`${x}.id`)} ${d}`;
   const walk = sql`SELECT u.id, u.at, u.state FROM (${union}) u ORDER BY ${order("u")} LIMIT ${num(sql, SCAN_BUDGET)}`;
   return budgeted(sql, walk, order("w"), checks, limit);
@@ -232,8 +239,8 @@ function fromFinishes(sql: Db, f: F, states: readonly JobState[], k: Keyset, lim
 
 /** The All tab under an error class: the jobs with an attempt of that class, by job id (see the table above). */
 function fromErrorClass(sql: Db, f: F, k: Keyset, limit: number): Fragment {
-  const idBound = k.id === null ? sql`` : k.before ? sql`AND a.job_id > ${k.id}::uuid` : sql`AND a.job_id < ${k.id}::uuid`;
-  const o = k.before ? sql`ASC` : sql`DESC`;
+  const idBound = k.id === null ? sql`` : k.asc ? sql`AND a.job_id > ${k.id}::uuid` : sql`AND a.job_id < ${k.id}::uuid`;
+  const o = k.asc ? sql`ASC` : sql`DESC`;
   // `at` is the job's creation (the cursor's time); the walk is by id.
   const walk = sql`
     SELECT p.id, (SELECT c.created_at FROM job_catalog c WHERE c.id = p.id) AS at
@@ -241,9 +248,6 @@ function fromErrorClass(sql: Db, f: F, k: Keyset, limit: number): Fragment {
      ORDER BY p.id ${o}`;
   return budgeted(sql, walk, sql`w.id ${o}`, catalogProbe(sql, f, sql`w.id`, ["tenant", "type", "queue", "created", "params"]), limit);
 }
-
-/** A short id's matches are read up to this many (the list shows them; a longer prefix narrows them). */
-export const ID_PREFIX_MATCHES = 200;
 
 /** How many of a worker's unsuccessful attempts, newest first, its filter reads. */
 export const WORKER_SCAN_CAP = 10_000;
@@ -260,18 +264,12 @@ function fromSet(sql: Db, f: F, order: Order, k: Keyset, limit: number): Fragmen
   let skip: { errorClass?: boolean; worker?: boolean; poison?: boolean };
   if (f.q) {
     const byKey = f.tenant ? sql`(c.tenant_id = ${f.tenant} AND c.idempotency_key = ${f.q})` : sql`c.idempotency_key = ${f.q}`;
-    // A short id (the console prints 8 characters) is a range of job_catalog_pkey: every id starting with it, up to ID_PREFIX_MATCHES.
-    const prefix = idPrefixRange(f.q);
-    // The short id the console prints is the id's end (lib/jobs/short-id.ts): job_catalog_id_tail_idx.
-    const tail = shortIdOf(f.q);
-    const byTail = tail
-      ? sql`UNION (SELECT c.id FROM job_catalog c WHERE right(c.id::text, 8) = ${tail} LIMIT ${num(sql, ID_PREFIX_MATCHES)})`
-      : sql``;
-    set = prefix
-      ? sql`(SELECT c.id FROM job_catalog c WHERE c.id BETWEEN ${prefix.lo}::uuid AND ${prefix.hi}::uuid ORDER BY c.id LIMIT ${num(sql, ID_PREFIX_MATCHES)})
-            ${byTail}
-            UNION SELECT c.id FROM job_catalog c WHERE ${byKey}`
-      : sql`SELECT c.id FROM job_catalog c WHERE ${isUuid(f.q) ? sql`c.id = ${f.q.toLowerCase()}::uuid OR ${byKey}` : byKey}`;
+    // An id, a link to one, or a piece of either end of one (lib/uuid.ts); and always an idempotency key.
+    const id = idQueryOf(f.q);
+    set =
+      id?.kind === "piece"
+        ? sql`${idPieceIds(sql, id)} UNION SELECT c.id FROM job_catalog c WHERE ${byKey}`
+        : sql`SELECT c.id FROM job_catalog c WHERE ${id?.kind === "id" ? sql`c.id = ${id.id}::uuid OR ${byKey}` : byKey}`;
     skip = {};
   } else if (f.operation) {
     set = sql`SELECT i.job_id FROM bulk_operation_items i WHERE i.operation_id = ${f.operation}::uuid`;
@@ -297,8 +295,8 @@ function fromSet(sql: Db, f: F, order: Order, k: Keyset, limit: number): Fragmen
     // beyond the cursor (going to older jobs), completed alone; completing every one of 10,000 matches
     // before the LIMIT cost 1.4 s at 10M jobs (docs/benchmarks.md, "Search by params"). Otherwise its
     // newest PARAMS_SET_CAP (older than the cursor, in created order), completed and checked.
-    const alone = order === "created" && !k.before && !(f.state || f.type || f.queue || f.errorClass || f.finishedFrom || f.finishedTo);
-    const keyed = order === "created" && k.after && k.at !== null && k.id !== null;
+    const alone = order === "created" && !k.asc && !(f.state || f.type || f.queue || f.errorClass || f.finishedFrom || f.finishedTo);
+    const keyed = order === "created" && !k.asc && k.after && k.at !== null && k.id !== null;
     const bAt = keyed ? sql`${k.at}::text::timestamptz` : sql`NULL::timestamptz`;
     const bId = keyed ? sql`${k.id}::uuid` : sql`NULL::uuid`;
     const cap = alone ? limit : PARAMS_SET_CAP;

@@ -36,7 +36,7 @@ export async function listJobs(sql: Db, f: JobFilters): Promise<JobPage> {
   const k = keysetOf(f);
   const source = listSource(sql, f, k, f.limit + 1);
   if (!source) return { jobs: [], next: null, prev: null };
-  const d = k.before ? sql`ASC` : sql`DESC`;
+  const d = k.asc ? sql`ASC` : sql`DESC`;
   const rows = await sql<(JobListRow & { cursorAt: string; ok: boolean; rn: number })[]>`
     WITH p AS MATERIALIZED (${source.sql})
     SELECT p.id, c.tenant_id, c.type, c.queue, c.priority, coalesce(l.state, f.fin_state) AS state,
@@ -69,10 +69,10 @@ export async function listJobs(sql: Db, f: JobFilters): Promise<JobPage> {
   if (k.before) {
     page.reverse();
     prev = more ? cursor(page[0]) : stop;
-    next = cursor(page.at(-1)) ?? stop ?? beside(k, 1);
+    next = cursor(page.at(-1)) ?? stop ?? beside(k, k.oldest ? -1 : 1);
   } else {
     next = more ? cursor(page.at(-1)) : stop;
-    prev = k.after ? (cursor(page[0]) ?? stop ?? beside(k, -1)) : null;
+    prev = k.after ? (cursor(page[0]) ?? stop ?? beside(k, k.oldest ? 1 : -1)) : null;
   }
   const jobs = page.map((r) => {
     const { cursorAt, ok, rn, ...job } = r;
@@ -83,23 +83,28 @@ export async function listJobs(sql: Db, f: JobFilters): Promise<JobPage> {
 }
 
 /**
- * Longest first, or "took longer than": ranked among the filter's newest SCAN_BUDGET jobs — the
- * same walk as the list's (lib/jobs/list-source.ts: the catalog's created indexes, the finished
- * indexes, …), every candidate completed with its finish (finishedJoins: job_attempts_pkey, the
- * job_log partitions after its submit) and its duration taken as finish − submit, or now − submit
- * while it is live. No index orders jobs by duration (a finish's duration needs its submit, on
- * another table, and the hot row takes no new index): the filter bounds the walk, and `ranked` says
- * when the budget cut it (the console asks for a narrower filter then). Keyset-paged on (duration,
- * id), or on the source's own order with only the threshold.
+ * Longest first, or "took longer than": ranked among the filter's newest SCAN_BUDGET jobs (oldest,
+ * when the list is oldest first) — the same walk as the list's (lib/jobs/list-source.ts: the
+ * catalog's created indexes, the finished indexes, …), every candidate completed with its finish
+ * (finishedJoins: job_attempts_pkey, the job_log partitions after its submit). A finished job's
+ * duration is finish − submit; "longest first" ranks finished jobs only, so a job still running
+ * is not compared with finished ones by a time that is still growing — except on a live state's
+ * tab, where every job is live and ranked by its time so far (now − submit), which the console
+ * says. "Took longer than" counts a live job's time so far. No index orders jobs by duration (a
+ * finish's duration needs its submit, on another table, and the hot row takes no new index): the
+ * filter bounds the walk, and `ranked` says when the budget cut it (the console asks for a
+ * narrower filter then). Keyset-paged on (duration, id), or on the source's own order with only
+ * the threshold.
  */
 async function listByDuration(sql: Db, f: JobFilters): Promise<JobPage> {
   const byDuration = f.sort === "duration";
-  const source = listSource(sql, { ...f, sort: byDuration ? "created" : f.sort }, keysetOf({}), SCAN_BUDGET);
+  const source = listSource(sql, { ...f, sort: byDuration ? "created" : f.sort }, keysetOf({ sort: f.sort }), SCAN_BUDGET);
   if (!source) return { jobs: [], next: null, prev: null, ranked: { n: 0, capped: false } };
   const k = keysetOf(f);
   const min = f.longerThan ? durationMs(f.longerThan) : null;
-  const d = k.before ? sql`ASC` : sql`DESC`;
-  const cmp = k.before ? sql`>` : sql`<`;
+  const finishedOnly = byDuration && !(f.state && !isTerminal(f.state));
+  const d = k.asc ? sql`ASC` : sql`DESC`;
+  const cmp = k.asc ? sql`>` : sql`<`;
   const order = byDuration ? sql`dur_us ${d}, id ${d}` : source.order === "id" ? sql`id ${d}` : sql`at ${d}, id ${d}`;
   let beyond = sql``;
   if (k.at !== null && k.id !== null) {
@@ -109,9 +114,8 @@ async function listByDuration(sql: Db, f: JobFilters): Promise<JobPage> {
         ? sql`AND id ${cmp} ${k.id}::uuid`
         : sql`AND (at, id) ${cmp} (${k.at}::text::timestamptz, ${k.id}::uuid)`;
   }
-  const rows = await sql<(JobListRow & { cursorAt: string; durUs: string; n: number; capped: boolean })[]>`
+  const rows = await sql<((JobListRow & { cursorAt: string; durUs: string }) & { n: number; capped: boolean })[]>`
     WITH p AS MATERIALIZED (${source.sql}),
-    stats AS (SELECT count(*) FILTER (WHERE ok)::int AS n, (bool_or(rn = ${num(sql, SCAN_BUDGET)}) OR count(*) FILTER (WHERE ok) >= ${num(sql, SCAN_BUDGET)}) AS capped FROM p),
     d AS (
       SELECT p.id, p.at, c.tenant_id, c.type, c.queue, c.priority, coalesce(l.state, f.fin_state) AS state,
              coalesce(l.attempt, f.fin_attempt) AS attempt, coalesce(l.max_attempts, f.fin_max_attempts) AS max_attempts,
@@ -122,10 +126,14 @@ async function listByDuration(sql: Db, f: JobFilters): Promise<JobPage> {
         JOIN job_catalog c ON c.id = p.id
         LEFT JOIN jobs_live l ON l.id = p.id
         ${finishedJoins(sql)}
-       WHERE p.ok),
+       WHERE p.ok ${finishedOnly ? sql`AND f.fin_at IS NOT NULL` : sql``}),
     pg AS (
       SELECT * FROM d WHERE TRUE ${min !== null ? sql`AND dur_us > ${num(sql, min * 1000)}` : sql``} ${beyond}
-       ORDER BY ${order} LIMIT ${num(sql, f.limit + 1)})
+       ORDER BY ${order} LIMIT ${num(sql, f.limit + 1)}),
+    -- How many were ranked, and whether the walk stopped at its budget: one row even when no job is on the page.
+    stats AS (
+      SELECT (SELECT count(*)::int FROM d) AS n,
+             (SELECT coalesce(bool_or(rn = ${num(sql, SCAN_BUDGET)}) OR count(*) FILTER (WHERE ok) >= ${num(sql, SCAN_BUDGET)}, false) FROM p) AS capped)
     SELECT pg.id, pg.tenant_id, pg.type, pg.queue, pg.priority, pg.state, pg.attempt, pg.max_attempts, pg.state_version,
            pg.created_at, pg.updated_at, pg.finished_at,
            CASE WHEN pg.lease_owner IS NULL THEN r.last_error_class END AS last_error_class,
@@ -133,21 +141,19 @@ async function listByDuration(sql: Db, f: JobFilters): Promise<JobPage> {
            coalesce(r.crashes, 0) AS crashes, pg.dur_us, stats.n, stats.capped,
            CASE WHEN ${byDuration} THEN to_char((timestamptz 'epoch' + pg.dur_us * interval '1 microsecond') AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')
                 ELSE to_char(pg.at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') END AS cursor_at
-      FROM pg CROSS JOIN stats
+      FROM stats LEFT JOIN pg ON true
       LEFT JOIN LATERAL (
         SELECT (array_agg(a.error_class ORDER BY a.attempt DESC))[1] AS last_error_class,
                (array_agg(a.worker_id ORDER BY a.attempt DESC))[1] AS last_worker,
                count(*) FILTER (WHERE a.outcome = 'lease_expired' AND a.error_class IS DISTINCT FROM ${WORKER_LOST_CLASS})::int AS crashes
           FROM job_attempts a WHERE a.job_id = pg.id) r ON true
      ORDER BY ${order}`;
-  const [stats] = rows.length
-    ? [{ n: rows[0]!.n, capped: rows[0]!.capped }]
-    : await sql<{ n: number; capped: boolean }[]>`
-        WITH p AS MATERIALIZED (${source.sql})
-        SELECT count(*) FILTER (WHERE ok)::int AS n, coalesce(bool_or(rn = ${num(sql, SCAN_BUDGET)}) OR count(*) FILTER (WHERE ok) >= ${num(sql, SCAN_BUDGET)}, false) AS capped FROM p`;
+  const stats = rows[0];
+  // The one row of an empty page carries only the stats.
+  const found = rows.filter((r) => r.id !== null);
   const cursor = (r: (typeof rows)[number] | undefined) => (r ? encodeCursor({ at: r.cursorAt, id: r.id }) : null);
-  const more = rows.length > f.limit;
-  const page = rows.slice(0, f.limit);
+  const more = found.length > f.limit;
+  const page = found.slice(0, f.limit);
   if (k.before) page.reverse();
   const first = page[0];
   const last = page.at(-1);

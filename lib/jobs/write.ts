@@ -223,7 +223,8 @@ ${sql.join(
     INSERT INTO jobs_live (id, tenant_id, type, queue, priority, state, attempt, max_attempts, state_version, not_before, params, created_at, updated_at)
     SELECT c.id, c.tenant_id, c.type, c.queue, c.priority, i.to_state, f.attempt,
            CASE i.max_rule WHEN 1 THEN greatest(f.max_attempts, f.attempt + 1) WHEN 2 THEN f.max_attempts + 1 ELSE f.max_attempts END,
-           f.state_version + 1, i.at, c.params, c.created_at, i.at
+           -- A replay with edited params runs with them (the payload job_log keeps); job_catalog stays as submitted.
+           f.state_version + 1, i.at, coalesce(i.payload::jsonb -> 'params', c.params), c.created_at, i.at
       FROM i JOIN job_catalog c ON c.id = i.id CROSS JOIN LATERAL job_last_transition(c.id, c.created_at) f
      WHERE c.id = ANY(${ph("repIds")}::uuid[]) AND i.from_done
        AND f.state = i.exp_state AND f.state_version = i.exp_version

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { checkCron, countTicks, isTimeZone, latestTick, nextTick, upcomingTicks } from "./cron";
+import { checkCron, countTicks, describeCron, isTimeZone, latestTick, nextTick, upcomingTicks } from "./cron";
 
 const at = (iso: string) => new Date(iso);
 
@@ -36,5 +36,24 @@ describe("cron", () => {
     expect(isTimeZone("UTC")).toBe(true);
     expect(isTimeZone("America/Argentina/Buenos_Aires")).toBe(true);
     expect(isTimeZone("'; DROP TABLE schedules")).toBe(false);
+  });
+});
+
+describe("a schedule fires at most once a minute", () => {
+  it("refuses several ticks a minute, saying why and what to write instead", () => {
+    for (const cron of ["* * * * * *", "*/10 * * * * *", "0,30 * * * * *"]) {
+      expect(checkCron(cron, "UTC")).toMatchObject({ ok: false, message: expect.stringMatching(/fires \d+ times a minute .*at most once a minute/) });
+    }
+    expect(checkCron("* * * * * *", "UTC")).toMatchObject({ message: expect.stringContaining("(Every second)") });
+    // One value in the seconds field is a tick a minute at most.
+    expect(checkCron("30 * * * * *", "UTC")).toEqual({ ok: true });
+    expect(checkCron("0 */5 * * * *", "UTC")).toEqual({ ok: true });
+  });
+
+  it("says an expression in words", () => {
+    expect(describeCron("0 2 * * *")).toBe("At 02:00");
+    expect(describeCron("*/5 9-17 * * 1-5")).toBe("Every 5 minutes, between 09:00 and 17:59, Monday through Friday");
+    expect(describeCron("@hourly")).toBe("Every hour");
+    expect(describeCron("not cron")).toBeNull();
   });
 });

@@ -2,7 +2,7 @@ import type { Db } from "../db/client";
 import { drizzleOn, run } from "../db/drizzle";
 import { schedules as schedulesTable } from "../db/schema-queues";
 import type { JobState } from "../fsm/table";
-import { upcomingTicks } from "./cron";
+import { checkCron, describeCron, upcomingTicks } from "./cron";
 import type { ScheduleRow } from "./schedules";
 
 /** Most schedules the page lists, and runs shown per schedule. */
@@ -12,6 +12,10 @@ export const RUNS_SHOWN = 5;
 export type ScheduleRun = { tickAt: Date; jobId: string; missed: number; enqueuedAt: Date; enqueuedBy: string; state: JobState | null };
 
 export type ScheduleListRow = ScheduleRow & {
+  /** The cron expression in words (cronstrue), or null when it does not read. */
+  description: string | null;
+  /** Why the schedule would not be accepted now (a per-second expression stored before that was refused), or null. */
+  problem: string | null;
   /** The next ticks (none while paused). */
   upcoming: Date[];
   /** The newest runs, newest first, each with its job's state now (null: the job is gone, e.g. to retention). */
@@ -44,7 +48,15 @@ export async function listSchedules(sql: Db, now = new Date()): Promise<Schedule
   }
   return schedules.map((s) => ({
     ...s,
+    description: describeCron(s.cron),
+    problem: problemOf(s),
     upcoming: s.paused ? [] : [s.nextRunAt, ...upcomingTicks(s.cron, s.timeZone, new Date(Math.max(s.nextRunAt.getTime(), now.getTime())), 2)].slice(0, 3),
     runs: (byId.get(s.id) ?? []).sort((a, b) => b.tickAt.getTime() - a.tickAt.getTime()),
   }));
+}
+
+/** What checkCron says of a stored expression today (one accepted before its rules tightened). */
+function problemOf(s: ScheduleRow): string | null {
+  const c = checkCron(s.cron, s.timeZone);
+  return c.ok ? null : c.message;
 }

@@ -4,6 +4,9 @@ import { getTableColumns } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { schedules } from "../db/schema-queues";
 import { isJobType, JOB_TYPES, maySubmit, type JobParams, type JobType } from "../jobs/job-types";
+import { enqueue, EnqueueError } from "../jobs/enqueue";
+import { uuidv7 } from "../jobs/ids";
+import type { Actor } from "../jobs/types";
 import { checkCron, nextTick } from "./cron";
 
 /**
@@ -46,7 +49,7 @@ export type ValidSchedule = { name: string; cron: string; timeZone: string; type
 
 export class ScheduleError extends Error {
   constructor(
-    readonly code: "invalid_input" | "unknown_tenant" | "name_taken" | "not_found",
+    readonly code: "invalid_input" | "unknown_tenant" | "name_taken" | "not_found" | "conflict" | "declared_in_code",
     message: string,
     readonly field?: string,
   ) {
@@ -110,6 +113,93 @@ export async function createSchedule(db: Db, raw: unknown, by: ScheduleAuthor, n
     if (isUnknownTenant(e)) throw new ScheduleError("unknown_tenant", `unknown tenant ${JSON.stringify(s.tenantId)}`, "tenantId");
     throw e;
   }
+}
+
+/** What an edit may change: everything but the name (a schedule's identity in code, links and runs). */
+export const ScheduleEdit = ScheduleInput.omit({ name: true });
+
+/** Refuse a change to a schedule declared in code: the next worker start would put the declaration back. */
+function assertConsoleOwned(s: ScheduleRow, what: string): void {
+  if (s.source === "code") {
+    throw new ScheduleError("declared_in_code", `${s.name} is declared in code beside a worker's handlers: ${what} it there (the next worker start would undo a change made here). It can be paused, resumed or run now here`);
+  }
+}
+
+/** The schedule `id`, locked for a change, if it is still as the person saw it (its `updated_at`). */
+async function lockedAsSeen(db: Db, id: string, seen: Date | string): Promise<ScheduleRow> {
+  const [current] = await db<ScheduleRow[]>`SELECT ${db.unsafe(SCHEDULE_COLUMNS)} FROM schedules WHERE id = ${id} FOR UPDATE`;
+  if (!current) throw new ScheduleError("not_found", "that schedule does not exist (any more)");
+  if (current.updatedAt.getTime() !== new Date(seen).getTime()) {
+    throw new ScheduleError("conflict", `${current.name} was changed by ${current.updatedBy} since you opened it: reload it and try again`);
+  }
+  return current;
+}
+
+/**
+ * Edit a console schedule, guarded by the `updated_at` the person saw (a change in between is
+ * refused, not overwritten). Checked as at create. A new cron expression or time zone starts
+ * again at its first tick after `now`; otherwise the next tick stays.
+ */
+export async function updateSchedule(db: Db, id: string, seen: Date | string, raw: unknown, by: ScheduleAuthor, now = new Date()): Promise<ScheduleRow> {
+  const current = await lockedAsSeen(db, id, seen);
+  assertConsoleOwned(current, "change");
+  const type = raw && typeof raw === "object" && "type" in raw ? raw.type : undefined;
+  if (typeof type === "string" && !maySubmit(type, "console")) throw new ScheduleError("invalid_input", `type: ${type} is submitted only by Jobscope itself`, "type");
+  const parsed = ScheduleEdit.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const field = issue?.path.join(".") || "input";
+    throw new ScheduleError("invalid_input", `${field}: ${issue?.message ?? "invalid"}`, field);
+  }
+  const s = validateSchedule({ ...parsed.data, name: current.name });
+  const timing = s.cron !== current.cron || s.timeZone !== current.timeZone;
+  const next = timing ? nextTick(s.cron, s.timeZone, now) : current.nextRunAt;
+  try {
+    const [row] = await db<ScheduleRow[]>`
+      UPDATE schedules SET cron = ${s.cron}, time_zone = ${s.timeZone}, type = ${s.type}, params = ${JSON.stringify(s.params)}::text::jsonb,
+             tenant_id = ${s.tenantId}, queue = ${s.queue}, priority = ${s.priority}, next_run_at = ${next},
+             last_error = NULL, last_error_at = NULL, updated_at = now(), updated_by = ${by}
+       WHERE id = ${id}
+      RETURNING ${db.unsafe(SCHEDULE_COLUMNS)}`;
+    return row!;
+  } catch (e) {
+    if (isUnknownTenant(e)) throw new ScheduleError("unknown_tenant", `unknown tenant ${JSON.stringify(s.tenantId)}`, "tenantId");
+    throw e;
+  }
+}
+
+/**
+ * Delete a console schedule and its run records, guarded like an edit. The jobs its ticks
+ * submitted stay (their history is the jobs'; their idempotency keys name the schedule's id).
+ */
+export async function deleteSchedule(db: Db, id: string, seen: Date | string): Promise<ScheduleRow> {
+  const current = await lockedAsSeen(db, id, seen);
+  assertConsoleOwned(current, "delete");
+  await db`DELETE FROM schedule_runs WHERE schedule_id = ${id}`;
+  await db`DELETE FROM schedules WHERE id = ${id}`;
+  return current;
+}
+
+/**
+ * Submit the schedule's job now, once, as `actor` (the person who asked), whatever its next tick or
+ * pause: the tick stays where it was. Recorded as one of its runs, at this moment, by `by`.
+ */
+export async function runScheduleNow(db: Db, id: string, actor: Actor, by: ScheduleAuthor): Promise<{ schedule: ScheduleRow; jobId: string }> {
+  const [s] = await db<ScheduleRow[]>`SELECT ${db.unsafe(SCHEDULE_COLUMNS)} FROM schedules WHERE id = ${id} FOR UPDATE`;
+  if (!s) throw new ScheduleError("not_found", "that schedule does not exist (any more)");
+  if (!maySubmit(s.type, "console")) throw new ScheduleError("invalid_input", `type: ${s.type} is submitted only by Jobscope itself`, "type");
+  let job: { id: string };
+  try {
+    ({ job } = await enqueue(db, { tenantId: s.tenantId, type: s.type, params: s.params, queue: s.queue, priority: s.priority, idempotencyKey: `schedule:${s.id}:now:${uuidv7()}` }, actor));
+  } catch (e) {
+    // The schedule can no longer submit (its type gone, params its type now refuses): said, nothing written.
+    if (e instanceof EnqueueError) throw new ScheduleError("invalid_input", `${e.message}${e.issues.length ? `: ${e.issues.map((i) => `${i.path} ${i.message}`).join("; ")}` : ""}`);
+    throw e;
+  }
+  await db`
+    INSERT INTO schedule_runs (schedule_id, tick_at, tenant_id, job_id, missed, enqueued_by)
+    VALUES (${s.id}, clock_timestamp(), ${s.tenantId}, ${job.id}, 0, ${by})`;
+  return { schedule: s, jobId: job.id };
 }
 
 /**

@@ -4,6 +4,7 @@ import { useState, useTransition } from "react";
 import { eventsFor, eventsFrom, findTransition, isDestructive } from "@/lib/fsm/machine";
 import { TRANSITIONS, type ActorKind, type JobEvent, type JobState } from "@/lib/fsm/table";
 import type { JobRow } from "@/lib/jobs/types";
+import { ReplayDialog } from "@/app/_replay/replay-dialog";
 import { applyJobEventAction } from "./actions";
 import type { JobActionResult } from "./action-result";
 import { ConfirmDialog } from "./confirm-dialog";
@@ -35,6 +36,9 @@ export function JobActions({
   const [isPending, startTransition] = useTransition();
   const [confirming, setConfirming] = useState<Intent | null>(null);
   const [outcome, setOutcome] = useState<Outcome | null>(null);
+  // Replay has one path everywhere (app/_replay): its dry run, its warnings, edited params, its progress.
+  const [replays, setReplays] = useState(0);
+  const [isReplaying, setIsReplaying] = useState(false);
   const events = eventsFor(job.state, actorKind);
 
   const apply = (intent: Intent) => {
@@ -51,6 +55,12 @@ export function JobActions({
     });
   };
   const onClick = (event: JobEvent) => {
+    if (event === "replay") {
+      setOutcome(null);
+      setReplays((n) => n + 1);
+      setIsReplaying(true);
+      return;
+    }
     const intent = { event, state: job.state, version: job.stateVersion };
     if (isDestructive(event)) setConfirming(intent);
     else apply(intent);
@@ -85,6 +95,14 @@ export function JobActions({
       <div role="status" aria-live="polite" aria-label="Action outcome" className="min-h-5 text-sm">
         {isPending ? <span className="text-neutral-600">Applying…</span> : outcome && <OutcomeMessage key={outcome.at} result={outcome.result} />}
       </div>
+      {isReplaying && (
+        <ReplayDialog
+          key={replays}
+          request={{ key: replays, selection: { kind: "ids", ids: [job.id] }, title: "Replay this job" }}
+          onClose={() => setIsReplaying(false)}
+          onApplied={onSettled}
+        />
+      )}
       {confirming && (
         <ConfirmDialog
           title={`${labelOf(confirming.event)} this job?`}

@@ -14,6 +14,7 @@ import type { Audience } from "@/lib/insight/claims";
 import type { ExplainContext } from "@/lib/insight/explain";
 import type { JobDetail } from "@/lib/jobs/queries";
 import { EventLog, Rejections, TenantHistory } from "./event-log";
+import { ParamsCard } from "./params-card";
 import { JobActions } from "./job-actions";
 import { JobHeader } from "./job-header";
 import { RunRecords } from "./run-records";
@@ -92,9 +93,7 @@ export function JobDetailView({ id, initial, renderedAt, actorKind, audience, in
       <TimelineSection detail={detail} now={now} explanation={why.explanation} audience={audience} />
 
       <div className="grid gap-6 lg:grid-cols-2">
-        <Card title="Params" id="params">
-          <JsonViewer value={job.params} label="Params" />
-        </Card>
+        <ParamsCard params={job.params} events={detail.events} />
         <Card title="Result" id="result">
           {result === undefined || result === null ? (
             <p className="text-sm text-neutral-600">

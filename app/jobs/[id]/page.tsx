@@ -1,7 +1,8 @@
 import type { Metadata } from "next";
 import { notFound, redirect } from "next/navigation";
 import { actorOf, requirePage, withViewer, withViewerRead, type Viewer } from "@/lib/auth/viewer";
-import { idPrefixRange, isUuid, shortIdOf } from "@/lib/uuid";
+import { idQueryOf, isUuid } from "@/lib/uuid";
+import { idPieceIds } from "@/lib/jobs/id-lookup";
 import { tenantScopeOf } from "@/lib/auth/permissions";
 import { explainContextFor } from "@/lib/insight/context";
 import { getJobDetail } from "@/lib/jobs/queries";
@@ -42,19 +43,15 @@ export default async function JobPage({ params }: Props) {
   const { id } = await params;
   const viewer = await requirePage("jobs:read", `/jobs/${encodeURIComponent(id)}`);
   // getJobDetail answers null for a malformed id as well as a missing (or invisible) job.
-  // A short id (the id's last 8 hex digits, as the console prints them; or the start of an id)
-  // opens its job when only one id matches, and the list of its matches otherwise (issue 14, item 4).
-  const prefix = isUuid(id) ? null : idPrefixRange(decodeURIComponent(id));
-  if (prefix) {
-    const tail = shortIdOf(decodeURIComponent(id));
-    const matches = await withViewerRead(
-      viewer,
-      (tx) => tx<{ id: string }[]>`
-      (SELECT id FROM job_catalog WHERE id BETWEEN ${prefix.lo}::uuid AND ${prefix.hi}::uuid ORDER BY id LIMIT 2)
-      UNION (SELECT id FROM job_catalog WHERE ${tail !== null} AND right(id::text, 8) = ${tail ?? ""} LIMIT 2)`,
-    );
+  // A piece of an id (its end, as the console prints it, or its start) opens its job when only one
+  // id matches, and the list of its matches otherwise.
+  const asked = safeDecode(id);
+  const q = isUuid(asked) ? null : idQueryOf(asked);
+  if (q?.kind === "id") redirect(`/jobs/${q.id}`);
+  if (q?.kind === "piece") {
+    const matches = await withViewerRead(viewer, (tx) => tx<{ id: string }[]>`SELECT id FROM (${idPieceIds(tx, q, 2)}) m LIMIT 2`);
     if (matches.length === 1) redirect(`/jobs/${matches[0]!.id}`);
-    if (matches.length > 1) redirect(`/jobs?q=${encodeURIComponent(decodeURIComponent(id).trim().toLowerCase())}`);
+    if (matches.length > 1) redirect(`/jobs?q=${encodeURIComponent(asked.trim().toLowerCase())}`);
     notFound();
   }
   const { detail, context, readAt } = await load(viewer, id);
@@ -69,4 +66,13 @@ export default async function JobPage({ params }: Props) {
       initialContext={context}
     />
   );
+}
+
+/** A path segment as typed; one that is not valid percent-encoding as it came. */
+function safeDecode(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
 }

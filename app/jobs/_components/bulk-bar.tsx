@@ -15,10 +15,13 @@ type Props = {
   onSelectFilter: () => void;
   onClear: () => void;
   onAction: (event: BulkEvent) => void;
+  /** The selection holds finished jobs, which an operator may delete (with their history). */
+  canDelete: boolean;
+  onDelete: () => void;
 };
 
 /** What is selected, and the actions some of it could take. */
-export function BulkBar({ count, countIsCapped, isFilter, filterCount, events, onSelectFilter, onClear, onAction }: Props) {
+export function BulkBar({ count, countIsCapped, isFilter, filterCount, events, onSelectFilter, onClear, onAction, canDelete, onDelete }: Props) {
   const figure = `${numbers.format(count)}${countIsCapped ? "+" : ""}`;
   return (
     <section
@@ -48,7 +51,7 @@ export function BulkBar({ count, countIsCapped, isFilter, filterCount, events, o
         </button>
       </div>
       <div role="group" aria-label="Actions on the selection" className="flex flex-wrap items-center gap-2">
-        {events.length === 0 && <span className="text-sky-900">No action applies to the selected jobs.</span>}
+        {events.length === 0 && !canDelete && <span className="text-sky-900">No action applies to the selected jobs.</span>}
         {events.map((event) => (
           <button
             key={event}
@@ -59,6 +62,11 @@ export function BulkBar({ count, countIsCapped, isFilter, filterCount, events, o
             {capitalize(event)}…
           </button>
         ))}
+        {canDelete && (
+          <button type="button" onClick={onDelete} className={`${BUTTON} border-red-300 bg-white text-red-700 hover:bg-red-50`}>
+            Delete finished…
+          </button>
+        )}
       </div>
     </section>
   );

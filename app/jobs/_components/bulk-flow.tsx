@@ -1,11 +1,14 @@
 "use client";
 
-import { useState } from "react";
+import { useRef, useState } from "react";
 import type { BulkEvent } from "@/lib/jobs/bulk";
-import { previewBulkAction, startBulkAction, type BulkPreviewData } from "../actions";
+import { ReplayDialog } from "@/app/_replay/replay-dialog";
+import type { ReplayRequest } from "@/app/_replay/replay-types";
+import { previewBulkAction, startBulkAction, type BulkPreviewData, type GenericBulkEvent } from "../actions";
 import { BulkBar } from "./bulk-bar";
 import { BulkDialog, type DialogState } from "./bulk-dialog";
 import { BulkProgressPanel } from "./bulk-progress";
+import { DeleteDialog, type DeleteTarget } from "./delete-dialog";
 
 /** What the operator picked: ids on this page, or everything matching the filter (its query string, cursor dropped). */
 export type PickedSelection =
@@ -18,16 +21,41 @@ type Props = {
   filterCount: { n: number; capped: boolean } | null;
   onSelectFilter: () => void;
   onClear: () => void;
+  /** The selection holds finished jobs: offer to delete them. */
+  canDelete: boolean;
 };
 
 const FAILED = "Could not reach the server; nothing was changed. Try again.";
 
-/** Selection bar → dry-run dialog → confirmed operation → progress panel. */
-export function BulkFlow({ selection, events, filterCount, onSelectFilter, onClear }: Props) {
+/**
+ * Selection bar → dry-run dialog → confirmed operation → progress panel. A replay takes the one
+ * replay dialog every page uses (app/_replay): its dry run, its warnings, its progress and outcome.
+ */
+export function BulkFlow({ selection, events, filterCount, onSelectFilter, onClear, canDelete }: Props) {
   const [dialog, setDialog] = useState<DialogState>({ phase: "closed" });
   const [operations, setOperations] = useState<string[]>([]);
+  const [replay, setReplay] = useState<ReplayRequest | null>(null);
+  const replays = useRef(0);
+  const [deleting, setDeleting] = useState<{ key: number; target: DeleteTarget } | null>(null);
 
   async function preview(event: BulkEvent) {
+    if (!selection) return;
+    if (event === "replay") {
+      const what = selection.kind === "ids" ? { kind: "ids" as const, ids: selection.ids } : { kind: "filter" as const, search: selection.search };
+      setReplay({
+        key: ++replays.current,
+        selection: what,
+        title:
+          selection.kind === "ids"
+            ? `Replay ${selection.count === 1 ? "the selected job" : `${selection.count} selected jobs`}`
+            : "Replay the jobs matching this filter",
+      });
+      return;
+    }
+    await previewGeneric(event);
+  }
+
+  async function previewGeneric(event: GenericBulkEvent) {
     if (!selection) return;
     setDialog({ phase: "checking", event });
     const input = selection.kind === "ids" ? { ids: selection.ids } : { search: selection.search };
@@ -64,9 +92,18 @@ export function BulkFlow({ selection, events, filterCount, onSelectFilter, onCle
           onSelectFilter={onSelectFilter}
           onClear={onClear}
           onAction={(e) => void preview(e)}
+          canDelete={canDelete}
+          onDelete={() =>
+            setDeleting({
+              key: ++replays.current,
+              target: selection.kind === "ids" ? { kind: "ids", ids: selection.ids } : { kind: "filter", search: selection.search },
+            })
+          }
         />
       )}
       <BulkDialog state={dialog} onClose={() => setDialog({ phase: "closed" })} onConfirm={(p) => void confirm(p)} />
+      {deleting && <DeleteDialog key={deleting.key} target={deleting.target} onClose={() => setDeleting(null)} onDeleted={onClear} />}
+      {replay && <ReplayDialog key={replay.key} request={replay} onClose={() => setReplay(null)} onApplied={() => onClear()} />}
     </>
   );
 }

@@ -6,15 +6,8 @@ import { numbers } from "@/components/numbers";
 import { ProgressBar } from "@/components/progress-bar";
 import { bulkProgressQuery, keys } from "@/lib/client/queries";
 import { capitalize } from "./bulk-bar";
+import { refusalWords } from "./refusals";
 import { ResultLink } from "./result-link";
-
-const KIND_LABELS: Record<string, string> = {
-  conflict: "already moved since the dry run",
-  illegal: "not allowed from its state",
-  drift: "written outside the write path",
-  not_found: "no longer exists",
-  error: "failed to write",
-};
 
 /** A confirmed bulk action: its progress while it runs, then what it did. */
 export function BulkProgressPanel({ operationId, onDismiss }: { operationId: string; onDismiss: () => void }) {
@@ -62,7 +55,7 @@ export function BulkProgressPanel({ operationId, onDismiss }: { operationId: str
           {p.refused.map((r) => (
             <li key={r.kind} className="flex flex-wrap gap-x-2">
               <span className="font-medium tabular-nums">{numbers.format(r.count)}</span>
-              <span>{KIND_LABELS[r.kind] ?? r.kind}</span>
+              <span>{refusalWords(r.kind)}</span>
               <span className="min-w-0 truncate text-neutral-600" title={r.sampleReason}>
                 e.g. {r.sampleReason}
               </span>

@@ -6,7 +6,7 @@ import { FilterSelect, TextField } from "@/components/form-field";
 import { TimeZoneSelect, useTimeZone } from "@/components/time-zone";
 import { fromWallInput, PRESET_LABELS, PRESETS, presetRange, toWallInput, type Preset } from "@/lib/client/tz";
 import { resolveTenant, type TenantOption } from "@/lib/jobs/tenant-pick";
-import type { JobFilters } from "@/lib/jobs/filters";
+import { SORTS, type JobFilters } from "@/lib/jobs/filters";
 import { parseParamsFilter, PARAMS_FILTER_MAX } from "@/lib/jobs/params-filter";
 import { Field, INPUT, PRIMARY, SECONDARY } from "@/components/fields";
 import { jobsHref, refilteredHref } from "./url";
@@ -27,7 +27,6 @@ const DATE_FIELDS = [
 ] as const;
 
 const text = (v: FormDataEntryValue | null) => (typeof v === "string" && v.trim() ? v.trim() : undefined);
-const SORTS = ["created", "finished", "duration"] as const;
 
 /**
  * The filters, as a form whose submit puts them in the URL (and starts again from the newest page).
@@ -39,11 +38,14 @@ export function FilterForm({
   isStaff = true,
   tenants = [],
   types = [],
+  onCleanUp,
 }: {
   filters: JobFilters;
   isStaff?: boolean;
   tenants?: readonly TenantOption[];
   types?: readonly string[];
+  /** Operators: delete the finished jobs of these filters that finished long ago (a dry run first). */
+  onCleanUp?: () => void;
 }) {
   const router = useRouter();
   const form = useRef<HTMLFormElement>(null);
@@ -200,9 +202,10 @@ export function FilterForm({
           </div>
           <Field id="f-sort" label="Sort by">
             <select id="f-sort" name="sort" defaultValue={filters.sort} className={INPUT}>
-              <option value="created">Newest created</option>
+              <option value="created">Newest first</option>
+              <option value="oldest">Oldest first</option>
               <option value="finished">Newest finished (finished jobs only)</option>
-              <option value="duration">Longest first</option>
+              <option value="duration">Longest first (finished jobs; a live tab: time so far)</option>
             </select>
           </Field>
         </div>
@@ -220,6 +223,11 @@ export function FilterForm({
             </label>
           ) : (
             <span className="mr-auto" />
+          )}
+          {onCleanUp && (
+            <button type="button" className={SECONDARY} onClick={onCleanUp}>
+              Clean up finished jobs…
+            </button>
           )}
           <button type="button" className={SECONDARY} onClick={() => router.push(jobsHref({ state: filters.state }))}>
             Clear filters

@@ -1,7 +1,7 @@
 "use client";
 
 import Link from "next/link";
-import { useEffect, useRef } from "react";
+import { useEffect, useRef, type ReactNode } from "react";
 import { JobLink, None } from "@/components/cells";
 import { PoisonBadge } from "@/components/charts/poison-badge";
 import { DataTable, type Column } from "@/components/data-table";
@@ -21,6 +21,8 @@ type Props = {
   selectable: boolean;
   /** Staff see the tenant and the last worker; a tenant member sees neither (they mean nothing to them). */
   isStaff?: boolean;
+  /** Under a lookup by a piece of an id: what of each row's id matched. */
+  match?: (id: string) => ReactNode;
 };
 
 const CHECKBOX = "size-4 rounded border-neutral-300 accent-neutral-900";
@@ -70,7 +72,15 @@ function columns(p: Props, now: number): Column<JobWire>[] {
   };
   return [
     ...(p.selectable ? [select] : []),
-    { header: "Job", cell: (job) => <JobLink id={job.id} /> },
+    {
+      header: "Job",
+      cell: (job) => (
+        <>
+          <JobLink id={job.id} />
+          {p.match?.(job.id)}
+        </>
+      ),
+    },
     {
       header: "State",
       cell: (job) => (

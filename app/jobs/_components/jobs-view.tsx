@@ -1,18 +1,21 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
-import Link from "next/link";
 import { useState } from "react";
 import { liveStatus, QueryLoadError } from "@/components/live-query";
 import { plural } from "@/components/numbers";
 import { isFailingOf, PageHeader, useLive } from "@/components/page-header";
 import { jobsQuery } from "@/lib/client/queries";
 import type { JobsResponse } from "@/lib/client/wire";
-import { STATES, type ActorKind, type JobState } from "@/lib/fsm/table";
-import { paramsProblem, parseJobFilters } from "@/lib/jobs/filters";
+import { STATES, TERMINAL_STATES, type ActorKind, type JobState } from "@/lib/fsm/table";
+import { SECONDARY } from "@/components/fields";
+import Link from "next/link";
+import { DeleteDialog } from "./delete-dialog";
+import { paramsProblem, parseJobFilters, type FilterProblem } from "@/lib/jobs/filters";
 import { BulkFlow, type PickedSelection } from "./bulk-flow";
 import type { TenantOption } from "@/lib/jobs/tenant-pick";
-import { idPrefixRange } from "@/lib/uuid";
+import { idQueryOf } from "@/lib/uuid";
+import { FilterProblems, MatchedId, PhraseEcho } from "./lookup-notes";
 import { FilterForm } from "./filter-form";
 import { useHeldRows } from "./held-rows";
 import { JobsTable } from "./jobs-table";
@@ -36,11 +39,13 @@ type Props = {
   tenants?: readonly TenantOption[];
   /** The job types the server knows (lib/jobs/job-types.ts JOB_TYPES, as the page rendered them). */
   types?: readonly string[];
+  /** What the link asked for that the list could not apply (lib/jobs/filters.ts readJobFilters). */
+  problems?: readonly FilterProblem[];
 };
 type Picked = { search: string; ids: ReadonlySet<string>; everything: boolean };
 
 /** The jobs list: server-rendered first, then polled live under the filters in the URL. */
-export function JobsView({ search, initial, actorKind, isStaff = false, tenants = [], types = [] }: Props) {
+export function JobsView({ search, initial, actorKind, isStaff = false, tenants = [], types = [], problems = [] }: Props) {
   const filters = parseJobFilters(new URLSearchParams(search));
   const badParams = paramsProblem(filters);
   const live = useLive(POLL_MS);
@@ -74,13 +79,15 @@ export function JobsView({ search, initial, actorKind, isStaff = false, tenants 
   } else if (current.ids.size > 0) {
     selection = { kind: "ids", ids: [...current.ids], count: current.ids.size, capped: false };
   }
+  // Finished jobs in the selection (or the filter's counts): an operator may delete them.
+  const canDelete = current.everything
+    ? TERMINAL_STATES.some((s) => filterStates.includes(s) && (counts?.[s].n ?? 0) > 0)
+    : jobs.some((j) => current.ids.has(j.id) && (TERMINAL_STATES as readonly JobState[]).includes(j.state));
+  const [cleaning, setCleaning] = useState(0);
   const allOnPage = jobs.length > 0 && jobs.every((j) => current.ids.has(j.id));
-  const q = filters.q?.trim().toLowerCase() ?? "";
-  const prefix = q && idPrefixRange(q) ? q.replace(/-/g, "") : null;
-  // The short id the console prints is the id's end; a longer query is the start of an id.
-  const startsWith = (id: string) => prefix !== null && (id.replace(/-/g, "").startsWith(prefix) || (prefix.length === 8 && id.endsWith(prefix)));
-  const exact = q && jobs.length === 1 && (jobs[0]?.id === q || startsWith(jobs[0]!.id)) ? jobs[0] : null;
-  const prefixMatches = prefix ? jobs.filter((j) => startsWith(j.id)).length : 0;
+  // A lookup by a piece of an id: each row says which part of its id matched.
+  const lookup = filters.q ? idQueryOf(filters.q) : null;
+  const piece = lookup?.kind === "piece" ? lookup : null;
 
   return (
     <div className="space-y-5">
@@ -88,14 +95,29 @@ export function JobsView({ search, initial, actorKind, isStaff = false, tenants 
         title="Jobs"
         description="Every job, newest first, live. Filters live in the URL: share the link."
         live={liveStatus(live, query, { isFailing })}
-      />
+      >
+        {actorKind === "operator" && (
+          <Link href="/jobs/new" className={SECONDARY}>
+            Submit a job
+          </Link>
+        )}
+      </PageHeader>
 
       <div className="space-y-3 rounded-lg border border-neutral-200 bg-white p-4 shadow-xs">
         <Lookup key={`q-${search}`} filters={filters} tenants={isStaff ? tenants : []} types={types} />
-        <FilterForm key={`f-${search}`} filters={filters} isStaff={isStaff} tenants={tenants} types={types} />
+        <FilterForm
+          key={`f-${search}`}
+          filters={filters}
+          isStaff={isStaff}
+          tenants={tenants}
+          types={types}
+          onCleanUp={actorKind === "operator" ? () => setCleaning((n) => n + 1) : undefined}
+        />
       </div>
       {filters.queue && <QueueBanner queue={filters.queue} pollMs={live.isPaused ? false : POLL_MS} isStaff={isStaff} />}
       {filters.operation && <OperationSummary filters={filters} outcome={data?.operation} />}
+      <FilterProblems problems={problems} filters={filters} />
+      {filters.phrase && <PhraseEcho phrase={filters.phrase} tenants={isStaff ? tenants : []} types={types} />}
       <StateTabs filters={filters} counts={counts} />
       {badParams && (
         <p role="alert" className="rounded-lg border border-red-200 bg-red-50 px-4 py-2.5 text-sm text-red-900">
@@ -109,20 +131,6 @@ export function JobsView({ search, initial, actorKind, isStaff = false, tenants 
         refreshing="Could not refresh the list; showing the last jobs received."
         loading="Could not load the jobs."
       />
-      {exact && (
-        <p className="rounded-lg border border-sky-200 bg-sky-50 px-4 py-2.5 text-sm text-sky-950">
-          {exact.id === q ? "Exact id match:" : `The only job whose id starts with ${q}:`}{" "}
-          <Link href={`/jobs/${exact.id}`} prefetch={false} className="font-mono font-medium text-sky-800 underline underline-offset-2">
-            open job {exact.id}
-          </Link>
-        </p>
-      )}
-
-      {!exact && prefixMatches > 1 && (
-        <p role="note" className="rounded-lg border border-sky-200 bg-sky-50 px-4 py-2.5 text-sm text-sky-950">
-          {prefixMatches} jobs on this page match <span className="font-mono">{q}</span>: pick one below, or type more of the id.
-        </p>
-      )}
       {actorKind && (
         <BulkFlow
           selection={selection}
@@ -130,7 +138,11 @@ export function JobsView({ search, initial, actorKind, isStaff = false, tenants 
           filterCount={allOnPage && !current.everything && filterCount && filterCount.n > jobs.length ? filterCount : null}
           onSelectFilter={() => setPicked({ search, ids: current.ids, everything: true })}
           onClear={() => setIds(new Set())}
+          canDelete={canDelete}
         />
+      )}
+      {cleaning > 0 && (
+        <DeleteDialog key={cleaning} target={{ kind: "clean", filters }} onClose={() => setCleaning(0)} onDeleted={() => setIds(new Set())} />
       )}
 
       <section id="results" tabIndex={-1} aria-label="Results" className="space-y-3 focus:outline-none">
@@ -142,7 +154,7 @@ export function JobsView({ search, initial, actorKind, isStaff = false, tenants 
           </p>
         )}
         {!data && !isFailing && !badParams && <LoadingRows />}
-        {data && jobs.length === 0 && held.waiting === 0 && <EmptyState filtered={search !== ""} />}
+        {data && jobs.length === 0 && held.waiting === 0 && <EmptyState filters={filters} isFiltered={search !== ""} isStaff={isStaff} />}
         {jobs.length > 0 && (
           <JobsTable
             jobs={jobs}
@@ -156,6 +168,7 @@ export function JobsView({ search, initial, actorKind, isStaff = false, tenants 
             onTogglePage={(select) => setIds(select ? new Set(jobs.map((j) => j.id)) : new Set())}
             selectable={actorKind !== null}
             isStaff={isStaff}
+            match={piece ? (id) => <MatchedId id={id} piece={piece} /> : undefined}
           />
         )}
         {data && <Pager filters={filters} prev={data.prev} next={data.next} shown={jobs.length} />}

@@ -7,13 +7,15 @@ import { INPUT, SECONDARY } from "@/components/fields";
 import { useTimeZone } from "@/components/time-zone";
 import { parsePhrase } from "@/lib/jobs/phrase";
 import type { TenantOption } from "@/lib/jobs/tenant-pick";
-import { idPrefixRange, isUuid } from "@/lib/uuid";
+import { idQueryOf } from "@/lib/uuid";
 import { jobsHref, refilteredHref } from "./url";
 
 /**
- * Find one job by id (or its first 8 characters) or idempotency key: a filter like the others, so the
- * result is a shareable link. A phrase such as "acme export yesterday slow" becomes the filters it
- * names (lib/jobs/phrase.ts), longest first: a support person's question in one step.
+ * Find one job by what people paste — its URL, its id, a piece of either end of its id (6 hex
+ * digits or more; the list prints the last 8), or its idempotency key: a filter like the others, so
+ * the result is a shareable link, and one match opens the job (app/jobs/page.tsx). A phrase such as
+ * "slow exports for acme last week" becomes the filters it names (lib/jobs/phrase.ts); the page
+ * echoes how it was read and names the words it ignored.
  */
 export function Lookup({ filters, tenants = [], types = [] }: { filters: JobFilters; tenants?: readonly TenantOption[]; types?: readonly string[] }) {
   const router = useRouter();
@@ -30,23 +32,23 @@ export function Lookup({ filters, tenants = [], types = [] }: { filters: JobFilt
       router.push(refilteredHref(filters, { params: value, q: undefined, state: undefined }));
       return;
     }
-    const phrase =
-      value && !isUuid(value) && !idPrefixRange(value)
-        ? parsePhrase(value, { tenants, types: [...types], now: performance.timeOrigin + e.timeStamp, timeZone })
-        : null;
-    if (phrase) {
-      router.push(jobsHref(phrase));
+    // A pasted link or id is looked up as the id it names, in canonical form.
+    const id = value ? idQueryOf(value) : null;
+    const phrase = value && !id ? parsePhrase(value, { tenants, types: [...types], now: performance.timeOrigin + e.timeStamp, timeZone }) : null;
+    if (phrase && value) {
+      router.push(jobsHref({ ...phrase.filters, phrase: value }));
       return;
     }
+    const lookup = id?.kind === "id" ? id.id : id?.kind === "piece" ? value?.toLowerCase() : value;
     // A lookup searches every state: a job found by id should not hide behind the current tab.
-    router.push(refilteredHref(filters, { q: value, state: value ? undefined : filters.state }));
+    router.push(refilteredHref(filters, { q: lookup, state: value ? undefined : filters.state }));
   }
 
   return (
     <form role="search" aria-label="Find a job" onSubmit={onSubmit} className="flex items-end gap-2">
       <div className="flex min-w-0 flex-1 flex-col gap-1">
         <label htmlFor="f-q" className="text-xs font-medium text-neutral-600">
-          Job id or idempotency key
+          Job link, id, key or phrase
           <span className="ml-2 font-normal text-neutral-600">
             press <kbd className="rounded border border-neutral-300 px-1 font-mono">/</kbd> to jump here
           </span>
@@ -56,8 +58,8 @@ export function Lookup({ filters, tenants = [], types = [] }: { filters: JobFilt
           id="f-q"
           name="q"
           type="search"
-          defaultValue={filters.q ?? ""}
-          placeholder="a job id (8 characters will do), an idempotency key, params.customer_id = 42, or a phrase: acme export yesterday slow"
+          defaultValue={filters.q ?? filters.phrase ?? ""}
+          placeholder="a job link or id (6 characters of either end will do), an idempotency key, params.customer_id = 42, or a phrase: slow exports for acme last week"
           maxLength={200}
           spellCheck={false}
           className={`${INPUT} font-mono`}

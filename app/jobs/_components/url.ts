@@ -10,9 +10,12 @@ export function jobsHref(f: Partial<JobFilters>): string {
   return search ? `/jobs?${search}` : "/jobs";
 }
 
-/** The list under changed filters, back on its first page: a cursor belongs to the filter it came from. */
+/**
+ * The list under changed filters, back on its first page: a cursor belongs to the filter it came
+ * from, and so does the phrase the filters were read from (its echo would no longer be true).
+ */
 export function refilteredHref(f: JobFilters, patch: Partial<JobFilters>): string {
-  return jobsHref({ ...f, ...patch, after: undefined, before: undefined });
+  return jobsHref({ ...f, phrase: undefined, ...patch, after: undefined, before: undefined });
 }
 
 /** The jobs a bulk operation or a replay touched, with what became of them: where every result links. */

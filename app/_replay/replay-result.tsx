@@ -2,14 +2,7 @@ import { numbers, plural } from "@/components/numbers";
 import { ResultLink } from "@/app/jobs/_components/result-link";
 import { ProgressBar } from "@/components/progress-bar";
 import type { BulkProgressWire } from "@/lib/client/wire";
-
-const KIND_WORDS: Record<string, string> = {
-  conflict: "conflict: the job moved after the dry run",
-  illegal: "illegal: replay is not allowed from its state now",
-  drift: "drift: the row changed outside the write path",
-  not_found: "not found",
-  error: "error: the write failed",
-};
+import { refusalWords } from "@/app/jobs/_components/refusals";
 
 /** A running replay's progress, then its result: applied, and refused by kind with one reason each. */
 export function ReplayResult({
@@ -66,7 +59,7 @@ export function ReplayResult({
           {refused.map((r) => (
             <li key={r.kind} className="rounded-md bg-amber-50 px-3 py-2 text-amber-950">
               <span className="font-medium">
-                {plural(r.count, "job")} refused — {KIND_WORDS[r.kind] ?? r.kind}
+                {plural(r.count, "job")} refused — {refusalWords(r.kind)}
               </span>
               {r.sampleReason && <span className="mt-0.5 block text-xs break-words text-amber-900">e.g. {r.sampleReason}</span>}
             </li>

@@ -1,0 +1,137 @@
+import { beforeAll, describe, expect, it, vi } from "vitest";
+import { can, type Permission } from "../auth/permissions";
+import type { Viewer } from "../auth/viewer";
+import { withScope } from "../db/scope";
+import { setupTestDb } from "../db/test-db";
+import { newJob, runJob, worker } from "../jobs/test-helpers";
+import { transition } from "../jobs/transition";
+
+// Submitting a job and deleting finished ones from the console: the actions called as a crafted
+// POST would call them. Only the session is stood in for; the database is real, as the console's
+// role, row-level security on.
+let signedIn: Viewer | null = null;
+vi.mock("@/lib/auth/viewer", async (importOriginal) => ({
+  ...(await importOriginal<typeof import("@/lib/auth/viewer")>()),
+  authorize: async (permission: Permission) => {
+    if (!signedIn) return { ok: false, status: 401, code: "unauthenticated", message: "Sign in to do this.", viewer: null };
+    if (!can(signedIn, permission)) return { ok: false, status: 403, code: "forbidden", message: "Your role may not do this.", viewer: signedIn };
+    return { ok: true, viewer: signedIn };
+  },
+}));
+
+const viewer = (role: Viewer["role"], email: string, tenantId: string | null = null): Viewer => ({ userId: `u-${email}`, email, name: email, role, tenantId, tenantOwner: false });
+const OPERATOR = viewer("operator", "op@jobscope.local");
+const SUPPORT = viewer("support", "support@jobscope.local");
+const TENANT = viewer("tenant", "dana@acme.example", "acme");
+
+const db = setupTestDb({ consolePool: true });
+let submit: typeof import("@/app/jobs/new/actions");
+let remove: typeof import("@/app/jobs/delete-actions");
+beforeAll(async () => {
+  submit = await import("@/app/jobs/new/actions");
+  remove = await import("@/app/jobs/delete-actions");
+});
+
+const lastAudit = async () =>
+  (await db.sql<{ actor: string; action: string; outcome: string; reason: string; jobIds: string[] }[]>`
+    SELECT actor, action, outcome, reason, job_ids FROM audit_log ORDER BY id DESC LIMIT 1`)[0]!;
+const count = async (table: "job_catalog" | "job_attempts" | "job_log", id: string) =>
+  (await db.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM ${db.sql(table)} WHERE ${db.sql(table === "job_catalog" ? "id" : "job_id")} = ${id}`)[0]!.n;
+
+describe("submit a job from the console", () => {
+  it("an operator submits for the tenant they chose, as themselves; audited with the job", async () => {
+    signedIn = OPERATOR;
+    const r = await submit.submitJobAction({ tenantId: "globex", type: "media.render", params: { assetId: "a-1", frames: 24 }, priority: 3 });
+    if (!r.ok) throw new Error(r.error.message);
+    const [job] = await db.sql`SELECT tenant_id, type, queue, priority, params, submitted_by_kind, submitted_by FROM job_catalog WHERE id = ${r.data.id}`;
+    expect(job).toEqual({
+      tenantId: "globex",
+      type: "media.render",
+      queue: "media",
+      priority: 3,
+      params: { assetId: "a-1", frames: 24, resolution: "1080p" },
+      submittedByKind: "operator",
+      submittedBy: OPERATOR.email,
+    });
+    expect(await lastAudit()).toMatchObject({ action: "job.submit", outcome: "applied", reason: expect.stringContaining(r.data.id) });
+  });
+
+  it("names each field's problem, as the API's validation does, and writes nothing", async () => {
+    signedIn = OPERATOR;
+    const before = (await db.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM job_catalog`)[0]!.n;
+    const bad = await submit.submitJobAction({ tenantId: "acme", type: "media.render", params: { assetId: "", frames: 0, resolution: "8k" } });
+    expect(bad.ok).toBe(false);
+    expect(bad.ok ? [] : bad.error.issues?.map((i) => i.path).sort()).toEqual(["params.assetId", "params.frames", "params.resolution"]);
+    expect(await lastAudit()).toMatchObject({ action: "job.submit", outcome: "invalid" });
+    expect(await submit.submitJobAction({ tenantId: "", type: "media.render", params: {} })).toMatchObject({ ok: false, error: { issues: [{ path: "tenantId" }] } });
+    expect(await submit.submitJobAction({ tenantId: "no-such", type: "report.generate", params: { report: "daily_usage", period: "2026-11" } })).toMatchObject({
+      ok: false,
+      error: { issues: [{ path: "tenantId", message: expect.stringContaining("unknown tenant") }] },
+    });
+    expect(await submit.submitJobAction({ tenantId: "acme", type: "report.generate", params: { report: "daily_usage", period: "2026-11" }, priority: 12 })).toMatchObject({
+      ok: false,
+      error: { issues: [{ path: "priority" }] },
+    });
+    // Jobscope's own types are not the console's to submit.
+    expect(await submit.submitJobAction({ tenantId: "acme", type: "jobscope.bulk", params: { operationId: "00000000-0000-0000-0000-000000000000" } })).toMatchObject({
+      ok: false,
+      error: { code: "invalid_input" },
+    });
+    expect((await db.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM job_catalog`)[0]!.n).toBe(before);
+  });
+
+  it("support and tenants may not submit from the console", async () => {
+    for (const who of [SUPPORT, TENANT]) {
+      signedIn = who;
+      expect(await submit.submitJobAction({ tenantId: "acme", type: "report.generate", params: { report: "daily_usage", period: "2026-11" } })).toMatchObject({
+        ok: false,
+        error: { code: "forbidden" },
+      });
+    }
+  });
+});
+
+describe("delete finished jobs under retention's rules", () => {
+  it("a dry run counts the finished jobs and their history, and names the ones that stay; the confirm deletes exactly those, audited", async () => {
+    signedIn = OPERATOR;
+    const live = await newJob(db.sql);
+    const done = await runJob(db.sql, await newJob(db.sql));
+    const finished = await transition(db.sql, { jobId: done.id, event: "finish", actor: worker(), attempt: done.attempt });
+    if (!finished.ok) throw new Error(finished.reason);
+    const dead = await runJob(db.sql, await newJob(db.sql));
+    await transition(db.sql, { jobId: dead.id, event: "abandon", actor: worker(), attempt: dead.attempt, error: { class: "E", message: "x" } });
+
+    const p = await remove.previewDeleteAction({ selection: { ids: [live.id, done.id, dead.id] } });
+    if (!p.ok) throw new Error(p.error.message);
+    expect(p.data).toMatchObject({ ids: expect.arrayContaining([done.id, dead.id]), runs: 2, willSkip: [{ reason: "not finished (queued)", count: 1 }] });
+    expect(p.data.ids).toHaveLength(2);
+    expect(p.data.events).toBeGreaterThan(0);
+
+    // The live job is not deleted even when the confirm names it: the database checks each job again.
+    const r = await remove.deleteFinishedJobsAction({ ids: [live.id, done.id, dead.id], description: "3 selected jobs" });
+    expect(r).toMatchObject({ ok: true, data: { deleted: 2, runs: 2, kept: 1 } });
+    for (const id of [done.id, dead.id]) {
+      expect([await count("job_catalog", id), await count("job_attempts", id), await count("job_log", id)]).toEqual([0, 0, 0]);
+    }
+    expect(await count("job_catalog", live.id)).toBe(1);
+    expect(await lastAudit()).toMatchObject({ actor: OPERATOR.email, action: "jobs.delete", outcome: "applied", jobIds: expect.arrayContaining([done.id, dead.id]) });
+    // Nothing left to delete: said, and audited as refused.
+    expect(await remove.deleteFinishedJobsAction({ ids: [live.id], description: "again" })).toMatchObject({ ok: false, error: { code: "empty" } });
+  });
+
+  it("only staff delete: support and tenants are denied, and a tenant's scope cannot call the delete itself", async () => {
+    const done = await runJob(db.sql, await newJob(db.sql));
+    await transition(db.sql, { jobId: done.id, event: "finish", actor: worker(), attempt: done.attempt });
+    for (const who of [SUPPORT, TENANT]) {
+      signedIn = who;
+      expect(await remove.deleteFinishedJobsAction({ ids: [done.id], description: "x" })).toMatchObject({ ok: false, error: { code: "forbidden" } });
+    }
+    const app = db.connect({ role: "app", max: 1 });
+    await expect(withScope(app, { tenantId: "acme" }, (tx) => tx`SELECT * FROM jobscope_delete_finished(${[done.id]}::uuid[], NULL)`)).rejects.toThrow(
+      /permission denied|only staff/,
+    );
+    // History stays append-only for the console's role itself.
+    await expect(withScope(app, { all: true }, (tx) => tx`DELETE FROM job_catalog WHERE id = ${done.id}`)).rejects.toThrow();
+    expect(await count("job_catalog", done.id)).toBe(1);
+  });
+});
