@@ -1,6 +1,7 @@
 import type { Db } from "@/lib/db/client";
 import type { JobFilters } from "@/lib/jobs/filters";
 import { operationOutcome } from "@/lib/jobs/operation";
+import { liveProgress } from "@/lib/jobs/progress";
 import { countByState, listJobs } from "@/lib/jobs/queries";
 import type { JobsResponse } from "@/lib/client/wire";
 
@@ -14,6 +15,8 @@ export async function loadJobs(sql: Db, filters: JobFilters): Promise<JobsRespon
     // The jobs a bulk operation touched: where they are now, polled with the list.
     filters.operation ? operationOutcome(sql, filters.operation, { tenant: filters.tenant }) : null,
   ]);
+  // The running jobs' progress bars: after the page, from its own live rows.
+  const progress = await liveProgress(sql, page.jobs);
   return {
     jobs: page.jobs.map((j) => ({
       id: j.id,
@@ -29,6 +32,7 @@ export async function loadJobs(sql: Db, filters: JobFilters): Promise<JobsRespon
       leaseLosses: j.leaseLosses,
       createdAt: j.createdAt.toISOString(),
       finishedAt: j.finishedAt?.toISOString() ?? null,
+      progress: progress.get(j.id) ?? null,
     })),
     next: page.next,
     prev: page.prev,

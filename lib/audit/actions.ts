@@ -42,6 +42,8 @@ export const AUDIT_ACTIONS = [
   "schedule.create",
   "schedule.pause",
   "schedule.resume",
+  // A worker process asked to drain (app/workers).
+  "worker.drain",
   // Alert rules (app/alerts, lib/alerts).
   "alert.create",
   "alert.enable",

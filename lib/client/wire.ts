@@ -25,7 +25,10 @@ export type ApiErrorBody = { error: ErrorBody };
 export type CountsResponse = { counts: Record<JobState, number>; capped: JobState[]; total: number; at: string };
 
 /** A row of the jobs list: what load.ts picks from each listed job. */
-export type JobWire = Wire<Omit<JobListRow, "priority" | "updatedAt">>;
+export type JobWire = Wire<Omit<JobListRow, "priority" | "updatedAt">> & {
+  /** A running job's last reported progress (lib/jobs/progress.ts). */
+  progress?: { done: number; total: number } | null;
+};
 
 /** GET /api/jobs, and what the jobs page renders first on the server. */
 export type JobsResponse = {

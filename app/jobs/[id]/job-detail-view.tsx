@@ -67,6 +67,7 @@ export function JobDetailView({ id, initial, renderedAt, actorKind, audience, in
 
       <JobHeader
         job={job}
+        progress={detail.progress}
         now={now}
         status={
           <div className="flex flex-wrap items-center gap-3">

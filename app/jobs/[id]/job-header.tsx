@@ -1,11 +1,27 @@
 import type { ReactNode } from "react";
 import { RelativeTime, Timestamp } from "@/components/time-zone";
 import { CopyId } from "@/components/copy-id";
+import { JobProgress } from "@/components/job-progress";
 import { StateBadge } from "@/components/state-badge";
+import type { JobProgress as Progress } from "@/lib/jobs/queries";
 import type { JobRow } from "@/lib/jobs/types";
 
 /** Who the job is, where it stands, and (as children) what may be done to it. */
-export function JobHeader({ job, now, status, children }: { job: JobRow; now: number; status: ReactNode; children: ReactNode }) {
+export function JobHeader({
+  job,
+  progress,
+  now,
+  status,
+  children,
+}: {
+  job: JobRow;
+  /** The running attempt's reported progress (shown while its handler may be running). */
+  progress: Progress | null;
+  now: number;
+  status: ReactNode;
+  children: ReactNode;
+}) {
+  const shownProgress = progress && progress.attempt === job.attempt && job.leaseOwner !== null ? progress : null;
   const isScheduled = job.notBefore.getTime() > now && (job.state === "queued" || job.state === "retry_wait");
   return (
     <section aria-labelledby="job-heading" className="rounded-lg border border-neutral-200 bg-white shadow-xs">
@@ -24,6 +40,12 @@ export function JobHeader({ job, now, status, children }: { job: JobRow; now: nu
             {job.id}
             <CopyId id={job.id} />
           </p>
+          {shownProgress && (
+            <div className="flex items-center gap-2 pt-1 text-xs text-neutral-600">
+              <span>Attempt {shownProgress.attempt}:</span>
+              <JobProgress done={shownProgress.done} total={shownProgress.total} />
+            </div>
+          )}
         </div>
         {status}
       </div>

@@ -24,7 +24,7 @@ export async function generateMetadata({ params }: Props): Promise<Metadata> {
 async function load(viewer: Viewer, id: string) {
   const [detail, context] = await Promise.all([
     withViewer(viewer, async (tx) => {
-      const d = await getJobDetail(tx, id);
+      const d = await getJobDetail(tx, id, { stacks: !tenantScopeOf(viewer) });
       return d && tenantScopeOf(viewer) ? redactForTenant(d) : d;
     }),
     slownessContextFor(viewer, id).catch((err: unknown) => {
