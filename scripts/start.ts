@@ -11,6 +11,7 @@ import { parseArgs } from "node:util";
 import { connect } from "../lib/db/client";
 import { advertiseUrl, DEFAULT_DATA_DIR, ensureDatabase, startEmbeddedPostgres, writePrivateFile } from "../lib/db/embedded";
 import { migrateDatabase } from "../lib/db/migrate";
+import { catchUpMetrics } from "../lib/metrics/rollup";
 import { ensureBuiltinTenant } from "../lib/jobs/bulk";
 import { provisionRoles } from "../lib/db/roles";
 import { seedDemo } from "../lib/demo/seed";
@@ -108,6 +109,8 @@ async function main() {
     const t0 = Date.now();
     const { slowExportId } = await seedDemo(sql, { jobs: Number(args["demo-jobs"]), log: say });
     say(`seeded in ${((Date.now() - t0) / 1000).toFixed(1)} s; the slow export is job ${slowExportId}`);
+    // The seed's back-dated day in the per-type history charts: the metrics roll-up starts from it.
+    await catchUpMetrics(sql, new Date(t0 - 26 * 3_600_000));
   }
   // The tenant of the built-in jobs (bulk actions), before anyone can count the tenants.
   await ensureBuiltinTenant(sql);

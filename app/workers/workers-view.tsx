@@ -26,6 +26,8 @@ import { drainWorkerAction } from "./actions";
 const POLL_MS = 3_000;
 /** A worker that crashed or stopped longer ago than this is "long gone": hidden unless asked for. */
 const GONE_AFTER_MS = 15 * 60_000;
+/** Workers beat every second: a live one this late may be gone (it is called crashed after SILENT_AFTER_MS). */
+const LATE_AFTER_MS = 5_000;
 
 const STATUS_STYLE: Record<WorkerStatus, { dot: string; text: string; label: string }> = {
   live: { dot: "bg-emerald-500", text: "text-emerald-800", label: "live" },
@@ -57,6 +59,9 @@ function StatusCell({ w, now }: { w: Worker; now: number }) {
           <>
             last heartbeat <TimeAgo at={new Date(w.lastSeenAt)} now={now} />, never said it stopped
           </>
+        )}
+        {isRunning(w) && now - Date.parse(w.lastSeenAt) > LATE_AFTER_MS && (
+          <span className="block font-medium text-amber-800">no heartbeat for {formatDuration(now - Date.parse(w.lastSeenAt))}</span>
         )}
         {w.status === "draining" && (
           <>

@@ -1,6 +1,7 @@
 // What the console's GET route handlers answer, as JSON carries it. The route
 // handlers type their bodies with these, and the browser reads them with
 // lib/client/queries.ts: one definition for both ends of each wire.
+import type { HistoryRange, TypeHistoryPoint } from "@/lib/metrics/history";
 import type { JobState } from "@/lib/fsm/table";
 import type { BulkProgress } from "@/lib/jobs/bulk";
 import type { DeadGroup, DeadJob } from "@/lib/jobs/dead";
@@ -91,3 +92,6 @@ export type QueueStatusResponse = Wire<QueueStatus> & { at: string };
 
 /** GET /api/schedules: every schedule with its next and last runs (lib/schedules/list.ts). */
 export type SchedulesResponse = { schedules: Wire<ScheduleListRow>[]; at: string };
+
+/** GET /api/types/[type]?range=…: one job type's history charts (lib/metrics/history.ts). */
+export type TypeHistoryResponse = { type: string; range: HistoryRange; points: TypeHistoryPoint[]; at: string };

@@ -1,3 +1,4 @@
+import Link from "next/link";
 import type { ReactNode } from "react";
 import { RelativeTime, Timestamp } from "@/components/time-zone";
 import { CopyId } from "@/components/copy-id";
@@ -10,6 +11,7 @@ import type { JobRow } from "@/lib/jobs/types";
 export function JobHeader({
   job,
   progress,
+  typeHistoryHref,
   now,
   status,
   children,
@@ -17,6 +19,8 @@ export function JobHeader({
   job: JobRow;
   /** The running attempt's reported progress (shown while its handler may be running). */
   progress: Progress | null;
+  /** Staff: the link to this job type's history charts. */
+  typeHistoryHref?: string;
   now: number;
   status: ReactNode;
   children: ReactNode;
@@ -35,6 +39,11 @@ export function JobHeader({
             <span role="status" aria-label={`State: ${job.state}`}>
               <StateBadge state={job.state} />
             </span>
+            {typeHistoryHref && (
+              <Link href={typeHistoryHref} prefetch={false} className="text-xs font-medium text-sky-700 hover:underline">
+                {job.type} over days →
+              </Link>
+            )}
           </div>
           <p className="flex items-center gap-1 font-mono text-xs break-all text-neutral-600">
             {job.id}

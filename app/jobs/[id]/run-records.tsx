@@ -83,8 +83,9 @@ function StackTrace({ stack, attempt }: { stack: string; attempt: number }) {
       <summary className="cursor-pointer font-medium text-blue-700 underline" aria-label={`Stack trace of attempt ${attempt}`}>
         Stack trace ({frames} {frames === 1 ? "frame" : "frames"})
       </summary>
-      <pre className="mt-1 max-h-72 overflow-auto rounded-md border border-neutral-200 bg-neutral-50 p-2 font-mono text-[11px] leading-snug whitespace-pre text-neutral-800">
-        {stack}
+      {/* Wrapped within the column, each frame a line; V8's indentation before "at" dropped. */}
+      <pre className="mt-1 max-h-72 overflow-y-auto rounded-md border border-neutral-200 bg-neutral-50 p-2 font-mono text-[11px] leading-snug break-all whitespace-pre-wrap text-neutral-800">
+        {stack.replace(/^\s+at /gm, "at ")}
       </pre>
     </details>
   );
