@@ -87,7 +87,7 @@ function portFree(port: number, host: string): Promise<boolean> {
 }
 
 let stopDatabase = async () => {};
-let shutdown = async (code: number): Promise<void> => {
+let shutdown: (code: number, why?: string) => Promise<void> = async (code) => {
   await stopDatabase();
   process.exit(code);
 };
@@ -131,10 +131,10 @@ async function main() {
   keep("supervisor", ["--import", "tsx", "scripts/supervisor.ts"], { ...env, JOBSCOPE_SUPERVISOR_ID: "sup-local" });
   const stopTraffic = args["no-traffic"] ? () => {} : startTraffic(sql, { log: say });
 
-  shutdown = async (code: number) => {
+  shutdown = async (code: number, why = "stopping") => {
     if (stopping) return;
     stopping = true;
-    say("stopping: draining workers…");
+    say(`${why}: draining workers…`);
     stopTraffic();
     await Promise.all(children.map((c) => c.stop("SIGTERM", 40_000)));
     await sql.end({ timeout: 5 });
@@ -143,8 +143,8 @@ async function main() {
     say("stopped");
     process.exit(code);
   };
-  process.on("SIGINT", () => void shutdown(0));
-  process.on("SIGTERM", () => void shutdown(0));
+  process.on("SIGINT", () => void shutdown(0, "SIGINT"));
+  process.on("SIGTERM", () => void shutdown(0, "SIGTERM"));
   say(`demo logins (password "${DEMO_PASSWORD}"):\n    ${logins.join("\n    ")}`);
   say(`Jobscope is running at http://${args.host === "0.0.0.0" ? "localhost" : args.host}:${args.port}  (Ctrl-C stops it)`);
 }

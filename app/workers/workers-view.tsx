@@ -20,12 +20,12 @@ import type { WorkerStatus } from "@/lib/insight/queries";
 import { SILENT_AFTER_MS } from "@/lib/insight/windows";
 import { formatDuration } from "@/lib/jobs/timeline";
 import { ConfirmDialog } from "../jobs/[id]/confirm-dialog";
-import { RowFailure, useOperate } from "../_operate/use-operate";
+import { ResultNote, useOperate } from "../_operate/use-operate";
 import { drainWorkerAction } from "./actions";
 
 const POLL_MS = 3_000;
 /** A worker that crashed or stopped longer ago than this is "long gone": hidden unless asked for. */
-const GONE_AFTER_MS = 15 * 60_000;
+const GONE_AFTER_MS = 5 * 60_000;
 /** Workers beat every second: a live one this late may be gone (it is called crashed after SILENT_AFTER_MS). */
 const LATE_AFTER_MS = 5_000;
 
@@ -60,8 +60,9 @@ function StatusCell({ w, now }: { w: Worker; now: number }) {
             last heartbeat <TimeAgo at={new Date(w.lastSeenAt)} now={now} />, never said it stopped
           </>
         )}
-        {isRunning(w) && now - Date.parse(w.lastSeenAt) > LATE_AFTER_MS && (
-          <span className="block font-medium text-amber-800">no heartbeat for {formatDuration(now - Date.parse(w.lastSeenAt))}</span>
+        {/* As of the answer (its server's clock), not of now: an answer that is late itself does not make every worker late. */}
+        {isRunning(w) && w.heartbeatAgeMs > LATE_AFTER_MS && (
+          <span className="block font-medium text-amber-800">no heartbeat for {formatDuration(w.heartbeatAgeMs)}</span>
         )}
         {w.status === "draining" && (
           <>
@@ -78,7 +79,9 @@ function StatusCell({ w, now }: { w: Worker; now: number }) {
   );
 }
 
-function columns(now: number, canOperate: boolean): Column<Worker>[] {
+type Drain = { pending: boolean; onDrain: (id: string) => void } | null;
+
+function columns(now: number, drain: Drain): Column<Worker>[] {
   return [
     {
       header: "Worker",
@@ -122,21 +125,27 @@ function columns(now: number, canOperate: boolean): Column<Worker>[] {
       className: "tabular-nums",
       cell: (w) => <span className={w.reclaimed > 0 ? "font-semibold text-orange-800" : ""}>{numbers.format(w.reclaimed)}</span>,
     },
-    ...(canOperate ? [{ header: "Actions", hideHeader: true, cell: (w: Worker) => (w.status === "live" ? <DrainButton worker={w} /> : null) }] : []),
+    ...(drain
+      ? [
+          {
+            header: "Actions",
+            hideHeader: true,
+            cell: (w: Worker) => (w.status === "live" ? <DrainButton worker={w} pending={drain.pending} onDrain={drain.onDrain} /> : null),
+          },
+        ]
+      : []),
   ];
 }
 
 /** Ask a live worker process to drain, after saying what that does. */
-function DrainButton({ worker }: { worker: Worker }) {
-  const op = useOperate(drainWorkerAction, keys.insight.workers());
+function DrainButton({ worker, pending, onDrain }: { worker: Worker; pending: boolean; onDrain: (id: string) => void }) {
   const [isAsking, setIsAsking] = useState(false);
   const held = worker.current.length;
   return (
-    <div className="flex flex-col items-end gap-1">
-      <button type="button" className={SECONDARY} disabled={op.pending} aria-label={`Drain worker ${worker.id}`} onClick={() => setIsAsking(true)}>
-        {op.pending ? "Asking…" : "Drain"}
+    <>
+      <button type="button" className={SECONDARY} disabled={pending} aria-label={`Drain worker ${worker.id}`} onClick={() => setIsAsking(true)}>
+        {pending ? "Asking…" : "Drain"}
       </button>
-      <RowFailure result={op.result} />
       {isAsking && (
         <ConfirmDialog
           title={`Drain worker ${worker.id}?`}
@@ -144,12 +153,12 @@ function DrainButton({ worker }: { worker: Worker }) {
           confirmLabel="Drain it"
           onConfirm={() => {
             setIsAsking(false);
-            op.run({ id: worker.id });
+            onDrain(worker.id);
           }}
           onClose={() => setIsAsking(false)}
         />
       )}
-    </div>
+    </>
   );
 }
 
@@ -191,6 +200,9 @@ export function WorkersView({ initial, renderedAt, canOperate }: { initial: Work
   for (const w of recent) counts[w.status]++;
   const shown = recent.filter((w) => show === "all" || w.status === show).sort(byStatus);
   const window = showGone ? "in the last day" : `now or in the last ${GONE_AFTER_MS / 60_000} minutes`;
+  // One drain at a time; its answer stays above the list (the row itself changes as the worker drains).
+  const op = useOperate(drainWorkerAction, keys.insight.workers());
+  const drain: Drain = canOperate ? { pending: op.pending, onDrain: (id) => op.run({ id }) } : null;
 
   return (
     <div className="space-y-6">
@@ -204,6 +216,7 @@ export function WorkersView({ initial, renderedAt, canOperate }: { initial: Work
         refreshing="Could not refresh the workers; showing the last list received."
         loading="Could not load the workers."
       />
+      <ResultNote result={op.result} />
       {data && all.length === 0 && <Empty>No worker has registered in the last day. Start one with npm run worker.</Empty>}
       {data && all.length > 0 && (
         <>
@@ -251,7 +264,7 @@ export function WorkersView({ initial, renderedAt, canOperate }: { initial: Work
                   rowKey={(w) => w.id}
                   rowLabel={(w) => `worker ${w.id}: ${w.status}`}
                   rowClassName={(w) => (w.status === "crashed" ? "bg-red-50/60" : undefined)}
-                  columns={columns(now, canOperate)}
+                  columns={columns(now, drain)}
                 />
               </section>
             ))
