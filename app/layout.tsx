@@ -30,7 +30,6 @@ const NAV: { href: string; label: string; permission: Permission }[] = [
   { href: "/dead", label: "Dead jobs", permission: "insight:read" },
   { href: "/queues", label: "Queues", permission: "insight:read" },
   { href: "/schedules", label: "Schedules", permission: "insight:read" },
-  { href: "/types", label: "Job types", permission: "insight:read" },
   { href: "/workers", label: "Workers", permission: "insight:read" },
   { href: "/rejections", label: "Rejections", permission: "insight:read" },
   { href: "/alerts", label: "Alerts", permission: "alerts:manage" },

@@ -119,7 +119,7 @@ test.describe("overview", () => {
     const type = (await busiest.textContent())!;
     await busiest.click();
     await expect(page.getByRole("heading", { level: 1, name: type })).toBeVisible();
-    await expect(page.getByLabel("Throughput chart").locator("svg.recharts-surface")).toBeVisible();
+    await expect(page.getByRole("region", { name: "Throughput and failure rate" }).getByRole("application")).toBeVisible();
     await expect(page.getByRole("navigation", { name: "Range" }).getByRole("link", { name: "24h" })).toHaveAttribute("aria-current", "page");
     await page.getByRole("navigation", { name: "Range" }).getByRole("link", { name: "7d" }).click();
     await expect(page).toHaveURL(/range=7d/);

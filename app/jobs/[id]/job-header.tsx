@@ -6,6 +6,7 @@ import { JobProgress } from "@/components/job-progress";
 import { StateBadge } from "@/components/state-badge";
 import type { JobProgress as Progress } from "@/lib/jobs/queries";
 import type { JobRow } from "@/lib/jobs/types";
+import { PROGRESS_STATES } from "@/lib/jobs/progress";
 
 /** Who the job is, where it stands, and (as children) what may be done to it. */
 export function JobHeader({
@@ -25,7 +26,8 @@ export function JobHeader({
   status: ReactNode;
   children: ReactNode;
 }) {
-  const shownProgress = progress && progress.attempt === job.attempt && job.leaseOwner !== null ? progress : null;
+  // While the attempt it belongs to may be running (a tenant's copy has no lease owner to go by).
+  const shownProgress = progress && progress.attempt === job.attempt && PROGRESS_STATES.includes(job.state) ? progress : null;
   const isScheduled = job.notBefore.getTime() > now && (job.state === "queued" || job.state === "retry_wait");
   return (
     <section aria-labelledby="job-heading" className="rounded-lg border border-neutral-200 bg-white shadow-xs">
