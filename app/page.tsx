@@ -1,14 +1,42 @@
+import { Suspense } from "react";
 import { redirect } from "next/navigation";
 import { can } from "@/lib/auth/permissions";
-import { requirePage } from "@/lib/auth/viewer";
-import { OverviewView } from "./_overview/overview-view";
+import { requirePage, withViewerRead, type Viewer } from "@/lib/auth/viewer";
+import { OverviewLoading, OverviewView } from "./_overview/overview-view";
+import { readCounts, readOverview } from "./_overview/read";
+import { FIRST_WINDOW } from "./_overview/window";
 
 // Live data: rendered per request, never at build time.
 export const dynamic = "force-dynamic";
 
-/** The overview is cross-tenant insight; a tenant member's start page is their jobs. */
+/**
+ * The overview is cross-tenant insight; a tenant member's start page is their jobs. Who may see it is
+ * decided before anything streams (a redirect or a 404 keeps its status); the counts and the first
+ * window's charts are then read on the server, so they paint with the page, with a skeleton meanwhile.
+ */
 export default async function OverviewPage() {
   const viewer = await requirePage("jobs:read", "/");
   if (!can(viewer, "insight:read")) redirect("/jobs");
-  return <OverviewView />;
+  return (
+    <Suspense fallback={<OverviewLoading />}>
+      <OverviewWithData viewer={viewer} />
+    </Suspense>
+  );
+}
+
+async function OverviewWithData({ viewer }: { viewer: Viewer }) {
+  const { initial, readAt } = await load(viewer);
+  return <OverviewView initial={initial} renderedAt={readAt} />;
+}
+
+/** The counts and the first window's charts, and when they were read. A failed read still renders the page: its polls then say what failed. */
+async function load(viewer: Viewer) {
+  const initial = await withViewerRead(viewer, async (tx) => ({
+    counts: await readCounts(tx, viewer),
+    overview: await readOverview(tx, FIRST_WINDOW),
+  })).catch((err: unknown) => {
+    console.error("overview: the first read failed:", err);
+    return null;
+  });
+  return { initial, readAt: Date.now() };
 }

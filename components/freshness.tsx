@@ -1,34 +1,44 @@
 "use client";
 
+import { freshnessOf } from "@/lib/client/freshness";
 import { useNow } from "./use-now";
 
+const LOOK = {
+  live: { dot: "bg-emerald-500 motion-safe:animate-pulse", label: "Live" },
+  // Polls answer, but later than they should: the dot turns amber and says so.
+  behind: { dot: "bg-amber-500", label: "Live, falling behind" },
+  paused: { dot: "bg-amber-400", label: "Paused" },
+  failing: { dot: "bg-red-500", label: "Not updating" },
+} as const;
+
 /**
- * Live / Paused / Not updating, and how old the data on screen is: the strip at the
- * top of every polled page. `serverNow` is for a page whose server render already has
- * data (see useNow); without it the age appears once the browser's clock ticks.
+ * Live / Live, falling behind / Paused / Not updating, and how old the data on screen is: the strip
+ * at the top of every polled page. `pollMs` (how often it polls) tells when the data is older than
+ * its polls should leave it (lib/client/freshness.ts). `serverNow` is for a page whose server render
+ * already has data (see useNow); without it the age appears once the browser's clock ticks.
  */
 export function Freshness({
   updatedAt,
   isPaused,
   isFailing,
   serverNow,
+  pollMs,
 }: {
   /** When the data on screen arrived (TanStack's `dataUpdatedAt`); null while there is none. */
   updatedAt: number | null;
   isPaused: boolean;
   isFailing: boolean;
   serverNow?: number;
+  pollMs?: number;
 }) {
   const now = useNow({ serverNow });
   // The clock ticks once a second and may lag a response by up to a second: never show a negative age.
   const age = updatedAt === null || now === 0 ? null : Math.max(0, Math.round((now - updatedAt) / 1000));
+  const look = LOOK[freshnessOf({ updatedAt, now, pollMs, isPaused, isFailing })];
   return (
-    <p className="flex items-center gap-2 text-sm text-neutral-600">
-      <span
-        aria-hidden="true"
-        className={`size-2 rounded-full ${isPaused ? "bg-amber-400" : isFailing ? "bg-red-500" : "bg-emerald-500 motion-safe:animate-pulse"}`}
-      />
-      <span className="font-medium text-neutral-700">{isPaused ? "Paused" : isFailing ? "Not updating" : "Live"}</span>
+    <p className="flex items-center gap-2 text-sm text-neutral-600" data-testid="freshness">
+      <span aria-hidden="true" className={`size-2 rounded-full ${look.dot}`} />
+      <span className="font-medium text-neutral-700">{look.label}</span>
       {age !== null && <span className="tabular-nums">Updated {formatAge(age)} ago</span>}
     </p>
   );

@@ -10,11 +10,18 @@ type PolledQuery = { data: unknown; dataUpdatedAt: number; errorUpdatedAt: numbe
  * `isFailing` when it knows more than the query), its pause switch (`useLive`).
  */
 export function liveStatus(
-  live: { isPaused: boolean; toggle: () => void },
+  live: { isPaused: boolean; toggle: () => void; pollMs?: number },
   query: PolledQuery,
   { serverNow, isFailing = isFailingOf(query) }: { serverNow?: number; isFailing?: boolean } = {},
 ): NonNullable<ComponentProps<typeof PageHeader>["live"]> {
-  return { updatedAt: query.data ? query.dataUpdatedAt : null, serverNow, isPaused: live.isPaused, isFailing, onToggle: live.toggle };
+  return {
+    updatedAt: query.data ? query.dataUpdatedAt : null,
+    serverNow,
+    isPaused: live.isPaused,
+    isFailing,
+    onToggle: live.toggle,
+    pollMs: live.pollMs,
+  };
 }
 
 /**

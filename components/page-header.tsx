@@ -11,6 +11,7 @@ export function useLive(pollMs: number) {
   const [isPaused, setIsPaused] = useState(false);
   return {
     isPaused,
+    pollMs,
     toggle: () => setIsPaused((p) => !p),
     poll: { refetchInterval: isPaused ? (false as const) : pollMs, refetchOnWindowFocus: !isPaused },
   };
@@ -22,7 +23,7 @@ export function useLive(pollMs: number) {
  */
 export const isFailingOf = (q: { errorUpdatedAt: number; dataUpdatedAt: number }) => q.errorUpdatedAt > q.dataUpdatedAt;
 
-type Live = { updatedAt: number | null; isPaused: boolean; isFailing: boolean; onToggle: () => void; serverNow?: number };
+type Live = { updatedAt: number | null; isPaused: boolean; isFailing: boolean; onToggle: () => void; serverNow?: number; pollMs?: number };
 
 /** A page's title, what it shows, and for a live page its freshness and pause switch. */
 export function PageHeader({ title, description, live, children }: { title: string; description?: ReactNode; live?: Live; children?: ReactNode }) {
@@ -37,7 +38,13 @@ export function PageHeader({ title, description, live, children }: { title: stri
           {children}
           {live && (
             <>
-              <Freshness updatedAt={live.updatedAt} serverNow={live.serverNow} isPaused={live.isPaused} isFailing={live.isFailing} />
+              <Freshness
+                updatedAt={live.updatedAt}
+                serverNow={live.serverNow}
+                isPaused={live.isPaused}
+                isFailing={live.isFailing}
+                pollMs={live.pollMs}
+              />
               <PauseButton isPaused={live.isPaused} onToggle={live.onToggle} />
             </>
           )}

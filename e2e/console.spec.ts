@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { Page } from "@playwright/test";
 import { SIGNED_OUT, signInAs } from "./auth";
+import { shortId } from "../lib/jobs/short-id";
 import { expect as baseExpect, CONSOLE_PAGES, HELD_QUEUE, jobRow, SPEC_ACTOR, test } from "./fixtures";
 
 // The console's craft (issue 15): a list that holds still, keyboard paths, dialogs that
@@ -118,6 +119,45 @@ test.describe("the console's craft", () => {
     await expect(banner).toHaveCount(0);
   });
 
+  test("an outage shows in the banner within seconds, and a polled page says its polls fall behind", async ({ page }) => {
+    let down = false;
+    await page.route("**/api/integrity/health", (route) =>
+      down
+        ? route.fulfill({ status: 503, json: { ok: false, error: { code: "database_unavailable", message: "The database is not answering." } } })
+        : route.fallback(),
+    );
+    // The workers' poll answers once, then never again (a server that stopped answering in time).
+    let answered = 0;
+    await page.route("**/api/insight/workers", (route) => (answered++ === 0 ? route.fallback() : new Promise<void>(() => {})));
+    await page.goto("/workers");
+    await expect(page.getByTestId("freshness")).toContainText("Live");
+    await expect(page.getByTestId("freshness")).toContainText("falling behind", { timeout: 12_000 });
+
+    down = true;
+    // Within a few seconds (it polled every 15 s before), whatever the page polls.
+    await expect(page.getByTestId("db-status-banner")).toContainText("The database is not answering.", { timeout: 7_000 });
+    await page.unrouteAll({ behavior: "ignoreErrors" });
+  });
+
+  test("a page asked for while the database is unreachable says so, and comes back by itself", async ({ page, db }) => {
+    await page.goto("/workers");
+    await expect(page.getByRole("heading", { level: 1, name: "Workers" })).toBeVisible();
+    // The console's own database role cannot log in: for the console, the database is gone.
+    await db`ALTER ROLE jobscope_app NOLOGIN`;
+    try {
+      await db`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = 'jobscope_app'`;
+      await expect(page.getByTestId("db-status-banner")).toContainText("The database is not answering.");
+      await page.goto("/jobs");
+      await expect(page.getByRole("heading", { level: 1, name: "The database is unreachable" })).toBeVisible();
+      await expect(page.getByRole("alert").filter({ hasText: "It will recover by itself" })).toBeVisible();
+    } finally {
+      await db`ALTER ROLE jobscope_app LOGIN`;
+    }
+    // No click: the page asks every 3 s and renders itself again once the database answers.
+    await expect(page.getByRole("heading", { level: 1, name: "Jobs" })).toBeVisible({ timeout: 20_000 });
+    await expect(page.getByTestId("db-status-banner")).toHaveCount(0);
+  });
+
   test("the overview shows no share of a capped count", async ({ page }) => {
     const at = new Date().toISOString();
     const counts = { queued: 10, claimed: 0, running: 5, paused: 0, cancelling: 0, retry_wait: 0, succeeded: 1000, dead: 20, cancelled: 0 };
@@ -150,6 +190,11 @@ test.describe("the console's craft, per person", () => {
     await page.reload();
     await expect(page.locator("html")).toHaveAttribute("data-theme", "light");
     expect(await background()).toBe(light);
+    // A page that does not exist wears the chosen theme too (it was half the system's).
+    expect((await page.goto("/no-such-page"))?.status()).toBe(404);
+    await expect(page.getByRole("heading", { level: 1, name: "No such page" })).toBeVisible();
+    expect(await background()).toBe(light);
+    await page.goto("/workers");
     await page.getByTestId("signed-in-as").click();
     await page.getByLabel("Theme").selectOption("system");
     await expect.poll(background).toBe(dark);
@@ -180,6 +225,8 @@ test.describe("the console's craft, per person", () => {
     await expect(row).toContainText("report.generate");
     await expect(row).toContainText("queued");
     await expect(row).toContainText("acme");
+    // The id people quote, as the table's Job column prints it.
+    await expect(row).toContainText(shortId(job.id));
     await expect(row).toContainText(/submitted \d+ s ago/);
     await expect(row).toContainText(/so far/);
 

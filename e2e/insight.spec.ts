@@ -84,12 +84,39 @@ test.describe("insight", () => {
     await expectSoon(page.getByRole("heading", { level: 1, name: "Workers" })).toBeVisible();
     // The e2e server runs a worker (scripts/start.ts): it is live.
     await expectSoon(page.getByRole("row", { name: /: live$/ }).first()).toBeVisible();
+    // Support reads; only operators may ask a worker to drain.
+    await expect(page.getByRole("button", { name: /^Drain worker / })).toHaveCount(0);
     await shot(page, "workers");
     await page.goto("/state-machine?window=6h");
     await expectSoon(page.getByRole("img", { name: /^State diagram: \d+ transitions/ })).toBeVisible();
     const claims = await page.getByRole("row", { name: /^queued claim claimed: \d+$/ }).getAttribute("aria-label");
     expect(Number(/(\d+)$/.exec(claims ?? "")?.[1])).toBeGreaterThan(0);
     await shot(page, "state-machine");
+  });
+
+  test("an operator asks a worker to drain: it stops as on SIGTERM (npm start starts another), and the request is audited", async ({ page, db }) => {
+    await signInAs(page, "operator", "/workers");
+    await page.goto("/workers");
+    const drain = page.getByRole("button", { name: /^Drain worker / }).first();
+    await expectSoon(drain).toBeVisible();
+    const id = (await drain.getAttribute("aria-label"))!.replace("Drain worker ", "");
+    await drain.click();
+    const dialog = page.getByRole("dialog", { name: `Drain worker ${id}?` });
+    await expect(dialog.getByRole("button", { name: "Go back" })).toBeFocused();
+    await dialog.getByRole("button", { name: "Drain it" }).click();
+    await expect(page.getByRole("status").filter({ hasText: `Asked worker ${id} to drain` })).toBeVisible();
+    // The worker reads the request with its heartbeat, drains and says it stopped.
+    await expectSoon(page.getByRole("row", { name: `worker ${id}: stopped` })).toContainText("drained at operator@jobscope.local's request");
+    const [row] = await db<
+      { drainRequestedBy: string | null; stoppedAt: Date | null }[]
+    >`SELECT drain_requested_by, stopped_at FROM workers WHERE id = ${id}`;
+    expect(row).toMatchObject({ drainRequestedBy: "operator@jobscope.local", stoppedAt: expect.any(Date) });
+    const [audit] = await db<
+      { actor: string; outcome: string }[]
+    >`SELECT actor, outcome FROM audit_log WHERE action = 'worker.drain' ORDER BY id DESC LIMIT 1`;
+    expect(audit).toMatchObject({ actor: "operator@jobscope.local", outcome: "applied" });
+    // npm start keeps its workers: a fresh one takes the drained one's place.
+    await expectSoon(page.getByRole("row", { name: /: live$/ }).first()).toBeVisible();
   });
 
   test("a drift raises the alarm on every page, and the rejections page lists it", async ({ page, db, submit }) => {

@@ -2,6 +2,7 @@ import type { Page } from "@playwright/test";
 import { heartbeat } from "../lib/jobs/heartbeat";
 import { transition } from "../lib/jobs/transition";
 import { DEMO_USERS } from "../lib/demo/users";
+import { SIGNED_OUT, signInAs } from "./auth";
 import { eventually, expect, HELD_QUEUE, jobRow, SPEC_ACTOR, test } from "./fixtures";
 
 /** The operator the e2e specs are signed in as (e2e/auth.setup.ts). */
@@ -52,6 +53,49 @@ test.describe("job detail", () => {
     await expect(page.locator("img[src=x]")).toHaveCount(0);
     expect(await page.evaluate(() => (window as { __pwned?: number }).__pwned)).toBeUndefined();
     await expect(page.getByRole("group", { name: "Result" })).toContainText('"<b>not bold</b>"');
+  });
+
+  test("a failed attempt's stack is shown to staff (not to its tenant); a running job's progress is a bar, here and in the list", async ({
+    page,
+    db,
+    history,
+    browser,
+  }) => {
+    const queue = `${HELD_QUEUE}-progress-${Date.now()}`;
+    const h = await history(60_000).submit(
+      { tenantId: "acme", type: "export.tenant_data", queue, maxAttempts: 3, params: { dataset: "orders", rows: 10_000 } },
+      SPEC_ACTOR,
+    );
+    await h.run("w-e2e-stack", 500);
+    const stack = `    at postBatch (lib/ledger.ts:41:11)\n    at ${UNTRUSTED}`;
+    await h.step("fail", 1_000, undefined, {
+      error: { class: "LedgerError", message: "the ledger refused", stack },
+      retryAt: new Date(h.at + 3_000),
+    });
+    await h.step("retry", 2_000, { kind: "operator", id: DEV_OPERATOR });
+    await h.run("w-e2e-stack", 500);
+    // The handler reported 4,000 of 10,000 rows: its worker's heartbeat carries it.
+    await heartbeat(db, { workerId: "w-e2e-stack", jobs: [{ id: h.id, attempt: 2, progress: { done: 4_000, total: 10_000 } }] });
+
+    await page.goto(`/jobs/${h.id}`);
+    await expect(page.getByRole("progressbar", { name: "Progress" })).toHaveAttribute("aria-valuetext", "40% · 4,000 of 10,000");
+    await runRow(page, 1).getByText("Stack trace (2 frames)").click();
+    await expect(runRow(page, 1).getByText("at postBatch (lib/ledger.ts:41:11)")).toBeVisible();
+    await expect(page.locator("img[src=x]")).toHaveCount(0);
+    await page.goto(`/jobs?queue=${queue}`);
+    await expect(page.getByRole("table").getByRole("progressbar", { name: "Progress" })).toHaveAttribute("aria-valuetext", "40% · 4,000 of 10,000");
+
+    // Its tenant reads the attempt's error, and no stack: the platform's code is not theirs to read.
+    const tenant = await browser.newContext({ storageState: SIGNED_OUT });
+    const tp = await tenant.newPage();
+    await signInAs(tp, "acme", `/jobs/${h.id}`);
+    await tp.goto(`/jobs/${h.id}`);
+    await expect(runRow(tp, 1)).toContainText("the ledger refused");
+    await expect(tp.getByText(/Stack trace/)).toHaveCount(0);
+    await expect(tp.getByRole("progressbar", { name: "Progress" })).toBeVisible();
+    const api = await tp.request.get(`/api/jobs/${h.id}`);
+    expect(JSON.stringify(await api.json())).not.toContain("postBatch");
+    await tenant.close();
   });
 
   test("cancels a running export: cancelling, then cancelled at the worker's checkpoint", async ({ page, db, submit }) => {

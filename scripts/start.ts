@@ -3,9 +3,10 @@
 // console if needed, then runs the web app, workers, a supervisor and demo
 // traffic until Ctrl-C, which drains the workers and stops everything. With
 // DATABASE_URL or --deployment it is a deployment: no demo data, users or traffic.
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
+import net from "node:net";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { connect } from "../lib/db/client";
@@ -14,7 +15,7 @@ import { migrateDatabase } from "../lib/db/migrate";
 import { provisionRoles } from "../lib/db/roles";
 import { isDemoStart, prepareFirstRun } from "../lib/demo/first-run";
 import { startTraffic } from "../lib/demo/traffic";
-import { runChild } from "../lib/run-child";
+import { keepChild, runChild, type KeptChild } from "../lib/run-child";
 import { buildNeeded } from "./build-needed";
 
 const { values: args } = parseArgs({
@@ -34,13 +35,14 @@ const { values: args } = parseArgs({
 const demo = isDemoStart(process.env, args.deployment);
 const say = (s: string) => console.log(`[jobscope] ${s}`);
 const node = process.execPath;
-const children = new Set<ChildProcess>();
+const children: KeptChild[] = [];
 let stopping = false;
 
 async function database(): Promise<{ url: string; stop: () => Promise<void> }> {
   if (process.env.DATABASE_URL) return { url: process.env.DATABASE_URL, stop: async () => {} };
   say(`starting embedded PostgreSQL (data in ${args.data})`);
-  const server = await startEmbeddedPostgres({ dataDir: args.data, fresh: args.fresh });
+  // Kept alive like the other processes: a server that dies comes back on the same port and data.
+  const server = await startEmbeddedPostgres({ dataDir: args.data, fresh: args.fresh, keepAlive: { say } });
   const url = await ensureDatabase(server.adminUrl, "jobscope");
   return { url, stop: server.stop };
 }
@@ -62,23 +64,30 @@ async function buildIfNeeded() {
   if ((await runChild(node, ["node_modules/next/dist/bin/next", "build"], { env: { ...process.env, NODE_ENV: "production" } })) !== 0) throw new Error("next build failed");
 }
 
-/** Run a child; restart it when it dies unexpectedly (a poison job kills its worker). */
-function keep(name: string, argv: string[], env: NodeJS.ProcessEnv, restart: boolean) {
-  // Its own process group: Ctrl-C reaches only this script, which then stops
-  // the children once each, in order (a second SIGTERM makes a worker skip its drain).
-  const child = spawn(node, argv, { stdio: "inherit", env, detached: true });
-  children.add(child);
-  child.on("exit", (code, signal) => {
-    children.delete(child);
-    if (stopping) return;
-    say(`${name} exited (${signal ?? `code ${code}`})${restart ? ": restarting it" : ""}`);
-    if (restart) setTimeout(() => !stopping && keep(name, argv, env, restart), 1000);
-    else void shutdown(1);
+/**
+ * Run a child and keep it running: whatever ends it — a poison job that kills its worker, a crash of
+ * the web process, a drain an operator asked for — it is started again (lib/run-child.ts, keepChild),
+ * until Ctrl-C. Its own process group: Ctrl-C reaches only this script, which then stops the
+ * children once each, in order (a second SIGTERM makes a worker skip its drain).
+ */
+function keep(name: string, argv: string[], env: NodeJS.ProcessEnv) {
+  children.push(keepChild(name, node, argv, { env, detached: true, log: say }));
+}
+
+/**
+ * The console's port must be free before the web process starts: kept alive, a web process that
+ * cannot listen would be restarted over and over instead of saying so once.
+ */
+function portFree(port: number, host: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = net.createServer();
+    probe.once("error", () => resolve(false));
+    probe.listen(port, host, () => probe.close(() => resolve(true)));
   });
 }
 
 let stopDatabase = async () => {};
-let shutdown = async (code: number): Promise<void> => {
+let shutdown: (code: number, why?: string) => Promise<void> = async (code) => {
   await stopDatabase();
   process.exit(code);
 };
@@ -97,38 +106,35 @@ async function main() {
   // The demo seeds its data and users; a deployment says how to create its first admin (lib/demo/first-run.ts).
   const firstRun = await prepareFirstRun(sql, { demo, demoJobs: Number(args["demo-jobs"]), log: say });
   if (!args.dev) await buildIfNeeded();
+  if (!(await portFree(Number(args.port), args.host))) throw new Error(`port ${args.port} on ${args.host} is in use (another npm start?): stop it, or pick another with --port`);
 
   const env = { ...process.env, DATABASE_URL: roles.worker };
   // scripts/web.ts: Next.js behind the server that decides which forwarding headers to trust.
   const next = ["--import", "tsx", "scripts/web.ts", "--port", args.port, "--host", args.host, ...(args.dev ? ["--dev"] : [])];
   const webEnv = { ...process.env, DATABASE_URL: roles.app, BETTER_AUTH_SECRET: secret, NODE_ENV: (args.dev ? "development" : "production") as "development" | "production" };
-  keep("web", next, webEnv, false);
+  keep("web", next, webEnv);
   for (let i = 1; i <= Number(args.workers); i++) {
     // The demo's schedules come with its traffic (the e2e server runs without either).
     const schedules = args["no-traffic"] || !demo ? [] : ["--demo-schedules"];
-    keep(`worker ${i}`, ["--import", "tsx", "scripts/worker.ts", "--drain-ms", "10000", ...schedules], env, true);
+    keep(`worker ${i}`, ["--import", "tsx", "scripts/worker.ts", "--drain-ms", "10000", ...schedules], env);
   }
-  keep("supervisor", ["--import", "tsx", "scripts/supervisor.ts"], { ...env, JOBSCOPE_SUPERVISOR_ID: "sup-local" }, true);
+  keep("supervisor", ["--import", "tsx", "scripts/supervisor.ts"], { ...env, JOBSCOPE_SUPERVISOR_ID: "sup-local" });
   const stopTraffic = args["no-traffic"] || !demo ? () => {} : startTraffic(sql, { log: say });
 
-  shutdown = async (code: number) => {
+  shutdown = async (code: number, why = "stopping") => {
     if (stopping) return;
     stopping = true;
-    say("stopping: draining workers…");
+    say(`${why}: draining workers…`);
     stopTraffic();
-    const exited = [...children].map((c) => new Promise((r) => c.once("exit", r)));
-    for (const c of children) c.kill("SIGTERM");
-    const timeout = setTimeout(() => [...children].forEach((c) => c.kill("SIGKILL")), 40_000);
-    await Promise.all(exited);
-    clearTimeout(timeout);
+    await Promise.all(children.map((c) => c.stop("SIGTERM", 40_000)));
     await sql.end({ timeout: 5 });
     if (advertise) advertiseUrl(args.data, null);
     await Promise.race([db.stop(), new Promise((r) => setTimeout(r, 15_000))]);
     say("stopped");
     process.exit(code);
   };
-  process.on("SIGINT", () => void shutdown(0));
-  process.on("SIGTERM", () => void shutdown(0));
+  process.on("SIGINT", () => void shutdown(0, "SIGINT"));
+  process.on("SIGTERM", () => void shutdown(0, "SIGTERM"));
   for (const line of firstRun) say(line);
   say(`Jobscope is running at http://${args.host === "0.0.0.0" ? "localhost" : args.host}:${args.port}  (Ctrl-C stops it)`);
 }

@@ -77,6 +77,8 @@ async function main() {
     metricsPort: opts.metricsPort,
     metricsHost: process.env.JOBSCOPE_WORKER_METRICS_HOST || undefined,
     onOutcome: opts.verbose ? (o) => console.log(describe(o)) : undefined,
+    // An operator's drain request (the console's Workers page) ends the process exactly as SIGTERM does.
+    onDrainRequest: (by) => void shutdown(`drain requested by ${by ?? "an operator"}`),
   });
 
   let stopping = false;

@@ -19,13 +19,27 @@ import { overviewQuery } from "@/lib/client/queries";
 import type { OverviewResponse } from "@/lib/client/wire";
 import { LATENCY_SAMPLE, WINDOW_KEYS, WINDOWS, type WindowKey } from "@/lib/insight/windows";
 import { shortId } from "@/lib/jobs/short-id";
+import { MIN_SAMPLE } from "@/lib/metrics/history";
 
 /** Charts refresh less often than the counts: each reads a window of attempts. */
 const CHARTS_POLL_MS = 10_000;
 
-export function InsightPanels({ isPaused, window, onWindow }: { isPaused: boolean; window: WindowKey; onWindow: (w: WindowKey) => void }) {
+export function InsightPanels({
+  isPaused,
+  window,
+  onWindow,
+  initial,
+}: {
+  isPaused: boolean;
+  window: WindowKey;
+  onWindow: (w: WindowKey) => void;
+  /** This window's charts as the server read them with the page. */
+  initial?: { data: OverviewResponse; at: number };
+}) {
   const query = useQuery({
     ...overviewQuery(window),
+    initialData: initial?.data,
+    initialDataUpdatedAt: initial?.at,
     refetchInterval: isPaused ? false : CHARTS_POLL_MS,
     refetchOnWindowFocus: !isPaused,
     // The last window's charts stay while another window loads.
@@ -44,7 +58,11 @@ export function InsightPanels({ isPaused, window, onWindow }: { isPaused: boolea
 
       <QueryLoadError query={query} refreshing="Could not refresh the charts; showing the last ones received." loading="Could not load the charts." />
 
-      <Card title="Throughput and failure rate" id="throughput" aside={`attempts that ended, ${label}, by outcome`}>
+      <Card
+        title="Throughput and failure rate"
+        id="throughput"
+        aside={`attempts that ended, ${label}, by outcome; a failure rate where a step has ${MIN_SAMPLE} or more`}
+      >
         <div aria-label="Throughput chart" aria-busy={!data}>
           {data ? (
             data.series.some((p) => p.succeeded + p.failed + p.leaseExpired + p.other > 0) ? (
@@ -147,7 +165,18 @@ function LatencyCard(props: {
 }) {
   const { id, title, data, label, pick, hue } = props;
   return (
-    <Card title={title} id={id} aside={`p50 and p95 of the newest ${numbers.format(LATENCY_SAMPLE)} attempts, ${label}`}>
+    <Card
+      title={title}
+      id={id}
+      aside={
+        <>
+          p50 and p95 of the newest {numbers.format(LATENCY_SAMPLE)} attempts, {label} ·{" "}
+          <Link href="/types" className="hover:text-neutral-900 hover:underline">
+            each type over days →
+          </Link>
+        </>
+      }
+    >
       <div aria-label={`${title.replace(" by type", "")} chart`}>
         {!data ? (
           <Skeleton h={160} />

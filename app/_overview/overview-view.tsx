@@ -6,19 +6,23 @@ import { liveStatus, QueryLoadError } from "@/components/live-query";
 import { isFailingOf, PageHeader, useLive } from "@/components/page-header";
 import { numbers } from "@/components/numbers";
 import { countsQuery } from "@/lib/client/queries";
-import type { CountsResponse } from "@/lib/client/wire";
+import type { CountsResponse, OverviewResponse } from "@/lib/client/wire";
 import { STATE_STYLES } from "@/components/state-badge";
 import { isTerminal } from "@/lib/fsm/machine";
 import { STATES } from "@/lib/fsm/table";
 import type { WindowKey } from "@/lib/insight/windows";
 import { InsightPanels } from "./insight-panels";
+import { FIRST_WINDOW } from "./window";
 
 const POLL_MS = 2_000;
 
-export function OverviewView() {
+/** The counts and the first window's charts, read with the page on the server (app/page.tsx); null when that failed. */
+type Initial = { counts: CountsResponse; overview: OverviewResponse } | null;
+
+export function OverviewView({ initial, renderedAt }: { initial: Initial; renderedAt: number }) {
   const live = useLive(POLL_MS);
-  const [range, setRange] = useState<WindowKey>("6h");
-  const query = useQuery({ ...countsQuery(), ...live.poll });
+  const [range, setRange] = useState<WindowKey>(FIRST_WINDOW);
+  const query = useQuery({ ...countsQuery(), initialData: initial?.counts, initialDataUpdatedAt: renderedAt, ...live.poll });
   const data = query.data;
   const lastError = useLastError(query.error);
   const isFailing = isFailingOf(query);
@@ -33,7 +37,7 @@ export function OverviewView() {
       <PageHeader
         title="Overview"
         description="Jobs by state, throughput, latency, errors and poison jobs across every queue and tenant."
-        live={liveStatus(live, query)}
+        live={liveStatus(live, query, { serverNow: renderedAt })}
       />
 
       <QueryLoadError
@@ -104,7 +108,12 @@ export function OverviewView() {
         </div>
       )}
 
-      <InsightPanels isPaused={live.isPaused} window={range} onWindow={setRange} />
+      <InsightPanels
+        isPaused={live.isPaused}
+        window={range}
+        onWindow={setRange}
+        initial={initial && range === FIRST_WINDOW ? { data: initial.overview, at: renderedAt } : undefined}
+      />
     </div>
   );
 }
@@ -153,4 +162,22 @@ function percent(n: number, total: number) {
   const p = (n / total) * 100;
   if (p > 0 && p < 1) return "<1%";
   return `${Math.round(p)}%`;
+}
+
+/** While the server reads the counts and charts: the page's frame, so a navigation shows at once. */
+export function OverviewLoading() {
+  return (
+    <div className="space-y-6" aria-busy="true">
+      <PageHeader title="Overview" description="Jobs by state, throughput, latency, errors and poison jobs across every queue and tenant." />
+      <p role="status" className="text-sm text-neutral-600">
+        Loading counts and charts…
+      </p>
+      <div aria-hidden="true" className="h-28 rounded-lg bg-neutral-100 motion-safe:animate-pulse" />
+      <div aria-hidden="true" className="grid grid-cols-2 gap-3 sm:grid-cols-3">
+        {STATES.map((s) => (
+          <div key={s} className="h-24 rounded-lg bg-neutral-100 motion-safe:animate-pulse" />
+        ))}
+      </div>
+    </div>
+  );
 }

@@ -1,6 +1,7 @@
 import type { Db } from "@/lib/db/client";
 import type { JobFilters } from "@/lib/jobs/filters";
 import { operationOutcome } from "@/lib/jobs/operation";
+import { liveProgress } from "@/lib/jobs/progress";
 import { countByState, listJobs } from "@/lib/jobs/queries";
 import { redactListRowForTenant } from "@/lib/jobs/redact";
 import type { JobsResponse } from "@/lib/client/wire";
@@ -19,6 +20,8 @@ export async function loadJobs(sql: Db, filters: JobFilters, forTenant: boolean)
     filters.operation ? operationOutcome(sql, filters.operation, { tenant: filters.tenant }) : null,
   ]);
   const rows = forTenant ? page.jobs.map(redactListRowForTenant) : page.jobs;
+  // The running jobs' progress bars: after the page, from its own live rows.
+  const progress = await liveProgress(sql, page.jobs);
   return {
     jobs: rows.map((j) => ({
       id: j.id,
@@ -34,6 +37,7 @@ export async function loadJobs(sql: Db, filters: JobFilters, forTenant: boolean)
       crashes: j.crashes,
       createdAt: j.createdAt.toISOString(),
       finishedAt: j.finishedAt?.toISOString() ?? null,
+      progress: progress.get(j.id) ?? null,
     })),
     next: page.next,
     prev: page.prev,

@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import { can } from "@/lib/auth/permissions";
 import { requirePage } from "@/lib/auth/viewer";
 import { firstView } from "@/lib/edge/first-view";
 import { listWorkers } from "@/lib/insight/queries";
@@ -12,5 +13,5 @@ export const dynamic = "force-dynamic";
 export default async function WorkersPage() {
   const viewer = await requirePage("insight:read", "/workers");
   const { initial, readAt } = await firstView<WorkersResponse>(viewer, "workers", listWorkers);
-  return <WorkersView initial={initial} renderedAt={readAt} />;
+  return <WorkersView initial={initial} renderedAt={readAt} canOperate={can(viewer, "jobs:operate")} />;
 }

@@ -7,7 +7,11 @@ import { AXIS_TICK, CATEGORY_TICK, TOOLTIP } from "./ink";
 /** Counts per category as horizontal bars, largest first (the caller sorts). */
 export function CountBars({ rows, color, name }: { rows: { label: string; n: number }[]; color: string; name: string }) {
   return (
-    <ResponsiveContainer width="100%" height={Math.max(100, 30 * rows.length + 30)}>
+    <ResponsiveContainer
+      width="100%"
+      height={Math.max(100, 30 * rows.length + 30)}
+      initialDimension={{ width: 520, height: Math.max(100, 30 * rows.length + 30) }}
+    >
       <BarChart data={rows} layout="vertical" margin={{ top: 4, right: 16, bottom: 0, left: 0 }}>
         <CartesianGrid stroke={INK.grid} horizontal={false} />
         <XAxis type="number" allowDecimals={false} tick={AXIS_TICK} />

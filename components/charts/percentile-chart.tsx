@@ -14,7 +14,11 @@ type Row = { label: string; p50: number | null; p95: number | null };
  */
 export function PercentileChart({ rows, color, light }: { rows: Row[]; color: string; light: string }) {
   return (
-    <ResponsiveContainer width="100%" height={Math.max(120, 44 * rows.length + 40)}>
+    <ResponsiveContainer
+      width="100%"
+      height={Math.max(120, 44 * rows.length + 40)}
+      initialDimension={{ width: 520, height: Math.max(120, 44 * rows.length + 40) }}
+    >
       <BarChart data={rows} layout="vertical" margin={{ top: 4, right: 56, bottom: 0, left: 0 }} barGap={1}>
         <CartesianGrid stroke={INK.grid} horizontal={false} />
         <XAxis type="number" tickFormatter={duration} tick={AXIS_TICK} />

@@ -2,6 +2,7 @@
 
 import { Bar, CartesianGrid, ComposedChart, Legend, Line, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import type { ThroughputPoint } from "@/lib/insight/queries";
+import { MIN_SAMPLE } from "@/lib/metrics/history";
 import { INK, TONES } from "@/components/timeline/tones";
 import { useTimeZone } from "@/components/time-zone";
 import { hhmm, hhmmZone, percent } from "./format";
@@ -9,19 +10,33 @@ import { AXIS_TICK, TOOLTIP } from "./ink";
 
 /**
  * Ended attempts per step, stacked by outcome, with the failure rate as a line on its own axis.
- * An hour with no attempt has no rate: the line breaks there instead of drawing a slope across it.
+ * A step with fewer than MIN_SAMPLE attempts has no rate (one failure of one is no 100% spike), nor
+ * does one with none: the line breaks there instead of drawing a slope across it. `tick` and
+ * `label` format a step's time (default: its clock time); `width` is the width drawn on the server,
+ * before the browser measures the page.
  */
-export function ThroughputChart({ points }: { points: ThroughputPoint[] }) {
+export function ThroughputChart({
+  points,
+  tick,
+  label,
+  width = 1100,
+}: {
+  points: ThroughputPoint[];
+  tick?: (iso: string, tz: string) => string;
+  label?: (iso: string, tz: string) => string;
+  width?: number;
+}) {
   const tz = useTimeZone();
+  const data = points.map((p) => (p.succeeded + p.failed + p.leaseExpired + p.other < MIN_SAMPLE ? { ...p, failureRate: null } : p));
   return (
-    <ResponsiveContainer width="100%" height={260}>
-      <ComposedChart data={points} margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
+    <ResponsiveContainer width="100%" height={260} initialDimension={{ width, height: 260 }}>
+      <ComposedChart data={data} margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
         <CartesianGrid stroke={INK.grid} vertical={false} />
-        <XAxis dataKey="t" tickFormatter={(t) => hhmm(String(t), tz)} tick={AXIS_TICK} minTickGap={24} />
+        <XAxis dataKey="t" tickFormatter={(t) => (tick ?? hhmm)(String(t), tz)} tick={AXIS_TICK} minTickGap={24} />
         <YAxis yAxisId="n" allowDecimals={false} tick={AXIS_TICK} width={40} />
         <YAxis yAxisId="rate" orientation="right" domain={[0, 1]} tickFormatter={percent} tick={AXIS_TICK} width={40} />
         <Tooltip
-          labelFormatter={(t) => hhmmZone(String(t), tz)}
+          labelFormatter={(t) => (label ?? hhmmZone)(String(t), tz)}
           formatter={(v, name) => (name === "failure rate" ? percent(v) : v)}
           contentStyle={TOOLTIP}
         />

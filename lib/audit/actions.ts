@@ -48,6 +48,8 @@ export const AUDIT_ACTIONS = [
   "schedule.update",
   "schedule.delete",
   "schedule.run_now",
+  // A worker process asked to drain (app/workers).
+  "worker.drain",
   // Alert rules (app/alerts, lib/alerts).
   "alert.create",
   "alert.enable",

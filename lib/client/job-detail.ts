@@ -43,6 +43,7 @@ const JobDetailSchema: z.ZodType<JobDetail> = z.object({
       outcome: z.enum(RUN_OUTCOMES).nullable(),
       errorClass: z.string().nullable(),
       errorMessage: z.string().nullable(),
+      errorStack: z.string().nullable().optional(),
       result: z.unknown(),
     }),
   ),
@@ -76,6 +77,7 @@ const JobDetailSchema: z.ZodType<JobDetail> = z.object({
       at: date,
     }),
   ),
+  progress: z.object({ attempt: z.number(), done: z.number(), total: z.number() }).nullable(),
 });
 
 /** GET /api/jobs/[id]'s body as the JobDetail the server rendered from, or an HttpError naming where it differs. */

@@ -4,6 +4,7 @@
 import { infiniteQueryOptions, queryOptions } from "@tanstack/react-query";
 import type { ExplainContext } from "@/lib/insight/explain";
 import type { WindowKey } from "@/lib/insight/windows";
+import type { HistoryRange } from "@/lib/metrics/history";
 import type { DeadGroupKey } from "@/lib/jobs/dead";
 import { STATES } from "@/lib/fsm/table";
 import { getJson, HttpError, shaped } from "./get-json";
@@ -21,6 +22,7 @@ import type {
   QueueStatusResponse,
   SchedulesResponse,
   CronPreview,
+  TypeHistoryResponse,
   WorkersResponse,
 } from "./wire";
 
@@ -53,6 +55,7 @@ export const keys = {
     workers: () => [...keys.insight.all, "workers"] as const,
     drift: () => [...keys.insight.all, "drift"] as const,
     slowness: (id: string) => [...keys.insight.all, "slowness", id] as const,
+    typeHistory: (type: string, range: HistoryRange) => [...keys.insight.all, "type-history", type, range] as const,
   },
   queues: {
     all: ["queues"] as const,
@@ -132,6 +135,13 @@ export const overviewQuery = (window: WindowKey) =>
     keys.insight.overview(window),
     `/api/insight/overview?window=${window}`,
     shaped<OverviewResponse>("the charts", { series: "array", latency: "array", at: "string" }),
+  );
+
+export const typeHistoryQuery = (type: string, range: HistoryRange) =>
+  readQuery(
+    keys.insight.typeHistory(type, range),
+    `/api/types/${encodeURIComponent(type)}?range=${range}`,
+    shaped<TypeHistoryResponse>("the type's history", { points: "array", at: "string" }),
   );
 
 export const workersQuery = () =>

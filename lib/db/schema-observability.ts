@@ -23,6 +23,28 @@ export const metricTotals = pgTable(
   (t) => [primaryKey({ name: "metric_totals_pkey", columns: [t.metric, t.queue, t.type, t.label] })],
 );
 
+/**
+ * The same increments per job type and hour (`bucket`, the hour's start), kept 35 days: the per-type
+ * history charts (duration p50/p95 from the run histogram, throughput and failure rate from the
+ * attempts by outcome) read them instead of the history (lib/metrics/history.ts). A pass of the
+ * roll-up never spans two hours, so each of its increments belongs to one bucket.
+ */
+export const metricHistory = pgTable(
+  "metric_history",
+  {
+    type: text("type").notNull(),
+    bucket: tz("bucket").notNull(),
+    metric: text("metric").notNull(),
+    queue: text("queue").notNull().default(""),
+    label: text("label").notNull().default(""),
+    value: doublePrecision("value").notNull().default(0),
+  },
+  (t) => [
+    primaryKey({ name: "metric_history_pkey", columns: [t.type, t.bucket, t.metric, t.queue, t.label] }),
+    index("metric_history_bucket_idx").on(t.bucket),
+  ],
+);
+
 /** How far the roll-up has read each source, moved in one transaction with the totals. */
 export const metricCursors = pgTable("metric_cursors", {
   source: text("source").primaryKey(),

@@ -2,6 +2,7 @@ import { sql, type SQL } from "drizzle-orm";
 import {
   bigint,
   check,
+  doublePrecision,
   foreignKey,
   index,
   integer,
@@ -143,6 +144,14 @@ export const jobsLive = pgTable(
     runVersion: integer("run_version"),
     /** A fair queue's claim order between tenants, given at submit; 0 on queues that are not fair (drizzle/0016). */
     fairTag: bigint("fair_tag", { mode: "number" }).notNull().default(0),
+    /**
+     * The handler's last `ctx.progress(done, total)`, written by the worker's heartbeat (the same HOT
+     * update, at most once a second), never by a transition; it is the current attempt's only while
+     * `progress_attempt = attempt` (a new attempt's claim does not clear it). Null until reported.
+     */
+    progressAttempt: integer("progress_attempt"),
+    progressDone: doublePrecision("progress_done"),
+    progressTotal: doublePrecision("progress_total"),
   },
   (t) => [
     foreignKey({ name: "jobs_live_catalog_fk", columns: [t.id], foreignColumns: [jobCatalog.id] }),
@@ -213,6 +222,8 @@ export const jobAttempts = pgTable(
     retryAt: tz("retry_at"),
     errorClass: text("error_class"),
     errorMessage: text("error_message"),
+    /** The handler's error stack (its frames, and the causes' below), capped like the message (lib/worker/errors.ts). */
+    errorStack: text("error_stack"),
     result: jsonb("result"),
   },
   (t) => [
@@ -305,6 +316,12 @@ export const workers = pgTable(
   /** Attempts the worker finished and failed since it started (it writes them with its heartbeat). */
   succeeded: bigint("succeeded", { mode: "number" }).notNull().default(0),
   failed: bigint("failed", { mode: "number" }).notNull().default(0),
+  /**
+   * An operator asked this worker process to drain (the console's Workers page): it reads this with
+   * its heartbeat and drains as on SIGTERM. Cleared when a worker (re)registers under the id.
+   */
+  drainRequestedAt: tz("drain_requested_at"),
+  drainRequestedBy: text("drain_requested_by"),
   },
   (t) => [index("workers_last_seen_idx").on(keyDesc(t.lastSeenAt))],
 );

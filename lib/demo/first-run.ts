@@ -1,5 +1,6 @@
 import type { Sql } from "../db/client";
 import { ensureBuiltinTenant } from "../jobs/bulk";
+import { catchUpMetrics } from "../metrics/rollup";
 import { BUILTIN_TENANT } from "../jobs/job-types";
 import { seedDemo } from "./seed";
 import { seedDemoUsers } from "./seed-users";
@@ -28,6 +29,8 @@ export async function prepareFirstRun(sql: Sql, opts: { demo: boolean; demoJobs:
       const t0 = Date.now();
       const { slowExportId } = await seedDemo(sql, { jobs: opts.demoJobs, log: opts.log });
       opts.log(`seeded in ${((Date.now() - t0) / 1000).toFixed(1)} s; the slow export is job ${slowExportId}`);
+      // The seed's back-dated day in the per-type history charts: the metrics roll-up starts from it.
+      await catchUpMetrics(sql, new Date(t0 - 26 * 3_600_000));
     }
   }
   // The tenant of the built-in jobs (bulk actions), before anyone can count the tenants.

@@ -7,12 +7,16 @@ import { AppError } from "../result";
 // The route frame with handlers made up here: statuses, bodies and the viewer's scope.
 // Only the session is stood in for; the database is real, as the console's role.
 let signedIn: Viewer | null = null;
+/** The session store (the database) does not answer. */
+let sessionFails = false;
 vi.mock("@/lib/auth/viewer", async (importOriginal) => {
   const real = await importOriginal<typeof import("@/lib/auth/viewer")>();
   return {
     ...real,
-    authorize: async () =>
-      signedIn ? { ok: true, viewer: signedIn } : { ok: false, status: 401, code: "unauthenticated", message: "Sign in to do this.", viewer: null },
+    authorize: async () => {
+      if (sessionFails) throw new Error("Failed to get session: connect ECONNREFUSED");
+      return signedIn ? { ok: true, viewer: signedIn } : { ok: false, status: 401, code: "unauthenticated", message: "Sign in to do this.", viewer: null };
+    },
   };
 });
 
@@ -75,6 +79,18 @@ describe("consoleRoute", () => {
     expect([nul.status, (await nul.json()).error.code]).toEqual([400, "invalid_input"]);
     const param = await probe()(get(), { params: Promise.resolve({ id: "x\u0000" }) } as never);
     expect(param.status).toBe(400);
+  });
+
+  it("answers 503 in the route's words when the session cannot be read (the database is down), not the framework's 500 page", async () => {
+    sessionFails = true;
+    const quiet = vi.spyOn(console, "error").mockImplementation(() => {});
+    try {
+      const res = await tenants(get(), noParams);
+      expect([res.status, await res.json()]).toEqual([503, { error: { code: "internal", message: "Could not load the probe." } }]);
+    } finally {
+      quiet.mockRestore();
+      sessionFails = false;
+    }
   });
 });
 

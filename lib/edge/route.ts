@@ -41,7 +41,15 @@ export function consoleRoute<P = Record<string, never>, I = undefined, T = unkno
   spec: RouteSpec<P, I, T>,
 ): (request: NextRequest, context: { params: Promise<P> }) => Promise<Response> {
   return async (request, context) => {
-    const auth = await authorize(spec.permission);
+    // Who is asking is read from the database too: when it does not answer, the poll is told so
+    // (503, the route's own words) rather than the framework's bare 500 page.
+    let auth;
+    try {
+      auth = await authorize(spec.permission);
+    } catch (err) {
+      console.error(`GET ${request.nextUrl.pathname.slice(0, 120)}: could not read the session:`, err);
+      return errorResponse(503, { code: "internal", message: spec.failed });
+    }
     if (!auth.ok) return denied(auth);
     const viewer = auth.viewer;
     try {

@@ -131,7 +131,7 @@ describe("overview aggregates", () => {
     expect(rows[0]).toMatchObject({ type: "poison.crash", crashes: 2, state: "queued" });
     expect(rows[0]!.workers).toEqual([
       { id: "w-dead-1", attempt: 1, status: "unknown" },
-      { id: "w-dead-2", attempt: 2, status: "silent" },
+      { id: "w-dead-2", attempt: 2, status: "crashed" },
     ]);
   });
 
@@ -162,7 +162,7 @@ describe("overview aggregates", () => {
 });
 
 describe("workers", () => {
-  it("lists live, silent and stopped workers with their own counters, the leases they lost since they started, and the jobs they hold", async () => {
+  it("lists live, crashed and stopped workers with their own counters, the leases they lost since they started, and the jobs they hold", async () => {
     await registerWorker(t.sql, { id: "w-a", queues: ["default", "exports"], concurrency: 4 });
     await registerWorker(t.sql, { id: "w-gone", queues: ["media"], concurrency: 1 });
     await t.sql`UPDATE workers SET stopped_at = now() WHERE id = 'w-gone'`;
@@ -179,7 +179,7 @@ describe("workers", () => {
     // One lease lost (the job lost once); its lost attempts as w-dead-1 and w-dead-2 are theirs.
     expect(a).toMatchObject({ status: "live", finished: 12, failed: 1, reclaimed: 1, reclaimedCapped: false, attempts: 14, queues: ["default", "exports"] });
     expect(a.current.map((j) => [j.id, j.state]).sort()).toEqual([[running.id, "running"], [paused.id, "paused"]].sort());
-    expect(rows.find((w) => w.id === "w-dead-2")).toMatchObject({ status: "silent", reclaimed: 1, current: [] });
+    expect(rows.find((w) => w.id === "w-dead-2")).toMatchObject({ status: "crashed", reclaimed: 1, current: [] });
     expect(rows.find((w) => w.id === "w-gone")).toMatchObject({ status: "stopped", finished: 0, reclaimed: 0 });
     // Live workers first.
     expect(rows[0]!.status).not.toBe("stopped");

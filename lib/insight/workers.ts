@@ -2,11 +2,17 @@ import type { Db } from "../db/client";
 import type { JobState } from "../fsm/table";
 import { SILENT_AFTER_MS } from "./windows";
 
-export type WorkerStatus = "live" | "silent" | "stopped";
+/**
+ * live: heartbeating. draining: heartbeating, asked to drain (it finishes what it holds, then stops).
+ * crashed: stopped heartbeating without saying it stopped (killed, crashed, cut off for over
+ * SILENT_AFTER_MS). stopped: said it stopped (a drain, a SIGTERM).
+ */
+export type WorkerStatus = "live" | "draining" | "crashed" | "stopped";
 
-export function workerStatus(lastSeenAt: Date, stoppedAt: Date | null, now: Date): WorkerStatus {
+export function workerStatus(lastSeenAt: Date, stoppedAt: Date | null, now: Date, drainRequestedAt: Date | null = null): WorkerStatus {
   if (stoppedAt) return "stopped";
-  return now.getTime() - lastSeenAt.getTime() > SILENT_AFTER_MS ? "silent" : "live";
+  if (now.getTime() - lastSeenAt.getTime() > SILENT_AFTER_MS) return "crashed";
+  return drainRequestedAt ? "draining" : "live";
 }
 
 export type WorkerRow = {
@@ -18,6 +24,9 @@ export type WorkerRow = {
   startedAt: Date;
   lastSeenAt: Date;
   stoppedAt: Date | null;
+  /** An operator asked it to drain: when, and who. */
+  drainRequestedAt: Date | null;
+  drainRequestedBy: string | null;
   status: WorkerStatus;
   heartbeatAgeMs: number;
   /** Since the worker started: the attempts it finished and failed (its own counters, written with its heartbeat). */
@@ -37,7 +46,7 @@ const WORKER_LOOKBACK_MS = 24 * 3_600_000;
 export const WORKER_RECLAIM_CAP = 1_000;
 
 /**
- * Workers seen in the last day (live first), with what they did since they
+ * Workers seen in the last day (live first; one that crashed longer ago is gone from the list), with what they did since they
  * started and the jobs they hold now. Finished and failed are the worker's own
  * counters (a successful attempt writes no index entry a count could use); the
  * leases it lost are its attempts that ended `lease_expired`, through
@@ -48,7 +57,7 @@ export const WORKER_RECLAIM_CAP = 1_000;
 export async function listWorkers(sql: Db, now = new Date()): Promise<WorkerRow[]> {
   const since = new Date(now.getTime() - WORKER_LOOKBACK_MS);
   const workers = await sql<Omit<WorkerRow, "status" | "heartbeatAgeMs" | "current" | "attempts" | "reclaimedCapped">[]>`
-    SELECT w.id, w.host, w.pid, w.queues, w.concurrency, w.started_at, w.last_seen_at, w.stopped_at,
+    SELECT w.id, w.host, w.pid, w.queues, w.concurrency, w.started_at, w.last_seen_at, w.stopped_at, w.drain_requested_at, w.drain_requested_by,
            w.succeeded::float8 AS finished, w.failed::float8 AS failed, coalesce(c.reclaimed, 0) AS reclaimed
       FROM workers w
       LEFT JOIN LATERAL (
@@ -56,7 +65,7 @@ export async function listWorkers(sql: Db, now = new Date()): Promise<WorkerRow[
           SELECT 1 FROM job_attempts a
            WHERE a.worker_id = w.id AND a.finished_at >= w.started_at AND a.outcome <> 'succeeded' AND a.outcome = 'lease_expired'
            LIMIT ${WORKER_RECLAIM_CAP}) x) c ON true
-     WHERE w.last_seen_at >= ${since} OR w.stopped_at IS NULL
+     WHERE w.last_seen_at >= ${since}
      ORDER BY (w.stopped_at IS NULL) DESC, w.last_seen_at DESC, w.id
      LIMIT 500`;
   const ids = workers.map((w) => w.id);
@@ -79,7 +88,7 @@ export async function listWorkers(sql: Db, now = new Date()): Promise<WorkerRow[
     ...w,
     reclaimedCapped: w.reclaimed >= WORKER_RECLAIM_CAP,
     attempts: w.finished + w.failed + w.reclaimed,
-    status: workerStatus(w.lastSeenAt, w.stoppedAt, now),
+    status: workerStatus(w.lastSeenAt, w.stoppedAt, now, w.drainRequestedAt),
     heartbeatAgeMs: Math.max(0, now.getTime() - w.lastSeenAt.getTime()),
     current: byOwner.get(w.id) ?? [],
   }));

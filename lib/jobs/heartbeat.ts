@@ -9,19 +9,35 @@ import type { HeartbeatResult } from "./types";
  * with no index writes — and is fenced by attempt and lease owner. It returns each job's current
  * state, which is how a worker learns of `paused` and `cancelling`; a job missing from the
  * result has lost its lease.
+ *
+ * A job's `progress` (its handler's last `ctx.progress()`, when it changed since the last beat) is
+ * written by the same update, with the attempt it belongs to: the columns are in no index either, so
+ * the update stays HOT, and a beat that carries no progress is the statement it always was.
  */
 export async function heartbeat(
   sql: Db,
-  opts: { workerId: string; jobs: readonly { id: string; attempt: number }[] },
+  opts: { workerId: string; jobs: readonly { id: string; attempt: number; progress?: { done: number; total: number } }[] },
 ): Promise<HeartbeatResult> {
   const result: HeartbeatResult = new Map();
   if (opts.jobs.length === 0) return result;
   // Rows are locked in id order, like the guarded write locks them: the two cannot deadlock.
   const jobs = [...opts.jobs].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  const rows = await sql<{ id: string; state: JobState; stateVersion: number }[]>`
+  const ids = jobs.map((j) => j.id);
+  const attempts = jobs.map((j) => j.attempt);
+  const rows = !jobs.some((j) => j.progress)
+    ? await sql<{ id: string; state: JobState; stateVersion: number }[]>`
     UPDATE jobs_live j SET heartbeat_at = now()
-      FROM unnest(${jobs.map((j) => j.id)}::uuid[], ${jobs.map((j) => j.attempt)}::int[]) AS mine(id, attempt)
-     WHERE j.id = ANY(${jobs.map((j) => j.id)}::uuid[]) AND j.id = mine.id AND j.attempt = mine.attempt AND j.lease_owner = ${opts.workerId}
+      FROM unnest(${ids}::uuid[], ${attempts}::int[]) AS mine(id, attempt)
+     WHERE j.id = ANY(${ids}::uuid[]) AND j.id = mine.id AND j.attempt = mine.attempt AND j.lease_owner = ${opts.workerId}
+    RETURNING j.id, j.state, j.state_version`
+    : await sql<{ id: string; state: JobState; stateVersion: number }[]>`
+    UPDATE jobs_live j SET heartbeat_at = now(),
+           progress_attempt = CASE WHEN mine.done IS NULL THEN j.progress_attempt ELSE mine.attempt END,
+           progress_done = coalesce(mine.done, j.progress_done),
+           progress_total = CASE WHEN mine.done IS NULL THEN j.progress_total ELSE mine.total END
+      FROM unnest(${ids}::uuid[], ${attempts}::int[],
+                  ${jobs.map((j) => j.progress?.done ?? null)}::float8[], ${jobs.map((j) => j.progress?.total ?? null)}::float8[]) AS mine(id, attempt, done, total)
+     WHERE j.id = ANY(${ids}::uuid[]) AND j.id = mine.id AND j.attempt = mine.attempt AND j.lease_owner = ${opts.workerId}
     RETURNING j.id, j.state, j.state_version`;
   for (const r of rows) result.set(r.id, { state: r.state, stateVersion: r.stateVersion });
   return result;

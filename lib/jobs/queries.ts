@@ -263,8 +263,13 @@ export type RunRecord = {
   outcome: RunOutcome | null;
   errorClass: string | null;
   errorMessage: string | null;
+  /** The handler's stack: read for staff only (`getJobDetail(…, { stacks: true })`), absent otherwise. */
+  errorStack?: string | null;
   result: unknown;
 };
+
+/** The running attempt's last `ctx.progress()` (lib/worker/context.ts): `done` of `total`. */
+export type JobProgress = { attempt: number; done: number; total: number };
 
 export type EventRecord = MovedBy & {
   /** The event's state_version, as text: a job's events are keyed by their version. */
@@ -298,6 +303,8 @@ export type JobDetail = {
   /** Shown events are the newest EVENT_LIMIT; this is how many there are. */
   eventCount: number;
   rejections: RejectionRecord[];
+  /** While the job is live: its current attempt's reported progress, or null. */
+  progress: JobProgress | null;
 };
 
 export const EVENT_LIMIT = 500;
@@ -307,18 +314,19 @@ export const EVENT_LIMIT = 500;
  * with its live row or last transition (lib/jobs/read-model.ts); its runs are its ended attempts
  * and the open one on its live row; its events the `job_events` view's rows for this one job (the
  * view reads each storage table by job id), its job_log day partitions from its creation on.
+ * `stacks`: each failed attempt's stack too — for staff; a tenant's reads never ask for them.
  */
-export async function getJobDetail(sql: Db, id: string): Promise<JobDetail | null> {
+export async function getJobDetail(sql: Db, id: string, opts: { stacks?: boolean } = {}): Promise<JobDetail | null> {
   if (!isUuid(id)) return null;
   const [job] = await jobRows(sql, [id]);
   if (!job) return null;
   const range = logRange(sql, "job_events", sql`${job.createdAt}::timestamptz`);
-  const [runs, events, [count], rejections] = await Promise.all([
+  const [runs, events, [count], rejections, [progress]] = await Promise.all([
     sql<RunRecord[]>`
-      SELECT attempt, worker_id, claimed_at, started_at, finished_at, outcome, error_class, error_message, result
+      SELECT attempt, worker_id, claimed_at, started_at, finished_at, outcome, error_class, error_message, result${opts.stacks ? sql`, error_stack` : sql``}
         FROM job_attempts WHERE job_id = ${id}
       UNION ALL
-      SELECT attempt, run_worker, run_claimed_at, run_started_at, NULL, NULL, NULL, NULL, NULL
+      SELECT attempt, run_worker, run_claimed_at, run_started_at, NULL, NULL, NULL, NULL, NULL${opts.stacks ? sql`, NULL` : sql``}
         FROM jobs_live WHERE id = ${id} AND lease_owner IS NOT NULL
        ORDER BY attempt`,
     sql<EventRecord[]>`
@@ -330,6 +338,9 @@ export async function getJobDetail(sql: Db, id: string): Promise<JobDetail | nul
     sql<RejectionRecord[]>`
       SELECT id, event, kind, actor_kind, actor_id, expected_state, expected_version, current_state, current_version, reason, at
         FROM transition_rejections WHERE job_id = ${id} ORDER BY id DESC LIMIT 50`,
+    sql<JobProgress[]>`
+      SELECT progress_attempt AS attempt, progress_done AS done, progress_total AS total
+        FROM jobs_live WHERE id = ${id} AND progress_attempt = attempt`,
   ]);
-  return { job, runs, events, eventCount: count?.n ?? events.length, rejections };
+  return { job, runs, events, eventCount: count?.n ?? events.length, rejections, progress: progress ?? null };
 }

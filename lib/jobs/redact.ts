@@ -14,11 +14,13 @@ export function redactForTenant(d: JobDetail): JobDetail {
   return {
     ...d,
     job: { ...d.job, leaseOwner: null },
-    runs: d.runs.map((r) =>
-      r.outcome === "lease_expired" || r.errorClass === "LeaseExpired"
+    // No stacks either: they show the platform's own code (its files and functions), not the tenant's job.
+    runs: d.runs.map(({ errorStack, ...r }) => {
+      void errorStack;
+      return r.outcome === "lease_expired" || r.errorClass === "LeaseExpired"
         ? { ...r, workerId: "", errorClass: "Interrupted", errorMessage: "the machine running it stopped responding" }
-        : { ...r, workerId: "" },
-    ),
+        : { ...r, workerId: "" };
+    }),
     // The supervisor's payloads carry its lease errors; a tenant reads the run's own words instead.
     events: d.events.map((e) => ({ ...e, actorId: who(e.actorKind, e.actorId), payload: e.actorKind === "supervisor" ? null : e.payload })),
     // Refused transitions are the machinery's record (conflicts between its own writers): staff's, not a tenant's.

@@ -36,7 +36,8 @@ export type Move = {
   attempt?: number;
   /** Supervisor: only while the heartbeat is older than this. */
   staleBefore?: Date;
-  error?: { class: string; message: string };
+  /** How the attempt ended badly; `stack` (the handler's) is kept on the attempt only, never in the log's payload. */
+  error?: { class: string; message: string; stack?: string };
   result?: unknown;
   retryAt?: Date;
   payload?: Record<string, unknown>;
@@ -60,6 +61,7 @@ export type Moved = {
 
 const MAX_ERROR_CLASS = 200;
 export const MAX_ERROR_MESSAGE = 8192;
+export const MAX_ERROR_STACK = 16_384;
 
 /** Sets the write-path mark before any row is written (the guard triggers check it per statement). */
 export const markCte = sql`mark AS MATERIALIZED (SELECT set_config('jobscope.write_path', 'on', true) AS on)`;
@@ -123,6 +125,7 @@ export function moveValues(planned: readonly Planned[]): Record<string, unknown[
     v.retryAt![n] = s.notBeforeRule === 2 ? (m.retryAt ?? new Date()).toISOString() : null;
     v.errorClass![n] = closes && m.error ? m.error.class.slice(0, MAX_ERROR_CLASS) : null;
     v.errorMessage![n] = closes && m.error ? m.error.message.slice(0, MAX_ERROR_MESSAGE) : null;
+    v.errorStack![n] = closes && m.error?.stack ? m.error.stack.slice(0, MAX_ERROR_STACK) : null;
     v.result![n] = closes ? json(m.result) : null;
     v.payload![n] = s.onAttempt ? null : logPayload(m);
     v.at![n] = m.at?.toISOString() ?? null;
@@ -135,7 +138,7 @@ export function moveValues(planned: readonly Planned[]): Record<string, unknown[
   return v;
 }
 
-const MOVE_COLUMNS = ["ids", "shape", "expVersion", "actorId", "fence", "stale", "retryAt", "errorClass", "errorMessage", "result", "payload", "at"] as const;
+const MOVE_COLUMNS = ["ids", "shape", "expVersion", "actorId", "fence", "stale", "retryAt", "errorClass", "errorMessage", "errorStack", "result", "payload", "at"] as const;
 
 /**
  * Which of the guarded write's parts a batch needs: the live row updated (`upd`), deleted as the job
@@ -175,12 +178,12 @@ export function guardedWriteCtes(parts: WriteParts, opts: { countsSlots?: boolea
   i AS MATERIALIZED (
     SELECT x.id, s.exp_state, x.exp_version, s.event, s.actor_kind, x.actor_id, x.fence, x.stale, s.to_state, s.from_done, s.to_done,
            s.max_rule, s.needs_left, s.leased, s.starts, s.outcome, s.resets_hb, s.nb_rule, x.retry_at, s.on_attempt, s.slot_delta,
-           x.error_class, x.error_message, x.result, x.payload, coalesce(x.at0, now()) AS at
+           x.error_class, x.error_message, x.error_stack, x.result, x.payload, coalesce(x.at0, now()) AS at
       FROM mark, unnest(
         ${ph("ids")}::uuid[], ${ph("shape")}::int[], ${ph("expVersion")}::int[], ${ph("actorId")}::text[], ${ph("fence")}::int[],
         ${ph("stale")}::timestamptz[], ${ph("retryAt")}::timestamptz[], ${ph("errorClass")}::text[], ${ph("errorMessage")}::text[],
-        ${ph("result")}::text[], ${ph("payload")}::text[], ${ph("at")}::timestamptz[]
-      ) AS x(id, shape, exp_version, actor_id, fence, stale, retry_at, error_class, error_message, result, payload, at0)
+        ${ph("errorStack")}::text[], ${ph("result")}::text[], ${ph("payload")}::text[], ${ph("at")}::timestamptz[]
+      ) AS x(id, shape, exp_version, actor_id, fence, stale, retry_at, error_class, error_message, error_stack, result, payload, at0)
       JOIN shapes s ON s.k = x.shape
      WHERE mark.on = 'on'),
 ${sql.join(
@@ -203,7 +206,7 @@ ${sql.join(
        AND (NOT i.needs_left OR l.attempt < l.max_attempts)
     RETURNING l.id, l.tenant_id, l.queue, l.state, l.attempt, l.max_attempts, l.state_version, l.lease_owner, l.heartbeat_at, l.not_before,
               l.updated_at, NULL::timestamptz AS finished_at, l.run_worker, l.run_claimed_at, l.run_started_at, l.run_version,
-              i.event, i.exp_state, i.actor_kind, i.actor_id, i.outcome, i.on_attempt, i.nb_rule, i.retry_at, i.error_class, i.error_message, i.result, i.payload, i.at, i.slot_delta)`,
+              i.event, i.exp_state, i.actor_kind, i.actor_id, i.outcome, i.on_attempt, i.nb_rule, i.retry_at, i.error_class, i.error_message, i.error_stack, i.result, i.payload, i.at, i.slot_delta)`,
       parts.del && sql`
   del AS (
     DELETE FROM jobs_live l USING i
@@ -215,7 +218,7 @@ ${sql.join(
     RETURNING l.id, l.tenant_id, l.queue, i.to_state AS state, l.attempt, l.max_attempts, l.state_version + 1 AS state_version,
               NULL::text AS lease_owner, NULL::timestamptz AS heartbeat_at, NULL::timestamptz AS not_before, i.at AS updated_at,
               i.at AS finished_at, l.run_worker, l.run_claimed_at, l.run_started_at, l.run_version,
-              i.event, i.exp_state, i.actor_kind, i.actor_id, i.outcome, i.on_attempt, i.nb_rule, i.retry_at, i.error_class, i.error_message, i.result, i.payload, i.at, i.slot_delta)`,
+              i.event, i.exp_state, i.actor_kind, i.actor_id, i.outcome, i.on_attempt, i.nb_rule, i.retry_at, i.error_class, i.error_message, i.error_stack, i.result, i.payload, i.at, i.slot_delta)`,
       parts.rep && sql`
   -- A replay: the job comes back from its last transition (a finished one, as the move expected);
   -- two replays at once both insert, and the primary key lets one through.
@@ -242,11 +245,11 @@ ${sql.join(
       parts.att && sql`
   att AS (
     INSERT INTO job_attempts (job_id, attempt, tenant_id, worker_id, claimed_at, claim_version, started_at, finished_at, outcome, max_attempts,
-                              end_event, end_from, end_to, end_version, retry_at, error_class, error_message, result)
+                              end_event, end_from, end_to, end_version, retry_at, error_class, error_message, error_stack, result)
     SELECT id, attempt, tenant_id, run_worker, run_claimed_at, run_version, run_started_at, at, outcome, max_attempts,
            CASE WHEN on_attempt THEN event END, CASE WHEN on_attempt THEN exp_state END,
            CASE WHEN on_attempt THEN state END, CASE WHEN on_attempt THEN state_version END,
-           CASE WHEN on_attempt AND nb_rule = 2 THEN retry_at END, error_class, error_message, result::jsonb
+           CASE WHEN on_attempt AND nb_rule = 2 THEN retry_at END, error_class, error_message, error_stack, result::jsonb
       FROM moved WHERE outcome IS NOT NULL)`,
       parts.log && sql`
   log AS (
@@ -264,7 +267,7 @@ ${sql.join(
  * the claim's `took` (`countsSlots: false`): two UPDATEs of one queue row in one statement keep
  * only one of the two changes.
  */
-const repMoved = sql`SELECT r.*, i.event, i.exp_state, i.actor_kind, i.actor_id, i.outcome, i.on_attempt, i.nb_rule, i.retry_at, i.error_class, i.error_message, i.result, i.payload, i.at, i.slot_delta FROM rep r JOIN i ON i.id = r.id`;
+const repMoved = sql`SELECT r.*, i.event, i.exp_state, i.actor_kind, i.actor_id, i.outcome, i.on_attempt, i.nb_rule, i.retry_at, i.error_class, i.error_message, i.error_stack, i.result, i.payload, i.at, i.slot_delta FROM rep r JOIN i ON i.id = r.id`;
 
 const freedCte = sql`,
   freed AS (
@@ -274,7 +277,7 @@ const freedCte = sql`,
 
 /** The event's payload in job_log: the caller's, plus the error that closed the attempt. */
 function logPayload(m: Move): string | null {
-  const payload = { ...m.payload, ...(m.error && { error: m.error }) };
+  const payload = { ...m.payload, ...(m.error && { error: { class: m.error.class, message: m.error.message } }) };
   return Object.keys(payload).length ? JSON.stringify(payload) : null;
 }
 

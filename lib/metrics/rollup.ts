@@ -21,6 +21,9 @@ import { HISTOGRAMS, INF, type CounterKey, type HistogramKey } from "./series";
  * running are not left behind the cursor. Every hot statement is one autocommit statement of a few
  * milliseconds; the default of 5 s is three orders of magnitude above that.
  *
+ * The same increments of each job type also go to `metric_history` under the hour they belong to (a
+ * pass never spans two hours), for the per-type charts (lib/metrics/history.ts); 35 days are kept.
+ *
  * The cursor row is locked with SKIP LOCKED: a second supervisor skips the pass instead of counting
  * the window twice. The first pass only places the cursor (counters start at zero; Prometheus needs
  * no history, and a first pass must not read 10M rows).
@@ -35,6 +38,9 @@ export type RollupOptions = {
 export type RollupResult = { ran: boolean; from: Date | null; to: Date | null; series: number };
 
 const SOURCE = "history";
+const HOUR_MS = 3_600_000;
+/** How long the per-type history (metric_history) is kept. */
+export const HISTORY_KEEP_MS = 35 * 24 * HOUR_MS;
 
 export async function rollUpMetrics(sql: Sql, opts: RollupOptions = {}): Promise<RollupResult> {
   const settleMs = opts.settleMs ?? 5_000;
@@ -50,13 +56,22 @@ export async function rollUpMetrics(sql: Sql, opts: RollupOptions = {}): Promise
       return { ran: true, from: null, to: cursor.until, series: 0 };
     }
     const from = cursor.uptoAt;
-    const to = new Date(Math.min(cursor.until.getTime(), from.getTime() + maxSpanMs));
+    // A pass stops at the end of its hour: each of its increments then belongs to one hour of the history.
+    const hourEnd = Math.floor(from.getTime() / HOUR_MS) * HOUR_MS + HOUR_MS;
+    const to = new Date(Math.min(cursor.until.getTime(), from.getTime() + maxSpanMs, hourEnd));
     if (to <= from) return { ran: true, from, to: from, series: 0 };
     const added = await tx`
+      WITH w AS MATERIALIZED (
+        SELECT metric, queue, type, label, sum(n) AS n FROM (${windowTotals(tx, from, to)}) w GROUP BY metric, queue, type, label),
+      hist AS (
+        INSERT INTO metric_history AS h (type, bucket, metric, queue, label, value)
+        SELECT type, ${new Date(hourEnd - HOUR_MS)}, metric, queue, label, n FROM w WHERE type <> ''
+        ON CONFLICT (type, bucket, metric, queue, label) DO UPDATE SET value = h.value + excluded.value)
       INSERT INTO metric_totals AS t (metric, queue, type, label, value)
-      SELECT metric, queue, type, label, sum(n) FROM (${windowTotals(tx, from, to)}) w
-       GROUP BY metric, queue, type, label
+      SELECT metric, queue, type, label, n FROM w
       ON CONFLICT (metric, queue, type, label) DO UPDATE SET value = t.value + excluded.value`;
+    // Once an hour, as its last pass ends: the history older than it keeps is dropped.
+    if (to.getTime() === hourEnd) await tx`DELETE FROM metric_history WHERE bucket < ${new Date(hourEnd - HISTORY_KEEP_MS)}`;
     await tx`UPDATE metric_cursors SET upto_at = ${to}, updated_at = now() WHERE source = ${SOURCE}`;
     return { ran: true, from, to, series: added.count };
   })) as RollupResult;
@@ -127,4 +142,22 @@ function windowTotals(tx: Db, from: Date, to: Date) {
      WHERE at > ${from} AND at <= ${to} GROUP BY kind
     UNION ALL SELECT ${key("integrity_audits")}, '', '', '', count(*) FROM integrity_audits WHERE at > ${from} AND at <= ${to} HAVING count(*) > 0
     UNION ALL SELECT ${key("integrity_mismatches")}, '', '', '', sum(mismatches) FROM integrity_audits WHERE at > ${from} AND at <= ${to} HAVING count(*) > 0`;
+}
+
+/**
+ * Roll the metrics up from `since` to now at once (a pass per hour, back to back), when no pass has
+ * run yet: the seeded demo's back-dated histories then appear in the per-type charts. A database
+ * whose roll-up has already started is left to the supervisor.
+ */
+export async function catchUpMetrics(sql: Sql, since: Date): Promise<number> {
+  const placed = await sql`INSERT INTO metric_cursors (source, upto_at) VALUES (${SOURCE}, ${since}) ON CONFLICT (source) DO NOTHING`;
+  if (placed.count === 0) return 0;
+  // Up to where the first pass would stop now: the passes after it chase a moving "now" for no gain.
+  const [{ until } = { until: new Date() }] = await sql<{ until: Date }[]>`SELECT now() - interval '5 seconds' AS until`;
+  let passes = 0;
+  for (;;) {
+    const r = await rollUpMetrics(sql, { maxSpanMs: HOUR_MS });
+    passes++;
+    if (!r.ran || !r.to || r.to.getTime() >= until.getTime() || r.to.getTime() <= (r.from?.getTime() ?? 0)) return passes;
+  }
 }

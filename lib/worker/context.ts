@@ -28,6 +28,7 @@ class Context<P> implements JobContext<P> {
   readonly attempt: number;
   readonly worker: JobContext<P>["worker"];
   private cp: (() => Promise<void>) | null = null;
+  private pr: ((done: number, total?: number) => void) | null = null;
 
   constructor(
     private readonly lease: Lease,
@@ -59,6 +60,11 @@ class Context<P> implements JobContext<P> {
     return (this.cp ??= () => checkpoint(this.lease, this.deps));
   }
 
+  /** Made on first use and callable when destructured, like `checkpoint`. */
+  get progress() {
+    return (this.pr ??= (done: number, total = 100) => setProgress(this.lease, done, total));
+  }
+
   get log() {
     return withFields(this.deps.log, { jobId: this.job.id, type: this.job.type, attempt: this.attempt });
   }
@@ -66,6 +72,17 @@ class Context<P> implements JobContext<P> {
 
 export function createContext<P>(lease: Lease, params: P, deps: ContextDeps): JobContext<P> {
   return new Context(lease, params, deps);
+}
+
+/**
+ * How far the handler is: `done` of `total` (a percentage by default). It only records the value: the
+ * worker's next heartbeat writes the latest, so a handler may call it for every item it processes.
+ */
+function setProgress(lease: Lease, done: number, total: number) {
+  if (typeof done !== "number" || typeof total !== "number" || !Number.isFinite(done) || !Number.isFinite(total) || total <= 0 || done < 0 || done > total) {
+    throw new RangeError(`ctx.progress(${String(done)}, ${String(total)}): expected 0 ≤ done ≤ total and total > 0, finite numbers`);
+  }
+  lease.setProgress(done, total);
 }
 
 async function checkpoint(lease: Lease, deps: ContextDeps): Promise<void> {

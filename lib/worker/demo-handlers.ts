@@ -42,6 +42,7 @@ export function createDemoHandlers(random: () => number = Math.random): Handlers
       while (written < rows) {
         const chunk = Math.min(chunkRows, rows - written);
         for (let page = 0; page < chunk; page += EXPORT_PAGE_ROWS) {
+          ctx.progress(written + page, rows);
           await ctx.checkpoint();
           await work(ctx, between(150, 400));
         }
@@ -59,6 +60,7 @@ export function createDemoHandlers(random: () => number = Math.random): Handlers
       // Decide up front whether (and how far in) this attempt runs out of memory.
       const oomAt = random() < OOM_RATE[resolution] ? totalMs * between(0.2, 0.9) : Infinity;
       for (let spent = 0; spent < totalMs; spent += RENDER_SLICE_MS) {
+        ctx.progress(Math.floor(spent / MS_PER_FRAME[resolution]), frames);
         await ctx.checkpoint();
         if (spent >= oomAt) {
           throw new OutOfMemoryError(`render of ${assetId} at ${resolution} exceeded 4096 MiB at frame ${Math.floor(spent / MS_PER_FRAME[resolution])}`);

@@ -1,11 +1,16 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { setupTestDb } from "../db/test-db";
+import { listWorkers, workerStatus } from "../insight/workers";
+import { SILENT_AFTER_MS } from "../insight/windows";
 import { claim } from "../jobs/claim";
 import { auditJob } from "../jobs/test-helpers";
 import { Lease } from "./lease";
 import { silentLogger } from "./log";
 import { runJob } from "./run-job";
-import { eventsOf, freshQueue, getJob, runsOf, submit } from "./test-support";
+import { requestDrain } from "./registry";
+import { deferred, eventsOf, freshQueue, getJob, jobIn, runsOf, submit, waitFor } from "./test-support";
+import type { Worker } from "./types";
+import { createWorker } from "./worker";
 
 const t = setupTestDb();
 
@@ -58,5 +63,74 @@ describe("draining (SIGTERM)", () => {
     const outcome = await runJob(stale, deps(true, []));
     expect(outcome).toMatchObject({ status: "refused", event: "release" });
     expect(await getJob(t.sql, job.id)).toMatchObject({ state: "claimed", attempt: 1, maxAttempts: 3 });
+  });
+});
+
+describe("an operator's drain request", () => {
+  let worker: Worker | null = null;
+  afterEach(async () => {
+    await worker?.stop();
+    worker = null;
+  });
+
+  it("is read with the worker's heartbeat: it stops claiming, finishes what it holds, and stops, as on SIGTERM", async () => {
+    const queue = freshQueue();
+    const gate = deferred();
+    const entered = deferred();
+    const asked: (string | null)[] = [];
+    const w = createWorker({
+      sql: t.sql, id: `w-asked-${queue}`, queues: [queue], concurrency: 2, heartbeatIntervalMs: 100, pollIntervalMs: 100, log: silentLogger,
+      handlers: {
+        "report.generate": async () => {
+          entered.resolve();
+          await gate.promise;
+          return { ok: true };
+        },
+      },
+      // As scripts/worker.ts does with its SIGTERM handler; the library's default is the same drain.
+      onDrainRequest: (by) => {
+        asked.push(by);
+        void w.stop();
+      },
+    });
+    worker = w;
+    await w.start();
+    const held = await submit(t.sql, queue);
+    await entered.promise;
+
+    expect(await requestDrain(t.sql, w.id, "operator@jobscope.local", SILENT_AFTER_MS)).toMatchObject({ outcome: "requested" });
+    // A second request changes nothing; the first stands.
+    expect(await requestDrain(t.sql, w.id, "admin@jobscope.local", SILENT_AFTER_MS)).toMatchObject({ outcome: "already" });
+    await waitFor("the worker to see the request", () => asked.length > 0);
+    expect(asked).toEqual(["operator@jobscope.local"]);
+    const draining = (await listWorkers(t.sql)).find((x) => x.id === w.id);
+    expect(draining).toMatchObject({ status: "draining", drainRequestedBy: "operator@jobscope.local", stoppedAt: null });
+
+    // Draining: a job submitted now is not claimed; the held one finishes and is reported.
+    const later = await submit(t.sql, queue);
+    gate.resolve();
+    await jobIn(t.sql, held.id, "succeeded");
+    const stopped = await waitFor("the worker to stop", async () => (await listWorkers(t.sql)).find((x) => x.id === w.id && x.status === "stopped"));
+    expect(stopped.drainRequestedBy).toBe("operator@jobscope.local");
+    expect(await getJob(t.sql, later.id)).toMatchObject({ state: "queued", attempt: 0 });
+    // A stopped worker cannot be asked again, nor one that does not exist.
+    expect(await requestDrain(t.sql, w.id, "operator@jobscope.local", SILENT_AFTER_MS)).toEqual({ outcome: "not_running" });
+    expect(await requestDrain(t.sql, "no-such-worker", "operator@jobscope.local", SILENT_AFTER_MS)).toEqual({ outcome: "not_found" });
+  });
+
+  it("a worker that stopped heartbeating without saying so is crashed, and cannot be asked to drain", async () => {
+    const now = new Date();
+    const ago = (ms: number) => new Date(now.getTime() - ms);
+    expect(workerStatus(ago(1_000), null, now)).toBe("live");
+    expect(workerStatus(ago(1_000), null, now, ago(500))).toBe("draining");
+    expect(workerStatus(ago(SILENT_AFTER_MS + 1), null, now)).toBe("crashed");
+    expect(workerStatus(ago(SILENT_AFTER_MS + 1), null, now, ago(500))).toBe("crashed");
+    expect(workerStatus(ago(SILENT_AFTER_MS + 1), ago(SILENT_AFTER_MS), now)).toBe("stopped");
+
+    const id = `w-crashed-${freshQueue()}`;
+    await t.sql`INSERT INTO workers (id, host, pid, queues, concurrency, started_at, last_seen_at)
+                VALUES (${id}, 'host-a', 1, '{q}', 1, now() - interval '2 minutes', now() - interval '1 minute')`;
+    expect((await listWorkers(t.sql)).find((x) => x.id === id)?.status).toBe("crashed");
+    expect(await requestDrain(t.sql, id, "operator@jobscope.local", SILENT_AFTER_MS)).toEqual({ outcome: "not_running" });
   });
 });

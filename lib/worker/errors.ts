@@ -42,6 +42,10 @@ export class DrainTimeout extends Error {
 
 /** Run records keep at most this much of an error message. */
 export const MAX_ERROR_MESSAGE_BYTES = 8 * 1024;
+/** …and of its stack (the frames of the error and of its causes). */
+export const MAX_ERROR_STACK_BYTES = 16 * 1024;
+/** How many causes deep a stack follows `error.cause`. */
+const MAX_CAUSES = 4;
 
 /** The error class and message stored on the run record. */
 export function describeError(e: unknown): { class: string; message: string } {
@@ -61,13 +65,57 @@ function asText(e: unknown): string {
   }
 }
 
+/**
+ * The stack stored with a failed attempt, for staff (a tenant never sees it: lib/jobs/redact.ts): the
+ * error's frames without its first line (the class and message are stored beside it), then each
+ * cause's ("Caused by: Class: message" and its frames), up to MAX_CAUSES deep. Paths under the
+ * worker's working directory are made relative (the host's layout is not the reader's business and
+ * takes room); capped at MAX_ERROR_STACK_BYTES like the message. Undefined when there are no frames.
+ */
+export function errorStack(e: unknown): string | undefined {
+  const parts: string[] = [];
+  let cur: unknown = e;
+  for (let depth = 0; cur instanceof Error && depth <= MAX_CAUSES; depth++) {
+    const frames = framesOf(cur);
+    if (depth === 0) {
+      if (frames) parts.push(frames);
+    } else {
+      const { class: cls, message } = describeError(cur);
+      parts.push(`Caused by: ${cls}: ${message.split("\n")[0]}${frames ? `\n${frames}` : ""}`);
+    }
+    cur = read(() => (cur as Error).cause);
+  }
+  if (parts.length === 0) return undefined;
+  const cwd = process.cwd();
+  const text = parts.join("\n").replaceAll(`file://${cwd}/`, "").replaceAll(`${cwd}/`, "");
+  return cap(text, MAX_ERROR_STACK_BYTES);
+}
+
+/** The frame lines of a V8 stack (`    at …`), or "" when it has none or cannot be read. */
+function framesOf(e: Error): string {
+  const stack = read(() => e.stack);
+  if (typeof stack !== "string") return "";
+  const lines = stack.split("\n");
+  const first = lines.findIndex((l) => /^\s+at /.test(l));
+  return first < 0 ? "" : lines.slice(first).join("\n");
+}
+
+/** A property of a thrown value, which may be a getter that throws. */
+function read<T>(get: () => T): T | undefined {
+  try {
+    return get();
+  } catch {
+    return undefined;
+  }
+}
+
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
-function cap(message: string): string {
+function cap(message: string, max = MAX_ERROR_MESSAGE_BYTES): string {
   const bytes = encoder.encode(message);
-  if (bytes.length <= MAX_ERROR_MESSAGE_BYTES) return message;
+  if (bytes.length <= max) return message;
   // A cut through a multi-byte character decodes to U+FFFD; drop it.
-  const cut = decoder.decode(bytes.subarray(0, MAX_ERROR_MESSAGE_BYTES - 16)).replace(/\uFFFD+$/, "");
+  const cut = decoder.decode(bytes.subarray(0, max - 16)).replace(/\uFFFD+$/, "");
   return `${cut}… [truncated]`;
 }

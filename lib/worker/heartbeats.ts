@@ -13,7 +13,16 @@ import type { Lease } from "./lease";
 export async function beat(sql: Sql, workerId: string, leases: Lease[]): Promise<void> {
   const live = leases.filter((l) => !l.lost);
   if (live.length === 0) return;
-  const seen = await heartbeat(sql, { workerId, jobs: live.map((l) => ({ id: l.id, attempt: l.attempt })) });
+  // Progress reported since the last beat rides on this write; if it fails, the next beat carries it.
+  const reporting = new Set(live.filter((l) => l.progressDirty));
+  for (const l of reporting) l.progressDirty = false;
+  let seen;
+  try {
+    seen = await heartbeat(sql, { workerId, jobs: live.map((l) => ({ id: l.id, attempt: l.attempt, ...(reporting.has(l) && { progress: l.progress! }) })) });
+  } catch (e) {
+    for (const l of reporting) l.progressDirty = true;
+    throw e;
+  }
   for (const l of live) {
     const now = seen.get(l.id);
     if (now) l.learn(now.state, now.stateVersion);

@@ -20,6 +20,9 @@ export class Lease {
   handlerMs = -1;
   /** The handler's slot was given back (lib/worker/run-job.ts). */
   handlerReleased = false;
+  /** The handler's last `ctx.progress()`; `progressDirty` until a heartbeat has written it. */
+  progress: { done: number; total: number } | null = null;
+  progressDirty = false;
   readonly startedAt = Date.now();
   // Created on first use: most handlers never look at their signal, and a lease is made per job.
   private controller: AbortController | null = null;
@@ -70,6 +73,12 @@ export class Lease {
     this.lostReason = reason;
     this.controller?.abort(reason);
     this.notify();
+  }
+
+  /** Record the handler's progress; the next heartbeat writes it (at most once per heartbeat, whatever the rate of calls). */
+  setProgress(done: number, total: number) {
+    this.progress = { done, total };
+    this.progressDirty = true;
   }
 
   /** Resolves when the state changes, the lease is lost, or after `timeoutMs`. */

@@ -16,7 +16,7 @@ import type { JobOutcome, Logger } from "./types";
 export type HandlerOutcome =
   | { kind: "success"; result: unknown }
   | { kind: "cancelled"; error: { class: string; message: string }; retry: BackoffOptions }
-  | { kind: "error"; error: { class: string; message: string }; permanent: boolean; retry: BackoffOptions };
+  | { kind: "error"; error: { class: string; message: string; stack?: string }; permanent: boolean; retry: BackoffOptions };
 
 /**
  * The worker events that may express an outcome, in order of preference. The

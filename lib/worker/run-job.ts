@@ -5,7 +5,7 @@ import { isJobType, JOB_TYPES, type JobParams, type JobType } from "../jobs/job-
 import { DEFAULT_RETRY, type BackoffOptions } from "./backoff";
 import { createContext, type ContextDeps } from "./context";
 import { withDbRetry } from "./db-retry";
-import { describeError, DrainTimeout, JobCancelled, PermanentError } from "./errors";
+import { describeError, DrainTimeout, errorStack, JobCancelled, PermanentError } from "./errors";
 import type { Lease } from "./lease";
 import type { BatchItem } from "../jobs/complete";
 import { report, send, type HandlerOutcome, type ReportDeps } from "./report";
@@ -122,7 +122,8 @@ function handle(lease: Lease, deps: RunDeps): Promise<JobOutcome> {
 function failure(e: unknown, prepared: Prepared | null, deps: RunDeps): HandlerOutcome {
   const retry = { ...DEFAULT_RETRY, ...deps.retry, ...(prepared?.ok ? prepared.retry : undefined) };
   if (e instanceof JobCancelled) return { kind: "cancelled", error: describeError(e), retry };
-  return { kind: "error", error: describeError(e), permanent: e instanceof PermanentError, retry };
+  const stack = errorStack(e);
+  return { kind: "error", error: { ...describeError(e), ...(stack && { stack }) }, permanent: e instanceof PermanentError, retry };
 }
 
 /** The handler is done: free its slot, then report its outcome (unless the lease went meanwhile). */

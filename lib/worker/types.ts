@@ -48,6 +48,13 @@ export type JobContext<P = unknown> = {
    * database only when the worker's last word on the job is older than ~500ms.
    */
   checkpoint(): Promise<void>;
+  /**
+   * Report how far the handler is: `done` of `total` (default 100: a percentage), shown as a bar on
+   * the job's page and in the jobs list. It only records the value; the worker's next heartbeat
+   * (every second) writes the latest one, so calling it for every row of a loop costs nothing.
+   * Throws a RangeError unless 0 ≤ done ≤ total and total > 0 (finite numbers).
+   */
+  progress(done: number, total?: number): void;
   log: Logger;
   worker: { id: string; allowProcessKill: boolean };
 };
@@ -121,6 +128,12 @@ export type WorkerOptions = {
   metricsPort?: number;
   /** The address the metrics endpoint listens on (default 127.0.0.1). */
   metricsHost?: string;
+  /**
+   * An operator asked this worker to drain (the console's Workers page; `by` is who). Default: the
+   * worker drains in place, as `stop()` does. `npm run worker` passes its SIGTERM handler instead, so
+   * the process drains and exits exactly as on SIGTERM.
+   */
+  onDrainRequest?: (by: string | null) => void;
   /** The demo's poison.crash handler may SIGKILL the process only when this is set (`npm run worker`). */
   allowProcessKill?: boolean;
 };

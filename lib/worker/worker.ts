@@ -62,6 +62,8 @@ export function createWorker(opts: WorkerOptions): Worker {
   let listening = false;
   let stopping: Promise<void> | null = null;
   let claimFailures = 0;
+  /** An operator's drain request was seen (it is acted on once). */
+  let drainAsked = false;
   const allDone: (() => void)[] = [];
 
   // The worker's own metrics (lib/metrics/worker-metrics.ts): in-process counters, served only with `metricsPort`.
@@ -226,7 +228,13 @@ export function createWorker(opts: WorkerOptions): Worker {
   async function beatOnce() {
     if (!listening && phase === "running") void listen();
     try {
-      await touchWorker(sql, record);
+      const drain = await touchWorker(sql, record);
+      if (drain && phase === "running" && !drainAsked) {
+        drainAsked = true;
+        log.info("an operator asked this worker to drain", { by: drain.drainRequestedBy });
+        // Not awaited: the drain waits for this very tick to end (it stops the heartbeats).
+        queueMicrotask(() => (opts.onDrainRequest ? opts.onDrainRequest(drain.drainRequestedBy) : void api.stop()));
+      }
     } catch (e) {
       log.warn("could not update workers.last_seen_at", errorFields(e));
     }
@@ -234,7 +242,8 @@ export function createWorker(opts: WorkerOptions): Worker {
       // A lease claimed (or confirmed) within the last half interval has a fresh heartbeat_at
       // already: most of a busy worker's jobs come and go between two ticks.
       const due = Date.now() - heartbeatIntervalMs / 2;
-      await beat(sql, id, [...leases].filter((l) => l.knownAt <= due));
+      // …and any whose handler reported progress since (its one write per beat).
+      await beat(sql, id, [...leases].filter((l) => l.knownAt <= due || l.progressDirty));
     } catch (e) {
       log.warn("heartbeat failed; the next tick tries again", errorFields(e));
     }
@@ -291,7 +300,7 @@ export function createWorker(opts: WorkerOptions): Worker {
     while (rounds.claiming > 0) await sleep(5);
   }
 
-  return {
+  const api: Worker = {
     id,
     async start() {
       if (phase !== "idle") throw new Error(`worker ${id} was already started`);
@@ -319,6 +328,7 @@ export function createWorker(opts: WorkerOptions): Worker {
     stats: () => ({ ...rounds.stats, listening: unlisten !== null }),
     metricsPort: () => metricsServer?.port ?? null,
   };
+  return api;
 }
 
 /**

@@ -68,11 +68,13 @@ export function JobDetailView({ id, initial, renderedAt, actorKind, audience, in
 
       <JobHeader
         job={job}
+        progress={detail.progress}
+        typeHistoryHref={audience === "staff" ? `/types/${encodeURIComponent(job.type)}` : undefined}
         now={now}
         tenant={audience === "tenant"}
         status={
           <div className="flex flex-wrap items-center gap-3">
-            <Freshness updatedAt={query.dataUpdatedAt} serverNow={renderedAt} isPaused={live.isPaused} isFailing={isFailing} />
+            <Freshness updatedAt={query.dataUpdatedAt} serverNow={renderedAt} isPaused={live.isPaused} isFailing={isFailing} pollMs={live.pollMs} />
             <PauseButton isPaused={live.isPaused} onToggle={live.toggle} />
           </div>
         }

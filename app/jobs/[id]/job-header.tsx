@@ -1,23 +1,35 @@
+import Link from "next/link";
 import type { ReactNode } from "react";
 import { RelativeTime, Timestamp } from "@/components/time-zone";
 import { CopyId } from "@/components/copy-id";
+import { JobProgress } from "@/components/job-progress";
 import { StateBadge } from "@/components/state-badge";
+import type { JobProgress as Progress } from "@/lib/jobs/queries";
 import type { JobRow } from "@/lib/jobs/types";
+import { PROGRESS_STATES } from "@/lib/jobs/progress";
 
 /** Who the job is, where it stands, and (as children) what may be done to it. */
 export function JobHeader({
   job,
+  progress,
+  typeHistoryHref,
   now,
   status,
   tenant = false,
   children,
 }: {
   job: JobRow;
+  /** The running attempt's reported progress (shown while its handler may be running). */
+  progress: Progress | null;
+  /** Staff: the link to this job type's history charts. */
+  typeHistoryHref?: string;
   now: number;
   status: ReactNode;
   tenant?: boolean;
   children: ReactNode;
 }) {
+  // While the attempt it belongs to may be running (a tenant's copy has no lease owner to go by).
+  const shownProgress = progress && progress.attempt === job.attempt && PROGRESS_STATES.includes(job.state) ? progress : null;
   const isScheduled = job.notBefore.getTime() > now && (job.state === "queued" || job.state === "retry_wait");
   return (
     <section aria-labelledby="job-heading" className="rounded-lg border border-neutral-200 bg-white shadow-xs">
@@ -31,11 +43,22 @@ export function JobHeader({
             <span role="status" aria-label={`State: ${job.state}`}>
               <StateBadge state={job.state} />
             </span>
+            {typeHistoryHref && (
+              <Link href={typeHistoryHref} prefetch={false} className="text-xs font-medium text-sky-700 hover:underline">
+                {job.type} over days →
+              </Link>
+            )}
           </div>
           <p className="flex items-center gap-1 font-mono text-xs break-all text-neutral-600">
             {job.id}
             <CopyId id={job.id} />
           </p>
+          {shownProgress && (
+            <div className="flex items-center gap-2 pt-1 text-xs text-neutral-600">
+              <span>Attempt {shownProgress.attempt}:</span>
+              <JobProgress done={shownProgress.done} total={shownProgress.total} />
+            </div>
+          )}
         </div>
         {status}
       </div>

@@ -23,7 +23,7 @@ export async function generateMetadata({ params }: Props): Promise<Metadata> {
  * A comparison that fails leaves the panel to fetch it (its own error shows there), not the page.
  */
 async function load(viewer: Viewer, id: string) {
-  const raw = await withViewer(viewer, (tx) => getJobDetail(tx, id));
+  const raw = await withViewer(viewer, (tx) => getJobDetail(tx, id, { stacks: !tenantScopeOf(viewer) }));
   const context = raw
     ? await explainContextFor(viewer, id, { detail: raw }).catch((err: unknown) => {
         console.error("job page: the explanation's context failed:", err);

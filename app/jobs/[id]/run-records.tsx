@@ -64,6 +64,7 @@ export function RunRecords({ runs, maxAttempts, now, tenant = false }: { runs: R
                 <>
                   {r.errorClass && <p className="font-mono text-xs font-semibold text-red-800">{r.errorClass}</p>}
                   {r.errorMessage && <ExpandableText text={r.errorMessage} label={`${word} ${r.attempt}'s error`} />}
+                  {r.errorStack && <StackTrace stack={r.errorStack} attempt={r.attempt} />}
                   {!r.errorClass && !r.errorMessage && <None />}
                 </>
               ),
@@ -72,5 +73,21 @@ export function RunRecords({ runs, maxAttempts, now, tenant = false }: { runs: R
         />
       )}
     </Card>
+  );
+}
+
+/** A failed attempt's stack (staff only: a tenant's copy has none), folded until asked for. */
+function StackTrace({ stack, attempt }: { stack: string; attempt: number }) {
+  const frames = stack.split("\n").filter((l) => /^\s+at /.test(l)).length;
+  return (
+    <details className="mt-1 text-xs">
+      <summary className="cursor-pointer font-medium text-blue-700 underline" aria-label={`Stack trace of attempt ${attempt}`}>
+        Stack trace ({frames} {frames === 1 ? "frame" : "frames"})
+      </summary>
+      {/* Wrapped within the column, each frame a line; V8's indentation before "at" dropped. */}
+      <pre className="mt-1 max-h-72 overflow-y-auto rounded-md border border-neutral-200 bg-neutral-50 p-2 font-mono text-[11px] leading-snug break-all whitespace-pre-wrap text-neutral-800">
+        {stack.replace(/^\s+at /gm, "at ")}
+      </pre>
+    </details>
   );
 }

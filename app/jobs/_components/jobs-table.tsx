@@ -5,11 +5,13 @@ import { useEffect, useRef, type ReactNode } from "react";
 import { JobLink, None } from "@/components/cells";
 import { PoisonBadge } from "@/components/charts/poison-badge";
 import { DataTable, type Column } from "@/components/data-table";
+import { JobProgress } from "@/components/job-progress";
 import { TimeAgo } from "@/components/time-zone";
 import { StateBadge } from "@/components/state-badge";
 import { useNow } from "@/components/use-now";
 import type { JobWire } from "@/lib/client/wire";
 import { POISON_SUSPECT_CRASHES } from "@/lib/insight/windows";
+import { shortId } from "@/lib/jobs/short-id";
 import { formatDuration } from "@/lib/jobs/timeline";
 
 type Props = {
@@ -87,6 +89,7 @@ function columns(p: Props, now: number): Column<JobWire>[] {
         <span className="flex items-center gap-1.5">
           <StateBadge state={job.state} />
           {p.isStaff !== false && job.crashes >= POISON_SUSPECT_CRASHES && <PoisonBadge crashes={job.crashes} />}
+          {job.progress && <JobProgress done={job.progress.done} total={job.progress.total} compact />}
         </span>
       ),
     },
@@ -145,7 +148,7 @@ export function JobsTable(props: Props) {
   );
 }
 
-/** A job on a phone: state, type, tenant, age and duration; the type links to the job. */
+/** A job on a phone: state, type, short id, tenant, age and duration (and progress while it runs); the type links to the job. */
 function PhoneRow({ job, now, selectable, selected, onToggle }: Props & { job: JobWire; now: number }) {
   const took = duration(job, now);
   return (
@@ -166,7 +169,13 @@ function PhoneRow({ job, now, selectable, selected, onToggle }: Props & { job: J
           </Link>
           <StateBadge state={job.state} />
         </div>
+        {job.progress && <JobProgress done={job.progress.done} total={job.progress.total} />}
         <p className="flex flex-wrap gap-x-2 text-xs text-neutral-600">
+          {/* The id people quote and paste: the same short form as the table's Job column. */}
+          <span title={job.id} className="font-mono">
+            {shortId(job.id)}
+          </span>
+          <span aria-hidden="true">·</span>
           <span>{job.tenantId}</span>
           <span aria-hidden="true">·</span>
           <span>

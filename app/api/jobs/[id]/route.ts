@@ -15,7 +15,8 @@ export const GET = consoleRoute<{ id: string }>({
   failed: "Could not load the job: the database did not answer. Details are in the server log.",
   read: async ({ tx, viewer, params }) => {
     // getJobDetail answers null for a malformed id, and for another tenant's job: all are "no such job".
-    const detail = await getJobDetail(tx, params.id);
+    // Stacks are read for staff only: a tenant's request never fetches them.
+    const detail = await getJobDetail(tx, params.id, { stacks: !tenantScopeOf(viewer) });
     if (!detail) throw new AppError("not_found", "No such job: it may have been removed, or the link is wrong.");
     // A tenant member reads no worker ids, lease owners or staff e-mail addresses (lib/jobs/redact.ts).
     return tenantScopeOf(viewer) ? redactForTenant(detail) : detail;

@@ -1,0 +1,41 @@
+import type { Metadata } from "next";
+import { notFound } from "next/navigation";
+import { requirePage, withViewerRead, type Viewer } from "@/lib/auth/viewer";
+import type { TypeHistoryResponse } from "@/lib/client/wire";
+import { isJobType } from "@/lib/jobs/job-types";
+import { parseHistoryRange, typeHistory, type HistoryRange } from "@/lib/metrics/history";
+import { TYPE_NAME } from "../name";
+import { TypeHistoryView } from "./type-history-view";
+
+type Props = { params: Promise<{ type: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> };
+
+export async function generateMetadata({ params }: Props): Promise<Metadata> {
+  return { title: (await params).type };
+}
+
+export const dynamic = "force-dynamic";
+
+/**
+ * One job type over days: throughput and failure rate, run time p50/p95. Rendered with its data on the
+ * server (the charts paint with the page), then polled. A name that is no type and has no history is 404.
+ */
+export default async function TypePage({ params, searchParams }: Props) {
+  const { type } = await params;
+  const viewer = await requirePage("insight:read", `/types/${encodeURIComponent(type)}`);
+  if (!TYPE_NAME.test(type)) notFound();
+  const raw = (await searchParams).range;
+  const range = parseHistoryRange(typeof raw === "string" ? raw : null);
+  const { initial, readAt } = await load(viewer, type, range);
+  if (initial && !isJobType(type) && initial.points.every((p) => p.succeeded + p.failed + p.leaseExpired + p.other === 0)) notFound();
+  return <TypeHistoryView type={type} range={range} initial={initial} renderedAt={readAt} />;
+}
+
+/** The charts' first data as GET /api/types/[type] answers it, and when it was read; null when the read failed (the polls then say why). */
+async function load(viewer: Viewer, type: string, range: HistoryRange) {
+  const points = await withViewerRead(viewer, (tx) => typeHistory(tx, type, range)).catch((err: unknown) => {
+    console.error(`/types/${type}: could not read the history:`, err);
+    return null;
+  });
+  const initial = points && (JSON.parse(JSON.stringify({ type, range, points, at: new Date().toISOString() })) as TypeHistoryResponse);
+  return { initial, readAt: Date.now() };
+}
