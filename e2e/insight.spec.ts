@@ -51,7 +51,10 @@ test.describe("insight", () => {
     await shot(page, "overview");
   });
 
-  test("a poison job is flagged: in the overview, with its crashes and the workers that died on it, and in the jobs list", async ({ page, history }) => {
+  test("a poison job is flagged: in the overview, with its crashes and the workers that died on it, and in the jobs list", async ({
+    page,
+    history,
+  }) => {
     const h = await history(30 * MIN).submit(
       { tenantId: "globex", type: "poison.crash", params: {}, queue: HELD_QUEUE },
       { kind: "api", id: "e2e-spec" },

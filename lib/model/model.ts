@@ -144,7 +144,8 @@ export class Model {
           const n = note(j, x.attempt);
           if (n.worker === owner) victims.push({ id: j.id, deaths: deaths(j), began: n.began, blamed: !n.bystander });
         }
-        if (stale.includes(j) && j.leaseOwner === owner) {
+        // Its other leases too, not stale yet: the blame is decided knowing every job the worker held.
+        if (watched.has(j.state) && j.leaseOwner === owner) {
           victims.push({ id: j.id, deaths: deaths(j) + 1, began: note(j, j.attempt).began, blamed: false });
         }
       }

@@ -84,7 +84,17 @@ export function createSupervisor(opts: SupervisorOptions) {
     if (stale.length === 0) return;
     const owners = [...new Set(stale.map((j) => j.leaseOwner))];
     const earlier = await earlierVictims(sql, owners);
-    const history = await crashHistory(sql, [...new Set([...stale.map((j) => j.id), ...earlier.map((v) => v.jobId)])]);
+    // The dead worker's other leases are its victims too, though not stale yet: a job it claimed just
+    // before it died has a fresher heartbeat (the claim's) and goes stale a tick or two later, and the
+    // blame must be decided knowing it is there (one heartbeat statement beats all of a worker's leases,
+    // so a worker with a stale lease has stopped beating them all).
+    const staleIds = new Set(stale.map((j) => j.id));
+    const fresher = (
+      await sql<{ id: string; leaseOwner: string; type: string; startedAt: Date }[]>`
+        SELECT id, lease_owner, type, coalesce(run_started_at, run_claimed_at) AS started_at FROM jobs_live
+         WHERE lease_owner = ANY(${owners}::text[]) AND state IN ${sql(HEARTBEAT_STATES)}`
+    ).filter((j) => !staleIds.has(j.id));
+    const history = await crashHistory(sql, [...new Set([...staleIds, ...fresher.map((j) => j.id), ...earlier.map((v) => v.jobId)])]);
     const blamed = new Map<string, Victim | null>();
     for (const owner of owners) {
       const victims: Victim[] = [
@@ -92,6 +102,9 @@ export function createSupervisor(opts: SupervisorOptions) {
           .filter((v) => v.workerId === owner)
           .map((v) => ({ jobId: v.jobId, type: v.type, startedAt: v.startedAt.getTime(), deaths: history.get(v.jobId)?.deaths ?? 1, blamed: v.errorClass !== WORKER_LOST })),
         ...stale
+          .filter((j) => j.leaseOwner === owner)
+          .map((j) => ({ jobId: j.id, type: j.type, startedAt: j.startedAt.getTime(), deaths: (history.get(j.id)?.deaths ?? 0) + 1, blamed: false })),
+        ...fresher
           .filter((j) => j.leaseOwner === owner)
           .map((j) => ({ jobId: j.id, type: j.type, startedAt: j.startedAt.getTime(), deaths: (history.get(j.id)?.deaths ?? 0) + 1, blamed: false })),
       ];
