@@ -80,7 +80,12 @@ async function main() {
       write: true,
       run: (tx, i) => {
         const job = t.dead[i % t.dead.length]!;
-        return transition(tx, { jobId: job.id, event: "replay", actor: { kind: "operator", id: "bench-operator" }, expected: { state: "dead", version: job.stateVersion } });
+        return transition(tx, {
+          jobId: job.id,
+          event: "replay",
+          actor: { kind: "operator", id: "bench-operator" },
+          expected: { state: "dead", version: job.stateVersion },
+        });
       },
     });
   }

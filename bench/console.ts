@@ -83,11 +83,25 @@ export async function startConsole(ownerUrl: string, log: (s: string) => void): 
   const child: ChildProcess = spawn(process.execPath, ["node_modules/next/dist/bin/next", "start", "-p", String(port), "-H", "127.0.0.1"], {
     stdio: ["ignore", "ignore", "inherit"],
     env: {
-      ...process.env, DATABASE_URL: roles.app, BETTER_AUTH_SECRET: secret, BETTER_AUTH_URL: base, NODE_ENV: "production",
-      JOBSCOPE_DIST_DIR: DIST_DIR, JOBSCOPE_SIGN_IN_PER_MINUTE: "1000",
+      ...process.env,
+      DATABASE_URL: roles.app,
+      BETTER_AUTH_SECRET: secret,
+      BETTER_AUTH_URL: base,
+      NODE_ENV: "production",
+      JOBSCOPE_DIST_DIR: DIST_DIR,
+      JOBSCOPE_SIGN_IN_PER_MINUTE: "1000",
     },
   });
-  await waitUntil("next start", async () => fetch(`${base}/api/auth/ok`).then((r) => r.status < 500, () => false), 120_000, 250);
+  await waitUntil(
+    "next start",
+    async () =>
+      fetch(`${base}/api/auth/ok`).then(
+        (r) => r.status < 500,
+        () => false,
+      ),
+    120_000,
+    250,
+  );
   return {
     base,
     stop: async () => {
@@ -143,7 +157,13 @@ export async function pickTargets(sql: Sql, samples: number, tenant: string | nu
  * cursor, dead jobs to replay — among the tenant's own for a tenant's user, whose rows are named
  * "tenant acme: …". A tenant's user has no tenant filter and no replay.
  */
-export async function measureConsole(ownerUrl: string, base: string, cookie: string, samples: number, who: ConsoleViewer = "operator"): Promise<Timing[]> {
+export async function measureConsole(
+  ownerUrl: string,
+  base: string,
+  cookie: string,
+  samples: number,
+  who: ConsoleViewer = "operator",
+): Promise<Timing[]> {
   const tenant = DEMO_USERS[who].tenantId;
   const sql = connect(ownerUrl, { max: 1 });
   const { deep, many, dead } = await pickTargets(sql, samples, tenant);
@@ -159,14 +179,27 @@ export async function measureConsole(ownerUrl: string, base: string, cookie: str
       await res.arrayBuffer();
       statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
     });
-    return { name: named(name), n, p50: pct(times, 50), p95: pct(times, 95), warmupMax, status: [...statuses].map(([s, c]) => `${s}×${c}`).join(" ") };
+    return {
+      name: named(name),
+      n,
+      p50: pct(times, 50),
+      p95: pct(times, 95),
+      warmupMax,
+      status: [...statuses].map(([s, c]) => `${s}×${c}`).join(" "),
+    };
   };
 
   const out: Timing[] = [];
   out.push(await timed("first list page (GET /api/jobs: 50 jobs + tab counts)", () => fetch(`${base}/api/jobs`, { headers })));
   out.push(await timed("deep keyset page (GET /api/jobs?after=…, 75% down)", () => fetch(`${base}/api/jobs?after=${cursor}`, { headers })));
-  if (tenant) out.push(await timed("succeeded tab, filtered by type", () => fetch(`${base}/api/jobs?state=succeeded&type=media.render`, { headers })));
-  else out.push(await timed("succeeded tab, filtered by tenant and type", () => fetch(`${base}/api/jobs?state=succeeded&tenant=acme&type=media.render`, { headers })));
+  if (tenant)
+    out.push(await timed("succeeded tab, filtered by type", () => fetch(`${base}/api/jobs?state=succeeded&type=media.render`, { headers })));
+  else
+    out.push(
+      await timed("succeeded tab, filtered by tenant and type", () =>
+        fetch(`${base}/api/jobs?state=succeeded&tenant=acme&type=media.render`, { headers }),
+      ),
+    );
   out.push(await timed("counts (GET /api/counts)", () => fetch(`${base}/api/counts`, { headers })));
   if (many) out.push(await timed("job detail, 20 attempts (GET /api/jobs/:id)", () => fetch(`${base}/api/jobs/${many.id}`, { headers })));
   const replayId = actionId("applyJobEventAction", "app/jobs/[id]/actions");
@@ -215,7 +248,12 @@ export async function measureConsoleLib(ownerUrl: string, samples: number): Prom
         (i) => {
           const job = dead[i % dead.length]!;
           return withScope(sql, { all: true }, (tx) =>
-            transition(tx, { jobId: job.id, event: "replay", actor: { kind: "operator", id: "bench-operator" }, expected: { state: "dead", version: job.stateVersion } }),
+            transition(tx, {
+              jobId: job.id,
+              event: "replay",
+              actor: { kind: "operator", id: "bench-operator" },
+              expected: { state: "dead", version: job.stateVersion },
+            }),
           );
         },
         Math.min(samples, dead.length - WARMUP),

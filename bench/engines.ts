@@ -60,7 +60,11 @@ export async function measure(url: string, system: string, n: number, run: BurnR
   const wal = await walBytes(url, before, after);
   const records = await walRecords(url, before, after);
   return {
-    system, jobs: n, seconds, jobsPerSec: n / seconds, walPerJob: wal / all,
+    system,
+    jobs: n,
+    seconds,
+    jobsPerSec: n / seconds,
+    walPerJob: wal / all,
     heapRowsPerJob: records ? records.heapRows / all : null,
     btreeEntriesPerJob: records ? records.btreeEntries / all : null,
     pgCpuUsPerJob: before.pgCpuUs !== null && after.pgCpuUs !== null ? (after.pgCpuUs - before.pgCpuUs) / all : null,
@@ -90,13 +94,24 @@ export function burnJobs(n: number) {
 export async function burnJobscope(
   url: string,
   n: number,
-  opts: { concurrency: number; batch: boolean; label: string; prefilled?: boolean; worker?: { pipelines?: number; maxBatch?: number; prefetch?: number } },
+  opts: {
+    concurrency: number;
+    batch: boolean;
+    label: string;
+    prefilled?: boolean;
+    worker?: { pipelines?: number; maxBatch?: number; prefetch?: number };
+  },
 ): Promise<Burn> {
   if (!opts.prefilled) await prefillJobscope(url, burnJobs(n).all);
   const sql = connect(url, { max: opts.batch ? 8 : opts.concurrency + 4, appName: "bench-jobscope", genericPlans: true });
   let done = 0;
   const worker = createWorker({
-    sql, queues: [BENCH_QUEUE], concurrency: opts.concurrency, batch: opts.batch, log: silentLogger, ...opts.worker,
+    sql,
+    queues: [BENCH_QUEUE],
+    concurrency: opts.concurrency,
+    batch: opts.batch,
+    log: silentLogger,
+    ...opts.worker,
     handlers: { "report.generate": async () => null },
     onOutcome: (o) => {
       if (o.status === "reported") done++;
@@ -240,7 +255,10 @@ export async function pickupJobscope(url: string, n: number): Promise<number[]> 
   const sql = connect(url, { max: 6, appName: "bench-pickup", genericPlans: true });
   const probe = pickupProbe();
   const worker = createWorker({
-    sql, queues: ["pickup"], concurrency: 4, log: silentLogger,
+    sql,
+    queues: ["pickup"],
+    concurrency: 4,
+    log: silentLogger,
     handlers: { "report.generate": probe.started },
   });
   await worker.start();
@@ -259,7 +277,11 @@ export async function pickupGraphile(url: string, n: number): Promise<number[]> 
   await runMigrations({ connectionString: url, logger: quietGraphile() });
   const probe = pickupProbe();
   const runner = await runGraphile({
-    connectionString: url, concurrency: 4, noHandleSignals: true, pollInterval: 2000, logger: quietGraphile(),
+    connectionString: url,
+    concurrency: 4,
+    noHandleSignals: true,
+    pollInterval: 2000,
+    logger: quietGraphile(),
     taskList: { pickup: probe.started },
   });
   const utils = await makeWorkerUtils({ connectionString: url, logger: quietGraphile() });

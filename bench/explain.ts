@@ -45,7 +45,8 @@ export function explainingApp(owner: string, secret: string) {
     transform: { column: { from: postgres.toCamel } },
     debug: (_c, query, parameters) => {
       // Transaction control and settings are not statements EXPLAIN takes.
-      if (sink && !/^(BEGIN|COMMIT|ROLLBACK|SAVEPOINT|RELEASE|SET|RESET|SHOW|SELECT set_config)\b/i.test(query.trim())) sink.push({ query, parameters });
+      if (sink && !/^(BEGIN|COMMIT|ROLLBACK|SAVEPOINT|RELEASE|SET|RESET|SHOW|SELECT set_config)\b/i.test(query.trim()))
+        sink.push({ query, parameters });
     },
   });
   /** Each statement's EXPLAIN (ANALYZE, BUFFERS) text, in the order the run sent them. */

@@ -35,7 +35,11 @@ const DROP_FINISHED_TAB_INDEXES = ["DROP INDEX job_attempts_final_idx", "DROP IN
 
 export const VARIANTS: Variant[] = [
   { name: "final", what: "the design as shipped: 2 pipelines × 500, narrow live row, BRIN history, WHEN-clause guard, time-ordered ids" },
-  { name: "serial, handler-count claims", what: "claims only its free slots (24) and one statement at a time: the runtime before this issue", worker: { pipelines: 1, maxBatch: 24, prefetch: 0 } },
+  {
+    name: "serial, handler-count claims",
+    what: "claims only its free slots (24) and one statement at a time: the runtime before this issue",
+    worker: { pipelines: 1, maxBatch: 24, prefetch: 0 },
+  },
   { name: "one pipeline", what: "one statement in flight instead of two", worker: { pipelines: 1 } },
   { name: "batches of 100", what: "at most 100 reports and 100 claims per statement instead of 500", worker: { maxBatch: 100 } },
   {
@@ -88,7 +92,11 @@ export const VARIANTS: Variant[] = [
     skeleton: true,
     ddl: DROP_FINISHED_TAB_INDEXES,
   },
-  { name: "synchronous_commit off", what: "not adopted (a crash could lose acknowledged transitions): how much fsync costs here", ddl: ["ALTER DATABASE {db} SET synchronous_commit = off"] },
+  {
+    name: "synchronous_commit off",
+    what: "not adopted (a crash could lose acknowledged transitions): how much fsync costs here",
+    ddl: ["ALTER DATABASE {db} SET synchronous_commit = off"],
+  },
 ];
 
 async function prefillRandomIds(url: string, n: number) {
@@ -132,8 +140,17 @@ export async function runFactors(adminUrl: string, n: number, log: (s: string) =
       ? await burnSkeleton(url, n, v.name)
       : await burnJobscope(url, n, { concurrency: 24, batch: true, label: v.name, prefilled: true, worker: v.worker });
     if (v.name === "final") final = jobscope.jobsPerSec;
-    const f = { name: v.name, what: v.what, jobscope, graphile, ratio: jobscope.jobsPerSec / graphile.jobsPerSec, vsFinal: final ? jobscope.jobsPerSec / final : 1 };
-    log(`  ${fmt(jobscope.jobsPerSec)} jobs/s vs graphile-worker ${fmt(graphile.jobsPerSec)}: ${fmt(f.ratio, 2)}×; ${fmt(f.vsFinal, 2)}× the final design`);
+    const f = {
+      name: v.name,
+      what: v.what,
+      jobscope,
+      graphile,
+      ratio: jobscope.jobsPerSec / graphile.jobsPerSec,
+      vsFinal: final ? jobscope.jobsPerSec / final : 1,
+    };
+    log(
+      `  ${fmt(jobscope.jobsPerSec)} jobs/s vs graphile-worker ${fmt(graphile.jobsPerSec)}: ${fmt(f.ratio, 2)}×; ${fmt(f.vsFinal, 2)}× the final design`,
+    );
     out.push(f);
   }
   return out;

@@ -12,7 +12,15 @@ import { silentLogger } from "../lib/worker/log";
 import { createWorker } from "../lib/worker/worker";
 import { pct, waitUntil } from "./lib";
 
-export type FairnessRun = { fair: boolean; aJobs: number; bJobs: number; bWaitP50: number; bWaitP99: number; bLastStartRank: number; jobsPerSec: number };
+export type FairnessRun = {
+  fair: boolean;
+  aJobs: number;
+  bJobs: number;
+  bWaitP50: number;
+  bWaitP99: number;
+  bLastStartRank: number;
+  jobsPerSec: number;
+};
 
 const QUEUE = "fairness";
 const OPERATOR = { kind: "operator", id: "bench" } as const;
@@ -24,7 +32,9 @@ export async function fairnessRun(url: string, opts: { fair: boolean; aJobs: num
     await sql`INSERT INTO tenants (id, name) VALUES ('globex', 'Globex') ON CONFLICT DO NOTHING`;
     await changeQueue(sql, QUEUE, { kind: "fair", fair: opts.fair }, OPERATOR);
     const submit = (tenantId: string) =>
-      enqueue(sql, { tenantId, type: "report.generate", queue: QUEUE, params: { report: "daily_usage", period: "2026-11" } }, API).then((r) => r.job.id);
+      enqueue(sql, { tenantId, type: "report.generate", queue: QUEUE, params: { report: "daily_usage", period: "2026-11" } }, API).then(
+        (r) => r.job.id,
+      );
     // A's burst, eight submits at a time, then B's jobs.
     let next = 0;
     await Promise.all(
@@ -67,7 +77,15 @@ export async function fairnessRun(url: string, opts: { fair: boolean; aJobs: num
     await waitUntil("fairness burn-down", async () => done >= total, 10 * 60_000);
     const seconds = (performance.now() - t0) / 1000;
     await worker.stop();
-    return { fair: opts.fair, aJobs: opts.aJobs, bJobs: opts.bJobs, bWaitP50: pct(bWaits, 50), bWaitP99: pct(bWaits, 99), bLastStartRank, jobsPerSec: total / seconds };
+    return {
+      fair: opts.fair,
+      aJobs: opts.aJobs,
+      bJobs: opts.bJobs,
+      bWaitP50: pct(bWaits, 50),
+      bWaitP99: pct(bWaits, 99),
+      bLastStartRank,
+      jobsPerSec: total / seconds,
+    };
   } finally {
     await sql.end();
   }

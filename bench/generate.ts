@@ -24,7 +24,14 @@ import { uuidv7Expr } from "../lib/jobs/ids";
 import { inWritePath, type Tx } from "../lib/jobs/write-path";
 
 type Ev = { seq: number; event: JobEvent; from: JobState | null; to: JobState; actor: ActorKind; attempt: number; version: number; offsetS: number };
-type Run = { attempt: number; claimedS: number; startedS: number | null; finishedS: number | null; outcome: RunOutcome | null; errorClass: string | null };
+type Run = {
+  attempt: number;
+  claimedS: number;
+  startedS: number | null;
+  finishedS: number | null;
+  outcome: RunOutcome | null;
+  errorClass: string | null;
+};
 /** An ended attempt as job_attempts stores it: its claim's version and, when a worker applied it, its closing transition. */
 type EndedAttempt = {
   attempt: number;
@@ -88,13 +95,21 @@ function playPattern(id: number, weight: number, maxAttempts: number, script: [J
       run.errorClass = s.closesRun === "succeeded" || s.closesRun === "cancelled" ? null : errorClass;
       const byWorker = actor === "worker";
       attempts.push({
-        attempt: run.attempt, claimedS: open.claimedS, claimVersion: open.version, startedS: open.startedS, finishedS: t, outcome: s.closesRun,
-        maxAttempts: n.maxAttempts, end: byWorker ? { event, from: job.state, to: n.state, version: n.stateVersion } : null,
-        retryS: byWorker && s.transition.schedules === "retry_at" ? t + RETRY_AFTER_S : null, errorClass: run.errorClass,
+        attempt: run.attempt,
+        claimedS: open.claimedS,
+        claimVersion: open.version,
+        startedS: open.startedS,
+        finishedS: t,
+        outcome: s.closesRun,
+        maxAttempts: n.maxAttempts,
+        end: byWorker ? { event, from: job.state, to: n.state, version: n.stateVersion } : null,
+        retryS: byWorker && s.transition.schedules === "retry_at" ? t + RETRY_AFTER_S : null,
+        errorClass: run.errorClass,
       });
       open = null;
     }
-    if (actor !== "worker") log.push({ event, from: job.state, to: n.state, actor, attempt: n.attempt, version: n.stateVersion, atS: t, maxAttempts: n.maxAttempts });
+    if (actor !== "worker")
+      log.push({ event, from: job.state, to: n.state, actor, attempt: n.attempt, version: n.stateVersion, atS: t, maxAttempts: n.maxAttempts });
     if (s.transition.schedules === "retry_at") notBeforeS = t + RETRY_AFTER_S;
     if (s.transition.schedules === "now") notBeforeS = t;
     events.push({ seq: events.length, event, from: job.state, to: n.state, actor, attempt: n.attempt, version: n.stateVersion, offsetS: t });
@@ -104,10 +119,27 @@ function playPattern(id: number, weight: number, maxAttempts: number, script: [J
   return { id, weight, maxAttempts, final: job, events, runs, finishedS, notBeforeS, attempts, log, open: isLeased(job.state) ? open : null };
 }
 
-const ok: [JobEvent, ActorKind, number][] = [["claim", "worker", 2], ["start", "worker", 0.01], ["finish", "worker", 3]];
-const failThenRetry: [JobEvent, ActorKind, number][] = [["claim", "worker", 1], ["start", "worker", 0.01], ["fail", "worker", 5], ["retry", "supervisor", 30]];
-const stale: [JobEvent, ActorKind, number][] = [["claim", "worker", 1], ["start", "worker", 0.01], ["reclaim", "supervisor", 15]];
-const dies: [JobEvent, ActorKind, number][] = [["claim", "worker", 1], ["start", "worker", 0.01], ["abandon", "worker", 1]];
+const ok: [JobEvent, ActorKind, number][] = [
+  ["claim", "worker", 2],
+  ["start", "worker", 0.01],
+  ["finish", "worker", 3],
+];
+const failThenRetry: [JobEvent, ActorKind, number][] = [
+  ["claim", "worker", 1],
+  ["start", "worker", 0.01],
+  ["fail", "worker", 5],
+  ["retry", "supervisor", 30],
+];
+const stale: [JobEvent, ActorKind, number][] = [
+  ["claim", "worker", 1],
+  ["start", "worker", 0.01],
+  ["reclaim", "supervisor", 15],
+];
+const dies: [JobEvent, ActorKind, number][] = [
+  ["claim", "worker", 1],
+  ["start", "worker", 0.01],
+  ["abandon", "worker", 1],
+];
 
 /** The histories and how often each occurs (weights per 1000 jobs). */
 export function patterns(): Pattern[] {
@@ -122,9 +154,18 @@ export function patterns(): Pattern[] {
   add(30, 3, [...failThenRetry, ...failThenRetry, ["claim", "worker", 1], ["start", "worker", 0.01], ["abandon", "worker", 4]]);
   add(10, 3, dies, "ValidationError");
   add(25, 3, [["cancel", "tenant", 20]]);
-  add(10, 3, [["claim", "worker", 1], ["start", "worker", 0.01], ["cancel", "operator", 5], ["stop", "worker", 1]]);
+  add(10, 3, [
+    ["claim", "worker", 1],
+    ["start", "worker", 0.01],
+    ["cancel", "operator", 5],
+    ["stop", "worker", 1],
+  ]);
   add(20, 3, []); // still queued (not due: see not_before below)
-  add(9, 3, [["claim", "worker", 1], ["start", "worker", 0.01], ["fail", "worker", 5]]); // waiting for a retry
+  add(9, 3, [
+    ["claim", "worker", 1],
+    ["start", "worker", 0.01],
+    ["fail", "worker", 5],
+  ]); // waiting for a retry
   // A job with a long history: 20 failed attempts, then dead. The detail page's worst case.
   const many: [JobEvent, ActorKind, number][] = [];
   for (let i = 1; i < 20; i++) many.push(...failThenRetry);
@@ -142,7 +183,17 @@ function consolePatterns(from: number): Pattern[] {
   return [
     playPattern(from, 2, 3, [...replay, ...ok], "ValidationError"),
     playPattern(from + 1, 2, 3, [...replay, ...dies], "ValidationError"),
-    playPattern(from + 2, 1, 3, [["claim", "worker", 1], ["start", "worker", 0.01], ["pause", "operator", 20]], "UpstreamTimeout"),
+    playPattern(
+      from + 2,
+      1,
+      3,
+      [
+        ["claim", "worker", 1],
+        ["start", "worker", 0.01],
+        ["pause", "operator", 20],
+      ],
+      "UpstreamTimeout",
+    ),
   ];
 }
 
@@ -161,7 +212,13 @@ export const actorId = (a: ActorKind) => (a === "supervisor" ? "gen-sup" : `gen-
  * Stamp `count` jobs chunk by chunk: `fill` writes jobs `from` to `from + n - 1` in one transaction,
  * marked as the write path, with triggers skipped (superuser only) and without waiting for the WAL flush.
  */
-export async function inChunks(sql: Sql, count: number, chunk: number, log: ((s: string) => void) | undefined, fill: (tx: Tx, from: number, n: number) => Promise<void>) {
+export async function inChunks(
+  sql: Sql,
+  count: number,
+  chunk: number,
+  log: ((s: string) => void) | undefined,
+  fill: (tx: Tx, from: number, n: number) => Promise<void>,
+) {
   for (let from = 0; from < count; from += chunk) {
     const n = Math.min(chunk, count - from);
     await inWritePath(sql, async (tx) => {
@@ -201,23 +258,46 @@ export async function generate(
   const slots = pats.flatMap((p) => Array.from({ length: p.weight }, () => p.id));
   const types = TYPES.map((t, i) => ({ i, ...t }));
   // Not due for a year: no benchmark worker or supervisor moves the generated history.
-  const [{ far, run }] = (await sql`SELECT now() + interval '365 days' AS far, floor(random() * 1e6)::int AS run`) as unknown as [{ far: Date; run: number }];
+  const [{ far, run }] = (await sql`SELECT now() + interval '365 days' AS far, floor(random() * 1e6)::int AS run`) as unknown as [
+    { far: Date; run: number },
+  ];
   await sql`DROP TABLE IF EXISTS gen_slot, gen_pattern, gen_attempt, gen_log`;
   await sql`CREATE UNLOGGED TABLE gen_slot AS SELECT * FROM jsonb_to_recordset(${sql.json(slots.map((p, i) => ({ slot: i, pattern: p })) as never)}) AS x(slot int, pattern int)`;
   await sql`CREATE UNLOGGED TABLE gen_pattern AS SELECT * FROM jsonb_to_recordset(${sql.json(
     pats.map((p) => ({
-      pattern: p.id, state: p.final.state, attempt: p.final.attempt, submit_max: p.maxAttempts, max_attempts: p.final.maxAttempts,
-      version: p.final.stateVersion, last_s: p.events.at(-1)!.offsetS, live: p.finishedS === null, never_claimed: p.events.length === 1,
-      leased: p.open !== null, run_claimed_s: p.open?.claimedS ?? null, run_started_s: p.open?.startedS ?? null, run_version: p.open?.version ?? null,
+      pattern: p.id,
+      state: p.final.state,
+      attempt: p.final.attempt,
+      submit_max: p.maxAttempts,
+      max_attempts: p.final.maxAttempts,
+      version: p.final.stateVersion,
+      last_s: p.events.at(-1)!.offsetS,
+      live: p.finishedS === null,
+      never_claimed: p.events.length === 1,
+      leased: p.open !== null,
+      run_claimed_s: p.open?.claimedS ?? null,
+      run_started_s: p.open?.startedS ?? null,
+      run_version: p.open?.version ?? null,
     })) as never,
   )}) AS x(pattern int, state job_state, attempt int, submit_max int, max_attempts int, version int, last_s float8, live boolean,
            never_claimed boolean, leased boolean, run_claimed_s float8, run_started_s float8, run_version int)`;
   await sql`CREATE UNLOGGED TABLE gen_attempt AS SELECT * FROM jsonb_to_recordset(${sql.json(
     pats.flatMap((p) =>
       p.attempts.map((a) => ({
-        pattern: p.id, attempt: a.attempt, claimed_s: a.claimedS, claim_version: a.claimVersion, started_s: a.startedS, finished_s: a.finishedS,
-        outcome: a.outcome, max_attempts: a.maxAttempts, end_event: a.end?.event ?? null, end_from: a.end?.from ?? null, end_to: a.end?.to ?? null,
-        end_version: a.end?.version ?? null, retry_s: a.retryS, error_class: a.errorClass,
+        pattern: p.id,
+        attempt: a.attempt,
+        claimed_s: a.claimedS,
+        claim_version: a.claimVersion,
+        started_s: a.startedS,
+        finished_s: a.finishedS,
+        outcome: a.outcome,
+        max_attempts: a.maxAttempts,
+        end_event: a.end?.event ?? null,
+        end_from: a.end?.from ?? null,
+        end_to: a.end?.to ?? null,
+        end_version: a.end?.version ?? null,
+        retry_s: a.retryS,
+        error_class: a.errorClass,
         // The failure a live job waits on: its retry is the live row's not_before.
         retry_far: p.finishedS === null && a.attempt === p.final.attempt && a.retryS !== null,
       })),
@@ -226,7 +306,18 @@ export async function generate(
            end_event job_event, end_from job_state, end_to job_state, end_version int, retry_s float8, error_class text, retry_far boolean)`;
   await sql`CREATE UNLOGGED TABLE gen_log AS SELECT * FROM jsonb_to_recordset(${sql.json(
     pats.flatMap((p) =>
-      p.log.map((e) => ({ pattern: p.id, event: e.event, from_state: e.from, to_state: e.to, actor: e.actor, actor_id: actorId(e.actor), attempt: e.attempt, version: e.version, at_s: e.atS, max_attempts: e.maxAttempts })),
+      p.log.map((e) => ({
+        pattern: p.id,
+        event: e.event,
+        from_state: e.from,
+        to_state: e.to,
+        actor: e.actor,
+        actor_id: actorId(e.actor),
+        attempt: e.attempt,
+        version: e.version,
+        at_s: e.atS,
+        max_attempts: e.maxAttempts,
+      })),
     ) as never,
   )}) AS x(pattern int, event job_event, from_state job_state, to_state job_state, actor actor_kind, actor_id text, attempt int, version int, at_s float8, max_attempts int)`;
   const rebuilt = await dropSecondaryIndexes(sql, opts.count, opts.log);
@@ -316,7 +407,10 @@ async function dropSecondaryIndexes(sql: Sql, count: number, log?: (s: string) =
 /** Check a random sample of generated jobs with lib/integrity's checker (their transitions replayed against their rows and attempts); returns the problems. */
 export async function auditSample(sql: Sql, n = 200): Promise<string[]> {
   const ids = await sql<{ id: string }[]>`SELECT id FROM job_catalog TABLESAMPLE SYSTEM (1) LIMIT ${n}`;
-  const { mismatches, jobs } = await auditJobs(sql, ids.map((r) => r.id));
+  const { mismatches, jobs } = await auditJobs(
+    sql,
+    ids.map((r) => r.id),
+  );
   const problems = mismatches.map((m) => `${m.jobId}: ${m.problem}`);
   if (jobs !== ids.length) problems.push(`${ids.length - jobs} sampled jobs are missing from the jobs view`);
   return problems;
@@ -346,4 +440,3 @@ export async function prefillJobscope(url: string, n: number, queue = "bench", o
     await sql.end();
   }
 }
-

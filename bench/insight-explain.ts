@@ -148,28 +148,62 @@ async function main() {
   const probes: Probe[] = [
     { name: "throughput 1h", serves: "job_attempts_finished_brin", run: (s) => throughput(s, "1h", now) },
     { name: "throughput 24h", serves: "job_attempts_finished_brin", run: (s) => throughput(s, "24h", now) },
-    { name: "latency by type 1h", serves: "job_attempts_finished_brin (sample window), job_catalog_pkey, job_log_job_version_idx, job_attempts_pkey", run: (s) => latencyByType(s, "1h", now) },
-    { name: "latency by type 24h", serves: "job_attempts_finished_brin (sample window), job_catalog_pkey, job_log_job_version_idx, job_attempts_pkey", run: (s) => latencyByType(s, "24h", now) },
+    {
+      name: "latency by type 1h",
+      serves: "job_attempts_finished_brin (sample window), job_catalog_pkey, job_log_job_version_idx, job_attempts_pkey",
+      run: (s) => latencyByType(s, "1h", now),
+    },
+    {
+      name: "latency by type 24h",
+      serves: "job_attempts_finished_brin (sample window), job_catalog_pkey, job_log_job_version_idx, job_attempts_pkey",
+      run: (s) => latencyByType(s, "24h", now),
+    },
     { name: "busiest errors 1h", serves: "job_attempts_finished_brin", run: (s) => busiestErrors(s, "1h", now) },
     { name: "busiest errors 24h", serves: "job_attempts_finished_brin", run: (s) => busiestErrors(s, "24h", now) },
-    { name: "poison suspects (7 d)", serves: "job_attempts_lease_lost_idx, `jobs` by id (job_catalog_pkey, jobs_live_pkey, job_attempts_pkey, job_log_job_version_idx), workers_pkey", run: (s) => poisonSuspects(s, now) },
+    {
+      name: "poison suspects (7 d)",
+      serves:
+        "job_attempts_lease_lost_idx, `jobs` by id (job_catalog_pkey, jobs_live_pkey, job_attempts_pkey, job_log_job_version_idx), workers_pkey",
+      run: (s) => poisonSuspects(s, now),
+    },
     { name: "recent rejections", serves: "transition_rejections_pkey", run: (s) => recentRejections(s) },
     { name: "drift status", serves: "transition_rejections_kind_idx / _kind_id_idx", run: (s) => driftStatus(s) },
-    { name: "rejections page, kind=conflict, page 3", serves: "transition_rejections_kind_id_idx", run: async (s) => {
-      const p1 = await listRejections(s, { kind: "conflict" });
-      const p2 = await listRejections(s, { kind: "conflict", after: p1.next! });
-      return listRejections(s, { kind: "conflict", after: p2.next! });
-    } },
+    {
+      name: "rejections page, kind=conflict, page 3",
+      serves: "transition_rejections_kind_id_idx",
+      run: async (s) => {
+        const p1 = await listRejections(s, { kind: "conflict" });
+        const p2 = await listRejections(s, { kind: "conflict", after: p1.next! });
+        return listRejections(s, { kind: "conflict", after: p2.next! });
+      },
+    },
     { name: "rejections page, actor", serves: "transition_rejections_actor_id_idx", run: (s) => listRejections(s, { actor: "ops-7" }) },
-    { name: "workers", serves: "workers (seq scan: one row per worker process), job_attempts_worker_trouble_idx, jobs_live_lease_idx, jobs_live_waiting_idx", run: (s) => listWorkers(s, now) },
-    { name: "transition counts 1h", serves: "job_catalog_created_idx, job_log_at_brin (1-2 day partitions), job_attempts_finished_brin, jobs_live_lease_idx, jobs_live_waiting_idx", run: (s) => transitionCounts(s, "1h", now) },
+    {
+      name: "workers",
+      serves: "workers (seq scan: one row per worker process), job_attempts_worker_trouble_idx, jobs_live_lease_idx, jobs_live_waiting_idx",
+      run: (s) => listWorkers(s, now),
+    },
+    {
+      name: "transition counts 1h",
+      serves: "job_catalog_created_idx, job_log_at_brin (1-2 day partitions), job_attempts_finished_brin, jobs_live_lease_idx, jobs_live_waiting_idx",
+      run: (s) => transitionCounts(s, "1h", now),
+    },
     { name: "transition counts 6h", serves: "same", run: (s) => transitionCounts(s, "6h", now) },
     { name: "transition counts 24h", serves: "same", run: (s) => transitionCounts(s, "24h", now) },
-    { name: "why-slow context (export.tenant_data, staff)", serves: "job_catalog_type_created_idx, job_catalog_tenant_type_created_idx, job_catalog_queue_created_idx, jobs_live_pkey, job_attempts_pkey, job_log_job_version_idx, queue_events_queue_at_idx, workers, `job_events` by id", run: async (s) => {
-      const detail = await getJobDetail(s, sample!.id);
-      return explainContext(s, detail!, { tenantOnly: false, asOf: now.getTime() });
-    } },
-    { name: "integrity audit, a 5-minute window", serves: "job_catalog_created_idx, job_log_at_brin, job_attempts_finished_brin; then the `jobs`, `job_events`, `job_runs` views by id", run: (s) => auditWindow(s, new Date(now.getTime() - 7 * 60_000), new Date(now.getTime() - 2 * 60_000)) },
+    {
+      name: "why-slow context (export.tenant_data, staff)",
+      serves:
+        "job_catalog_type_created_idx, job_catalog_tenant_type_created_idx, job_catalog_queue_created_idx, jobs_live_pkey, job_attempts_pkey, job_log_job_version_idx, queue_events_queue_at_idx, workers, `job_events` by id",
+      run: async (s) => {
+        const detail = await getJobDetail(s, sample!.id);
+        return explainContext(s, detail!, { tenantOnly: false, asOf: now.getTime() });
+      },
+    },
+    {
+      name: "integrity audit, a 5-minute window",
+      serves: "job_catalog_created_idx, job_log_at_brin, job_attempts_finished_brin; then the `jobs`, `job_events`, `job_runs` views by id",
+      run: (s) => auditWindow(s, new Date(now.getTime() - 7 * 60_000), new Date(now.getTime() - 2 * 60_000)),
+    },
   ];
 
   const out: string[] = [];
@@ -177,7 +211,9 @@ async function main() {
   out.push(
     `Data: ${n(c.jobs)} jobs (${n(c.live)} live), ${n(c.attempts)} ended attempts (${n(c.day)} in the last 24 h, ${n(c.hour)} in the last hour), ` +
       `${n(c.log)} job_log rows, ${n(c.rejections)} rejections. The latency sample's window: ` +
-      windows.map((w, i) => `${["1h", "24h"][i]}: the last ${Math.round((now.getTime() - w.from.getTime()) / 60_000)} min (${w.probes} windows tried)`).join("; ") +
+      windows
+        .map((w, i) => `${["1h", "24h"][i]}: the last ${Math.round((now.getTime() - w.from.getTime()) / 60_000)} min (${w.probes} windows tried)`)
+        .join("; ") +
       ".\n",
   );
   out.push("| query | median ms (5 warm runs) | served by |", "|---|---:|---|");
@@ -196,19 +232,26 @@ async function main() {
     const notices: string[] = [];
     // A statement's plan is logged when its portal closes: the last one's at COMMIT, so the sink stays open until then.
     sink = notices;
-    await explainSql.begin(async (tx) => {
-      await tx`LOAD 'auto_explain'`;
-      await tx`SET LOCAL auto_explain.log_min_duration = 0`;
-      await tx`SET LOCAL auto_explain.log_analyze = on`;
-      await tx`SET LOCAL auto_explain.log_buffers = on`;
-      await tx`SET LOCAL auto_explain.log_timing = on`;
-      await tx`SET LOCAL auto_explain.log_level = notice`;
-      await tx`SET LOCAL client_min_messages = notice`;
-      await p.run(tx);
-    }).finally(() => {
-      sink = null;
-    });
-    plans.push(`#### ${p.name}\n\n\`\`\`\n${notices.filter((x) => !/LOAD|SET LOCAL|set_config/.test(x)).map(readable).join("\n\n")}\n\`\`\``);
+    await explainSql
+      .begin(async (tx) => {
+        await tx`LOAD 'auto_explain'`;
+        await tx`SET LOCAL auto_explain.log_min_duration = 0`;
+        await tx`SET LOCAL auto_explain.log_analyze = on`;
+        await tx`SET LOCAL auto_explain.log_buffers = on`;
+        await tx`SET LOCAL auto_explain.log_timing = on`;
+        await tx`SET LOCAL auto_explain.log_level = notice`;
+        await tx`SET LOCAL client_min_messages = notice`;
+        await p.run(tx);
+      })
+      .finally(() => {
+        sink = null;
+      });
+    plans.push(
+      `#### ${p.name}\n\n\`\`\`\n${notices
+        .filter((x) => !/LOAD|SET LOCAL|set_config/.test(x))
+        .map(readable)
+        .join("\n\n")}\n\`\`\``,
+    );
   }
   console.log(out.join("\n"));
   console.log("\n### Plans\n");

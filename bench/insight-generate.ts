@@ -39,10 +39,20 @@ function attemptsOf(p: Pattern) {
       if (!end) throw new Error(`pattern ${p.id}: attempt ${r.attempt} ended without a closing event`);
       const byWorker = end.actor === "worker";
       return {
-        pattern: p.id, attempt: r.attempt, claimed_s: r.claimedS, started_s: r.startedS, finished_s: r.finishedS, outcome: r.outcome,
-        error_class: r.errorClass, claim_version: claim.version, max_attempts: p.maxAttempts,
-        end_event: byWorker ? end.event : null, end_from: byWorker ? end.from : null, end_to: byWorker ? end.to : null,
-        end_version: byWorker ? end.version : null, retry_s: byWorker && end.event === "fail" ? end.offsetS + RETRY_AFTER_S : null,
+        pattern: p.id,
+        attempt: r.attempt,
+        claimed_s: r.claimedS,
+        started_s: r.startedS,
+        finished_s: r.finishedS,
+        outcome: r.outcome,
+        error_class: r.errorClass,
+        claim_version: claim.version,
+        max_attempts: p.maxAttempts,
+        end_event: byWorker ? end.event : null,
+        end_from: byWorker ? end.from : null,
+        end_to: byWorker ? end.to : null,
+        end_version: byWorker ? end.version : null,
+        retry_s: byWorker && end.event === "fail" ? end.offsetS + RETRY_AFTER_S : null,
       };
     });
 }
@@ -59,15 +69,31 @@ export async function generateInsightData(sql: Sql, opts: { count: number; spanD
   await sql`CREATE UNLOGGED TABLE ig_slot AS SELECT * FROM jsonb_to_recordset(${sql.json(slots.map((p, i) => ({ slot: i, pattern: p })) as never)}) AS x(slot int, pattern int)`;
   await sql`CREATE UNLOGGED TABLE ig_pattern AS SELECT * FROM jsonb_to_recordset(${sql.json(
     pats.map((p) => ({
-      pattern: p.id, state: p.final.state, attempt: p.final.attempt, max_attempts: p.final.maxAttempts, version: p.final.stateVersion,
-      last_s: p.events.at(-1)!.offsetS, live: p.finishedS === null,
+      pattern: p.id,
+      state: p.final.state,
+      attempt: p.final.attempt,
+      max_attempts: p.final.maxAttempts,
+      version: p.final.stateVersion,
+      last_s: p.events.at(-1)!.offsetS,
+      live: p.finishedS === null,
     })) as never,
   )}) AS x(pattern int, state job_state, attempt int, max_attempts int, version int, last_s float8, live boolean)`;
   await sql`CREATE UNLOGGED TABLE ig_log AS SELECT * FROM jsonb_to_recordset(${sql.json(
     pats.flatMap((p) =>
       p.events
         .filter((e) => e.from !== null && e.actor !== "worker")
-        .map((e) => ({ pattern: p.id, event: e.event, from_state: e.from, to_state: e.to, actor: e.actor, actor_id: actorId(e.actor), attempt: e.attempt, version: e.version, offset_s: e.offsetS, max_attempts: p.maxAttempts })),
+        .map((e) => ({
+          pattern: p.id,
+          event: e.event,
+          from_state: e.from,
+          to_state: e.to,
+          actor: e.actor,
+          actor_id: actorId(e.actor),
+          attempt: e.attempt,
+          version: e.version,
+          offset_s: e.offsetS,
+          max_attempts: p.maxAttempts,
+        })),
     ) as never,
   )}) AS x(pattern int, event job_event, from_state job_state, to_state job_state, actor actor_kind, actor_id text, attempt int, version int, offset_s float8, max_attempts int)`;
   await sql`CREATE UNLOGGED TABLE ig_attempt AS SELECT * FROM jsonb_to_recordset(${sql.json(pats.flatMap(attemptsOf) as never)})

@@ -47,7 +47,10 @@ export async function fixedRate(
   const doneAt = new Map<string, number>();
   let handlerRuns = 0;
   const worker = createWorker({
-    sql, queues: [opts.queue], concurrency: opts.concurrency ?? 24, log: silentLogger,
+    sql,
+    queues: [opts.queue],
+    concurrency: opts.concurrency ?? 24,
+    log: silentLogger,
     retry: { baseMs: 100, capMs: 1000, jitter: 0.25 },
     handlers: {
       "report.generate": async (ctx) => {
@@ -76,7 +79,11 @@ export async function fixedRate(
     while (sent < due && inFlight < 64) {
       sent++;
       inFlight++;
-      const p = enqueue(producer, { tenantId: "acme", type: "report.generate", params: { report: "daily_usage", period: "2026-11" }, queue: opts.queue, maxAttempts: 3 }, { kind: "api", id: "bench-load" })
+      const p = enqueue(
+        producer,
+        { tenantId: "acme", type: "report.generate", params: { report: "daily_usage", period: "2026-11" }, queue: opts.queue, maxAttempts: 3 },
+        { kind: "api", id: "bench-load" },
+      )
         // From the job's created_at (its enqueue transaction's clock), not from the call: a call
         // that waits for one of the producer's connections has not enqueued anything yet.
         .then(({ job }) => void t0.set(job.id, job.createdAt.getTime()))
@@ -118,9 +125,19 @@ export async function fixedRate(
   await sql.end();
   await producer.end();
   return {
-    rate: opts.rate, seconds, enqueued: t0.size, failRate: opts.failRate,
-    pickupP50: pct(pickups, 50), pickupP99: pct(pickups, 99), lagP50: pct(lags, 50), lagP99: pct(lags, 99),
-    succeeded: c!.succeeded, dead: c!.dead, lost: t0.size - c!.succeeded - c!.dead,
-    doubleFinalized: c!.double, runMismatch: c!.mismatch, handlerRuns,
+    rate: opts.rate,
+    seconds,
+    enqueued: t0.size,
+    failRate: opts.failRate,
+    pickupP50: pct(pickups, 50),
+    pickupP99: pct(pickups, 99),
+    lagP50: pct(lags, 50),
+    lagP99: pct(lags, 99),
+    succeeded: c!.succeeded,
+    dead: c!.dead,
+    lost: t0.size - c!.succeeded - c!.dead,
+    doubleFinalized: c!.double,
+    runMismatch: c!.mismatch,
+    handlerRuns,
   };
 }

@@ -39,7 +39,9 @@ async function main() {
     const sql = postgres(owner, { max: 2, onnotice: () => {}, transform: { column: { from: postgres.toCamel } } });
     const t0 = performance.now();
     await generate(sql, { count: Number(args.jobs), log });
-    log(`generated ${fmt(Number(args.jobs))} jobs in ${fmt((performance.now() - t0) / 1000)} s; audit: ${(await auditSample(sql, 200)).length} problems`);
+    log(
+      `generated ${fmt(Number(args.jobs))} jobs in ${fmt((performance.now() - t0) / 1000)} s; audit: ${(await auditSample(sql, 200)).length} problems`,
+    );
     await sql.end();
   }
   await provisionRoles(owner, args.secret);
@@ -48,13 +50,18 @@ async function main() {
     SELECT (SELECT reltuples::bigint FROM pg_class WHERE relname = 'job_catalog')::int AS jobs,
            (SELECT count(*) FROM jobs_live)::int AS live,
            (SELECT reltuples::bigint FROM pg_class WHERE relname = 'job_attempts')::int AS attempts`;
-  const out: string[] = [`Data: ${fmt(sizes!.jobs)} jobs (estimate), ${fmt(sizes!.live)} live, ${fmt(sizes!.attempts)} ended attempts (estimate).`, ""];
+  const out: string[] = [
+    `Data: ${fmt(sizes!.jobs)} jobs (estimate), ${fmt(sizes!.live)} live, ${fmt(sizes!.attempts)} ended attempts (estimate).`,
+    "",
+  ];
 
   // The roll-up of one window: the cursor placed --window-min before the newest ended attempt.
   const windowMs = Number(args["window-min"]) * 60_000;
   const [{ newest } = { newest: new Date() }] = await ownerSql<{ newest: Date }[]>`SELECT max(finished_at) AS newest FROM job_attempts`;
   const from = new Date(newest.getTime() - windowMs);
-  const [{ n } = { n: 0 }] = await ownerSql<{ n: number }[]>`SELECT count(*)::int AS n FROM job_attempts WHERE finished_at > ${from} AND finished_at <= ${newest}`;
+  const [{ n } = { n: 0 }] = await ownerSql<
+    { n: number }[]
+  >`SELECT count(*)::int AS n FROM job_attempts WHERE finished_at > ${from} AND finished_at <= ${newest}`;
   const rollups: number[] = [];
   let plan = "";
   let captured: { query: string; parameters: unknown[] } | null = null;
@@ -86,7 +93,10 @@ async function main() {
       .catch(() => {});
   }
   await sql.end();
-  out.push(`Roll-up of a ${args["window-min"]}-minute window (${fmt(n)} ended attempts): p50 ${fmt(pct(rollups, 50), 1)} ms, max ${fmt(Math.max(...rollups), 1)} ms (5 passes after a warm-up, one pooled connection).`, "");
+  out.push(
+    `Roll-up of a ${args["window-min"]}-minute window (${fmt(n)} ended attempts): p50 ${fmt(pct(rollups, 50), 1)} ms, max ${fmt(Math.max(...rollups), 1)} ms (5 passes after a warm-up, one pooled connection).`,
+    "",
+  );
 
   // The scrape.
   const seen: { query: string; parameters: unknown[] }[] = [];
@@ -112,7 +122,12 @@ async function main() {
     bytes = text.length;
   }
   record = false;
-  out.push(`Scrape (GET /metrics' reads and formatting, staff scope, ${samples} runs): p50 ${fmt(pct(times, 50), 1)} ms, p95 ${fmt(pct(times, 95), 1)} ms (of which the reads: p50 ${fmt(pct(reads, 50), 1)} ms), ${fmt(bytes)} bytes; load average ${loadavg().map((x) => x.toFixed(2)).join(" ")}.`, "");
+  out.push(
+    `Scrape (GET /metrics' reads and formatting, staff scope, ${samples} runs): p50 ${fmt(pct(times, 50), 1)} ms, p95 ${fmt(pct(times, 95), 1)} ms (of which the reads: p50 ${fmt(pct(reads, 50), 1)} ms), ${fmt(bytes)} bytes; load average ${loadavg()
+      .map((x) => x.toFixed(2))
+      .join(" ")}.`,
+    "",
+  );
   log(out.at(-2)!);
   for (const s of seen) {
     await withScope(app as unknown as Sql, { all: true }, async (tx) => {

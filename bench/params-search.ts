@@ -20,7 +20,12 @@ import { endReport, explainingApp, explainOptions, generatedDatabase, runMain } 
 import { fmt, mb, pct } from "./lib";
 
 const { values: args } = parseArgs({
-  options: { ...explainOptions("params-search"), samples: { type: "string", default: "15" }, submits: { type: "string", default: "3000" }, "skip-searches": { type: "boolean", default: false } },
+  options: {
+    ...explainOptions("params-search"),
+    samples: { type: "string", default: "15" },
+    submits: { type: "string", default: "3000" },
+    "skip-searches": { type: "boolean", default: false },
+  },
 });
 const log = (s: string) => console.error(`[params-search] ${new Date().toISOString().slice(11, 19)} ${s}`);
 
@@ -29,7 +34,7 @@ const SEARCHES = [
   { name: "selective: params.customer_id = 42", params: "params.customer_id = 42" },
   { name: "middling: params.campaign = c7", params: "params.campaign = c7" },
   { name: "unselective: params.plan = pro", params: "params.plan = pro" },
-  { name: "no match: {\"customer_id\": -1}", params: '{"customer_id": -1}' },
+  { name: 'no match: {"customer_id": -1}', params: '{"customer_id": -1}' },
 ];
 
 async function main() {
@@ -77,7 +82,9 @@ async function main() {
       rows.push(
         `| ${s.name} | ${fmt(matches[s.name]!)} | ${who(scope)} | ${n.jobs.length} | ${explainMs} | ${fmt(pct(list, 50), 1)} | ${fmt(pct(list, 95), 1)} | ${fmt(pct(page, 50), 1)} |`,
       );
-      log(`${s.name} (${who(scope)}): list p50 ${fmt(pct(list, 50), 1)} ms, EXPLAIN ANALYZE ${explainMs} ms, page + counts p50 ${fmt(pct(page, 50), 1)} ms`);
+      log(
+        `${s.name} (${who(scope)}): list p50 ${fmt(pct(list, 50), 1)} ms, EXPLAIN ANALYZE ${explainMs} ms, page + counts p50 ${fmt(pct(page, 50), 1)} ms`,
+      );
       plans.push(`#### ${s.name} — ${who(scope)}\n\n\`\`\`\n${explained.join("\n\n")}\n\`\`\``);
     }
   }
@@ -99,7 +106,12 @@ async function main() {
       await enqueue(
         ownerSql as unknown as Sql,
         // Four keys, one of them distinct per job (a new GIN key each time), as the generated jobs' params have.
-        { tenantId: tenant, type: "export.tenant_data", queue: "bench-submit", params: { dataset: "orders", rows: 1_000_000 + i, chunkRows: 10_000, format: "csv" } },
+        {
+          tenantId: tenant,
+          type: "export.tenant_data",
+          queue: "bench-submit",
+          params: { dataset: "orders", rows: 1_000_000 + i, chunkRows: 10_000, format: "csv" },
+        },
         { kind: "api", id: "bench" },
       );
     }
@@ -127,10 +139,16 @@ async function main() {
   const [after] = await ownerSql<{ index: number }[]>`SELECT pg_relation_size('job_catalog_params_idx') AS index`;
   await ownerSql.end();
 
-  console.log(`Data: ${fmt(Number(info!.jobs))} jobs; job_catalog ${mb(Number(info!.table))}; job_catalog_params_idx ${mb(Number(info!.index))} after the generator's sorted build, ${mb(Number(after!.index))} rebuilt (CREATE INDEX: ${fmt(buildS)} s).\n`);
-  console.log("| search | matches | as | rows | EXPLAIN ANALYZE ms | list p50 ms | list p95 ms | page + tab counts p50 ms |\n|---|---:|---|---:|---:|---:|---:|---:|");
+  console.log(
+    `Data: ${fmt(Number(info!.jobs))} jobs; job_catalog ${mb(Number(info!.table))}; job_catalog_params_idx ${mb(Number(info!.index))} after the generator's sorted build, ${mb(Number(after!.index))} rebuilt (CREATE INDEX: ${fmt(buildS)} s).\n`,
+  );
+  console.log(
+    "| search | matches | as | rows | EXPLAIN ANALYZE ms | list p50 ms | list p95 ms | page + tab counts p50 ms |\n|---|---:|---|---:|---:|---:|---:|---:|",
+  );
   console.log(rows.join("\n"));
-  console.log(`\nSubmit (enqueue(), one job per transaction, ${fmt(submits)} jobs each): with the index ${fmt(withIndex)} µs per job, without ${fmt(without)} µs, with it again ${fmt(withAgain)} µs (with the index: its pending list's merge included).\n`);
+  console.log(
+    `\nSubmit (enqueue(), one job per transaction, ${fmt(submits)} jobs each): with the index ${fmt(withIndex)} µs per job, without ${fmt(without)} µs, with it again ${fmt(withAgain)} µs (with the index: its pending list's merge included).\n`,
+  );
   await endReport({ plans, keep: args.keep, owner, stop, log });
 }
 

@@ -22,9 +22,42 @@ import { fairnessRun, type FairnessRun } from "./fairness";
 import { fixedRate, type LoadResult } from "./load";
 
 export const PROFILES = {
-  smoke: { batchedJobs: 2000, singleJobs: 600, pgboss: false, pickups: 0, fairnessJobs: 0, loadSeconds: 0, consoleJobs: 0, samples: 0, scaleJobs: 0, supervisor: false },
-  quick: { batchedJobs: 10_000, singleJobs: 3000, pgboss: true, pickups: 50, fairnessJobs: 10_000, loadSeconds: 10, consoleJobs: 100_000, samples: 20, scaleJobs: 5000, supervisor: true },
-  full: { batchedJobs: 20_000, singleJobs: 4000, pgboss: true, pickups: 300, fairnessJobs: 10_000, loadSeconds: 30, consoleJobs: Number(process.env.BENCH_CONSOLE_JOBS ?? 10_000_000), samples: 100, scaleJobs: 6000, supervisor: true },
+  smoke: {
+    batchedJobs: 2000,
+    singleJobs: 600,
+    pgboss: false,
+    pickups: 0,
+    fairnessJobs: 0,
+    loadSeconds: 0,
+    consoleJobs: 0,
+    samples: 0,
+    scaleJobs: 0,
+    supervisor: false,
+  },
+  quick: {
+    batchedJobs: 10_000,
+    singleJobs: 3000,
+    pgboss: true,
+    pickups: 50,
+    fairnessJobs: 10_000,
+    loadSeconds: 10,
+    consoleJobs: 100_000,
+    samples: 20,
+    scaleJobs: 5000,
+    supervisor: true,
+  },
+  full: {
+    batchedJobs: 20_000,
+    singleJobs: 4000,
+    pgboss: true,
+    pickups: 300,
+    fairnessJobs: 10_000,
+    loadSeconds: 30,
+    consoleJobs: Number(process.env.BENCH_CONSOLE_JOBS ?? 10_000_000),
+    samples: 100,
+    scaleJobs: 6000,
+    supervisor: true,
+  },
 } as const;
 export type Profile = keyof typeof PROFILES;
 const CONCURRENCY = 24;
@@ -64,9 +97,25 @@ export async function runBench(profile: Profile, only?: Set<string>): Promise<Re
   // Its own data dir per profile run, so the CI smoke never shares a server with a full run.
   const server = await benchServer(profile === "full" ? ".data/bench-pg" : `.data/bench-pg-${profile}-${process.pid}`, log);
   const r: Results = {
-    profile, startedAt: new Date().toISOString(), machine: `${cpus().length} × ${cpus()[0]?.model ?? "cpu"}`, postgres: "",
-    throughput: [], ratios: {}, pickup: [], fairness: [], load: [], scaling: [], supervisor: [], sizes: [], console: [], consoleIdle: [], consoleNote: "", generated: null, minutes: 0,
-    factors: [], drizzle: null,
+    profile,
+    startedAt: new Date().toISOString(),
+    machine: `${cpus().length} × ${cpus()[0]?.model ?? "cpu"}`,
+    postgres: "",
+    throughput: [],
+    ratios: {},
+    pickup: [],
+    fairness: [],
+    load: [],
+    scaling: [],
+    supervisor: [],
+    sizes: [],
+    console: [],
+    consoleIdle: [],
+    consoleNote: "",
+    generated: null,
+    minutes: 0,
+    factors: [],
+    drizzle: null,
   };
   try {
     const admin = postgres(server.adminUrl, { max: 1, onnotice: () => {} });
@@ -77,23 +126,55 @@ export async function runBench(profile: Profile, only?: Set<string>): Promise<Re
       const burn = async (label: string, f: () => Promise<Burn>) => {
         log(`burn-down: ${label}…`);
         const b = await f();
-        log(`  ${fmt(b.jobsPerSec)} jobs/s, ${fmt(b.walPerJob)} WAL bytes/job, ${fmt(b.heapRowsPerJob ?? NaN, 1)} rows and ${fmt(b.btreeEntriesPerJob ?? NaN, 1)} index entries/job, CPU µs/job PostgreSQL ${fmt(b.pgCpuUsPerJob ?? NaN)} + node ${fmt(b.nodeCpuUsPerJob)}`);
+        log(
+          `  ${fmt(b.jobsPerSec)} jobs/s, ${fmt(b.walPerJob)} WAL bytes/job, ${fmt(b.heapRowsPerJob ?? NaN, 1)} rows and ${fmt(b.btreeEntriesPerJob ?? NaN, 1)} index entries/job, CPU µs/job PostgreSQL ${fmt(b.pgCpuUsPerJob ?? NaN)} + node ${fmt(b.nodeCpuUsPerJob)}`,
+        );
         r.throughput.push(b);
         return b;
       };
       const n = p.batchedJobs;
-      const jb = await burn("jobscope batched", async () => burnJobscope(await freshDb(server.adminUrl, "bench_js_batched", { jobscope: true }), n, { concurrency: CONCURRENCY, batch: true, label: "Jobscope, batched" }));
-      const gb = await burn("graphile-worker batched", async () => burnGraphile(await freshDb(server.adminUrl, "bench_gw_batched"), n, { concurrency: CONCURRENCY, batch: true, label: "graphile-worker 0.17.3, local queue + batched completion" }));
+      const jb = await burn("jobscope batched", async () =>
+        burnJobscope(await freshDb(server.adminUrl, "bench_js_batched", { jobscope: true }), n, {
+          concurrency: CONCURRENCY,
+          batch: true,
+          label: "Jobscope, batched",
+        }),
+      );
+      const gb = await burn("graphile-worker batched", async () =>
+        burnGraphile(await freshDb(server.adminUrl, "bench_gw_batched"), n, {
+          concurrency: CONCURRENCY,
+          batch: true,
+          label: "graphile-worker 0.17.3, local queue + batched completion",
+        }),
+      );
       r.ratios["batched: Jobscope / graphile-worker"] = jb.jobsPerSec / gb.jobsPerSec;
       if (p.pgboss) {
-        const pb = await burn("pg-boss", async () => burnPgBoss(await freshDb(server.adminUrl, "bench_pgboss"), n, { concurrency: CONCURRENCY, batchSize: 20, label: "pg-boss 10.4.2, batchSize 20 × 24 workers" }));
+        const pb = await burn("pg-boss", async () =>
+          burnPgBoss(await freshDb(server.adminUrl, "bench_pgboss"), n, {
+            concurrency: CONCURRENCY,
+            batchSize: 20,
+            label: "pg-boss 10.4.2, batchSize 20 × 24 workers",
+          }),
+        );
         r.ratios["batched: Jobscope / pg-boss"] = jb.jobsPerSec / pb.jobsPerSec;
       }
       if (p.singleJobs > 0) {
         const m = p.singleJobs;
-        const js = await burn("jobscope one-at-a-time", async () => burnJobscope(await freshDb(server.adminUrl, "bench_js_single", { jobscope: true }), m, { concurrency: CONCURRENCY, batch: false, label: "Jobscope, one job per statement" }));
+        const js = await burn("jobscope one-at-a-time", async () =>
+          burnJobscope(await freshDb(server.adminUrl, "bench_js_single", { jobscope: true }), m, {
+            concurrency: CONCURRENCY,
+            batch: false,
+            label: "Jobscope, one job per statement",
+          }),
+        );
         if (profile === "smoke") return r;
-        const gs = await burn("graphile-worker unbatched", async () => burnGraphile(await freshDb(server.adminUrl, "bench_gw_single"), m, { concurrency: CONCURRENCY, batch: false, label: "graphile-worker 0.17.3, defaults (unbatched)" }));
+        const gs = await burn("graphile-worker unbatched", async () =>
+          burnGraphile(await freshDb(server.adminUrl, "bench_gw_single"), m, {
+            concurrency: CONCURRENCY,
+            batch: false,
+            label: "graphile-worker 0.17.3, defaults (unbatched)",
+          }),
+        );
         r.ratios["one-at-a-time: Jobscope / graphile-worker"] = js.jobsPerSec / gs.jobsPerSec;
       }
     }
@@ -102,7 +183,9 @@ export async function runBench(profile: Profile, only?: Set<string>): Promise<Re
     if ((profile === "full" && !only) || only?.has("factors")) {
       r.factors = await runFactors(server.adminUrl, p.batchedJobs, log);
       r.drizzle = await drizzleOverhead(server.adminUrl, 2000);
-      log(`drizzle on the hot path: ${fmt(r.drizzle.drizzleUs, 1)} µs of node CPU per claim statement through drizzle, ${fmt(r.drizzle.directUs, 1)} µs through postgres.js directly`);
+      log(
+        `drizzle on the hot path: ${fmt(r.drizzle.drizzleUs, 1)} µs of node CPU per claim statement through drizzle, ${fmt(r.drizzle.directUs, 1)} µs through postgres.js directly`,
+      );
     }
 
     if (want("pickup") && p.pickups > 0) {
@@ -121,8 +204,15 @@ export async function runBench(profile: Profile, only?: Set<string>): Promise<Re
     if (want("fairness") && p.fairnessJobs > 0) {
       for (const fair of [false, true]) {
         log(`fairness: tenant A submits ${fmt(p.fairnessJobs)} jobs, then tenant B 10; queue ${fair ? "fair" : "not fair"}…`);
-        const f = await fairnessRun(await freshDb(server.adminUrl, `bench_fair_${fair ? "on" : "off"}`, { jobscope: true }), { fair, aJobs: p.fairnessJobs, bJobs: 10, concurrency: CONCURRENCY });
-        log(`  B waited p50 ${fmt(f.bWaitP50, 1)} / p99 ${fmt(f.bWaitP99, 1)} ms; B's last job was start number ${f.bLastStartRank}; ${fmt(f.jobsPerSec)} jobs/s`);
+        const f = await fairnessRun(await freshDb(server.adminUrl, `bench_fair_${fair ? "on" : "off"}`, { jobscope: true }), {
+          fair,
+          aJobs: p.fairnessJobs,
+          bJobs: 10,
+          concurrency: CONCURRENCY,
+        });
+        log(
+          `  B waited p50 ${fmt(f.bWaitP50, 1)} / p99 ${fmt(f.bWaitP99, 1)} ms; B's last job was start number ${f.bLastStartRank}; ${fmt(f.jobsPerSec)} jobs/s`,
+        );
         r.fairness.push(f);
       }
     }
@@ -158,69 +248,91 @@ export async function runBench(profile: Profile, only?: Set<string>): Promise<Re
 
     if ((want("console") || want("supervisor")) && (p.consoleJobs > 0 || p.supervisor)) {
       // The supervisor's scan on a small table first, then the same scan after the big generation.
-     try {
-      const url = await freshDb(server.adminUrl, "bench_console", { jobscope: true });
-      const sql = connect(url, { max: 4 });
-      if (p.supervisor) {
-        await generate(sql, { count: 10_000, log });
-        r.supervisor.push(await supervisorScan(sql));
-      }
-      const target = Math.max(p.consoleJobs, 10_000);
-      const g0 = performance.now();
-      if (target > 10_000) await generate(sql, { count: target - 10_000, log });
-      const problems = await auditSample(sql, 200);
-      r.generated = { jobs: target, seconds: (performance.now() - g0) / 1000, auditProblems: problems.length };
-      if (problems.length) log(`generated histories that do not replay: ${problems.slice(0, 3).join("; ")}`);
-      if (p.supervisor) r.supervisor.push(await supervisorScan(sql));
-      const sz = await sizes(url, ["public"]);
-      r.sizes = sz
-        .filter((s) => ["public.job_catalog", "public.jobs_live", "public.job_attempts", "public.job_log"].includes(s.table))
-        .map((s) => ({ table: s.table, rows: Number(s.rows), tableBytes: Number(s.tableBytes), indexBytes: Number(s.indexBytes), perMillion: ((Number(s.tableBytes) + Number(s.indexBytes)) / target) * 1e6 }));
-      await sql.end();
-
-      if (want("console") && p.samples > 0) {
-        log(`console: next start against ${fmt(target)} jobs, under fixed-rate load…`);
-        const web = await startConsole(url, log);
-        try {
-          // The staff's view (every tenant) and a tenant's (its own jobs, under RLS).
-          const viewers = [{ who: "operator" as const, cookie: await signIn(web.base, "operator") }, { who: "acme" as const, cookie: await signIn(web.base, "acme") }];
-          const measure = async (samples: number) => {
-            const out: Timing[] = [];
-            // One request at a time, as one person at a browser.
-            for (const v of viewers) out.push(...(await measureConsole(url, web.base, v.cookie, samples, v.who)));
-            return out;
-          };
-          // The same requests on the idle database first: what the console costs without the machine's two cores busy.
-          r.consoleIdle = await measure(Math.min(p.samples, 50));
-          let done = false;
-          const load = fixedRate(url, { rate: Math.max(20, Math.round(peak / 2)), seconds: 600, failRate: 0.1, queue: "console-load", stopWhen: () => done });
-          try {
-            r.console = await measure(p.samples);
-          } finally {
-            done = true;
-            await load;
-          }
-          r.consoleNote = "signed in over HTTP (better-auth session cookie) as the demo operator, and as the demo tenant acme's user for the rows named \"tenant acme\"; the web process connects as jobscope_app under RLS";
-        } catch (e) {
-          r.consoleNote = `over HTTP: failed (${e instanceof Error ? e.message.slice(0, 200) : String(e)}); measured through the library functions the routes call instead, under the same load`;
-          log(r.consoleNote);
-          let done = false;
-          const load = fixedRate(url, { rate: Math.max(20, Math.round(peak / 2)), seconds: 600, failRate: 0.1, queue: "console-load-lib", stopWhen: () => done });
-          try {
-            r.console = await measureConsoleLib(url, p.samples);
-          } finally {
-            done = true;
-            await load;
-          }
-        } finally {
-          await web.stop();
+      try {
+        const url = await freshDb(server.adminUrl, "bench_console", { jobscope: true });
+        const sql = connect(url, { max: 4 });
+        if (p.supervisor) {
+          await generate(sql, { count: 10_000, log });
+          r.supervisor.push(await supervisorScan(sql));
         }
+        const target = Math.max(p.consoleJobs, 10_000);
+        const g0 = performance.now();
+        if (target > 10_000) await generate(sql, { count: target - 10_000, log });
+        const problems = await auditSample(sql, 200);
+        r.generated = { jobs: target, seconds: (performance.now() - g0) / 1000, auditProblems: problems.length };
+        if (problems.length) log(`generated histories that do not replay: ${problems.slice(0, 3).join("; ")}`);
+        if (p.supervisor) r.supervisor.push(await supervisorScan(sql));
+        const sz = await sizes(url, ["public"]);
+        r.sizes = sz
+          .filter((s) => ["public.job_catalog", "public.jobs_live", "public.job_attempts", "public.job_log"].includes(s.table))
+          .map((s) => ({
+            table: s.table,
+            rows: Number(s.rows),
+            tableBytes: Number(s.tableBytes),
+            indexBytes: Number(s.indexBytes),
+            perMillion: ((Number(s.tableBytes) + Number(s.indexBytes)) / target) * 1e6,
+          }));
+        await sql.end();
+
+        if (want("console") && p.samples > 0) {
+          log(`console: next start against ${fmt(target)} jobs, under fixed-rate load…`);
+          const web = await startConsole(url, log);
+          try {
+            // The staff's view (every tenant) and a tenant's (its own jobs, under RLS).
+            const viewers = [
+              { who: "operator" as const, cookie: await signIn(web.base, "operator") },
+              { who: "acme" as const, cookie: await signIn(web.base, "acme") },
+            ];
+            const measure = async (samples: number) => {
+              const out: Timing[] = [];
+              // One request at a time, as one person at a browser.
+              for (const v of viewers) out.push(...(await measureConsole(url, web.base, v.cookie, samples, v.who)));
+              return out;
+            };
+            // The same requests on the idle database first: what the console costs without the machine's two cores busy.
+            r.consoleIdle = await measure(Math.min(p.samples, 50));
+            let done = false;
+            const load = fixedRate(url, {
+              rate: Math.max(20, Math.round(peak / 2)),
+              seconds: 600,
+              failRate: 0.1,
+              queue: "console-load",
+              stopWhen: () => done,
+            });
+            try {
+              r.console = await measure(p.samples);
+            } finally {
+              done = true;
+              await load;
+            }
+            r.consoleNote =
+              'signed in over HTTP (better-auth session cookie) as the demo operator, and as the demo tenant acme\'s user for the rows named "tenant acme"; the web process connects as jobscope_app under RLS';
+          } catch (e) {
+            r.consoleNote = `over HTTP: failed (${e instanceof Error ? e.message.slice(0, 200) : String(e)}); measured through the library functions the routes call instead, under the same load`;
+            log(r.consoleNote);
+            let done = false;
+            const load = fixedRate(url, {
+              rate: Math.max(20, Math.round(peak / 2)),
+              seconds: 600,
+              failRate: 0.1,
+              queue: "console-load-lib",
+              stopWhen: () => done,
+            });
+            try {
+              r.console = await measureConsoleLib(url, p.samples);
+            } finally {
+              done = true;
+              await load;
+            }
+          } finally {
+            await web.stop();
+          }
+        }
+      } catch (e) {
+        // Keep what the earlier sections measured.
+        r.consoleNote = `console/supervisor section failed: ${e instanceof Error ? e.message : String(e)}`;
+        log(r.consoleNote);
       }
-     } catch (e) {
-      // Keep what the earlier sections measured.
-      r.consoleNote = `console/supervisor section failed: ${e instanceof Error ? e.message : String(e)}`;
-      log(r.consoleNote);
-     }
     }
   } finally {
     await server.stop();
@@ -232,13 +344,14 @@ export async function runBench(profile: Profile, only?: Set<string>): Promise<Re
 async function scaleRun(url: string, queue: string, procs: number, n: number) {
   const children: ChildProcess[] = [];
   const sql = connect(url, { max: 1 });
-  const remaining = async () =>
-    Number((await sql`SELECT count(*)::int AS c FROM jobs_live WHERE queue = ${queue}`)[0]!.c);
+  const remaining = async () => Number((await sql`SELECT count(*)::int AS c FROM jobs_live WHERE queue = ${queue}`)[0]!.c);
   // Start the processes and wait until each is listening, then fill the queue and wake them:
   // the clock runs from the fill, so process start-up (tsx compiling) is not counted.
   const ready: Promise<unknown>[] = [];
   for (let i = 0; i < procs; i++) {
-    const c = spawn(process.execPath, ["--import", "tsx", "bench/worker-proc.ts", url, queue, String(Math.max(1, Math.round(CONCURRENCY / procs)))], { stdio: ["ignore", "pipe", "inherit"] });
+    const c = spawn(process.execPath, ["--import", "tsx", "bench/worker-proc.ts", url, queue, String(Math.max(1, Math.round(CONCURRENCY / procs)))], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
     children.push(c);
     ready.push(new Promise((res) => c.stdout?.once("data", res)));
   }
@@ -291,12 +404,22 @@ export function renderMarkdown(r: Results): string {
     );
   }
   const tput = lines.join("\n");
-  const ratios = Object.keys(r.ratios).map((k) => `| ${k} | ${ratio(k)} |`).join("\n");
+  const ratios = Object.keys(r.ratios)
+    .map((k) => `| ${k} | ${ratio(k)} |`)
+    .join("\n");
   const pickup = r.pickup.map((x) => `| ${x.system} | ${x.n} | ${fmt(x.p50, 1)} | ${fmt(x.p99, 1)} |`).join("\n");
   const load = r.load
-    .map((l) => `| ${fmt(l.rate)}/s asked, ${fmt(l.enqueued / l.seconds)}/s enqueued × ${fmt(l.seconds)} s | ${fmt(l.failRate * 100)}% | ${fmt(l.enqueued)} | ${fmt(l.pickupP50, 1)} / ${fmt(l.pickupP99, 1)} | ${fmt(l.lagP50, 1)} / ${fmt(l.lagP99, 1)} | ${l.succeeded} / ${l.dead} | ${l.lost} | ${l.doubleFinalized} | ${l.runMismatch} |`)
+    .map(
+      (l) =>
+        `| ${fmt(l.rate)}/s asked, ${fmt(l.enqueued / l.seconds)}/s enqueued × ${fmt(l.seconds)} s | ${fmt(l.failRate * 100)}% | ${fmt(l.enqueued)} | ${fmt(l.pickupP50, 1)} / ${fmt(l.pickupP99, 1)} | ${fmt(l.lagP50, 1)} / ${fmt(l.lagP99, 1)} | ${l.succeeded} / ${l.dead} | ${l.lost} | ${l.doubleFinalized} | ${l.runMismatch} |`,
+    )
     .join("\n");
-  const scaling = r.scaling.map((s) => `| ${s.processes} | ${fmt(CONCURRENCY / s.processes)} | ${fmt(s.jobsPerSec)} | ${fmt(s.jobsPerSec / (r.scaling[0]?.jobsPerSec ?? 1), 2)}× |`).join("\n");
+  const scaling = r.scaling
+    .map(
+      (s) =>
+        `| ${s.processes} | ${fmt(CONCURRENCY / s.processes)} | ${fmt(s.jobsPerSec)} | ${fmt(s.jobsPerSec / (r.scaling[0]?.jobsPerSec ?? 1), 2)}× |`,
+    )
+    .join("\n");
   const sup = r.supervisor.map((s) => `| ${fmt(s.rows)} | ${fmt(s.tickP50, 2)} | ${fmt(s.tickP95, 2)} |`).join("\n");
   const plans = r.supervisor.map((s) => `At ${fmt(s.rows)} jobs:\n\n\`\`\`\n${s.plan.join("\n\n")}\n\`\`\``).join("\n\n");
   const sz = r.sizes.map((s) => `| ${s.table} | ${fmt(s.rows)} | ${mb(s.tableBytes)} | ${mb(s.indexBytes)} | ${mb(s.perMillion)} |`).join("\n");
@@ -329,13 +452,21 @@ ${tput}
 |---|---:|
 ${ratios}
 
-${r.factors.length ? `### One factor at a time (the A/B table; each Jobscope burn next to a graphile-worker burn in the same run)
+${
+  r.factors.length
+    ? `### One factor at a time (the A/B table; each Jobscope burn next to a graphile-worker burn in the same run)
 
 | factor | what changes | Jobscope jobs/s | graphile-worker jobs/s | ratio | vs the final design | heap rows / btree entries per job | PostgreSQL + node CPU µs / job |
 |---|---|---:|---:|---:|---:|---:|---:|
 ${r.factors.map((f) => `| ${f.name} | ${f.what} | ${fmt(f.jobscope.jobsPerSec)} | ${fmt(f.graphile.jobsPerSec)} | ${fmt(f.ratio, 2)}× | ${fmt(f.vsFinal, 2)}× | ${f.jobscope.heapRowsPerJob === null ? "n/a" : fmt(f.jobscope.heapRowsPerJob, 1)} / ${f.jobscope.btreeEntriesPerJob === null ? "n/a" : fmt(f.jobscope.btreeEntriesPerJob, 1)} | ${f.jobscope.pgCpuUsPerJob === null ? "n/a" : fmt(f.jobscope.pgCpuUsPerJob)} + ${fmt(f.jobscope.nodeCpuUsPerJob)} |`).join("\n")}
-` : ""}${r.drizzle ? `Drizzle on the hot path: ${fmt(r.drizzle.drizzleUs, 1)} µs of node CPU per claim statement through drizzle's prepared query, ${fmt(r.drizzle.directUs, 1)} µs through postgres.js directly with the same text and values (per statement: a round carries up to 500 jobs).
-` : ""}
+`
+    : ""
+}${
+    r.drizzle
+      ? `Drizzle on the hot path: ${fmt(r.drizzle.drizzleUs, 1)} µs of node CPU per claim statement through drizzle's prepared query, ${fmt(r.drizzle.directUs, 1)} µs through postgres.js directly with the same text and values (per statement: a round carries up to 500 jobs).
+`
+      : ""
+  }
 ### Idle pickup latency (enqueue → handler start, sequential)
 
 | system | n | p50 ms | p99 ms |

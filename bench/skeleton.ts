@@ -14,7 +14,8 @@ const ROUND = 500;
 const CLAIM = shapeOf("queued", "claim", "worker");
 const START = CLAIM && shapeOf(CLAIM.to, "start", "worker");
 const FINISH = START && shapeOf(START.to, "finish", "worker");
-if (!CLAIM || !START || !FINISH?.closes || !FINISH.toDone) throw new Error("the transition table has no worker claim → start → finish that ends the job");
+if (!CLAIM || !START || !FINISH?.closes || !FINISH.toDone)
+  throw new Error("the transition table has no worker claim → start → finish that ends the job");
 const [QUEUED, RUNNING, DONE, OUTCOME, FINISHED] = [CLAIM.from, START.to, FINISH.to, FINISH.closes, FINISH.event];
 
 export async function burnSkeleton(url: string, n: number, label: string): Promise<Burn> {
@@ -23,7 +24,9 @@ export async function burnSkeleton(url: string, n: number, label: string): Promi
   // The finish (DELETE of the live row, INSERT of its attempt row with the same columns the write
   // path fills) and the next claim (the claim index read with SKIP LOCKED, the live row's UPDATE:
   // claim and start in one write), in one autocommit statement per round.
-  const round = (ids: string[], attempts: number[], versions: number[], limit: number) => sql<{ id: string | null; attempt: number; v: number | null }[]>`
+  const round = (ids: string[], attempts: number[], versions: number[], limit: number) => sql<
+    { id: string | null; attempt: number; v: number | null }[]
+  >`
     WITH f AS (
       DELETE FROM jobs_live l USING unnest(${ids}::uuid[], ${attempts}::int[], ${versions}::int[]) AS i(id, attempt, v)
        WHERE l.id = i.id AND l.attempt = i.attempt AND l.state_version = i.v AND l.state = ${RUNNING}::job_state AND l.lease_owner = 'skeleton'

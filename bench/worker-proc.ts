@@ -11,11 +11,17 @@ if (!url || !queue) throw new Error("usage: worker-proc.ts <url> <queue> <concur
 const ms = Number(handlerMs ?? 0);
 const sql = connect(url, { max: 8, appName: "bench-scale-worker", genericPlans: true });
 const worker = createWorker({
-  sql, queues: [queue], concurrency: Number(concurrency ?? 24), log: silentLogger,
+  sql,
+  queues: [queue],
+  concurrency: Number(concurrency ?? 24),
+  log: silentLogger,
   handlers: { "report.generate": async () => (ms > 0 ? sleep(ms).then(() => null) : null) },
 });
 await worker.start();
 process.stdout.write("ready\n");
 process.once("SIGTERM", () => {
-  void worker.stop().then(() => sql.end()).then(() => process.exit(0));
+  void worker
+    .stop()
+    .then(() => sql.end())
+    .then(() => process.exit(0));
 });

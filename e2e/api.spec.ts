@@ -11,7 +11,11 @@ const newKey = async (db: Sql, tenantId: string) => (await createApiKey(db, { te
 
 const bearer = (secret: string) => ({ Authorization: `Bearer ${secret}` });
 // Due in an hour: it stays queued (a tenant may only use its type's queue, which the e2e workers claim).
-const REPORT = { type: "report.generate", params: { report: "daily_usage", period: "2026-11" }, notBefore: new Date(Date.now() + 3_600_000).toISOString() };
+const REPORT = {
+  type: "report.generate",
+  params: { report: "daily_usage", period: "2026-11" },
+  notBefore: new Date(Date.now() + 3_600_000).toISOString(),
+};
 
 async function submit(request: APIRequestContext, secret: string, body: Record<string, unknown> = REPORT) {
   const r = await request.post("/api/v1/jobs", { headers: bearer(secret), data: body });
@@ -51,7 +55,11 @@ test.describe("tenant API", () => {
     expect((await jobRow(db, created.body.id)).state).toBe("cancelled");
   });
 
-  test("IDOR: a globex key asking for an acme job gets 404 for GET and cancel, and the job is unchanged", async ({ request, db, submit: submitAs }) => {
+  test("IDOR: a globex key asking for an acme job gets 404 for GET and cancel, and the job is unchanged", async ({
+    request,
+    db,
+    submit: submitAs,
+  }) => {
     const job = await submitAs({ tenantId: "acme", ...REPORT, queue: HELD_QUEUE });
     const globex = await newKey(db, "globex");
     const missing = await request.get("/api/v1/jobs/00000000-0000-4000-8000-000000000000", { headers: bearer(globex) });
@@ -64,7 +72,11 @@ test.describe("tenant API", () => {
     const list = await (await request.get(`/api/v1/jobs?queue=${HELD_QUEUE}&limit=200`, { headers: bearer(globex) })).json();
     expect(list.jobs.map((j: { id: string }) => j.id)).not.toContain(job.id);
     const after = await jobRow(db, job.id);
-    expect({ state: after.state, stateVersion: after.stateVersion, tenantId: after.tenantId }).toEqual({ state: "queued", stateVersion: 0, tenantId: "acme" });
+    expect({ state: after.state, stateVersion: after.stateVersion, tenantId: after.tenantId }).toEqual({
+      state: "queued",
+      stateVersion: 0,
+      tenantId: "acme",
+    });
   });
 
   test("mass assignment and bad keys are refused with stable codes; the console's session cookie is not a key", async ({ request, db }) => {
@@ -142,7 +154,8 @@ test.describe("API keys page", () => {
     await expect(page.getByRole("status").filter({ hasText: "Revoked" })).toBeVisible();
     await expect(page.getByTestId("api-key-row").filter({ hasText: name })).toContainText("Revoked");
     expect((await request.get("/api/v1/jobs", { headers: bearer(secret) })).status()).toBe(401);
-    const audit = await db`SELECT action FROM audit_log WHERE actor = ${DEMO_USERS.acme.email} AND action LIKE 'api_key.%' AND reason LIKE ${`%${name}%`} ORDER BY id`;
+    const audit =
+      await db`SELECT action FROM audit_log WHERE actor = ${DEMO_USERS.acme.email} AND action LIKE 'api_key.%' AND reason LIKE ${`%${name}%`} ORDER BY id`;
     expect(audit.map((a) => a.action)).toEqual(["api_key.create", "api_key.revoke"]);
   });
 

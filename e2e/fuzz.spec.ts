@@ -11,9 +11,30 @@ import { expect, HELD_QUEUE, jobRow, test } from "./fixtures";
 const RUNS = Number(process.env.FUZZ_RUNS ?? 25);
 
 const NASTY = [
-  "", " ", "\u0000", "a\u0000b", "%00", "%ZZ", "%C0%AF", "\ud800", "'; DROP TABLE jobs; --", "../../etc/passwd", "<script>alert(1)</script>",
-  "null", "undefined", "__proto__", "constructor", "-1", "1e309", "NaN", "0x10", "9".repeat(400), "x".repeat(10_000),
-  "00000000-0000-0000-0000-000000000000", "00000000-0000-0000-0000-00000000000g", "ffffffff-ffff-ffff-ffff-ffffffffffff ",
+  "",
+  " ",
+  "\u0000",
+  "a\u0000b",
+  "%00",
+  "%ZZ",
+  "%C0%AF",
+  "\ud800",
+  "'; DROP TABLE jobs; --",
+  "../../etc/passwd",
+  "<script>alert(1)</script>",
+  "null",
+  "undefined",
+  "__proto__",
+  "constructor",
+  "-1",
+  "1e309",
+  "NaN",
+  "0x10",
+  "9".repeat(400),
+  "x".repeat(10_000),
+  "00000000-0000-0000-0000-000000000000",
+  "00000000-0000-0000-0000-00000000000g",
+  "ffffffff-ffff-ffff-ffff-ffffffffffff ",
 ];
 const nasty = fc.oneof(fc.constantFrom(...NASTY), fc.string(), fc.string({ unit: "binary", maxLength: 50 }));
 const nested = (depth: number): unknown => {
@@ -60,9 +81,27 @@ test.describe("fuzzing the HTTP surface", () => {
         const id = enc(a).slice(0, 2_000);
         await expectClientError(await request.get(`/api/jobs/${id || "x"}`), "GET /api/jobs/:id");
         await expectClientError(await request.get(`/api/bulk/${id || "x"}`), "GET /api/bulk/:id");
-        const qs = new URLSearchParams({ state: a, tenant: b, type: c, queue: a, cursor: b, after: c, q: a, worker: b, errorClass: c, from: a, to: b }).toString();
+        const qs = new URLSearchParams({
+          state: a,
+          tenant: b,
+          type: c,
+          queue: a,
+          cursor: b,
+          after: c,
+          q: a,
+          worker: b,
+          errorClass: c,
+          from: a,
+          to: b,
+        }).toString();
         await expectClientError(await request.get(`/api/jobs?${qs.slice(0, 6_000)}`), "GET /api/jobs?…", true);
-        await expectClientError(await request.get(`/api/dead?${new URLSearchParams({ type: a, errorClass: b, cursor: c, window: a, tenant: b }).toString().slice(0, 6_000)}`), "GET /api/dead?…", true);
+        await expectClientError(
+          await request.get(
+            `/api/dead?${new URLSearchParams({ type: a, errorClass: b, cursor: c, window: a, tenant: b }).toString().slice(0, 6_000)}`,
+          ),
+          "GET /api/dead?…",
+          true,
+        );
       }),
       { numRuns: RUNS },
     );
@@ -98,8 +137,22 @@ test.describe("fuzzing the HTTP surface", () => {
       fc.asyncProperty(
         fc.oneof(
           anything,
-          fc.record({ jobId: fc.oneof(nasty, fc.constant(job.id)), event: fc.oneof(nasty, fc.constantFrom("cancel", "release", "submit", "claim", "finish")), expectedState: anything, expectedVersion: anything }),
-          fc.record({ jobId: fc.constant(job.id), event: fc.constant("cancel"), expectedState: fc.constant("queued"), expectedVersion: fc.integer({ min: 1, max: 2 ** 31 }), extra: anything }, { requiredKeys: ["jobId", "event", "expectedState", "expectedVersion"] }),
+          fc.record({
+            jobId: fc.oneof(nasty, fc.constant(job.id)),
+            event: fc.oneof(nasty, fc.constantFrom("cancel", "release", "submit", "claim", "finish")),
+            expectedState: anything,
+            expectedVersion: anything,
+          }),
+          fc.record(
+            {
+              jobId: fc.constant(job.id),
+              event: fc.constant("cancel"),
+              expectedState: fc.constant("queued"),
+              expectedVersion: fc.integer({ min: 1, max: 2 ** 31 }),
+              extra: anything,
+            },
+            { requiredKeys: ["jobId", "event", "expectedState", "expectedVersion"] },
+          ),
         ),
         async (arg) => {
           // Encoded as React's client encodes a server action's arguments: a string that starts
@@ -120,7 +173,14 @@ test.describe("fuzzing the HTTP surface", () => {
     // Not JSON, invalid UTF-8, NUL bytes, a huge body, deep nesting. A body that Next.js cannot
     // decode into arguments fails inside the framework, before any application code runs: Next 16
     // answers 500 for it (docs/reliability.md, known limits). Nothing may be applied either way.
-    for (const body of ["{", "[", "\u0000", Buffer.from([0xff, 0xfe, 0xc0, 0xaf, 0xed, 0xa0, 0x80]), `[${"[".repeat(5_000)}${"]".repeat(5_000)}]`, JSON.stringify([{ jobId: "x".repeat(1_000_000) }])]) {
+    for (const body of [
+      "{",
+      "[",
+      "\u0000",
+      Buffer.from([0xff, 0xfe, 0xc0, 0xaf, 0xed, 0xa0, 0x80]),
+      `[${"[".repeat(5_000)}${"]".repeat(5_000)}]`,
+      JSON.stringify([{ jobId: "x".repeat(1_000_000) }]),
+    ]) {
       const res = await post(body);
       seen(res.status(), "server action (raw body)");
       expect(await res.text()).not.toMatch(/"ok":true/);
@@ -135,7 +195,7 @@ test.describe("fuzzing the HTTP surface", () => {
     expect((await jobRow(db, job.id)).state).toBe("queued");
     expect(await (await post(click)).text()).toMatch(/"ok":true/);
     expect(await (await post(click)).text()).toMatch(/conflict|"ok":false/);
-    expect((await jobRow(db, job.id))).toMatchObject({ state: "cancelled", stateVersion: 1 });
+    expect(await jobRow(db, job.id)).toMatchObject({ state: "cancelled", stateVersion: 1 });
     expect(refusedInBody).toBeGreaterThan(0);
   });
 
@@ -146,24 +206,52 @@ test.describe("fuzzing the HTTP surface", () => {
     const before = await counts(db);
     // Tampered and missing keys.
     const tampered = secret.slice(0, -1) + (secret.endsWith("a") ? "b" : "a");
-    for (const h of [{}, { authorization: `Bearer ${tampered}` }, { authorization: "Bearer " }, { authorization: `Basic ${secret}` }, { authorization: `Bearer ${secret} ${secret}` }, { authorization: `Bearer ${"jsk_".padEnd(5_000, "x")}` }] as Record<string, string>[]) {
-      await expectClientError(await request.post("/api/v1/jobs", { headers: h, data: { type: "report.generate", params: { report: "daily_usage", period: "2026-11" } } }), "POST /api/v1/jobs (bad key)");
+    for (const h of [
+      {},
+      { authorization: `Bearer ${tampered}` },
+      { authorization: "Bearer " },
+      { authorization: `Basic ${secret}` },
+      { authorization: `Bearer ${secret} ${secret}` },
+      { authorization: `Bearer ${"jsk_".padEnd(5_000, "x")}` },
+    ] as Record<string, string>[]) {
+      await expectClientError(
+        await request.post("/api/v1/jobs", { headers: h, data: { type: "report.generate", params: { report: "daily_usage", period: "2026-11" } } }),
+        "POST /api/v1/jobs (bad key)",
+      );
     }
     await fc.assert(
       fc.asyncProperty(
         fc.oneof(
           anything,
-          fc.record({ type: fc.oneof(nasty, fc.constantFrom("no.such.type", "poison.crash ", "REPORT.GENERATE")), params: anything, priority: anything, maxAttempts: anything, idempotencyKey: anything }, { requiredKeys: ["type"] }),
-          fc.record({ type: fc.constant("report.generate"), params: fc.oneof(anything, fc.constant(nested(2_000)), fc.record({ report: nasty, period: nasty })) }),
+          fc.record(
+            {
+              type: fc.oneof(nasty, fc.constantFrom("no.such.type", "poison.crash ", "REPORT.GENERATE")),
+              params: anything,
+              priority: anything,
+              maxAttempts: anything,
+              idempotencyKey: anything,
+            },
+            { requiredKeys: ["type"] },
+          ),
+          fc.record({
+            type: fc.constant("report.generate"),
+            params: fc.oneof(anything, fc.constant(nested(2_000)), fc.record({ report: nasty, period: nasty })),
+          }),
         ),
         async (body) => {
-          await expectClientError(await request.post("/api/v1/jobs", { headers: { ...auth, "content-type": "application/json" }, data: JSON.stringify(body) }), "POST /api/v1/jobs");
+          await expectClientError(
+            await request.post("/api/v1/jobs", { headers: { ...auth, "content-type": "application/json" }, data: JSON.stringify(body) }),
+            "POST /api/v1/jobs",
+          );
         },
       ),
       { numRuns: RUNS * 2 },
     );
     for (const raw of ["{", "\u0000", Buffer.from([0xff, 0xfe, 0xc0, 0xaf]), "x".repeat(70_000), `${"[".repeat(10_000)}${"]".repeat(10_000)}`]) {
-      await expectClientError(await request.post("/api/v1/jobs", { headers: { ...auth, "content-type": "application/json" }, data: raw }), "POST /api/v1/jobs (raw)");
+      await expectClientError(
+        await request.post("/api/v1/jobs", { headers: { ...auth, "content-type": "application/json" }, data: raw }),
+        "POST /api/v1/jobs (raw)",
+      );
     }
     for (const id of ["x", "%00", "00000000-0000-0000-0000-000000000000", "ffffffff-ffff-ffff-ffff-fffffffffffff", "a".repeat(5_000)]) {
       await expectClientError(await request.get(`/api/v1/jobs/${id}`, { headers: auth }), "GET /api/v1/jobs/:id");
@@ -191,7 +279,12 @@ async function captureAction(page: Page, url: string): Promise<{ id: string; hea
   await page.route(url, async (route) => {
     const h = route.request().headers();
     if (route.request().method() === "POST" && h["next-action"]) {
-      captured = { id: h["next-action"], headers: Object.fromEntries(Object.entries(h).filter(([k]) => ["next-action", "next-router-state-tree", "content-type", "accept", "origin"].includes(k))) };
+      captured = {
+        id: h["next-action"],
+        headers: Object.fromEntries(
+          Object.entries(h).filter(([k]) => ["next-action", "next-router-state-tree", "content-type", "accept", "origin"].includes(k)),
+        ),
+      };
       await route.abort();
     } else await route.continue();
   });

@@ -28,7 +28,14 @@ function actionId(file: string, name: string): string {
 }
 
 /** POST a server action directly: its id in the Next-Action header, its arguments as the body. */
-async function callAction(request: APIRequestContext, path: string, file: string, name: string, args: unknown[], headers: Record<string, string> = {}) {
+async function callAction(
+  request: APIRequestContext,
+  path: string,
+  file: string,
+  name: string,
+  args: unknown[],
+  headers: Record<string, string> = {},
+) {
   const res = await request.post(path, {
     headers: { "Next-Action": actionId(file, name), "Content-Type": "text/plain;charset=UTF-8", Accept: "text/x-component", ...headers },
     data: JSON.stringify(args),
@@ -105,7 +112,9 @@ test.describe("server actions called directly", () => {
     const cancel = await cancelQueued(request, job.id);
     expect(cancel.body).toContain('"not_found"');
     // Bulk and dead-job endpoints are for staff: a tenant is refused outright.
-    expect((await callAction(request, "/jobs", ...BULK_START, [{ event: "cancel", description: "x", frozen: [[job.id, "queued", 0]] }])).body).toContain('"forbidden"');
+    expect(
+      (await callAction(request, "/jobs", ...BULK_START, [{ event: "cancel", description: "x", frozen: [[job.id, "queued", 0]] }])).body,
+    ).toContain('"forbidden"');
     expect((await request.get("/api/dead")).status()).toBe(403);
     expect((await page.goto("/dead"))?.status()).toBe(404);
     await unchanged(db, job);
@@ -140,17 +149,28 @@ test.describe("server actions called directly", () => {
     expect(invalid.filter((a) => a.outcome === "invalid")).toHaveLength(3);
   });
 
-  test("a cross-origin POST to a server action is refused with 403 (it was 500) and audited, even with a valid session", async ({ page, db, submit }) => {
+  test("a cross-origin POST to a server action is refused with 403 (it was 500) and audited, even with a valid session", async ({
+    page,
+    db,
+    submit,
+  }) => {
     const job = await submit({ tenantId: "acme", ...REPORT });
     const request = await signedIn(page, "operator");
     const since = await lastAuditId(db);
-    const r = await cancelQueued(request, job.id, {}, {
-      Origin: "https://evil.example",
-    });
+    const r = await cancelQueued(
+      request,
+      job.id,
+      {},
+      {
+        Origin: "https://evil.example",
+      },
+    );
     expect(r.status).toBe(403);
     await unchanged(db, job);
     // The first refusal of its kind from an address is written at once (later ones in the same minute are counted into one row).
-    const rows = await db<{ outcome: string; reason: string }[]>`SELECT outcome, reason FROM audit_log WHERE id > ${since} AND action = 'console.cross_origin'`;
+    const rows = await db<
+      { outcome: string; reason: string }[]
+    >`SELECT outcome, reason FROM audit_log WHERE id > ${since} AND action = 'console.cross_origin'`;
     expect(rows).toEqual([{ outcome: "denied", reason: expect.stringContaining("from another origin was refused") }]);
   });
 
@@ -158,17 +178,23 @@ test.describe("server actions called directly", () => {
     const job = await submit({ tenantId: "acme", ...REPORT });
     const request = await signedIn(page, "operator");
     // Next.js compares the Origin with X-Forwarded-Host when present: a forged one made a foreign origin look like home.
-    const r = await cancelQueued(request, job.id, {}, {
-      Origin: "https://evil.example",
-      "X-Forwarded-Host": "evil.example",
-    });
+    const r = await cancelQueued(
+      request,
+      job.id,
+      {},
+      {
+        Origin: "https://evil.example",
+        "X-Forwarded-Host": "evil.example",
+      },
+    );
     expect(r.status).toBe(403);
     await unchanged(db, job);
   });
 });
 
 /** The newest audit row's id: a spec reads only what it caused. */
-const lastAuditId = async (db: Parameters<typeof jobRow>[0]) => (await db<{ id: number }[]>`SELECT coalesce(max(id), 0)::int AS id FROM audit_log`)[0]!.id;
+const lastAuditId = async (db: Parameters<typeof jobRow>[0]) =>
+  (await db<{ id: number }[]>`SELECT coalesce(max(id), 0)::int AS id FROM audit_log`)[0]!.id;
 
 test.describe("signing in", () => {
   test("wrong passwords through the sign-in form lock the account: the right password is then refused too", async ({ page, db }) => {
@@ -201,10 +227,14 @@ test.describe("signing in", () => {
     const url = new URL("/api/auth/sign-in/email", baseURL);
     // Only the headers are sent: a server that waited for the 400 MB it was promised would never answer.
     const status = await new Promise<number>((resolve, reject) => {
-      const req = request(url, { method: "POST", headers: { "content-type": "application/json", "content-length": String(400 * 1024 * 1024) } }, (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
-      });
+      const req = request(
+        url,
+        { method: "POST", headers: { "content-type": "application/json", "content-length": String(400 * 1024 * 1024) } },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
       req.on("error", reject);
       req.flushHeaders();
     });

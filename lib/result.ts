@@ -55,7 +55,10 @@ export class AppError extends Error {
 
   /** The same refusal with a message for this edge ("Not created: …"), its code and audit reason kept. */
   rephrase(message: string, code: AppErrorCode = this.code): AppError {
-    return new AppError(code, message, { reason: this.reason === this.userMessage ? message : this.reason, status: code === this.code ? this.status : undefined });
+    return new AppError(code, message, {
+      reason: this.reason === this.userMessage ? message : this.reason,
+      status: code === this.code ? this.status : undefined,
+    });
   }
 
   get body(): ErrorBody {

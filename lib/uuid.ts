@@ -46,7 +46,10 @@ export function idQueryOf(text: string): IdQuery {
   let s = text.trim();
   const fromUrl = idFromUrl(s);
   if (fromUrl !== null) s = fromUrl;
-  s = s.replace(/^(urn:uuid:)/i, "").replace(/^[{("'\s]+|[})"'\s]+$/g, "").toLowerCase();
+  s = s
+    .replace(/^(urn:uuid:)/i, "")
+    .replace(/^[{("'\s]+|[})"'\s]+$/g, "")
+    .toLowerCase();
   if (isUuid(s)) return { kind: "id", id: s };
   const hex = s.replace(/-/g, "");
   if (!/^[0-9a-f]+$/.test(hex) || hex.length < MIN_ID_PIECE || hex.length > 32) return null;

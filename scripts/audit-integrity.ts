@@ -38,7 +38,13 @@ async function main() {
     if (Number.isNaN(d.getTime())) throw new Error(`not a date: ${s}`);
     return d;
   };
-  const from = values.all ? new Date(0) : values.since ? new Date(Date.now() - parseDuration(values.since)) : values.from ? date(values.from) : undefined;
+  const from = values.all
+    ? new Date(0)
+    : values.since
+      ? new Date(Date.now() - parseDuration(values.since))
+      : values.from
+        ? date(values.from)
+        : undefined;
   const to = values.to ? date(values.to) : undefined;
   const lagMs = Number(values["lag-ms"]);
   const sql = connect(databaseUrl(), { max: 4, appName: "jobscope-audit" });

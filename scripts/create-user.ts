@@ -21,14 +21,18 @@ const { values } = parseArgs({
   },
 });
 if (!values.email) {
-  console.error('usage: npm run user:create -- --email you@example.com [--name "Your Name"] [--role admin|operator|support|tenant] [--tenant ID [--owner]] [--password-stdin]');
+  console.error(
+    'usage: npm run user:create -- --email you@example.com [--name "Your Name"] [--role admin|operator|support|tenant] [--tenant ID [--owner]] [--password-stdin]',
+  );
   process.exit(2);
 }
 
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const c of process.stdin) chunks.push(c as Buffer);
-  return Buffer.concat(chunks).toString("utf8").replace(/\r?\n$/, "");
+  return Buffer.concat(chunks)
+    .toString("utf8")
+    .replace(/\r?\n$/, "");
 }
 
 const generated = !values["password-stdin"];
@@ -44,13 +48,27 @@ try {
       tenantId: values.tenant ?? null,
       tenantOwner: values.owner,
     });
-    await recordAudit(tx, { userId: null, actor: "command line (npm run user:create)", role: null, tenantId: null, via: "console", action: "admin.user.create", outcome: "applied", reason: `created ${u.email} (${u.role}${u.tenantId ? `, tenant ${u.tenantId}` : ""}) from the command line` });
+    await recordAudit(tx, {
+      userId: null,
+      actor: "command line (npm run user:create)",
+      role: null,
+      tenantId: null,
+      via: "console",
+      action: "admin.user.create",
+      outcome: "applied",
+      reason: `created ${u.email} (${u.role}${u.tenantId ? `, tenant ${u.tenantId}` : ""}) from the command line`,
+    });
     return u;
   });
   console.log(`[jobscope] created ${user.email} (${user.role}${user.tenantId ? `, tenant ${user.tenantId}` : ""})`);
   if (generated) console.log(`[jobscope] password (shown once; they can change it after signing in): ${password}`);
 } catch (err) {
-  const why = err instanceof ZodError ? err.issues.map((i) => `${i.path.join(".") || "input"}: ${i.message}`).join("; ") : err instanceof Error ? err.message : String(err);
+  const why =
+    err instanceof ZodError
+      ? err.issues.map((i) => `${i.path.join(".") || "input"}: ${i.message}`).join("; ")
+      : err instanceof Error
+        ? err.message
+        : String(err);
   console.error(`[jobscope] could not create the user: ${why}`);
   process.exitCode = 1;
 } finally {

@@ -5,7 +5,12 @@ import { describe, expect, it } from "vitest";
 // The docs name files of the repository (`lib/jobs/write.ts`, `drizzle/0012_…sql`): a rename or a
 // deletion must change the text too, or a reader follows a name to nothing.
 const ROOT = path.resolve(import.meta.dirname, "..");
-const DOCS = ["README.md", ...readdirSync(path.join(ROOT, "docs")).filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`)];
+const DOCS = [
+  "README.md",
+  ...readdirSync(path.join(ROOT, "docs"))
+    .filter((f) => f.endsWith(".md"))
+    .map((f) => `docs/${f}`),
+];
 const TOP = ["lib", "app", "scripts", "bench", "e2e", "drizzle", "components", "docs", ".ci"];
 
 /** Every `path` in backticks that starts at a top-level folder of the repository; globs and placeholders left out. */

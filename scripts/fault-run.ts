@@ -164,7 +164,9 @@ async function main() {
        GROUP BY w.id, w.pid ORDER BY n DESC LIMIT 1`;
     return w;
   };
-  const victim = (await until("a worker holding jobs", 30_000, async () => ((await busiest())?.n ?? 0) > 0 && busiest()).catch(() => null))?.value ?? (await busiest());
+  const victim =
+    (await until("a worker holding jobs", 30_000, async () => ((await busiest())?.n ?? 0) > 0 && busiest()).catch(() => null))?.value ??
+    (await busiest());
   if (!victim) throw new Error("no live worker of this npm start");
   say(`SIGKILL worker ${victim.id} (pid ${victim.pid}, ${victim.n} leases)`);
   const killedAt = new Date();
@@ -193,7 +195,9 @@ async function main() {
   }).catch(() => null);
   const byKey = await sql<{ n: number; jobs: number }[]>`
     SELECT count(*)::int AS n, count(DISTINCT id)::int AS jobs FROM job_catalog WHERE idempotency_key LIKE ${`fault-run:${run}:%`}`;
-  const states = await sql<{ state: string; n: number }[]>`SELECT state, count(*)::int AS n FROM jobs WHERE id = ANY(${ids}::uuid[]) GROUP BY state ORDER BY state`;
+  const states = await sql<
+    { state: string; n: number }[]
+  >`SELECT state, count(*)::int AS n FROM jobs WHERE id = ANY(${ids}::uuid[]) GROUP BY state ORDER BY state`;
   // Paused jobs keep their lease and are not heartbeated by a worker that is gone: an operator's resume starts their clock again.
   const stranded = await sql<{ n: number }[]>`
     SELECT count(*)::int AS n FROM jobs_live l WHERE l.state IN ('claimed', 'running', 'cancelling') AND l.heartbeat_at < now() - interval '30 seconds'`;
@@ -202,10 +206,14 @@ async function main() {
   console.log("\nfault run:");
   for (const r of results) console.log(`  ${r}`);
   console.log(`  submits: ${n} sent, ${acknowledged.size} acknowledged (${failedSubmits} tries failed during faults and were sent again)`);
-  console.log(`  acknowledged submits found: ${byKey[0]!.n} catalog rows, ${byKey[0]!.jobs} jobs; their states: ${states.map((s) => `${s.state} ${s.n}`).join(", ")}`);
+  console.log(
+    `  acknowledged submits found: ${byKey[0]!.n} catalog rows, ${byKey[0]!.jobs} jobs; their states: ${states.map((s) => `${s.state} ${s.n}`).join(", ")}`,
+  );
   console.log(`  all finished: ${settled ? `yes, ${(settled.ms / 1000).toFixed(1)} s after the last submit` : "NO"}`);
   console.log(`  leases stale for over 30 s now: ${stranded[0]!.n}`);
-  console.log(`  jobs: ${before} before (${before - liveBefore} finished, ${liveBefore} live), ${total} after (${total - liveAfter} finished, ${liveAfter} live); ${total - before} new, ${acknowledged.size} of them this run's, the rest the demo's traffic`);
+  console.log(
+    `  jobs: ${before} before (${before - liveBefore} finished, ${liveBefore} live), ${total} after (${total - liveAfter} finished, ${liveAfter} live); ${total - before} new, ${acknowledged.size} of them this run's, the rest the demo's traffic`,
+  );
   await sql.end({ timeout: 5 });
   if (byKey[0]!.n !== acknowledged.size || !settled) process.exitCode = 1;
 }

@@ -38,7 +38,10 @@ async function freshLoadedDb(name: string): Promise<string> {
     // A bulk load, not the write path: the guards are off for this transaction only.
     await tx`SET LOCAL session_replication_role = replica`;
     await tx`INSERT INTO tenants (id, name) VALUES ('acme', 'ACME')`;
-    for (const [label, day] of [["old", "40 days"], ["recent", "1 day"]] as const) {
+    for (const [label, day] of [
+      ["old", "40 days"],
+      ["recent", "1 day"],
+    ] as const) {
       await tx.unsafe(`
         CREATE TEMP TABLE g_${label} ON COMMIT DROP AS
         SELECT gen_random_uuid() AS id, date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' - interval '${day}'
@@ -117,7 +120,9 @@ async function measure(mode: Mode, i: number): Promise<Result> {
 
 const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
 try {
-  console.log(`${N} old jobs (${N} job_log rows in one day partition, ${2 * N} attempts) and ${N} recent ones; retention --days 30; ${RUNS} runs each`);
+  console.log(
+    `${N} old jobs (${N} job_log rows in one day partition, ${2 * N} attempts) and ${N} recent ones; retention --days 30; ${RUNS} runs each`,
+  );
   for (const mode of Object.keys(LABELS) as Mode[]) {
     const rs: Result[] = [];
     for (let i = 0; i < RUNS; i++) rs.push(await measure(mode, i));

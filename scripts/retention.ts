@@ -25,7 +25,11 @@ const batchSize = Number(values.batch);
 const dryRun = values["dry-run"];
 try {
   const r = await runRetention(pool(), {
-    olderThanDays: days, batchSize, archive: values.archive, dryRun, dropPartitions: !values["no-drop"],
+    olderThanDays: days,
+    batchSize,
+    archive: values.archive,
+    dryRun,
+    dropPartitions: !values["no-drop"],
     log: (line) => console.log(`[retention] ${line}`),
   });
   const what = dryRun ? "would remove" : "removed";

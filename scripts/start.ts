@@ -61,7 +61,8 @@ async function buildIfNeeded() {
   if (!buildNeeded(process.env.JOBSCOPE_DIST_DIR ?? ".next")) return;
   say("building the console (next build)…");
   // Awaited, not spawnSync: this process drains the embedded server's log (lib/run-child.ts).
-  if ((await runChild(node, ["node_modules/next/dist/bin/next", "build"], { env: { ...process.env, NODE_ENV: "production" } })) !== 0) throw new Error("next build failed");
+  if ((await runChild(node, ["node_modules/next/dist/bin/next", "build"], { env: { ...process.env, NODE_ENV: "production" } })) !== 0)
+    throw new Error("next build failed");
 }
 
 /**
@@ -106,12 +107,18 @@ async function main() {
   // The demo seeds its data and users; a deployment says how to create its first admin (lib/demo/first-run.ts).
   const firstRun = await prepareFirstRun(sql, { demo, demoJobs: Number(args["demo-jobs"]), log: say });
   if (!args.dev) await buildIfNeeded();
-  if (!(await portFree(Number(args.port), args.host))) throw new Error(`port ${args.port} on ${args.host} is in use (another npm start?): stop it, or pick another with --port`);
+  if (!(await portFree(Number(args.port), args.host)))
+    throw new Error(`port ${args.port} on ${args.host} is in use (another npm start?): stop it, or pick another with --port`);
 
   const env = { ...process.env, DATABASE_URL: roles.worker };
   // scripts/web.ts: Next.js behind the server that decides which forwarding headers to trust.
   const next = ["--import", "tsx", "scripts/web.ts", "--port", args.port, "--host", args.host, ...(args.dev ? ["--dev"] : [])];
-  const webEnv = { ...process.env, DATABASE_URL: roles.app, BETTER_AUTH_SECRET: secret, NODE_ENV: (args.dev ? "development" : "production") as "development" | "production" };
+  const webEnv = {
+    ...process.env,
+    DATABASE_URL: roles.app,
+    BETTER_AUTH_SECRET: secret,
+    NODE_ENV: (args.dev ? "development" : "production") as "development" | "production",
+  };
   keep("web", next, webEnv);
   for (let i = 1; i <= Number(args.workers); i++) {
     // The demo's schedules come with its traffic (the e2e server runs without either).

@@ -37,7 +37,9 @@ const stop = () => {
   stopping = true;
   server.close();
   server.closeAllConnections();
-  const flushed = anonymousAudit().flush().catch(() => {});
+  const flushed = anonymousAudit()
+    .flush()
+    .catch(() => {});
   void Promise.race([flushed, new Promise((r) => setTimeout(r, 3000))]).finally(() => process.exit(0));
 };
 process.on("SIGTERM", stop);

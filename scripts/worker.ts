@@ -38,7 +38,12 @@ function options() {
     process.exit(0);
   }
   const allQueues = declaredQueues();
-  const queues = values.queues ? values.queues.split(",").map((q) => q.trim()).filter(Boolean) : allQueues;
+  const queues = values.queues
+    ? values.queues
+        .split(",")
+        .map((q) => q.trim())
+        .filter(Boolean)
+    : allQueues;
   const concurrency = Number(values.concurrency);
   const drainMs = Number(values["drain-ms"]);
   const metricsPort = values["metrics-port"] ? Number(values["metrics-port"]) : undefined;

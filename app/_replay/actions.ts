@@ -76,7 +76,8 @@ const REPLAYER = {
 
 /** The one job whose params an edit replaces: edits are per job. */
 function editedJob(s: ReplaySelection): string {
-  if (s.kind !== "ids" || s.ids.length !== 1) throw new AppError("invalid_input", "Params can be edited when one job is replayed; replay the others as they are.");
+  if (s.kind !== "ids" || s.ids.length !== 1)
+    throw new AppError("invalid_input", "Params can be edited when one job is replayed; replay the others as they are.");
   return s.ids[0]!;
 }
 
@@ -151,11 +152,16 @@ export const startReplayAction = consoleAction({
     const jobs = frozen.map(fromTuple);
     if (params !== undefined) {
       const jobId = editedJob(selection);
-      if (jobs.length !== 1 || jobs[0]!.id !== jobId) throw new AppError("invalid_input", "Edited params replay the one job their dry run froze: run the dry run again.");
+      if (jobs.length !== 1 || jobs[0]!.id !== jobId)
+        throw new AppError("invalid_input", "Edited params replay the one job their dry run froze: run the dry run again.");
       // Checked again here, in the viewer's scope: the browser's copy of the dry run is not trusted.
       const edit = await withViewerRead(ctx.viewer, (tx) => editOf(tx, jobId, params));
       if (!edit) throw new AppError("refused", "Nothing was replayed: this job no longer exists.");
-      if (!edit.isEditable) throw new AppError("invalid_input", `Nothing was replayed: ${edit.type} jobs are submitted only by Jobscope itself, so their params are not edited here.`);
+      if (!edit.isEditable)
+        throw new AppError(
+          "invalid_input",
+          `Nothing was replayed: ${edit.type} jobs are submitted only by Jobscope itself, so their params are not edited here.`,
+        );
       if (edit.issues?.length) {
         const i = edit.issues[0]!;
         throw new AppError("invalid_input", `Nothing was replayed: params${i.path ? `.${i.path}` : ""}: ${i.message}.`);
@@ -166,4 +172,3 @@ export const startReplayAction = consoleAction({
     return confirmBulk(ctx, { event: "replay", description, frozen: jobs });
   },
 });
-

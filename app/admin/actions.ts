@@ -2,7 +2,16 @@
 
 import type { z } from "zod";
 import { ROLE_LABELS } from "@/lib/auth/permissions";
-import { deactivateUser, PasswordReset, reactivateUser, resetPassword, resumeTenant, suspendTenant, TenantRef, UserRef } from "@/lib/auth/offboarding";
+import {
+  deactivateUser,
+  PasswordReset,
+  reactivateUser,
+  resetPassword,
+  resumeTenant,
+  suspendTenant,
+  TenantRef,
+  UserRef,
+} from "@/lib/auth/offboarding";
 import { createTenant, NewTenant, renameTenant, TenantRename } from "@/lib/auth/tenants";
 import { createUser, NewUser, RoleChange, setUserRole } from "@/lib/auth/users";
 import { consoleAction, type Done } from "@/lib/edge/action";
@@ -28,7 +37,8 @@ const FIELD_LABELS: Record<string, string> = {
 function describeIssues(error: z.ZodError): string {
   const parts = error.issues.slice(0, 4).map((i) => {
     const field = i.path.length ? (FIELD_LABELS[String(i.path[0])] ?? String(i.path[0])) : null;
-    if (i.code === "unrecognized_keys") return `unexpected field${i.keys.length > 1 ? "s" : ""} ${i.keys.map((k) => `"${k.slice(0, 40)}"`).join(", ")}`;
+    if (i.code === "unrecognized_keys")
+      return `unexpected field${i.keys.length > 1 ? "s" : ""} ${i.keys.map((k) => `"${k.slice(0, 40)}"`).join(", ")}`;
     return field ? `${field}: ${i.message}` : i.message;
   });
   return `Nothing was saved. ${parts.join("; ")}.`;
@@ -78,7 +88,9 @@ export const createUserAction = consoleAction({
   change: async ({ tx, input }) => {
     // The transaction is aborted either way; these two are the person's to fix.
     const u = await saving(createUser(tx, input), (err) =>
-      pgCode(err) === "23505" ? invalid(`Nothing was saved. A user with the email ${input.email} already exists.`) : unknownTenant(err, input.tenantId),
+      pgCode(err) === "23505"
+        ? invalid(`Nothing was saved. A user with the email ${input.email} already exists.`)
+        : unknownTenant(err, input.tenantId),
     );
     return applied(`Created ${u.email}: ${describeMembership(u.role, u.tenantId, u.tenantOwner)}.`);
   },
@@ -139,7 +151,9 @@ export const deactivateUserAction = consoleAction({
   change: async ({ tx, input, viewer }) => {
     const r = await saving(deactivateUser(tx, input.userId, viewer), (err) => refusedAs(err, "Not deactivated"));
     if (!r) throw noUser();
-    return applied(`Deactivated ${r.email}: ${r.sessionsEnded} session(s) ended, ${r.keysRevoked} API key(s) they created revoked; they cannot sign in.`);
+    return applied(
+      `Deactivated ${r.email}: ${r.sessionsEnded} session(s) ended, ${r.keysRevoked} API key(s) they created revoked; they cannot sign in.`,
+    );
   },
 });
 

@@ -37,7 +37,11 @@ export const createAlertRuleAction = consoleAction({
     };
     try {
       const { rule: r, secret } = await createAlertRule(tx, rule, ownerOf(viewer), viewer.email);
-      return { ok: true, message: `Created alert "${r.name}". Its signing secret is shown below once: keep it with the receiver.`, data: { id: r.id, secret } };
+      return {
+        ok: true,
+        message: `Created alert "${r.name}". Its signing secret is shown below once: keep it with the receiver.`,
+        data: { id: r.id, secret },
+      };
     } catch (e) {
       if (e instanceof AppError) throw e.rephrase(`Nothing was created. ${e.userMessage}.`, e.code === "invalid_input" ? "invalid_input" : "refused");
       throw e;

@@ -19,7 +19,9 @@ function describe(queue: string, c: QueueChange): string {
     case "resume":
       return `Resumed queue ${queue}: workers claim from it again.`;
     case "limit":
-      return c.limit === null ? `Queue ${queue} has no concurrency limit now.` : `Queue ${queue}: at most ${c.limit} jobs leased at once, across all workers.`;
+      return c.limit === null
+        ? `Queue ${queue} has no concurrency limit now.`
+        : `Queue ${queue}: at most ${c.limit} jobs leased at once, across all workers.`;
     case "fair":
       return c.fair ? `Queue ${queue} claims in turn between tenants now.` : `Queue ${queue} claims in submit order now (not fair between tenants).`;
   }

@@ -49,7 +49,11 @@ export const createScheduleAction = consoleAction({
   change: async ({ tx, input, viewer }) => {
     try {
       const s = await createSchedule(tx, { ...input, queue: input.queue.trim() || undefined }, viewer.email);
-      return { ok: true, ...(await said((due) => `Created schedule ${s.name} (${s.cron}, ${s.timeZone}): its first job is due at ${due}.`, s.nextRunAt)), data: { id: s.id } };
+      return {
+        ok: true,
+        ...(await said((due) => `Created schedule ${s.name} (${s.cron}, ${s.timeZone}): its first job is due at ${due}.`, s.nextRunAt)),
+        data: { id: s.id },
+      };
     } catch (e) {
       return refusal(e, "Nothing was created.");
     }
@@ -66,7 +70,10 @@ export const updateScheduleAction = consoleAction({
       const s = await updateSchedule(tx, id, seen, { ...fields, queue: fields.queue.trim() || undefined }, viewer.email);
       return {
         ok: true,
-        ...(await said((due) => `Saved schedule ${s.name} (${s.cron}, ${s.timeZone}, ${s.type} for ${s.tenantId}): next job at ${due}.`, s.nextRunAt)),
+        ...(await said(
+          (due) => `Saved schedule ${s.name} (${s.cron}, ${s.timeZone}, ${s.type} for ${s.tenantId}): next job at ${due}.`,
+          s.nextRunAt,
+        )),
         data: { id: s.id },
       };
     } catch (e) {
@@ -83,7 +90,11 @@ export const deleteScheduleAction = consoleAction({
   change: async ({ tx, input: { id, seen } }) => {
     try {
       const s = await deleteSchedule(tx, id, seen);
-      return { ok: true, message: `Deleted schedule ${s.name} (${s.cron}, ${s.timeZone}, ${s.type} for ${s.tenantId}); the jobs it submitted stay.`, data: { id } };
+      return {
+        ok: true,
+        message: `Deleted schedule ${s.name} (${s.cron}, ${s.timeZone}, ${s.type} for ${s.tenantId}); the jobs it submitted stay.`,
+        data: { id },
+      };
     } catch (e) {
       return refusal(e, "Nothing was deleted.");
     }
@@ -118,6 +129,10 @@ export const setSchedulePausedAction = consoleAction({
     const verb = paused ? "paused" : "resumed";
     if (!r.changed) return { ok: true, message: `Schedule ${r.schedule.name} was already ${verb}.`, data: { paused } };
     if (paused) return { ok: true, message: `Paused schedule ${r.schedule.name}: it submits nothing until resumed.`, data: { paused } };
-    return { ok: true, ...(await said((next) => `Resumed schedule ${r.schedule.name}: next job at ${next}.`, r.schedule.nextRunAt)), data: { paused } };
+    return {
+      ok: true,
+      ...(await said((next) => `Resumed schedule ${r.schedule.name}: next job at ${next}.`, r.schedule.nextRunAt)),
+      data: { paused },
+    };
   },
 });

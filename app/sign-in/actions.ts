@@ -23,7 +23,9 @@ export async function signInAction(_prev: SignInState, form: FormData): Promise<
   let home = "/";
   try {
     const requestHeaders = await headers();
-    const res = await withPasswordScope(() => auth().api.signInEmail({ body: { email: parsed.data.email, password: parsed.data.password }, headers: requestHeaders }));
+    const res = await withPasswordScope(() =>
+      auth().api.signInEmail({ body: { email: parsed.data.email, password: parsed.data.password }, headers: requestHeaders }),
+    );
     // Tenant members have no cross-tenant overview: their home is their jobs.
     if ((res.user as { role?: string }).role === "tenant") home = "/jobs";
   } catch (err) {
@@ -31,7 +33,11 @@ export async function signInAction(_prev: SignInState, form: FormData): Promise<
     const status = (err as { statusCode?: unknown } | null)?.statusCode;
     if (typeof status === "number" && status >= 400 && status < 500) {
       const message = (err as { message?: unknown }).message;
-      if (status === 429) return { error: typeof message === "string" && message.startsWith("Too many") ? message : "Too many sign-in attempts: wait a minute and try again.", email };
+      if (status === 429)
+        return {
+          error: typeof message === "string" && message.startsWith("Too many") ? message : "Too many sign-in attempts: wait a minute and try again.",
+          email,
+        };
       // Deactivated or suspended: said only after the password matched (lib/auth/offboarding.ts).
       if (status === 403 && typeof message === "string") return { error: message.slice(0, 200), email };
       return { error: "That email and password do not match an account.", email };

@@ -19,12 +19,20 @@ export const drainWorkerAction = consoleAction({
     const r = await requestDrain(tx, id, actor().id, SILENT_AFTER_MS);
     if (r.outcome === "not_found") throw new AppError("not_found", "Nothing was changed: there is no such worker.");
     if (r.outcome === "not_running") {
-      throw new AppError("refused", `Nothing was changed: worker ${id} is not running (it stopped, or its heartbeat stopped), so there is nothing to drain.`);
+      throw new AppError(
+        "refused",
+        `Nothing was changed: worker ${id} is not running (it stopped, or its heartbeat stopped), so there is nothing to drain.`,
+      );
     }
     const message =
       r.outcome === "requested"
         ? `Asked worker ${id} to drain: within a second it stops claiming, finishes the jobs it holds and exits. npm start (or your process manager) starts a fresh worker in its place.`
         : `Worker ${id} was already asked to drain; it is finishing the jobs it holds.`;
-    return { ok: true, message, reason: `${r.outcome === "requested" ? "asked" : "already asked"} worker ${id} to drain`, data: { requestedAt: r.at.toISOString() } };
+    return {
+      ok: true,
+      message,
+      reason: `${r.outcome === "requested" ? "asked" : "already asked"} worker ${id} to drain`,
+      data: { requestedAt: r.at.toISOString() },
+    };
   },
 });

@@ -19,7 +19,14 @@ vi.mock("@/lib/auth/viewer", async (importOriginal) => ({
   },
 }));
 
-const viewer = (role: Viewer["role"], email: string, tenantId: string | null = null): Viewer => ({ userId: `u-${email}`, email, name: email, role, tenantId, tenantOwner: false });
+const viewer = (role: Viewer["role"], email: string, tenantId: string | null = null): Viewer => ({
+  userId: `u-${email}`,
+  email,
+  name: email,
+  role,
+  tenantId,
+  tenantOwner: false,
+});
 const OPERATOR = viewer("operator", "op@jobscope.local");
 const SUPPORT = viewer("support", "support@jobscope.local");
 const ACME = viewer("tenant", "dana@acme.example", "acme");
@@ -46,7 +53,12 @@ afterAll(async () => {
 describe("alert actions (issue 17)", () => {
   it("an operator creates a rule (its secret shown once), sends a test alert and disables it; each is audited", async () => {
     signedIn = OPERATOR;
-    const created = await actions.createAlertRuleAction({ kind: "job_dead", name: "dead exports", url: "https://hooks.example.com/a", queue: "exports" });
+    const created = await actions.createAlertRuleAction({
+      kind: "job_dead",
+      name: "dead exports",
+      url: "https://hooks.example.com/a",
+      queue: "exports",
+    });
     expect(created).toMatchObject({ ok: true, data: { secret: expect.stringMatching(/^whsec_[0-9a-f]{48}$/) } });
     expect(await lastAudit()).toMatchObject({ actor: OPERATOR.email, action: "alert.create", outcome: "applied" });
     const id = created.ok ? created.data.id : "";
@@ -60,7 +72,9 @@ describe("alert actions (issue 17)", () => {
     expect(await lastAudit()).toMatchObject({ action: "alert.disable", outcome: "applied" });
     // Each console action ran in a span of its own (lib/tracing), the test alert's enqueue inside its action's.
     const finished = spans.getFinishedSpans();
-    expect(finished.map((s) => s.name)).toEqual(expect.arrayContaining(["console alert.create", "console alert.test", "console alert.enable", "jobscope.enqueue"]));
+    expect(finished.map((s) => s.name)).toEqual(
+      expect.arrayContaining(["console alert.create", "console alert.test", "console alert.enable", "jobscope.enqueue"]),
+    );
     const testSpan = finished.find((s) => s.name === "console alert.test")!;
     expect(finished.find((s) => s.name === "jobscope.enqueue")!.parentSpanContext?.spanId).toBe(testSpan.spanContext().spanId);
   });
@@ -68,11 +82,26 @@ describe("alert actions (issue 17)", () => {
   it("bad input gets a clear error and writes nothing", async () => {
     signedIn = OPERATOR;
     const before = await rules();
-    expect(await actions.createAlertRuleAction({ kind: "job_dead", name: "x", url: "not a url" })).toMatchObject({ ok: false, error: { code: "invalid_input", message: /url/ } });
-    expect(await actions.createAlertRuleAction({ kind: "queue_oldest_due", name: "x", url: "https://h.example.com/" })).toMatchObject({ ok: false, error: { code: "invalid_input", message: /queue/ } });
-    expect(await actions.createAlertRuleAction({ kind: "nope", name: "x", url: "https://h.example.com/" })).toMatchObject({ ok: false, error: { code: "invalid_input" } });
-    expect(await actions.createAlertRuleAction({ kind: "job_dead", name: "x", url: "https://h.example.com/", secret: "mine" })).toMatchObject({ ok: false, error: { code: "invalid_input" } });
-    expect(await actions.setAlertRuleEnabledAction({ id: "not-a-uuid", enabled: true })).toMatchObject({ ok: false, error: { code: "invalid_input" } });
+    expect(await actions.createAlertRuleAction({ kind: "job_dead", name: "x", url: "not a url" })).toMatchObject({
+      ok: false,
+      error: { code: "invalid_input", message: /url/ },
+    });
+    expect(await actions.createAlertRuleAction({ kind: "queue_oldest_due", name: "x", url: "https://h.example.com/" })).toMatchObject({
+      ok: false,
+      error: { code: "invalid_input", message: /queue/ },
+    });
+    expect(await actions.createAlertRuleAction({ kind: "nope", name: "x", url: "https://h.example.com/" })).toMatchObject({
+      ok: false,
+      error: { code: "invalid_input" },
+    });
+    expect(await actions.createAlertRuleAction({ kind: "job_dead", name: "x", url: "https://h.example.com/", secret: "mine" })).toMatchObject({
+      ok: false,
+      error: { code: "invalid_input" },
+    });
+    expect(await actions.setAlertRuleEnabledAction({ id: "not-a-uuid", enabled: true })).toMatchObject({
+      ok: false,
+      error: { code: "invalid_input" },
+    });
     expect(await rules()).toBe(before);
     expect(await lastAudit()).toMatchObject({ outcome: "invalid" });
   });
@@ -80,19 +109,34 @@ describe("alert actions (issue 17)", () => {
   it("support may not set alerts; a tenant sets one for its own dead jobs only, and cannot see or change another tenant's", async () => {
     const before = await rules();
     signedIn = SUPPORT;
-    expect(await actions.createAlertRuleAction({ kind: "job_dead", name: "x", url: "https://h.example.com/" })).toMatchObject({ ok: false, error: { code: "forbidden" } });
+    expect(await actions.createAlertRuleAction({ kind: "job_dead", name: "x", url: "https://h.example.com/" })).toMatchObject({
+      ok: false,
+      error: { code: "forbidden" },
+    });
     signedIn = null;
-    expect(await actions.createAlertRuleAction({ kind: "job_dead", name: "x", url: "https://h.example.com/" })).toMatchObject({ ok: false, error: { code: "forbidden" } });
+    expect(await actions.createAlertRuleAction({ kind: "job_dead", name: "x", url: "https://h.example.com/" })).toMatchObject({
+      ok: false,
+      error: { code: "forbidden" },
+    });
     signedIn = ACME;
-    expect(await actions.createAlertRuleAction({ kind: "drift_rejection", name: "x", url: "https://h.example.com/" })).toMatchObject({ ok: false, error: { code: "refused", message: /own dead jobs/ } });
-    expect(await actions.createAlertRuleAction({ kind: "job_dead", name: "x", url: "http://10.0.0.5/hook" })).toMatchObject({ ok: false, error: { code: "invalid_input", message: /internal address/ } });
+    expect(await actions.createAlertRuleAction({ kind: "drift_rejection", name: "x", url: "https://h.example.com/" })).toMatchObject({
+      ok: false,
+      error: { code: "refused", message: /own dead jobs/ },
+    });
+    expect(await actions.createAlertRuleAction({ kind: "job_dead", name: "x", url: "http://10.0.0.5/hook" })).toMatchObject({
+      ok: false,
+      error: { code: "invalid_input", message: /internal address/ },
+    });
     expect(await rules()).toBe(before);
     const mine = await actions.createAlertRuleAction({ kind: "job_dead", name: "acme dead", url: "https://hooks.acme.example/x" });
     expect(mine).toMatchObject({ ok: true });
     const id = mine.ok ? mine.data.id : "";
     expect((await db.sql`SELECT tenant_id FROM alert_rules WHERE id = ${id}`)[0]).toEqual({ tenantId: "acme" });
     signedIn = GLOBEX;
-    expect(await actions.setAlertRuleEnabledAction({ id, enabled: false })).toMatchObject({ ok: false, error: { code: "refused", message: /does not exist/ } });
+    expect(await actions.setAlertRuleEnabledAction({ id, enabled: false })).toMatchObject({
+      ok: false,
+      error: { code: "refused", message: /does not exist/ },
+    });
     expect(await actions.sendTestAlertAction({ id })).toMatchObject({ ok: false, error: { code: "refused" } });
     expect((await db.sql`SELECT enabled FROM alert_rules WHERE id = ${id}`)[0]).toEqual({ enabled: true });
   });

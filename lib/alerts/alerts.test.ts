@@ -44,7 +44,13 @@ const STAFF = { staff: true } as const;
 const dies = async (queue: string, tenantId = "acme") => {
   const { job } = await enqueue(t.sql, { tenantId, type: "report.generate", params: { report: "daily_usage", period: "2026-11" }, queue }, api);
   await runJob(t.sql, job);
-  const r = await transition(t.sql, { jobId: job.id, event: "abandon", actor: worker(), attempt: 1, error: { class: "PermanentError", message: `bad input in ${queue}` } });
+  const r = await transition(t.sql, {
+    jobId: job.id,
+    event: "abandon",
+    actor: worker(),
+    attempt: 1,
+    error: { class: "PermanentError", message: `bad input in ${queue}` },
+  });
   expect(r.ok).toBe(true);
   return job.id;
 };
@@ -52,17 +58,26 @@ const tick = () => new Promise((r) => setTimeout(r, 5));
 /** Evaluate the rules, and promote due retries (a failed delivery's next attempt) until `until` holds. */
 async function deliverUntil(what: string, until: () => boolean | Promise<boolean>) {
   const s = sup();
-  return waitFor(what, async () => {
-    await evaluateAlerts(t.sql, { settleMs: 0 });
-    await s.tick();
-    return until();
-  }, 20_000);
+  return waitFor(
+    what,
+    async () => {
+      await evaluateAlerts(t.sql, { settleMs: 0 });
+      await s.tick();
+      return until();
+    },
+    20_000,
+  );
 }
 
 beforeAll(async () => {
   // The worker's delivery retries are fast here: 20 ms, 40 ms, …
   w = createWorker({
-    sql: t.sql, queues: ["jobscope.alerts"], concurrency: 2, heartbeatIntervalMs: 100, pollIntervalMs: 50, log: silentLogger,
+    sql: t.sql,
+    queues: ["jobscope.alerts"],
+    concurrency: 2,
+    heartbeatIntervalMs: 100,
+    pollIntervalMs: 50,
+    log: silentLogger,
     handlers: alertHandlers(t.sql, { retry: { baseMs: 20, capMs: 100, jitter: 0 } }),
   });
   await w.start();
@@ -75,7 +90,12 @@ describe("alerts (issue 17)", () => {
   it("a rule on dead jobs delivers a signed webhook, once, through a jobscope.webhook job", async () => {
     const hook = await receiver();
     try {
-      const { rule, secret } = await createAlertRule(t.sql, { kind: "job_dead", name: "dead in a-dead", url: hook.url, queue: "a-dead" }, STAFF, "op@x");
+      const { rule, secret } = await createAlertRule(
+        t.sql,
+        { kind: "job_dead", name: "dead in a-dead", url: hook.url, queue: "a-dead" },
+        STAFF,
+        "op@x",
+      );
       await dies("a-other"); // another queue: not this rule's
       const dead = await dies("a-dead");
       await tick();
@@ -153,25 +173,52 @@ describe("alerts (issue 17)", () => {
       delete process.env.JOBSCOPE_ALERTS_ALLOW_PRIVATE;
       await hook.close();
     }
-    const refused = (raw: unknown) => createAlertRule(t.sql, raw, { tenantId: "acme" }, "t@acme").then(() => null, (e: unknown) => e);
+    const refused = (raw: unknown) =>
+      createAlertRule(t.sql, raw, { tenantId: "acme" }, "t@acme").then(
+        () => null,
+        (e: unknown) => e,
+      );
     const before = (await t.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM alert_rules`)[0]!.n;
     expect(await refused({ kind: "drift_rejection", name: "x", url: "https://hooks.example.com/x" })).toMatchObject({ code: "forbidden" });
-    expect(await refused({ kind: "job_dead", name: "x", url: "http://127.0.0.1:9/x" })).toMatchObject({ code: "invalid_input", message: /internal address/ });
+    expect(await refused({ kind: "job_dead", name: "x", url: "http://127.0.0.1:9/x" })).toMatchObject({
+      code: "invalid_input",
+      message: /internal address/,
+    });
     expect(await refused({ kind: "job_dead", name: "x", url: "http://169.254.169.254/latest" })).toMatchObject({ code: "invalid_input" });
     expect(await refused({ kind: "job_dead", name: "x", url: "ftp://hooks.example.com/x" })).toBeInstanceOf(AppError);
-    expect(await refused({ kind: "job_dead", name: "", url: "https://hooks.example.com/x" })).toMatchObject({ code: "invalid_input", message: /^name/ });
+    expect(await refused({ kind: "job_dead", name: "", url: "https://hooks.example.com/x" })).toMatchObject({
+      code: "invalid_input",
+      message: /^name/,
+    });
     expect(await refused({ kind: "job_dead", name: "x", url: "https://hooks.example.com/x", extra: 1 })).toMatchObject({ code: "invalid_input" });
     expect((await t.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM alert_rules`)[0]!.n).toBe(before);
     // The database holds the line too.
-    await expect(t.sql`INSERT INTO alert_rules (name, kind, tenant_id, url, secret, created_by, updated_by) VALUES ('x', 'drift_rejection', 'acme', 'https://x', 's', 'x', 'x')`).rejects.toThrow(/alert_rules_tenant_dead_only/);
+    await expect(
+      t.sql`INSERT INTO alert_rules (name, kind, tenant_id, url, secret, created_by, updated_by) VALUES ('x', 'drift_rejection', 'acme', 'https://x', 's', 'x', 'x')`,
+    ).rejects.toThrow(/alert_rules_tenant_dead_only/);
   });
 
   it("a threshold rule alerts when its condition starts to hold and when it stops, not on every pass", async () => {
     const hook = await receiver();
     try {
-      await createAlertRule(t.sql, { kind: "queue_oldest_due", name: "a-late waits", url: hook.url, queue: "a-late", thresholdSeconds: 30 }, STAFF, "op@x");
+      await createAlertRule(
+        t.sql,
+        { kind: "queue_oldest_due", name: "a-late waits", url: hook.url, queue: "a-late", thresholdSeconds: 30 },
+        STAFF,
+        "op@x",
+      );
       expect((await evaluateAlerts(t.sql, { settleMs: 0 })).alerts).toBe(0);
-      const { job } = await enqueue(t.sql, { tenantId: "acme", type: "report.generate", params: { report: "daily_usage", period: "2026-11" }, queue: "a-late", notBefore: new Date(Date.now() - 120_000) }, api);
+      const { job } = await enqueue(
+        t.sql,
+        {
+          tenantId: "acme",
+          type: "report.generate",
+          params: { report: "daily_usage", period: "2026-11" },
+          queue: "a-late",
+          notBefore: new Date(Date.now() - 120_000),
+        },
+        api,
+      );
       expect((await evaluateAlerts(t.sql, { settleMs: 0 })).alerts).toBe(1);
       expect((await evaluateAlerts(t.sql, { settleMs: 0 })).alerts).toBe(0);
       expect((await transition(t.sql, { jobId: job.id, event: "cancel", actor: operator })).ok).toBe(true);
@@ -186,12 +233,24 @@ describe("alerts (issue 17)", () => {
   it("a failure-rate rule fires over its threshold, judged on enough attempts", async () => {
     const hook = await receiver();
     try {
-      await createAlertRule(t.sql, { kind: "type_failure_rate", name: "renders fail", url: hook.url, type: "media.render", thresholdPercent: 30, windowMinutes: 5 }, STAFF, "op@x");
+      await createAlertRule(
+        t.sql,
+        { kind: "type_failure_rate", name: "renders fail", url: hook.url, type: "media.render", thresholdPercent: 30, windowMinutes: 5 },
+        STAFF,
+        "op@x",
+      );
       const attempt = async (fail: boolean) => {
         const { job } = await enqueue(t.sql, { tenantId: "acme", type: "media.render", params: { assetId: "a", frames: 1 }, queue: "a-render" }, api);
         await runJob(t.sql, job);
         const r = fail
-          ? await transition(t.sql, { jobId: job.id, event: "fail", actor: worker(), attempt: 1, error: { class: "OutOfMemoryError", message: "oom" }, retryAt: new Date(Date.now() + 3_600_000) })
+          ? await transition(t.sql, {
+              jobId: job.id,
+              event: "fail",
+              actor: worker(),
+              attempt: 1,
+              error: { class: "OutOfMemoryError", message: "oom" },
+              retryAt: new Date(Date.now() + 3_600_000),
+            })
           : await transition(t.sql, { jobId: job.id, event: "finish", actor: worker(), attempt: 1 });
         expect(r.ok).toBe(true);
       };
@@ -202,7 +261,13 @@ describe("alerts (issue 17)", () => {
       expect((await evaluateAlerts(t.sql, { settleMs: 0 })).alerts).toBe(1);
       expect((await evaluateAlerts(t.sql, { settleMs: 0 })).alerts).toBe(0);
       await waitFor("the webhook", () => hook.got.length >= 1);
-      expect((JSON.parse(hook.got[0]!.body) as WebhookBody).data).toMatchObject({ status: "firing", type: "media.render", attempts: 10, failed: 4, failurePercent: 40 });
+      expect((JSON.parse(hook.got[0]!.body) as WebhookBody).data).toMatchObject({
+        status: "firing",
+        type: "media.render",
+        attempts: 10,
+        failed: 4,
+        failurePercent: 40,
+      });
     } finally {
       await hook.close();
     }
@@ -213,7 +278,11 @@ describe("alerts (issue 17)", () => {
     try {
       await createAlertRule(t.sql, { kind: "drift_rejection", name: "drift", url: hook.url }, STAFF, "op@x");
       await createAlertRule(t.sql, { kind: "poison_suspect", name: "poison", url: hook.url }, STAFF, "op@x");
-      const { job } = await enqueue(t.sql, { tenantId: "acme", type: "report.generate", params: { report: "daily_usage", period: "2026-11" }, queue: "a-poison", maxAttempts: 10 }, api);
+      const { job } = await enqueue(
+        t.sql,
+        { tenantId: "acme", type: "report.generate", params: { report: "daily_usage", period: "2026-11" }, queue: "a-poison", maxAttempts: 10 },
+        api,
+      );
       // A drift, as the write path records one (something changed the row outside it).
       await t.sql`INSERT INTO transition_rejections (job_id, tenant_id, event, kind, actor_kind, actor_id, reason)
                   VALUES (${job.id}, 'acme', 'finish', 'drift', 'worker', 'w-1', 'state changed without a version bump')`;
@@ -265,7 +334,11 @@ describe("the alerts page's list of rules", () => {
 
 describe("a tenant's webhook is decided per resolved address, at connect time", () => {
   const TENANT = { tenantId: "acme" } as const;
-  const refused = (url: string) => createAlertRule(t.sql, { kind: "job_dead", name: "x", url }, TENANT, "t@acme").then(() => null, (e: unknown) => e);
+  const refused = (url: string) =>
+    createAlertRule(t.sql, { kind: "job_dead", name: "x", url }, TENANT, "t@acme").then(
+      () => null,
+      (e: unknown) => e,
+    );
 
   it("creation refuses every spelling of an internal address the old blocklist missed", async () => {
     for (const url of [
@@ -286,7 +359,9 @@ describe("a tenant's webhook is decided per resolved address, at connect time", 
   });
 
   it("the host's own networks are refused, an operator's allow-list is not; global addresses pass", () => {
-    const interfaces = { eth0: [{ address: "8.8.4.10", netmask: "255.255.255.0", family: "IPv4", mac: "", internal: false, cidr: "8.8.4.10/24" }] } as never;
+    const interfaces = {
+      eth0: [{ address: "8.8.4.10", netmask: "255.255.255.0", family: "IPv4", mac: "", internal: false, cidr: "8.8.4.10/24" }],
+    } as never;
     const policy = destinationPolicy({ JOBSCOPE_WEBHOOK_ALLOWED_NETWORKS: "10.20.0.0/16, 127.0.0.7" }, interfaces);
     expect(refusedAddress("8.8.4.77", policy)).toMatch(/own networks/);
     expect(refusedAddress("8.8.8.8", policy)).toBeNull();
@@ -301,15 +376,24 @@ describe("a tenant's webhook is decided per resolved address, at connect time", 
     const hook = await receiver();
     const port = new URL(hook.url).port;
     // hooks.acme.test resolves to this machine (a rebinding answer): only the lookup the socket uses can catch it.
-    const resolve = ((_host: string, _opts: unknown, cb: (err: null, a: { address: string; family: number }[]) => void) => cb(null, [{ address: "127.0.0.1", family: 4 }])) as never;
+    const resolve = ((_host: string, _opts: unknown, cb: (err: null, a: { address: string; family: number }[]) => void) =>
+      cb(null, [{ address: "127.0.0.1", family: 4 }])) as never;
     // The handler as a worker runs it (the spec with its retry policy).
     const handler = alertHandlers(t.sql, { resolve })["jobscope.webhook"] as unknown as { run: (ctx: never) => Promise<unknown> };
     try {
-      const { rule } = await createAlertRule(t.sql, { kind: "job_dead", name: "inside", url: `http://hooks.acme.test:${port}/hook` }, TENANT, "t@acme");
+      const { rule } = await createAlertRule(
+        t.sql,
+        { kind: "job_dead", name: "inside", url: `http://hooks.acme.test:${port}/hook` },
+        TENANT,
+        "t@acme",
+      );
       const [event] = await t.sql<{ id: number }[]>`
         INSERT INTO alert_events (rule_id, tenant_id, summary, payload) VALUES (${rule.id}, 'acme', 'x', '{}') RETURNING id`;
       const ctx = { job: { params: { eventId: Number(event!.id) } }, attempt: 1, signal: new AbortController().signal } as never;
-      const err = await handler.run(ctx).then(() => null, (e: unknown) => e);
+      const err = await handler.run(ctx).then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect(err).toMatchObject({ name: "PermanentError", message: expect.stringMatching(/resolves to an internal address \(loopback\)/) });
       expect(hook.got).toEqual([]);
       // Allowed by the operator: delivered, to the address that was checked.

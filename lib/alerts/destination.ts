@@ -33,7 +33,10 @@ const list = (spec: string | undefined) =>
     .filter(Boolean);
 
 /** The policy of this deployment: the operator's allow-list and this host's networks. */
-export function destinationPolicy(env: Record<string, string | undefined> = process.env, interfaces: Interfaces = networkInterfaces()): DestinationPolicy {
+export function destinationPolicy(
+  env: Record<string, string | undefined> = process.env,
+  interfaces: Interfaces = networkInterfaces(),
+): DestinationPolicy {
   const own = Object.values(interfaces)
     .flat()
     .flatMap((i) => (i?.cidr ? [i.cidr] : []));
@@ -67,8 +70,12 @@ export function refusedAddress(address: string, policy: DestinationPolicy): stri
  * literals `refusedAddress` refuses. Other names are decided when they are resolved, at delivery.
  */
 export function refusedHost(hostname: string, policy: DestinationPolicy): string | null {
-  const h = hostname.replace(/^\[|\]$/g, "").toLowerCase().replace(/\.+$/, "");
-  if (h === "localhost" || h.endsWith(".localhost") || h.endsWith(".internal") || h.endsWith(".local")) return "a name of this machine or its network";
+  const h = hostname
+    .replace(/^\[|\]$/g, "")
+    .toLowerCase()
+    .replace(/\.+$/, "");
+  if (h === "localhost" || h.endsWith(".localhost") || h.endsWith(".internal") || h.endsWith(".local"))
+    return "a name of this machine or its network";
   if (isIP(h) !== 0) return refusedAddress(h, policy);
   return null;
 }
@@ -79,7 +86,11 @@ export class DestinationError extends Error {
   readonly code = "EDESTINATION";
 }
 
-type Resolve = (hostname: string, options: LookupOptions & { all: true }, callback: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) => void;
+type Resolve = (
+  hostname: string,
+  options: LookupOptions & { all: true },
+  callback: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void,
+) => void;
 type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
 
 /**

@@ -80,7 +80,9 @@ async function evaluate(tx: Tx, rule: Rule, until: Date): Promise<Found> {
   switch (rule.kind) {
     case "job_dead": {
       if (until <= from) return {};
-      const rows = await tx<{ jobId: string; tenantId: string; type: string; queue: string; at: Date; errorClass: string | null; errorMessage: string | null }[]>`
+      const rows = await tx<
+        { jobId: string; tenantId: string; type: string; queue: string; at: Date; errorClass: string | null; errorMessage: string | null }[]
+      >`
         SELECT d.job_id, c.tenant_id, c.type, c.queue, d.at, last.error_class, left(last.error_message, 500) AS error_message
           FROM (SELECT a.job_id, a.finished_at AS at FROM job_attempts a
                  WHERE a.end_to = 'dead' AND a.finished_at > ${from} AND a.finished_at <= ${until}
@@ -100,7 +102,10 @@ async function evaluate(tx: Tx, rule: Rule, until: Date): Promise<Found> {
         total === 1
           ? `Job ${first.jobId} (${first.type}, queue ${first.queue}) went dead${first.errorClass ? `: ${first.errorClass}` : ""}`
           : `${total}${total >= ALERT_COUNT_CAP ? "+" : ""} jobs went dead, the first ${first.jobId} (${first.type})`;
-      return { cursorAt: until, alert: { summary, payload: { status: "firing", total, capped: total >= ALERT_COUNT_CAP, jobs: rows.slice(0, ALERT_JOBS) } } };
+      return {
+        cursorAt: until,
+        alert: { summary, payload: { status: "firing", total, capped: total >= ALERT_COUNT_CAP, jobs: rows.slice(0, ALERT_JOBS) } },
+      };
     }
     case "poison_suspect": {
       if (until <= from) return {};
@@ -120,7 +125,19 @@ async function evaluate(tx: Tx, rule: Rule, until: Date): Promise<Found> {
     }
     case "drift_rejection": {
       if (until <= from) return {};
-      const rows = await tx<{ id: number; jobId: string; event: string; actorKind: string; actorId: string; expectedState: string | null; currentState: string | null; reason: string; at: Date }[]>`
+      const rows = await tx<
+        {
+          id: number;
+          jobId: string;
+          event: string;
+          actorKind: string;
+          actorId: string;
+          expectedState: string | null;
+          currentState: string | null;
+          reason: string;
+          at: Date;
+        }[]
+      >`
         SELECT id, job_id, event, actor_kind, actor_id, expected_state, current_state, reason, at FROM transition_rejections
          WHERE kind = 'drift' AND at > ${from} AND at <= ${until} ORDER BY at LIMIT ${ALERT_COUNT_CAP}`;
       if (rows.length === 0) return { cursorAt: until };
@@ -152,7 +169,14 @@ async function evaluate(tx: Tx, rule: Rule, until: Date): Promise<Found> {
       return threshold(rule, over, {
         firing: `Type ${rule.type}: ${rate.toFixed(1)}% of ${total} attempts failed in the last ${rule.windowMinutes} min (over ${rule.threshold}%)`,
         resolved: `Type ${rule.type}: ${rate.toFixed(1)}% of ${total} attempts failed in the last ${rule.windowMinutes} min (back under ${rule.threshold}%)`,
-        data: { type: rule.type, failurePercent: rate, attempts: total, failed: r?.failed ?? 0, thresholdPercent: rule.threshold, windowMinutes: rule.windowMinutes },
+        data: {
+          type: rule.type,
+          failurePercent: rate,
+          attempts: total,
+          failed: r?.failed ?? 0,
+          thresholdPercent: rule.threshold,
+          windowMinutes: rule.windowMinutes,
+        },
       });
     }
   }
@@ -164,7 +188,12 @@ function threshold(rule: Rule, holds: boolean, text: { firing: string; resolved:
 }
 
 /** Record the alert and submit its delivery job, in the caller's transaction. */
-export async function fire(tx: Tx, rule: { id: string; tenantId: string | null }, summary: string, payload: Record<string, unknown>): Promise<{ eventId: number; jobId: string }> {
+export async function fire(
+  tx: Tx,
+  rule: { id: string; tenantId: string | null },
+  summary: string,
+  payload: Record<string, unknown>,
+): Promise<{ eventId: number; jobId: string }> {
   const tenant = rule.tenantId ?? SYSTEM_TENANT;
   const [event] = await tx<{ id: number }[]>`
     INSERT INTO alert_events (rule_id, tenant_id, summary, payload) VALUES (${rule.id}, ${rule.tenantId}, ${summary}, ${tx.json(payload as postgres.JSONValue)})

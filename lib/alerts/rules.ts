@@ -38,7 +38,17 @@ export const AlertRuleInput = z.discriminatedUnion("kind", [
   z.strictObject({ kind: z.literal("job_dead"), name, url, queue: queue.optional(), type: type.optional() }),
   z.strictObject({ kind: z.literal("poison_suspect"), name, url }),
   z.strictObject({ kind: z.literal("drift_rejection"), name, url }),
-  z.strictObject({ kind: z.literal("queue_oldest_due"), name, url, queue, thresholdSeconds: z.number().int().min(1).max(7 * 86_400) }),
+  z.strictObject({
+    kind: z.literal("queue_oldest_due"),
+    name,
+    url,
+    queue,
+    thresholdSeconds: z
+      .number()
+      .int()
+      .min(1)
+      .max(7 * 86_400),
+  }),
   z.strictObject({
     kind: z.literal("type_failure_rate"),
     name,
@@ -49,7 +59,6 @@ export const AlertRuleInput = z.discriminatedUnion("kind", [
   }),
 ]);
 export type AlertRuleInput = z.input<typeof AlertRuleInput>;
-
 
 /** What a list or a change returns of a rule: not its secret, nor the evaluation's cursor. */
 const ruleColumns = {

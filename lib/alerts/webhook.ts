@@ -32,12 +32,24 @@ type Lookup = ReturnType<typeof checkedLookup>;
  * the delivery worked is all the job records, so a receiver's words (an internal service's page, its
  * errors) cannot reach the rule's owner. No redirect is followed.
  */
-function post(url: URL, body: string, headers: Record<string, string>, opts: { lookup?: Lookup; timeoutMs: number; signal: AbortSignal }): Promise<number> {
+function post(
+  url: URL,
+  body: string,
+  headers: Record<string, string>,
+  opts: { lookup?: Lookup; timeoutMs: number; signal: AbortSignal },
+): Promise<number> {
   return new Promise((resolve, reject) => {
     const send = url.protocol === "https:" ? https.request : http.request;
     const req = send(
       url,
-      { method: "POST", headers: { ...headers, "content-length": String(Buffer.byteLength(body)) }, agent: false, lookup: opts.lookup, timeout: opts.timeoutMs, signal: opts.signal },
+      {
+        method: "POST",
+        headers: { ...headers, "content-length": String(Buffer.byteLength(body)) },
+        agent: false,
+        lookup: opts.lookup,
+        timeout: opts.timeoutMs,
+        signal: opts.signal,
+      },
       (res) => {
         resolve(res.statusCode ?? 0);
         res.destroy();
@@ -68,7 +80,20 @@ export function alertHandlers(
     "jobscope.webhook": {
       retry: { ...WEBHOOK_RETRY, ...opts.retry },
       run: async (ctx) => {
-        const [e] = await sql<{ id: number; at: Date; summary: string; payload: Record<string, unknown>; tenantId: string | null; ruleId: string; name: string; kind: string; url: string; secret: string }[]>`
+        const [e] = await sql<
+          {
+            id: number;
+            at: Date;
+            summary: string;
+            payload: Record<string, unknown>;
+            tenantId: string | null;
+            ruleId: string;
+            name: string;
+            kind: string;
+            url: string;
+            secret: string;
+          }[]
+        >`
           SELECT e.id, e.at, e.summary, e.payload, e.tenant_id, r.id AS rule_id, r.name, r.kind, r.url, r.secret
             FROM alert_events e JOIN alert_rules r ON r.id = e.rule_id WHERE e.id = ${ctx.job.params.eventId}`;
         if (!e) throw new PermanentError(`alert ${ctx.job.params.eventId} does not exist`);
@@ -102,7 +127,11 @@ export function alertHandlers(
               "jobscope-event-id": String(e.id),
               "jobscope-delivery-attempt": String(ctx.attempt),
             },
-            { lookup: filtered ? checkedLookup(policy, opts.resolve) : undefined, timeoutMs: opts.timeoutMs ?? WEBHOOK_TIMEOUT_MS, signal: ctx.signal },
+            {
+              lookup: filtered ? checkedLookup(policy, opts.resolve) : undefined,
+              timeoutMs: opts.timeoutMs ?? WEBHOOK_TIMEOUT_MS,
+              signal: ctx.signal,
+            },
           );
         } catch (err) {
           if (err instanceof DestinationError) throw new PermanentError(err.message);

@@ -126,9 +126,7 @@ describe("API keys", () => {
     expect(revoked.revokedAt).toBeInstanceOf(Date);
     expect((await list("", k.secret)).status).toBe(401);
     await expect(revokeApiKey(app, { id: k.key.id, tenantId: "acme" }, acmeOwner)).rejects.toMatchObject({ code: "not_found" });
-    expect(await auditRows("dana@acme.example")).toEqual([
-      expect.objectContaining({ action: "api_key.revoke", outcome: "applied", via: "console" }),
-    ]);
+    expect(await auditRows("dana@acme.example")).toEqual([expect.objectContaining({ action: "api_key.revoke", outcome: "applied", via: "console" })]);
     expect(await auditRows("owner@globex.example")).toEqual([]);
   });
 
@@ -150,7 +148,14 @@ describe("POST /api/v1/jobs", () => {
     const [event] = await db.sql`SELECT actor_kind, actor_id FROM job_events WHERE job_id = ${r.body.id}`;
     expect(event).toEqual({ actorKind: "api", actorId: `api-key:${acme.key.prefix}` });
     const audit = await auditRows(`api-key:${acme.key.prefix}`);
-    expect(audit.at(-1)).toMatchObject({ action: "job.submit", outcome: "applied", via: "api", role: "tenant", tenantId: "acme", jobIds: [r.body.id] });
+    expect(audit.at(-1)).toMatchObject({
+      action: "job.submit",
+      outcome: "applied",
+      via: "api",
+      role: "tenant",
+      tenantId: "acme",
+      jobIds: [r.body.id],
+    });
   });
 
   it("an idempotency key replayed returns the existing job with 200, and creates nothing", async () => {
@@ -272,7 +277,10 @@ describe("what a tenant may name, and text and times that cannot be stored", () 
 
   it("query parameters are named as such; a NUL, year 0000 or a forged cursor of year 0000 is a 400, not a 500", async () => {
     const limit = await list("?limit=0");
-    expect(limit).toMatchObject({ status: 400, body: { error: { code: "invalid_input", message: expect.stringMatching(/^query parameter limit: /) } } });
+    expect(limit).toMatchObject({
+      status: 400,
+      body: { error: { code: "invalid_input", message: expect.stringMatching(/^query parameter limit: /) } },
+    });
     expect((await list("?tenant=globex")).body.error.message).toBe('unknown query parameter "tenant"');
     expect((await list("?state=queued&state=dead")).body.error.message).toMatch(/^query parameter state: give it once/);
     const forged = Buffer.from("0000-01-01T00:00:00Z|00000000-0000-4000-8000-000000000000").toString("base64url");
@@ -286,7 +294,10 @@ describe("what a tenant may name, and text and times that cannot be stored", () 
   it("a key's repeated refusals are aggregated: one row at once, the rest as one row with a count", async () => {
     const k = await createApiKey(app, { tenantId: "globex", name: "repeat" }, ADMIN);
     for (let i = 0; i < 5; i++) expect((await submit({ type: "nope-again", params: {} }, k.secret)).status).toBe(400);
-    const rows = () => db.sql<{ repeatCount: number }[]>`SELECT repeat_count FROM audit_log WHERE actor = ${`api-key:${k.key.prefix}`} AND outcome = 'invalid' ORDER BY id`;
+    const rows = () =>
+      db.sql<
+        { repeatCount: number }[]
+      >`SELECT repeat_count FROM audit_log WHERE actor = ${`api-key:${k.key.prefix}`} AND outcome = 'invalid' ORDER BY id`;
     expect(await rows()).toEqual([{ repeatCount: 1 }]);
     await anonymousAudit().flush();
     expect(await rows()).toEqual([{ repeatCount: 1 }, { repeatCount: 4 }]);
@@ -345,7 +356,15 @@ describe("GET /api/v1/jobs", () => {
   });
 
   it("refuses another tenant's filter, unknown or repeated parameters, and forged cursors", async () => {
-    for (const q of ["?tenant=globex", "?tenantId=globex", "?state=nope", "?limit=0", "?after=garbage", "?state=queued&state=dead", "?createdFrom=yesterday"]) {
+    for (const q of [
+      "?tenant=globex",
+      "?tenantId=globex",
+      "?state=nope",
+      "?limit=0",
+      "?after=garbage",
+      "?state=queued&state=dead",
+      "?createdFrom=yesterday",
+    ]) {
       const r = await list(q);
       expect(r.status, q).toBe(400);
       expect(r.body.error.code, q).toBe("invalid_input");
@@ -494,12 +513,20 @@ describe("rate limit and errors", () => {
       const others = db.connect({ role: "app", max: 6 });
       // Six at once, on six connections: the count and the insert must not race.
       const tries = await Promise.all(
-        Array.from({ length: 6 }, (_, i) => createApiKey(others, { tenantId: "keyring", name: `k${i}` }, ADMIN).then((k) => k, (e: unknown) => e)),
+        Array.from({ length: 6 }, (_, i) =>
+          createApiKey(others, { tenantId: "keyring", name: `k${i}` }, ADMIN).then(
+            (k) => k,
+            (e: unknown) => e,
+          ),
+        ),
       );
       await others.end();
       const made = tries.filter((t): t is Awaited<ReturnType<typeof createApiKey>> => typeof t === "object" && t !== null && "secret" in t);
       expect(made).toHaveLength(4);
-      expect(tries.filter((t) => !made.includes(t as never))).toEqual([expect.objectContaining({ code: "refused", message: expect.stringContaining("at most 4") }), expect.anything()]);
+      expect(tries.filter((t) => !made.includes(t as never))).toEqual([
+        expect.objectContaining({ code: "refused", message: expect.stringContaining("at most 4") }),
+        expect.anything(),
+      ]);
       const live = await db.sql`SELECT count(*)::int AS n FROM api_keys WHERE tenant_id = 'keyring' AND revoked_at IS NULL`;
       expect(live[0]!.n).toBe(4);
       await revokeApiKey(app, { id: made[0]!.key.id, tenantId: "keyring" }, ADMIN);
@@ -511,16 +538,26 @@ describe("rate limit and errors", () => {
 
   it("a failure inside a handler is answered as internal, without its message", async () => {
     const r = await json(
-      await withApiKey(call("/jobs", {}), null, async () => {
-        throw new Error('relation "secret_table" does not exist (password=hunter2)');
-      }, { sql: app }),
+      await withApiKey(
+        call("/jobs", {}),
+        null,
+        async () => {
+          throw new Error('relation "secret_table" does not exist (password=hunter2)');
+        },
+        { sql: app },
+      ),
     );
     expect(r).toMatchObject({ status: 500, body: { error: { code: "internal" } } });
     expect(JSON.stringify(r.body)).not.toMatch(/secret_table|hunter2/);
     // A failed action is still in the audit log, as an error.
-    await withApiKey(call("/jobs", { body: REPORT }), "job.submit", async () => {
-      throw new Error("boom");
-    }, { sql: app });
+    await withApiKey(
+      call("/jobs", { body: REPORT }),
+      "job.submit",
+      async () => {
+        throw new Error("boom");
+      },
+      { sql: app },
+    );
     const [last] = (await auditRows(`api-key:${acme.key.prefix}`)).slice(-1);
     expect(last).toMatchObject({ action: "job.submit", outcome: "error" });
   });
@@ -538,4 +575,3 @@ describe("rate limit and errors", () => {
     );
   });
 });
-

@@ -38,7 +38,8 @@ export const describeIssues = (e: z.ZodError, where: "body" | "query" = "body") 
   if (!i) return "invalid input";
   const path = i.path.join(".");
   if (where === "query") {
-    if (i.code === "unrecognized_keys") return `unknown query parameter${i.keys.length > 1 ? "s" : ""} ${i.keys.map((k) => JSON.stringify(k.slice(0, 50))).join(", ")}`;
+    if (i.code === "unrecognized_keys")
+      return `unknown query parameter${i.keys.length > 1 ? "s" : ""} ${i.keys.map((k) => JSON.stringify(k.slice(0, 50))).join(", ")}`;
     return path ? `query parameter ${path}: ${i.message}` : `query: ${i.message}`;
   }
   return `${path || "body"}: ${i.message}`;
@@ -54,7 +55,10 @@ const tooLarge = (): ApiResult => apiError(413, "too_large", `The body is larger
  * The body is read as a stream and given up as soon as it passes MAX_BODY_BYTES, whatever its
  * Content-Length said; text PostgreSQL cannot store (lib/input.ts) is refused naming its field.
  */
-export async function readJson(request: Request, empty: unknown = undefined): Promise<{ ok: true; value: unknown } | { ok: false; error: ApiResult }> {
+export async function readJson(
+  request: Request,
+  empty: unknown = undefined,
+): Promise<{ ok: true; value: unknown } | { ok: false; error: ApiResult }> {
   const declared = Number(request.headers.get("content-length") ?? 0);
   if (declared > MAX_BODY_BYTES) return { ok: false, error: tooLarge() };
   const chunks: Uint8Array[] = [];
@@ -81,7 +85,13 @@ export async function readJson(request: Request, empty: unknown = undefined): Pr
     return { ok: false, error: apiError(400, "invalid_input", "The body is not valid JSON.") };
   }
   const bad = findBadText(value);
-  if (bad) return { ok: false, error: apiError(400, "invalid_input", `${describeBadText(bad)}: such text cannot be stored.`, { issues: [{ path: bad.path, message: bad.problem }] }) };
+  if (bad)
+    return {
+      ok: false,
+      error: apiError(400, "invalid_input", `${describeBadText(bad)}: such text cannot be stored.`, {
+        issues: [{ path: bad.path, message: bad.problem }],
+      }),
+    };
   return { ok: true, value };
 }
 
@@ -109,16 +119,32 @@ export async function withApiKey(
     key = await verifyApiKey(sql, request.headers.get("authorization"));
     if (!key) {
       // Aggregated per client address: a flood of keyless requests is one row a minute, not one each.
-      if (action) await (deps.anonymous ?? anonymousAudit()).record({ via: "api", action, outcome: "denied", reason: "no valid API key" }, clientAddressOf(request.headers));
+      if (action)
+        await (deps.anonymous ?? anonymousAudit()).record(
+          { via: "api", action, outcome: "denied", reason: "no valid API key" },
+          clientAddressOf(request.headers),
+        );
       return toResponse(
-        apiError(401, "unauthenticated", "Send a live API key: `Authorization: Bearer jsk_…`.", {}, { "WWW-Authenticate": 'Bearer realm="jobscope"' }),
+        apiError(
+          401,
+          "unauthenticated",
+          "Send a live API key: `Authorization: Bearer jsk_…`.",
+          {},
+          { "WWW-Authenticate": 'Bearer realm="jobscope"' },
+        ),
       );
     }
     // The tenant's bucket, whichever of its keys asks: more keys do not mean more requests.
     const rate = (deps.limiter ?? apiRateLimiter()).take(`tenant:${key.tenantId}`);
     if (!rate.ok) {
       return toResponse(
-        apiError(429, "rate_limited", `Too many requests for this tenant: retry in ${rate.retryAfterSeconds} s.`, {}, { "Retry-After": String(rate.retryAfterSeconds) }),
+        apiError(
+          429,
+          "rate_limited",
+          `Too many requests for this tenant: retry in ${rate.retryAfterSeconds} s.`,
+          {},
+          { "Retry-After": String(rate.retryAfterSeconds) },
+        ),
       );
     }
     const result = await fn({ key });
@@ -128,9 +154,13 @@ export async function withApiKey(
     console.error(`[jobscope] ${label} failed:`, err);
     // The action's transaction rolled back with its audit row: say in the log that it failed.
     if (action && key) {
-      await recordAudit(deps.sql ?? pool(), { ...auditPrincipalOfKey(key), via: "api", action, outcome: "error", reason: "internal error (see the server log)" }).catch(
-        () => {},
-      );
+      await recordAudit(deps.sql ?? pool(), {
+        ...auditPrincipalOfKey(key),
+        via: "api",
+        action,
+        outcome: "error",
+        reason: "internal error (see the server log)",
+      }).catch(() => {});
     }
     return toResponse(apiError(500, "internal", "The server could not complete this request. Details are in the server log."));
   }

@@ -132,7 +132,12 @@ function refusal(r: Rejection, expected: CancelJobBody): ApiResult {
     case "not_found":
       return NOT_FOUND();
     case "illegal":
-      return apiError(409, "illegal", `Not cancelled: a ${current?.state ?? "job in this state"} job cannot be cancelled; ${now}. Nothing was changed.`, { current });
+      return apiError(
+        409,
+        "illegal",
+        `Not cancelled: a ${current?.state ?? "job in this state"} job cannot be cancelled; ${now}. Nothing was changed.`,
+        { current },
+      );
     default: {
       const saw = expected.expectedState ? `you expected ${expected.expectedState} at version ${expected.expectedVersion}, but ` : "";
       return apiError(409, "conflict", `Not cancelled: ${saw}${now}. Nothing was changed; read the job and decide again.`, { current });
@@ -158,7 +163,12 @@ export async function cancelTenantJob(sql: Sql, key: ApiKeyPrincipal, id: string
     // The application's own tenant check, before the write path (which row-level security confines as well).
     const [mine] = jobIds.length ? await tx`SELECT 1 AS one FROM job_catalog WHERE id = ${id} AND tenant_id = ${key.tenantId}` : [];
     if (!mine) {
-      await refused(key, { action: "job.cancel", jobIds, outcome: "refused", reason: `not_found: no job ${id.slice(0, 80)} in tenant ${key.tenantId}` });
+      await refused(key, {
+        action: "job.cancel",
+        jobIds,
+        outcome: "refused",
+        reason: `not_found: no job ${id.slice(0, 80)} in tenant ${key.tenantId}`,
+      });
       return NOT_FOUND();
     }
     const expected = body.expectedState !== undefined ? { state: body.expectedState, version: body.expectedVersion! } : undefined;

@@ -9,9 +9,7 @@ let signedIn: Viewer | null = null;
 vi.mock("@/lib/auth/viewer", async (importOriginal) => ({
   ...(await importOriginal<typeof import("@/lib/auth/viewer")>()),
   authorize: async () =>
-    signedIn
-      ? { ok: true, viewer: signedIn }
-      : { ok: false, status: 401, code: "unauthenticated", message: "Sign in to do this.", viewer: null },
+    signedIn ? { ok: true, viewer: signedIn } : { ok: false, status: 401, code: "unauthenticated", message: "Sign in to do this.", viewer: null },
 }));
 
 const person = (email: string, role: Viewer["role"], tenantId: string | null, tenantOwner = false): Viewer => ({
@@ -32,7 +30,8 @@ const db = setupTestDb({ consolePool: true });
 let actions: typeof import("@/app/api-keys/actions");
 
 const keyCount = () => db.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM api_keys`.then((r) => r[0]!.n);
-const auditOf = (actor: string) => db.sql<{ action: string; outcome: string }[]>`SELECT action, outcome FROM audit_log WHERE actor = ${actor} ORDER BY id`;
+const auditOf = (actor: string) =>
+  db.sql<{ action: string; outcome: string }[]>`SELECT action, outcome FROM audit_log WHERE actor = ${actor} ORDER BY id`;
 
 beforeAll(async () => {
   actions = await import("@/app/api-keys/actions");

@@ -139,11 +139,7 @@ export async function createApiKey(
  * tenant owner to their own keys; another tenant's key is "not found", the
  * same answer as a key that does not exist. Revoking twice is refused.
  */
-export async function revokeApiKey(
-  sql: Sql,
-  input: { id: string; tenantId: string | null },
-  by: AuditPrincipal,
-): Promise<ApiKeyRow> {
+export async function revokeApiKey(sql: Sql, input: { id: string; tenantId: string | null }, by: AuditPrincipal): Promise<ApiKeyRow> {
   if (!RevokeKeyInput.safeParse({ id: input.id }).success) throw new AppError("not_found", "No such API key.");
   return (await withScope(sql, input.tenantId ? { tenantId: input.tenantId } : { all: true }, async (tx) => {
     const [key] = await run(

@@ -48,7 +48,14 @@ function submitVariants(): Json[] {
   return typesFor("tenant_api").map(([type, spec]) => ({
     title: type,
     description: spec.description,
-    ...schemaOf(SubmitJobBody.extend({ type: z.literal(type), params: spec.params, queue: z.literal(spec.queue).optional().describe("The type's queue (the default).") }), "input"),
+    ...schemaOf(
+      SubmitJobBody.extend({
+        type: z.literal(type),
+        params: spec.params,
+        queue: z.literal(spec.queue).optional().describe("The type's queue (the default)."),
+      }),
+      "input",
+    ),
   }));
 }
 
@@ -70,7 +77,7 @@ export function openApiDocument(): Json {
         "(`Authorization: Bearer jsk_…`), created by an admin or a tenant owner on the console's API keys page.",
         "A key acts for its own tenant only: another tenant's job is answered exactly like a job that does not exist (404).",
         `Each tenant may make ${rate.perMinute} requests a minute, in bursts of up to ${rate.burst}, whichever of its keys it uses; it may hold ${maxKeysPerTenant()} live keys.`,
-        "Errors are `{ \"error\": { \"code\", \"message\" } }` with a stable code; bodies are strict (unknown fields are refused).",
+        'Errors are `{ "error": { "code", "message" } }` with a stable code; bodies are strict (unknown fields are refused).',
       ].join(" "),
     },
     servers: [{ url: "/" }],

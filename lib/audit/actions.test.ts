@@ -22,14 +22,17 @@ describe("audit action names come from a fixed set (issue 16: a crafted event na
 
 describe("anonymous denials are aggregated and bounded", () => {
   const count = async (since: number) =>
-    (await db.sql<{ rows: number; attempts: number }[]>`
-      SELECT count(*)::int AS rows, coalesce(sum(repeat_count), 0)::int AS attempts FROM audit_log WHERE id > ${since} AND actor = 'anonymous'`)[0]!;
+    (
+      await db.sql<{ rows: number; attempts: number }[]>`
+      SELECT count(*)::int AS rows, coalesce(sum(repeat_count), 0)::int AS attempts FROM audit_log WHERE id > ${since} AND actor = 'anonymous'`
+    )[0]!;
   const lastId = async () => (await db.sql<{ id: number }[]>`SELECT coalesce(max(id), 0)::int AS id FROM audit_log`)[0]!.id;
 
   it("100 denied requests from one address write 2 rows that still count all 100", async () => {
     const auditor = createAnonymousAuditor(() => db.sql, { windowMs: 60_000 });
     const since = await lastId();
-    for (let i = 0; i < 100; i++) await auditor.record({ via: "api", action: "job.submit", outcome: "denied", reason: "no valid API key" }, "203.0.113.1");
+    for (let i = 0; i < 100; i++)
+      await auditor.record({ via: "api", action: "job.submit", outcome: "denied", reason: "no valid API key" }, "203.0.113.1");
     expect(await count(since)).toEqual({ rows: 1, attempts: 1 });
     await auditor.flush();
     expect(await count(since)).toEqual({ rows: 2, attempts: 100 });
@@ -38,7 +41,8 @@ describe("anonymous denials are aggregated and bounded", () => {
   it("many addresses cannot multiply the rows: past the cap they pool into one window per action", async () => {
     const auditor = createAnonymousAuditor(() => db.sql, { windowMs: 60_000, maxWindows: 10 });
     const since = await lastId();
-    for (let i = 0; i < 500; i++) await auditor.record({ via: "console", action: "job.cancel", outcome: "denied", reason: "Sign in to do this." }, `198.51.100.${i % 250}`);
+    for (let i = 0; i < 500; i++)
+      await auditor.record({ via: "console", action: "job.cancel", outcome: "denied", reason: "Sign in to do this." }, `198.51.100.${i % 250}`);
     await auditor.flush();
     const c = await count(since);
     expect(c.attempts).toBe(500);

@@ -1,7 +1,9 @@
 import { EVENTS, TRANSITIONS } from "../fsm/table";
 
 /** The events an operator may apply to existing jobs: the ones a bulk action can carry. */
-const OPERATOR_EVENTS = [...new Set(TRANSITIONS.filter((t) => t.from !== null && (t.actors as readonly string[]).includes("operator")).map((t) => t.event))];
+const OPERATOR_EVENTS = [
+  ...new Set(TRANSITIONS.filter((t) => t.from !== null && (t.actors as readonly string[]).includes("operator")).map((t) => t.event)),
+];
 
 /**
  * Every action name the audit log may hold. A name always comes from this list, chosen by the

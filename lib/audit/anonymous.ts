@@ -41,15 +41,21 @@ export function createAnonymousAuditor(db: () => Db, opts: AnonymousAuditorOptio
     Promise.resolve()
       .then(() => recordAudit(db(), { ...w.principal, ...w.entry, reason, repeatCount }))
       .catch((err: unknown) =>
-      log(`[jobscope] could not audit a refused ${w.entry.outcome} ${w.entry.action} by ${w.principal.actor}: ${err instanceof Error ? err.message : String(err)}`),
-    );
+        log(
+          `[jobscope] could not audit a refused ${w.entry.outcome} ${w.entry.action} by ${w.principal.actor}: ${err instanceof Error ? err.message : String(err)}`,
+        ),
+      );
 
   function close(key: string) {
     const w = open.get(key);
     open.delete(key);
     if (!w || w.extra === 0) return Promise.resolve();
     const from = w.source === "*" ? "from many addresses" : `from ${w.source}`;
-    return write(w, w.extra, `${w.extra} more like this ${from} within ${Math.round(windowMs / 1000)} s (aggregated): ${w.entry.reason ?? ""}`.slice(0, 2000));
+    return write(
+      w,
+      w.extra,
+      `${w.extra} more like this ${from} within ${Math.round(windowMs / 1000)} s (aggregated): ${w.entry.reason ?? ""}`.slice(0, 2000),
+    );
   }
 
   return {

@@ -68,7 +68,17 @@ describe("listAudit", () => {
   });
 
   it("records what recordAudit is given, keeping only well-formed job ids", async () => {
-    await recordAudit(db.sql, { userId: "u1", actor: "new@x.example", role: "admin", tenantId: null, via: "console", action: "admin.tenant.create", outcome: "applied", reason: "<b>tenant</b>", jobIds: [JOB, "not-a-uuid"] });
+    await recordAudit(db.sql, {
+      userId: "u1",
+      actor: "new@x.example",
+      role: "admin",
+      tenantId: null,
+      via: "console",
+      action: "admin.tenant.create",
+      outcome: "applied",
+      reason: "<b>tenant</b>",
+      jobIds: [JOB, "not-a-uuid"],
+    });
     const [row] = (await listAudit(db.sql, { actor: "new@x.example" })).rows;
     expect(row).toMatchObject({ action: "admin.tenant.create", outcome: "applied", reason: "<b>tenant</b>", jobIds: [JOB], role: "admin" });
   });

@@ -12,7 +12,8 @@ beforeAll(async () => {
                  VALUES (${new Date(Date.now() - days * DAY)}, 'x@x.example', 'console', 'job.cancel', 'applied', ${`${days} days`})`;
   }
 });
-const reasons = async () => (await db.sql<{ reason: string }[]>`SELECT reason FROM audit_log WHERE action = 'job.cancel' ORDER BY at`).map((r) => r.reason);
+const reasons = async () =>
+  (await db.sql<{ reason: string }[]>`SELECT reason FROM audit_log WHERE action = 'job.cancel' ORDER BY at`).map((r) => r.reason);
 
 describe("audit log retention (issue 16)", () => {
   it("nobody deletes audit rows outside a retention run, not even the owner", async () => {

@@ -13,7 +13,10 @@ export const AUDIT_DEFAULT_DAYS = 400;
  * run (`jobscope.audit_retention = 'on'`) may delete, and only rows past the minimum
  * (drizzle/0013_audit_hardening.sql); the runtime roles have no DELETE grant at all.
  */
-export async function pruneAuditLog(sql: Sql, opts: { keepDays?: number; batch?: number; now?: Date } = {}): Promise<{ deleted: number; before: Date }> {
+export async function pruneAuditLog(
+  sql: Sql,
+  opts: { keepDays?: number; batch?: number; now?: Date } = {},
+): Promise<{ deleted: number; before: Date }> {
   const keepDays = opts.keepDays ?? AUDIT_DEFAULT_DAYS;
   if (!(keepDays >= AUDIT_MIN_DAYS)) throw new Error(`the audit log keeps at least ${AUDIT_MIN_DAYS} days (asked: ${keepDays})`);
   const before = new Date((opts.now ?? new Date()).getTime() - keepDays * 86_400_000);

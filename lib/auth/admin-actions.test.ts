@@ -21,9 +21,17 @@ let ADMIN: Viewer;
 const OPERATOR: Viewer = { userId: "u-op", email: "operator@jobscope.local", name: "Op", role: "operator", tenantId: null, tenantOwner: false };
 
 const counts = async () =>
-  (await db.sql<{ users: number; tenants: number }[]>`SELECT (SELECT count(*)::int FROM users) AS users, (SELECT count(*)::int FROM tenants) AS tenants`)[0]!;
+  (
+    await db.sql<
+      { users: number; tenants: number }[]
+    >`SELECT (SELECT count(*)::int FROM users) AS users, (SELECT count(*)::int FROM tenants) AS tenants`
+  )[0]!;
 const lastAudit = async () =>
-  (await db.sql<{ actor: string; action: string; outcome: string; reason: string }[]>`SELECT actor, action, outcome, reason FROM audit_log ORDER BY id DESC LIMIT 1`)[0]!;
+  (
+    await db.sql<
+      { actor: string; action: string; outcome: string; reason: string }[]
+    >`SELECT actor, action, outcome, reason FROM audit_log ORDER BY id DESC LIMIT 1`
+  )[0]!;
 
 beforeAll(async () => {
   const a = await createUser(db.sql, { email: "admin@jobscope.local", name: "Ada", password: "admin-password-1", role: "admin" });
@@ -36,7 +44,14 @@ describe("admin server actions", () => {
     signedIn = ADMIN;
     expect(await actions.createTenantAction({ id: "initech", name: "Initech" })).toMatchObject({ ok: true });
     expect(await lastAudit()).toMatchObject({ actor: ADMIN.email, action: "admin.tenant.create", outcome: "applied" });
-    const created = await actions.createUserAction({ email: "p@initech.example", name: "Peter", password: "peter-password-1", role: "tenant", tenantId: "initech", tenantOwner: true });
+    const created = await actions.createUserAction({
+      email: "p@initech.example",
+      name: "Peter",
+      password: "peter-password-1",
+      role: "tenant",
+      tenantId: "initech",
+      tenantOwner: true,
+    });
     expect(created).toMatchObject({ ok: true });
     const audit = await lastAudit();
     expect(audit).toMatchObject({ action: "admin.user.create", outcome: "applied" });
@@ -80,12 +95,19 @@ describe("admin server actions", () => {
     expect(r2).toMatchObject({ ok: false, error: { message: expect.stringContaining("Tenant: a tenant member needs a tenant") } });
     expect((await lastAudit()).reason).not.toContain("secret-password-9");
     expect(await actions.createTenantAction({ id: "Bad Id", name: "B" })).toMatchObject({ ok: false, error: { code: "invalid_input" } });
-    expect(await actions.createTenantAction({ id: "acme", name: "Again" })).toMatchObject({ ok: false, error: { message: expect.stringContaining("already exists") } });
-    expect(await actions.createUserAction({ email: "admin@jobscope.local", name: "Dup", password: "long-password-1", role: "support" })).toMatchObject({
+    expect(await actions.createTenantAction({ id: "acme", name: "Again" })).toMatchObject({
       ok: false,
       error: { message: expect.stringContaining("already exists") },
     });
-    expect(await actions.createUserAction({ email: "n@x.example", name: "N", password: "long-password-1", role: "tenant", tenantId: "nowhere" })).toMatchObject({
+    expect(
+      await actions.createUserAction({ email: "admin@jobscope.local", name: "Dup", password: "long-password-1", role: "support" }),
+    ).toMatchObject({
+      ok: false,
+      error: { message: expect.stringContaining("already exists") },
+    });
+    expect(
+      await actions.createUserAction({ email: "n@x.example", name: "N", password: "long-password-1", role: "tenant", tenantId: "nowhere" }),
+    ).toMatchObject({
       ok: false,
       error: { message: expect.stringContaining('no tenant "nowhere"') },
     });

@@ -41,7 +41,14 @@ const tx = <T>(fn: (t: Tx) => Promise<T>) => db.sql.begin(fn) as Promise<T>;
 
 describe("offboarding (issue 16)", () => {
   it("deactivating a user ends their sessions and their API keys at once, and they cannot sign in until reactivated", async () => {
-    const u = await createUser(db.sql, { email: "leaver@acme.example", name: "Leaver", password: PASSWORD, role: "tenant", tenantId: "acme", tenantOwner: true });
+    const u = await createUser(db.sql, {
+      email: "leaver@acme.example",
+      name: "Leaver",
+      password: PASSWORD,
+      role: "tenant",
+      tenantId: "acme",
+      tenantOwner: true,
+    });
     const key = await createApiKey(db.sql, { tenantId: "acme", name: "theirs" }, { userId: u.id, actor: u.email, role: "tenant", tenantId: "acme" });
     const signedIn = await signIn(u.email);
     if (!("cookie" in signedIn)) throw new Error("could not sign in");
@@ -94,8 +101,14 @@ describe("offboarding (issue 16)", () => {
 
   it("refuses to deactivate yourself or the last active admin", async () => {
     const admin = await createUser(db.sql, { email: "only-admin@x.example", name: "A", password: PASSWORD, role: "admin" });
-    await expect(tx((t) => deactivateUser(t, admin.id, { userId: admin.id }))).rejects.toMatchObject({ code: "refused", message: expect.stringContaining("yourself") });
-    await expect(tx((t) => deactivateUser(t, admin.id, { userId: "another" }))).rejects.toMatchObject({ code: "refused", message: expect.stringContaining("last admin") });
+    await expect(tx((t) => deactivateUser(t, admin.id, { userId: admin.id }))).rejects.toMatchObject({
+      code: "refused",
+      message: expect.stringContaining("yourself"),
+    });
+    await expect(tx((t) => deactivateUser(t, admin.id, { userId: "another" }))).rejects.toMatchObject({
+      code: "refused",
+      message: expect.stringContaining("last admin"),
+    });
     const [row] = await db.sql<{ deactivatedAt: Date | null }[]>`SELECT deactivated_at FROM users WHERE id = ${admin.id}`;
     expect(row?.deactivatedAt).toBeNull();
   });

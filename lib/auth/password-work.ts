@@ -83,7 +83,10 @@ export function passwordWork(): PasswordWork {
  * carrying a device cookie goes on to the guard, which checks the cookie's signature and may give
  * it the reserve.
  */
-export function signInBusy(req: { method?: string; url?: string; headers: Record<string, string | string[] | undefined> }, work = passwordWork()): number | null {
+export function signInBusy(
+  req: { method?: string; url?: string; headers: Record<string, string | string[] | undefined> },
+  work = passwordWork(),
+): number | null {
   if (req.method !== "POST" || !(req.url ?? "/").startsWith("/api/auth/sign-in/")) return null;
   const cookie = req.headers.cookie;
   if (typeof cookie === "string" && /(^|;\s*)(__Secure-)?better-auth\.device=/.test(cookie)) return null;

@@ -38,15 +38,27 @@ describe("row-level security on the identity and audit tables", () => {
     expect(seen.integrity).toBe(0);
     // Nor can it write another tenant's key or audit row.
     await expect(
-      withScope(app, { tenantId: "acme" }, (tx) => tx`INSERT INTO api_keys (tenant_id, name, prefix, hash, created_by) VALUES ('globex', 'x', 'jsk_x', 'h1', 'x')`),
+      withScope(
+        app,
+        { tenantId: "acme" },
+        (tx) => tx`INSERT INTO api_keys (tenant_id, name, prefix, hash, created_by) VALUES ('globex', 'x', 'jsk_x', 'h1', 'x')`,
+      ),
     ).rejects.toThrow(/row-level security/);
     await expect(
-      withScope(app, { tenantId: "acme" }, (tx) => tx`INSERT INTO audit_log (actor, tenant_id, via, action, outcome) VALUES ('x', 'globex', 'api', 'job.submit', 'applied')`),
+      withScope(
+        app,
+        { tenantId: "acme" },
+        (tx) => tx`INSERT INTO audit_log (actor, tenant_id, via, action, outcome) VALUES ('x', 'globex', 'api', 'job.submit', 'applied')`,
+      ),
     ).rejects.toThrow(/row-level security/);
   });
 
   it("a staff transaction sees every key, audit row and integrity audit", async () => {
-    const seen = await withScope(app, { all: true }, async (tx) => [await count(tx, "api_keys"), await count(tx, "audit_log"), await count(tx, "integrity_audits")]);
+    const seen = await withScope(app, { all: true }, async (tx) => [
+      await count(tx, "api_keys"),
+      await count(tx, "audit_log"),
+      await count(tx, "integrity_audits"),
+    ]);
     expect(seen[0]).toBe(2);
     expect(seen[1]).toBeGreaterThanOrEqual(1);
     expect(seen[2]).toBe(1);

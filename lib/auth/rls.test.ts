@@ -124,7 +124,9 @@ describe("row-level security, with no application filter at all", () => {
       expect(m).toEqual({ inherits: false, canSet: true });
       expect(await withScope(one, { tenantId: "acme" }, (tx) => count(tx, "jobs"))).toBe(1);
       // The staff role can neither log in nor delete history.
-      const [r] = await db.sql<{ login: boolean; bypass: boolean }[]>`SELECT rolcanlogin AS login, rolbypassrls AS bypass FROM pg_roles WHERE rolname = 'jobscope_staff'`;
+      const [r] = await db.sql<
+        { login: boolean; bypass: boolean }[]
+      >`SELECT rolcanlogin AS login, rolbypassrls AS bypass FROM pg_roles WHERE rolname = 'jobscope_staff'`;
       expect(r).toEqual({ login: false, bypass: false });
       await expect(withScope(one, { all: true }, (tx) => tx`DELETE FROM job_log`)).rejects.toThrow(/permission denied/);
     } finally {
@@ -156,19 +158,25 @@ describe("row-level security, with no application filter at all", () => {
         await stmt(tx as unknown as Sql);
       });
     await expect(
-      forged((tx) => tx`
+      forged(
+        (tx) => tx`
         INSERT INTO job_attempts (job_id, attempt, tenant_id, worker_id, claimed_at, claim_version, finished_at, outcome, max_attempts)
-        VALUES (${acmeJob.id}, 99, 'globex', 'w-forged', now(), 1, now(), 'succeeded', 3)`),
+        VALUES (${acmeJob.id}, 99, 'globex', 'w-forged', now(), 1, now(), 'succeeded', 3)`,
+      ),
     ).rejects.toThrow(/names another tenant/);
     await expect(
-      forged((tx) => tx`
+      forged(
+        (tx) => tx`
         INSERT INTO job_log (job_id, tenant_id, event, from_state, to_state, actor_kind, actor_id, attempt, state_version, max_attempts)
-        VALUES (${globexJob.id}, 'acme', 'cancel', 'running', 'cancelling', 'operator', 'forged', 1, 99, 3)`),
+        VALUES (${globexJob.id}, 'acme', 'cancel', 'running', 'cancelling', 'operator', 'forged', 1, 99, 3)`,
+      ),
     ).rejects.toThrow(/names another tenant/);
     // The same insert with the job's own tenant is history as usual (the check is not a blanket refusal).
-    await forged((tx) => tx`
+    await forged(
+      (tx) => tx`
       INSERT INTO job_attempts (job_id, attempt, tenant_id, worker_id, claimed_at, claim_version, finished_at, outcome, max_attempts)
-      VALUES (${acmeJob.id}, 99, 'acme', 'w-forged', now(), 1, now(), 'succeeded', 3)`);
+      VALUES (${acmeJob.id}, 99, 'acme', 'w-forged', now(), 1, now(), 'succeeded', 3)`,
+    );
     await db.sql.begin(async (tx) => {
       await tx`SELECT set_config('jobscope.retention', 'on', true)`;
       await tx`DELETE FROM job_attempts WHERE job_id = ${acmeJob.id} AND attempt = 99`;

@@ -44,7 +44,8 @@ const cookiesOf = (headers: Headers) =>
 const viaRoute = (auth: ReturnType<typeof createAuth>, email: string, password: string, address: string, extra: Record<string, string> = {}) =>
   withPasswordScope(() => viaHttp(auth, email, password, address, extra));
 
-const from = (address: string, extra: Record<string, string> = {}) => new Headers({ host: "localhost:3000", [CLIENT_ADDRESS_HEADER]: address, ...extra });
+const from = (address: string, extra: Record<string, string> = {}) =>
+  new Headers({ host: "localhost:3000", [CLIENT_ADDRESS_HEADER]: address, ...extra });
 
 /** The console's server action path: auth.api.signInEmail. Resolves to the HTTP-like status. */
 async function viaAction(auth: ReturnType<typeof createAuth>, email: string, password: string, address: string, cookie?: string): Promise<number> {
@@ -124,7 +125,12 @@ describe("sign-in limits hold on every path (issue 16: the form's server action 
 describe("password hashing is bounded: a flood of sign-ins is told to try again, not hashed", () => {
   it("at most concurrency + queue hashes are asked for at once; more are refused at once with 503 and Retry-After", async () => {
     const work = createPasswordWork({ concurrency: 1, queue: 2, reserve: 3 });
-    const asks = Array.from({ length: 8 }, (_, i) => work.hash(`password-${i}`).then(() => "hashed", (e: { statusCode?: number; headers?: Record<string, string> }) => e));
+    const asks = Array.from({ length: 8 }, (_, i) =>
+      work.hash(`password-${i}`).then(
+        () => "hashed",
+        (e: { statusCode?: number; headers?: Record<string, string> }) => e,
+      ),
+    );
     const results = await Promise.all(asks);
     expect(results.filter((r) => r === "hashed")).toHaveLength(3);
     const refused = results.filter((r) => r !== "hashed") as { statusCode?: number; headers?: Record<string, string> }[];
@@ -134,7 +140,14 @@ describe("password hashing is bounded: a flood of sign-ins is told to try again,
     const known = await withPasswordScope(async () => {
       const scope = (await import("./password-work")).currentPasswordScope()!;
       scope.knownDevice = true;
-      return Promise.all(Array.from({ length: 8 }, () => work.hash("x").then(() => "hashed", () => "refused")));
+      return Promise.all(
+        Array.from({ length: 8 }, () =>
+          work.hash("x").then(
+            () => "hashed",
+            () => "refused",
+          ),
+        ),
+      );
     });
     expect(known.filter((r) => r === "hashed")).toHaveLength(6);
   });
@@ -147,10 +160,12 @@ describe("password hashing is bounded: a flood of sign-ins is told to try again,
     expect(device).toMatch(/better-auth\.device=/);
     const flood = Array.from({ length: 40 }, (_, i) => viaRoute(auth, `stranger${i}@guard.example`, "wrong-password", `198.18.11.${i + 1}`));
     const mine = viaRoute(auth, OPERATOR, PASSWORD, "198.18.10.1", { cookie: device });
-    const statuses = await Promise.all(flood.map(async (r) => {
-      const res = await r;
-      return { status: res.status, retryAfter: res.headers.get("retry-after") };
-    }));
+    const statuses = await Promise.all(
+      flood.map(async (r) => {
+        const res = await r;
+        return { status: res.status, retryAfter: res.headers.get("retry-after") };
+      }),
+    );
     expect(statuses.every((s) => s.status === 401 || s.status === 503)).toBe(true);
     const refused = statuses.filter((s) => s.status === 503);
     expect(refused.length).toBeGreaterThanOrEqual(40 - 3 - 4);
@@ -241,7 +256,9 @@ describe("the audit log records sign-in, sign-out, password and name changes", (
     const ok = await auth.api.signInEmail({ body: { email, password: PASSWORD }, headers: from("203.0.113.90"), returnHeaders: true });
     const headers = from("203.0.113.90", { cookie: ok.headers.get("set-cookie")!.split(";")[0]! });
     await auth.api.updateUser({ body: { name: "Changed" }, headers });
-    await expect(auth.api.changePassword({ body: { currentPassword: "not-my-password", newPassword: "another-password-2" }, headers })).rejects.toThrow();
+    await expect(
+      auth.api.changePassword({ body: { currentPassword: "not-my-password", newPassword: "another-password-2" }, headers }),
+    ).rejects.toThrow();
     await auth.api.changePassword({ body: { currentPassword: PASSWORD, newPassword: "another-password-2" }, headers });
     expect(await auditRows("auth.name_change", since)).toEqual([expect.objectContaining({ actor: email, outcome: "applied" })]);
     expect((await auditRows("auth.password_change", since)).map((r) => r.outcome)).toEqual(["denied", "applied"]);

@@ -67,15 +67,19 @@ export function signInGuard(opts: SignInGuardOptions): BetterAuthPlugin {
   const { limits } = opts;
   const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
   const attempts = new RateLimiterMemory({ keyPrefix: "attempts", points: Math.max(1, limits.perAddressPerMinute), duration: 60 });
-  const accountFailures = new RateLimiterMemory({ keyPrefix: "account", points: Math.max(1, limits.failuresPerAccount), duration: limits.lockSeconds });
+  const accountFailures = new RateLimiterMemory({
+    keyPrefix: "account",
+    points: Math.max(1, limits.failuresPerAccount),
+    duration: limits.lockSeconds,
+  });
   const deviceFailures = new RateLimiterMemory({ keyPrefix: "device", points: Math.max(1, limits.failuresPerAccount), duration: limits.lockSeconds });
   const addressFailures = new RateLimiterMemory({ keyPrefix: "address", points: Math.max(1, limits.failuresPerAddress), duration: 3600 });
 
   const audit = async (who: Who, action: AuditAction, outcome: AuditOutcome, reason: string) => {
     const role = (ROLES as readonly unknown[]).includes(who.role) ? (who.role as Role) : null;
     const tenantId = typeof who.tenantId === "string" ? who.tenantId : null;
-    await recordAudit(opts.db(), { userId: who.id, actor: who.email, role, tenantId, via: "console", action, outcome, reason }).catch((err: unknown) =>
-      console.error(`[jobscope] could not audit ${action}:`, err),
+    await recordAudit(opts.db(), { userId: who.id, actor: who.email, role, tenantId, via: "console", action, outcome, reason }).catch(
+      (err: unknown) => console.error(`[jobscope] could not audit ${action}:`, err),
     );
   };
   const auditAnonymous = (action: AuditAction, reason: string, address: string) =>

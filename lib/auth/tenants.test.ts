@@ -8,7 +8,6 @@ import { createUser } from "./users";
 const db = setupTestDb({ max: 3, tenants: [] });
 const count = async () => (await db.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM tenants`)[0]!.n;
 
-
 describe("tenants", () => {
   it("creates, lists (with their number of users) and renames a tenant; the id never changes", async () => {
     const t = await createTenant(db.sql, { id: "initech", name: "  Initech  " });

@@ -21,7 +21,6 @@ export const TenantRename = z.strictObject({ id: TenantId, name: TenantName });
 
 export type TenantRow = { id: string; name: string; createdAt: Date; users: number; suspendedAt: Date | null };
 
-
 /** Create a tenant; a taken id is refused, never overwritten. Throws a ZodError on bad input. */
 export async function createTenant(sql: Db, raw: z.input<typeof NewTenant>): Promise<TenantRow> {
   const t = NewTenant.parse(raw);

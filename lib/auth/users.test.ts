@@ -14,13 +14,18 @@ const email = (p: string) => `${p}-${++seq}@example.com`;
 async function addSession(userId: string) {
   await db.sql`INSERT INTO sessions (id, expires_at, token, user_id) VALUES (${randomUUID()}, now() + interval '1 hour', ${randomUUID()}, ${userId})`;
 }
-const sessionsOf = async (userId: string) =>
-  (await db.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM sessions WHERE user_id = ${userId}`)[0]!.n;
-
+const sessionsOf = async (userId: string) => (await db.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM sessions WHERE user_id = ${userId}`)[0]!.n;
 
 describe("createUser", () => {
   it("stores a better-auth credential whose hash verifies the password (and only it)", async () => {
-    const u = await createUser(db.sql, { email: "Mixed.Case@Example.com", name: " Mia ", password: PASSWORD, role: "tenant", tenantId: "acme", tenantOwner: true });
+    const u = await createUser(db.sql, {
+      email: "Mixed.Case@Example.com",
+      name: " Mia ",
+      password: PASSWORD,
+      role: "tenant",
+      tenantId: "acme",
+      tenantOwner: true,
+    });
     expect(u).toMatchObject({ email: "mixed.case@example.com", name: "Mia", role: "tenant", tenantId: "acme", tenantOwner: true });
     const [acct] = await db.sql<{ password: string; providerId: string }[]>`SELECT password, provider_id FROM accounts WHERE user_id = ${u.id}`;
     expect(acct!.providerId).toBe("credential");
@@ -60,10 +65,16 @@ describe("createUser", () => {
     const e = email("dup");
     await createUser(db.sql, { email: e, name: "One", password: PASSWORD, role: "support" });
     const before = await userCount();
-    await expect(createUser(db.sql, { email: e.toUpperCase(), name: "Two", password: PASSWORD, role: "support" })).rejects.toMatchObject({ code: "23505" });
-    await expect(createUser(db.sql, { email: email("ghost"), name: "G", password: PASSWORD, role: "tenant", tenantId: "no-such-tenant" })).rejects.toMatchObject({ code: "23503" });
+    await expect(createUser(db.sql, { email: e.toUpperCase(), name: "Two", password: PASSWORD, role: "support" })).rejects.toMatchObject({
+      code: "23505",
+    });
+    await expect(
+      createUser(db.sql, { email: email("ghost"), name: "G", password: PASSWORD, role: "tenant", tenantId: "no-such-tenant" }),
+    ).rejects.toMatchObject({ code: "23503" });
     expect(await userCount()).toBe(before);
-    const [orphans] = await db.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM accounts a WHERE NOT EXISTS (SELECT 1 FROM users u WHERE u.id = a.user_id)`;
+    const [orphans] = await db.sql<
+      { n: number }[]
+    >`SELECT count(*)::int AS n FROM accounts a WHERE NOT EXISTS (SELECT 1 FROM users u WHERE u.id = a.user_id)`;
     expect(orphans!.n).toBe(0);
   });
 
@@ -107,7 +118,10 @@ describe("setUserRole", () => {
     expect(n).toBe(0);
     const a = await createUser(db.sql, { email: email("admin-a"), name: "A", password: PASSWORD, role: "admin" });
     await addSession(a.id);
-    await expect(setUserRole(db.sql, { userId: a.id, role: "operator" })).rejects.toMatchObject({ code: "refused", message: expect.stringContaining("last admin") });
+    await expect(setUserRole(db.sql, { userId: a.id, role: "operator" })).rejects.toMatchObject({
+      code: "refused",
+      message: expect.stringContaining("last admin"),
+    });
     expect(await sessionsOf(a.id)).toBe(1); // nothing happened
     // Re-affirming admin is not a demotion.
     expect(await setUserRole(db.sql, { userId: a.id, role: "admin" })).toMatchObject({ role: "admin" });
@@ -118,10 +132,7 @@ describe("setUserRole", () => {
     let both!: Promise<PromiseSettledResult<unknown>[]>;
     await db.sql.begin(async (hold) => {
       await hold`SELECT id FROM users WHERE id IN (${a.id}, ${b.id}) FOR UPDATE`;
-      both = Promise.allSettled([
-        setUserRole(db.sql, { userId: a.id, role: "operator" }),
-        setUserRole(db.sql, { userId: b.id, role: "support" }),
-      ]);
+      both = Promise.allSettled([setUserRole(db.sql, { userId: a.id, role: "operator" }), setUserRole(db.sql, { userId: b.id, role: "support" })]);
       for (let i = 0; i < 200; i++) {
         const [w] = await db.sql<{ n: number }[]>`
           SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`;

@@ -16,11 +16,17 @@ const membership = {
 };
 /** A tenant member needs a tenant; staff have none. */
 const tenantMatchesRole = <T extends z.ZodType<{ role: Role; tenantId: string | null }>>(schema: T) =>
-  schema.refine((u) => (u.role === "tenant") === (u.tenantId !== null), { message: "a tenant member needs a tenant; staff have none", path: ["tenantId"] });
+  schema.refine((u) => (u.role === "tenant") === (u.tenantId !== null), {
+    message: "a tenant member needs a tenant; staff have none",
+    path: ["tenantId"],
+  });
 
 export const NewUser = tenantMatchesRole(
   z.strictObject({
-    email: z.email().max(200).transform((e) => e.toLowerCase()),
+    email: z
+      .email()
+      .max(200)
+      .transform((e) => e.toLowerCase()),
     name: z.string().trim().min(1).max(100),
     password: z.string().min(10, "at least 10 characters").max(200),
     ...membership,

@@ -98,7 +98,15 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const pick = <T>(xs: readonly T[]): T | undefined => xs[Math.floor(Math.random() * xs.length)];
 const errText = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
-type Proc = { name: string; kind: "worker" | "supervisor"; id: string; child: ChildProcess; exited: Promise<number | null>; expectedExit: boolean; startedAt: number };
+type Proc = {
+  name: string;
+  kind: "worker" | "supervisor";
+  id: string;
+  child: ChildProcess;
+  exited: Promise<number | null>;
+  expectedExit: boolean;
+  startedAt: number;
+};
 
 export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
   const log = opts.log;
@@ -158,7 +166,18 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
     const args =
       kind === "worker"
         ? // --verbose: one line per outcome; a "reported" line is a report the database acknowledged (checked at the end).
-          ["--import", "tsx", "scripts/worker.ts", "--id", id, "--concurrency", String(opts.concurrency), "--drain-ms", String(opts.drainMs), "--verbose"]
+          [
+            "--import",
+            "tsx",
+            "scripts/worker.ts",
+            "--id",
+            id,
+            "--concurrency",
+            String(opts.concurrency),
+            "--drain-ms",
+            String(opts.drainMs),
+            "--verbose",
+          ]
         : ["--import", "tsx", "scripts/supervisor.ts", "--verbose"];
     const child = spawn(process.execPath, args, {
       cwd: process.cwd(),
@@ -200,7 +219,8 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
     if (r < 0.4) return { ...base, type: "report.generate", params: { report: "daily_usage", period: "2026-11" } };
     if (r < 0.65) return { ...base, type: "upstream.call", params: { endpoint: "https://partner.example/v1", timeoutRate: 0.2 } };
     if (r < 0.7) return { ...base, type: "upstream.call", params: { endpoint: "https://partner.example/v1?status=410", timeoutRate: 0 } };
-    if (r < 0.9) return { ...base, type: "media.render", params: { assetId: `a-${key}`, frames: 400 + Math.floor(Math.random() * 1200), resolution: "720p" } };
+    if (r < 0.9)
+      return { ...base, type: "media.render", params: { assetId: `a-${key}`, frames: 400 + Math.floor(Math.random() * 1200), resolution: "720p" } };
     return { ...base, type: "export.tenant_data", params: { dataset: "orders", rows: 5000, chunkRows: 2500 } };
   }
   async function submitOne(input: EnqueueInput) {
@@ -249,7 +269,11 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
   // The states an operator may apply each event from, read from the transition table.
   const operatorFrom = (event: JobEvent): JobState[] =>
     TRANSITIONS.filter((t) => t.event === event && t.from !== null && (t.actors as readonly string[]).includes("operator")).map((t) => t.from!);
-  const CANDIDATE_STATES: Partial<Record<JobEvent, JobState[]>> = { pause: operatorFrom("pause"), resume: operatorFrom("resume"), replay: operatorFrom("replay") };
+  const CANDIDATE_STATES: Partial<Record<JobEvent, JobState[]>> = {
+    pause: operatorFrom("pause"),
+    resume: operatorFrom("resume"),
+    replay: operatorFrom("replay"),
+  };
   async function person(actor: Actor, until: number) {
     while (Date.now() < until) {
       await sleep(150 + Math.random() * 350);
@@ -295,8 +319,16 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
   // --- faults ---
   const faults = Object.fromEntries(FAULT_KINDS.map((k) => [k, 0])) as Record<FaultKind, number>;
   const fd: ChaosReport["faultDetails"] = {
-    killedMidJob: 0, stoppedPastLease: 0, lateReportsFenced: 0, backendsTerminated: 0, listenConnectionsDropped: 0,
-    claimsAfterListenDrop: 0, drainsClean: 0, pgDowntimeMs: [], firstClaimAfterRestartMs: [], crashRecoveries: 0,
+    killedMidJob: 0,
+    stoppedPastLease: 0,
+    lateReportsFenced: 0,
+    backendsTerminated: 0,
+    listenConnectionsDropped: 0,
+    claimsAfterListenDrop: 0,
+    drainsClean: 0,
+    pgDowntimeMs: [],
+    firstClaimAfterRestartMs: [],
+    crashRecoveries: 0,
   };
   const sigconts: { workerId: string; at: Date }[] = [];
   /**
@@ -378,9 +410,7 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
     } else if (kind === "sigterm_drain") {
       // A worker that has registered (scripts/worker.ts installs its SIGTERM handler before it
       // starts); one still booting under tsx would just die of the signal's default action.
-      const registered = new Set(
-        (await admin<{ id: string }[]>`SELECT id FROM workers WHERE stopped_at IS NULL`).map((r) => r.id),
-      );
+      const registered = new Set((await admin<{ id: string }[]>`SELECT id FROM workers WHERE stopped_at IS NULL`).map((r) => r.id));
       const p = (await busyWorker((w) => registered.has(w.id))) ?? pick(liveWorkers().filter((w) => registered.has(w.id)));
       if (!p) {
         faults[kind]--;
@@ -415,9 +445,11 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
       fd.pgDowntimeMs.push(Date.now() - down);
       const recovered = /not properly shut down; automatic recovery in progress|redo starts at/.test(serverLog.slice(logFrom));
       if (kind === "pg_crash" && recovered) fd.crashRecoveries++;
-      say(`PostgreSQL back after ${Date.now() - down} ms${kind === "pg_crash" ? (recovered ? " (crash recovery ran)" : " (NO crash recovery in its log)") : ""}`);
+      say(
+        `PostgreSQL back after ${Date.now() - down} ms${kind === "pg_crash" ? (recovered ? " (crash recovery ran)" : " (NO crash recovery in its log)") : ""}`,
+      );
       // Recovery: the workers find the server again by themselves.
-      for (const deadline = Date.now() + 60_000; Date.now() < deadline; ) {
+      for (const deadline = Date.now() + 60_000; Date.now() < deadline;) {
         try {
           const at = new Date(down);
           if ((await claimsSince(at)) > 0) {
@@ -456,16 +488,27 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
     person({ kind: "tenant", id: "chaos-tenant" }, until),
   ];
   const finished = <T>(what: string, p: Promise<T>) => p.then((v) => (Date.now() > until + 2_000 && say(`${what} finished late`), v));
-  await Promise.all([finished("producer", produce(until)), finished("faults", faultLoop(until)), ...ops.map((o, i) => finished(`person ${i + 1}`, o))]);
+  await Promise.all([
+    finished("producer", produce(until)),
+    finished("faults", faultLoop(until)),
+    ...ops.map((o, i) => finished(`person ${i + 1}`, o)),
+  ]);
 
   // --- wind down: resume what is paused, drain the workers, let the supervisors reclaim what was left ---
   say("load stopped; resuming paused jobs and letting the queue settle");
   const paused = await admin<{ id: string; stateVersion: number }[]>`SELECT id, state_version FROM jobs_live WHERE state = 'paused'`;
   for (const j of paused) {
-    await transition(admin, { jobId: j.id, event: "resume", actor: { kind: "operator", id: "chaos-wind-down" }, expected: { state: "paused", version: j.stateVersion } });
+    await transition(admin, {
+      jobId: j.id,
+      event: "resume",
+      actor: { kind: "operator", id: "chaos-wind-down" },
+      expected: { state: "paused", version: j.stateVersion },
+    });
   }
-  for (const deadline = Date.now() + opts.settleMs; Date.now() < deadline; ) {
-    const [r] = await admin<{ n: number }[]>`SELECT count(*)::int AS n FROM jobs_live WHERE state IN ${admin(HEARTBEAT_STATES)} OR (state = 'queued' AND not_before <= now())`;
+  for (const deadline = Date.now() + opts.settleMs; Date.now() < deadline;) {
+    const [r] = await admin<
+      { n: number }[]
+    >`SELECT count(*)::int AS n FROM jobs_live WHERE state IN ${admin(HEARTBEAT_STATES)} OR (state = 'queued' AND not_before <= now())`;
     if ((r?.n ?? 0) === 0) break;
     await sleep(500);
   }
@@ -639,7 +682,9 @@ async function check(
   // Figures.
   const [events] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM job_events`;
   const states = await sql<{ k: string; n: number }[]>`SELECT state::text AS k, count(*)::int AS n FROM jobs GROUP BY 1 ORDER BY 1`;
-  const runs = await sql<{ k: string; n: number }[]>`SELECT coalesce(outcome::text, 'open') AS k, count(*)::int AS n FROM job_runs GROUP BY 1 ORDER BY 1`;
+  const runs = await sql<
+    { k: string; n: number }[]
+  >`SELECT coalesce(outcome::text, 'open') AS k, count(*)::int AS n FROM job_runs GROUP BY 1 ORDER BY 1`;
   const rejections = await sql<{ k: string; n: number }[]>`
     SELECT kind || ':' || actor_kind || ':' || event AS k, count(*)::int AS n FROM transition_rejections GROUP BY 1 ORDER BY 2 DESC`;
   let lateReportsFenced = 0;

@@ -89,7 +89,16 @@ export async function startEmbeddedPostgres(opts: {
     createPostgresUser: process.getuid?.() === 0,
     initdbFlags: ["--encoding=UTF8", "--locale=C"],
     // JOBSCOPE_PG_SETTINGS="a=1 b=2" adds server settings (profiling: shared_preload_libraries=pg_stat_statements).
-    postgresFlags: ["-c", "max_connections=200", "-c", "fsync=on", ...(process.env.JOBSCOPE_PG_SETTINGS ?? "").split(/\s+/).filter(Boolean).flatMap((kv) => ["-c", kv])],
+    postgresFlags: [
+      "-c",
+      "max_connections=200",
+      "-c",
+      "fsync=on",
+      ...(process.env.JOBSCOPE_PG_SETTINGS ?? "")
+        .split(/\s+/)
+        .filter(Boolean)
+        .flatMap((kv) => ["-c", kv]),
+    ],
     onLog: (m) => log(String(m)),
     onError: (m) => log(String(m)),
   });
@@ -221,7 +230,7 @@ export async function crashServer(dataDir: string): Promise<void> {
     for (const c of children) kill(c, "SIGKILL");
   }
   const all = [pid, ...(children ?? [])];
-  for (const deadline = Date.now() + 15_000; all.some(alive); ) {
+  for (const deadline = Date.now() + 15_000; all.some(alive);) {
     if (Date.now() > deadline) throw new Error(`PostgreSQL processes still alive after the crash: ${all.filter(alive).join(", ")}`);
     await new Promise((r) => setTimeout(r, 50));
   }
@@ -235,7 +244,9 @@ async function replaceLegacyPassword(adminUrl: string, passwordFile: string): Pr
     // A hex string: safe inside the literal, which ALTER ROLE cannot take as a parameter.
     await admin.unsafe(`ALTER ROLE ${USER} PASSWORD '${fresh}'`);
   } catch (err) {
-    throw new Error(`cannot sign in to the embedded PostgreSQL: its password file ${passwordFile} is missing (${err instanceof Error ? err.message : String(err)})`);
+    throw new Error(
+      `cannot sign in to the embedded PostgreSQL: its password file ${passwordFile} is missing (${err instanceof Error ? err.message : String(err)})`,
+    );
   } finally {
     await admin.end();
   }

@@ -13,7 +13,9 @@ describe("the server's version is checked before migrating (issue 16: 0011 faile
       // This server pretends to be too old: the oldest supported major is set just above it.
       const err = await migrateDatabase(url, { oldest: major + 1 }).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(UnsupportedServerError);
-      expect((err as Error).message).toMatch(/^PostgreSQL \S+ is not supported: Jobscope needs PostgreSQL \d+ or later \(tested on \d+ to \d+\); nothing was migrated\.$/);
+      expect((err as Error).message).toMatch(
+        /^PostgreSQL \S+ is not supported: Jobscope needs PostgreSQL \d+ or later \(tested on \d+ to \d+\); nothing was migrated\.$/,
+      );
       const [tables] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM pg_tables WHERE schemaname = 'public'`;
       expect(tables?.n).toBe(0);
       const [drizzleSchema] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM pg_namespace WHERE nspname = 'drizzle'`;

@@ -57,7 +57,9 @@ beforeAll(async () => {
     await sql.begin(async (tx) => {
       await tx`SET LOCAL session_replication_role = replica`;
       for (const table of ["tenants", "jobs", "job_runs", "transition_rejections"] as const) {
-        await tx.unsafe(`INSERT INTO ${table} OVERRIDING SYSTEM VALUE SELECT * FROM jsonb_populate_recordset(NULL::${table}, $1::text::jsonb)`, [JSON.stringify(dump[table])]);
+        await tx.unsafe(`INSERT INTO ${table} OVERRIDING SYSTEM VALUE SELECT * FROM jsonb_populate_recordset(NULL::${table}, $1::text::jsonb)`, [
+          JSON.stringify(dump[table]),
+        ]);
       }
       await tx.unsafe(`INSERT INTO job_events OVERRIDING SYSTEM VALUE SELECT * FROM jsonb_populate_recordset(NULL::job_events, $1::text::jsonb)`, [
         JSON.stringify(dump.job_events),
@@ -88,7 +90,9 @@ describe("migration 0012 on a database written by the code before it", () => {
     expect([...states].sort()).toEqual(["cancelled", "cancelling", "claimed", "dead", "paused", "queued", "retry_wait", "running", "succeeded"]);
     expect(before.runs.length).toBeGreaterThan(before.jobs.length);
     expect(before.events.length).toBeGreaterThan(4 * before.jobs.length);
-    console.log(`MIGRATION_0012 ${JSON.stringify({ jobs: before.jobs.length, runs: before.runs.length, events: before.events.length, ms: Math.round(migrationMs) })}`);
+    console.log(
+      `MIGRATION_0012 ${JSON.stringify({ jobs: before.jobs.length, runs: before.runs.length, events: before.events.length, ms: Math.round(migrationMs) })}`,
+    );
   });
 
   it("gives back every job row, run record and event through the read model", async () => {

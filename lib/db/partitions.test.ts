@@ -23,10 +23,17 @@ const workerRole = t.connect({ role: "worker", max: 2 });
 
 /** Which partition each of a job's job_log rows (its transitions no worker applied) sits in. */
 const partitionsOf = async (jobId: string) =>
-  (await t.sql<{ part: string }[]>`SELECT tableoid::regclass::text AS part FROM job_log WHERE job_id = ${jobId} ORDER BY state_version`).map((r) => r.part);
+  (await t.sql<{ part: string }[]>`SELECT tableoid::regclass::text AS part FROM job_log WHERE job_id = ${jobId} ORDER BY state_version`).map(
+    (r) => r.part,
+  );
 /** A job submitted at `at` and cancelled by an operator then: one job_log row, at `at`. */
 const cancelledAt = async (at: Date, tenantId = "acme") =>
-  (await new History(t.sql, at.getTime()).submit({ tenantId, type: "report.generate", params: { report: "daily_usage", period: "2026-11" }, queue: "parts" }, api)).step("cancel", 0, OPERATOR);
+  (
+    await new History(t.sql, at.getTime()).submit(
+      { tenantId, type: "report.generate", params: { report: "daily_usage", period: "2026-11" }, queue: "parts" },
+      api,
+    )
+  ).step("cancel", 0, OPERATOR);
 
 describe("job_log partitions", () => {
   it("the migrations leave daily partitions from the first of the month to a week ahead, and a DEFAULT, named after job_log", async () => {
@@ -66,7 +73,9 @@ describe("job_log partitions", () => {
 
   it("the worker role (the supervisor) may create partitions; the console's role may not; neither may drop or read one directly", async () => {
     expect(await ensureEventPartitions(workerRole, { daysAhead: 22 })).toBe(1);
-    const owner = await t.sql<{ owner: string }[]>`SELECT pg_get_userbyid(relowner) AS owner FROM pg_class WHERE relname = ${dailyPartitionName(new Date(Date.now() + 22 * DAY))}`;
+    const owner = await t.sql<
+      { owner: string }[]
+    >`SELECT pg_get_userbyid(relowner) AS owner FROM pg_class WHERE relname = ${dailyPartitionName(new Date(Date.now() + 22 * DAY))}`;
     expect(owner[0]?.owner).not.toMatch(/^jobscope_/);
     await expect(ensureEventPartitions(app, { daysAhead: 23 })).rejects.toThrow(/permission denied/);
     const today = dailyPartitionName(new Date());
@@ -101,16 +110,25 @@ describe("job_log partitions", () => {
   it("row-level security still filters job_log rows per tenant through the parent", async () => {
     const acme = await cancelledAt(new Date(), "acme");
     const globex = await cancelledAt(new Date(), "globex");
-    const seen = await withScope(app, { tenantId: "acme" }, (tx) =>
-      tx<{ jobId: string }[]>`SELECT DISTINCT job_id FROM job_log WHERE job_id IN (${acme.id}, ${globex.id})`);
+    const seen = await withScope(
+      app,
+      { tenantId: "acme" },
+      (tx) => tx<{ jobId: string }[]>`SELECT DISTINCT job_id FROM job_log WHERE job_id IN (${acme.id}, ${globex.id})`,
+    );
     expect(seen.map((r) => r.jobId)).toEqual([acme.id]);
     const [none] = await app<{ n: number }[]>`SELECT count(*)::int AS n FROM job_log`;
     expect(none?.n).toBe(0);
-    const [all] = await withScope(app, { all: true }, (tx) => tx<{ n: number }[]>`SELECT count(*)::int AS n FROM job_log WHERE job_id IN (${acme.id}, ${globex.id})`);
+    const [all] = await withScope(
+      app,
+      { all: true },
+      (tx) => tx<{ n: number }[]>`SELECT count(*)::int AS n FROM job_log WHERE job_id IN (${acme.id}, ${globex.id})`,
+    );
     expect(all?.n).toBe(2);
     const policies = await t.sql<{ policyname: string }[]>`SELECT policyname FROM pg_policies WHERE tablename = 'job_log' ORDER BY 1`;
     expect(policies.map((p) => p.policyname)).toEqual(["app_scope", "owner_all", "staff_all", "worker_all"]);
-    const [rls] = await t.sql<{ on: boolean; forced: boolean }[]>`SELECT relrowsecurity AS on, relforcerowsecurity AS forced FROM pg_class WHERE oid = 'job_log'::regclass`;
+    const [rls] = await t.sql<
+      { on: boolean; forced: boolean }[]
+    >`SELECT relrowsecurity AS on, relforcerowsecurity AS forced FROM pg_class WHERE oid = 'job_log'::regclass`;
     expect(rls).toEqual({ on: true, forced: true });
   });
 });
@@ -122,9 +140,13 @@ describe("job_log partitions: moving rows out of DEFAULT, and the guards on each
 
   it("ensure-ahead moves a day's rows already in DEFAULT into the day's new partition", async () => {
     const at = new Date(Date.now() + 20 * DAY);
-    const early = await new History(own.sql, at.getTime()).submit({ tenantId: "acme", type: "report.generate", params: { report: "daily_usage", period: "2026-11" } }, api);
+    const early = await new History(own.sql, at.getTime()).submit(
+      { tenantId: "acme", type: "report.generate", params: { report: "daily_usage", period: "2026-11" } },
+      api,
+    );
     await early.step("cancel", 0, OPERATOR);
-    const where = async () => (await own.sql<{ part: string }[]>`SELECT tableoid::regclass::text AS part FROM job_log WHERE job_id = ${early.id}`).map((r) => r.part);
+    const where = async () =>
+      (await own.sql<{ part: string }[]>`SELECT tableoid::regclass::text AS part FROM job_log WHERE job_id = ${early.id}`).map((r) => r.part);
     expect(await where()).toEqual(["job_log_default"]);
     expect(await ensureEventPartitions(own.sql, { daysAhead: 21 })).toBe(14);
     expect(await where()).toEqual([dailyPartitionName(at)]);

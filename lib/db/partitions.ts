@@ -30,7 +30,10 @@ export const PARTITION_DAYS_AHEAD = 7;
 export async function ensureEventPartitions(sql: Db, opts: { daysAhead?: number; daysBack?: number } = {}): Promise<number> {
   const ahead = opts.daysAhead ?? PARTITION_DAYS_AHEAD;
   const back = opts.daysBack ?? 0;
-  for (const [name, v, max] of [["daysAhead", ahead, 366], ["daysBack", back, 3660]] as const) {
+  for (const [name, v, max] of [
+    ["daysAhead", ahead, 366],
+    ["daysBack", back, 3660],
+  ] as const) {
     if (!Number.isInteger(v) || v < 0 || v > max) throw new Error(`${name} must be an integer from 0 to ${max}, not ${v}`);
   }
   const [r] = await sql<{ created: number }[]>`SELECT jobscope_ensure_event_partitions(${ahead}::int, ${back}::int) AS created`;

@@ -44,10 +44,7 @@ export const sessions = pgTable(
     userAgent: text("user_agent"),
     userId: text("user_id").notNull(),
   },
-  (t) => [
-    fkey("sessions", t.userId, users.id).onDelete("cascade"),
-    index("sessions_user_idx").on(t.userId),
-  ],
+  (t) => [fkey("sessions", t.userId, users.id).onDelete("cascade"), index("sessions_user_idx").on(t.userId)],
 );
 
 export const accounts = pgTable(
@@ -66,10 +63,7 @@ export const accounts = pgTable(
     password: text("password"),
     ...timestamps(),
   },
-  (t) => [
-    fkey("accounts", t.userId, users.id).onDelete("cascade"),
-    index("accounts_user_idx").on(t.userId),
-  ],
+  (t) => [fkey("accounts", t.userId, users.id).onDelete("cascade"), index("accounts_user_idx").on(t.userId)],
 );
 
 export const verifications = pgTable("verifications", {
@@ -97,7 +91,10 @@ export const auditLog = pgTable(
     tenantId: text("tenant_id"),
     via: text("via").notNull(),
     action: text("action").notNull(),
-    jobIds: uuid("job_ids").array().notNull().default(sql`'{}'::uuid[]`),
+    jobIds: uuid("job_ids")
+      .array()
+      .notNull()
+      .default(sql`'{}'::uuid[]`),
     outcome: text("outcome").$type<(typeof AUDIT_OUTCOMES)[number]>().notNull(),
     reason: text("reason"),
     /** How many identical denials this row stands for (drizzle/0013: repeated attempts aggregate into one row). */
@@ -132,8 +129,5 @@ export const apiKeys = pgTable(
     lastUsedAt: tz("last_used_at"),
     revokedAt: tz("revoked_at"),
   },
-  (t) => [
-    fkey("api_keys", t.tenantId, tenants.id),
-    index("api_keys_tenant_idx").on(t.tenantId, keyDesc(t.createdAt)),
-  ],
+  (t) => [fkey("api_keys", t.tenantId, tenants.id), index("api_keys_tenant_idx").on(t.tenantId, keyDesc(t.createdAt))],
 );

@@ -86,7 +86,9 @@ export const schedules = pgTable(
     check("schedules_cron_length", sql`length(${t.cron}) BETWEEN 1 AND 200`),
     check("schedules_time_zone_length", sql`length(${t.timeZone}) BETWEEN 1 AND 100`),
     // The supervisor's scan for due schedules (paused ones take no entry).
-    index("schedules_due_idx").on(t.nextRunAt).where(sql`NOT paused`),
+    index("schedules_due_idx")
+      .on(t.nextRunAt)
+      .where(sql`NOT paused`),
   ],
 );
 

@@ -16,10 +16,7 @@ export const integrityAudits = pgTable(
     actor: text("actor").notNull(),
     at: tz("at").notNull().defaultNow(),
   },
-  (t) => [
-    check("integrity_audits_window", sql`${t.windowFrom} <= ${t.windowTo}`),
-    index("integrity_audits_at_idx").on(t.at.desc()),
-  ],
+  (t) => [check("integrity_audits_window", sql`${t.windowFrom} <= ${t.windowTo}`), index("integrity_audits_at_idx").on(t.at.desc())],
 );
 
 /**

@@ -16,18 +16,8 @@ import {
   uuid,
   type ExtraConfigColumn,
 } from "drizzle-orm/pg-core";
-import {
-  ACTOR_KINDS,
-  EVENTS,
-  HEARTBEAT_STATES,
-  LEASED_STATES,
-  REJECTION_KINDS,
-  RUN_OUTCOMES,
-  STATES,
-  TERMINAL_STATES,
-} from "../fsm/table";
+import { ACTOR_KINDS, EVENTS, HEARTBEAT_STATES, LEASED_STATES, REJECTION_KINDS, RUN_OUTCOMES, STATES, TERMINAL_STATES } from "../fsm/table";
 import { fkey, keyDesc, serialId, sqlList, tenantId, tz } from "./columns";
-
 
 export const jobState = pgEnum("job_state", STATES);
 export const jobEvent = pgEnum("job_event", EVENTS);
@@ -96,7 +86,9 @@ export const jobCatalog = pgTable(
     index("job_catalog_type_created_idx").on(t.type, t.createdAt.desc(), t.id.desc()),
     index("job_catalog_queue_created_idx").on(t.queue, t.createdAt.desc(), t.id.desc()),
     index("job_catalog_tenant_type_created_idx").on(t.tenantId, t.type, t.createdAt.desc()),
-    uniqueIndex("job_catalog_idempotency_key_idx").on(t.tenantId, t.idempotencyKey).where(sql`idempotency_key IS NOT NULL`),
+    uniqueIndex("job_catalog_idempotency_key_idx")
+      .on(t.tenantId, t.idempotencyKey)
+      .where(sql`idempotency_key IS NOT NULL`),
     // The lookup of a pasted piece of an id's end (lib/jobs/id-lookup.ts): the last 12 hex digits,
     // reversed, as a number, so any suffix is a range of this index (drizzle/0025).
     index("job_catalog_id_suffix_idx").on(sql`(('x' || reverse(right((${t.id})::text, 12)))::bit(48)::bigint)`),
@@ -164,21 +156,33 @@ export const jobsLive = pgTable(
       sql`${t.leaseOwner} IS NULL OR (${t.runWorker} = ${t.leaseOwner} AND ${t.runClaimedAt} IS NOT NULL AND ${t.runVersion} IS NOT NULL)`,
     ),
     // The dispatcher's claim: only queued rows, in claim order (a fair queue's in tag order within a priority).
-    index("jobs_live_claim_idx").on(t.queue, t.priority, t.fairTag, t.notBefore, t.id).where(sql`state = 'queued'`),
+    index("jobs_live_claim_idx")
+      .on(t.queue, t.priority, t.fairTag, t.notBefore, t.id)
+      .where(sql`state = 'queued'`),
     // A fair queue's head, and each tenant's last tag: where a new job's tag goes.
-    index("jobs_live_fair_head_idx").on(t.queue, t.fairTag).where(sql`state = 'queued' AND fair_tag > 0`),
-    index("jobs_live_fair_tenant_idx").on(t.queue, t.tenantId, t.fairTag).where(sql`state = 'queued' AND fair_tag > 0`),
+    index("jobs_live_fair_head_idx")
+      .on(t.queue, t.fairTag)
+      .where(sql`state = 'queued' AND fair_tag > 0`),
+    index("jobs_live_fair_tenant_idx")
+      .on(t.queue, t.tenantId, t.fairTag)
+      .where(sql`state = 'queued' AND fair_tag > 0`),
     // The supervisor's scan for stale leases, keyed on lease_owner so heartbeats stay HOT; by queue
     // for a capped queue's count of leased jobs.
     index("jobs_live_lease_idx").on(t.queue, t.leaseOwner).where(stateIn(HEARTBEAT_STATES)),
     // The supervisor's promotion of due retries.
-    index("jobs_live_retry_due_idx").on(t.notBefore).where(sql`state = 'retry_wait'`),
+    index("jobs_live_retry_due_idx")
+      .on(t.notBefore)
+      .where(sql`state = 'retry_wait'`),
     // The console's live tabs, newest first, on the states a claim does not enter.
-    index("jobs_live_waiting_idx").on(t.state, t.createdAt.desc(), t.id.desc()).where(sql`state NOT IN (${sqlList(CLAIM_ENTERED)})`),
+    index("jobs_live_waiting_idx")
+      .on(t.state, t.createdAt.desc(), t.id.desc())
+      .where(sql`state NOT IN (${sqlList(CLAIM_ENTERED)})`),
     // A tenant's live tabs: one index per state (0019), which the planner picks from the query's
     // constant state even under the tenant policy (docs/decisions.md, "The console's reads…").
     ...WAITING_STATES.map((state) =>
-      index(`jobs_live_tenant_${state}_idx`).on(t.tenantId, t.state, t.createdAt.desc(), t.id.desc()).where(sql.raw(`state = '${state}'`)),
+      index(`jobs_live_tenant_${state}_idx`)
+        .on(t.tenantId, t.state, t.createdAt.desc(), t.id.desc())
+        .where(sql.raw(`state = '${state}'`)),
     ),
   ],
 );
@@ -188,9 +192,13 @@ export const jobsLive = pgTable(
  * column names a terminal state, and one index per terminal state for a tenant's tabs (0019).
  */
 const finishedIndexes = (table: string, tenantId: ExtraConfigColumn, state: ExtraConfigColumn, at: ExtraConfigColumn, jobId: ExtraConfigColumn) => [
-  index(`${table}_final_idx`).on(state, keyDesc(at), keyDesc(jobId)).where(sql`${sql.raw(state.name)} IN (${sqlList(TERMINAL_STATES)})`),
+  index(`${table}_final_idx`)
+    .on(state, keyDesc(at), keyDesc(jobId))
+    .where(sql`${sql.raw(state.name)} IN (${sqlList(TERMINAL_STATES)})`),
   ...TERMINAL_STATES.map((s) =>
-    index(`${table}_tenant_${s}_idx`).on(tenantId, state, keyDesc(at), keyDesc(jobId)).where(sql.raw(`${state.name} = '${s}'`)),
+    index(`${table}_tenant_${s}_idx`)
+      .on(tenantId, state, keyDesc(at), keyDesc(jobId))
+      .where(sql.raw(`${state.name} = '${s}'`)),
   ),
 ];
 
@@ -238,9 +246,15 @@ export const jobAttempts = pgTable(
     // The jobs a worker finished: the console's finished tabs.
     ...finishedIndexes("job_attempts", t.tenantId, t.endTo, t.finishedAt, t.jobId),
     // Attempts that did not succeed: a successful attempt writes no entry here.
-    index("job_attempts_error_class_idx").on(t.errorClass, t.jobId).where(sql`error_class IS NOT NULL`),
-    index("job_attempts_worker_trouble_idx").on(t.workerId, keyDesc(t.finishedAt)).where(sql`outcome <> 'succeeded'`),
-    index("job_attempts_lease_lost_idx").on(keyDesc(t.finishedAt), t.jobId).where(sql`outcome = 'lease_expired'`),
+    index("job_attempts_error_class_idx")
+      .on(t.errorClass, t.jobId)
+      .where(sql`error_class IS NOT NULL`),
+    index("job_attempts_worker_trouble_idx")
+      .on(t.workerId, keyDesc(t.finishedAt))
+      .where(sql`outcome <> 'succeeded'`),
+    index("job_attempts_lease_lost_idx")
+      .on(keyDesc(t.finishedAt), t.jobId)
+      .where(sql`outcome = 'lease_expired'`),
   ],
 );
 
@@ -305,23 +319,23 @@ export const transitionRejections = pgTable(
 export const workers = pgTable(
   "workers",
   {
-  id: text("id").primaryKey(),
-  host: text("host").notNull(),
-  pid: integer("pid").notNull(),
-  queues: text("queues").array().notNull(),
-  concurrency: integer("concurrency").notNull(),
-  startedAt: tz("started_at").notNull().defaultNow(),
-  lastSeenAt: tz("last_seen_at").notNull().defaultNow(),
-  stoppedAt: tz("stopped_at"),
-  /** Attempts the worker finished and failed since it started (it writes them with its heartbeat). */
-  succeeded: bigint("succeeded", { mode: "number" }).notNull().default(0),
-  failed: bigint("failed", { mode: "number" }).notNull().default(0),
-  /**
-   * An operator asked this worker process to drain (the console's Workers page): it reads this with
-   * its heartbeat and drains as on SIGTERM. Cleared when a worker (re)registers under the id.
-   */
-  drainRequestedAt: tz("drain_requested_at"),
-  drainRequestedBy: text("drain_requested_by"),
+    id: text("id").primaryKey(),
+    host: text("host").notNull(),
+    pid: integer("pid").notNull(),
+    queues: text("queues").array().notNull(),
+    concurrency: integer("concurrency").notNull(),
+    startedAt: tz("started_at").notNull().defaultNow(),
+    lastSeenAt: tz("last_seen_at").notNull().defaultNow(),
+    stoppedAt: tz("stopped_at"),
+    /** Attempts the worker finished and failed since it started (it writes them with its heartbeat). */
+    succeeded: bigint("succeeded", { mode: "number" }).notNull().default(0),
+    failed: bigint("failed", { mode: "number" }).notNull().default(0),
+    /**
+     * An operator asked this worker process to drain (the console's Workers page): it reads this with
+     * its heartbeat and drains as on SIGTERM. Cleared when a worker (re)registers under the id.
+     */
+    drainRequestedAt: tz("drain_requested_at"),
+    drainRequestedBy: text("drain_requested_by"),
   },
   (t) => [index("workers_last_seen_idx").on(keyDesc(t.lastSeenAt))],
 );
@@ -353,7 +367,9 @@ export const bulkOperations = pgTable("bulk_operations", {
 export const bulkOperationItems = pgTable(
   "bulk_operation_items",
   {
-    operationId: uuid("operation_id").notNull().references(() => bulkOperations.id),
+    operationId: uuid("operation_id")
+      .notNull()
+      .references(() => bulkOperations.id),
     jobId: uuid("job_id").notNull(),
     expectedState: jobState("expected_state").notNull(),
     expectedVersion: integer("expected_version").notNull(),

@@ -72,7 +72,10 @@ export async function startStandby(primary: { adminUrl: string; dataDir: string 
   const adminUrl = u.toString();
   for (let i = 0; ; i++) {
     const probe = postgres(adminUrl, { max: 1, onnotice: () => {}, connect_timeout: 2 });
-    const ok = await probe`SELECT pg_is_in_recovery() AS r`.then((r) => r[0]?.r === true, () => false);
+    const ok = await probe`SELECT pg_is_in_recovery() AS r`.then(
+      (r) => r[0]?.r === true,
+      () => false,
+    );
     await probe.end();
     if (ok) break;
     if (i > 300 || (await Promise.race([exited, new Promise<false>((r) => setTimeout(() => r(false), 100))]))) {

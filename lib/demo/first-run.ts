@@ -39,7 +39,9 @@ export async function prepareFirstRun(sql: Sql, opts: { demo: boolean; demoJobs:
     const logins = await seedDemoUsers(sql);
     return [`demo logins (password "${DEMO_PASSWORD}"):\n    ${logins.join("\n    ")}`];
   }
-  const [{ admins } = { admins: 0 }] = await sql<{ admins: number }[]>`SELECT count(*)::int AS admins FROM users WHERE role = 'admin' AND deactivated_at IS NULL`;
+  const [{ admins } = { admins: 0 }] = await sql<
+    { admins: number }[]
+  >`SELECT count(*)::int AS admins FROM users WHERE role = 'admin' AND deactivated_at IS NULL`;
   if (admins > 0) return [];
   return [`no admin yet: create the first one (it prints a password, shown once):\n    ${FIRST_ADMIN_COMMAND}`];
 }

@@ -50,7 +50,9 @@ export async function runLiveDemo(sql: Sql, opts: LiveOptions): Promise<LiveRepo
   start("supervisor", ["scripts/supervisor.ts"]);
   // The traffic starts once the workers are up (a loaded machine takes seconds to start them).
   await waitFor(async () => {
-    const [r] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM workers WHERE stopped_at IS NULL AND last_seen_at > now() - interval '5 seconds'`;
+    const [r] = await sql<
+      { n: number }[]
+    >`SELECT count(*)::int AS n FROM workers WHERE stopped_at IS NULL AND last_seen_at > now() - interval '5 seconds'`;
     return (r?.n ?? 0) >= workers;
   }, 90_000);
 
@@ -72,11 +74,22 @@ export async function runLiveDemo(sql: Sql, opts: LiveOptions): Promise<LiveRepo
   };
   const script: { at: number; what: string; run: () => Promise<unknown> }[] = [
     { at: 4, what: "pause queue media", run: () => changeQueue(sql, "media", { kind: "pause" }, OPERATOR) },
-    { at: 9, what: "pause two running exports", run: async () => (await act({ state: "running", queue: "exports" }, "pause", OPERATOR), act({ state: "running", queue: "exports" }, "pause", OPERATOR)) },
+    {
+      at: 9,
+      what: "pause two running exports",
+      run: async () => (
+        await act({ state: "running", queue: "exports" }, "pause", OPERATOR),
+        act({ state: "running", queue: "exports" }, "pause", OPERATOR)
+      ),
+    },
     { at: 10, what: "limit exports to 2", run: () => changeQueue(sql, "exports", { kind: "limit", limit: 2 }, OPERATOR) },
     { at: 13, what: "resume queue media", run: () => changeQueue(sql, "media", { kind: "resume" }, OPERATOR) },
     { at: 15, what: "give up a job waiting to retry", run: () => act({ state: "retry_wait" }, "abandon", OPERATOR) },
-    { at: 17, what: "a tenant cancels a running export", run: () => act({ state: "running", queue: "exports", tenantId: "acme" }, "cancel", { kind: "tenant", id: "dana@acme.example" }) },
+    {
+      at: 17,
+      what: "a tenant cancels a running export",
+      run: () => act({ state: "running", queue: "exports", tenantId: "acme" }, "cancel", { kind: "tenant", id: "dana@acme.example" }),
+    },
     { at: 19, what: "resume a paused export", run: () => act({ state: "paused", queue: "exports" }, "resume", OPERATOR) },
     { at: 22, what: "lift the exports limit", run: () => changeQueue(sql, "exports", { kind: "limit", limit: null }, OPERATOR) },
     { at: 24, what: "replay a dead job", run: () => replayOne(sql, count) },

@@ -9,9 +9,7 @@ describe("the demo seed", () => {
   it("writes consistent multi-attempt histories through the write path, in every resting state", async () => {
     const { slowExportId } = await seedDemo(t.sql, { jobs: 400 });
     const states = await t.sql<{ state: string }[]>`SELECT DISTINCT state FROM jobs ORDER BY state`;
-    expect(states.map((s) => s.state)).toEqual(
-      expect.arrayContaining(["queued", "paused", "retry_wait", "succeeded", "dead", "cancelled"]),
-    );
+    expect(states.map((s) => s.state)).toEqual(expect.arrayContaining(["queued", "paused", "retry_wait", "succeeded", "dead", "cancelled"]));
     const outcomes = await t.sql<{ outcome: string }[]>`SELECT DISTINCT outcome FROM job_runs WHERE outcome IS NOT NULL`;
     expect(outcomes.map((o) => o.outcome).sort()).toEqual(["abandoned", "cancelled", "failed", "lease_expired", "succeeded"]);
     const ids = await t.sql<{ id: string }[]>`SELECT id FROM jobs`;

@@ -37,9 +37,19 @@ const fatalFor = (type: string) => (type === "media.render" ? OOM : GONE);
 
 export function randomJob(r: Rand, tenantId: string): EnqueueInput {
   const kind = r();
-  if (kind < 0.25) return { tenantId, type: "export.tenant_data", params: { dataset: pick(r, ["orders", "customers", "invoices", "events"] as const), rows: between(r, 10_000, 400_000) } };
+  if (kind < 0.25)
+    return {
+      tenantId,
+      type: "export.tenant_data",
+      params: { dataset: pick(r, ["orders", "customers", "invoices", "events"] as const), rows: between(r, 10_000, 400_000) },
+    };
   if (kind < 0.45) return { tenantId, type: "media.render", params: { assetId: `asset-${between(r, 1000, 9999)}`, frames: between(r, 100, 6000) } };
-  if (kind < 0.75) return { tenantId, type: "report.generate", params: { report: pick(r, ["daily_usage", "billing_summary", "audit_trail"] as const), period: "2026-11" } };
+  if (kind < 0.75)
+    return {
+      tenantId,
+      type: "report.generate",
+      params: { report: pick(r, ["daily_usage", "billing_summary", "audit_trail"] as const), period: "2026-11" },
+    };
   return { tenantId, type: "upstream.call", params: { endpoint: "https://partner.example/api/v2/sync", timeoutRate: 0.3 } };
 }
 
@@ -117,7 +127,10 @@ async function poisonStory(h: History, r: Rand) {
 async function slowExport(sql: Sql, now: number) {
   const actor: Actor = { kind: "tenant", id: "dana@acme.example" };
   const h = new History(sql, now - 4 * HOUR - 5 * MIN);
-  await h.submit({ tenantId: "acme", type: "export.tenant_data", params: { dataset: "orders", rows: 2_400_000 }, idempotencyKey: "demo-slow-export" }, actor);
+  await h.submit(
+    { tenantId: "acme", type: "export.tenant_data", params: { dataset: "orders", rows: 2_400_000 }, idempotencyKey: "demo-slow-export" },
+    actor,
+  );
   await h.run("w-14", 52 * MIN);
   await h.loseLease(38 * MIN, 40_000);
   await h.run("w-03", 2 * MIN);

@@ -17,12 +17,15 @@ const OPERATOR: Actor = { kind: "operator", id: "demo-operator" };
 export function startTraffic(sql: Sql, opts: { perSecond?: number; log?: (s: string) => void } = {}) {
   const log = (e: unknown) => opts.log?.(`traffic: ${e instanceof Error ? e.message : String(e)}`);
   let n = 0;
-  const submit = setInterval(() => {
-    n++;
-    const tenantId = DEMO_TENANTS[n % DEMO_TENANTS.length]!.id;
-    const input = n % 120 === 0 && isJobType("poison.crash") ? { tenantId, type: "poison.crash", params: {} } : randomJob(Math.random, tenantId);
-    enqueue(sql, input, { kind: "api", id: `api-key-${tenantId}` }).catch(log);
-  }, 1000 / (opts.perSecond ?? 1));
+  const submit = setInterval(
+    () => {
+      n++;
+      const tenantId = DEMO_TENANTS[n % DEMO_TENANTS.length]!.id;
+      const input = n % 120 === 0 && isJobType("poison.crash") ? { tenantId, type: "poison.crash", params: {} } : randomJob(Math.random, tenantId);
+      enqueue(sql, input, { kind: "api", id: `api-key-${tenantId}` }).catch(log);
+    },
+    1000 / (opts.perSecond ?? 1),
+  );
 
   const act = async (where: { state: JobState; type?: string; tenantId?: string }, event: JobEvent, actor: Actor) => {
     const [job] = await sql<{ id: string; state: JobState; stateVersion: number }[]>`

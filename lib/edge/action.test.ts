@@ -19,7 +19,11 @@ const db = setupTestDb({ tenants: [], consolePool: true });
 let consoleAction: typeof import("./action").consoleAction;
 
 const lastAudit = async () =>
-  (await db.sql<{ actor: string; action: string; outcome: string; reason: string }[]>`SELECT actor, action, outcome, reason FROM audit_log ORDER BY id DESC LIMIT 1`)[0];
+  (
+    await db.sql<
+      { actor: string; action: string; outcome: string; reason: string }[]
+    >`SELECT actor, action, outcome, reason FROM audit_log ORDER BY id DESC LIMIT 1`
+  )[0];
 const tenant = async (id: string) => (await db.sql`SELECT id FROM tenants WHERE id = ${id}`).length;
 
 beforeAll(async () => {
@@ -54,7 +58,10 @@ describe("consoleAction", () => {
     expect(await probe("apply")({ id: "frame-b" })).toEqual({ ok: false, error: { code: "forbidden", message: "Sign in to do this." } });
     expect(await lastAudit()).toMatchObject({ actor: "anonymous", outcome: "denied" });
     signedIn = ADMIN;
-    expect(await probe("apply")({ id: "Frame B", extra: 1 })).toMatchObject({ ok: false, error: { code: "invalid_input", message: /^Nothing was changed\./ } });
+    expect(await probe("apply")({ id: "Frame B", extra: 1 })).toMatchObject({
+      ok: false,
+      error: { code: "invalid_input", message: /^Nothing was changed\./ },
+    });
     expect(await lastAudit()).toMatchObject({ actor: ADMIN.email, outcome: "invalid" });
     expect(await tenant("frame-b")).toBe(0);
   });
@@ -105,11 +112,13 @@ describe("consoleAction", () => {
     signedIn = ADMIN;
     for (const raw of [{ id: "a\u0000b" }, { id: "x\ud800" }, { ["k\u0000"]: 1 }]) {
       const r = await probe("apply")(raw);
-      expect(r, JSON.stringify(raw)).toMatchObject({ ok: false, error: { code: "invalid_input", message: expect.stringMatching(/^Nothing was changed\. (id|input) (contains|has a key)/) } });
+      expect(r, JSON.stringify(raw)).toMatchObject({
+        ok: false,
+        error: { code: "invalid_input", message: expect.stringMatching(/^Nothing was changed\. (id|input) (contains|has a key)/) },
+      });
     }
     const form = new FormData();
     form.set("id", "nul\u0000");
     expect(await probe("apply")(form)).toMatchObject({ ok: false, error: { code: "invalid_input" } });
   });
 });
-

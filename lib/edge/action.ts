@@ -25,7 +25,8 @@ export type ActionContext<I> = {
  * — the state machine's, whose rejection row must stay. A refusal that writes nothing is thrown
  * as an AppError instead: the transaction rolls back and the refusal is audited on its own.
  */
-export type Done<T, E extends ErrorBody = ErrorBody> = { ok: true; data: T; message?: string; reason?: string } | { ok: false; error: E; reason: string };
+export type Done<T, E extends ErrorBody = ErrorBody> =
+  { ok: true; data: T; message?: string; reason?: string } | { ok: false; error: E; reason: string };
 
 type Body<I, T, E extends ErrorBody> =
   /** A change: runs in the viewer's scoped transaction, and its audit row commits with it. */
@@ -65,7 +66,8 @@ export function firstIssue(error: z.ZodError): string {
 }
 
 /** How the audit log names a refusal of each code. */
-const outcomeOf = (code: AppErrorCode): AuditOutcome => (code === "forbidden" || code === "unauthenticated" ? "denied" : code === "invalid_input" || code === "too_many" ? "invalid" : "refused");
+const outcomeOf = (code: AppErrorCode): AuditOutcome =>
+  code === "forbidden" || code === "unauthenticated" ? "denied" : code === "invalid_input" || code === "too_many" ? "invalid" : "refused";
 
 /**
  * THE frame of every server action (a server action is a public POST endpoint): authorise → refuse
@@ -77,7 +79,9 @@ const outcomeOf = (code: AppErrorCode): AuditOutcome => (code === "forbidden" ||
  *
  * lib/auth/coverage.test.ts fails for a "use server" export not built here.
  */
-export function consoleAction<S extends z.ZodType, T, E extends ErrorBody = ErrorBody>(spec: ActionSpec<S, T, E>): (raw: unknown) => Promise<Result<T, E>> {
+export function consoleAction<S extends z.ZodType, T, E extends ErrorBody = ErrorBody>(
+  spec: ActionSpec<S, T, E>,
+): (raw: unknown) => Promise<Result<T, E>> {
   const name = spec.span ?? nameOf(spec, null, undefined) ?? "action";
   // A span per console action (lib/tracing): a no-op without an OpenTelemetry SDK.
   return (raw) => withSpan(`console ${name}`, { "jobscope.console.action": name }, () => frame(spec, raw));
@@ -91,7 +95,8 @@ async function frame<S extends z.ZodType, T, E extends ErrorBody>(spec: ActionSp
   let action = nameOf(spec, null, raw);
   const jobIds = spec.jobIds?.(raw) ?? [];
   let viewer: Viewer | null = null;
-  const audit = (db: Db, outcome: AuditOutcome, reason: string) => (action ? recordAudit(db, { ...(viewer ? principalOf(viewer) : ANONYMOUS), via: "console", action, jobIds, outcome, reason }) : Promise.resolve());
+  const audit = (db: Db, outcome: AuditOutcome, reason: string) =>
+    action ? recordAudit(db, { ...(viewer ? principalOf(viewer) : ANONYMOUS), via: "console", action, jobIds, outcome, reason }) : Promise.resolve();
   // A refusal that writes nothing else: its repeats are aggregated (lib/audit/anonymous.ts), so a
   // script or a stuck button repeating it is one row a minute, signed in or not.
   const refused = (outcome: AuditOutcome, reason: string) =>

@@ -15,7 +15,9 @@ vi.mock("@/lib/auth/viewer", async (importOriginal) => {
     ...real,
     authorize: async () => {
       if (sessionFails) throw new Error("Failed to get session: connect ECONNREFUSED");
-      return signedIn ? { ok: true, viewer: signedIn } : { ok: false, status: 401, code: "unauthenticated", message: "Sign in to do this.", viewer: null };
+      return signedIn
+        ? { ok: true, viewer: signedIn }
+        : { ok: false, status: 401, code: "unauthenticated", message: "Sign in to do this.", viewer: null };
     },
   };
 });
@@ -33,21 +35,22 @@ beforeAll(async () => {
 
 describe("consoleRoute", () => {
   // Built on first use: the frame is imported once the test database is up.
-  const probe = () => consoleRoute({
-    permission: "jobs:read",
-    input: (request) => {
-      const q = request.nextUrl.searchParams.get("q");
-      if (q === "bad") throw new AppError("invalid_input", "q may not be bad.");
-      return q;
-    },
-    failed: "Could not load the probe.",
-    read: async ({ tx, input }) => {
-      if (input === "none") throw new AppError("not_found", "No such probe.");
-      if (input === "crash") await tx`SELECT * FROM no_such_table`;
-      const [scope] = await tx<{ tenant: string | null }[]>`SELECT current_setting('jobscope.tenant', true) AS tenant`;
-      return { tenant: scope?.tenant ?? null };
-    },
-  });
+  const probe = () =>
+    consoleRoute({
+      permission: "jobs:read",
+      input: (request) => {
+        const q = request.nextUrl.searchParams.get("q");
+        if (q === "bad") throw new AppError("invalid_input", "q may not be bad.");
+        return q;
+      },
+      failed: "Could not load the probe.",
+      read: async ({ tx, input }) => {
+        if (input === "none") throw new AppError("not_found", "No such probe.");
+        if (input === "crash") await tx`SELECT * FROM no_such_table`;
+        const [scope] = await tx<{ tenant: string | null }[]>`SELECT current_setting('jobscope.tenant', true) AS tenant`;
+        return { tenant: scope?.tenant ?? null };
+      },
+    });
   const tenants = (request: NextRequest, context: typeof noParams) => probe()(request, context);
 
   it("reads in the viewer's scope (row-level security confines a tenant member to their tenant)", async () => {
@@ -93,4 +96,3 @@ describe("consoleRoute", () => {
     }
   });
 });
-

@@ -127,9 +127,7 @@ describe("random event sequences (property)", () => {
     fc.assert(
       fc.property(fc.integer({ min: 1, max: 4 }), fc.array(arbStep, { maxLength: 60 }), (maxAttempts, steps) => {
         let job = submitted(maxAttempts);
-        const log: LoggedEvent[] = [
-          { event: "submit", fromState: null, toState: "queued", actorKind: "api", attempt: 0, stateVersion: 0 },
-        ];
+        const log: LoggedEvent[] = [{ event: "submit", fromState: null, toState: "queued", actorKind: "api", attempt: 0, stateVersion: 0 }];
         for (const { event, actor } of steps) {
           let next: JobSnapshot;
           try {

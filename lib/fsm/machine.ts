@@ -30,9 +30,7 @@ export class IllegalTransition extends Error {
   }
 }
 
-const byKey = new Map<string, Transition>(
-  TRANSITIONS.filter((t) => t.from !== null).map((t) => [`${t.from}:${t.event}`, t]),
-);
+const byKey = new Map<string, Transition>(TRANSITIONS.filter((t) => t.from !== null).map((t) => [`${t.from}:${t.event}`, t]));
 
 export function findTransition(state: JobState, event: JobEvent): Transition | undefined {
   return byKey.get(`${state}:${event}`);
@@ -44,9 +42,7 @@ export function eventsFrom(state: JobState): JobEvent[] {
 
 /** Events an actor of this kind may apply from `state`: what the console offers as buttons. */
 export function eventsFor(state: JobState, actor: ActorKind): JobEvent[] {
-  return TRANSITIONS.filter((t) => t.from === state && (t.actors as readonly ActorKind[]).includes(actor)).map(
-    (t) => t.event,
-  );
+  return TRANSITIONS.filter((t) => t.from === state && (t.actors as readonly ActorKind[]).includes(actor)).map((t) => t.event);
 }
 
 const terminal = new Set<JobState>(TERMINAL_STATES);
@@ -100,12 +96,7 @@ export function step(job: JobSnapshot, event: JobEvent, actor?: ActorKind): Step
     state: t.to,
     attempt: t.run === "open" ? job.attempt + 1 : job.attempt,
     // A replay extends the budget by one attempt when it is spent (as Oban's retry_job does).
-    maxAttempts:
-      event === "replay"
-        ? Math.max(job.maxAttempts, job.attempt + 1)
-        : t.refundsAttempt
-          ? job.maxAttempts + 1
-          : job.maxAttempts,
+    maxAttempts: event === "replay" ? Math.max(job.maxAttempts, job.attempt + 1) : t.refundsAttempt ? job.maxAttempts + 1 : job.maxAttempts,
     stateVersion: job.stateVersion + 1,
   };
   const run: Transition["run"] = t.run;

@@ -11,9 +11,7 @@ export type LoggedEvent = {
   stateVersion: number;
 };
 
-export type ReplayResult =
-  | { ok: true; job: JobSnapshot }
-  | { ok: false; atVersion: number; problem: string };
+export type ReplayResult = { ok: true; job: JobSnapshot } | { ok: false; atVersion: number; problem: string };
 
 /**
  * Rebuild a job's state machine value from its event log. The events are the

@@ -10,7 +10,12 @@ function request(peer: string, headers: Record<string, string>, method = "GET", 
 
 describe("forwarding headers are believed only from configured proxies (issue 16)", () => {
   it("with no proxy configured, the socket is the client and forwarding headers are removed", () => {
-    const req = request("203.0.113.7", { "x-forwarded-for": "10.1.1.1", "x-forwarded-host": "evil.example", forwarded: "for=1.2.3.4", host: "console.example" });
+    const req = request("203.0.113.7", {
+      "x-forwarded-for": "10.1.1.1",
+      "x-forwarded-host": "evil.example",
+      forwarded: "for=1.2.3.4",
+      host: "console.example",
+    });
     expect(sanitizeForwarding(req, trustedProxies(""))).toBe("203.0.113.7");
     expect(req.headers["x-forwarded-for"]).toBeUndefined();
     expect(req.headers["x-forwarded-host"]).toBeUndefined();

@@ -15,9 +15,12 @@ let hashingFull = false;
 const work = { full: () => hashingFull } as unknown as PasswordWork;
 let server: Server;
 let port = 0;
-const audit = createAnonymousAuditor(() => {
-  throw new Error("no database in this test");
-}, { log: () => {} });
+const audit = createAnonymousAuditor(
+  () => {
+    throw new Error("no database in this test");
+  },
+  { log: () => {} },
+);
 
 beforeAll(async () => {
   server = createServer(
@@ -109,7 +112,9 @@ describe("every request body has a size limit that applies before it is read", (
   it("a URL with a NUL character is refused with 400 before any route reads it", async () => {
     const before = reached.length;
     for (const path of ["/jobs?type=a%00b", "/api/jobs?queue=%00", "/api/auth/get-session?x=%00"]) {
-      const r = await new Promise<number>((resolve) => request({ host: "127.0.0.1", port, path }, (res) => (res.resume(), resolve(res.statusCode ?? 0))).end());
+      const r = await new Promise<number>((resolve) =>
+        request({ host: "127.0.0.1", port, path }, (res) => (res.resume(), resolve(res.statusCode ?? 0))).end(),
+      );
       expect(r, path).toBe(400);
     }
     expect(reached.length).toBe(before);
@@ -135,4 +140,3 @@ describe("every request body has a size limit that applies before it is read", (
     expect((await send("/api/auth/sign-in/email")).status).toBe(200);
   });
 });
-

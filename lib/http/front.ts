@@ -20,7 +20,12 @@ export type FrontOptions = {
 
 function refuseCrossOrigin(req: IncomingMessage, res: ServerResponse, client: string, audit: () => AnonymousAuditor) {
   void audit().record(
-    { via: "console", action: "console.cross_origin", outcome: "denied", reason: `a POST to ${(req.url ?? "/").split("?")[0]!.slice(0, 120)} from another origin was refused` },
+    {
+      via: "console",
+      action: "console.cross_origin",
+      outcome: "denied",
+      reason: `a POST to ${(req.url ?? "/").split("?")[0]!.slice(0, 120)} from another origin was refused`,
+    },
     client,
   );
   res.writeHead(403, { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store" });
@@ -44,7 +49,12 @@ export function frontHandler(opts: FrontOptions) {
     const wait = opts.busy?.(req) ?? null;
     if (wait !== null) {
       // Audited as the sign-in guard audits it: aggregated per address, capped (lib/audit/anonymous.ts).
-      void opts.audit().record({ via: "console", action: "auth.sign_in", outcome: "denied", reason: "refused: too many sign-ins being checked at once (try again)" }, client);
+      void opts
+        .audit()
+        .record(
+          { via: "console", action: "auth.sign_in", outcome: "denied", reason: "refused: too many sign-ins being checked at once (try again)" },
+          client,
+        );
       return refuseBusy(res, wait);
     }
     const url = req.url ?? "/";

@@ -23,7 +23,10 @@ describe("the claim checker catches false claims", () => {
     // The histories are written back-dated: so is the queue's pause, from before the submit to a minute after it.
     await t.sql`INSERT INTO queue_events (queue, event, actor_kind, actor_id, at) VALUES
       (${queue}, 'pause', 'operator', ${OPERATOR.id}, ${new Date(t0 - MIN)}), (${queue}, 'resume', 'operator', ${OPERATOR.id}, ${new Date(t0 + MIN)})`;
-    const h = await new History(t.sql, t0).submit({ tenantId: "acme", type: "report.generate", params: { report: "daily_usage", period: "2026-11" }, queue }, api);
+    const h = await new History(t.sql, t0).submit(
+      { tenantId: "acme", type: "report.generate", params: { report: "daily_usage", period: "2026-11" }, queue },
+      api,
+    );
     await h.run("w-chk-1", 2 * MIN);
     await h.loseLease(MIN, 30 * SEC);
     await h.run("w-chk-2", MIN);
@@ -46,46 +49,48 @@ describe("the claim checker catches false claims", () => {
     // Invented: no worker while the job's own queue had a claim; a limit the queue never had; a beyond-p95 that is not.
     const claim = (c: Claim) => [...explanation.claims, c];
     const run = explanation.claims.find((c) => c.kind === "phase" && c.phase === "running")!;
-    const firstClaim = (await t.sql<{ at: Date }[]>`SELECT claimed_at AS at FROM job_attempts WHERE job_id = ${h.id} AND attempt = 2`)[0]!.at.getTime();
+    const firstClaim = (
+      await t.sql<{ at: Date }[]>`SELECT claimed_at AS at FROM job_attempts WHERE job_id = ${h.id} AND attempt = 2`
+    )[0]!.at.getTime();
     const add = async (c: Claim) => kinds(await checkExplanation(t.sql, h.id, { ...explanation, claims: claim(c) }));
     expect(await add({ kind: "no_worker", queue, from: firstClaim - 30 * SEC, to: firstClaim + 1, waitedMs: 1 })).toContain("no_worker");
     expect(await add({ kind: "queue_limit", queue, limit: 3, from: firstClaim - 30 * SEC, to: firstClaim, waitedMs: 1 })).toContain("queue_limit");
     const scope = { type: "report.generate", tenantId: null, from: asOf - 7 * 24 * 60 * MIN, to: asOf };
     expect(await add({ kind: "compare", metric: "total", value: 1_000, above: true, n: 0, scope, p50: 500, p95: 2_000 })).toContain("compare");
-    expect(await add({ kind: "decision", event: "abandon", by: OPERATOR, at: asOf, from: "retry_wait", attempt: 1, maxAttempts: 3 })).toContain("decision");
+    expect(await add({ kind: "decision", event: "abandon", by: OPERATOR, at: asOf, from: "retry_wait", attempt: 1, maxAttempts: 3 })).toContain(
+      "decision",
+    );
     // The lead must be the largest cause.
     expect(run).toBeDefined();
-    expect(kinds(await checkExplanation(t.sql, h.id, { ...explanation, cause: "queue_paused", costs: { ...explanation.costs, queue_paused: 1 } }))).toContain("lead");
+    expect(
+      kinds(await checkExplanation(t.sql, h.id, { ...explanation, cause: "queue_paused", costs: { ...explanation.costs, queue_paused: 1 } })),
+    ).toContain("lead");
   });
 });
 
 describe("the claim checker on live histories", () => {
-  it(
-    "finds no false claim in any job of a live demo with its faults (poison crashes, timeouts, pauses, a limit, people acting) nor in the seeded histories, and no tenant reads what is not theirs",
-    async () => {
-      await seedDemo(t.sql, { jobs: 150 });
-      const lines: string[] = [];
-      const live = await runLiveDemo(t.sql, { url: t.url, seconds: 32, log: (l) => lines.push(l) });
-      expect(live.poison).toBeGreaterThan(0);
-      expect(live.workerDeaths).toBeGreaterThan(0);
+  it("finds no false claim in any job of a live demo with its faults (poison crashes, timeouts, pauses, a limit, people acting) nor in the seeded histories, and no tenant reads what is not theirs", async () => {
+    await seedDemo(t.sql, { jobs: 150 });
+    const lines: string[] = [];
+    const live = await runLiveDemo(t.sql, { url: t.url, seconds: 32, log: (l) => lines.push(l) });
+    expect(live.poison).toBeGreaterThan(0);
+    expect(live.workerDeaths).toBeGreaterThan(0);
 
-      const report = await checkAll(t.sql, async (id, audience, asOf) => explainJob(t.sql, id, { audience, asOf }));
-      console.log(`CLAIMS ${JSON.stringify({ jobs: report.jobs, claims: report.claims, byKind: report.byKind, live, log: lines })}`);
-      for (const v of [...report.violations, ...report.tenantLeaks]) console.log(`FALSE ${JSON.stringify(v)}`);
-      expect(report.violations).toEqual([]);
-      expect(report.tenantLeaks).toEqual([]);
-      // The run exercised what the claims are about.
-      for (const k of ["phase", "failures", "decision", "lost_attempt", "crashed_workers", "queue_paused", "busy", "ahead", "compare"]) {
-        expect(report.byKind[k] ?? 0, k).toBeGreaterThan(0);
-      }
-      // Poison, against what the demo knows: only the jobs that crash their worker are stopped as poison;
-      // the jobs they took down were handed back.
-      const poisoned = await t.sql<{ type: string }[]>`
+    const report = await checkAll(t.sql, async (id, audience, asOf) => explainJob(t.sql, id, { audience, asOf }));
+    console.log(`CLAIMS ${JSON.stringify({ jobs: report.jobs, claims: report.claims, byKind: report.byKind, live, log: lines })}`);
+    for (const v of [...report.violations, ...report.tenantLeaks]) console.log(`FALSE ${JSON.stringify(v)}`);
+    expect(report.violations).toEqual([]);
+    expect(report.tenantLeaks).toEqual([]);
+    // The run exercised what the claims are about.
+    for (const k of ["phase", "failures", "decision", "lost_attempt", "crashed_workers", "queue_paused", "busy", "ahead", "compare"]) {
+      expect(report.byKind[k] ?? 0, k).toBeGreaterThan(0);
+    }
+    // Poison, against what the demo knows: only the jobs that crash their worker are stopped as poison;
+    // the jobs they took down were handed back.
+    const poisoned = await t.sql<{ type: string }[]>`
         SELECT DISTINCT c.type FROM job_attempts a JOIN job_catalog c ON c.id = a.job_id WHERE a.error_class = 'PoisonJob'`;
-      expect(poisoned.map((p) => p.type).filter((type) => type !== "poison.crash")).toEqual([]);
-      const [rescued] = await t.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM job_log WHERE event = 'rescue'`;
-      expect(rescued!.n).toBeGreaterThan(0);
-    },
-    240_000,
-  );
+    expect(poisoned.map((p) => p.type).filter((type) => type !== "poison.crash")).toEqual([]);
+    const [rescued] = await t.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM job_log WHERE event = 'rescue'`;
+    expect(rescued!.n).toBeGreaterThan(0);
+  }, 240_000);
 });

@@ -20,8 +20,27 @@ import { AHEAD_SCAN, BASELINE_SAMPLE, BASELINE_SCAN } from "./context";
 
 export type Violation = { jobId: string; claim: Claim["kind"] | "lead" | "poison"; why: string };
 
-type Catalog = { id: string; type: string; queue: string; tenantId: string; priority: number; createdAt: Date; notBefore: Date; params: unknown; maxAttempts: number };
-type Live = { state: JobState; attempt: number; maxAttempts: number; leaseOwner: string | null; runWorker: string | null; runClaimedAt: Date | null; runStartedAt: Date | null; runVersion: number | null };
+type Catalog = {
+  id: string;
+  type: string;
+  queue: string;
+  tenantId: string;
+  priority: number;
+  createdAt: Date;
+  notBefore: Date;
+  params: unknown;
+  maxAttempts: number;
+};
+type Live = {
+  state: JobState;
+  attempt: number;
+  maxAttempts: number;
+  leaseOwner: string | null;
+  runWorker: string | null;
+  runClaimedAt: Date | null;
+  runStartedAt: Date | null;
+  runVersion: number | null;
+};
 type Attempt = {
   attempt: number;
   workerId: string;
@@ -38,7 +57,18 @@ type Attempt = {
   errorMessage: string | null;
   maxAttempts: number;
 };
-type Logged = { event: JobEvent; fromState: JobState; toState: JobState; actorKind: ActorKind; actorId: string; attempt: number; stateVersion: number; at: Date; payload: Record<string, unknown> | null; maxAttempts: number };
+type Logged = {
+  event: JobEvent;
+  fromState: JobState;
+  toState: JobState;
+  actorKind: ActorKind;
+  actorId: string;
+  attempt: number;
+  stateVersion: number;
+  at: Date;
+  payload: Record<string, unknown> | null;
+  maxAttempts: number;
+};
 type Ev = { event: JobEvent; to: JobState; attempt: number; version: number; at: number };
 
 const TERMINAL = new Set<JobState>(TERMINAL_STATES);
@@ -53,7 +83,9 @@ export async function readFacts(sql: Db, jobId: string): Promise<Facts | null> {
     SELECT id, type, queue, tenant_id, priority, created_at, not_before, params, max_attempts FROM job_catalog WHERE id = ${jobId}`;
   if (!catalog) return null;
   const [[live], attempts, log] = await Promise.all([
-    sql<Live[]>`SELECT state, attempt, max_attempts, lease_owner, run_worker, run_claimed_at, run_started_at, run_version FROM jobs_live WHERE id = ${jobId}`,
+    sql<
+      Live[]
+    >`SELECT state, attempt, max_attempts, lease_owner, run_worker, run_claimed_at, run_started_at, run_version FROM jobs_live WHERE id = ${jobId}`,
     sql<Attempt[]>`
       SELECT attempt, worker_id, claimed_at, claim_version, started_at, finished_at, outcome, end_event, end_from, end_to, end_version,
              error_class, error_message, max_attempts
@@ -71,11 +103,13 @@ function eventsOf(f: Facts): Ev[] {
   for (const a of f.attempts) {
     out.push({ event: "claim", to: "claimed", attempt: a.attempt, version: a.claimVersion, at: a.claimedAt.getTime() });
     if (a.startedAt) out.push({ event: "start", to: "running", attempt: a.attempt, version: a.claimVersion + 1, at: a.startedAt.getTime() });
-    if (a.endEvent && a.endTo && a.endVersion !== null) out.push({ event: a.endEvent, to: a.endTo, attempt: a.attempt, version: a.endVersion, at: a.finishedAt.getTime() });
+    if (a.endEvent && a.endTo && a.endVersion !== null)
+      out.push({ event: a.endEvent, to: a.endTo, attempt: a.attempt, version: a.endVersion, at: a.finishedAt.getTime() });
   }
   if (f.live?.leaseOwner && f.live.runVersion !== null && f.live.runClaimedAt) {
     out.push({ event: "claim", to: "claimed", attempt: f.live.attempt, version: f.live.runVersion, at: f.live.runClaimedAt.getTime() });
-    if (f.live.runStartedAt) out.push({ event: "start", to: "running", attempt: f.live.attempt, version: f.live.runVersion + 1, at: f.live.runStartedAt.getTime() });
+    if (f.live.runStartedAt)
+      out.push({ event: "start", to: "running", attempt: f.live.attempt, version: f.live.runVersion + 1, at: f.live.runStartedAt.getTime() });
   }
   for (const e of f.log) out.push({ event: e.event, to: e.toState, attempt: e.attempt, version: e.stateVersion, at: e.at.getTime() });
   return out.sort((a, b) => a.version - b.version);
@@ -149,10 +183,12 @@ export async function checkExplanation(sql: Db, jobId: string, ex: Explanation, 
   for (const c of ex.claims) {
     switch (c.kind) {
       case "phase":
-        if (!ex.isTruncated && Math.abs(phases[c.phase] - c.ms) > SLACK * segs.length) bad(c.kind, `${c.phase} is ${phases[c.phase]} ms in the job's history, not ${c.ms}`);
+        if (!ex.isTruncated && Math.abs(phases[c.phase] - c.ms) > SLACK * segs.length)
+          bad(c.kind, `${c.phase} is ${phases[c.phase]} ms in the job's history, not ${c.ms}`);
         break;
       case "scheduled":
-        if (Math.abs(f.catalog.notBefore.getTime() - c.until) > 1) bad(c.kind, `it was submitted to run at ${f.catalog.notBefore.toISOString()}, not ${new Date(c.until).toISOString()}`);
+        if (Math.abs(f.catalog.notBefore.getTime() - c.until) > 1)
+          bad(c.kind, `it was submitted to run at ${f.catalog.notBefore.toISOString()}, not ${new Date(c.until).toISOString()}`);
         if (c.ms > c.until - f.catalog.createdAt.getTime() + 1) bad(c.kind, "the scheduled delay is longer than submit to its time");
         break;
       case "failures": {
@@ -162,7 +198,8 @@ export async function checkExplanation(sql: Db, jobId: string, ex: Explanation, 
         if (attempts !== c.attempts) bad(c.kind, `${attempts} attempts, not ${c.attempts}`);
         const classes = new Map<string, number>();
         for (const a of failed) classes.set(a.errorClass ?? "unknown error", (classes.get(a.errorClass ?? "unknown error") ?? 0) + 1);
-        for (const b of c.byClass) if (classes.get(b.errorClass) !== b.n) bad(c.kind, `${classes.get(b.errorClass) ?? 0} failures of class ${b.errorClass}, not ${b.n}`);
+        for (const b of c.byClass)
+          if (classes.get(b.errorClass) !== b.n) bad(c.kind, `${classes.get(b.errorClass) ?? 0} failures of class ${b.errorClass}, not ${b.n}`);
         const last = f.attempts.at(-1);
         if (c.last && (!last || last.attempt !== c.last.attempt || last.outcome !== c.last.outcome || last.errorClass !== c.last.errorClass)) {
           bad(c.kind, `the last ended attempt is ${last ? `${last.attempt} (${last.outcome}, ${last.errorClass})` : "none"}`);
@@ -183,10 +220,12 @@ export async function checkExplanation(sql: Db, jobId: string, ex: Explanation, 
           break;
         }
         if (e.fromState !== c.from) bad(c.kind, `the ${c.event} was from ${e.fromState}, not ${c.from}`);
-        if (e.attempt !== c.attempt || e.maxAttempts !== c.maxAttempts) bad(c.kind, `attempt ${e.attempt} of ${e.maxAttempts}, not ${c.attempt} of ${c.maxAttempts}`);
+        if (e.attempt !== c.attempt || e.maxAttempts !== c.maxAttempts)
+          bad(c.kind, `attempt ${e.attempt} of ${e.maxAttempts}, not ${c.attempt} of ${c.maxAttempts}`);
         if (c.ended) {
           const a = f.attempts.find((x) => x.attempt === c.ended!.attempt);
-          if (!a || a.outcome !== c.ended.outcome || a.errorClass !== c.ended.errorClass) bad(c.kind, `attempt ${c.ended.attempt} did not end ${c.ended.outcome} (${c.ended.errorClass})`);
+          if (!a || a.outcome !== c.ended.outcome || a.errorClass !== c.ended.errorClass)
+            bad(c.kind, `attempt ${c.ended.attempt} did not end ${c.ended.outcome} (${c.ended.errorClass})`);
         }
         break;
       }
@@ -208,20 +247,31 @@ export async function checkExplanation(sql: Db, jobId: string, ex: Explanation, 
           bad(c.kind, `attempt ${c.attempt} did not lose its lease on worker ${c.worker}`);
           break;
         }
-        if (!ex.isTruncated && Math.abs((lostOf.get(c.attempt) ?? 0) - c.lostMs) > SLACK * 3) bad(c.kind, `attempt ${c.attempt} lost ${lostOf.get(c.attempt) ?? 0} ms, not ${c.lostMs}`);
+        if (!ex.isTruncated && Math.abs((lostOf.get(c.attempt) ?? 0) - c.lostMs) > SLACK * 3)
+          bad(c.kind, `attempt ${c.attempt} lost ${lostOf.get(c.attempt) ?? 0} ms, not ${c.lostMs}`);
         const after = waits.find((w) => w.attempt === c.attempt && (w.startEvent === "reclaim" || w.startEvent === "rescue"));
-        if (c.requeueMs > (after ? after.to - after.from : 0) + SLACK) bad(c.kind, `the wait after attempt ${c.attempt} was shorter than ${c.requeueMs} ms`);
+        if (c.requeueMs > (after ? after.to - after.from : 0) + SLACK)
+          bad(c.kind, `the wait after attempt ${c.attempt} was shorter than ${c.requeueMs} ms`);
         if (c.silentAt !== null) {
           const [w] = await sql<{ lastSeenAt: Date }[]>`SELECT last_seen_at FROM workers WHERE id = ${c.worker}`;
-          if (!w || Math.abs(w.lastSeenAt.getTime() - c.silentAt) > 1 || c.silentAt < a.claimedAt.getTime() - 1 || c.silentAt > a.finishedAt.getTime() + 1) {
+          if (
+            !w ||
+            Math.abs(w.lastSeenAt.getTime() - c.silentAt) > 1 ||
+            c.silentAt < a.claimedAt.getTime() - 1 ||
+            c.silentAt > a.finishedAt.getTime() + 1
+          ) {
             bad(c.kind, `worker ${c.worker}'s last heartbeat is not ${new Date(c.silentAt).toISOString()} within the attempt`);
           }
         }
-        const recovery = [...f.log].reverse().find((e) => e.attempt === c.attempt && e.actorKind === "supervisor" && e.at.getTime() === a.finishedAt.getTime());
-        if (c.refunded !== (recovery?.event === "rescue")) bad(c.kind, `attempt ${c.attempt} was ${recovery?.event === "rescue" ? "" : "not "}refunded`);
+        const recovery = [...f.log]
+          .reverse()
+          .find((e) => e.attempt === c.attempt && e.actorKind === "supervisor" && e.at.getTime() === a.finishedAt.getTime());
+        if (c.refunded !== (recovery?.event === "rescue"))
+          bad(c.kind, `attempt ${c.attempt} was ${recovery?.event === "rescue" ? "" : "not "}refunded`);
         if (c.blamedOn) {
           const named = (recovery?.payload?.crash as { blamed?: { jobId?: string } } | undefined)?.blamed?.jobId;
-          if (named !== c.blamedOn.jobId) bad(c.kind, `the recovery of attempt ${c.attempt} names ${named ?? "no job"} as the crash, not ${c.blamedOn.jobId}`);
+          if (named !== c.blamedOn.jobId)
+            bad(c.kind, `the recovery of attempt ${c.attempt} names ${named ?? "no job"} as the crash, not ${c.blamedOn.jobId}`);
           const [x] = await sql<{ n: number }[]>`
             SELECT count(*)::int AS n FROM job_attempts WHERE job_id = ${c.blamedOn.jobId} AND worker_id = ${c.worker} AND outcome = 'lease_expired'`;
           if (!x?.n) bad(c.kind, `job ${c.blamedOn.jobId} did not die on worker ${c.worker}`);
@@ -234,29 +284,39 @@ export async function checkExplanation(sql: Db, jobId: string, ex: Explanation, 
              AND at >= ${new Date(c.from - 1)} AND at <= ${new Date(ex.asOf)} ORDER BY at, id`;
         const pause = rows.find((r) => r.event === "pause" && Math.abs(r.at.getTime() - c.from) <= 1);
         if (!pause) bad(c.kind, `queue ${c.queue} was not paused at ${new Date(c.from).toISOString()}`);
-        else if (c.by && c.by.id && (pause.actorId !== c.by.id || pause.actorKind !== c.by.kind)) bad(c.kind, `queue ${c.queue} was paused by ${pause.actorId}, not ${c.by.id}`);
+        else if (c.by && c.by.id && (pause.actorId !== c.by.id || pause.actorKind !== c.by.kind))
+          bad(c.kind, `queue ${c.queue} was paused by ${pause.actorId}, not ${c.by.id}`);
         const resume = rows.find((r) => r.event === "resume" && r.at.getTime() > c.from);
         if (c.to === null && resume) bad(c.kind, `queue ${c.queue} was resumed at ${resume.at.toISOString()}: the pause had ended`);
-        if (c.to !== null && (!resume || Math.abs(resume.at.getTime() - c.to) > 1)) bad(c.kind, `queue ${c.queue} was not resumed at ${new Date(c.to).toISOString()}`);
-        if (c.waitedMs > overlap(waitSpans, { from: c.from, to: c.to ?? ex.asOf }) + SLACK) bad(c.kind, `it waited less than ${c.waitedMs} ms while the queue was paused`);
+        if (c.to !== null && (!resume || Math.abs(resume.at.getTime() - c.to) > 1))
+          bad(c.kind, `queue ${c.queue} was not resumed at ${new Date(c.to).toISOString()}`);
+        if (c.waitedMs > overlap(waitSpans, { from: c.from, to: c.to ?? ex.asOf }) + SLACK)
+          bad(c.kind, `it waited less than ${c.waitedMs} ms while the queue was paused`);
         break;
       }
       case "queue_limit": {
-        if (c.waitedMs > overlap(waitSpans, { from: c.from, to: c.to ?? ex.asOf }) + SLACK) bad(c.kind, `it waited less than ${c.waitedMs} ms while the queue was at its limit`);
+        if (c.waitedMs > overlap(waitSpans, { from: c.from, to: c.to ?? ex.asOf }) + SLACK)
+          bad(c.kind, `it waited less than ${c.waitedMs} ms while the queue was at its limit`);
         const [limit] = await sql<{ event: string; value: number | null }[]>`
           SELECT event, value FROM queue_events WHERE queue = ${c.queue} AND event IN ('limit', 'unlimit') AND at < ${new Date(c.from + 1)} ORDER BY at DESC, id DESC LIMIT 1`;
-        if (limit?.event !== "limit" || limit.value !== c.limit) bad(c.kind, `queue ${c.queue}'s limit at ${new Date(c.from).toISOString()} was ${limit?.event === "limit" ? limit.value : "none"}, not ${c.limit}`);
+        if (limit?.event !== "limit" || limit.value !== c.limit)
+          bad(
+            c.kind,
+            `queue ${c.queue}'s limit at ${new Date(c.from).toISOString()} was ${limit?.event === "limit" ? limit.value : "none"}, not ${c.limit}`,
+          );
         // Times in an explanation are whole milliseconds; the database keeps microseconds: a stretch that began at a
         // claim made at 12:00:00.123456 begins at .123, before the claim. It is checked a millisecond in, and halfway.
         const end = c.to ?? ex.asOf;
         for (const t of [Math.min(c.from + 1, end - 1), Math.max(c.from + 1, Math.floor((c.from + end) / 2))]) {
           const atWork = await atWorkAt(sql, c.queue, t);
-          if (atWork < c.limit) bad(c.kind, `queue ${c.queue} had ${atWork} jobs at work at ${new Date(t).toISOString()}, below its limit of ${c.limit}`);
+          if (atWork < c.limit)
+            bad(c.kind, `queue ${c.queue} had ${atWork} jobs at work at ${new Date(t).toISOString()}, below its limit of ${c.limit}`);
         }
         break;
       }
       case "no_worker": {
-        if (c.waitedMs > overlap(waitSpans, c) + SLACK) bad(c.kind, `it did not wait ${c.waitedMs} ms between ${new Date(c.from).toISOString()} and ${new Date(c.to).toISOString()}`);
+        if (c.waitedMs > overlap(waitSpans, c) + SLACK)
+          bad(c.kind, `it did not wait ${c.waitedMs} ms between ${new Date(c.from).toISOString()} and ${new Date(c.to).toISOString()}`);
         const [row] = await sql<{ n: number }[]>`
           SELECT (SELECT count(*) FROM job_attempts a WHERE a.claimed_at >= ${new Date(c.from)} AND a.claimed_at < ${new Date(c.to)} AND a.finished_at >= ${new Date(c.from)}
                      AND a.job_id IN (SELECT id FROM job_catalog WHERE queue = ${c.queue}))
@@ -265,7 +325,8 @@ export async function checkExplanation(sql: Db, jobId: string, ex: Explanation, 
         break;
       }
       case "busy":
-        if (c.ms > phases.queue_wait + SLACK * segs.length) bad(c.kind, `it waited in the queue for ${phases.queue_wait} ms in all, less than ${c.ms}`);
+        if (c.ms > phases.queue_wait + SLACK * segs.length)
+          bad(c.kind, `it waited in the queue for ${phases.queue_wait} ms in all, less than ${c.ms}`);
         break;
       case "ahead": {
         const n = await countAhead(sql, f.catalog);
@@ -274,14 +335,18 @@ export async function checkExplanation(sql: Db, jobId: string, ex: Explanation, 
       }
       case "skipped": {
         const n = await countStartedFirst(sql, f.catalog, ex.asOf);
-        if (c.capped ? n.n < c.n : n.n !== c.n || n.morePriority !== c.morePriority) bad(c.kind, `${n.n} later jobs (${n.morePriority} more urgent) were started first, not ${c.n} (${c.morePriority})`);
+        if (c.capped ? n.n < c.n : n.n !== c.n || n.morePriority !== c.morePriority)
+          bad(c.kind, `${n.n} later jobs (${n.morePriority} more urgent) were started first, not ${c.n} (${c.morePriority})`);
         break;
       }
       case "compare":
       case "large_input": {
         const sample = await sampleOf(sql, f.catalog, c.scope);
         if (sample.length !== c.n) bad(c.kind, `the sample has ${sample.length} jobs, not ${c.n}`);
-        const values = c.kind === "compare" ? sample.map((s) => s[c.metric]).filter((v): v is number => v !== null) : sample.map((s) => s.input).filter((v): v is number => v !== null);
+        const values =
+          c.kind === "compare"
+            ? sample.map((s) => s[c.metric]).filter((v): v is number => v !== null)
+            : sample.map((s) => s.input).filter((v): v is number => v !== null);
         const p50 = nearestRank(values, 0.5);
         const p95 = nearestRank(values, 0.95);
         if (Math.abs(p50 - c.p50) > 1 || Math.abs(p95 - c.p95) > 1) bad(c.kind, `p50/p95 are ${p50}/${p95}, not ${c.p50}/${c.p95}`);
@@ -384,7 +449,9 @@ type Sampled = { total: number | null; run: number | null; wait: number | null; 
 /** The baseline's jobs, chosen again: submitted in the window, succeeded before its end, the newest first. */
 async function sampleOf(sql: Db, c: Catalog, scope: ClaimOf<"compare">["scope"]): Promise<Sampled[]> {
   const param = sizeParamOf(c.type);
-  const rows = await sql<{ createdAt: Date; notBefore: Date; params: Record<string, unknown>; startedAt: Date | null; finishedAt: Date | null; firstClaim: Date | null }[]>`
+  const rows = await sql<
+    { createdAt: Date; notBefore: Date; params: Record<string, unknown>; startedAt: Date | null; finishedAt: Date | null; firstClaim: Date | null }[]
+  >`
     SELECT w.created_at, w.not_before, w.params, s.started_at, s.finished_at,
            (SELECT f.claimed_at FROM job_attempts f WHERE f.job_id = w.id AND f.attempt = 1) AS first_claim
       FROM (SELECT id, created_at, not_before, params FROM job_catalog
@@ -419,7 +486,8 @@ function ownMetric(f: Facts, metric: "total" | "run" | "wait", asOf: number, evs
   if (evs.some((e) => e.event === "replay")) return null;
   const rescheduled = evs.some((e) => RESCHEDULES.has(e.event) && e.version > 0);
   const due = Math.max(created, rescheduled ? created : f.catalog.notBefore.getTime());
-  const first = f.attempts.find((a) => a.attempt === 1)?.claimedAt.getTime() ?? (f.live?.attempt === 1 ? f.live.runClaimedAt?.getTime() : undefined) ?? asOf;
+  const first =
+    f.attempts.find((a) => a.attempt === 1)?.claimedAt.getTime() ?? (f.live?.attempt === 1 ? f.live.runClaimedAt?.getTime() : undefined) ?? asOf;
   return Math.max(0, first - due);
 }
 
@@ -473,12 +541,19 @@ export async function checkPoison(sql: Db, threshold = POISON_CRASHES): Promise<
       let beaten: { jobId: string; deaths: number } | null = null;
       for (const o of others) {
         const d = (await deathsBefore(o.jobId, start)) + 1;
-        if (d > deaths || (d === deaths && (o.began > death.began || (o.began.getTime() === death.began.getTime() && o.jobId < jobId)))) beaten = { jobId: o.jobId, deaths: d };
+        if (d > deaths || (d === deaths && (o.began > death.began || (o.began.getTime() === death.began.getTime() && o.jobId < jobId))))
+          beaten = { jobId: o.jobId, deaths: d };
       }
-      if (beaten) out.push({ jobId, claim: "poison", why: `stopped as poison, but the death of worker ${death.workerId} is ${beaten.jobId}'s to blame (${beaten.deaths} unexplained deaths to its ${deaths})` });
+      if (beaten)
+        out.push({
+          jobId,
+          claim: "poison",
+          why: `stopped as poison, but the death of worker ${death.workerId} is ${beaten.jobId}'s to blame (${beaten.deaths} unexplained deaths to its ${deaths})`,
+        });
       else blamed++;
     }
-    if (blamed < threshold) out.push({ jobId, claim: "poison", why: `stopped as poison after ${blamed} worker deaths it is to blame for, fewer than ${threshold}` });
+    if (blamed < threshold)
+      out.push({ jobId, claim: "poison", why: `stopped as poison after ${blamed} worker deaths it is to blame for, fewer than ${threshold}` });
   }
   return out;
 }
@@ -499,12 +574,18 @@ export type CheckReport = {
  */
 export async function checkAll(
   sql: Db,
-  explainJob: (id: string, audience: "staff" | "tenant", asOf: number) => Promise<{ explanation: Explanation; words: { summary: string; next: string | null } } | null>,
+  explainJob: (
+    id: string,
+    audience: "staff" | "tenant",
+    asOf: number,
+  ) => Promise<{ explanation: Explanation; words: { summary: string; next: string | null } } | null>,
   opts: { ids?: readonly string[]; log?: (line: string) => void } = {},
 ): Promise<CheckReport> {
   const ids = opts.ids ?? (await sql<{ id: string }[]>`SELECT id FROM job_catalog ORDER BY created_at`).map((r) => r.id);
   const tenants = (await sql<{ id: string }[]>`SELECT id FROM tenants`).map((r) => r.id);
-  const staffIds = (await sql<{ actorId: string }[]>`SELECT DISTINCT actor_id FROM job_log WHERE actor_kind IN ('operator', 'supervisor')`).map((r) => r.actorId);
+  const staffIds = (await sql<{ actorId: string }[]>`SELECT DISTINCT actor_id FROM job_log WHERE actor_kind IN ('operator', 'supervisor')`).map(
+    (r) => r.actorId,
+  );
   const report: CheckReport = { jobs: 0, claims: 0, byKind: {}, violations: [], tenantLeaks: [] };
   for (const id of ids) {
     const asOf = Date.now();

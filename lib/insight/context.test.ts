@@ -37,12 +37,16 @@ describe("what the explanation reads about the rest of the system", () => {
     const type = { ...REPORT, queue: queueName() };
     const t0 = Date.now() - 3 * 60 * MIN;
     // Thirty of its type that succeeded before it was submitted: 2 minutes each.
-    for (let i = 0; i < 30; i++) await (await (await new History(t.sql, t0 + i * 1000).submit({ tenantId: "globex", ...type }, api)).run("w-b", 1000)).step("finish", 2 * MIN);
+    for (let i = 0; i < 30; i++)
+      await (await (await new History(t.sql, t0 + i * 1000).submit({ tenantId: "globex", ...type }, api)).run("w-b", 1000)).step("finish", 2 * MIN);
     const h = await new History(t.sql, t0 + 60 * MIN).submit({ tenantId: "globex", ...type }, api);
     await (await h.run("w-b", MIN)).step("finish", 5 * MIN);
     const before = (await explainJob(t.sql, h.id, { audience: "staff" }))!.context.baselines;
     // Thirty more finish after it, much slower: a sample of "the newest finished" would now be theirs.
-    for (let i = 0; i < 30; i++) await (await (await new History(t.sql, t0 + 61 * MIN + i * 1000).submit({ tenantId: "globex", ...type }, api)).run("w-b", 1000)).step("finish", 60 * MIN);
+    for (let i = 0; i < 30; i++)
+      await (
+        await (await new History(t.sql, t0 + 61 * MIN + i * 1000).submit({ tenantId: "globex", ...type }, api)).run("w-b", 1000)
+      ).step("finish", 60 * MIN);
     const after = (await explainJob(t.sql, h.id, { audience: "staff" }))!.context.baselines;
     expect(after).toEqual(before);
     expect(before[0]).toMatchObject({ n: 30, run: { p50: 2 * MIN, p95: 2 * MIN } });
@@ -53,7 +57,11 @@ describe("what the explanation reads about the rest of the system", () => {
     const t0 = Date.now() - 60 * MIN;
     await t.sql`INSERT INTO queue_events (queue, event, value, actor_kind, actor_id, at) VALUES (${queue}, 'limit', 2, 'operator', ${OPERATOR.id}, ${new Date(t0 - MIN)})`;
     // Two at work from 0 to 20 min; a third job paused from 1 min on holds no slot.
-    for (const [start, run] of [[0, 20], [0, 20], [0, 40]] as const) {
+    for (const [start, run] of [
+      [0, 20],
+      [0, 20],
+      [0, 40],
+    ] as const) {
       const x = await new History(t.sql, t0 + start * MIN).submit({ tenantId: "acme", ...REPORT, queue }, api);
       await x.run("w-lim", 0, 0);
       if (run === 40) await (await x.step("pause", MIN, OPERATOR)).step("resume", 30 * MIN, OPERATOR);

@@ -9,7 +9,19 @@ import { sizeParamOf } from "../jobs/job-types";
 import { WORKER_LOST_CLASS } from "../jobs/poison";
 import { redactForTenant } from "../jobs/redact";
 import type { Audience, Baseline, Percentiles } from "./claims";
-import { explain, intersect, mergeAll, queueWaits, subtract, type ExplainContext, type ExplainEvent, type ExplainJob, type ExplainRun, type Interval, type Wait } from "./explain";
+import {
+  explain,
+  intersect,
+  mergeAll,
+  queueWaits,
+  subtract,
+  type ExplainContext,
+  type ExplainEvent,
+  type ExplainJob,
+  type ExplainRun,
+  type Interval,
+  type Wait,
+} from "./explain";
 import { render } from "./render";
 import { SILENT_AFTER_MS } from "./windows";
 
@@ -69,7 +81,11 @@ export async function explainContext(
     ahead: ahead && { ...ahead, own: opts.tenantOnly ? null : ahead.own },
     skipped: skipped && { ...skipped, otherTenants: opts.tenantOnly ? null : skipped.otherTenants },
     // A tenant sees that an operator paused the queue, never who.
-    pauses: pauses.map((p) => ({ from: p.from, to: p.to, by: p.by && (opts.tenantOnly && p.by.kind === "operator" ? { kind: "operator", id: "" } : p.by) })),
+    pauses: pauses.map((p) => ({
+      from: p.from,
+      to: p.to,
+      by: p.by && (opts.tenantOnly && p.by.kind === "operator" ? { kind: "operator", id: "" } : p.by),
+    })),
     full,
     noWorker,
     crashes: Object.fromEntries(
@@ -175,7 +191,11 @@ export async function jobsAhead(sql: Db, job: Subject): Promise<{ n: number; own
  * another tenant's turn on a fair queue. Among the AHEAD_SCAN jobs submitted just after it:
  * job_catalog_queue_created_idx, job_attempts_pkey and jobs_live_pkey per job.
  */
-async function laterStartedFirst(sql: Db, job: Subject, asOf: number): Promise<{ n: number; capped: boolean; morePriority: number; otherTenants: number }> {
+async function laterStartedFirst(
+  sql: Db,
+  job: Subject,
+  asOf: number,
+): Promise<{ n: number; capped: boolean; morePriority: number; otherTenants: number }> {
   // Its first claim to the microsecond, read here: a job claimed in the same millisecond is before it or after it.
   const [row] = await sql<{ n: number; morePriority: number; otherTenants: number; walked: number }[]>`
     WITH first AS (SELECT coalesce((SELECT claimed_at FROM job_attempts WHERE job_id = ${job.id} AND attempt = 1),
@@ -203,7 +223,11 @@ const PAUSE_SCAN = 200;
  * When the job's queue was paused between its submit and `asOf`, each pause whole: the last pause or
  * resume before the submit (the state it found), then the changes since. queue_events_queue_at_idx.
  */
-async function queuePauses(sql: Db, job: Subject, asOf: number): Promise<{ from: number; to: number | null; by: { kind: "operator" | "api" | "tenant" | "worker" | "supervisor"; id: string } | null }[]> {
+async function queuePauses(
+  sql: Db,
+  job: Subject,
+  asOf: number,
+): Promise<{ from: number; to: number | null; by: { kind: "operator" | "api" | "tenant" | "worker" | "supervisor"; id: string } | null }[]> {
   const rows = await sql<{ event: "pause" | "resume"; at: Date; actorKind: "operator"; actorId: string }[]>`
     (SELECT event, at, actor_kind, actor_id FROM queue_events
       WHERE queue = ${job.queue} AND event IN ('pause', 'resume') AND at < ${job.createdAt} ORDER BY at DESC LIMIT 1)
@@ -298,7 +322,13 @@ async function fullStretches(sql: Db, job: Subject, waits: readonly Wait[], asOf
  * claimed: a claim proves a worker was there, whatever the workers table holds. Null when the
  * workers' history cannot tell (a worker that took the job is missing from it).
  */
-async function noWorkerStretches(sql: Db, job: Subject, waits: readonly Wait[], runs: readonly ExplainRun[], asOf: number): Promise<Interval[] | null> {
+async function noWorkerStretches(
+  sql: Db,
+  job: Subject,
+  waits: readonly Wait[],
+  runs: readonly ExplainRun[],
+  asOf: number,
+): Promise<Interval[] | null> {
   const since = new Date(Math.min(...waits.map((w) => w.from)));
   const rows = await sql<{ id: string; from: Date; lastSeen: Date; stopped: Date | null }[]>`
     SELECT id, started_at AS "from", last_seen_at AS last_seen, stopped_at AS stopped FROM workers
@@ -335,7 +365,14 @@ async function noWorkerStretches(sql: Db, job: Subject, waits: readonly Wait[], 
  * (job_attempts_pkey, workers_pkey, job_log_job_version_idx from the job's submit on).
  */
 async function lostAttempts(sql: Db, job: Subject): Promise<ExplainContext["crashes"]> {
-  const rows = await sql<{ attempt: number; silentAt: Date | null; event: string | null; payload: { crash?: { blamed?: { jobId: string; type: string } | null } } | null }[]>`
+  const rows = await sql<
+    {
+      attempt: number;
+      silentAt: Date | null;
+      event: string | null;
+      payload: { crash?: { blamed?: { jobId: string; type: string } | null } } | null;
+    }[]
+  >`
     SELECT a.attempt, w.last_seen_at AS silent_at, e.event, e.payload
       FROM job_attempts a
       LEFT JOIN workers w ON w.id = a.worker_id AND w.last_seen_at BETWEEN a.claimed_at AND a.finished_at
@@ -344,7 +381,10 @@ async function lostAttempts(sql: Db, job: Subject): Promise<ExplainContext["cras
                           ORDER BY e.state_version DESC LIMIT 1) e ON true
      WHERE a.job_id = ${job.id} AND a.outcome = 'lease_expired'`;
   return Object.fromEntries(
-    rows.map((r) => [r.attempt, { silentAt: r.silentAt?.getTime() ?? null, blamedOn: r.payload?.crash?.blamed ?? null, refunded: r.event === "rescue" }]),
+    rows.map((r) => [
+      r.attempt,
+      { silentAt: r.silentAt?.getTime() ?? null, blamedOn: r.payload?.crash?.blamed ?? null, refunded: r.event === "rescue" },
+    ]),
   );
 }
 
@@ -356,10 +396,12 @@ async function crashedWorkersOf(sql: Db, job: Subject, withOthers: boolean): Pro
   const [row] = await sql<{ crashes: number; tookDown: number | null }[]>`
     WITH mine AS (SELECT worker_id FROM job_attempts WHERE job_id = ${job.id} AND outcome = 'lease_expired' AND error_class IS DISTINCT FROM ${WORKER_LOST_CLASS})
     SELECT (SELECT count(*)::int FROM mine) AS crashes,
-           ${withOthers
-             ? sql`(SELECT count(*)::int FROM job_attempts o WHERE o.worker_id IN (SELECT worker_id FROM mine) AND o.job_id <> ${job.id}
+           ${
+             withOthers
+               ? sql`(SELECT count(*)::int FROM job_attempts o WHERE o.worker_id IN (SELECT worker_id FROM mine) AND o.job_id <> ${job.id}
                       AND o.outcome <> 'succeeded' AND o.outcome = 'lease_expired' AND o.error_class = ${WORKER_LOST_CLASS})`
-             : sql`NULL::int`} AS took_down`;
+               : sql`NULL::int`
+           } AS took_down`;
   return row && row.crashes > 0 ? { crashes: row.crashes, tookDown: row.tookDown } : null;
 }
 
@@ -368,14 +410,17 @@ function numberAt(params: unknown, key: string): number | null {
   return typeof v === "number" && Number.isFinite(v) ? v : null;
 }
 
-
 /**
  * The context of "why was this slow" for one job as `viewer` may see it, or null when the job does
  * not exist or is not theirs. Read by the job page for its first paint and by
  * GET /api/insight/jobs/[id]/slowness after. `detail` is the job's record when the caller has
  * already read it (under the same viewer).
  */
-export async function explainContextFor(viewer: Viewer, id: string, opts: { detail?: JobDetail | null; tx?: ScopedSql } = {}): Promise<ExplainContext | null> {
+export async function explainContextFor(
+  viewer: Viewer,
+  id: string,
+  opts: { detail?: JobDetail | null; tx?: ScopedSql } = {},
+): Promise<ExplainContext | null> {
   if (!isUuid(id)) return null;
   const tenant = tenantScopeOf(viewer);
   const read = async (sql: ScopedSql) => {

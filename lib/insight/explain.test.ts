@@ -46,7 +46,16 @@ class H {
     this.at(after);
     this.attempt++;
     this.worker = w;
-    this.runs.push({ attempt: this.attempt, workerId: w, claimedAt: new Date(this.t), startedAt: null, finishedAt: null, outcome: null, errorClass: null, errorMessage: null });
+    this.runs.push({
+      attempt: this.attempt,
+      workerId: w,
+      claimedAt: new Date(this.t),
+      startedAt: null,
+      finishedAt: null,
+      outcome: null,
+      errorClass: null,
+      errorMessage: null,
+    });
     return this.push("claim", "claimed", "worker", w);
   }
   start(after = 0) {
@@ -73,7 +82,9 @@ class H {
     this.max++;
     return this.at(after)
       .close("lease_expired", "WorkerLost")
-      .push("rescue", "queued", "supervisor", "sup-1", { crash: { worker: this.worker, blamed: { jobId: blamed, type: "poison.crash" }, crashes: null } });
+      .push("rescue", "queued", "supervisor", "sup-1", {
+        crash: { worker: this.worker, blamed: { jobId: blamed, type: "poison.crash" }, crashes: null },
+      });
   }
   abandonBySupervisor(after: number, cls = "LeaseExpired") {
     return this.at(after).close("lease_expired", cls).push("abandon", "dead", "supervisor", "sup-1");
@@ -110,7 +121,9 @@ class H {
   }
 }
 
-const baseline = (o: { total?: [number, number]; run?: [number, number]; wait?: [number, number]; n?: number; tenantId?: string | null } = {}): Baseline => ({
+const baseline = (
+  o: { total?: [number, number]; run?: [number, number]; wait?: [number, number]; n?: number; tenantId?: string | null } = {},
+): Baseline => ({
   scope: { type: "export.tenant_data", tenantId: o.tenantId === undefined ? "acme" : o.tenantId, from: T0 - 7 * 24 * 60 * MIN, to: T0 },
   n: o.n ?? 200,
   total: o.total ? { p50: o.total[0], p95: o.total[1] } : null,
@@ -137,7 +150,9 @@ describe("the ten kinds of wrong sentence seen on live histories", () => {
     const ctx = { baselines: [baseline({ total: [2 * MIN, 4 * MIN], run: [40 * SEC, 86 * SEC] })] };
     const staff = h.words(ctx);
     expect(staff.ex.cause).toBe("failed");
-    expect(staff.summary).toMatch(/^It failed 5 times \(upstream timeouts\); its attempts ran out \(5 of 5\), so it was given up\. The last ended with UpstreamTimeout: POST \/sync timed out\./);
+    expect(staff.summary).toMatch(
+      /^It failed 5 times \(upstream timeouts\); its attempts ran out \(5 of 5\), so it was given up\. The last ended with UpstreamTimeout: POST \/sync timed out\./,
+    );
     expect(staff.summary).not.toMatch(/p95|beyond|slow because its/i);
     assertHonest(staff.ex.claims);
     const tenant = h.words(ctx, "tenant");
@@ -145,10 +160,15 @@ describe("the ten kinds of wrong sentence seen on live histories", () => {
   });
 
   it("a job an operator gave up during its retry wait says so, with the attempts it had left", () => {
-    const h = new H({ maxAttempts: 5 }).run(SEC, "w-1").fail(20 * SEC).operator(2 * 60 * MIN, "abandon", "dead");
+    const h = new H({ maxAttempts: 5 })
+      .run(SEC, "w-1")
+      .fail(20 * SEC)
+      .operator(2 * 60 * MIN, "abandon", "dead");
     const { ex, summary, next } = h.words();
     expect(ex.cause).toBe("gave_up");
-    expect(summary).toMatch(/^It was given up by ops@jobscope\.dev \(operator\) at 10:00 UTC while it was waiting to retry, with 4 of 5 attempts left\. Before that, 1 attempt failed \(upstream timeout\)\./);
+    expect(summary).toMatch(
+      /^It was given up by ops@jobscope\.dev \(operator\) at 10:00 UTC while it was waiting to retry, with 4 of 5 attempts left\. Before that, 1 attempt failed \(upstream timeout\)\./,
+    );
     expect(summary).not.toMatch(/slow because/i);
     expect(next).toMatch(/replay/);
     const tenant = h.words({}, "tenant");
@@ -156,16 +176,30 @@ describe("the ten kinds of wrong sentence seen on live histories", () => {
   });
 
   it("a job that crashed three workers is never 'nothing unusual', and its tenant is not told it waited its turn", () => {
-    const h = new H({ maxAttempts: 3 }).run(SEC, "w-1").reclaim(31 * SEC).run(SEC, "w-2").reclaim(31 * SEC).run(SEC, "w-3").abandonBySupervisor(31 * SEC, "PoisonJob");
+    const h = new H({ maxAttempts: 3 })
+      .run(SEC, "w-1")
+      .reclaim(31 * SEC)
+      .run(SEC, "w-2")
+      .reclaim(31 * SEC)
+      .run(SEC, "w-3")
+      .abandonBySupervisor(31 * SEC, "PoisonJob");
     const ctx = { baselines: [baseline({ total: [10 * MIN, 20 * MIN] })], crashedWorkers: { crashes: 3, tookDown: 7 } };
     const staff = h.words(ctx);
     expect(staff.ex.cause).toBe("poison");
-    expect(staff.summary).toMatch(/^It crashed the worker process running it 3 times \(it was the job blamed each time\), so it was stopped as a poison job and is not handed out again; those crashes took 7 other jobs down with it/);
+    expect(staff.summary).toMatch(
+      /^It crashed the worker process running it 3 times \(it was the job blamed each time\), so it was stopped as a poison job and is not handed out again; those crashes took 7 other jobs down with it/,
+    );
     const tenant = h.words({ ...ctx, crashedWorkers: { crashes: 3, tookDown: null } }, "tenant");
     expect(tenant.summary).toMatch(/^It stopped the machine running it 3 times, so it was stopped/);
     expect(tenant.summary).not.toMatch(/poison|worker|other jobs|slow because/i);
     // A job that crashed its workers twice and then succeeded leads with that, whatever its total.
-    const survivor = new H({ maxAttempts: 5 }).run(SEC, "w-1").reclaim(31 * SEC).run(SEC, "w-2").reclaim(31 * SEC).run(SEC, "w-3").finish(10 * SEC);
+    const survivor = new H({ maxAttempts: 5 })
+      .run(SEC, "w-1")
+      .reclaim(31 * SEC)
+      .run(SEC, "w-2")
+      .reclaim(31 * SEC)
+      .run(SEC, "w-3")
+      .finish(10 * SEC);
     const s = survivor.words({ ...ctx, crashedWorkers: { crashes: 2, tookDown: 0 } });
     expect(s.ex.cause).toBe("crashed_workers");
     expect(s.summary).not.toMatch(/nothing unusual/i);
@@ -178,63 +212,108 @@ describe("the ten kinds of wrong sentence seen on live histories", () => {
     expect(without.summary).not.toMatch(/no worker/);
     const withGap = h.words({ noWorker: [{ from: T0 + 5 * MIN, to: T0 + 25 * MIN }] });
     expect(withGap.ex.cause).toBe("no_worker");
-    expect(withGap.summary).toMatch(/no worker was serving queue exports from 08:05 to 08:25 UTC \(no job of it was claimed then\) while it waited: 20m/);
+    expect(withGap.summary).toMatch(
+      /no worker was serving queue exports from 08:05 to 08:25 UTC \(no job of it was claimed then\) while it waited: 20m/,
+    );
   });
 
   it("a job waiting in a paused queue says the queue is paused — from its first second, and 'still paused' while it is", () => {
     const h = new H();
-    const paused = { pauses: [{ from: T0 - 5 * MIN, to: null, by: { kind: "operator" as const, id: "ops@jobscope.dev" } }], ahead: { n: 13, capped: false, own: 13 } };
+    const paused = {
+      pauses: [{ from: T0 - 5 * MIN, to: null, by: { kind: "operator" as const, id: "ops@jobscope.dev" } }],
+      ahead: { n: 13, capped: false, own: 13 },
+    };
     h.t = T0 + 30 * SEC;
     const early = h.words(paused);
     expect(early.ex.cause).toBe("queue_paused");
-    expect(early.summary).toMatch(/^Slow because queue exports was paused by ops@jobscope\.dev \(operator\) since 07:55 UTC, and is still paused while it waited: 30s of its 30s so far\./);
+    expect(early.summary).toMatch(
+      /^Slow because queue exports was paused by ops@jobscope\.dev \(operator\) since 07:55 UTC, and is still paused while it waited: 30s of its 30s so far\./,
+    );
     expect(early.summary).not.toMatch(/from 07:55 to/);
     expect(early.summary).toMatch(/It is still waiting: queue exports is paused\.$/);
     // Once resumed and claimed, the pause is written with its end.
-    const done = new H().run(20 * MIN, "w-1").finish(MIN).words({ pauses: [{ from: T0 - 5 * MIN, to: T0 + 19 * MIN, by: { kind: "operator", id: "ops@jobscope.dev" } }] });
+    const done = new H()
+      .run(20 * MIN, "w-1")
+      .finish(MIN)
+      .words({ pauses: [{ from: T0 - 5 * MIN, to: T0 + 19 * MIN, by: { kind: "operator", id: "ops@jobscope.dev" } }] });
     expect(done.summary).toMatch(/paused by ops@jobscope\.dev \(operator\) from 07:55 to 08:19 UTC while it waited: 19m/);
-    expect(new H().run(20 * MIN, "w-1").finish(MIN).words({ pauses: [{ from: T0 - 5 * MIN, to: T0 + 19 * MIN, by: { kind: "operator", id: "" } }] }, "tenant").summary).toMatch(
-      /processing of jobs like it was paused by an operator from 07:55 to 08:19 UTC/,
-    );
+    expect(
+      new H()
+        .run(20 * MIN, "w-1")
+        .finish(MIN)
+        .words({ pauses: [{ from: T0 - 5 * MIN, to: T0 + 19 * MIN, by: { kind: "operator", id: "" } }] }, "tenant").summary,
+    ).toMatch(/processing of jobs like it was paused by an operator from 07:55 to 08:19 UTC/);
   });
 
   it("a job starved by its queue's concurrency limit says so, not 'behind n jobs'", () => {
     const h = new H().run(40 * MIN, "w-1").finish(MIN);
     const { ex, summary } = h.words({ full: [{ from: T0 + 2 * MIN, to: T0 + 40 * MIN, limit: 3 }], ahead: { n: 39, capped: false, own: 39 } });
     expect(ex.cause).toBe("queue_limit");
-    expect(summary).toMatch(/^Slow because queue exports was at its concurrency limit \(3 at work at once\) from 08:02 to 08:40 UTC while it waited: 38m of its 41m\./);
+    expect(summary).toMatch(
+      /^Slow because queue exports was at its concurrency limit \(3 at work at once\) from 08:02 to 08:40 UTC while it waited: 38m of its 41m\./,
+    );
   });
 
   it("a job dead until replayed says what killed it and who replayed it, and quotes no empty percentile", () => {
-    const h = new H({ maxAttempts: 1 }).run(SEC, "w-1").giveUp(5 * SEC, "PermanentError").operator(77 * MIN, "replay", "queued").run(SEC, "w-2").finish(2 * SEC);
+    const h = new H({ maxAttempts: 1 })
+      .run(SEC, "w-1")
+      .giveUp(5 * SEC, "PermanentError")
+      .operator(77 * MIN, "replay", "queued")
+      .run(SEC, "w-2")
+      .finish(2 * SEC);
     const { ex, summary } = h.words({ baselines: [baseline({ total: [30 * SEC, 90 * SEC] })] });
     expect(ex.cause).toBe("dead");
-    expect(summary).toMatch(/^Slow because it stayed dead for 1h 17m of its 1h 17m, until ops@jobscope\.dev \(operator\) replayed it at 09:17 UTC\. It had died after attempt 1 failed with PermanentError: POST \/sync timed out\./);
+    expect(summary).toMatch(
+      /^Slow because it stayed dead for 1h 17m of its 1h 17m, until ops@jobscope\.dev \(operator\) replayed it at 09:17 UTC\. It had died after attempt 1 failed with PermanentError: POST \/sync timed out\./,
+    );
     expect(summary).not.toMatch(/none|0ms/);
   });
 
   it("says who paused the job itself", () => {
-    const h = new H().run(SEC, "w-1").operator(MIN, "pause", "paused").operator(90 * MIN, "resume", "running").finish(MIN);
+    const h = new H()
+      .run(SEC, "w-1")
+      .operator(MIN, "pause", "paused")
+      .operator(90 * MIN, "resume", "running")
+      .finish(MIN);
     const { ex, summary } = h.words();
     expect(ex.cause).toBe("paused");
     expect(summary).toMatch(/^Slow because it was paused by ops@jobscope\.dev \(operator\) at 08:01 UTC: 1h 30m of its 1h 32m\./);
   });
 
   it("when a worker went silent and the job ran again from the start, the lead is the lost work, not the final run", () => {
-    const h = new H().run(SEC, "w-14").reclaim(25 * MIN).run(2 * MIN, "w-2").finish(8 * MIN);
-    const { ex, summary } = h.words({ baselines: [baseline({ total: [5 * MIN, 9 * MIN], run: [5 * MIN, 7 * MIN] })], crashes: { 1: { silentAt: T0 + 20 * MIN, blamedOn: null, refunded: false } } });
+    const h = new H()
+      .run(SEC, "w-14")
+      .reclaim(25 * MIN)
+      .run(2 * MIN, "w-2")
+      .finish(8 * MIN);
+    const { ex, summary } = h.words({
+      baselines: [baseline({ total: [5 * MIN, 9 * MIN], run: [5 * MIN, 7 * MIN] })],
+      crashes: { 1: { silentAt: T0 + 20 * MIN, blamedOn: null, refunded: false } },
+    });
     expect(ex.cause).toBe("lost_attempt");
-    expect(summary).toMatch(/^Slow because work was lost with a worker that went silent: 27m of its 35m 01s\. Attempt 1 was lost when worker w-14 went silent at 08:20 UTC \(its last heartbeat\); its 25m of work were thrown away\. It then waited 2m to be handed out again\./);
+    expect(summary).toMatch(
+      /^Slow because work was lost with a worker that went silent: 27m of its 35m 01s\. Attempt 1 was lost when worker w-14 went silent at 08:20 UTC \(its last heartbeat\); its 25m of work were thrown away\. It then waited 2m to be handed out again\./,
+    );
     assertHonest(ex.claims);
     // Its own run (8m) is beyond the p95 (7m), and is said as such, beside the lead.
-    expect(summary).toMatch(/Longer than usual for acme's export\.tenant_data jobs that succeeded in the 7 days before it was submitted: in total 35m 01s \(p95 9m\), its run 8m \(p95 7m\)\./);
+    expect(summary).toMatch(
+      /Longer than usual for acme's export\.tenant_data jobs that succeeded in the 7 days before it was submitted: in total 35m 01s \(p95 9m\), its run 8m \(p95 7m\)\./,
+    );
   });
 
   it("a bystander of another job's crash says whose crash it was and that its attempt was refunded", () => {
-    const h = new H({ maxAttempts: 1 }).run(SEC, "w-3").rescue(40 * SEC, "0199aaaa-0000-7000-8000-0000000000ff").run(SEC, "w-4").finish(20 * SEC);
-    const ctx = { crashes: { 1: { silentAt: null, blamedOn: { jobId: "0199aaaa-0000-7000-8000-0000000000ff", type: "poison.crash" }, refunded: true } } };
+    const h = new H({ maxAttempts: 1 })
+      .run(SEC, "w-3")
+      .rescue(40 * SEC, "0199aaaa-0000-7000-8000-0000000000ff")
+      .run(SEC, "w-4")
+      .finish(20 * SEC);
+    const ctx = {
+      crashes: { 1: { silentAt: null, blamedOn: { jobId: "0199aaaa-0000-7000-8000-0000000000ff", type: "poison.crash" }, refunded: true } },
+    };
     const staff = h.words(ctx);
-    expect(staff.summary).toMatch(/Attempt 1 was lost when worker w-3 died in a crash blamed on job 0199aaaa-0000-7000-8000-0000000000ff \(poison\.crash\); its 40s of work were thrown away\. The attempt was refunded/);
+    expect(staff.summary).toMatch(
+      /Attempt 1 was lost when worker w-3 died in a crash blamed on job 0199aaaa-0000-7000-8000-0000000000ff \(poison\.crash\); its 40s of work were thrown away\. The attempt was refunded/,
+    );
     const tenant = h.words({ crashes: { 1: { ...ctx.crashes[1], blamedOn: null } } }, "tenant");
     expect(tenant.summary).toMatch(/This did not count against its tries\./);
     expect(tenant.summary).not.toMatch(/0199aaaa|poison|worker|w-3/);
@@ -251,12 +330,16 @@ describe("what the tenant reads", () => {
       "Slow because it waited its turn for 50m of its 1h: 75 jobs were waiting ahead of it when it was submitted; 4 submitted after it were started first (4 more urgent). Of its 1h: 50m waiting its turn, 10m running.",
     );
     const staff = h.words({ ahead: { n: 75, capped: false, own: 12 }, skipped: { n: 4, capped: false, morePriority: 1, otherTenants: 3 } });
-    expect(staff.summary).toMatch(/75 jobs were waiting ahead of it when it was submitted \(12 of them its tenant's\); 4 submitted after it were started first \(1 more urgent, 3 other tenants' taking their turn on a fair queue\)/);
+    expect(staff.summary).toMatch(
+      /75 jobs were waiting ahead of it when it was submitted \(12 of them its tenant's\); 4 submitted after it were started first \(1 more urgent, 3 other tenants' taking their turn on a fair queue\)/,
+    );
   });
 
   it("a cancelled job leads with who cancelled it", () => {
     const h = new H().run(SEC, "w-1").cancelByTenant(5 * MIN);
-    expect(h.words({}, "tenant").summary).toMatch(/^It was cancelled by someone on your account \(dana@acme\.example\) at 08:05 UTC while it was running; it stops at its next checkpoint\./);
+    expect(h.words({}, "tenant").summary).toMatch(
+      /^It was cancelled by someone on your account \(dana@acme\.example\) at 08:05 UTC while it was running; it stops at its next checkpoint\./,
+    );
     expect(h.words().summary).toMatch(/^It was cancelled by dana@acme\.example \(the customer\)/);
   });
 });
@@ -271,13 +354,19 @@ describe("comparisons", () => {
       ["run", 3 * MIN, true],
       ["wait", 10 * SEC, false],
     ]);
-    expect(summary).toMatch(/^Slow because its run took 3m, more than the p95 of acme's export\.tenant_data jobs that succeeded in the 7 days before it was submitted \(1m 30s; median 40s\)\./);
+    expect(summary).toMatch(
+      /^Slow because its run took 3m, more than the p95 of acme's export\.tenant_data jobs that succeeded in the 7 days before it was submitted \(1m 30s; median 40s\)\./,
+    );
   });
 
   it("a typical job is 'nothing unusual'; a thin sample is not used", () => {
     const h = new H().run(10 * SEC, "w-1").finish(MIN);
-    expect(h.explain({ baselines: [baseline({ total: [MIN, 2 * MIN], run: [50 * SEC, 80 * SEC], wait: [5 * SEC, 20 * SEC] })] }).cause).toBe("nothing_unusual");
-    expect(h.words({ baselines: [baseline({ total: [MIN, 2 * MIN] })] }).summary).toMatch(/^Nothing unusual: it took 1m 10s, within the usual for acme's export\.tenant_data jobs/);
+    expect(h.explain({ baselines: [baseline({ total: [MIN, 2 * MIN], run: [50 * SEC, 80 * SEC], wait: [5 * SEC, 20 * SEC] })] }).cause).toBe(
+      "nothing_unusual",
+    );
+    expect(h.words({ baselines: [baseline({ total: [MIN, 2 * MIN] })] }).summary).toMatch(
+      /^Nothing unusual: it took 1m 10s, within the usual for acme's export\.tenant_data jobs/,
+    );
     expect(claimsOf(h.explain({ baselines: [baseline({ total: [SEC, 2 * SEC], n: 19 })] }).claims, "compare")).toEqual([]);
   });
 
@@ -285,7 +374,9 @@ describe("comparisons", () => {
     const h = new H().run(10 * SEC, "w-1").finish(5 * MIN);
     const b = { ...baseline({ total: [MIN, 2 * MIN], run: [50 * SEC, 90 * SEC] }), input: { param: "rows", p50: 50_000, p95: 200_000 } };
     const { summary } = h.words({ baselines: [b], input: { param: "rows", value: 400_000 } });
-    expect(summary).toMatch(/Its input was larger than usual: rows 400,000, beyond the p95 of acme's export\.tenant_data jobs that succeeded in the 7 days before it was submitted \(200,000\)\./);
+    expect(summary).toMatch(
+      /Its input was larger than usual: rows 400,000, beyond the p95 of acme's export\.tenant_data jobs that succeeded in the 7 days before it was submitted \(200,000\)\./,
+    );
   });
 });
 
@@ -314,7 +405,9 @@ describe("time", () => {
     const h = new H({ notBeforeMs: 30 * MIN }).run(32 * MIN, "w-1").finish(MIN);
     const ex = h.explain();
     expect([ex.phases.scheduled, ex.phases.queue_wait, ex.cause]).toEqual([30 * MIN, 2 * MIN, "scheduled"]);
-    expect(render(ex, h.job(), { audience: "staff" }).summary).toMatch(/^Most of its 33m was the delay it was scheduled with: 30m, until 08:30 UTC\./);
+    expect(render(ex, h.job(), { audience: "staff" }).summary).toMatch(
+      /^Most of its 33m was the delay it was scheduled with: 30m, until 08:30 UTC\./,
+    );
   });
 
   it("clock times follow the viewer's time zone", () => {

@@ -1,17 +1,7 @@
 import { findTransition } from "../fsm/machine";
 import { TRANSITIONS, type ActorKind, type JobEvent, type JobState, type RunOutcome, type Transition } from "../fsm/table";
 import { buildTimeline, type Segment } from "../jobs/timeline";
-import {
-  PHASES,
-  type AttemptRow,
-  type Baseline,
-  type CauseKind,
-  type Claim,
-  type ClaimOf,
-  type Explanation,
-  type Phase,
-  type Who,
-} from "./claims";
+import { PHASES, type AttemptRow, type Baseline, type CauseKind, type Claim, type ClaimOf, type Explanation, type Phase, type Who } from "./claims";
 
 /**
  * "Why was this slow", as claims (lib/insight/claims.ts). Pure: built from the job's own record
@@ -154,10 +144,12 @@ export function explain(job: ExplainJob, runs: readonly ExplainRun[], events: re
     const own = row(s.attempt);
     switch (s.kind) {
       case "queue_wait": {
-        const scheduled = s.attempt === 0 && s.startEvent === "submit" && scheduledUntil !== null ? clamp(scheduledUntil - s.start, 0, s.durationMs) : 0;
+        const scheduled =
+          s.attempt === 0 && s.startEvent === "submit" && scheduledUntil !== null ? clamp(scheduledUntil - s.start, 0, s.durationMs) : 0;
         phases.scheduled += scheduled;
         phases.queue_wait += s.durationMs - scheduled;
-        if (s.durationMs > scheduled) waits.push({ from: s.start + scheduled, to: s.end, before: s.attempt + 1, requeue: REQUEUES.has(s.startEvent) });
+        if (s.durationMs > scheduled)
+          waits.push({ from: s.start + scheduled, to: s.end, before: s.attempt + 1, requeue: REQUEUES.has(s.startEvent) });
         // A wait belongs to the attempt that ends it: the next claim.
         const next = row(s.attempt + 1);
         if (next) next.queueWaitMs += s.durationMs - scheduled;
@@ -235,7 +227,10 @@ export function explain(job: ExplainJob, runs: readonly ExplainRun[], events: re
           attempts: runs.length,
           maxAttempts: job.maxAttempts,
           byClass: [...countBy(failedRuns.map((r) => r.errorClass ?? "unknown error"))].map(([errorClass, n]) => ({ errorClass, n })),
-          last: lastRun && lastRun.outcome ? { attempt: lastRun.attempt, errorClass: lastRun.errorClass, errorMessage: lastRun.errorMessage ?? null, outcome: lastRun.outcome } : null,
+          last:
+            lastRun && lastRun.outcome
+              ? { attempt: lastRun.attempt, errorClass: lastRun.errorClass, errorMessage: lastRun.errorMessage ?? null, outcome: lastRun.outcome }
+              : null,
           endedIt: deadBy?.actorKind === "worker",
         })
       : null;
@@ -273,8 +268,21 @@ export function explain(job: ExplainJob, runs: readonly ExplainRun[], events: re
     else if (t?.refundsAttempt) max += 1;
     if (from && PEOPLE.has(e.actorKind) && DECISIONS.has(e.event)) {
       const before = e.event === "replay" ? runOf.get(e.attempt) : undefined;
-      const ended = before?.outcome ? { attempt: before.attempt, outcome: before.outcome, errorClass: before.errorClass, errorMessage: before.errorMessage ?? null } : null;
-      decisions.push(add({ kind: "decision", event: e.event, by: { kind: e.actorKind, id: e.actorId }, at: e.at.getTime(), from, attempt: e.attempt, maxAttempts: max, ...(e.event === "replay" ? { ended } : {}) }));
+      const ended = before?.outcome
+        ? { attempt: before.attempt, outcome: before.outcome, errorClass: before.errorClass, errorMessage: before.errorMessage ?? null }
+        : null;
+      decisions.push(
+        add({
+          kind: "decision",
+          event: e.event,
+          by: { kind: e.actorKind, id: e.actorId },
+          at: e.at.getTime(),
+          from,
+          attempt: e.attempt,
+          maxAttempts: max,
+          ...(e.event === "replay" ? { ended } : {}),
+        }),
+      );
     }
     from = e.toState;
   }
@@ -287,16 +295,31 @@ export function explain(job: ExplainJob, runs: readonly ExplainRun[], events: re
   if (baseline && comparable) {
     const succeeded = runs.find((r) => r.outcome === "succeeded");
     const current = job.state === "running" && lastRun && !lastRun.outcome ? lastRun : null;
-    const runMs = succeeded?.startedAt && succeeded.finishedAt ? succeeded.finishedAt.getTime() - succeeded.startedAt.getTime() : current?.startedAt ? asOf - current.startedAt.getTime() : null;
+    const runMs =
+      succeeded?.startedAt && succeeded.finishedAt
+        ? succeeded.finishedAt.getTime() - succeeded.startedAt.getTime()
+        : current?.startedAt
+          ? asOf - current.startedAt.getTime()
+          : null;
     const compare = (metric: ClaimOf<"compare">["metric"], value: number | null, p: Baseline["total"]) =>
-      value !== null && p ? add({ kind: "compare", metric, value, above: value > p.p95, n: baseline.n, scope: baseline.scope, p50: p.p50, p95: p.p95 }) : null;
+      value !== null && p
+        ? add({ kind: "compare", metric, value, above: value > p.p95, n: baseline.n, scope: baseline.scope, p50: p.p50, p95: p.p95 })
+        : null;
     totalCompare = compare("total", totalMs, baseline.total);
     slowRun = compare("run", runMs, baseline.run);
     const firstClaim = runOf.get(1)?.claimedAt.getTime() ?? (job.state === "queued" && job.attempt === 0 ? asOf : null);
     const waitStart = Math.max(job.createdAt.getTime(), scheduledUntil ?? job.createdAt.getTime());
     compare("wait", firstClaim !== null && !events.some((e) => e.event === "replay") ? Math.max(0, firstClaim - waitStart) : null, baseline.wait);
     if (ctx.input && baseline.input && ctx.input.value > baseline.input.p95) {
-      add({ kind: "large_input", param: ctx.input.param, value: ctx.input.value, n: baseline.n, scope: baseline.scope, p50: baseline.input.p50, p95: baseline.input.p95 });
+      add({
+        kind: "large_input",
+        param: ctx.input.param,
+        value: ctx.input.value,
+        n: baseline.n,
+        scope: baseline.scope,
+        p50: baseline.input.p50,
+        p95: baseline.input.p95,
+      });
     }
   }
 
@@ -304,15 +327,27 @@ export function explain(job: ExplainJob, runs: readonly ExplainRun[], events: re
   const costs: Partial<Record<CauseKind, number>> = {};
   const cost = (k: CauseKind, ms: number) => ms > 0 && (costs[k] = (costs[k] ?? 0) + ms);
   const blamedLoss = lost.filter((l) => l.blamedOn === null);
-  cost("lost_attempt", lost.reduce((s, l) => s + l.lostMs + l.requeueMs, 0));
+  cost(
+    "lost_attempt",
+    lost.reduce((s, l) => s + l.lostMs + l.requeueMs, 0),
+  );
   cost("retry_backoff", phases.retry_backoff);
   cost("paused", phases.paused);
   cost("dead", phases.dead);
   cost("claimed", phases.claimed);
   cost("scheduled", phases.scheduled);
-  cost("queue_paused", claimsOf(claims, "queue_paused").reduce((s, c) => s + c.waitedMs, 0));
-  cost("queue_limit", claimsOf(claims, "queue_limit").reduce((s, c) => s + c.waitedMs, 0));
-  cost("no_worker", claimsOf(claims, "no_worker").reduce((s, c) => s + c.waitedMs, 0));
+  cost(
+    "queue_paused",
+    claimsOf(claims, "queue_paused").reduce((s, c) => s + c.waitedMs, 0),
+  );
+  cost(
+    "queue_limit",
+    claimsOf(claims, "queue_limit").reduce((s, c) => s + c.waitedMs, 0),
+  );
+  cost(
+    "no_worker",
+    claimsOf(claims, "no_worker").reduce((s, c) => s + c.waitedMs, 0),
+  );
   cost("jobs_ahead", busyMs);
   if (slowRun?.above) cost("slow_run", slowRun.value - slowRun.p50);
 
@@ -341,7 +376,8 @@ export function explain(job: ExplainJob, runs: readonly ExplainRun[], events: re
     // Usual: within its type's p95 in total, its run and its wait, and nothing happened to it that a person would want named.
     const typical = totalCompare !== null && claimsOf(claims, "compare").every((c) => !c.above);
     const stalled = (costs.queue_paused ?? 0) + (costs.queue_limit ?? 0) + (costs.no_worker ?? 0);
-    const eventful = lost.length > 0 || failedRuns.length > 0 || decisions.length > 0 || crashed !== null || (stalled >= NAMED_FLOOR_MS && stalled >= 0.2 * totalMs);
+    const eventful =
+      lost.length > 0 || failedRuns.length > 0 || decisions.length > 0 || crashed !== null || (stalled >= NAMED_FLOOR_MS && stalled >= 0.2 * totalMs);
     if (!top || topMs === 0 || (!baseline && waste < 0.25 * totalMs && !eventful)) {
       [cause, lead] = ["running", index(claims.find((c) => c.kind === "phase" && c.phase === "running"))];
     } else if (typical && !eventful) {
@@ -447,7 +483,9 @@ export function mergeAll(xs: readonly Interval[]): Interval[] {
 }
 export function intersect(a: readonly Interval[], b: readonly Interval[]): Interval[] {
   const out: Interval[] = [];
-  for (const x of mergeAll(a)) for (const y of mergeAll(b)) if (Math.min(x.to, y.to) > Math.max(x.from, y.from)) out.push({ from: Math.max(x.from, y.from), to: Math.min(x.to, y.to) });
+  for (const x of mergeAll(a))
+    for (const y of mergeAll(b))
+      if (Math.min(x.to, y.to) > Math.max(x.from, y.from)) out.push({ from: Math.max(x.from, y.from), to: Math.min(x.to, y.to) });
   return mergeAll(out);
 }
 export function subtract(a: readonly Interval[], b: readonly Interval[]): Interval[] {

@@ -4,7 +4,18 @@ import { History, OPERATOR } from "../demo/history";
 import { transition } from "../jobs/transition";
 import { api } from "../jobs/test-helpers";
 import { registerWorker, touchWorker } from "../worker/registry";
-import { busiestErrors, driftStatus, latencyByType, latencySampleWindow, listRejections, listWorkers, poisonSuspects, sampleSteps, throughput, transitionCounts } from "./queries";
+import {
+  busiestErrors,
+  driftStatus,
+  latencyByType,
+  latencySampleWindow,
+  listRejections,
+  listWorkers,
+  poisonSuspects,
+  sampleSteps,
+  throughput,
+  transitionCounts,
+} from "./queries";
 import { listJobs } from "../jobs/queries";
 import { parseJobFilters } from "../jobs/filters";
 
@@ -19,12 +30,18 @@ const ids: Record<string, string> = {};
 beforeAll(async () => {
   // Ten quick reports: 1 min queue wait, 2 min running, all succeeded, in the last 40 minutes.
   for (let i = 0; i < 10; i++) {
-    const h = await new History(t.sql, ago(40 * MIN) + i * MIN).submit({ tenantId: "acme", type: "report.generate", params: { report: "daily_usage", period: "2026-11" } }, api);
+    const h = await new History(t.sql, ago(40 * MIN) + i * MIN).submit(
+      { tenantId: "acme", type: "report.generate", params: { report: "daily_usage", period: "2026-11" } },
+      api,
+    );
     await (await h.run("w-a", MIN, 0)).step("finish", 2 * MIN);
   }
   // One report that timed out once, backed off 10 min, then finished.
   {
-    const h = await new History(t.sql, ago(30 * MIN)).submit({ tenantId: "globex", type: "report.generate", params: { report: "daily_usage", period: "2026-11" } }, api);
+    const h = await new History(t.sql, ago(30 * MIN)).submit(
+      { tenantId: "globex", type: "report.generate", params: { report: "daily_usage", period: "2026-11" } },
+      api,
+    );
     await h.run("w-b", 5 * MIN, 0);
     await h.fail(MIN, TIMEOUT, 10 * MIN);
     await (await h.run("w-a", 0, 0)).step("finish", MIN);
@@ -41,7 +58,10 @@ beforeAll(async () => {
   }
   // Lost once: not a poison suspect.
   {
-    const h = await new History(t.sql, ago(50 * MIN)).submit({ tenantId: "acme", type: "upstream.call", params: { endpoint: "https://x.example", timeoutRate: 0 } }, api);
+    const h = await new History(t.sql, ago(50 * MIN)).submit(
+      { tenantId: "acme", type: "upstream.call", params: { endpoint: "https://x.example", timeoutRate: 0 } },
+      api,
+    );
     await h.run("w-a", 0, 0);
     await h.loseLease(MIN, 30_000);
     await (await h.run("w-a", 0, 0)).step("finish", MIN);
@@ -57,7 +77,10 @@ beforeAll(async () => {
   }
   // An old failure, outside every window but the day.
   {
-    const h = await new History(t.sql, ago(20 * 3_600_000)).submit({ tenantId: "acme", type: "report.generate", params: { report: "daily_usage", period: "2026-11" } }, api);
+    const h = await new History(t.sql, ago(20 * 3_600_000)).submit(
+      { tenantId: "acme", type: "report.generate", params: { report: "daily_usage", period: "2026-11" } },
+      api,
+    );
     await h.run("w-a", 0, 0);
     await h.step("abandon", MIN, undefined, { error: { class: "PermanentError", message: "410" } });
   }
@@ -94,7 +117,14 @@ describe("overview aggregates", () => {
     // Queue wait after a reclaim counts from the reclaim (a job_log row), not from the submit.
     expect(poison.queueP95).toBe(0);
     // After a release, from the release (the previous attempt's closing event); a released attempt never ran.
-    expect(rows.find((r) => r.type === "media.render")).toEqual({ type: "media.render", attempts: 2, queueP50: MIN, queueP95: 3 * MIN, runP50: MIN, runP95: MIN });
+    expect(rows.find((r) => r.type === "media.render")).toEqual({
+      type: "media.render",
+      attempts: 2,
+      queueP50: MIN,
+      queueP95: 3 * MIN,
+      runP50: MIN,
+      runP95: MIN,
+    });
   });
 
   it("the latency sample narrows its window: the narrowest of a minute, two, four… that holds the newest attempts", async () => {
@@ -107,9 +137,11 @@ describe("overview aggregates", () => {
     expect(await latencySampleWindow(t.sql, "1h", NOW, 1000)).toEqual({ from: new Date(ago(60 * MIN)), probes: 7 });
     // Exactly the newest N of the window, as a sort of the whole window would give.
     const newest = async (n: number) =>
-      (await t.sql<{ type: string; n: number }[]>`
+      (
+        await t.sql<{ type: string; n: number }[]>`
         SELECT c.type, count(*)::int AS n FROM (SELECT job_id FROM job_attempts WHERE finished_at >= ${new Date(ago(60 * MIN))} AND finished_at <= ${NOW}
-                                                ORDER BY finished_at DESC LIMIT ${n}) a JOIN job_catalog c ON c.id = a.job_id GROUP BY 1 ORDER BY 2 DESC, 1`).map((r) => [r.type, r.n]);
+                                                ORDER BY finished_at DESC LIMIT ${n}) a JOIN job_catalog c ON c.id = a.job_id GROUP BY 1 ORDER BY 2 DESC, 1`
+      ).map((r) => [r.type, r.n]);
     for (const n of [1, 3, 5, 14]) {
       expect((await latencyByType(t.sql, "1h", NOW, n)).map((r) => [r.type, r.attempts])).toEqual(await newest(n));
     }
@@ -170,15 +202,34 @@ describe("workers", () => {
     await t.sql`UPDATE workers SET started_at = now() - interval '2 hours' WHERE id IN ('w-a', 'w-dead-2')`;
     // What w-a counted and wrote with its heartbeat.
     await touchWorker(t.sql, { id: "w-a", queues: ["default", "exports"], concurrency: 4, succeeded: 12, failed: 1 });
-    const running = await new History(t.sql, Date.now() - 1000).submit({ tenantId: "acme", type: "report.generate", params: { report: "daily_usage", period: "2026-11" } }, api);
+    const running = await new History(t.sql, Date.now() - 1000).submit(
+      { tenantId: "acme", type: "report.generate", params: { report: "daily_usage", period: "2026-11" } },
+      api,
+    );
     await running.run("w-a", 0, 0);
-    const paused = await new History(t.sql, Date.now() - 1000).submit({ tenantId: "acme", type: "report.generate", params: { report: "daily_usage", period: "2026-11" } }, api);
+    const paused = await new History(t.sql, Date.now() - 1000).submit(
+      { tenantId: "acme", type: "report.generate", params: { report: "daily_usage", period: "2026-11" } },
+      api,
+    );
     await (await paused.run("w-a", 0, 0)).step("pause", 0, OPERATOR);
     const rows = await listWorkers(t.sql);
     const a = rows.find((w) => w.id === "w-a")!;
     // One lease lost (the job lost once); its lost attempts as w-dead-1 and w-dead-2 are theirs.
-    expect(a).toMatchObject({ status: "live", finished: 12, failed: 1, reclaimed: 1, reclaimedCapped: false, attempts: 14, queues: ["default", "exports"] });
-    expect(a.current.map((j) => [j.id, j.state]).sort()).toEqual([[running.id, "running"], [paused.id, "paused"]].sort());
+    expect(a).toMatchObject({
+      status: "live",
+      finished: 12,
+      failed: 1,
+      reclaimed: 1,
+      reclaimedCapped: false,
+      attempts: 14,
+      queues: ["default", "exports"],
+    });
+    expect(a.current.map((j) => [j.id, j.state]).sort()).toEqual(
+      [
+        [running.id, "running"],
+        [paused.id, "paused"],
+      ].sort(),
+    );
     expect(rows.find((w) => w.id === "w-dead-2")).toMatchObject({ status: "crashed", reclaimed: 1, current: [] });
     expect(rows.find((w) => w.id === "w-gone")).toMatchObject({ status: "stopped", finished: 0, reclaimed: 0 });
     // Live workers first.
@@ -200,7 +251,10 @@ describe("rejections", () => {
     // A stale page: a conflict.
     await transition(t.sql, { jobId: ids.lostOnce!, event: "replay", actor: OPERATOR, expected: { state: "dead", version: 999 } });
     // An incident fix that bypassed the write path (triggers off, as a superuser): the state moves, the version does not.
-    const fixed = await new History(t.sql, Date.now()).submit({ tenantId: "acme", type: "report.generate", params: { report: "daily_usage", period: "2026-11" } }, api);
+    const fixed = await new History(t.sql, Date.now()).submit(
+      { tenantId: "acme", type: "report.generate", params: { report: "daily_usage", period: "2026-11" } },
+      api,
+    );
     await t.sql.begin(async (tx) => {
       await tx`SET LOCAL session_replication_role = replica`;
       await tx`UPDATE jobs_live SET state = 'retry_wait' WHERE id = ${fixed.id}`;

@@ -74,7 +74,12 @@ export function sampleSteps(windowMs: number): number[] {
  * after a minute or two and a quiet one widens to the whole window, and the sample's sort
  * reads only the window found, never the whole day.
  */
-export async function latencySampleWindow(sql: Db, window: WindowKey, now = new Date(), sample = LATENCY_SAMPLE): Promise<{ from: Date; probes: number }> {
+export async function latencySampleWindow(
+  sql: Db,
+  window: WindowKey,
+  now = new Date(),
+  sample = LATENCY_SAMPLE,
+): Promise<{ from: Date; probes: number }> {
   const steps = sampleSteps(WINDOWS[window].ms);
   let probes = 0;
   for (const step of steps) {
@@ -183,7 +188,9 @@ export type PoisonSuspect = {
  */
 export async function poisonSuspects(sql: Db, now = new Date(), limit = 20): Promise<PoisonSuspect[]> {
   const from = new Date(now.getTime() - POISON_LOOKBACK_MS);
-  const rows = await sql<(Omit<PoisonSuspect, "workers"> & { workers: { id: string; attempt: number; lastSeenAt: string | null; stoppedAt: string | null }[] })[]>`
+  const rows = await sql<
+    (Omit<PoisonSuspect, "workers"> & { workers: { id: string; attempt: number; lastSeenAt: string | null; stoppedAt: string | null }[] })[]
+  >`
     WITH lost AS (
       SELECT job_id, count(*)::int AS crashes, max(finished_at) AS last_crash_at
         FROM job_attempts

@@ -169,7 +169,11 @@ function leadSentence(ex: Explanation, lead: Claim | null, job: RenderJob, w: Wo
       return `Most of its ${of} was ${w.tenant ? "the work itself" : "running"}: ${d(ex.phases.running)}.`;
     case "nothing_unusual": {
       const c = lead?.kind === "compare" ? lead : null;
-      const usual = c ? (w.tenant ? `, about as long as ${w.scope(c.scope)} usually take (${w.usually(c)})` : `, within the usual for ${w.scope(c.scope)} (median ${d(c.p50)}, p95 ${d(c.p95)})`) : "";
+      const usual = c
+        ? w.tenant
+          ? `, about as long as ${w.scope(c.scope)} usually take (${w.usually(c)})`
+          : `, within the usual for ${w.scope(c.scope)} (median ${d(c.p50)}, p95 ${d(c.p95)})`
+        : "";
       return `Nothing unusual: it took ${of}${usual}.`;
     }
     case "none":
@@ -235,7 +239,9 @@ function beyondSentence(ex: Explanation, lead: Claim | null, w: Words): string |
   if (beyond.length === 0) return null;
   const name = { total: "in total", run: "its run", wait: "its first wait" } as const;
   const scope = w.scope(beyond[0]!.scope);
-  const list = beyond.map((c) => (w.tenant ? `${name[c.metric]} ${d(c.value)} (usually within ${d(c.p95)})` : `${name[c.metric]} ${d(c.value)} (p95 ${d(c.p95)})`));
+  const list = beyond.map((c) =>
+    w.tenant ? `${name[c.metric]} ${d(c.value)} (usually within ${d(c.p95)})` : `${name[c.metric]} ${d(c.value)} (p95 ${d(c.p95)})`,
+  );
   return `Longer than usual for ${scope}: ${list.join(", ")}.`;
 }
 
@@ -249,14 +255,17 @@ function failedLead(f: ClaimOf<"failures"> | null, ex: Explanation, w: Words): s
   if (last.outcome === "lease_expired") {
     return `${head}, and its last ${w.tenant ? "try" : "attempt"} (${outOf}) was lost when ${w.tenant ? "the machine running it stopped responding" : "its worker went silent"}, with no ${w.tenant ? "try" : "attempt"} left.`;
   }
-  if (last.attempt >= f.maxAttempts) return `${head}; its ${w.tenant ? "tries" : "attempts"} ran out (${outOf}), so it was given up. The last ended with ${error}.`;
+  if (last.attempt >= f.maxAttempts)
+    return `${head}; its ${w.tenant ? "tries" : "attempts"} ran out (${outOf}), so it was given up. The last ended with ${error}.`;
   return `${head}; the last (${w.tenant ? "try" : "attempt"} ${outOf}) ended with an error that a retry cannot fix, so it was not retried: ${error}.`;
 }
 
 function failuresWords(f: ClaimOf<"failures">, w: Words, short = false): string {
   if (short) {
     const [only] = f.byClass;
-    return f.byClass.length === 1 && only ? `${f.failed} ${humanizeError(only.errorClass, only.n)}` : `${f.failed} failed ${w.tries(f.failed)} (${byClass(f, w)})`;
+    return f.byClass.length === 1 && only
+      ? `${f.failed} ${humanizeError(only.errorClass, only.n)}`
+      : `${f.failed} failed ${w.tries(f.failed)} (${byClass(f, w)})`;
   }
   return `${f.failed} ${w.tenant ? (f.failed === 1 ? "try" : "tries") : f.failed === 1 ? "attempt" : "attempts"} failed (${byClass(f, w)})`;
 }
@@ -269,9 +278,15 @@ function byClass(f: ClaimOf<"failures">, w: Words): string {
 function lostWords(c: ClaimOf<"lost_attempt">, w: Words): string {
   const silent = c.silentAt !== null ? ` at ${w.clock(c.silentAt)}` : "";
   const again = c.requeueMs >= NAMED_FLOOR_MS ? ` It then waited ${d(c.requeueMs)} to be ${w.tenant ? "picked up again" : "handed out again"}.` : "";
-  const refund = c.refunded ? (w.tenant ? " This did not count against its tries." : " The attempt was refunded: it does not count against its attempts.") : "";
+  const refund = c.refunded
+    ? w.tenant
+      ? " This did not count against its tries."
+      : " The attempt was refunded: it does not count against its attempts."
+    : "";
   if (w.tenant) {
-    const what = c.neverStarted ? "never began: the machine that picked it up stopped responding" : "was interrupted when the machine running it stopped responding";
+    const what = c.neverStarted
+      ? "never began: the machine that picked it up stopped responding"
+      : "was interrupted when the machine running it stopped responding";
     return `${capital(w.attempt(c.attempt))} ${what}${silent}${c.neverStarted ? "" : `; ${d(c.lostMs)} of work was lost`}.${refund}${again}`;
   }
   const died = c.blamedOn
@@ -308,7 +323,8 @@ function turnWords(ex: Explanation, w: Words): string | null {
   const parts: string[] = [];
   if (ahead) {
     const n = `${ahead.capped ? "at least " : ""}${ahead.n.toLocaleString("en-US")}`;
-    if (ahead.n === 0) parts.push(w.tenant ? "no job was waiting ahead of it when it was submitted" : `no job of queue ${w.queue} was waiting ahead of it at submit`);
+    if (ahead.n === 0)
+      parts.push(w.tenant ? "no job was waiting ahead of it when it was submitted" : `no job of queue ${w.queue} was waiting ahead of it at submit`);
     else {
       const own = !w.tenant && ahead.own !== null ? ` (${ahead.own.toLocaleString("en-US")} of them its tenant's)` : "";
       parts.push(`${n} ${ahead.n === 1 ? "job was" : "jobs were"} waiting ahead of it when it was submitted${own}`);
@@ -318,7 +334,8 @@ function turnWords(ex: Explanation, w: Words): string | null {
     const n = `${skipped.capped ? "at least " : ""}${skipped.n.toLocaleString("en-US")}`;
     const why: string[] = [];
     if (skipped.morePriority > 0) why.push(`${skipped.morePriority.toLocaleString("en-US")} more urgent`);
-    if (!w.tenant && skipped.otherTenants !== null && skipped.otherTenants > 0) why.push(`${skipped.otherTenants.toLocaleString("en-US")} other tenants' taking their turn on a fair queue`);
+    if (!w.tenant && skipped.otherTenants !== null && skipped.otherTenants > 0)
+      why.push(`${skipped.otherTenants.toLocaleString("en-US")} other tenants' taking their turn on a fair queue`);
     parts.push(`${n} submitted after it ${skipped.n === 1 ? "was" : "were"} started first${why.length ? ` (${why.join(", ")})` : ""}`);
   }
   return parts.length ? parts.join("; ") : null;
@@ -444,7 +461,11 @@ class Words {
     return this.tenant ? (n === 1 ? "try" : "tries") : n === 1 ? "attempt" : "attempts";
   }
   stateWords(s: JobState): string {
-    const staff: Partial<Record<JobState, string>> = { retry_wait: "waiting to retry", queued: "waiting in the queue", claimed: "claimed, not yet started" };
+    const staff: Partial<Record<JobState, string>> = {
+      retry_wait: "waiting to retry",
+      queued: "waiting in the queue",
+      claimed: "claimed, not yet started",
+    };
     const tenant: Partial<Record<JobState, string>> = { retry_wait: "waiting to retry", queued: "waiting its turn", claimed: "starting" };
     return (this.tenant ? tenant : staff)[s] ?? s;
   }
@@ -469,7 +490,13 @@ function ordinal(n: number): string {
 
 /** "UpstreamTimeout" → "upstream timeouts"; an already spaced class is kept as it is. */
 export function humanizeError(cls: string, n: number): string {
-  const words = /\s/.test(cls) ? cls : cls.replace(/Error$/, " error").replace(/([a-z0-9])([A-Z])/g, "$1 $2").toLowerCase().trim();
+  const words = /\s/.test(cls)
+    ? cls
+    : cls
+        .replace(/Error$/, " error")
+        .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
+        .toLowerCase()
+        .trim();
   if (n === 1) return words;
   return /(s|x|ch|sh)$/.test(words) ? `${words}es` : `${words}s`;
 }

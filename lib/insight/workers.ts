@@ -70,7 +70,10 @@ export async function listWorkers(sql: Db, now = new Date()): Promise<WorkerRow[
      LIMIT 500`;
   const ids = workers.map((w) => w.id);
   // Two partial indexes, one for each side of the claim's predicate (a claim writes no entry into the paused one).
-  const held = ids.length === 0 ? [] : await sql<{ id: string; type: string; state: JobState; attempt: number; heartbeatAt: Date | null; leaseOwner: string }[]>`
+  const held =
+    ids.length === 0
+      ? []
+      : await sql<{ id: string; type: string; state: JobState; attempt: number; heartbeatAt: Date | null; leaseOwner: string }[]>`
     SELECT id, type, state, attempt, heartbeat_at, lease_owner FROM (
       SELECT id, type, state, attempt, heartbeat_at, lease_owner FROM jobs_live
        WHERE state IN ('claimed', 'running', 'cancelling') AND lease_owner = ANY(${ids}::text[])

@@ -64,7 +64,9 @@ describe("the integrity audit", () => {
     const r = await auditJobs(t.sql, [okId!, ...tampered]);
     const problems = (id: string) => r.mismatches.filter((m) => m.jobId === id).map((m) => m.problem);
     expect([...new Set(r.mismatches.map((m) => m.jobId))].sort()).toEqual([...tampered].sort());
-    expect(problems(reclaimed!)).toEqual([expect.stringMatching(/^row is retry_wait\/attempt 1\/3\/v3, the log replays to queued\/attempt 1\/3\/v3$/)]);
+    expect(problems(reclaimed!)).toEqual([
+      expect.stringMatching(/^row is retry_wait\/attempt 1\/3\/v3, the log replays to queued\/attempt 1\/3\/v3$/),
+    ]);
     expect(problems(retried!)).toEqual(["run 1: outcome succeeded, the log says failed"]);
     expect(problems(finished!)).toEqual([expect.stringMatching(/^v3: logged dead\/attempt 1\/v3, replayed succeeded\/attempt 1\/v3$/)]);
     expect(problems(cancelled!)).toEqual([expect.stringMatching(/^v3: logged paused\/attempt 1\/v3, replayed cancelling\/attempt 1\/v3$/)]);

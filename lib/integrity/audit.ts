@@ -34,8 +34,25 @@ export type AuditResult = {
   durationMs: number;
 };
 
-type EventRow = { jobId: string; event: JobEvent; fromState: JobState | null; toState: JobState; actorKind: ActorKind; attempt: number; stateVersion: number; payload: { maxAttempts?: number } | null };
-type JobRowLite = { id: string; state: JobState; attempt: number; maxAttempts: number; stateVersion: number; leaseOwner: string | null; finishedAt: Date | null };
+type EventRow = {
+  jobId: string;
+  event: JobEvent;
+  fromState: JobState | null;
+  toState: JobState;
+  actorKind: ActorKind;
+  attempt: number;
+  stateVersion: number;
+  payload: { maxAttempts?: number } | null;
+};
+type JobRowLite = {
+  id: string;
+  state: JobState;
+  attempt: number;
+  maxAttempts: number;
+  stateVersion: number;
+  leaseOwner: string | null;
+  finishedAt: Date | null;
+};
 type RunRow = { jobId: string; attempt: number; startedAt: Date | null; finishedAt: Date | null; outcome: RunOutcome | null };
 
 /** Check one job given everything stored about it. Pure: the chaos harness and the tests call it too. */
@@ -63,7 +80,9 @@ export function checkJob(job: JobRowLite, events: readonly EventRow[], runs: rea
     }
     const n = s.next;
     if (n.state !== e.toState || n.attempt !== e.attempt || n.stateVersion !== e.stateVersion) {
-      problems.push(`v${e.stateVersion}: logged ${e.toState}/attempt ${e.attempt}/v${e.stateVersion}, replayed ${n.state}/attempt ${n.attempt}/v${n.stateVersion}`);
+      problems.push(
+        `v${e.stateVersion}: logged ${e.toState}/attempt ${e.attempt}/v${e.stateVersion}, replayed ${n.state}/attempt ${n.attempt}/v${n.stateVersion}`,
+      );
       return problems;
     }
     if (s.opensRun) expected.set(n.attempt, { started: false, outcome: null, closings: 0 });
@@ -95,11 +114,13 @@ export function checkJob(job: JobRowLite, events: readonly EventRow[], runs: rea
       continue;
     }
     if (run.outcome !== want.outcome) problems.push(`run ${attempt}: outcome ${run.outcome ?? "open"}, the log says ${want.outcome ?? "open"}`);
-    if ((run.startedAt !== null) !== want.started) problems.push(`run ${attempt}: started_at ${run.startedAt ? "set" : "empty"}, the log says ${want.started ? "started" : "not started"}`);
+    if ((run.startedAt !== null) !== want.started)
+      problems.push(`run ${attempt}: started_at ${run.startedAt ? "set" : "empty"}, the log says ${want.started ? "started" : "not started"}`);
   }
   const openRuns = runs.filter((r) => r.outcome === null).map((r) => r.attempt);
   const shouldBeOpen = isLeased(job.state) ? [job.attempt] : [];
-  if (openRuns.join() !== shouldBeOpen.join()) problems.push(`open runs [${openRuns.join(", ")}], expected [${shouldBeOpen.join(", ")}] for a ${job.state} job`);
+  if (openRuns.join() !== shouldBeOpen.join())
+    problems.push(`open runs [${openRuns.join(", ")}], expected [${shouldBeOpen.join(", ")}] for a ${job.state} job`);
   return problems;
 }
 
@@ -116,7 +137,9 @@ export async function auditJobs(sql: Db, ids: readonly string[]): Promise<{ mism
       sql<EventRow[]>`
         SELECT job_id, event, from_state, to_state, actor_kind, attempt, state_version, CASE WHEN event = 'submit' THEN payload END AS payload
           FROM job_events WHERE job_id = ANY(${batch}::uuid[]) ORDER BY job_id, state_version`,
-      sql<RunRow[]>`SELECT job_id, attempt, started_at, finished_at, outcome FROM job_runs WHERE job_id = ANY(${batch}::uuid[]) ORDER BY job_id, attempt`,
+      sql<
+        RunRow[]
+      >`SELECT job_id, attempt, started_at, finished_at, outcome FROM job_runs WHERE job_id = ANY(${batch}::uuid[]) ORDER BY job_id, attempt`,
     ]);
     const evBy = group(evs);
     const runBy = group(runs);
@@ -125,10 +148,16 @@ export async function auditJobs(sql: Db, ids: readonly string[]): Promise<{ mism
     for (const [id, same] of rowBy) {
       jobs++;
       // A live row beside a finished last transition: the `jobs` view shows the job twice.
-      if (same.length > 1) mismatches.push({ jobId: id, problem: `${same.length} rows: ${same.map((r) => r.state).join(" and ")} (a live row and a finished history)` });
+      if (same.length > 1)
+        mismatches.push({ jobId: id, problem: `${same.length} rows: ${same.map((r) => r.state).join(" and ")} (a live row and a finished history)` });
       for (const problem of checkJob(same[0]!, evBy.get(id) ?? [], runBy.get(id) ?? [])) mismatches.push({ jobId: id, problem });
     }
-    for (const id of batch) if (!rowBy.has(id) && evBy.has(id)) mismatches.push({ jobId: id, problem: "transitions exist but the job row is missing (no live row, and the last transition did not finish it)" });
+    for (const id of batch)
+      if (!rowBy.has(id) && evBy.has(id))
+        mismatches.push({
+          jobId: id,
+          problem: "transitions exist but the job row is missing (no live row, and the last transition did not finish it)",
+        });
   }
   return { mismatches, events, jobs };
 }
@@ -156,8 +185,18 @@ export async function auditWindow(sql: Db, from: Date, to: Date): Promise<AuditR
     SELECT job_id FROM job_log WHERE at >= ${from} AND at < ${to}
     UNION
     SELECT job_id FROM job_attempts WHERE finished_at >= ${from} AND finished_at < ${to}`;
-  const r = await auditJobs(sql, ids.map((x) => x.jobId));
-  return { windowFrom: from, windowTo: to, jobsChecked: r.jobs, eventsReplayed: r.events, mismatches: r.mismatches, durationMs: Math.round(performance.now() - started) };
+  const r = await auditJobs(
+    sql,
+    ids.map((x) => x.jobId),
+  );
+  return {
+    windowFrom: from,
+    windowTo: to,
+    jobsChecked: r.jobs,
+    eventsReplayed: r.events,
+    mismatches: r.mismatches,
+    durationMs: Math.round(performance.now() - started),
+  };
 }
 
 export type StoredAudit = {

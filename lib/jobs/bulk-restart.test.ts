@@ -27,7 +27,14 @@ async function waitFor(what: string, ok: () => Promise<boolean>, ms = 30_000) {
   }
 }
 
-const AUDIT: BulkAudit = { userId: null, actor: "ops@example.test", role: "operator", tenantId: null, action: "bulk.cancel", description: "restart test" };
+const AUDIT: BulkAudit = {
+  userId: null,
+  actor: "ops@example.test",
+  role: "operator",
+  tenantId: null,
+  action: "bulk.cancel",
+  description: "restart test",
+};
 
 describe("a bulk operation on the engine", () => {
   it("survives SIGKILL of the worker running it: another resumes, every item applied or refused exactly once", async () => {
@@ -35,7 +42,15 @@ describe("a bulk operation on the engine", () => {
     const N = 300;
     const jobs = [];
     for (let i = 0; i < N; i++) {
-      jobs.push((await enqueue(t.sql, { tenantId: i % 2 ? "acme" : "globex", queue, type: "report.generate", params: { report: "daily_usage", period: "2026-11" } }, api)).job);
+      jobs.push(
+        (
+          await enqueue(
+            t.sql,
+            { tenantId: i % 2 ? "acme" : "globex", queue, type: "report.generate", params: { report: "daily_usage", period: "2026-11" } },
+            api,
+          )
+        ).job,
+      );
     }
     const preview = await previewBulk(t.sql, { selection: { ids: jobs.map((j) => j.id) }, event: "cancel", actor: operator });
     expect(preview.willApply).toBe(N);
@@ -52,18 +67,28 @@ describe("a bulk operation on the engine", () => {
     await lock`SELECT 1 FROM jobs_live WHERE id = ${held.id} FOR UPDATE`;
 
     // As the web process does it, with the console's role.
-    const { operationId, jobId } = await startBulk(webSql, { frozen: preview.frozen, event: "cancel", actor: operator, description: "restart test", audit: AUDIT });
+    const { operationId, jobId } = await startBulk(webSql, {
+      frozen: preview.frozen,
+      event: "cancel",
+      actor: operator,
+      description: "restart test",
+      audit: AUDIT,
+    });
     const a = spawn(process.execPath, ["--import", "tsx", "scripts/worker.ts", "--id", "bulk-a", "--queues", "jobscope", "--concurrency", "2"], {
       env: { ...process.env, DATABASE_URL: t.roleUrl("worker") },
       stdio: ["ignore", "ignore", "inherit"],
     });
     children.push(a);
     const aExited = new Promise((r) => a.once("exit", r));
-    await waitFor("the worker to block on the held row", async () => {
-      const [r] = await t.sql<{ n: number }[]>`
+    await waitFor(
+      "the worker to block on the held row",
+      async () => {
+        const [r] = await t.sql<{ n: number }[]>`
         SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND application_name = 'jobscope-worker'`;
-      return (r?.n ?? 0) > 0;
-    }, 60_000);
+        return (r?.n ?? 0) > 0;
+      },
+      60_000,
+    );
     // The process dies (and, as the kernel would, its connections close); then the row is free again.
     a.kill("SIGKILL");
     await aExited;
@@ -85,7 +110,15 @@ describe("a bulk operation on the engine", () => {
     // (It reclaims the two jobs taken behind the dry run's back too: their fake worker never heart-beats.)
     expect((await supervisor.tick()).reclaimed).toBeGreaterThanOrEqual(1);
     expect((await getJob(t.sql, jobId!)).state).toBe("queued");
-    const b = createWorker({ sql: workerSql, id: "bulk-b", queues: ["jobscope"], concurrency: 2, handlers: {}, log: silentLogger, pollIntervalMs: 100 });
+    const b = createWorker({
+      sql: workerSql,
+      id: "bulk-b",
+      queues: ["jobscope"],
+      concurrency: 2,
+      handlers: {},
+      log: silentLogger,
+      pollIntervalMs: 100,
+    });
     void b.start();
     try {
       await waitFor("the operation to finish", async () => (await getBulkProgress(t.sql, operationId))?.status !== "running");
@@ -97,7 +130,9 @@ describe("a bulk operation on the engine", () => {
     expect(p).toMatchObject({ status: "done", total: N, done: N, applied: N - 5 });
     expect(p.refused).toEqual([expect.objectContaining({ kind: "conflict", count: 5 })]);
     expect(await getJob(t.sql, jobId!)).toMatchObject({ state: "succeeded", attempt: 2 });
-    const [runs] = await t.sql<{ outcomes: string[] }[]>`SELECT array_agg(outcome::text ORDER BY attempt) AS outcomes FROM job_runs WHERE job_id = ${jobId!}`;
+    const [runs] = await t.sql<
+      { outcomes: string[] }[]
+    >`SELECT array_agg(outcome::text ORDER BY attempt) AS outcomes FROM job_runs WHERE job_id = ${jobId!}`;
     expect(runs?.outcomes).toEqual(["lease_expired", "succeeded"]);
 
     // Exactly once, per item: an applied item is one cancel by the operator, a refused one none.

@@ -19,8 +19,12 @@ async function onQueue(queue: string): Promise<JobRow> {
 async function failOnce(job: JobRow): Promise<JobRow> {
   const running = await runJob(t.sql, job);
   const r = await transition(t.sql, {
-    jobId: job.id, event: "fail", actor: worker(), attempt: running.attempt,
-    error: { class: "UpstreamTimeout", message: "slow" }, retryAt: new Date(Date.now() + 3_600_000),
+    jobId: job.id,
+    event: "fail",
+    actor: worker(),
+    attempt: running.attempt,
+    error: { class: "UpstreamTimeout", message: "slow" },
+    retryAt: new Date(Date.now() + 3_600_000),
   });
   if (!r.ok) throw new Error(r.reason);
   return r.job;
@@ -56,7 +60,10 @@ describe("previewBulk", () => {
     const cancel = await previewBulk(t.sql, { selection: { ids: [...ids, randomUUID()] }, event: "cancel", actor: operator });
     expect(cancel).toMatchObject({ total: 5, willApply: 3, capped: false });
     expect(cancel.willSkip).toEqual(
-      expect.arrayContaining([{ reason: "already cancelled", count: 1 }, { reason: "no such job", count: 1 }]),
+      expect.arrayContaining([
+        { reason: "already cancelled", count: 1 },
+        { reason: "no such job", count: 1 },
+      ]),
     );
     expect(cancel.frozen).toEqual(
       expect.arrayContaining([
@@ -74,7 +81,11 @@ describe("previewBulk", () => {
     ]);
 
     // The state tab is part of the filter.
-    const onlyQueued = await previewBulk(t.sql, { selection: { filter: parseJobFilters({ queue, state: "queued" }) }, event: "cancel", actor: operator });
+    const onlyQueued = await previewBulk(t.sql, {
+      selection: { filter: parseJobFilters({ queue, state: "queued" }) },
+      event: "cancel",
+      actor: operator,
+    });
     expect(onlyQueued).toMatchObject({ total: 2, willApply: 2 });
   });
 
@@ -82,7 +93,13 @@ describe("previewBulk", () => {
     const queue = `bulk-${randomUUID().slice(0, 8)}`;
     const die = async (job: JobRow) => {
       const running = await runJob(t.sql, job);
-      const r = await transition(t.sql, { jobId: job.id, event: "abandon", actor: worker(), attempt: running.attempt, error: { class: "Boom", message: "x" } });
+      const r = await transition(t.sql, {
+        jobId: job.id,
+        event: "abandon",
+        actor: worker(),
+        attempt: running.attempt,
+        error: { class: "Boom", message: "x" },
+      });
       if (!r.ok) throw new Error(r.reason);
       return r.job;
     };
@@ -113,7 +130,12 @@ describe("startBulk", () => {
     // After the dry run, a worker takes `a`: cancelling it now would mean cancelling running work.
     await runJob(t.sql, a);
 
-    const { operationId, jobId } = await startBulk(t.sql, { frozen: preview.frozen, event: "cancel", actor: operator, description: "3 selected jobs" });
+    const { operationId, jobId } = await startBulk(t.sql, {
+      frozen: preview.frozen,
+      event: "cancel",
+      actor: operator,
+      description: "3 selected jobs",
+    });
     // Nothing runs in this process: the operation is a built-in job, queued for a worker.
     expect(await getBulkProgress(t.sql, operationId)).toMatchObject({ status: "running", done: 0 });
     const bulkJob = await getJob(t.sql, jobId!);

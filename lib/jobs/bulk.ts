@@ -15,11 +15,7 @@ import { ROLES } from "../auth/permissions";
 import { enqueue } from "./enqueue";
 import { BUILTIN_TENANT } from "./job-types";
 
-type OperatorEvent<T> = T extends { from: JobState; event: infer E; actors: readonly (infer A)[] }
-  ? "operator" extends A
-    ? E
-    : never
-  : never;
+type OperatorEvent<T> = T extends { from: JobState; event: infer E; actors: readonly (infer A)[] } ? ("operator" extends A ? E : never) : never;
 
 /** An event an operator may apply to an existing job, read from the transition table. */
 export type BulkEvent = OperatorEvent<(typeof TRANSITIONS)[number]>;
@@ -201,10 +197,7 @@ type Operation = { event: BulkEvent; actorKind: Actor["kind"]; actorId: string; 
 /** An error that a later attempt may not meet: the database went away, or a lock or serialisation conflict. */
 export function isTransientDbError(e: unknown): boolean {
   const code = typeof e === "object" && e !== null && "code" in e ? String((e as { code: unknown }).code) : "";
-  return (
-    /^(CONNECTION_|CONNECT_TIMEOUT|ECONN|EPIPE|ETIMEDOUT|EHOSTUNREACH|ENOTFOUND)/.test(code) ||
-    /^(08|53|57P0[1-3]|40001|40P01)/.test(code)
-  );
+  return /^(CONNECTION_|CONNECT_TIMEOUT|ECONN|EPIPE|ETIMEDOUT|EHOSTUNREACH|ENOTFOUND)/.test(code) || /^(08|53|57P0[1-3]|40001|40P01)/.test(code);
 }
 
 /**
@@ -265,7 +258,13 @@ async function settleOne(sql: Sql, operationId: string, item: Item, event: BulkE
       if (!mine) return false;
       // A replay with edited params carries them on its transition: the job_log row keeps them, and the live row runs with them.
       const payload = item.params === null || item.params === undefined ? undefined : { params: item.params };
-      const r = await transition(tx, { jobId: item.jobId, event, actor, expected: { state: item.expectedState, version: item.expectedVersion }, payload });
+      const r = await transition(tx, {
+        jobId: item.jobId,
+        event,
+        actor,
+        expected: { state: item.expectedState, version: item.expectedVersion },
+        payload,
+      });
       const result = r.ok ? { outcome: "applied" as const, reason: null } : { outcome: r.kind, reason: r.reason.slice(0, 2000) };
       await tx`UPDATE bulk_operation_items SET outcome = ${result.outcome}, reason = ${result.reason}
                 WHERE operation_id = ${operationId} AND job_id = ${item.jobId}`;

@@ -11,7 +11,11 @@ async function queueOf(n: number) {
   const queue = `claim-${Math.random().toString(36).slice(2, 8)}`;
   const ids: string[] = [];
   for (let i = 0; i < n; i++) {
-    const { job } = await enqueue(t.sql, { tenantId: "acme", type: "report.generate", params: { report: "daily_usage", period: "2026-11" }, queue, priority: i }, api);
+    const { job } = await enqueue(
+      t.sql,
+      { tenantId: "acme", type: "report.generate", params: { report: "daily_usage", period: "2026-11" }, queue, priority: i },
+      api,
+    );
     ids.push(job.id);
   }
   return { queue, ids };
@@ -40,7 +44,13 @@ describe("claim and start in one statement", () => {
     expect(prefetched!.startedAt).toBeNull();
     for (const id of ids) expect(await auditJob(t.sql, id)).toEqual([]);
     // The running job finishes like any other; the claimed one still needs its own start.
-    const fin = await transition(t.sql, { jobId: ids[0]!, event: "finish", actor: { kind: "worker", id: "w-1" }, attempt: 1, expected: { state: "running", version: 2 } });
+    const fin = await transition(t.sql, {
+      jobId: ids[0]!,
+      event: "finish",
+      actor: { kind: "worker", id: "w-1" },
+      attempt: 1,
+      expected: { state: "running", version: 2 },
+    });
     expect(fin.ok && fin.job.state).toBe("succeeded");
     const early = await transition(t.sql, { jobId: ids[2]!, event: "finish", actor: { kind: "worker", id: "w-1" }, attempt: 1 });
     expect(early.ok).toBe(false);

@@ -123,6 +123,10 @@ export function claimValues(opts: ClaimOptions): Record<string, unknown> {
  */
 export async function claim(client: Db, opts: ClaimOptions): Promise<ClaimedJob[]> {
   if (opts.limit < 1 || opts.queues.length === 0) return [];
-  const statement = prepared<ClaimedJob>(client, "jobscope_claim", () => sql`WITH ${markCte}, ${claimCtes()} SELECT ${CLAIMED_COLUMNS} FROM claimed ORDER BY priority, id`);
+  const statement = prepared<ClaimedJob>(
+    client,
+    "jobscope_claim",
+    () => sql`WITH ${markCte}, ${claimCtes()} SELECT ${CLAIMED_COLUMNS} FROM claimed ORDER BY priority, id`,
+  );
   return statement(claimValues(opts));
 }

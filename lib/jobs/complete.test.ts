@@ -62,5 +62,4 @@ describe("the batched worker write path", () => {
     expect(await rejectionsOf(t.sql, lost.id)).toHaveLength(1);
     for (const j of [won, lost, stale]) expect(await auditJob(t.sql, j.id)).toEqual([]);
   });
-
 });

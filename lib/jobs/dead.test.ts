@@ -47,7 +47,9 @@ describe("dead jobs", () => {
     await ok(transition(t.sql, { jobId: replayed.id, event: "replay", actor: operator }));
     // Failed once and waiting for its retry: not dead.
     const waiting = await runJob(t.sql, await newJob(t.sql));
-    await ok(transition(t.sql, { jobId: waiting.id, event: "fail", actor: worker(), attempt: 1, error: TIMEOUT, retryAt: new Date(Date.now() + 3_600_000) }));
+    await ok(
+      transition(t.sql, { jobId: waiting.id, event: "fail", actor: worker(), attempt: 1, error: TIMEOUT, retryAt: new Date(Date.now() + 3_600_000) }),
+    );
   });
 
   it("groups by type and the class of the run that killed the job, newest group first", async () => {
@@ -102,20 +104,31 @@ describe("dead jobs", () => {
 
   it("freezes a group's ids up to a cap, within the same scope as its count", async () => {
     const g = { type: REPORT, errorClass: "OutOfMemoryError" };
-    expect(await listDeadGroupIds(t.sql, { ...g, cap: 10 })).toEqual({ ids: [...made.oom, ...made.globex].reverse().map((j) => j.id), capped: false });
+    expect(await listDeadGroupIds(t.sql, { ...g, cap: 10 })).toEqual({
+      ids: [...made.oom, ...made.globex].reverse().map((j) => j.id),
+      capped: false,
+    });
     expect((await listDeadGroupIds(t.sql, { ...g, cap: 2 })).capped).toBe(true);
-    expect(await listDeadGroupIds(t.sql, { ...g, tenant: "acme", cap: 10 })).toEqual({ ids: [...made.oom].reverse().map((j) => j.id), capped: false });
+    expect(await listDeadGroupIds(t.sql, { ...g, tenant: "acme", cap: 10 })).toEqual({
+      ids: [...made.oom].reverse().map((j) => j.id),
+      capped: false,
+    });
   });
 
   it("counts a job replayed and dead again once, in the group of its last death, at its last death", async () => {
     const twice = await killJob({ tenantId: "globex", error: TIMEOUT });
     await ok(transition(t.sql, { jobId: twice.id, event: "replay", actor: operator }));
-    const again = await ok(transition(t.sql, { jobId: twice.id, event: "abandon", actor: worker(), attempt: (await runJob(t.sql, twice)).attempt, error: OOM }));
+    const again = await ok(
+      transition(t.sql, { jobId: twice.id, event: "abandon", actor: worker(), attempt: (await runJob(t.sql, twice)).attempt, error: OOM }),
+    );
     const { groups } = await listDeadGroups(t.sql, { tenant: "globex" });
     expect(groups.map((g) => [key(g), g.count])).toEqual([[`${REPORT}/OutOfMemoryError`, 2]]);
     expect(groups[0]?.lastSeen).toEqual(again.finishedAt);
     const page = await listDeadJobs(t.sql, { type: REPORT, errorClass: "OutOfMemoryError", tenant: "globex" });
-    expect(page.jobs.map((j) => [j.id, j.attempt, j.stateVersion])).toEqual([[twice.id, 2, again.stateVersion], [made.globex[0]!.id, 1, made.globex[0]!.stateVersion]]);
+    expect(page.jobs.map((j) => [j.id, j.attempt, j.stateVersion])).toEqual([
+      [twice.id, 2, again.stateVersion],
+      [made.globex[0]!.id, 1, made.globex[0]!.stateVersion],
+    ]);
     expect((await listDeadGroupIds(t.sql, { type: REPORT, errorClass: "UpstreamTimeout", tenant: "globex", cap: 10 })).ids).toEqual([]);
   });
 

@@ -98,7 +98,13 @@ export async function listDeadGroups(sql: Db, s: DeadScope & { cap?: number } = 
      GROUP BY c.type, r.error_class
      ORDER BY last_seen DESC, c.type, r.error_class NULLS FIRST`;
   const groups = rows.map(({ type, errorClass, count, firstSeen, lastSeen, sampleMessage, queues }) => ({
-    type, errorClass, count, firstSeen, lastSeen, sampleMessage, queues,
+    type,
+    errorClass,
+    count,
+    firstSeen,
+    lastSeen,
+    sampleMessage,
+    queues,
   }));
   return { groups, capped: rows[0]?.capped ?? false };
 }
@@ -116,10 +122,7 @@ function inGroup(sql: Db, g: DeadGroupKey): Fragment[] {
  * walk over the dead jobs reads at most SCAN_BUDGET of them (lib/jobs/list-source.ts): a rare group
  * can give a short page, whose `next` continues from where the walk stopped.
  */
-export async function listDeadJobs(
-  sql: Db,
-  p: DeadGroupKey & DeadScope & { cursor?: string | null; limit?: number },
-): Promise<DeadJobPage> {
+export async function listDeadJobs(sql: Db, p: DeadGroupKey & DeadScope & { cursor?: string | null; limit?: number }): Promise<DeadJobPage> {
   const limit = Math.min(Math.max(Math.trunc(p.limit ?? 50), 1), DEAD_PAGE_MAX);
   const after = decodeCursor(p.cursor ?? undefined);
   const source = budgeted(sql, deadFinishes(sql, p, SCAN_BUDGET, after), sql`w.state, w.at DESC, w.id DESC`, inGroup(sql, p), limit + 1);
@@ -147,10 +150,7 @@ export async function listDeadJobs(
  * in scope, the ones the groups are counted over (so the group's count and its selection agree).
  * One statement, so the ids are one consistent snapshot.
  */
-export async function listDeadGroupIds(
-  sql: Db,
-  g: DeadGroupKey & DeadScope & { cap: number },
-): Promise<{ ids: string[]; capped: boolean }> {
+export async function listDeadGroupIds(sql: Db, g: DeadGroupKey & DeadScope & { cap: number }): Promise<{ ids: string[]; capped: boolean }> {
   const rows = await sql<{ id: string; ok: boolean }[]>`
     SELECT w.id, ${inGroup(sql, g).reduce((acc, x) => sql`${acc} AND ${x}`)} AS ok
       FROM (${deadFinishes(sql, g, Math.max(DEAD_GROUP_SCAN_CAP, g.cap + 1))}) w

@@ -96,7 +96,8 @@ describe("short ids (issue 14, item 4)", () => {
   it("a prefix is a range of ids; anything else is not", () => {
     expect(idPrefixRange("01a230b2")).toEqual({ lo: "01a230b2-0000-0000-0000-000000000000", hi: "01a230b2-ffff-ffff-ffff-ffffffffffff" });
     expect(idPrefixRange("01A230B2-601a")).toEqual({ lo: "01a230b2-601a-0000-0000-000000000000", hi: "01a230b2-601a-ffff-ffff-ffffffffffff" });
-    for (const bad of ["01a23", "01a230bz", "01a2-30b2", "demo-slow-export", "01a230b2-601a-71fa-b3d2-ebfbabd04ab8"]) expect(idPrefixRange(bad)).toBeNull();
+    for (const bad of ["01a23", "01a230bz", "01a2-30b2", "demo-slow-export", "01a230b2-601a-71fa-b3d2-ebfbabd04ab8"])
+      expect(idPrefixRange(bad)).toBeNull();
   });
 
   it("the lookup resolves a unique prefix to its job, and lists every match of a shared one", async () => {

@@ -6,7 +6,11 @@ import { api } from "./test-helpers";
 const db = setupTestDb({ max: 2 });
 const REPORT = { tenantId: "acme", type: "report.generate", params: { report: "daily_usage", period: "2026-11" } } as const;
 const count = async () => (await db.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM job_catalog`)[0]!.n;
-const refusal = (input: EnqueueInput, opts?: Parameters<typeof enqueue>[3]) => enqueue(db.sql, input, api, opts).then(() => null, (e: unknown) => e);
+const refusal = (input: EnqueueInput, opts?: Parameters<typeof enqueue>[3]) =>
+  enqueue(db.sql, input, api, opts).then(
+    () => null,
+    (e: unknown) => e,
+  );
 
 describe("enqueue refuses what PostgreSQL cannot store with a typed error naming the field, never a driver error", () => {
   it("a NUL or a lone surrogate in the tenant, type, queue, idempotency key, params or a params key", async () => {

@@ -30,7 +30,10 @@ export const EnqueueInput = z.strictObject({
   tenantId: z.string().min(1).max(100),
   type: z.string().min(1).max(200),
   params: z.unknown().default({}),
-  queue: z.string().regex(/^[a-z0-9_.-]{1,100}$/, "lowercase letters, digits, _ . - (at most 100)").optional(),
+  queue: z
+    .string()
+    .regex(/^[a-z0-9_.-]{1,100}$/, "lowercase letters, digits, _ . - (at most 100)")
+    .optional(),
   priority: z.int().min(0).max(9).default(0),
   maxAttempts: z.int().min(1).max(100).optional(),
   notBefore: z.coerce
@@ -63,11 +66,21 @@ export async function enqueue(client: Db, raw: EnqueueInput, actor: Actor, opts:
   // prototype made String() throw before enqueue could refuse it).
   const type = (raw as { type?: unknown } | null)?.type;
   const attributes = { "jobscope.job.type": typeof type === "string" ? type.slice(0, 200) : "", "jobscope.actor": actor.kind };
-  return withSpan("jobscope.enqueue", attributes, async (span) => {
-    const r = await submit(client, raw, actor, opts);
-    span.setAttributes({ "jobscope.job.id": r.job.id, "jobscope.job.queue": r.job.queue, "jobscope.tenant": r.job.tenantId, "jobscope.job.created": r.created });
-    return r;
-  }, { kind: SpanKind.PRODUCER });
+  return withSpan(
+    "jobscope.enqueue",
+    attributes,
+    async (span) => {
+      const r = await submit(client, raw, actor, opts);
+      span.setAttributes({
+        "jobscope.job.id": r.job.id,
+        "jobscope.job.queue": r.job.queue,
+        "jobscope.tenant": r.job.tenantId,
+        "jobscope.job.created": r.created,
+      });
+      return r;
+    },
+    { kind: SpanKind.PRODUCER },
+  );
 }
 
 async function submit(client: Db, raw: EnqueueInput, actor: Actor, opts: EnqueueOptions): Promise<{ job: JobRow; created: boolean }> {
@@ -78,7 +91,9 @@ async function submit(client: Db, raw: EnqueueInput, actor: Actor, opts: Enqueue
   const bad = findBadText(raw);
   if (bad) {
     const inParams = bad.path === "params" || bad.path.startsWith("params.");
-    throw new EnqueueError(inParams ? "invalid_params" : "invalid_input", `invalid job: ${bad.path} ${bad.problem}`, [{ path: bad.path, message: bad.problem }]);
+    throw new EnqueueError(inParams ? "invalid_params" : "invalid_input", `invalid job: ${bad.path} ${bad.problem}`, [
+      { path: bad.path, message: bad.problem },
+    ]);
   }
   const parsed = EnqueueInput.safeParse(raw);
   if (!parsed.success) throw new EnqueueError("invalid_input", "invalid job", issuesOf(parsed.error));
@@ -91,9 +106,11 @@ async function submit(client: Db, raw: EnqueueInput, actor: Actor, opts: Enqueue
   }
   const spec = JOB_TYPES[input.type];
   if (input.queue !== undefined && submitter !== "internal" && !queuesOf(input.type).includes(input.queue)) {
-    throw new EnqueueError("unknown_queue", `${input.type} jobs cannot be put in queue ${JSON.stringify(input.queue)}; its queues: ${queuesOf(input.type).join(", ")}`, [
-      { path: "queue", message: `not a queue of ${input.type}` },
-    ]);
+    throw new EnqueueError(
+      "unknown_queue",
+      `${input.type} jobs cannot be put in queue ${JSON.stringify(input.queue)}; its queues: ${queuesOf(input.type).join(", ")}`,
+      [{ path: "queue", message: `not a queue of ${input.type}` }],
+    );
   }
   const params = spec.params.safeParse(input.params);
   if (!params.success) throw new EnqueueError("invalid_params", `invalid params for ${input.type}`, issuesOf(params.error));
@@ -107,10 +124,21 @@ async function submit(client: Db, raw: EnqueueInput, actor: Actor, opts: Enqueue
   let rows: (JobRow & { notified: number })[];
   try {
     rows = await submitStatement(client)({
-      id, tenantId: input.tenantId, type: input.type, queue: input.queue ?? spec.queue, priority: input.priority,
-      maxAttempts: initial.maxAttempts, params: JSON.stringify(params.data), idempotencyKey: input.idempotencyKey ?? null,
-      actorKind: actor.kind, actorId: actor.id, at: opts.at ?? null, notBefore: input.notBefore ?? null,
-      state: initial.state, attempt: initial.attempt, version: initial.stateVersion,
+      id,
+      tenantId: input.tenantId,
+      type: input.type,
+      queue: input.queue ?? spec.queue,
+      priority: input.priority,
+      maxAttempts: initial.maxAttempts,
+      params: JSON.stringify(params.data),
+      idempotencyKey: input.idempotencyKey ?? null,
+      actorKind: actor.kind,
+      actorId: actor.id,
+      at: opts.at ?? null,
+      notBefore: input.notBefore ?? null,
+      state: initial.state,
+      attempt: initial.attempt,
+      version: initial.stateVersion,
       traceContext: traceContextParam(),
     });
   } catch (e) {

@@ -16,7 +16,14 @@ describe("orderOf: the order the jobs list pages in (and the pager names)", () =
 
 describe("readJobFilters: a link's filters that cannot be used are named, not dropped in silence", () => {
   it("names a value that does not parse, and an unknown parameter with the filter it probably meant", () => {
-    const { filters, problems } = readJobFilters({ state: "bogus", from: "notadate", createdTo: "notadate", sort: "sideways", limit: "5000", tenant: "acme" });
+    const { filters, problems } = readJobFilters({
+      state: "bogus",
+      from: "notadate",
+      createdTo: "notadate",
+      sort: "sideways",
+      limit: "5000",
+      tenant: "acme",
+    });
     expect(filters).toMatchObject({ state: undefined, createdTo: undefined, sort: "created", limit: 50, tenant: "acme" });
     expect(problems.map((p) => p.key).sort()).toEqual(["createdTo", "from", "limit", "sort", "state"]);
     const said = Object.fromEntries(problems.map((p) => [p.key, p.message]));
@@ -29,7 +36,9 @@ describe("readJobFilters: a link's filters that cannot be used are named, not dr
   it("says nothing about a good link, and says a range that ends before it starts (kept: nothing matches)", () => {
     expect(readJobFilters({ state: "dead", createdFrom: "2026-11-01T00:00:00Z", sort: "oldest" }).problems).toEqual([]);
     const r = readJobFilters({ createdFrom: "2026-11-02T00:00:00Z", createdTo: "2026-11-01T00:00:00Z" });
-    expect(r.problems).toEqual([{ key: "createdFrom", dropped: false, message: "createdFrom is not before createdTo: no job was created in that range" }]);
+    expect(r.problems).toEqual([
+      { key: "createdFrom", dropped: false, message: "createdFrom is not before createdTo: no job was created in that range" },
+    ]);
     expect(r.filters.createdFrom).toEqual(new Date("2026-11-02T00:00:00Z"));
   });
 

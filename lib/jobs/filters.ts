@@ -5,7 +5,15 @@ import { timeOutOfRange } from "../input";
 import { PARAMS_FILTER_MAX, parseParamsFilter } from "./params-filter";
 
 // PostgreSQL text cannot hold NUL: a value with one is malformed, and dropped like any other.
-const text = (max: number) => z.string().trim().min(1).max(max).regex(/^[^\u0000]*$/).optional().catch(undefined);
+const text = (max: number) =>
+  z
+    .string()
+    .trim()
+    .min(1)
+    .max(max)
+    .regex(/^[^\u0000]*$/)
+    .optional()
+    .catch(undefined);
 // A time PostgreSQL and the driver keep as written (lib/input.ts): year 0000 was a 500.
 const date = z.coerce
   .date()
@@ -103,10 +111,30 @@ type Search = URLSearchParams | Record<string, string | string[] | undefined>;
 
 /** Names people put in a jobs link for a filter that has another name here. */
 const ALIASES: Record<string, keyof JobFilters> = {
-  from: "createdFrom", since: "createdFrom", after_date: "createdFrom", to: "createdTo", until: "createdTo",
-  status: "state", tenantid: "tenant", tenant_id: "tenant", jobtype: "type", job_type: "type", kind: "type",
-  error: "errorClass", error_class: "errorClass", errorclass: "errorClass", id: "q", jobid: "q", job_id: "q",
-  search: "q", query: "q", key: "q", order: "sort", orderby: "sort", workerid: "worker", worker_id: "worker",
+  from: "createdFrom",
+  since: "createdFrom",
+  after_date: "createdFrom",
+  to: "createdTo",
+  until: "createdTo",
+  status: "state",
+  tenantid: "tenant",
+  tenant_id: "tenant",
+  jobtype: "type",
+  job_type: "type",
+  kind: "type",
+  error: "errorClass",
+  error_class: "errorClass",
+  errorclass: "errorClass",
+  id: "q",
+  jobid: "q",
+  job_id: "q",
+  search: "q",
+  query: "q",
+  key: "q",
+  order: "sort",
+  orderby: "sort",
+  workerid: "worker",
+  worker_id: "worker",
 };
 
 /** What a value each filter takes looks like, for the sentence that refuses one. */
@@ -150,7 +178,10 @@ export function readJobFilters(params: Search): { filters: JobFilters; problems:
     const ok = strict.safeParse(value).success && !((key === "after" || key === "before") && decodeCursor(value) === null);
     if (!ok) {
       const expected = EXPECTED[key as keyof JobFilters];
-      const what = key === "after" || key === "before" ? "the page cursor is not valid: showing the first page" : `${key} ${shown} was not applied${expected ? `: ${expected}` : ""}`;
+      const what =
+        key === "after" || key === "before"
+          ? "the page cursor is not valid: showing the first page"
+          : `${key} ${shown} was not applied${expected ? `: ${expected}` : ""}`;
       problems.push({ key, dropped: true, message: what });
     }
   }
@@ -158,10 +189,14 @@ export function readJobFilters(params: Search): { filters: JobFilters; problems:
   // A malformed cursor is no cursor: the first page, as the problem says.
   if (filters.after !== undefined && decodeCursor(filters.after) === null) filters.after = undefined;
   if (filters.before !== undefined && decodeCursor(filters.before) === null) filters.before = undefined;
-  for (const [from, to, what] of [["createdFrom", "createdTo", "created"], ["finishedFrom", "finishedTo", "finished"]] as const) {
+  for (const [from, to, what] of [
+    ["createdFrom", "createdTo", "created"],
+    ["finishedFrom", "finishedTo", "finished"],
+  ] as const) {
     const a = filters[from];
     const b = filters[to];
-    if (a && b && a.getTime() >= b.getTime()) problems.push({ key: from, dropped: false, message: `${from} is not before ${to}: no job was ${what} in that range` });
+    if (a && b && a.getTime() >= b.getTime())
+      problems.push({ key: from, dropped: false, message: `${from} is not before ${to}: no job was ${what} in that range` });
   }
   return { filters, problems };
 }

@@ -17,10 +17,13 @@ const jobs: JobRow[] = [];
 
 beforeAll(async () => {
   // 20,000 catalog rows besides the jobs looked up: a table the planner could be tempted to scan.
-  await inWritePath(t.sql, (tx) => tx`
+  await inWritePath(
+    t.sql,
+    (tx) => tx`
     INSERT INTO job_catalog (id, tenant_id, type, queue, priority, max_attempts, params, submitted_by_kind, submitted_by, created_at, not_before)
     SELECT ${tx.unsafe(uuidv7Expr("now() - interval '1 day'"))}, 'globex', 'report.generate', 'other', 0, 3, '{}'::jsonb, 'api', 'bulk', now(), now()
-      FROM generate_series(1, 20000)`);
+      FROM generate_series(1, 20000)`,
+  );
   for (let i = 0; i < 4; i++) jobs.push((await enqueue(t.sql, { tenantId: "acme", ...REPORT, idempotencyKey: `k-${i}` }, api)).job);
   await t.sql`ANALYZE job_catalog`;
 });
@@ -34,11 +37,17 @@ describe("what people paste into the lookup", () => {
   const id = "01a230b2-601a-71fa-b3d2-ebfbabd04ab8";
 
   it("reads a full id, in any case, with or without dashes or braces", () => {
-    for (const s of [id, id.toUpperCase(), ` ${id} `, `{${id}}`, `urn:uuid:${id}`, id.replace(/-/g, "")]) expect(idQueryOf(s)).toEqual({ kind: "id", id });
+    for (const s of [id, id.toUpperCase(), ` ${id} `, `{${id}}`, `urn:uuid:${id}`, id.replace(/-/g, "")])
+      expect(idQueryOf(s)).toEqual({ kind: "id", id });
   });
 
   it("reads the job id out of a pasted link: its page, an API path, a list link", () => {
-    for (const s of [`http://127.0.0.1:3000/jobs/${id}`, `https://jobs.example/jobs/${id}?tab=runs#events`, `/jobs/${id}`, `https://x.example/api/v1/jobs/${id}/cancel`]) {
+    for (const s of [
+      `http://127.0.0.1:3000/jobs/${id}`,
+      `https://jobs.example/jobs/${id}?tab=runs#events`,
+      `/jobs/${id}`,
+      `https://x.example/api/v1/jobs/${id}/cancel`,
+    ]) {
       expect(idQueryOf(s)).toEqual({ kind: "id", id });
     }
     expect(idQueryOf(`http://127.0.0.1:3000/jobs?q=${id.slice(-8)}`)).toMatchObject({ kind: "piece", hex: id.slice(-8) });
@@ -102,8 +111,10 @@ describe("finding a job by a piece of its id", () => {
         const key = [...q.suffix.slice(-12)].reverse().join("");
         const [lo, hi] = [parseInt(key.padEnd(12, "0"), 16), parseInt(key.padEnd(12, "f"), 16)];
         const inner = JSON.stringify(
-          (await t.sql`EXPLAIN (FORMAT JSON) SELECT c.id FROM job_catalog c
-             WHERE (('x' || reverse(right(c.id::text, 12)))::bit(48)::bigint) BETWEEN ${lo} AND ${hi} AND right(c.id::text, ${q.suffix.length}) = ${q.suffix} LIMIT 200`)[0],
+          (
+            await t.sql`EXPLAIN (FORMAT JSON) SELECT c.id FROM job_catalog c
+             WHERE (('x' || reverse(right(c.id::text, 12)))::bit(48)::bigint) BETWEEN ${lo} AND ${hi} AND right(c.id::text, ${q.suffix.length}) = ${q.suffix} LIMIT 200`
+          )[0],
         );
         expect(inner).toContain("job_catalog_id_suffix_idx");
       }

@@ -17,7 +17,9 @@ const SUFFIX_KEY = 12;
 export function idPieceIds(sql: Db, piece: IdPiece, limit = ID_PIECE_MATCHES): Fragment {
   const parts: Fragment[] = [];
   if (piece.prefix) {
-    parts.push(sql`(SELECT c.id FROM job_catalog c WHERE c.id BETWEEN ${piece.prefix.lo}::uuid AND ${piece.prefix.hi}::uuid ORDER BY c.id DESC LIMIT ${num(sql, limit)})`);
+    parts.push(
+      sql`(SELECT c.id FROM job_catalog c WHERE c.id BETWEEN ${piece.prefix.lo}::uuid AND ${piece.prefix.hi}::uuid ORDER BY c.id DESC LIMIT ${num(sql, limit)})`,
+    );
   }
   if (piece.suffix) {
     // The end's last 12 digits (fewer for a short piece) reversed are the key's leading digits: a range of keys.
@@ -33,5 +35,8 @@ export function idPieceIds(sql: Db, piece: IdPiece, limit = ID_PIECE_MATCHES): F
 /** Which end of `id` matched `piece` ("start", "end", or both when it is both): what the list marks. */
 export function matchedEnds(id: string, piece: IdPiece): ("start" | "end")[] {
   const hex = id.replace(/-/g, "");
-  return [...(piece.prefix && hex.startsWith(piece.hex) ? (["start"] as const) : []), ...(piece.suffix && hex.endsWith(piece.hex) ? (["end"] as const) : [])];
+  return [
+    ...(piece.prefix && hex.startsWith(piece.hex) ? (["start"] as const) : []),
+    ...(piece.suffix && hex.endsWith(piece.hex) ? (["end"] as const) : []),
+  ];
 }

@@ -37,7 +37,9 @@ describe("job types declare who may submit them (issue 16: a tenant could submit
     expect(Object.keys(types.JOB_TYPES)).not.toContain("poison.crash");
     const { enqueue, EnqueueError } = await import("./enqueue");
     // The type is refused before any database work: no connection is needed to prove it.
-    const err = await enqueue(null as never, { tenantId: "acme", type: "poison.crash", params: {} }, { kind: "operator", id: "t" }).catch((e: unknown) => e);
+    const err = await enqueue(null as never, { tenantId: "acme", type: "poison.crash", params: {} }, { kind: "operator", id: "t" }).catch(
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(EnqueueError);
     expect((err as InstanceType<typeof EnqueueError>).code).toBe("unknown_type");
   });

@@ -124,9 +124,9 @@ export const isDemo = (env = process.env) => env.JOBSCOPE_DEMO === "1";
  * types too (the demo's code is compiled everywhere); at run time they are
  * present only in the demo, and every lookup goes through `isJobType` first.
  */
-export const JOB_TYPES = (isDemo() ? { ...PRODUCT_TYPES, ...SYSTEM_TYPES, ...DEMO_TYPES } : { ...PRODUCT_TYPES, ...SYSTEM_TYPES }) as typeof PRODUCT_TYPES &
-  typeof SYSTEM_TYPES &
-  typeof DEMO_TYPES;
+export const JOB_TYPES = (
+  isDemo() ? { ...PRODUCT_TYPES, ...SYSTEM_TYPES, ...DEMO_TYPES } : { ...PRODUCT_TYPES, ...SYSTEM_TYPES }
+) as typeof PRODUCT_TYPES & typeof SYSTEM_TYPES & typeof DEMO_TYPES;
 
 export type JobType = keyof typeof JOB_TYPES;
 export type JobParams<T extends JobType> = z.output<(typeof JOB_TYPES)[T]["params"]>;
@@ -168,7 +168,8 @@ export const declaredQueues = (): string[] => [...new Set(Object.values(JOB_TYPE
 export const isSystemQueue = (queue: string) => queue === BULK_QUEUE || queue.startsWith(`${BULK_QUEUE}.`);
 
 /** The types `submitter` may submit (the API's OpenAPI document lists these). */
-export const typesFor = (submitter: Submitter) => Object.entries(JOB_TYPES).filter(([, spec]) => (spec.submitters as readonly Submitter[]).includes(submitter));
+export const typesFor = (submitter: Submitter) =>
+  Object.entries(JOB_TYPES).filter(([, spec]) => (spec.submitters as readonly Submitter[]).includes(submitter));
 
 /** The types a reader may pick in a filter or an alert: a tenant's are those it may submit, never Jobscope's own or the demo's internals. */
 export const typesSeenBy = (tenant: boolean): string[] => (tenant ? typesFor("tenant_api").map(([t]) => t) : Object.keys(JOB_TYPES));

@@ -120,7 +120,8 @@ const poisonSince = (sql: Db) => sql`now() - ${sql.unsafe(`interval '${POISON_LO
  */
 function attemptPreds(sql: Db, f: F, id: Fragment, skip: { errorClass?: boolean; worker?: boolean; poison?: boolean } = {}): Fragment[] {
   const parts: Fragment[] = [];
-  if (f.errorClass && !skip.errorClass) parts.push(sql`EXISTS (SELECT 1 FROM job_attempts ae WHERE ae.job_id = ${id} AND ae.error_class = ${f.errorClass})`);
+  if (f.errorClass && !skip.errorClass)
+    parts.push(sql`EXISTS (SELECT 1 FROM job_attempts ae WHERE ae.job_id = ${id} AND ae.error_class = ${f.errorClass})`);
   if (f.worker && !skip.worker) {
     parts.push(sql`(EXISTS (SELECT 1 FROM job_attempts aw WHERE aw.job_id = ${id} AND aw.worker_id = ${f.worker} AND aw.outcome <> 'succeeded')
                     OR EXISTS (SELECT 1 FROM jobs_live lw WHERE lw.id = ${id} AND lw.lease_owner = ${f.worker}))`);
@@ -210,7 +211,11 @@ function fromLive(sql: Db, f: F, state: JobState, k: Keyset, limit: number): Fra
      WHERE ${liveState(sql, state)} ${and(sql, catalogPreds(sql, f, "l", ["tenant", "created"]))} ${beyond(sql, k, sql`l.created_at`, sql`l.id`)}
      ORDER BY l.state ${k.asc ? sql`DESC` : sql`ASC`}, l.created_at ${dir(sql, k, true)}, l.id ${dir(sql, k, true)}
      LIMIT ${num(sql, SCAN_BUDGET)}`;
-  const checks = [...catalogPreds(sql, f, "w", ["type", "queue"]), ...catalogProbe(sql, f, sql`w.id`, ["params"]), ...attemptPreds(sql, f, sql`w.id`)];
+  const checks = [
+    ...catalogPreds(sql, f, "w", ["type", "queue"]),
+    ...catalogProbe(sql, f, sql`w.id`, ["params"]),
+    ...attemptPreds(sql, f, sql`w.id`),
+  ];
   const order = sql`w.state ${k.asc ? sql`DESC` : sql`ASC`}, w.at ${dir(sql, k, true)}, w.id ${dir(sql, k, true)}`;
   return budgeted(sql, walk, order, checks, limit);
 }

@@ -42,7 +42,9 @@ async function oracle(f: JobFilters): Promise<string[]> {
   if (order === "finished") parts.push(sql`j.finished_at IS NOT NULL`);
   if (f.errorClass) parts.push(sql`EXISTS (SELECT 1 FROM job_runs r WHERE r.job_id = j.id AND r.error_class = ${f.errorClass})`);
   if (f.worker) {
-    parts.push(sql`(j.lease_owner = ${f.worker} OR EXISTS (SELECT 1 FROM job_runs r WHERE r.job_id = j.id AND r.worker_id = ${f.worker} AND r.outcome <> 'succeeded'))`);
+    parts.push(
+      sql`(j.lease_owner = ${f.worker} OR EXISTS (SELECT 1 FROM job_runs r WHERE r.job_id = j.id AND r.worker_id = ${f.worker} AND r.outcome <> 'succeeded'))`,
+    );
   }
   if (f.q) parts.push(sql`(j.id::text = ${f.q.toLowerCase()} OR j.idempotency_key = ${f.q})`);
   const where = parts.reduce((acc, p) => sql`${acc} AND ${p}`);
@@ -67,7 +69,12 @@ async function pageThrough(f: JobFilters) {
     back.unshift(page.jobs.map((j) => j.id));
     if (++reads > 1000) throw new Error("more than 500 pages back");
   }
-  return { forward: forward.flat(), back: back.flat(), pages: forward.length, shortPages: forward.slice(0, -1).filter((p) => p.length < f.limit).length };
+  return {
+    forward: forward.flat(),
+    back: back.flat(),
+    pages: forward.length,
+    shortPages: forward.slice(0, -1).filter((p) => p.length < f.limit).length,
+  };
 }
 
 const CASES: F[] = [
@@ -137,7 +144,13 @@ describe("countByState on the storage, against the jobs view", () => {
     return new Map(rows.map((r) => [r.state, r.n]));
   };
 
-  for (const c of [{}, { tenant: "acme" }, { type: "media.render" }, { tenant: "globex", type: "export.tenant_data" }, { errorClass: "RateLimited" }] as F[]) {
+  for (const c of [
+    {},
+    { tenant: "acme" },
+    { type: "media.render" },
+    { tenant: "globex", type: "export.tenant_data" },
+    { errorClass: "RateLimited" },
+  ] as F[]) {
     it(`counts ${JSON.stringify(c)}: exact up to the cap, "cap+" above`, async () => {
       const f = parseJobFilters(c);
       const want = await byState(f);
@@ -150,7 +163,8 @@ describe("countByState on the storage, against the jobs view", () => {
       const full = await countByState(t.sql, f, COUNT_CAP);
       if (Object.keys(c).length <= 1 && !c.errorClass && !c.type) {
         // Per state: a state above the cap says so, the others are exact.
-        for (const s of STATES) expect(full[s]).toEqual((want.get(s) ?? 0) > COUNT_CAP ? { n: COUNT_CAP, capped: true } : { n: want.get(s) ?? 0, capped: false });
+        for (const s of STATES)
+          expect(full[s]).toEqual((want.get(s) ?? 0) > COUNT_CAP ? { n: COUNT_CAP, capped: true } : { n: want.get(s) ?? 0, capped: false });
       }
     });
   }

@@ -14,13 +14,30 @@ import type { JobRow } from "./types";
 
 const t = setupTestDb();
 const app = t.connect({ role: "app", max: 2 });
-const AUDIT = { userId: null, actor: "op@example.test", role: "operator", tenantId: null, action: "bulk.replay", description: "dead · report.generate" } as const;
+const AUDIT = {
+  userId: null,
+  actor: "op@example.test",
+  role: "operator",
+  tenantId: null,
+  action: "bulk.replay",
+  description: "dead · report.generate",
+} as const;
 
 /** A job that died on its only attempt. */
 async function deadJob(tenantId: string, queue: string): Promise<JobRow> {
-  const { job } = await enqueue(t.sql, { tenantId, queue, type: "report.generate", params: { report: "daily_usage", period: "2026-11" }, maxAttempts: 1 }, api);
+  const { job } = await enqueue(
+    t.sql,
+    { tenantId, queue, type: "report.generate", params: { report: "daily_usage", period: "2026-11" }, maxAttempts: 1 },
+    api,
+  );
   const running = await runJob(t.sql, job);
-  const r = await transition(t.sql, { jobId: job.id, event: "abandon", actor: worker(), attempt: running.attempt, error: { class: "Boom", message: "boom" } });
+  const r = await transition(t.sql, {
+    jobId: job.id,
+    event: "abandon",
+    actor: worker(),
+    attempt: running.attempt,
+    error: { class: "Boom", message: "boom" },
+  });
   if (!r.ok) throw new Error(r.reason);
   return r.job;
 }
@@ -43,14 +60,26 @@ describe("the jobs a bulk operation touched", () => {
     const preview = await previewBulk(t.sql, { selection: { ids: [...acme, globex].map((j) => j.id) }, event: "replay", actor: operator });
     // One of them is replayed by hand first: the operation's item for it is refused as a conflict.
     await transition(t.sql, { jobId: acme[2]!.id, event: "replay", actor: operator, expected: { state: "dead", version: acme[2]!.stateVersion } });
-    ({ operationId } = await startBulk(t.sql, { frozen: preview.frozen, event: "replay", actor: operator, description: AUDIT.description, audit: AUDIT }));
+    ({ operationId } = await startBulk(t.sql, {
+      frozen: preview.frozen,
+      event: "replay",
+      actor: operator,
+      description: AUDIT.description,
+      audit: AUDIT,
+    }));
     await runBulkOperation(t.sql, operationId);
     // After the replay: one succeeds, one dies again; globex's stays queued.
     const ok = await runJob(t.sql, (await staff((tx) => listJobs(tx, parseJobFilters({ q: acme[0]!.id })))).jobs[0] as unknown as JobRow);
     const fin = await transition(t.sql, { jobId: ok.id, event: "finish", actor: worker(), attempt: ok.attempt, result: { ok: true } });
     if (!fin.ok) throw new Error(fin.reason);
     const again = await runJob(t.sql, (await staff((tx) => listJobs(tx, parseJobFilters({ q: acme[1]!.id })))).jobs[0] as unknown as JobRow);
-    const died = await transition(t.sql, { jobId: again.id, event: "abandon", actor: worker(), attempt: again.attempt, error: { class: "Boom", message: "again" } });
+    const died = await transition(t.sql, {
+      jobId: again.id,
+      event: "abandon",
+      actor: worker(),
+      attempt: again.attempt,
+      error: { class: "Boom", message: "again" },
+    });
     if (!died.ok) throw new Error(died.reason);
   });
 

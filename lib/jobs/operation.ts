@@ -15,7 +15,15 @@ import { finishedJoins } from "./read-model";
 export type OperationOutcome = {
   id: string;
   /** Null for a tenant member: the operation may span tenants, and its words name their filters. */
-  operation: { event: BulkEvent; description: string; actorId: string; status: BulkProgress["status"]; total: number; createdAt: Date; finishedAt: Date | null } | null;
+  operation: {
+    event: BulkEvent;
+    description: string;
+    actorId: string;
+    status: BulkProgress["status"];
+    total: number;
+    createdAt: Date;
+    finishedAt: Date | null;
+  } | null;
   /** Items the viewer may see, by the operation's outcome for them: applied, a refusal's kind, or not settled yet. */
   items: { applied: number; refused: number; pending: number };
   /** Where the applied jobs are now, by state. */

@@ -126,7 +126,9 @@ describe("listing by params", () => {
     // The tenant scope alone (no tenant filter) still confines the GIN path to the tenant's rows.
     expect(ids(await tenant("globex", (tx) => listJobs(tx, parseJobFilters({ params: "rows = 42" }))))).toEqual([globex42]);
     // A transaction with no scope finds nothing, also through the function.
-    const [none] = await app.begin((tx) => tx<{ n: number }[]>`SELECT count(*)::int AS n FROM jobscope_params_match('{"rows": 42}', NULL, NULL, NULL, NULL, NULL, 10)`);
+    const [none] = await app.begin(
+      (tx) => tx<{ n: number }[]>`SELECT count(*)::int AS n FROM jobscope_params_match('{"rows": 42}', NULL, NULL, NULL, NULL, NULL, 10)`,
+    );
     expect(none!.n).toBe(0);
   });
 
@@ -153,11 +155,15 @@ describe("listing by params", () => {
     const common = await plan("dataset = orders");
     expect(common).toMatch(/Function Scan on jobscope_params_match m \(never executed\)/);
     // The function pages by the keyset it is given: the matches older than (before_at, before_id).
-    const all = await staff((tx) => tx<{ id: string; at: string }[]>`
-      SELECT id, created_at::text AS at FROM jobscope_params_match('{"rows": 42}', NULL, NULL, NULL, NULL, NULL, 10)`);
+    const all = await staff(
+      (tx) => tx<{ id: string; at: string }[]>`
+      SELECT id, created_at::text AS at FROM jobscope_params_match('{"rows": 42}', NULL, NULL, NULL, NULL, NULL, 10)`,
+    );
     expect(all.map((r) => r.id)).toEqual([globex42, ...[...acme42].reverse()]);
-    const older = await staff((tx) => tx<{ id: string }[]>`
-      SELECT id FROM jobscope_params_match('{"rows": 42}', NULL, NULL, NULL, ${all[1]!.at}::timestamptz, ${all[1]!.id}::uuid, 10)`);
+    const older = await staff(
+      (tx) => tx<{ id: string }[]>`
+      SELECT id FROM jobscope_params_match('{"rows": 42}', NULL, NULL, NULL, ${all[1]!.at}::timestamptz, ${all[1]!.id}::uuid, 10)`,
+    );
     expect(older.map((r) => r.id)).toEqual(all.slice(2).map((r) => r.id));
     expect(PARAMS_SET_CAP).toBeGreaterThan(SCAN_BUDGET);
   });

@@ -28,7 +28,7 @@ const fail = (message: string): ParamsFilter => ({ ok: false, message });
 
 export function parseParamsFilter(input: string): ParamsFilter {
   const text = input.trim();
-  if (!text) return fail("Type a condition such as params.customer_id = 42, or a JSON object such as {\"customer_id\": 42}.");
+  if (!text) return fail('Type a condition such as params.customer_id = 42, or a JSON object such as {"customer_id": 42}.');
   if (text.length > PARAMS_FILTER_MAX) return fail(`The params search is longer than ${PARAMS_FILTER_MAX} characters.`);
   if (/\u0000/.test(text)) return fail("The params search contains a NUL character.");
   return text.startsWith("{") ? fromJson(text) : fromPaths(text);
@@ -42,7 +42,7 @@ function fromJson(text: string): ParamsFilter {
     const why = err instanceof SyntaxError ? err.message.replace(/^JSON\.parse: /, "") : "not JSON";
     return fail(`Not valid JSON: ${why}.`);
   }
-  if (value === null || typeof value !== "object" || Array.isArray(value)) return fail("The JSON must be an object, such as {\"customer_id\": 42}.");
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return fail('The JSON must be an object, such as {"customer_id": 42}.');
   if (Object.keys(value).length === 0) return fail("The JSON object is empty: every job's params contain {}.");
   if (depthOf(value) > MAX_DEPTH) return fail(`The JSON is nested deeper than ${MAX_DEPTH} levels.`);
   return ok(value as Record<string, unknown>);

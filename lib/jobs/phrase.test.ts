@@ -29,7 +29,11 @@ describe("a support person's phrase in the lookup", () => {
       ],
       ignored: [],
     });
-    expect(parsePhrase("Acme's export from yesterday was slow", ctx)?.filters).toMatchObject({ tenant: "acme", type: "export.tenant_data", sort: "duration" });
+    expect(parsePhrase("Acme's export from yesterday was slow", ctx)?.filters).toMatchObject({
+      tenant: "acme",
+      type: "export.tenant_data",
+      sort: "duration",
+    });
     expect(parsePhrase("globex dead report last 7 days", ctx)?.filters).toMatchObject({
       tenant: "globex",
       state: "dead",

@@ -5,9 +5,44 @@ import type { JobFilters } from "./filters";
 import type { TenantOption } from "./tenant-pick";
 
 /** Words a support person adds that filter nothing: read past without a word. */
-const FILLER = new Set(["a", "an", "the", "my", "our", "their", "from", "of", "for", "in", "on", "was", "were", "is", "are", "job", "jobs", "that", "which", "very", "too", "s", "and", "with", "show", "me", "all", "find"]);
+const FILLER = new Set([
+  "a",
+  "an",
+  "the",
+  "my",
+  "our",
+  "their",
+  "from",
+  "of",
+  "for",
+  "in",
+  "on",
+  "was",
+  "were",
+  "is",
+  "are",
+  "job",
+  "jobs",
+  "that",
+  "which",
+  "very",
+  "too",
+  "s",
+  "and",
+  "with",
+  "show",
+  "me",
+  "all",
+  "find",
+]);
 const SLOW = new Set(["slow", "slowest", "slower", "long", "longest", "longer"]);
-const PRESET_WORDS: Record<string, Preset> = { yesterday: "yesterday", today: "today", "last-hour": "last-hour", "last-7-days": "last-7-days", "last-week": "last-7-days" };
+const PRESET_WORDS: Record<string, Preset> = {
+  yesterday: "yesterday",
+  today: "today",
+  "last-hour": "last-hour",
+  "last-7-days": "last-7-days",
+  "last-week": "last-7-days",
+};
 
 /** A word of the phrase and what it was read as ("tenant acme", "longest first"). */
 export type ReadWord = { word: string; as: string };
@@ -50,7 +85,11 @@ export function parsePhrase(
 }
 
 /** What `w` sets in `out` (each filter once), in words; null when it sets nothing. */
-function readWord(w: string, out: Partial<JobFilters>, ctx: { tenants: readonly TenantOption[]; types: readonly string[]; now: number; timeZone: string }): string | null {
+function readWord(
+  w: string,
+  out: Partial<JobFilters>,
+  ctx: { tenants: readonly TenantOption[]; types: readonly string[]; now: number; timeZone: string },
+): string | null {
   if (SLOW.has(w)) {
     if (out.sort) return null;
     out.sort = "duration";

@@ -102,14 +102,29 @@ async function roundPlan(batch: number, generic: boolean) {
       SELECT id, tenant_id, type, queue, priority, 'queued', 0, max_attempts, 0, not_before, params, created_at, created_at FROM c`;
   });
   const held = await claim(t.sql, { workerId: "w", queues: [queue], limit: batch, startNow: batch });
-  const moves = held.map((j) => ({ jobId: j.id, event: "finish" as const, actor: { kind: "worker" as const, id: "w" }, expected: { state: j.state, version: j.stateVersion }, attempt: j.attempt }));
-  const q = dialect.sqlToQuery(sql`WITH ${markCte}, ${guardedWriteCtes(partsOf(plan(moves)))}, ${claimCtes()} SELECT (SELECT count(*) FROM moved) + (SELECT count(*) FROM claimed)`);
-  const params = fillPlaceholders(q.params, { ...moveValues(plan(moves)), ...claimValues({ workerId: "w", queues: [queue], limit: batch, startNow: batch }) });
+  const moves = held.map((j) => ({
+    jobId: j.id,
+    event: "finish" as const,
+    actor: { kind: "worker" as const, id: "w" },
+    expected: { state: j.state, version: j.stateVersion },
+    attempt: j.attempt,
+  }));
+  const q = dialect.sqlToQuery(
+    sql`WITH ${markCte}, ${guardedWriteCtes(partsOf(plan(moves)))}, ${claimCtes()} SELECT (SELECT count(*) FROM moved) + (SELECT count(*) FROM claimed)`,
+  );
+  const params = fillPlaceholders(q.params, {
+    ...moveValues(plan(moves)),
+    ...claimValues({ workerId: "w", queues: [queue], limit: batch, startNow: batch }),
+  });
   const rows = await t.sql.begin(async (tx) => {
     if (generic) await tx`SET LOCAL plan_cache_mode = force_generic_plan`;
     await tx.unsafe(`PREPARE round_plan AS ${q.sql}`);
     try {
-      const args = params.map((p) => (p === null ? "NULL" : `'${(Array.isArray(p) ? `{${p.map((x) => (x === null ? "NULL" : `"${String(x)}"`)).join(",")}}` : p instanceof Date ? p.toISOString() : String(p)).replace(/'/g, "''")}'`));
+      const args = params.map((p) =>
+        p === null
+          ? "NULL"
+          : `'${(Array.isArray(p) ? `{${p.map((x) => (x === null ? "NULL" : `"${String(x)}"`)).join(",")}}` : p instanceof Date ? p.toISOString() : String(p)).replace(/'/g, "''")}'`,
+      );
       return await tx.unsafe(`EXPLAIN (FORMAT JSON) EXECUTE round_plan(${args.join(", ")})`);
     } finally {
       await tx.unsafe(`DEALLOCATE round_plan`);

@@ -16,7 +16,18 @@ beforeAll(async () => {
   // Seven reports a minute apart, newest last; two exports for another tenant.
   const base = Date.now() - 3_600_000;
   for (let i = 0; i < 7; i++) {
-    const { job } = await enqueue(t.sql, { tenantId: "acme", type: "report.generate", params: { report: "daily_usage", period: "2026-11" }, queue: "q-list", idempotencyKey: `rep-${i}` }, api, { at: new Date(base + i * 60_000) });
+    const { job } = await enqueue(
+      t.sql,
+      {
+        tenantId: "acme",
+        type: "report.generate",
+        params: { report: "daily_usage", period: "2026-11" },
+        queue: "q-list",
+        idempotencyKey: `rep-${i}`,
+      },
+      api,
+      { at: new Date(base + i * 60_000) },
+    );
     made.push(job);
   }
   for (let i = 0; i < 2; i++) {
@@ -47,7 +58,14 @@ describe("listJobs", () => {
 
   it("filters by state, tenant, error class, worker, and finds a job by id or idempotency key", async () => {
     const job = await runJob(t.sql, made[0]!, "w-list");
-    await transition(t.sql, { jobId: job.id, event: "fail", actor: worker("w-list"), attempt: 1, error: { class: "UpstreamTimeout", message: "slow" }, retryAt: new Date() });
+    await transition(t.sql, {
+      jobId: job.id,
+      event: "fail",
+      actor: worker("w-list"),
+      attempt: 1,
+      error: { class: "UpstreamTimeout", message: "slow" },
+      retryAt: new Date(),
+    });
     const only = async (q: Record<string, string>) => ids(await listJobs(t.sql, parseJobFilters(q)));
     expect(await only({ state: "retry_wait" })).toEqual([job.id]);
     expect(await only({ errorClass: "UpstreamTimeout" })).toEqual([job.id]);
@@ -112,12 +130,27 @@ describe("getJobDetail", () => {
       [3, "w-d3", null, null],
     ]);
     expect(d?.events.map((e) => [e.id, e.event])).toEqual([
-      ["0", "submit"], ["1", "claim"], ["2", "start"], ["3", "fail"], ["4", "retry"], ["5", "claim"], ["6", "start"], ["7", "abandon"],
-      ["8", "replay"], ["9", "claim"], ["10", "start"],
+      ["0", "submit"],
+      ["1", "claim"],
+      ["2", "start"],
+      ["3", "fail"],
+      ["4", "retry"],
+      ["5", "claim"],
+      ["6", "start"],
+      ["7", "abandon"],
+      ["8", "replay"],
+      ["9", "claim"],
+      ["10", "start"],
     ]);
     expect(d?.eventCount).toBe(11);
     const done = await ok({ jobId: job.id, event: "finish", actor: worker("w-d3"), attempt: 3, result: { ok: true } });
-    expect((await getJobDetail(t.sql, job.id))?.job).toMatchObject({ state: "succeeded", attempt: 3, stateVersion: 11, finishedAt: done.finishedAt, leaseOwner: null });
+    expect((await getJobDetail(t.sql, job.id))?.job).toMatchObject({
+      state: "succeeded",
+      attempt: 3,
+      stateVersion: 11,
+      finishedAt: done.finishedAt,
+      leaseOwner: null,
+    });
   });
 });
 
@@ -133,7 +166,13 @@ const submit = async (tenantId: string, opts: { queue?: string; type?: string; k
       t.sql,
       opts.type === "export.tenant_data"
         ? { tenantId, type: opts.type, params: { dataset: "orders", rows: 10 }, queue: opts.queue ?? "q-tabs", idempotencyKey: opts.key }
-        : { tenantId, type: "report.generate", params: { report: "daily_usage", period: "2026-11" }, queue: opts.queue ?? "q-tabs", idempotencyKey: opts.key },
+        : {
+            tenantId,
+            type: "report.generate",
+            params: { report: "daily_usage", period: "2026-11" },
+            queue: opts.queue ?? "q-tabs",
+            idempotencyKey: opts.key,
+          },
       api,
       { at: opts.at },
     )
@@ -142,7 +181,15 @@ const submit = async (tenantId: string, opts: { queue?: string; type?: string; k
 /** Run `job` as `w` and end its attempt with `event` (finish, fail, abandon). */
 async function end(job: JobRow, w: string, event: "finish" | "fail" | "abandon", error?: { class: string; message: string }) {
   const running = await runJob(t.sql, job, w);
-  return ok({ jobId: job.id, event, actor: worker(w), attempt: running.attempt, error, retryAt: event === "fail" ? new Date(Date.now() + 3_600_000) : undefined, result: event === "finish" ? { ok: true } : undefined });
+  return ok({
+    jobId: job.id,
+    event,
+    actor: worker(w),
+    attempt: running.attempt,
+    error,
+    retryAt: event === "fail" ? new Date(Date.now() + 3_600_000) : undefined,
+    result: event === "finish" ? { ok: true } : undefined,
+  });
 }
 
 const OOM = { class: "OutOfMemoryError", message: "out of memory" };
@@ -199,7 +246,15 @@ describe("the tabs, on the storage", () => {
 
   it("completes each row: state and attempt from the live row or the last transition, the last attempt's error class and worker, lease losses", async () => {
     const rows = new Map((await list({})).map((r) => [r.id, r]));
-    expect(rows.get(j.x1!.id)).toMatchObject({ state: "dead", attempt: 2, stateVersion: j.x1!.stateVersion, lastErrorClass: "ValidationError", lastWorker: "w-kill", crashes: 0, finishedAt: j.x1!.finishedAt });
+    expect(rows.get(j.x1!.id)).toMatchObject({
+      state: "dead",
+      attempt: 2,
+      stateVersion: j.x1!.stateVersion,
+      lastErrorClass: "ValidationError",
+      lastWorker: "w-kill",
+      crashes: 0,
+      finishedAt: j.x1!.finishedAt,
+    });
     expect(rows.get(j.r1!.id)).toMatchObject({ state: "running", attempt: 1, lastErrorClass: null, lastWorker: "w-hold", finishedAt: null });
     expect(rows.get(j.rw1!.id)).toMatchObject({ state: "retry_wait", lastErrorClass: "UpstreamTimeout", lastWorker: "w-fail" });
     expect(rows.get(j.c1!.id)).toMatchObject({ state: "cancelled", attempt: 0, lastErrorClass: null, lastWorker: null });
@@ -210,7 +265,15 @@ describe("the tabs, on the storage", () => {
   it("counts each state exactly, a job replayed and dead again once", async () => {
     const counts = await countByState(t.sql, { tenant: "tabs" });
     expect(Object.fromEntries(Object.entries(counts).map(([s, c]) => [s, c.n]))).toEqual({
-      queued: 2, claimed: 0, running: 1, paused: 1, cancelling: 0, retry_wait: 1, succeeded: 2, dead: 2, cancelled: 2,
+      queued: 2,
+      claimed: 0,
+      running: 1,
+      paused: 1,
+      cancelling: 0,
+      retry_wait: 1,
+      succeeded: 2,
+      dead: 2,
+      cancelled: 2,
     });
     expect(Object.values(counts).every((c) => !c.capped)).toBe(true);
     // The same through the sampled path (a filter no state index serves).
@@ -219,7 +282,10 @@ describe("the tabs, on the storage", () => {
     expect(sampled.queued).toEqual({ n: 1, capped: false });
     // And in the dead-letter groups.
     const groups = await listDeadGroups(t.sql, { tenant: "tabs" });
-    expect(groups.groups.map((g) => [g.errorClass, g.count])).toEqual([["ValidationError", 1], ["OutOfMemoryError", 1]]);
+    expect(groups.groups.map((g) => [g.errorClass, g.count])).toEqual([
+      ["ValidationError", 1],
+      ["OutOfMemoryError", 1],
+    ]);
   });
 
   it("filters by type, queue, error class on any attempt, worker and id or idempotency key", async () => {
@@ -243,12 +309,16 @@ describe("the tabs, on the storage", () => {
   });
 
   it("filters by created and finished ranges", async () => {
-    const ids = async (f: Record<string, Date | string>) => (await listJobs(t.sql, { ...parseJobFilters({ tenant: "tabs" }), ...f })).jobs.map((r) => r.id);
+    const ids = async (f: Record<string, Date | string>) =>
+      (await listJobs(t.sql, { ...parseJobFilters({ tenant: "tabs" }), ...f })).jobs.map((r) => r.id);
     const day = 86_400_000;
     const early = await submit("globex", { queue: "q-early", at: new Date(Date.now() - 3 * day) });
-    const inGlobex = async (f: Record<string, Date | string>) => (await listJobs(t.sql, { ...parseJobFilters({ tenant: "globex" }), ...f })).jobs.map((r) => r.id);
+    const inGlobex = async (f: Record<string, Date | string>) =>
+      (await listJobs(t.sql, { ...parseJobFilters({ tenant: "globex" }), ...f })).jobs.map((r) => r.id);
     expect(await inGlobex({ createdTo: new Date(Date.now() - day) })).toEqual([early.id]);
-    expect(await inGlobex({ createdFrom: new Date(Date.now() - 4 * day), createdTo: new Date(Date.now() - 2 * day), state: "queued" })).toEqual([early.id]);
+    expect(await inGlobex({ createdFrom: new Date(Date.now() - 4 * day), createdTo: new Date(Date.now() - 2 * day), state: "queued" })).toEqual([
+      early.id,
+    ]);
     expect(await inGlobex({ createdFrom: new Date(Date.now() - day), queue: "q-early" })).toEqual([]);
     expect(await ids({ finishedFrom: j.s2!.finishedAt!, state: "succeeded" })).toEqual(idsOf(["s1", "s2"]));
     expect(await ids({ finishedFrom: j.c2!.finishedAt!, finishedTo: j.s1!.finishedAt! })).toEqual(idsOf(["s2", "c2"]));
@@ -270,7 +340,10 @@ describe("poison suspects", () => {
     const poison = (await listJobs(t.sql, parseJobFilters({ poison: "1", tenant: "tabs" }))).jobs;
     expect(poison.map((r) => [r.id, r.crashes])).toEqual([[recent.id, 2]]);
     const rows = (await listJobs(t.sql, parseJobFilters({ queue: "q-poison", state: "queued" }))).jobs;
-    expect(rows.map((r) => [r.id, r.crashes])).toEqual([[recent.id, 2], [old.id, 2]]);
+    expect(rows.map((r) => [r.id, r.crashes])).toEqual([
+      [recent.id, 2],
+      [old.id, 2],
+    ]);
   });
 });
 
@@ -280,7 +353,8 @@ describe("keyset paging across page boundaries, both ways", () => {
   beforeAll(async () => {
     for (let i = 0; i < 5; i++) made.queued.push(await submit("pages", { queue: "q-pages" }));
     for (let i = 0; i < 5; i++) made.succeeded.push(await end(await submit("pages", { queue: "q-pages" }), "w-pages", "finish"));
-    for (let i = 0; i < 5; i++) made.dead.push(await end(await submit("pages", { queue: "q-pages" }), "w-pages", "abandon", { class: "PageError", message: "x" }));
+    for (let i = 0; i < 5; i++)
+      made.dead.push(await end(await submit("pages", { queue: "q-pages" }), "w-pages", "abandon", { class: "PageError", message: "x" }));
   });
 
   async function both(q: Record<string, string>, want: string[]) {
@@ -303,10 +377,24 @@ describe("keyset paging across page boundaries, both ways", () => {
     expect(back).toEqual(pages);
   }
 
-  it("on a live state's tab (created order)", () => both({ state: "queued" }, [...made.queued].reverse().map((x) => x.id)));
-  it("on a finished state's tab (finished order)", () => both({ state: "succeeded" }, [...made.succeeded].reverse().map((x) => x.id)));
+  it("on a live state's tab (created order)", () =>
+    both(
+      { state: "queued" },
+      [...made.queued].reverse().map((x) => x.id),
+    ));
+  it("on a finished state's tab (finished order)", () =>
+    both(
+      { state: "succeeded" },
+      [...made.succeeded].reverse().map((x) => x.id),
+    ));
   it("on the All tab under an error class (job id order)", async () => {
-    await both({ errorClass: "PageError" }, made.dead.map((x) => x.id).sort().reverse());
+    await both(
+      { errorClass: "PageError" },
+      made.dead
+        .map((x) => x.id)
+        .sort()
+        .reverse(),
+    );
   });
 });
 
@@ -318,7 +406,17 @@ describe("row-level security", () => {
     const deadGlobex = await end(await submit("globex", { queue: "q-rls" }), "w-rls", "abandon", OOM);
     expect(globex.length).toBeGreaterThan(0);
     await withScope(app, { tenantId: "acme" }, async (tx) => {
-      for (const q of [{}, { state: "queued" }, { state: "dead" }, { state: "succeeded" }, { tenant: "globex" }, { sort: "finished" }, { errorClass: "OutOfMemoryError" }, { worker: "w-rls" }, { q: deadGlobex.id }]) {
+      for (const q of [
+        {},
+        { state: "queued" },
+        { state: "dead" },
+        { state: "succeeded" },
+        { tenant: "globex" },
+        { sort: "finished" },
+        { errorClass: "OutOfMemoryError" },
+        { worker: "w-rls" },
+        { q: deadGlobex.id },
+      ]) {
         const rows = (await listJobs(tx, parseJobFilters({ ...q, limit: "200" }))).jobs;
         expect(rows.every((r) => r.tenantId === "acme")).toBe(true);
       }

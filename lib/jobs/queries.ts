@@ -11,7 +11,11 @@ import type { JobRow, MovedBy } from "./types";
 export type JobListRow = Pick<
   JobRow,
   "id" | "tenantId" | "type" | "queue" | "priority" | "state" | "attempt" | "maxAttempts" | "stateVersion" | "createdAt" | "updatedAt" | "finishedAt"
-> & { lastErrorClass: string | null; lastWorker: string | null; /** Worker crashes blamed on it (lib/jobs/poison.ts): POISON_SUSPECT_CRASHES or more is a poison suspect. */ crashes: number };
+> & {
+  lastErrorClass: string | null;
+  lastWorker: string | null;
+  /** Worker crashes blamed on it (lib/jobs/poison.ts): POISON_SUSPECT_CRASHES or more is a poison suspect. */ crashes: number;
+};
 
 export type JobPage = {
   jobs: JobListRow[];
@@ -189,7 +193,20 @@ export type StateCounts = Record<JobState, StateCount>;
 
 /** Filters that an index led by state, or by (tenant, state), serves together with the state. */
 const servedWithState = (f: Omit<Partial<JobFilters>, "state">) =>
-  !(f.type || f.queue || f.errorClass || f.worker || f.poison || f.q || f.params || f.operation || f.createdFrom || f.createdTo || f.finishedFrom || f.finishedTo);
+  !(
+    f.type ||
+    f.queue ||
+    f.errorClass ||
+    f.worker ||
+    f.poison ||
+    f.q ||
+    f.params ||
+    f.operation ||
+    f.createdFrom ||
+    f.createdTo ||
+    f.finishedFrom ||
+    f.finishedTo
+  );
 
 /**
  * Jobs per state under a filter, for the tabs; no read grows with the table.
@@ -207,11 +224,7 @@ const servedWithState = (f: Omit<Partial<JobFilters>, "state">) =>
  * No planner estimates: under row-level security PostgreSQL does not use column statistics for
  * enum equality, so an estimate is the table's average per state.
  */
-export async function countByState(
-  sql: Db,
-  f: Omit<Partial<JobFilters>, "state"> = {},
-  cap = COUNT_CAP,
-): Promise<StateCounts> {
+export async function countByState(sql: Db, f: Omit<Partial<JobFilters>, "state"> = {}, cap = COUNT_CAP): Promise<StateCounts> {
   const perState = servedWithState(f);
   const { rows, partial } = perState ? { rows: await countPerState(sql, f.tenant, cap), partial: false } : await countSample(sql, f, cap);
   const byState = new Map(rows.map((r) => [r.state, r.n]));
@@ -239,7 +252,11 @@ function countPerState(sql: Db, tenant: string | undefined, cap: number) {
   return sql<{ state: JobState; n: number }[]>`${counts.reduce((acc, q) => sql`${acc} UNION ALL ${q}`)}`;
 }
 
-async function countSample(sql: Db, f: Omit<Partial<JobFilters>, "state">, cap: number): Promise<{ rows: { state: JobState; n: number }[]; partial: boolean }> {
+async function countSample(
+  sql: Db,
+  f: Omit<Partial<JobFilters>, "state">,
+  cap: number,
+): Promise<{ rows: { state: JobState; n: number }[]; partial: boolean }> {
   // The sort does not narrow a count; a finished range does (only finished jobs match it).
   const source = listSource(sql, { ...f, state: undefined, sort: "created" }, keysetOf({}), cap + 1);
   if (!source) return { rows: [], partial: false };

@@ -12,7 +12,9 @@ import { inWritePath } from "./write-path";
 const t = setupTestDb();
 
 const submit = (queue: string, opts: { notBefore?: Date } = {}) =>
-  enqueue(t.sql, { tenantId: "acme", type: "report.generate", params: { report: "daily_usage", period: "2026-11" }, queue, ...opts }, api).then((r) => r.job);
+  enqueue(t.sql, { tenantId: "acme", type: "report.generate", params: { report: "daily_usage", period: "2026-11" }, queue, ...opts }, api).then(
+    (r) => r.job,
+  );
 const asStaff = <T>(fn: Parameters<typeof withScope<T>>[2]) => withScope(t.sql, { all: true }, fn);
 
 describe("queue stats", () => {
@@ -26,10 +28,21 @@ describe("queue stats", () => {
     const taken = await claim(t.sql, { workerId: "w-stats", queues: [queue], limit: 3, startNow: 3 });
     expect(taken.map((j) => j.id)).toContain(first.id);
     const [a, b] = taken;
-    await transition(t.sql, { jobId: a!.id, event: "finish", actor: worker("w-stats"), attempt: a!.attempt, expected: { state: "running", version: a!.stateVersion } });
     await transition(t.sql, {
-      jobId: b!.id, event: "fail", actor: worker("w-stats"), attempt: b!.attempt, expected: { state: "running", version: b!.stateVersion },
-      retryAt: new Date(Date.now() + 60_000), error: { class: "Boom", message: "boom" },
+      jobId: a!.id,
+      event: "finish",
+      actor: worker("w-stats"),
+      attempt: a!.attempt,
+      expected: { state: "running", version: a!.stateVersion },
+    });
+    await transition(t.sql, {
+      jobId: b!.id,
+      event: "fail",
+      actor: worker("w-stats"),
+      attempt: b!.attempt,
+      expected: { state: "running", version: b!.stateVersion },
+      retryAt: new Date(Date.now() + 60_000),
+      error: { class: "Boom", message: "boom" },
     });
     await changeQueue(t.sql, queue, { kind: "pause" }, operator);
 
@@ -44,7 +57,9 @@ describe("queue stats", () => {
       paused: { n: 0, capped: false },
     });
     // The scheduled job is not due; the oldest due one is the oldest of those still queued.
-    const [oldest] = await t.sql<{ notBefore: Date }[]>`SELECT min(not_before) AS not_before FROM jobs_live WHERE queue = ${queue} AND state = 'queued' AND not_before <= now()`;
+    const [oldest] = await t.sql<
+      { notBefore: Date }[]
+    >`SELECT min(not_before) AS not_before FROM jobs_live WHERE queue = ${queue} AND state = 'queued' AND not_before <= now()`;
     expect(q.oldestDueAt).toEqual(oldest!.notBefore);
     expect(q.lastHour).toMatchObject({ succeeded: 1, failed: 1, other: 0, failureRate: 0.5 });
     expect(q.lastHour.perMinute).toBeGreaterThan(0);
@@ -100,7 +115,18 @@ describe("queue stats", () => {
     const found = await asStaff((tx) => listQueues(tx, { search: "EXPORT" }));
     expect(found.queues.map((q) => q.name)).toEqual(["exports"]);
     expect(found.next).toBeNull();
-    expect((await asStaff((tx) => listQueues(tx, { search: "0012" }))).queues.map((q) => q.name)).toEqual(["00012-first", "00120-first", "00121-first", "00122-first", "00123-first", "00124-first", "00125-first", "00126-first", "00127-first", "00128-first", "00129-first"]);
+    expect((await asStaff((tx) => listQueues(tx, { search: "0012" }))).queues.map((q) => q.name)).toEqual([
+      "00012-first",
+      "00120-first",
+      "00121-first",
+      "00122-first",
+      "00123-first",
+      "00124-first",
+      "00125-first",
+      "00126-first",
+      "00127-first",
+      "00128-first",
+      "00129-first",
+    ]);
   });
 });
-

@@ -21,7 +21,10 @@ import { COUNT_CAP, type StateCount } from "./queries";
  *   window narrowed as for the latency charts), each attempt's queue by job_catalog_pkey.
  */
 
-export const LIVE_STATES = STATES.filter((s) => !(TERMINAL_STATES as readonly JobState[]).includes(s)) as Exclude<JobState, (typeof TERMINAL_STATES)[number]>[];
+export const LIVE_STATES = STATES.filter((s) => !(TERMINAL_STATES as readonly JobState[]).includes(s)) as Exclude<
+  JobState,
+  (typeof TERMINAL_STATES)[number]
+>[];
 export type LiveState = (typeof LIVE_STATES)[number];
 
 /** Queues on one page of the queues page. */
@@ -69,7 +72,10 @@ export function queuePageOf(params: URLSearchParams | Record<string, string | st
     return (Array.isArray(v) ? v[0] : v) ?? "";
   };
   const out: QueuePageRequest = {};
-  for (const [key, name] of [["search", "q"], ["after", "after"]] as const) {
+  for (const [key, name] of [
+    ["search", "q"],
+    ["after", "after"],
+  ] as const) {
     const v = get(name);
     if (v.length > 100 || badText(v)) throw new AppError("invalid_input", `query parameter ${name}: at most 100 characters of text`);
     if (v) out[key] = v;
@@ -212,7 +218,14 @@ async function lastHour(sql: Db, now: Date) {
   return { windowMs: now.getTime() - from.getTime(), byQueue: new Map(rows.map(({ queue, ...r }) => [queue, r])) };
 }
 
-export type QueueStatus = { name: string; paused: boolean; pausedAt: Date | null; pausedBy: string | null; concurrencyLimit: number | null; fair: boolean };
+export type QueueStatus = {
+  name: string;
+  paused: boolean;
+  pausedAt: Date | null;
+  pausedBy: string | null;
+  concurrencyLimit: number | null;
+  fair: boolean;
+};
 
 /** One queue's settings, and when and by whom it was paused (the jobs list's banner). */
 export async function getQueueStatus(sql: Db, name: string): Promise<QueueStatus> {

@@ -24,12 +24,21 @@ describe("queues", () => {
     await changeQueue(t.sql, queue, { kind: "pause" }, operator);
     expect(await claim(t.sql, { workerId: "w-2", queues: [queue], limit: 10, startNow: 10 })).toEqual([]);
     expect(await getJob(t.sql, waiting.id)).toMatchObject({ state: "queued", stateVersion: 0 });
-    const done = await transition(t.sql, { jobId: running.id, event: "finish", actor: worker("w-1"), attempt: held!.attempt, expected: { state: "running", version: held!.stateVersion } });
+    const done = await transition(t.sql, {
+      jobId: running.id,
+      event: "finish",
+      actor: worker("w-1"),
+      attempt: held!.attempt,
+      expected: { state: "running", version: held!.stateVersion },
+    });
     expect(done.ok).toBe(true);
     await changeQueue(t.sql, queue, { kind: "resume" }, operator);
     expect((await claim(t.sql, { workerId: "w-2", queues: [queue], limit: 10, startNow: 10 })).map((j) => j.id)).toEqual([waiting.id]);
     const events = await t.sql<{ event: string; actorId: string }[]>`SELECT event, actor_id FROM queue_events WHERE queue = ${queue} ORDER BY id`;
-    expect(events).toEqual([{ event: "pause", actorId: operator.id }, { event: "resume", actorId: operator.id }]);
+    expect(events).toEqual([
+      { event: "pause", actorId: operator.id },
+      { event: "resume", actorId: operator.id },
+    ]);
   });
 
   it("a cap holds across workers claiming at once: no two take the last slot", async () => {
@@ -41,14 +50,25 @@ describe("queues", () => {
         claim(a, { workerId: "w-a", queues: [queue], limit: 5, startNow: 5 }),
         claim(b, { workerId: "w-b", queues: [queue], limit: 5, startNow: 5 }),
       ]);
-      const [leased] = await t.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM jobs_live WHERE queue = ${queue} AND state IN ('claimed', 'running', 'cancelling')`;
+      const [leased] = await t.sql<
+        { n: number }[]
+      >`SELECT count(*)::int AS n FROM jobs_live WHERE queue = ${queue} AND state IN ('claimed', 'running', 'cancelling')`;
       expect(leased!.n).toBeLessThanOrEqual(3);
       // Finish one of what was taken: its slot comes back.
       const one = [...x, ...y][0];
-      if (one) await transition(t.sql, { jobId: one.id, event: "finish", actor: worker(x.includes(one) ? "w-a" : "w-b"), attempt: one.attempt, expected: { state: "running", version: one.stateVersion } });
+      if (one)
+        await transition(t.sql, {
+          jobId: one.id,
+          event: "finish",
+          actor: worker(x.includes(one) ? "w-a" : "w-b"),
+          attempt: one.attempt,
+          expected: { state: "running", version: one.stateVersion },
+        });
     }
     const [row] = await t.sql<{ leased: number }[]>`SELECT leased FROM queues WHERE name = ${queue}`;
-    const [actual] = await t.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM jobs_live WHERE queue = ${queue} AND state IN ('claimed', 'running', 'cancelling')`;
+    const [actual] = await t.sql<
+      { n: number }[]
+    >`SELECT count(*)::int AS n FROM jobs_live WHERE queue = ${queue} AND state IN ('claimed', 'running', 'cancelling')`;
     expect(row!.leased).toBe(actual!.n);
   });
 
@@ -71,7 +91,12 @@ describe("queues", () => {
     expect(next).toHaveLength(3);
     expect(await slots()).toBe(3);
     // A resume takes a slot even past the cap (an operator asked for it); the next claim then waits.
-    const resumed = await transition(t.sql, { jobId: paused[0]!.id, event: "resume", actor: operator, expected: { state: "paused", version: paused[0]!.stateVersion } });
+    const resumed = await transition(t.sql, {
+      jobId: paused[0]!.id,
+      event: "resume",
+      actor: operator,
+      expected: { state: "paused", version: paused[0]!.stateVersion },
+    });
     expect(resumed.ok).toBe(true);
     expect(await slots()).toBe(4);
     expect(await claim(t.sql, { workerId: "w-2", queues: [queue], limit: 5, startNow: 5 })).toEqual([]);

@@ -8,7 +8,14 @@ import type { Actor } from "./types";
  * between tenants. The claim statement reads them (lib/jobs/claim.ts); a change is recorded in
  * `queue_events` with who made it.
  */
-export type QueueSettings = { name: string; paused: boolean; concurrencyLimit: number | null; fair: boolean; updatedAt: Date | null; updatedBy: string | null };
+export type QueueSettings = {
+  name: string;
+  paused: boolean;
+  concurrencyLimit: number | null;
+  fair: boolean;
+  updatedAt: Date | null;
+  updatedBy: string | null;
+};
 
 export type QueueChange = { kind: "pause" } | { kind: "resume" } | { kind: "limit"; limit: number | null } | { kind: "fair"; fair: boolean };
 
@@ -49,7 +56,9 @@ export async function changeQueue(sql: Sql | Db, queue: string, change: QueueCha
       SELECT name, paused, concurrency_limit, fair, updated_at, updated_by FROM queues WHERE name = ${queue}`;
     return row!;
   };
-  return "savepoint" in sql ? (sql as Db & { savepoint: <T>(f: (tx: Db) => Promise<T>) => Promise<T> }).savepoint(run) : (sql as Sql).begin(run) as Promise<QueueSettings>;
+  return "savepoint" in sql
+    ? (sql as Db & { savepoint: <T>(f: (tx: Db) => Promise<T>) => Promise<T> }).savepoint(run)
+    : ((sql as Sql).begin(run) as Promise<QueueSettings>);
 }
 
 /**
@@ -77,6 +86,7 @@ export async function queueSettings(sql: Db, names: readonly string[]): Promise<
   const rows = await sql<QueueSettings[]>`
     SELECT name, paused, concurrency_limit, fair, updated_at, updated_by FROM queues WHERE name = ANY(${names as string[]})`;
   const out = new Map(rows.map((r) => [r.name, r]));
-  for (const n of names) if (!out.has(n)) out.set(n, { name: n, paused: false, concurrencyLimit: null, fair: false, updatedAt: null, updatedBy: null });
+  for (const n of names)
+    if (!out.has(n)) out.set(n, { name: n, paused: false, concurrencyLimit: null, fair: false, updatedAt: null, updatedBy: null });
   return out;
 }

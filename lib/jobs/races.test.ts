@@ -94,11 +94,28 @@ describe("seed 001: the stale worker", () => {
     const seenBySupervisor = await getJob(b, job.id);
     expect([seenByWorker.stateVersion, seenBySupervisor.stateVersion]).toEqual([7, 7]);
 
-    const rec = await transition(b, { jobId: job.id, event: "reclaim", actor: supervisor, expected: { state: "running", version: 7 }, staleBefore: new Date(Date.now() + 1000) });
+    const rec = await transition(b, {
+      jobId: job.id,
+      event: "reclaim",
+      actor: supervisor,
+      expected: { state: "running", version: 7 },
+      staleBefore: new Date(Date.now() + 1000),
+    });
     expect(rec).toMatchObject({ ok: true, job: { state: "queued", stateVersion: 8 } });
     const before = await getJob(t.sql, job.id);
-    const fin = await transition(a, { jobId: job.id, event: "finish", actor: worker("w-14"), attempt: 2, expected: { state: "running", version: 7 }, result: { zombie: true } });
-    expect(fin).toMatchObject({ ok: false, kind: "conflict", current: { state: "queued", stateVersion: 8, movedBy: { actorKind: "supervisor", event: "reclaim" } } });
+    const fin = await transition(a, {
+      jobId: job.id,
+      event: "finish",
+      actor: worker("w-14"),
+      attempt: 2,
+      expected: { state: "running", version: 7 },
+      result: { zombie: true },
+    });
+    expect(fin).toMatchObject({
+      ok: false,
+      kind: "conflict",
+      current: { state: "queued", stateVersion: 8, movedBy: { actorKind: "supervisor", event: "reclaim" } },
+    });
     expect(await getJob(t.sql, job.id)).toEqual(before);
     const runs = await t.sql`SELECT attempt, outcome, result FROM job_runs WHERE job_id = ${job.id} ORDER BY attempt`;
     expect(runs).toEqual([

@@ -140,12 +140,16 @@ export function finishesOf(sql: Db, state: JobState, w: FinishWalk): Fragment {
   const stored = storedIn(state);
   const leaves = [
     ...(stored.attempts
-      ? [leaf(sql`SELECT a.job_id AS id, a.finished_at AS at, a.end_version AS v, a.end_to AS s FROM job_attempts a
-                   WHERE a.end_to = ${s} ${w.tenant === undefined ? sql`` : sql`AND a.tenant_id = ${w.tenant}`} ${bounds(sql`a.finished_at`, sql`a.job_id`)}`)]
+      ? [
+          leaf(sql`SELECT a.job_id AS id, a.finished_at AS at, a.end_version AS v, a.end_to AS s FROM job_attempts a
+                   WHERE a.end_to = ${s} ${w.tenant === undefined ? sql`` : sql`AND a.tenant_id = ${w.tenant}`} ${bounds(sql`a.finished_at`, sql`a.job_id`)}`),
+        ]
       : []),
     ...(stored.log
-      ? [leaf(sql`SELECT e.job_id AS id, e.at, e.state_version AS v, e.to_state AS s FROM job_log e
-                   WHERE e.to_state = ${s} ${w.tenant === undefined ? sql`` : sql`AND e.tenant_id = ${w.tenant}`} ${bounds(sql`e.at`, sql`e.job_id`)}`)]
+      ? [
+          leaf(sql`SELECT e.job_id AS id, e.at, e.state_version AS v, e.to_state AS s FROM job_log e
+                   WHERE e.to_state = ${s} ${w.tenant === undefined ? sql`` : sql`AND e.tenant_id = ${w.tenant}`} ${bounds(sql`e.at`, sql`e.job_id`)}`),
+        ]
       : []),
   ];
   return leaves.reduce((acc, q) => sql`${acc} UNION ALL ${q}`);

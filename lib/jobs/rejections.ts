@@ -31,11 +31,7 @@ type Miss = { kind: "conflict" | "drift" | "illegal"; reason: string };
  * - drift: the version matches but the state does not, which only a write
  *   outside the write path can cause.
  */
-export function classifyMiss(
-  input: TransitionInput,
-  expected: { state: JobState; version: number },
-  current: Current,
-): Miss | null {
+export function classifyMiss(input: TransitionInput, expected: { state: JobState; version: number }, current: Current): Miss | null {
   if (current.stateVersion !== expected.version) {
     return { kind: "conflict", reason: `expected ${expected.state} at version ${expected.version}` };
   }

@@ -20,7 +20,14 @@ vi.mock("@/lib/auth/viewer", async (importOriginal) => ({
   },
 }));
 
-const viewer = (role: Viewer["role"], email: string): Viewer => ({ userId: `u-${email}`, email, name: email, role, tenantId: null, tenantOwner: false });
+const viewer = (role: Viewer["role"], email: string): Viewer => ({
+  userId: `u-${email}`,
+  email,
+  name: email,
+  role,
+  tenantId: null,
+  tenantOwner: false,
+});
 const OPERATOR = viewer("operator", "op@jobscope.local");
 const SUPPORT = viewer("support", "support@jobscope.local");
 
@@ -36,12 +43,22 @@ beforeAll(async () => {
 });
 
 const lastAudit = async () =>
-  (await db.sql<{ actor: string; action: string; outcome: string; reason: string }[]>`SELECT actor, action, outcome, reason FROM audit_log ORDER BY id DESC LIMIT 1`)[0]!;
+  (
+    await db.sql<
+      { actor: string; action: string; outcome: string; reason: string }[]
+    >`SELECT actor, action, outcome, reason FROM audit_log ORDER BY id DESC LIMIT 1`
+  )[0]!;
 
 /** A report job that died of a permanent error on its first of three attempts. */
 async function deadJob(): Promise<JobRow> {
   const job = await runJob(db.sql, await newJob(db.sql));
-  const r = await transition(db.sql, { jobId: job.id, event: "abandon", actor: worker(), attempt: job.attempt, error: { class: "PermanentError", message: "bad period" } });
+  const r = await transition(db.sql, {
+    jobId: job.id,
+    event: "abandon",
+    actor: worker(),
+    attempt: job.attempt,
+    error: { class: "PermanentError", message: "bad period" },
+  });
   if (!r.ok) throw new Error(r.reason);
   return r.job;
 }
@@ -56,7 +73,10 @@ describe("replay has one path", () => {
     const [now] = await db.sql<{ state: string }[]>`SELECT state FROM jobs WHERE id = ${job.id}`;
     expect(now!.state).toBe("dead");
     // So does the jobs list's generic bulk action.
-    expect(await bulk.previewBulkAction({ event: "replay", selection: { ids: [job.id] } })).toMatchObject({ ok: false, error: { code: "invalid_input" } });
+    expect(await bulk.previewBulkAction({ event: "replay", selection: { ids: [job.id] } })).toMatchObject({
+      ok: false,
+      error: { code: "invalid_input" },
+    });
   });
 
   it("one job's dry run warns of its permanent error, says what a replay gives, and offers its params for editing", async () => {
@@ -64,7 +84,11 @@ describe("replay has one path", () => {
     const job = await deadJob();
     const p = await replay.previewReplayAction({ selection: { kind: "ids", ids: [job.id] } });
     if (!p.ok) throw new Error(p.error.message);
-    expect(p.data).toMatchObject({ willApply: 1, frozen: [[job.id, "dead", job.stateVersion]], risks: { permanent: 1, poison: 0, keepLeft: { jobs: 1, most: 2 } } });
+    expect(p.data).toMatchObject({
+      willApply: 1,
+      frozen: [[job.id, "dead", job.stateVersion]],
+      risks: { permanent: 1, poison: 0, keepLeft: { jobs: 1, most: 2 } },
+    });
     expect(p.data.edit).toMatchObject({ type: "report.generate", current: { report: "daily_usage", period: "2026-11" }, isEditable: true });
     expect(p.data.edit?.fields?.map((f) => f.name)).toEqual(["report", "period"]);
 
@@ -73,7 +97,10 @@ describe("replay has one path", () => {
     expect(bad.ok && bad.data.edit?.issues?.map((i) => i.path).sort()).toEqual(["period", "report"]);
     // Params are edited per job.
     const other = await deadJob();
-    expect(await replay.previewReplayAction({ selection: { kind: "ids", ids: [job.id, other.id] }, params: {} })).toMatchObject({ ok: false, error: { code: "invalid_input" } });
+    expect(await replay.previewReplayAction({ selection: { kind: "ids", ids: [job.id, other.id] }, params: {} })).toMatchObject({
+      ok: false,
+      error: { code: "invalid_input" },
+    });
   });
 
   it("a confirmed replay with edited params is checked again, audited with the diff, and runs with them", async () => {
@@ -81,11 +108,19 @@ describe("replay has one path", () => {
     const job = await deadJob();
     const frozen = [[job.id, "dead", job.stateVersion]] as [string, "dead", number][];
     // The browser's copy is not trusted: params the type refuses are refused at the confirm, and audited.
-    const refused = await replay.startReplayAction({ selection: { kind: "ids", ids: [job.id] }, frozen, params: { report: "daily_usage", period: "soon" } });
+    const refused = await replay.startReplayAction({
+      selection: { kind: "ids", ids: [job.id] },
+      frozen,
+      params: { report: "daily_usage", period: "soon" },
+    });
     expect(refused).toMatchObject({ ok: false, error: { code: "invalid_input", message: expect.stringContaining("params.period") } });
     expect(await lastAudit()).toMatchObject({ action: "replay.start", outcome: "invalid" });
 
-    const started = await replay.startReplayAction({ selection: { kind: "ids", ids: [job.id] }, frozen, params: { report: "daily_usage", period: "2026-12" } });
+    const started = await replay.startReplayAction({
+      selection: { kind: "ids", ids: [job.id] },
+      frozen,
+      params: { report: "daily_usage", period: "2026-12" },
+    });
     if (!started.ok) throw new Error(started.error.message);
     const [entry] = await db.sql<{ action: string; reason: string }[]>`
       SELECT action, reason FROM audit_log WHERE operation_id = ${started.data.operationId}::uuid`;
@@ -99,10 +134,15 @@ describe("replay has one path", () => {
   it("support may not replay, from any page", async () => {
     signedIn = SUPPORT;
     const job = await deadJob();
-    expect(await replay.previewReplayAction({ selection: { kind: "ids", ids: [job.id] } })).toMatchObject({ ok: false, error: { code: "forbidden" } });
-    expect(await replay.startReplayAction({ selection: { kind: "ids", ids: [job.id] }, frozen: [[job.id, "dead", job.stateVersion]] })).toMatchObject({
+    expect(await replay.previewReplayAction({ selection: { kind: "ids", ids: [job.id] } })).toMatchObject({
       ok: false,
       error: { code: "forbidden" },
     });
+    expect(await replay.startReplayAction({ selection: { kind: "ids", ids: [job.id] }, frozen: [[job.id, "dead", job.stateVersion]] })).toMatchObject(
+      {
+        ok: false,
+        error: { code: "forbidden" },
+      },
+    );
   });
 });

@@ -18,7 +18,12 @@ async function dead(how: "permanent" | "exhausted" | "poison" | "given_up", maxA
       ? { event: "abandon" as const, actor: supervisor, error: { class: "PoisonJob", message: "took its worker down" } }
       : how === "given_up"
         ? { event: "pause" as const, actor: operator }
-        : { event: "abandon" as const, actor: worker(), attempt: job.attempt, error: { class: how === "permanent" ? "PermanentError" : "UpstreamTimeout", message: "no" } };
+        : {
+            event: "abandon" as const,
+            actor: worker(),
+            attempt: job.attempt,
+            error: { class: how === "permanent" ? "PermanentError" : "UpstreamTimeout", message: "no" },
+          };
   const r = await transition(t.sql, { jobId: job.id, ...move });
   if (!r.ok) throw new Error(r.reason);
   if (how === "given_up") {
@@ -31,7 +36,12 @@ async function dead(how: "permanent" | "exhausted" | "poison" | "given_up", maxA
 
 describe("a replay's dry run says what to expect", () => {
   it("counts poison jobs and permanent errors, and how many attempts a replay gives", async () => {
-    const [permanent, exhausted, poison, givenUp] = [await dead("permanent"), await dead("exhausted"), await dead("poison"), await dead("given_up", 5)];
+    const [permanent, exhausted, poison, givenUp] = [
+      await dead("permanent"),
+      await dead("exhausted"),
+      await dead("poison"),
+      await dead("given_up", 5),
+    ];
     expect(await replayRisks(t.sql, [permanent.id])).toEqual({ poison: 0, permanent: 1, oneMore: 0, keepLeft: { jobs: 1, most: 2 } });
     expect(await replayRisks(t.sql, [exhausted.id])).toEqual({ poison: 0, permanent: 0, oneMore: 1, keepLeft: { jobs: 0, most: 0 } });
     expect(await replayRisks(t.sql, [poison.id]).then((r) => r.poison)).toBe(1);
@@ -52,7 +62,10 @@ describe("a replay's dry run says what to expect", () => {
 
 describe("edited params are checked like a new submission", () => {
   it("gives back the params with the type's defaults, or every problem by field", () => {
-    expect(checkReplayParams("media.render", { assetId: "a-1", frames: 120 })).toEqual({ ok: true, params: { assetId: "a-1", frames: 120, resolution: "1080p" } });
+    expect(checkReplayParams("media.render", { assetId: "a-1", frames: 120 })).toEqual({
+      ok: true,
+      params: { assetId: "a-1", frames: 120, resolution: "1080p" },
+    });
     const bad = checkReplayParams("media.render", { assetId: "", frames: 0, resolution: "8k", extra: 1 });
     expect(bad.ok).toBe(false);
     expect(bad.ok ? [] : bad.issues.map((i) => i.path).sort()).toEqual(["", "assetId", "frames", "resolution"]);
@@ -97,7 +110,12 @@ describe("a replay with edited params", () => {
 
   it("without an edit, replays with the params it last ran with", async () => {
     const job = await dead("exhausted");
-    const { operationId } = await startBulk(t.sql, { frozen: [{ id: job.id, state: "dead", version: job.stateVersion }], event: "replay", actor: operator, description: "x" });
+    const { operationId } = await startBulk(t.sql, {
+      frozen: [{ id: job.id, state: "dead", version: job.stateVersion }],
+      event: "replay",
+      actor: operator,
+      description: "x",
+    });
     await runBulkOperation(t.sql, operationId);
     const [claimed] = await claim(t.sql, { workerId: "w-plain", queues: [job.queue], limit: 1 });
     expect(claimed).toMatchObject({ id: job.id, params: { report: "daily_usage", period: "2026-11" } });

@@ -71,8 +71,10 @@ export type ParamsIssue = { path: string; message: string };
  * types are submitted only by Jobscope: their params are not the console's to edit.
  */
 export function checkReplayParams(type: string, raw: unknown): { ok: true; params: unknown } | { ok: false; issues: ParamsIssue[] } {
-  if (!isJobType(type)) return { ok: false, issues: [{ path: "", message: `${type} is not a job type this console knows, so its params cannot be checked` }] };
-  if (!maySubmit(type, "console")) return { ok: false, issues: [{ path: "", message: `${type} jobs are submitted only by Jobscope itself: replay them as they are` }] };
+  if (!isJobType(type))
+    return { ok: false, issues: [{ path: "", message: `${type} is not a job type this console knows, so its params cannot be checked` }] };
+  if (!maySubmit(type, "console"))
+    return { ok: false, issues: [{ path: "", message: `${type} jobs are submitted only by Jobscope itself: replay them as they are` }] };
   const parsed = JOB_TYPES[type].params.safeParse(raw);
   if (parsed.success) return { ok: true, params: parsed.data };
   return { ok: false, issues: parsed.error.issues.map((i) => ({ path: i.path.join("."), message: i.message })) };

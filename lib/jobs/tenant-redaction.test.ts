@@ -11,7 +11,8 @@ import { transition } from "./transition";
 let signedIn: Viewer | null = null;
 vi.mock("@/lib/auth/viewer", async (importOriginal) => ({
   ...(await importOriginal<typeof import("@/lib/auth/viewer")>()),
-  authorize: async () => (signedIn ? { ok: true, viewer: signedIn } : { ok: false, status: 401, code: "unauthenticated", message: "Sign in.", viewer: null }),
+  authorize: async () =>
+    signedIn ? { ok: true, viewer: signedIn } : { ok: false, status: 401, code: "unauthenticated", message: "Sign in.", viewer: null },
 }));
 
 const ACME: Viewer = { userId: "u-acme", email: "dana@acme.example", name: "Dana", role: "tenant", tenantId: "acme", tenantOwner: false };

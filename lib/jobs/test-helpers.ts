@@ -21,7 +21,13 @@ export async function newJob(sql: Sql, opts: { maxAttempts?: number; tenantId?: 
   const queue = `q${++n}-${Math.random().toString(36).slice(2, 8)}`;
   const { job } = await enqueue(
     sql,
-    { tenantId: opts.tenantId ?? "acme", type: "report.generate", params: { report: "daily_usage", period: "2026-11" }, queue, maxAttempts: opts.maxAttempts ?? 3 },
+    {
+      tenantId: opts.tenantId ?? "acme",
+      type: "report.generate",
+      params: { report: "daily_usage", period: "2026-11" },
+      queue,
+      maxAttempts: opts.maxAttempts ?? 3,
+    },
     api,
   );
   return job;
@@ -65,7 +71,12 @@ export async function auditJob(sql: Sql, id: string): Promise<string[]> {
   const replayed = replayEvents(events, first?.maxAttempts ?? job.maxAttempts);
   const problems: string[] = [];
   if (!replayed.ok) problems.push(`${id}: ${replayed.problem} at v${replayed.atVersion}`);
-  else if (replayed.job.state !== job.state || replayed.job.attempt !== job.attempt || replayed.job.stateVersion !== job.stateVersion || replayed.job.maxAttempts !== job.maxAttempts) {
+  else if (
+    replayed.job.state !== job.state ||
+    replayed.job.attempt !== job.attempt ||
+    replayed.job.stateVersion !== job.stateVersion ||
+    replayed.job.maxAttempts !== job.maxAttempts
+  ) {
     problems.push(`${id}: replay gives ${JSON.stringify(replayed.job)}, row is ${job.state}/${job.attempt}/v${job.stateVersion}`);
   }
   const [runs] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM job_runs WHERE job_id = ${id}`;

@@ -43,8 +43,7 @@ const shape = (t: Timeline) =>
     outcome: l.outcome,
     segments: l.segments.map((s) => [s.kind, (s.start - T0) / S, (s.end - T0) / S]),
   }));
-const withOutcomes = (runs: Run[], ...outcomes: (RunOutcome | null)[]) =>
-  runs.map((r, i) => ({ ...r, outcome: outcomes[i] ?? null }));
+const withOutcomes = (runs: Run[], ...outcomes: (RunOutcome | null)[]) => runs.map((r, i) => ({ ...r, outcome: outcomes[i] ?? null }));
 
 describe("buildTimeline", () => {
   it("a clean success: the wait before the attempt, then claimed and running", () => {
@@ -57,7 +56,15 @@ describe("buildTimeline", () => {
     const t = buildTimeline(JOB, withOutcomes(runs, "succeeded"), events, T0 + 3_600 * S);
     expect(shape(t)).toEqual([
       { attempt: 0, worker: null, outcome: null, segments: [["queue_wait", 0, 5]] },
-      { attempt: 1, worker: "w-1", outcome: "succeeded", segments: [["claimed", 5, 6], ["running", 6, 16]] },
+      {
+        attempt: 1,
+        worker: "w-1",
+        outcome: "succeeded",
+        segments: [
+          ["claimed", 5, 6],
+          ["running", 6, 16],
+        ],
+      },
     ]);
     expect(t).toMatchObject({ start: T0, end: T0 + 16 * S, isOngoing: false, isTruncated: false });
     const running = t.segments.find((s) => s.kind === "running");
@@ -82,9 +89,22 @@ describe("buildTimeline", () => {
         attempt: 1,
         worker: "w-1",
         outcome: "failed",
-        segments: [["claimed", 1, 2], ["running", 2, 12], ["retry_wait", 12, 42], ["queue_wait", 42, 45]],
+        segments: [
+          ["claimed", 1, 2],
+          ["running", 2, 12],
+          ["retry_wait", 12, 42],
+          ["queue_wait", 42, 45],
+        ],
       },
-      { attempt: 2, worker: "w-2", outcome: "succeeded", segments: [["claimed", 45, 46], ["running", 46, 50]] },
+      {
+        attempt: 2,
+        worker: "w-2",
+        outcome: "succeeded",
+        segments: [
+          ["claimed", 45, 46],
+          ["running", 46, 50],
+        ],
+      },
     ]);
     expect(t.segments.find((s) => s.kind === "retry_wait")).toMatchObject({ startEvent: "fail", endEvent: "retry" });
     expect(summarizeTimeline(t)).toMatchObject({ totalMs: 50 * S, lostToExpiredLeasesMs: 0 });
@@ -108,9 +128,21 @@ describe("buildTimeline", () => {
         attempt: 1,
         worker: "w-14",
         outcome: "lease_expired",
-        segments: [["claimed", 2, 3], ["running", 3, 63], ["queue_wait", 63, 64]],
+        segments: [
+          ["claimed", 2, 3],
+          ["running", 3, 63],
+          ["queue_wait", 63, 64],
+        ],
       },
-      { attempt: 2, worker: "w-03", outcome: "succeeded", segments: [["claimed", 64, 65], ["running", 65, 75]] },
+      {
+        attempt: 2,
+        worker: "w-03",
+        outcome: "succeeded",
+        segments: [
+          ["claimed", 64, 65],
+          ["running", 65, 75],
+        ],
+      },
     ]);
     expect(t.segments.find((s) => s.startEvent === "reclaim")).toMatchObject({ kind: "queue_wait", worker: "w-14" });
     expect(summarizeTimeline(t).lostToExpiredLeasesMs).toBe(61 * S);
@@ -144,7 +176,12 @@ describe("buildTimeline", () => {
       attempt: 1,
       worker: "w-1",
       outcome: "open",
-      segments: [["claimed", 1, 2], ["running", 2, 10], ["paused", 10, 70], ["running", 70, 100]],
+      segments: [
+        ["claimed", 1, 2],
+        ["running", 2, 10],
+        ["paused", 10, 70],
+        ["running", 70, 100],
+      ],
     });
     expect(t.isOngoing).toBe(true);
     expect(t.end).toBe(now);
@@ -168,9 +205,22 @@ describe("buildTimeline", () => {
         attempt: 1,
         worker: "w-1",
         outcome: "failed",
-        segments: [["claimed", 1, 2], ["running", 2, 5], ["dead", 5, 3_605], ["queue_wait", 3_605, 3_606]],
+        segments: [
+          ["claimed", 1, 2],
+          ["running", 2, 5],
+          ["dead", 5, 3_605],
+          ["queue_wait", 3_605, 3_606],
+        ],
       },
-      { attempt: 2, worker: "w-2", outcome: "succeeded", segments: [["claimed", 3_606, 3_607], ["running", 3_607, 3_610]] },
+      {
+        attempt: 2,
+        worker: "w-2",
+        outcome: "succeeded",
+        segments: [
+          ["claimed", 3_606, 3_607],
+          ["running", 3_607, 3_610],
+        ],
+      },
     ]);
     expect(t.segments.find((s) => s.kind === "dead")).toMatchObject({ startEvent: "abandon", endEvent: "replay" });
   });
@@ -195,7 +245,15 @@ describe("buildTimeline", () => {
       ["start", "running", 4],
     ]);
     const t = buildTimeline(JOB, runs, events, T0 + 64 * S);
-    expect(shape(t)[1]).toEqual({ attempt: 1, worker: "w-1", outcome: "open", segments: [["claimed", 3, 4], ["running", 4, 64]] });
+    expect(shape(t)[1]).toEqual({
+      attempt: 1,
+      worker: "w-1",
+      outcome: "open",
+      segments: [
+        ["claimed", 3, 4],
+        ["running", 4, 64],
+      ],
+    });
     expect(t).toMatchObject({ isOngoing: true, end: T0 + 64 * S });
   });
 

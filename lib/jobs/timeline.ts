@@ -71,12 +71,7 @@ type TimelineEvent = Pick<EventRecord, "event" | "toState" | "attempt" | "stateV
  * Turn a job's event log into segments per attempt. Pure: the same inputs give
  * the same timeline, and `now` only closes the segment that is still going on.
  */
-export function buildTimeline(
-  job: TimelineJob,
-  runs: readonly TimelineRun[],
-  events: readonly TimelineEvent[],
-  now: number,
-): Timeline {
+export function buildTimeline(job: TimelineJob, runs: readonly TimelineRun[], events: readonly TimelineEvent[], now: number): Timeline {
   const sorted = [...events].sort((a, b) => a.stateVersion - b.stateVersion);
   const runOf = new Map(runs.map((r) => [r.attempt, r]));
   const claimedBy = new Map(sorted.filter((e) => e.event === "claim").map((e) => [e.attempt, e.actorId]));

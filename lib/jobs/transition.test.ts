@@ -46,7 +46,17 @@ describe("enqueue", () => {
 describe("claim", () => {
   it("claims due jobs in one statement: attempt + 1, lease, run record, event", async () => {
     const job = await newJob(t.sql);
-    const later = await enqueue(t.sql, { tenantId: "acme", type: "report.generate", params: { report: "daily_usage", period: "2026-11" }, queue: job.queue, notBefore: new Date(Date.now() + 60_000) }, api);
+    const later = await enqueue(
+      t.sql,
+      {
+        tenantId: "acme",
+        type: "report.generate",
+        params: { report: "daily_usage", period: "2026-11" },
+        queue: job.queue,
+        notBefore: new Date(Date.now() + 60_000),
+      },
+      api,
+    );
     const claimed = await claim(t.sql, { workerId: "w-1", queues: [job.queue], limit: 10 });
     expect(claimed.map((j) => j.id)).toEqual([job.id]);
     expect(claimed[0]).toMatchObject({ state: "claimed", attempt: 1, stateVersion: 1 });
@@ -60,7 +70,11 @@ describe("claim", () => {
   it("claims a batch up to the limit, never more", async () => {
     const first = await newJob(t.sql);
     for (let i = 0; i < 4; i++) {
-      await enqueue(t.sql, { tenantId: "acme", type: "report.generate", params: { report: "daily_usage", period: "2026-11" }, queue: first.queue }, api);
+      await enqueue(
+        t.sql,
+        { tenantId: "acme", type: "report.generate", params: { report: "daily_usage", period: "2026-11" }, queue: first.queue },
+        api,
+      );
     }
     const a = await claim(t.sql, { workerId: "w-1", queues: [first.queue], limit: 3 });
     const b = await claim(t.sql, { workerId: "w-2", queues: [first.queue], limit: 3 });
@@ -101,7 +115,11 @@ describe("transition", () => {
     const job = await runJob(t.sql, await newJob(t.sql));
     await transition(t.sql, { jobId: job.id, event: "finish", actor: worker(), attempt: 1 });
     const r = await transition(t.sql, { jobId: job.id, event: "cancel", actor: operator, expected: { state: "running", version: job.stateVersion } });
-    expect(r).toMatchObject({ ok: false, kind: "conflict", current: { state: "succeeded", movedBy: { actorKind: "worker", actorId: "w-1", event: "finish" } } });
+    expect(r).toMatchObject({
+      ok: false,
+      kind: "conflict",
+      current: { state: "succeeded", movedBy: { actorKind: "worker", actorId: "w-1", event: "finish" } },
+    });
     expect(r.ok ? "" : r.reason).toMatch(/worker w-1 applied finish at .*now succeeded/);
   });
 
@@ -117,7 +135,14 @@ describe("transition", () => {
   it("fails to retry_wait with a backoff, then abandons on the last attempt", async () => {
     const job = await runJob(t.sql, await newJob(t.sql, { maxAttempts: 2 }));
     const retryAt = new Date(Date.now() + 30_000);
-    const failed = await transition(t.sql, { jobId: job.id, event: "fail", actor: worker(), attempt: 1, retryAt, error: { class: "UpstreamTimeout", message: "took 30s" } });
+    const failed = await transition(t.sql, {
+      jobId: job.id,
+      event: "fail",
+      actor: worker(),
+      attempt: 1,
+      retryAt,
+      error: { class: "UpstreamTimeout", message: "took 30s" },
+    });
     expect(failed).toMatchObject({ ok: true, job: { state: "retry_wait", notBefore: retryAt } });
     await transition(t.sql, { jobId: job.id, event: "retry", actor: operator });
     await runJob(t.sql, job);

@@ -29,7 +29,10 @@ export type Rejection = {
 export type TransitionResult = { ok: true; job: JobRow; from: JobState; event: JobEvent } | Rejection;
 
 /** A job handed to a worker by `claim`: claimed, or already running when claimed with `startNow`. */
-export type ClaimedJob = Pick<JobRow, "id" | "tenantId" | "type" | "queue" | "priority" | "attempt" | "maxAttempts" | "stateVersion" | "params" | "createdAt"> & {
+export type ClaimedJob = Pick<
+  JobRow,
+  "id" | "tenantId" | "type" | "queue" | "priority" | "attempt" | "maxAttempts" | "stateVersion" | "params" | "createdAt"
+> & {
   state: "claimed" | "running";
 };
 

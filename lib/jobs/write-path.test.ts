@@ -30,7 +30,14 @@ const WRITES_JOBS = [
   /jobscope\.write_path/,
 ];
 // The guarded write and its builder, the claim, the submit, the heartbeat; the loaders' mark; the benchmark's bulk generator.
-const WRITE_PATH = new Set(["lib/jobs/write.ts", "lib/jobs/write-path.ts", "lib/jobs/claim.ts", "lib/jobs/enqueue.ts", "lib/jobs/heartbeat.ts", "bench/generate.ts"]);
+const WRITE_PATH = new Set([
+  "lib/jobs/write.ts",
+  "lib/jobs/write-path.ts",
+  "lib/jobs/claim.ts",
+  "lib/jobs/enqueue.ts",
+  "lib/jobs/heartbeat.ts",
+  "bench/generate.ts",
+]);
 // Files that mention the pattern without writing through it: the migrations that define the guards and tests that attack them.
 // Also the insight benchmark's bulk loader of synthetic histories (bench/insight-*.ts, docs/insight.md), which never runs against a live system.
 // And the retention code and its benchmark, which delete finished history under their own mark (lib/retention, scripts/retention-bench.ts),
@@ -99,8 +106,12 @@ describe("one write path", () => {
       expect((await heartbeat(t.sql, { workerId: "w-1", jobs: [{ id: job.id, attempt: 1 }] })).size).toBe(1);
       await transition(t.sql, { jobId: job.id, event: "pause", actor: operator });
       for (const table of ["job_log", "job_catalog"]) {
-        await expect(t.sql.unsafe(`UPDATE ${table} SET tenant_id = tenant_id WHERE ${table === "job_catalog" ? "id" : "job_id"} = $1`, [job.id])).rejects.toThrow(/append-only/);
-        await expect(t.sql.unsafe(`DELETE FROM ${table} WHERE ${table === "job_catalog" ? "id" : "job_id"} = $1`, [job.id])).rejects.toThrow(/append-only/);
+        await expect(
+          t.sql.unsafe(`UPDATE ${table} SET tenant_id = tenant_id WHERE ${table === "job_catalog" ? "id" : "job_id"} = $1`, [job.id]),
+        ).rejects.toThrow(/append-only/);
+        await expect(t.sql.unsafe(`DELETE FROM ${table} WHERE ${table === "job_catalog" ? "id" : "job_id"} = $1`, [job.id])).rejects.toThrow(
+          /append-only/,
+        );
       }
       await expect(t.sql`UPDATE job_events SET actor_id = 'x' WHERE job_id = ${job.id}`).rejects.toThrow(/cannot update view/);
     });

@@ -138,7 +138,21 @@ export function moveValues(planned: readonly Planned[]): Record<string, unknown[
   return v;
 }
 
-const MOVE_COLUMNS = ["ids", "shape", "expVersion", "actorId", "fence", "stale", "retryAt", "errorClass", "errorMessage", "errorStack", "result", "payload", "at"] as const;
+const MOVE_COLUMNS = [
+  "ids",
+  "shape",
+  "expVersion",
+  "actorId",
+  "fence",
+  "stale",
+  "retryAt",
+  "errorClass",
+  "errorMessage",
+  "errorStack",
+  "result",
+  "payload",
+  "at",
+] as const;
 
 /**
  * Which of the guarded write's parts a batch needs: the live row updated (`upd`), deleted as the job
@@ -187,8 +201,9 @@ export function guardedWriteCtes(parts: WriteParts, opts: { countsSlots?: boolea
       JOIN shapes s ON s.k = x.shape
      WHERE mark.on = 'on'),
 ${sql.join(
-    [
-      parts.upd && sql`
+  [
+    parts.upd &&
+      sql`
   upd AS (
     UPDATE jobs_live l SET
       state = i.to_state, state_version = l.state_version + 1,
@@ -207,7 +222,8 @@ ${sql.join(
     RETURNING l.id, l.tenant_id, l.queue, l.state, l.attempt, l.max_attempts, l.state_version, l.lease_owner, l.heartbeat_at, l.not_before,
               l.updated_at, NULL::timestamptz AS finished_at, l.run_worker, l.run_claimed_at, l.run_started_at, l.run_version,
               i.event, i.exp_state, i.actor_kind, i.actor_id, i.outcome, i.on_attempt, i.nb_rule, i.retry_at, i.error_class, i.error_message, i.error_stack, i.result, i.payload, i.at, i.slot_delta)`,
-      parts.del && sql`
+    parts.del &&
+      sql`
   del AS (
     DELETE FROM jobs_live l USING i
      WHERE l.id = ANY(${ph("delIds")}::uuid[]) AND l.id = i.id AND NOT i.from_done AND i.to_done
@@ -219,7 +235,8 @@ ${sql.join(
               NULL::text AS lease_owner, NULL::timestamptz AS heartbeat_at, NULL::timestamptz AS not_before, i.at AS updated_at,
               i.at AS finished_at, l.run_worker, l.run_claimed_at, l.run_started_at, l.run_version,
               i.event, i.exp_state, i.actor_kind, i.actor_id, i.outcome, i.on_attempt, i.nb_rule, i.retry_at, i.error_class, i.error_message, i.error_stack, i.result, i.payload, i.at, i.slot_delta)`,
-      parts.rep && sql`
+    parts.rep &&
+      sql`
   -- A replay: the job comes back from its last transition (a finished one, as the move expected);
   -- two replays at once both insert, and the primary key lets one through.
   rep AS (
@@ -236,13 +253,17 @@ ${sql.join(
     RETURNING id, tenant_id, queue, state, attempt, max_attempts, state_version, NULL::text AS lease_owner, NULL::timestamptz AS heartbeat_at,
               not_before, updated_at, NULL::timestamptz AS finished_at, NULL::text AS run_worker, NULL::timestamptz AS run_claimed_at,
               NULL::timestamptz AS run_started_at, NULL::int AS run_version)`,
-      sql`
+    sql`
   -- Each applied move with the columns of its input (carried by RETURNING: no join back to i).
   moved AS (
-    ${sql.join(writes, sql`
+    ${sql.join(
+      writes,
+      sql`
     UNION ALL
-    `)})`,
-      parts.att && sql`
+    `,
+    )})`,
+    parts.att &&
+      sql`
   att AS (
     INSERT INTO job_attempts (job_id, attempt, tenant_id, worker_id, claimed_at, claim_version, started_at, finished_at, outcome, max_attempts,
                               end_event, end_from, end_to, end_version, retry_at, error_class, error_message, error_stack, result)
@@ -251,14 +272,15 @@ ${sql.join(
            CASE WHEN on_attempt THEN state END, CASE WHEN on_attempt THEN state_version END,
            CASE WHEN on_attempt AND nb_rule = 2 THEN retry_at END, error_class, error_message, error_stack, result::jsonb
       FROM moved WHERE outcome IS NOT NULL)`,
-      parts.log && sql`
+    parts.log &&
+      sql`
   log AS (
     INSERT INTO job_log (job_id, tenant_id, event, from_state, to_state, actor_kind, actor_id, attempt, state_version, at, payload, max_attempts)
     SELECT id, tenant_id, event, exp_state, state, actor_kind, actor_id, attempt, state_version, at, payload::jsonb, max_attempts
       FROM moved WHERE NOT on_attempt)`,
-    ].filter((x): x is SQL => !!x),
-    sql`,`,
-  )}${opts.countsSlots === false ? sql`` : freedCte}`;
+  ].filter((x): x is SQL => !!x),
+  sql`,`,
+)}${opts.countsSlots === false ? sql`` : freedCte}`;
 }
 
 /**

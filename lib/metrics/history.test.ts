@@ -34,7 +34,9 @@ describe("the per-type history (metric_history)", () => {
       [-2 * HOUR, 12],
       [-HOUR, 1],
     ]);
-    const [total] = await t.sql<{ n: number }[]>`SELECT sum(value)::float8 AS n FROM metric_totals WHERE type = ${TYPE} AND metric = 'attempts_ended'`;
+    const [total] = await t.sql<
+      { n: number }[]
+    >`SELECT sum(value)::float8 AS n FROM metric_totals WHERE type = ${TYPE} AND metric = 'attempts_ended'`;
     expect(total!.n).toBe(13);
     // Once caught up, a second catch-up does nothing: the supervisor's passes go on from there.
     expect(await catchUpMetrics(t.sql, new Date(hour - 3 * HOUR))).toBe(0);
@@ -63,7 +65,15 @@ describe("the per-type history (metric_history)", () => {
 
   it("interpolates a percentile within its bucket, and stops at the last finite bound", () => {
     expect(quantileMs(new Map([["1", 10]]), 0.5)).toBe(750);
-    expect(quantileMs(new Map([["0.5", 5], ["1", 5]]), 0.95)).toBe(950);
+    expect(
+      quantileMs(
+        new Map([
+          ["0.5", 5],
+          ["1", 5],
+        ]),
+        0.95,
+      ),
+    ).toBe(950);
     expect(quantileMs(new Map([["+Inf", 3]]), 0.5)).toBe(3_600_000);
     expect(quantileMs(new Map(), 0.5)).toBeNull();
     expect(MIN_SAMPLE).toBe(10);

@@ -25,7 +25,10 @@ export async function metricsResponse(request: Request, deps: { token: string | 
   } catch (e) {
     // The cause goes to the server log only: a database error can name tables, hosts or credentials.
     console.error("GET /metrics failed:", e);
-    return new Response("the metrics could not be read; details are in the server log\n", { status: 500, headers: { "content-type": "text/plain; charset=utf-8" } });
+    return new Response("the metrics could not be read; details are in the server log\n", {
+      status: 500,
+      headers: { "content-type": "text/plain; charset=utf-8" },
+    });
   }
 }
 

@@ -31,9 +31,22 @@ describe("GET /metrics (issue 17)", () => {
     const ok = await runJob(t.sql, await submit(q));
     expect((await transition(t.sql, { jobId: ok.id, event: "finish", actor: worker(), attempt: 1, result: { ok: true } })).ok).toBe(true);
     const failing = await runJob(t.sql, await submit(q));
-    expect((await transition(t.sql, { jobId: failing.id, event: "fail", actor: worker(), attempt: 1, error: { class: "Boom", message: "x" }, retryAt: new Date(Date.now() + 3_600_000) })).ok).toBe(true);
+    expect(
+      (
+        await transition(t.sql, {
+          jobId: failing.id,
+          event: "fail",
+          actor: worker(),
+          attempt: 1,
+          error: { class: "Boom", message: "x" },
+          retryAt: new Date(Date.now() + 3_600_000),
+        })
+      ).ok,
+    ).toBe(true);
     const doomed = await runJob(t.sql, await submit(q));
-    expect((await transition(t.sql, { jobId: doomed.id, event: "abandon", actor: worker(), attempt: 1, error: { class: "Permanent", message: "no" } })).ok).toBe(true);
+    expect(
+      (await transition(t.sql, { jobId: doomed.id, event: "abandon", actor: worker(), attempt: 1, error: { class: "Permanent", message: "no" } })).ok,
+    ).toBe(true);
     const cancelled = await submit(q);
     expect((await transition(t.sql, { jobId: cancelled.id, event: "cancel", actor: operator })).ok).toBe(true);
     const stale = await runJob(t.sql, await submit(q), "w-gone");
@@ -41,7 +54,9 @@ describe("GET /metrics (issue 17)", () => {
     await createSupervisor({ sql: t.sql, staleAfterMs: 10_000 }).tick();
     expect((await getJob(t.sql, stale.id)).state).toBe("queued");
     // A refused move: finishing a job that is not running any more.
-    expect((await transition(t.sql, { jobId: cancelled.id, event: "cancel", actor: operator, expected: { state: "queued", version: 0 } })).ok).toBe(false);
+    expect((await transition(t.sql, { jobId: cancelled.id, event: "cancel", actor: operator, expected: { state: "queued", version: 0 } })).ok).toBe(
+      false,
+    );
     await settle();
 
     // Two supervisors at once: one of them rolls the window up, the other skips it.
@@ -120,12 +135,14 @@ describe("GET /metrics (issue 17)", () => {
     // Every series the Grafana dashboard queries is one the scrape has (the worker's own: worker-metrics.test.ts).
     const dashboard = readFileSync("docs/grafana-dashboard.json", "utf8");
     const used = new Set([...dashboard.matchAll(/\b(jobscope_[a-z_]+)/g)].map((m) => m[1]!).filter((n) => !n.startsWith("jobscope_worker_")));
-    const exposed = new Set([...families.values()].flatMap((f) => (f.type === "histogram" ? [`${f.name}_bucket`, `${f.name}_sum`, `${f.name}_count`] : [f.name])));
+    const exposed = new Set(
+      [...families.values()].flatMap((f) => (f.type === "histogram" ? [`${f.name}_bucket`, `${f.name}_sum`, `${f.name}_count`] : [f.name])),
+    );
     expect(used.size).toBeGreaterThan(10);
     expect([...used].filter((n) => !exposed.has(n))).toEqual([]);
   });
 
-  it("labels have bounded cardinality: 300 queues nobody declared, serves or set are one queue, \"other\"", async () => {
+  it('labels have bounded cardinality: 300 queues nobody declared, serves or set are one queue, "other"', async () => {
     await rollUpMetrics(t.sql, { settleMs: 0 });
     await settle();
     const before = await collectMetrics(t.sql);
@@ -152,7 +169,9 @@ describe("GET /metrics (issue 17)", () => {
   it("the text-format check refuses what Prometheus would", () => {
     expect(() => parseExposition("# HELP a x\n# TYPE a counter\na -1\n")).toThrow(/negative counter/);
     expect(() => parseExposition("# HELP a x\n# TYPE a gauge\nb 1\n")).toThrow(/outside its family/);
-    expect(() => parseExposition('# HELP h x\n# TYPE h histogram\nh_bucket{le="1"} 2\nh_bucket{le="+Inf"} 1\nh_sum 1\nh_count 1\n')).toThrow(/cumulative/);
+    expect(() => parseExposition('# HELP h x\n# TYPE h histogram\nh_bucket{le="1"} 2\nh_bucket{le="+Inf"} 1\nh_sum 1\nh_count 1\n')).toThrow(
+      /cumulative/,
+    );
     expect(() => parseExposition('# HELP h x\n# TYPE h histogram\nh_bucket{le="+Inf"} 2\nh_sum 1\nh_count 1\n')).toThrow(/_count/);
     expect(() => parseExposition("# HELP a x\n# TYPE a gauge\na{x=1} 1\n")).toThrow(/bad labels/);
   });

@@ -77,7 +77,6 @@ export async function rollUpMetrics(sql: Sql, opts: RollupOptions = {}): Promise
   })) as RollupResult;
 }
 
-
 const key = (k: CounterKey) => k;
 const hist = (k: HistogramKey, part: "bucket" | "sum" | "count") => `${k}_${part}`;
 

@@ -80,16 +80,32 @@ export async function collectMetrics(sql: Db): Promise<{ text: string; contentTy
   for (const k of Object.keys(HISTOGRAMS) as HistogramKey[]) reg.registerMetric(histogram(k, named));
 
   // Live gauges.
-  const jobs = new Gauge({ name: "jobscope_jobs", help: `Unfinished jobs by queue and state (exact up to ${METRICS_COUNT_CAP}; see jobscope_jobs_count_capped).`, labelNames: ["queue", "state"], registers: [reg] });
-  const capped = new Gauge({ name: "jobscope_jobs_count_capped", help: "1 when jobscope_jobs for this queue and state stopped at its cap (a lower bound).", labelNames: ["queue", "state"], registers: [reg] });
-  const oldest = new Gauge({ name: "jobscope_queue_oldest_due_age_seconds", help: `Age of the queue's oldest due job (claimable and not claimed) among the first ${OLDEST_SCAN} in claim order; 0 when none is due.`, labelNames: ["queue"], registers: [reg] });
+  const jobs = new Gauge({
+    name: "jobscope_jobs",
+    help: `Unfinished jobs by queue and state (exact up to ${METRICS_COUNT_CAP}; see jobscope_jobs_count_capped).`,
+    labelNames: ["queue", "state"],
+    registers: [reg],
+  });
+  const capped = new Gauge({
+    name: "jobscope_jobs_count_capped",
+    help: "1 when jobscope_jobs for this queue and state stopped at its cap (a lower bound).",
+    labelNames: ["queue", "state"],
+    registers: [reg],
+  });
+  const oldest = new Gauge({
+    name: "jobscope_queue_oldest_due_age_seconds",
+    help: `Age of the queue's oldest due job (claimable and not claimed) among the first ${OLDEST_SCAN} in claim order; 0 when none is due.`,
+    labelNames: ["queue"],
+    registers: [reg],
+  });
   const paused = new Gauge({ name: "jobscope_queue_paused", help: "1 when an operator paused the queue.", labelNames: ["queue"], registers: [reg] });
   const waitingCapped = (waiting[0]?.total ?? 0) > WAITING_SCAN;
   for (const q of queues) {
     const counts: Record<string, { n: number; capped: boolean }> = Object.fromEntries(LIVE_STATES.map((s) => [s, { n: 0, capped: false }]));
     counts.queued = cap(q.queued);
     const leasedTotal = Object.values(q.leased ?? {}).reduce((a, b) => a + b, 0);
-    for (const s of ["claimed", "running", "cancelling"]) counts[s] = { n: Math.min(q.leased?.[s] ?? 0, METRICS_COUNT_CAP), capped: leasedTotal > METRICS_COUNT_CAP };
+    for (const s of ["claimed", "running", "cancelling"])
+      counts[s] = { n: Math.min(q.leased?.[s] ?? 0, METRICS_COUNT_CAP), capped: leasedTotal > METRICS_COUNT_CAP };
     for (const w of waiting) {
       if ((knownSet.has(w.queue) ? w.queue : OTHER) !== q.name) continue;
       const n = (q.name === OTHER ? counts[w.state]!.n : 0) + w.n;
@@ -103,14 +119,35 @@ export async function collectMetrics(sql: Db): Promise<{ text: string; contentTy
     oldest.set({ queue: q.name }, Math.max(0, q.oldestDueAge ?? 0));
     paused.set({ queue: q.name }, q.paused ? 1 : 0);
   }
-  new Gauge({ name: "jobscope_jobs_live_estimate", help: "The planner's estimate of unfinished jobs (pg_class.reltuples of jobs_live): every queue, never counted.", registers: [reg] }).set(estimate[0]?.n ?? 0);
-  const w = new Gauge({ name: "jobscope_workers", help: `Workers by status: live (seen within ${SILENT_AFTER_MS / 1000} s), silent (not seen since, and never said they stopped).`, labelNames: ["status"], registers: [reg] });
+  new Gauge({
+    name: "jobscope_jobs_live_estimate",
+    help: "The planner's estimate of unfinished jobs (pg_class.reltuples of jobs_live): every queue, never counted.",
+    registers: [reg],
+  }).set(estimate[0]?.n ?? 0);
+  const w = new Gauge({
+    name: "jobscope_workers",
+    help: `Workers by status: live (seen within ${SILENT_AFTER_MS / 1000} s), silent (not seen since, and never said they stopped).`,
+    labelNames: ["status"],
+    registers: [reg],
+  });
   w.set({ status: "live" }, workers[0]?.live ?? 0);
   w.set({ status: "silent" }, workers[0]?.silent ?? 0);
-  new Gauge({ name: "jobscope_integrity_last_audit_mismatches", help: "Mismatches found by the newest integrity audit.", registers: [reg] }).set(audit[0]?.mismatches ?? 0);
-  new Gauge({ name: "jobscope_integrity_last_audit_timestamp_seconds", help: "When the newest integrity audit ran (0: never).", registers: [reg] }).set(audit[0] ? audit[0].at.getTime() / 1000 : 0);
-  new Gauge({ name: "jobscope_metrics_rollup_lag_seconds", help: "How far the counters and histograms are behind now (the supervisor rolls them up; -1: never rolled up).", registers: [reg] }).set(cursor[0]?.lag ?? -1);
-  new Gauge({ name: "jobscope_metrics_scrape_read_seconds", help: "How long this scrape's database reads took.", registers: [reg] }).set((performance.now() - t0) / 1000);
+  new Gauge({ name: "jobscope_integrity_last_audit_mismatches", help: "Mismatches found by the newest integrity audit.", registers: [reg] }).set(
+    audit[0]?.mismatches ?? 0,
+  );
+  new Gauge({
+    name: "jobscope_integrity_last_audit_timestamp_seconds",
+    help: "When the newest integrity audit ran (0: never).",
+    registers: [reg],
+  }).set(audit[0] ? audit[0].at.getTime() / 1000 : 0);
+  new Gauge({
+    name: "jobscope_metrics_rollup_lag_seconds",
+    help: "How far the counters and histograms are behind now (the supervisor rolls them up; -1: never rolled up).",
+    registers: [reg],
+  }).set(cursor[0]?.lag ?? -1);
+  new Gauge({ name: "jobscope_metrics_scrape_read_seconds", help: "How long this scrape's database reads took.", registers: [reg] }).set(
+    (performance.now() - t0) / 1000,
+  );
   return { text: await reg.metrics(), contentType: reg.contentType };
 }
 
@@ -156,7 +193,13 @@ function histogram(k: HistogramKey, totals: readonly Total[]): Metric {
     values.push({ metricName: `${spec.name}_sum`, labels, value: a.sum });
     values.push({ metricName: `${spec.name}_count`, labels, value: a.count });
   }
-  const metric = { name: spec.name, help: spec.help, type: "histogram", aggregator: "sum", get: async () => ({ name: spec.name, help: spec.help, type: "histogram", aggregator: "sum", values }) };
+  const metric = {
+    name: spec.name,
+    help: spec.help,
+    type: "histogram",
+    aggregator: "sum",
+    get: async () => ({ name: spec.name, help: spec.help, type: "histogram", aggregator: "sum", values }),
+  };
   return metric as unknown as Metric;
 }
 

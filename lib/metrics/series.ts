@@ -6,7 +6,11 @@
 
 /** Counters rolled up from the history: the key in metric_totals, the exposed name, its labels. */
 export const COUNTERS = {
-  jobs_enqueued: { name: "jobscope_jobs_enqueued_total", help: "Jobs submitted, by queue and type (counted from job_catalog.created_at).", labels: ["queue", "type"] },
+  jobs_enqueued: {
+    name: "jobscope_jobs_enqueued_total",
+    help: "Jobs submitted, by queue and type (counted from job_catalog.created_at).",
+    labels: ["queue", "type"],
+  },
   attempts_started: {
     name: "jobscope_attempts_started_total",
     help: "Attempts whose handler started, by queue and type (counted when the attempt ends; a worker's own metrics count them at the claim).",
@@ -18,8 +22,16 @@ export const COUNTERS = {
     labels: ["queue", "type", "outcome"],
   },
   jobs_finished: { name: "jobscope_jobs_finished_total", help: "Jobs that succeeded, by queue and type.", labels: ["queue", "type"] },
-  attempts_failed: { name: "jobscope_attempts_failed_total", help: "Attempts whose handler failed (outcome failed: retried, or dead on a permanent error or the last attempt), by queue and type.", labels: ["queue", "type"] },
-  jobs_dead: { name: "jobscope_jobs_dead_total", help: "Jobs that went dead (attempts exhausted, a permanent error, a poison job, given up by an operator), by queue and type.", labels: ["queue", "type"] },
+  attempts_failed: {
+    name: "jobscope_attempts_failed_total",
+    help: "Attempts whose handler failed (outcome failed: retried, or dead on a permanent error or the last attempt), by queue and type.",
+    labels: ["queue", "type"],
+  },
+  jobs_dead: {
+    name: "jobscope_jobs_dead_total",
+    help: "Jobs that went dead (attempts exhausted, a permanent error, a poison job, given up by an operator), by queue and type.",
+    labels: ["queue", "type"],
+  },
   jobs_cancelled: { name: "jobscope_jobs_cancelled_total", help: "Jobs cancelled, by queue and type.", labels: ["queue", "type"] },
   supervisor_actions: {
     name: "jobscope_supervisor_actions_total",
@@ -32,7 +44,11 @@ export const COUNTERS = {
     labels: ["kind"],
   },
   integrity_audits: { name: "jobscope_integrity_audits_total", help: "Integrity audits run.", labels: [] },
-  integrity_mismatches: { name: "jobscope_integrity_mismatches_total", help: "Jobs whose event log did not replay to their row, over every integrity audit.", labels: [] },
+  integrity_mismatches: {
+    name: "jobscope_integrity_mismatches_total",
+    help: "Jobs whose event log did not replay to their row, over every integrity audit.",
+    labels: [],
+  },
 } as const satisfies Record<string, { name: string; help: string; labels: readonly string[] }>;
 export type CounterKey = keyof typeof COUNTERS;
 

@@ -75,7 +75,8 @@ function checkHistogram(f: Family) {
   }
   for (const [id, e] of series) {
     for (let i = 1; i < e.buckets.length; i++) {
-      if (!(e.buckets[i]!.le > e.buckets[i - 1]!.le) || e.buckets[i]!.v < e.buckets[i - 1]!.v) throw new Error(`${f.name}${id}: buckets not cumulative`);
+      if (!(e.buckets[i]!.le > e.buckets[i - 1]!.le) || e.buckets[i]!.v < e.buckets[i - 1]!.v)
+        throw new Error(`${f.name}${id}: buckets not cumulative`);
     }
     const inf = e.buckets.at(-1);
     if (!inf || inf.le !== Infinity) throw new Error(`${f.name}${id}: no +Inf bucket`);

@@ -11,7 +11,14 @@ describe("a worker's own metrics (metricsPort)", () => {
   it("serves what it claimed and reported, in the text format, with no database work", async () => {
     const queue = freshQueue();
     const worker = createWorker({
-      sql: t.sql, queues: [queue], concurrency: 2, heartbeatIntervalMs: 100, pollIntervalMs: 100, log: silentLogger, metricsPort: 0, id: "w-metrics",
+      sql: t.sql,
+      queues: [queue],
+      concurrency: 2,
+      heartbeatIntervalMs: 100,
+      pollIntervalMs: 100,
+      log: silentLogger,
+      metricsPort: 0,
+      id: "w-metrics",
       handlers: { "report.generate": async () => ({ ok: true }) },
     });
     await worker.start();
@@ -26,7 +33,9 @@ describe("a worker's own metrics (metricsPort)", () => {
         return valueOf(f, "jobscope_worker_attempts_total", { type: "report.generate", status: "reported", event: "finish" }) === 3 ? f : null;
       });
       expect(valueOf(m, "jobscope_worker_jobs_claimed_total", { worker: "w-metrics" })).toBe(3);
-      expect(valueOf(m, "jobscope_worker_attempt_seconds", { type: "report.generate", event: "finish" }, "jobscope_worker_attempt_seconds_count")).toBe(3);
+      expect(
+        valueOf(m, "jobscope_worker_attempt_seconds", { type: "report.generate", event: "finish" }, "jobscope_worker_attempt_seconds_count"),
+      ).toBe(3);
       expect(m.has("jobscope_worker_process_cpu_seconds_total")).toBe(true);
       expect((await fetch(`http://127.0.0.1:${port}/other`)).status).toBe(404);
     } finally {

@@ -17,7 +17,10 @@ export type WorkerMetrics = {
 
 export const ATTEMPT_BUCKETS = [0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800, 3600];
 
-export function createWorkerMetrics(workerId: string, live: { stats: () => { rounds: number; reports: number; claimed: number; listening: boolean }; held: () => number }): WorkerMetrics {
+export function createWorkerMetrics(
+  workerId: string,
+  live: { stats: () => { rounds: number; reports: number; claimed: number; listening: boolean }; held: () => number },
+): WorkerMetrics {
   const registry = new Registry();
   registry.setDefaultLabels({ worker: workerId });
   collectDefaultMetrics({ register: registry, prefix: "jobscope_worker_" });

@@ -47,9 +47,16 @@ describe("enqueue refuses bad input and writes nothing", () => {
       fc.asyncProperty(
         fc.record(
           {
-            tenantId: fc.oneof({ arbitrary: fc.constantFrom("acme", "globex", "nobody"), weight: 4 }, { arbitrary: nasty, weight: 1 }, { arbitrary: anything, weight: 1 }),
+            tenantId: fc.oneof(
+              { arbitrary: fc.constantFrom("acme", "globex", "nobody"), weight: 4 },
+              { arbitrary: nasty, weight: 1 },
+              { arbitrary: anything, weight: 1 },
+            ),
             type: fc.oneof(
-              { arbitrary: fc.constantFrom("report.generate", "upstream.call", "no.such.type", "REPORT.GENERATE", "report.generate\u0000"), weight: 4 },
+              {
+                arbitrary: fc.constantFrom("report.generate", "upstream.call", "no.such.type", "REPORT.GENERATE", "report.generate\u0000"),
+                weight: 4,
+              },
               { arbitrary: nasty, weight: 1 },
               { arbitrary: anything, weight: 1 },
             ),
@@ -95,11 +102,26 @@ describe("enqueue refuses bad input and writes nothing", () => {
       { numRuns: RUNS },
     );
     // The known tenant, a known type, and poison in the params.
-    for (const params of [nested(5_000), { report: "daily_usage", period: "2026-11\u0000" }, { report: "\ud800", period: "2026-11" }, { report: "daily_usage", period: "2026-11", x: 1 }]) {
-      await expect(enqueue(t.sql, { tenantId: "acme", type: "report.generate", params }, { kind: "api", id: "fuzz" })).rejects.toMatchObject({ code: "invalid_params" });
+    for (const params of [
+      nested(5_000),
+      { report: "daily_usage", period: "2026-11\u0000" },
+      { report: "\ud800", period: "2026-11" },
+      { report: "daily_usage", period: "2026-11", x: 1 },
+    ]) {
+      await expect(enqueue(t.sql, { tenantId: "acme", type: "report.generate", params }, { kind: "api", id: "fuzz" })).rejects.toMatchObject({
+        code: "invalid_params",
+      });
     }
-    await expect(enqueue(t.sql, { tenantId: "acme\u0000", type: "report.generate", params: {} }, { kind: "api", id: "fuzz" })).rejects.toBeInstanceOf(EnqueueError);
-    await expect(enqueue(t.sql, { tenantId: "acme", type: "report.generate", params: { report: "daily_usage", period: "2026-11" } }, { kind: "worker", id: "w" })).rejects.toMatchObject({ code: "forbidden" });
+    await expect(enqueue(t.sql, { tenantId: "acme\u0000", type: "report.generate", params: {} }, { kind: "api", id: "fuzz" })).rejects.toBeInstanceOf(
+      EnqueueError,
+    );
+    await expect(
+      enqueue(
+        t.sql,
+        { tenantId: "acme", type: "report.generate", params: { report: "daily_usage", period: "2026-11" } },
+        { kind: "worker", id: "w" },
+      ),
+    ).rejects.toMatchObject({ code: "forbidden" });
     console.log(`FUZZ enqueue ${JSON.stringify(codes)}`);
     expect(await counts()).toEqual(before);
   }, 60_000);
@@ -121,7 +143,10 @@ describe("transition refuses bad input and moves nothing", () => {
           actorKind: fc.oneof(fc.constantFrom(...ACTOR_KINDS), nasty),
           actorId: nasty,
           state: fc.oneof(fc.constantFrom(...STATES), nasty),
-          version: fc.oneof(fc.integer({ min: -5, max: 5 }).filter((v) => v !== 0), fc.constantFrom(2 ** 31, -(2 ** 31), 0.5, NaN)),
+          version: fc.oneof(
+            fc.integer({ min: -5, max: 5 }).filter((v) => v !== 0),
+            fc.constantFrom(2 ** 31, -(2 ** 31), 0.5, NaN),
+          ),
           attempt: fc.oneof(fc.integer(), fc.constantFrom(undefined, NaN, 0.5)),
         }),
         async (f) => {

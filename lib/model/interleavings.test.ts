@@ -32,7 +32,10 @@ const workerOp = (event: JobEvent): Op => ({
   expectsV2: false,
   run: async (sql, id) => {
     const r = await transition(sql, {
-      jobId: id, event, actor: { kind: "worker", id: "w-1" }, attempt: 1,
+      jobId: id,
+      event,
+      actor: { kind: "worker", id: "w-1" },
+      attempt: 1,
       ...(event === "fail" && { retryAt: new Date(Date.now() + 60_000), error: { class: "E", message: "x" } }),
     });
     return { ok: r.ok, event, actor: "worker" };
@@ -75,36 +78,57 @@ afterAll(() => {
 describe("interleavings (fast-check scheduler)", () => {
   it("keep every job consistent whatever the order of concurrent worker, supervisor, operator and tenant writes", async () => {
     await fc.assert(
-      fc.asyncProperty(fc.scheduler(), fc.subarray(OPS.map((_, i) => i), { minLength: 2 }), fc.boolean(), async (s, picked, stale) => {
-        const job = await runJob(t.sql, await newJob(t.sql));
-        if (stale) await t.sql`UPDATE jobs_live SET heartbeat_at = now() - interval '1 minute' WHERE id = ${job.id}`;
-        // Each command starts when the scheduler releases it; they then run concurrently.
-        const results = await Promise.all([
-          ...picked.map((i) => s.schedule(Promise.resolve(OPS[i]!.name)).then(() => OPS[i]!.run(conns[i]!, job.id).then((r) => ({ op: OPS[i]!, ...r })))),
-          s.waitAll().then(() => null),
-        ]);
-        const done = results.filter((r) => r !== null);
-        const [row] = await t.sql<Parameters<typeof checkJob>[0][]>`SELECT id, state, attempt, max_attempts, state_version, lease_owner, finished_at FROM jobs WHERE id = ${job.id}`;
-        const events = await t.sql<Parameters<typeof checkJob>[1][number][]>`
+      fc.asyncProperty(
+        fc.scheduler(),
+        fc.subarray(
+          OPS.map((_, i) => i),
+          { minLength: 2 },
+        ),
+        fc.boolean(),
+        async (s, picked, stale) => {
+          const job = await runJob(t.sql, await newJob(t.sql));
+          if (stale) await t.sql`UPDATE jobs_live SET heartbeat_at = now() - interval '1 minute' WHERE id = ${job.id}`;
+          // Each command starts when the scheduler releases it; they then run concurrently.
+          const results = await Promise.all([
+            ...picked.map((i) =>
+              s.schedule(Promise.resolve(OPS[i]!.name)).then(() => OPS[i]!.run(conns[i]!, job.id).then((r) => ({ op: OPS[i]!, ...r }))),
+            ),
+            s.waitAll().then(() => null),
+          ]);
+          const done = results.filter((r) => r !== null);
+          const [row] = await t.sql<
+            Parameters<typeof checkJob>[0][]
+          >`SELECT id, state, attempt, max_attempts, state_version, lease_owner, finished_at FROM jobs WHERE id = ${job.id}`;
+          const events = await t.sql<Parameters<typeof checkJob>[1][number][]>`
           SELECT job_id, event, from_state, to_state, actor_kind, attempt, state_version, payload FROM job_events WHERE job_id = ${job.id} ORDER BY state_version`;
-        const runs = await t.sql<Parameters<typeof checkJob>[2][number][]>`SELECT job_id, attempt, started_at, finished_at, outcome FROM job_runs WHERE job_id = ${job.id} ORDER BY attempt`;
-        expect(checkJob(row!, events, runs)).toEqual([]);
-        // Each applied command is exactly one logged event after submit, claim and start.
-        const applied = done.filter((r) => r.ok);
-        expect(events.slice(3).map((e) => `${e.actorKind}:${e.event}`).sort()).toEqual(
-          applied.map((r) => `${r.actor}:${r.event}`).sort(),
-        );
-        // Writers that read version 2 race for it: at most one wins. (The supervisor reads the version
-        // when it scans: it raced for version 2 only if its move is version 3; after an operator's
-        // cancel it may rightly reclaim the cancelling job at version 4.)
-        const supervisorV3 = events.some((e) => e.actorKind === "supervisor" && e.stateVersion === 3);
-        expect(applied.filter((r) => r.op.expectsV2 && (r.actor !== "supervisor" || supervisorV3)).length).toBeLessThanOrEqual(1);
-        // The model: applying the logged events in order to a fresh job gives the row.
-        let m: JobSnapshot = submitted(row!.maxAttempts);
-        for (const e of events.slice(1)) m = apply(m, e.event, e.actorKind);
-        expect({ state: m.state, attempt: m.attempt, version: m.stateVersion }).toEqual({ state: row!.state, attempt: row!.attempt, version: row!.stateVersion });
-        seen[row!.state] = (seen[row!.state] ?? 0) + 1;
-      }),
+          const runs = await t.sql<
+            Parameters<typeof checkJob>[2][number][]
+          >`SELECT job_id, attempt, started_at, finished_at, outcome FROM job_runs WHERE job_id = ${job.id} ORDER BY attempt`;
+          expect(checkJob(row!, events, runs)).toEqual([]);
+          // Each applied command is exactly one logged event after submit, claim and start.
+          const applied = done.filter((r) => r.ok);
+          expect(
+            events
+              .slice(3)
+              .map((e) => `${e.actorKind}:${e.event}`)
+              .sort(),
+          ).toEqual(applied.map((r) => `${r.actor}:${r.event}`).sort());
+          // Writers that read version 2 race for it: at most one wins. (The supervisor reads the version
+          // when it scans: it raced for version 2 only if its move is version 3; after an operator's
+          // cancel it may rightly reclaim the cancelling job at version 4.)
+          const supervisorV3 = events.some((e) => e.actorKind === "supervisor" && e.stateVersion === 3);
+          expect(applied.filter((r) => r.op.expectsV2 && (r.actor !== "supervisor" || supervisorV3)).length).toBeLessThanOrEqual(1);
+          // The model: applying the logged events in order to a fresh job gives the row.
+          let m: JobSnapshot = submitted(row!.maxAttempts);
+          for (const e of events.slice(1)) m = apply(m, e.event, e.actorKind);
+          expect({ state: m.state, attempt: m.attempt, version: m.stateVersion }).toEqual({
+            state: row!.state,
+            attempt: row!.attempt,
+            version: row!.stateVersion,
+          });
+          seen[row!.state] = (seen[row!.state] ?? 0) + 1;
+        },
+      ),
       { numRuns: RUNS },
     );
   }, 60_000);

@@ -42,14 +42,28 @@ afterAll(() => {
 async function compare(m: Model, r: Real) {
   if (!m.jobs.length) return;
   const ids = m.jobs.map((j) => j.id);
-  const rows = await r.sql<{ id: string; state: JobState; attempt: number; maxAttempts: number; stateVersion: number; leaseOwner: string | null; finishedAt: Date | null }[]>`
+  const rows = await r.sql<
+    { id: string; state: JobState; attempt: number; maxAttempts: number; stateVersion: number; leaseOwner: string | null; finishedAt: Date | null }[]
+  >`
     SELECT id, state, attempt, max_attempts, state_version, lease_owner, finished_at FROM jobs WHERE id = ANY(${ids}::uuid[])`;
   const runs = await r.sql<{ jobId: string; attempt: number; startedAt: Date | null; finishedAt: Date | null; outcome: string | null }[]>`
     SELECT job_id, attempt, started_at, finished_at, outcome FROM job_runs WHERE job_id = ANY(${ids}::uuid[]) ORDER BY job_id, attempt`;
   for (const j of m.jobs) {
     const row = rows.find((x) => x.id === j.id);
-    expect({ id: j.id, state: row?.state, attempt: row?.attempt, maxAttempts: row?.maxAttempts, version: row?.stateVersion, owner: row?.leaseOwner }).toEqual({
-      id: j.id, state: j.state, attempt: j.attempt, maxAttempts: j.maxAttempts, version: j.version, owner: j.leaseOwner && r.wid(j.leaseOwner),
+    expect({
+      id: j.id,
+      state: row?.state,
+      attempt: row?.attempt,
+      maxAttempts: row?.maxAttempts,
+      version: row?.stateVersion,
+      owner: row?.leaseOwner,
+    }).toEqual({
+      id: j.id,
+      state: j.state,
+      attempt: j.attempt,
+      maxAttempts: j.maxAttempts,
+      version: j.version,
+      owner: j.leaseOwner && r.wid(j.leaseOwner),
     });
     const mine = runs.filter((x) => x.jobId === j.id).map((x) => ({ attempt: x.attempt, started: x.startedAt !== null, outcome: x.outcome }));
     expect(mine).toEqual(j.runs);
@@ -58,22 +72,35 @@ async function compare(m: Model, r: Real) {
 
 async function finalAudit(m: Model, r: Real) {
   for (const j of m.jobs) {
-    const [row] = await r.sql<Parameters<typeof checkJob>[0][]>`SELECT id, state, attempt, max_attempts, state_version, lease_owner, finished_at FROM jobs WHERE id = ${j.id}`;
+    const [row] = await r.sql<
+      Parameters<typeof checkJob>[0][]
+    >`SELECT id, state, attempt, max_attempts, state_version, lease_owner, finished_at FROM jobs WHERE id = ${j.id}`;
     const events = await r.sql<Parameters<typeof checkJob>[1][number][]>`
       SELECT job_id, event, from_state, to_state, actor_kind, attempt, state_version, payload FROM job_events WHERE job_id = ${j.id} ORDER BY state_version`;
-    const runs = await r.sql<Parameters<typeof checkJob>[2][number][]>`SELECT job_id, attempt, started_at, finished_at, outcome FROM job_runs WHERE job_id = ${j.id} ORDER BY attempt`;
+    const runs = await r.sql<
+      Parameters<typeof checkJob>[2][number][]
+    >`SELECT job_id, attempt, started_at, finished_at, outcome FROM job_runs WHERE job_id = ${j.id} ORDER BY attempt`;
     expect(checkJob(row!, events, runs)).toEqual([]);
   }
 }
 
-const same = (real: { ok: boolean; kind?: string }, want: Outcome) =>
-  expect(real.ok ? { ok: true } : { ok: false, kind: real.kind }).toEqual(want);
+const same = (real: { ok: boolean; kind?: string }, want: Outcome) => expect(real.ok ? { ok: true } : { ok: false, kind: real.kind }).toEqual(want);
 
 class Enqueue implements Cmd {
   constructor(readonly maxAttempts: number) {}
   check = (m: Model) => m.jobs.length < 6;
   async run(m: Model, r: Real) {
-    const { job } = await enqueue(r.sql, { tenantId: "acme", type: "report.generate", params: { report: "daily_usage", period: "2026-11" }, queue: r.queue, maxAttempts: this.maxAttempts }, { kind: "api", id: "model" });
+    const { job } = await enqueue(
+      r.sql,
+      {
+        tenantId: "acme",
+        type: "report.generate",
+        params: { report: "daily_usage", period: "2026-11" },
+        queue: r.queue,
+        maxAttempts: this.maxAttempts,
+      },
+      { kind: "api", id: "model" },
+    );
     m.add(job.id, this.maxAttempts);
     tally("enqueue");
     await compare(m, r);
@@ -82,7 +109,10 @@ class Enqueue implements Cmd {
 }
 
 class Claim implements Cmd {
-  constructor(readonly i: number, readonly w: string) {}
+  constructor(
+    readonly i: number,
+    readonly w: string,
+  ) {}
   check = (m: Model) => m.jobs.length > 0;
   async run(m: Model, r: Real) {
     const job = m.pick(this.i, (j) => j.state === "queued")!;
@@ -99,7 +129,13 @@ class Claim implements Cmd {
 class WorkerEvent implements Cmd {
   /** `w` null: the worker that holds the job's lease (or w1). */
   event: JobEvent;
-  constructor(readonly i: number, readonly w: string | null, readonly raw: JobEvent, readonly choice: number, readonly stale: boolean) {
+  constructor(
+    readonly i: number,
+    readonly w: string | null,
+    readonly raw: JobEvent,
+    readonly choice: number,
+    readonly stale: boolean,
+  ) {
     this.event = raw;
   }
   check = (m: Model) => m.jobs.length > 0;
@@ -111,7 +147,10 @@ class WorkerEvent implements Cmd {
     this.event = this.w === null && legal.length ? legal[this.choice % legal.length]! : this.raw;
     const attempt = this.stale ? job.attempt - 1 : job.attempt;
     const real = await transition(r.sql, {
-      jobId: job.id, event: this.event, actor: { kind: "worker", id: r.wid(w) }, attempt,
+      jobId: job.id,
+      event: this.event,
+      actor: { kind: "worker", id: r.wid(w) },
+      attempt,
       ...(this.event === "fail" && { retryAt: new Date(Date.now() + RETRY_IN_MS) }),
       ...((this.event === "fail" || this.event === "abandon") && { error: { class: "ModelError", message: "x" } }),
     });
@@ -124,7 +163,10 @@ class WorkerEvent implements Cmd {
 }
 
 class Heartbeat implements Cmd {
-  constructor(readonly i: number, readonly w: string) {}
+  constructor(
+    readonly i: number,
+    readonly w: string,
+  ) {}
   check = (m: Model) => m.jobs.length > 0 && !m.crashed.has(this.w);
   async run(m: Model, r: Real) {
     const job = m.pick(this.i, (j) => j.leaseOwner === this.w)!;
@@ -179,13 +221,20 @@ class Tick implements Cmd {
 
 /** cancel, replay, pause, resume (and retry now, abandon) from a page that is fresh or one version stale. */
 class Person implements Cmd {
-  constructor(readonly i: number, readonly actor: "operator" | "tenant", readonly event: JobEvent, readonly stalePage: boolean) {}
+  constructor(
+    readonly i: number,
+    readonly actor: "operator" | "tenant",
+    readonly event: JobEvent,
+    readonly stalePage: boolean,
+  ) {}
   check = (m: Model) => m.jobs.length > 0;
   async run(m: Model, r: Real) {
     const job = m.at(this.i)!;
     const seen = this.stalePage ? Math.max(0, job.version - 1) : job.version;
     const real = await transition(r.sql, {
-      jobId: job.id, event: this.event, actor: { kind: this.actor, id: `model-${this.actor}` },
+      jobId: job.id,
+      event: this.event,
+      actor: { kind: this.actor, id: `model-${this.actor}` },
       expected: { state: job.state, version: seen },
     });
     const want = seen === job.version ? m.person(job, this.actor, this.event, seen) : { ok: false as const, kind: "conflict" as const };
@@ -201,7 +250,12 @@ const worker = fc.constantFrom(...WORKERS);
 const enqueueCmd = fc.integer({ min: 1, max: 3 }).map((n) => new Enqueue(n));
 const claimCmd = fc.tuple(idx, worker).map(([i, w]) => new Claim(i, w));
 const workerCmd = fc
-  .tuple(idx, fc.oneof({ arbitrary: fc.constant(null), weight: 4 }, { arbitrary: worker, weight: 1 }), fc.constantFrom<JobEvent>("start", "start", "finish", "fail", "fail", "abandon", "stop", "release"), fc.nat({ max: 9 }))
+  .tuple(
+    idx,
+    fc.oneof({ arbitrary: fc.constant(null), weight: 4 }, { arbitrary: worker, weight: 1 }),
+    fc.constantFrom<JobEvent>("start", "start", "finish", "fail", "fail", "abandon", "stop", "release"),
+    fc.nat({ max: 9 }),
+  )
   .map(([i, w, e, stale]) => new WorkerEvent(i, w, e, stale, stale < 2));
 const heartbeatCmd = fc.tuple(idx, worker).map(([i, w]) => new Heartbeat(i, w));
 const operatorCmd = fc
@@ -209,34 +263,46 @@ const operatorCmd = fc
   .map(([i, e, stale]) => new Person(i, "operator", e, stale < 2));
 /** Weighted by repetition: the worker's path is the long one, cancels end stories early. */
 const commands = [
-  enqueueCmd, enqueueCmd,
-  claimCmd, claimCmd, claimCmd,
-  workerCmd, workerCmd, workerCmd, workerCmd, workerCmd,
-  heartbeatCmd, heartbeatCmd,
+  enqueueCmd,
+  enqueueCmd,
+  claimCmd,
+  claimCmd,
+  claimCmd,
+  workerCmd,
+  workerCmd,
+  workerCmd,
+  workerCmd,
+  workerCmd,
+  heartbeatCmd,
+  heartbeatCmd,
   worker.map((w) => new Crash(w)),
-  fc.constantFrom(SMALL_MS, SMALL_MS, BIG_MS).map((ms) => new Advance(ms)), fc.constantFrom(SMALL_MS, BIG_MS).map((ms) => new Advance(ms)),
-  fc.constant(new Tick()), fc.constant(new Tick()),
-  operatorCmd, operatorCmd,
+  fc.constantFrom(SMALL_MS, SMALL_MS, BIG_MS).map((ms) => new Advance(ms)),
+  fc.constantFrom(SMALL_MS, BIG_MS).map((ms) => new Advance(ms)),
+  fc.constant(new Tick()),
+  fc.constant(new Tick()),
+  operatorCmd,
+  operatorCmd,
   fc.tuple(idx, fc.boolean()).map(([i, stale]) => new Person(i, "tenant", "cancel", stale)),
 ];
 
 describe("model-based: the database against the in-memory model", () => {
-  it(
-    `agrees after every step of ${RUNS} random command sequences`,
-    async () => {
-      let run = 0;
-      await fc.assert(
-        fc.asyncProperty(fc.array(fc.oneof(...commands), { minLength: Math.floor(STEPS / 2), maxLength: STEPS }), async (cmds) => {
-          const queue = `model-${++run}-${Math.random().toString(36).slice(2, 7)}`;
-          const m = new Model(STALE_MS);
-          const real: Real = { sql: t.sql, queue, sup: createSupervisor({ sql: t.sql, id: "model-sup", staleAfterMs: STALE_MS }), wid: (w) => `${queue}:${w}` };
-          await fc.asyncModelRun(() => ({ model: m, real }), cmds);
-          await finalAudit(m, real);
-          tally("sequences");
-        }),
-        { numRuns: RUNS },
-      );
-    },
-    120_000,
-  );
+  it(`agrees after every step of ${RUNS} random command sequences`, async () => {
+    let run = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.oneof(...commands), { minLength: Math.floor(STEPS / 2), maxLength: STEPS }), async (cmds) => {
+        const queue = `model-${++run}-${Math.random().toString(36).slice(2, 7)}`;
+        const m = new Model(STALE_MS);
+        const real: Real = {
+          sql: t.sql,
+          queue,
+          sup: createSupervisor({ sql: t.sql, id: "model-sup", staleAfterMs: STALE_MS }),
+          wid: (w) => `${queue}:${w}`,
+        };
+        await fc.asyncModelRun(() => ({ model: m, real }), cmds);
+        await finalAudit(m, real);
+        tally("sequences");
+      }),
+      { numRuns: RUNS },
+    );
+  }, 120_000);
 });

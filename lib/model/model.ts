@@ -151,7 +151,9 @@ export class Model {
       }
       const pick =
         victims.find((v) => v.blamed) ??
-        victims.reduce((a, b) => (b.deaths > a.deaths || (b.deaths === a.deaths && (b.began > a.began || (b.began === a.began && b.id < a.id))) ? b : a));
+        victims.reduce((a, b) =>
+          b.deaths > a.deaths || (b.deaths === a.deaths && (b.began > a.began || (b.began === a.began && b.id < a.id))) ? b : a,
+        );
       blamed.set(owner, pick.id);
     }
     for (const j of stale) {

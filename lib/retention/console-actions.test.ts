@@ -19,7 +19,14 @@ vi.mock("@/lib/auth/viewer", async (importOriginal) => ({
   },
 }));
 
-const viewer = (role: Viewer["role"], email: string, tenantId: string | null = null): Viewer => ({ userId: `u-${email}`, email, name: email, role, tenantId, tenantOwner: false });
+const viewer = (role: Viewer["role"], email: string, tenantId: string | null = null): Viewer => ({
+  userId: `u-${email}`,
+  email,
+  name: email,
+  role,
+  tenantId,
+  tenantOwner: false,
+});
 const OPERATOR = viewer("operator", "op@jobscope.local");
 const SUPPORT = viewer("support", "support@jobscope.local");
 const TENANT = viewer("tenant", "dana@acme.example", "acme");
@@ -33,17 +40,22 @@ beforeAll(async () => {
 });
 
 const lastAudit = async () =>
-  (await db.sql<{ actor: string; action: string; outcome: string; reason: string; jobIds: string[] }[]>`
-    SELECT actor, action, outcome, reason, job_ids FROM audit_log ORDER BY id DESC LIMIT 1`)[0]!;
+  (
+    await db.sql<{ actor: string; action: string; outcome: string; reason: string; jobIds: string[] }[]>`
+    SELECT actor, action, outcome, reason, job_ids FROM audit_log ORDER BY id DESC LIMIT 1`
+  )[0]!;
 const count = async (table: "job_catalog" | "job_attempts" | "job_log", id: string) =>
-  (await db.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM ${db.sql(table)} WHERE ${db.sql(table === "job_catalog" ? "id" : "job_id")} = ${id}`)[0]!.n;
+  (
+    await db.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM ${db.sql(table)} WHERE ${db.sql(table === "job_catalog" ? "id" : "job_id")} = ${id}`
+  )[0]!.n;
 
 describe("submit a job from the console", () => {
   it("an operator submits for the tenant they chose, as themselves; audited with the job", async () => {
     signedIn = OPERATOR;
     const r = await submit.submitJobAction({ tenantId: "globex", type: "media.render", params: { assetId: "a-1", frames: 24 }, priority: 3 });
     if (!r.ok) throw new Error(r.error.message);
-    const [job] = await db.sql`SELECT tenant_id, type, queue, priority, params, submitted_by_kind, submitted_by FROM job_catalog WHERE id = ${r.data.id}`;
+    const [job] =
+      await db.sql`SELECT tenant_id, type, queue, priority, params, submitted_by_kind, submitted_by FROM job_catalog WHERE id = ${r.data.id}`;
     expect(job).toEqual({
       tenantId: "globex",
       type: "media.render",
@@ -63,17 +75,26 @@ describe("submit a job from the console", () => {
     expect(bad.ok).toBe(false);
     expect(bad.ok ? [] : bad.error.issues?.map((i) => i.path).sort()).toEqual(["params.assetId", "params.frames", "params.resolution"]);
     expect(await lastAudit()).toMatchObject({ action: "job.submit", outcome: "invalid" });
-    expect(await submit.submitJobAction({ tenantId: "", type: "media.render", params: {} })).toMatchObject({ ok: false, error: { issues: [{ path: "tenantId" }] } });
-    expect(await submit.submitJobAction({ tenantId: "no-such", type: "report.generate", params: { report: "daily_usage", period: "2026-11" } })).toMatchObject({
+    expect(await submit.submitJobAction({ tenantId: "", type: "media.render", params: {} })).toMatchObject({
+      ok: false,
+      error: { issues: [{ path: "tenantId" }] },
+    });
+    expect(
+      await submit.submitJobAction({ tenantId: "no-such", type: "report.generate", params: { report: "daily_usage", period: "2026-11" } }),
+    ).toMatchObject({
       ok: false,
       error: { issues: [{ path: "tenantId", message: expect.stringContaining("unknown tenant") }] },
     });
-    expect(await submit.submitJobAction({ tenantId: "acme", type: "report.generate", params: { report: "daily_usage", period: "2026-11" }, priority: 12 })).toMatchObject({
+    expect(
+      await submit.submitJobAction({ tenantId: "acme", type: "report.generate", params: { report: "daily_usage", period: "2026-11" }, priority: 12 }),
+    ).toMatchObject({
       ok: false,
       error: { issues: [{ path: "priority" }] },
     });
     // Jobscope's own types are not the console's to submit.
-    expect(await submit.submitJobAction({ tenantId: "acme", type: "jobscope.bulk", params: { operationId: "00000000-0000-0000-0000-000000000000" } })).toMatchObject({
+    expect(
+      await submit.submitJobAction({ tenantId: "acme", type: "jobscope.bulk", params: { operationId: "00000000-0000-0000-0000-000000000000" } }),
+    ).toMatchObject({
       ok: false,
       error: { code: "invalid_input" },
     });
@@ -83,7 +104,9 @@ describe("submit a job from the console", () => {
   it("support and tenants may not submit from the console", async () => {
     for (const who of [SUPPORT, TENANT]) {
       signedIn = who;
-      expect(await submit.submitJobAction({ tenantId: "acme", type: "report.generate", params: { report: "daily_usage", period: "2026-11" } })).toMatchObject({
+      expect(
+        await submit.submitJobAction({ tenantId: "acme", type: "report.generate", params: { report: "daily_usage", period: "2026-11" } }),
+      ).toMatchObject({
         ok: false,
         error: { code: "forbidden" },
       });
@@ -103,7 +126,11 @@ describe("delete finished jobs under retention's rules", () => {
 
     const p = await remove.previewDeleteAction({ selection: { ids: [live.id, done.id, dead.id] } });
     if (!p.ok) throw new Error(p.error.message);
-    expect(p.data).toMatchObject({ ids: expect.arrayContaining([done.id, dead.id]), runs: 2, willSkip: [{ reason: "not finished (queued)", count: 1 }] });
+    expect(p.data).toMatchObject({
+      ids: expect.arrayContaining([done.id, dead.id]),
+      runs: 2,
+      willSkip: [{ reason: "not finished (queued)", count: 1 }],
+    });
     expect(p.data.ids).toHaveLength(2);
     expect(p.data.events).toBeGreaterThan(0);
 
@@ -114,7 +141,12 @@ describe("delete finished jobs under retention's rules", () => {
       expect([await count("job_catalog", id), await count("job_attempts", id), await count("job_log", id)]).toEqual([0, 0, 0]);
     }
     expect(await count("job_catalog", live.id)).toBe(1);
-    expect(await lastAudit()).toMatchObject({ actor: OPERATOR.email, action: "jobs.delete", outcome: "applied", jobIds: expect.arrayContaining([done.id, dead.id]) });
+    expect(await lastAudit()).toMatchObject({
+      actor: OPERATOR.email,
+      action: "jobs.delete",
+      outcome: "applied",
+      jobIds: expect.arrayContaining([done.id, dead.id]),
+    });
     // Nothing left to delete: said, and audited as refused.
     expect(await remove.deleteFinishedJobsAction({ ids: [live.id], description: "again" })).toMatchObject({ ok: false, error: { code: "empty" } });
   });
@@ -127,9 +159,9 @@ describe("delete finished jobs under retention's rules", () => {
       expect(await remove.deleteFinishedJobsAction({ ids: [done.id], description: "x" })).toMatchObject({ ok: false, error: { code: "forbidden" } });
     }
     const app = db.connect({ role: "app", max: 1 });
-    await expect(withScope(app, { tenantId: "acme" }, (tx) => tx`SELECT * FROM jobscope_delete_finished(${[done.id]}::uuid[], NULL)`)).rejects.toThrow(
-      /permission denied|only staff/,
-    );
+    await expect(
+      withScope(app, { tenantId: "acme" }, (tx) => tx`SELECT * FROM jobscope_delete_finished(${[done.id]}::uuid[], NULL)`),
+    ).rejects.toThrow(/permission denied|only staff/);
     // History stays append-only for the console's role itself.
     await expect(withScope(app, { all: true }, (tx) => tx`DELETE FROM job_catalog WHERE id = ${done.id}`)).rejects.toThrow();
     expect(await count("job_catalog", done.id)).toBe(1);

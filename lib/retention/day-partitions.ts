@@ -23,10 +23,16 @@ const LOCK_TIMEOUT = "5s";
  * 0012), and their oids: the job batches leave these partitions' rows to the drop.
  */
 export async function candidatePartitions(sql: Sql, cutoff: Date): Promise<{ candidates: Candidate[]; skip: string[] }> {
-  const candidates = (await listEventPartitions(sql))
-    .filter((p): p is typeof p & Candidate => !p.isDefault && p.from !== null && p.to !== null && p.to.getTime() <= cutoff.getTime());
-  const skip = candidates.length === 0 ? [] : (await sql<{ oid: string }[]>`
-    SELECT c.oid::text AS oid FROM pg_class c WHERE c.relnamespace = 'public'::regnamespace AND c.relname = ANY(${candidates.map((p) => p.name)})`).map((r) => r.oid);
+  const candidates = (await listEventPartitions(sql)).filter(
+    (p): p is typeof p & Candidate => !p.isDefault && p.from !== null && p.to !== null && p.to.getTime() <= cutoff.getTime(),
+  );
+  const skip =
+    candidates.length === 0
+      ? []
+      : (
+          await sql<{ oid: string }[]>`
+    SELECT c.oid::text AS oid FROM pg_class c WHERE c.relnamespace = 'public'::regnamespace AND c.relname = ANY(${candidates.map((p) => p.name)})`
+        ).map((r) => r.oid);
   return { candidates, skip };
 }
 
@@ -51,7 +57,13 @@ export async function dryRunVerdicts(sql: Sql, candidates: readonly Candidate[],
  * run); otherwise keep it and delete the rows of the gone jobs from it, `batch` jobs per
  * transaction under retention's mark. Only the table's owner can drop a partition.
  */
-export async function dropOrKeep(sql: Sql, candidates: readonly Candidate[], batch: number, report: RetentionReport, log: (line: string) => void): Promise<void> {
+export async function dropOrKeep(
+  sql: Sql,
+  candidates: readonly Candidate[],
+  batch: number,
+  report: RetentionReport,
+  log: (line: string) => void,
+): Promise<void> {
   for (const p of candidates) {
     // SHARE: nothing can write into this partition while it is checked; the rest of job_log is untouched
     // until DROP takes its brief exclusive lock. lock_timeout: rather keep the day than queue writers behind us.
@@ -72,7 +84,14 @@ export async function dropOrKeep(sql: Sql, candidates: readonly Candidate[], bat
         throw e;
       });
     if (outcome === null) {
-      report.partitions.push({ name: p.name, from: p.from, to: p.to, action: "kept", events: 0, reason: `could not lock it within ${LOCK_TIMEOUT}; the next run retries` });
+      report.partitions.push({
+        name: p.name,
+        from: p.from,
+        to: p.to,
+        action: "kept",
+        events: 0,
+        reason: `could not lock it within ${LOCK_TIMEOUT}; the next run retries`,
+      });
       report.partitionsKept++;
       log(`partition ${p.name} kept: lock timeout`);
       continue;
@@ -82,8 +101,10 @@ export async function dropOrKeep(sql: Sql, candidates: readonly Candidate[], bat
       // The jobs gone from under this partition's events, read once (a job id never comes back),
       // then their events deleted by job id through the partition's (job_id, state_version) index,
       // `batch` jobs per transaction: no rescanning of rows already deleted.
-      const gone = (await sql<{ jobId: string }[]>`
-        SELECT DISTINCT e.job_id FROM ${sql(p.name)} e WHERE NOT EXISTS (SELECT 1 FROM job_catalog c WHERE c.id = e.job_id)`).map((r) => r.jobId);
+      const gone = (
+        await sql<{ jobId: string }[]>`
+        SELECT DISTINCT e.job_id FROM ${sql(p.name)} e WHERE NOT EXISTS (SELECT 1 FROM job_catalog c WHERE c.id = e.job_id)`
+      ).map((r) => r.jobId);
       for (let i = 0; i < gone.length; i += batch) {
         const ids = gone.slice(i, i + batch);
         deleted += await sql.begin(async (tx) => {
@@ -102,7 +123,11 @@ export async function dropOrKeep(sql: Sql, candidates: readonly Candidate[], bat
 function addVerdict(report: RetentionReport, p: { name: string; from: Date; to: Date }, blockers: number, sample: string[], events: number) {
   if (blockers > 0) {
     report.partitions.push({
-      name: p.name, from: p.from, to: p.to, action: "kept", events,
+      name: p.name,
+      from: p.from,
+      to: p.to,
+      action: "kept",
+      events,
       reason: `${blockers} job(s) still live or finished after the cutoff have job_log rows in it (e.g. ${sample.join(", ")})`,
     });
     report.partitionsKept++;

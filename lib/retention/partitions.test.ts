@@ -16,7 +16,10 @@ const MIN = 60_000;
 const ago = (days: number) => new Date(Date.now() - days * DAY);
 let n = 0;
 const submit = (at: Date) =>
-  new History(t.sql, at.getTime()).submit({ tenantId: "acme", type: "report.generate", params: { report: "daily_usage", period: "2026-11" }, queue: `rp-${++n}` }, api);
+  new History(t.sql, at.getTime()).submit(
+    { tenantId: "acme", type: "report.generate", params: { report: "daily_usage", period: "2026-11" }, queue: `rp-${++n}` },
+    api,
+  );
 /** Submitted `createdDaysAgo`, failed once and retried by the supervisor then (one job_log row, in that day's partition). */
 async function retried(createdDaysAgo: number) {
   const h = await submit(ago(createdDaysAgo));
@@ -31,9 +34,11 @@ async function finishedJob(createdDaysAgo: number, finishedDaysAgo = createdDays
 const logOf = async (id: string) => (await t.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM job_log WHERE job_id = ${id}`)[0]!.n;
 const exists = async (table: string) => (await t.sql<{ r: string | null }[]>`SELECT to_regclass(${table})::text AS r`)[0]!.r !== null;
 const snapshot = async () =>
-  (await t.sql<{ jobs: number; attempts: number; log: number; parts: number; archive: number }[]>`
+  (
+    await t.sql<{ jobs: number; attempts: number; log: number; parts: number; archive: number }[]>`
     SELECT (SELECT count(*) FROM job_catalog)::int AS jobs, (SELECT count(*) FROM job_attempts)::int AS attempts, (SELECT count(*) FROM job_log)::int AS log,
-           (SELECT count(*) FROM pg_inherits WHERE inhparent = 'job_log'::regclass)::int AS parts, (SELECT count(*) FROM job_archive)::int AS archive`)[0]!;
+           (SELECT count(*) FROM pg_inherits WHERE inhparent = 'job_log'::regclass)::int AS parts, (SELECT count(*) FROM job_archive)::int AS archive`
+  )[0]!;
 
 describe("retention with job_log's day partitions", () => {
   it("dry run reports what would go and writes nothing", async () => {

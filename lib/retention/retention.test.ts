@@ -69,7 +69,9 @@ describe("retention", () => {
     expect(await Promise.all(kept.map(rowsOf))).toEqual(before);
     expect(before[0]).toMatchObject({ catalog: 1, live: 1, attempts: 1, log: 1 });
 
-    const [a] = await t.sql<{ record: { catalog: { id: string; type: string }; attempts: { outcome: string }[]; events: { event: string }[] }; finishedAt: Date }[]>`
+    const [a] = await t.sql<
+      { record: { catalog: { id: string; type: string }; attempts: { outcome: string }[]; events: { event: string }[] }; finishedAt: Date }[]
+    >`
       SELECT record, finished_at FROM job_archive WHERE job_id = ${old[0]!}`;
     expect(a?.record.catalog).toMatchObject({ id: old[0], type: "report.generate" });
     expect(a?.record.attempts.map((x) => x.outcome)).toEqual(["failed", "succeeded"]);

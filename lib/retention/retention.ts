@@ -65,8 +65,16 @@ export async function runRetention(sql: Sql, opts: RetentionOptions): Promise<Re
   const [{ cutoff } = { cutoff: new Date(0) }] = await sql<{ cutoff: Date }[]>`
     SELECT now() - ${opts.olderThanDays} * interval '1 day' AS cutoff`;
   const report: RetentionReport = {
-    jobs: 0, runs: 0, events: 0, archived: 0, batches: 0, cutoff,
-    partitions: [], partitionsDropped: 0, partitionsKept: 0, eventsDropped: 0,
+    jobs: 0,
+    runs: 0,
+    events: 0,
+    archived: 0,
+    batches: 0,
+    cutoff,
+    partitions: [],
+    partitionsDropped: 0,
+    partitionsKept: 0,
+    eventsDropped: 0,
   };
   const { candidates, skip } = opts.dropPartitions === false ? { candidates: [], skip: [] } : await candidatePartitions(sql, cutoff);
 
@@ -112,10 +120,10 @@ function branches(sql: Db, cutoff: Date, after: Cursor, batch: number) {
     // A literal, not a parameter: the partial indexes' predicate (IN the terminal states) must be provable from it in every plan.
     const state = sql.unsafe(`'${name}'::job_state`);
     return [
-    sql`(SELECT job_id, finished_at AS at, end_version AS v, end_to AS state FROM job_attempts
+      sql`(SELECT job_id, finished_at AS at, end_version AS v, end_to AS state FROM job_attempts
           WHERE end_to = ${state} AND finished_at < ${cutoff} AND (finished_at, job_id) > (${after.at}::text::timestamptz, ${after.jobId}::uuid)
           ORDER BY finished_at, job_id LIMIT ${batch})`,
-    sql`(SELECT job_id, at, state_version AS v, to_state AS state FROM job_log
+      sql`(SELECT job_id, at, state_version AS v, to_state AS state FROM job_log
           WHERE to_state = ${state} AND at < ${cutoff} AND (at, job_id) > (${after.at}::text::timestamptz, ${after.jobId}::uuid)
           ORDER BY at, job_id LIMIT ${batch})`,
     ];
@@ -201,7 +209,11 @@ async function removeBatch(
   });
   const r = rows[0]!;
   return {
-    jobs: r.jobs, runs: r.runs, events: r.events, archived: r.archived, read: r.read,
+    jobs: r.jobs,
+    runs: r.runs,
+    events: r.events,
+    archived: r.archived,
+    read: r.read,
     next: r.nextAt && r.nextJobId ? { at: r.nextAt, jobId: r.nextJobId } : null,
   };
 }

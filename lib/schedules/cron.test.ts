@@ -9,7 +9,10 @@ describe("cron", () => {
     // clocks jump from 02:00 to 03:00, so that day's 02:00 is 03:00 CEST (01:00Z).
     expect(nextTick("0 2 * * *", "Europe/Berlin", at("2026-01-10T12:00:00Z"))).toEqual(at("2026-01-11T01:00:00Z"));
     expect(nextTick("0 2 * * *", "Europe/Berlin", at("2026-07-10T12:00:00Z"))).toEqual(at("2026-07-11T00:00:00Z"));
-    expect(upcomingTicks("0 2 * * *", "Europe/Berlin", at("2026-03-28T12:00:00Z"), 2)).toEqual([at("2026-03-29T01:00:00Z"), at("2026-03-30T00:00:00Z")]);
+    expect(upcomingTicks("0 2 * * *", "Europe/Berlin", at("2026-03-28T12:00:00Z"), 2)).toEqual([
+      at("2026-03-29T01:00:00Z"),
+      at("2026-03-30T00:00:00Z"),
+    ]);
   });
 
   it("finds the latest tick at or before a moment, and the first strictly after it", () => {

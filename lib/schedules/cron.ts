@@ -34,9 +34,11 @@ export function checkCron(cron: string, tz: string): CronCheck {
     if (!ALIASES.has(text.toLowerCase())) return { ok: false, message: `unknown alias ${text}; one of ${[...ALIASES].join(", ")}` };
   } else {
     const fields = text.split(/\s+/).length;
-    if (fields !== 5 && fields !== 6) return { ok: false, message: `expected 5 fields (minute hour day month weekday) or 6 (seconds first), got ${fields}` };
+    if (fields !== 5 && fields !== 6)
+      return { ok: false, message: `expected 5 fields (minute hour day month weekday) or 6 (seconds first), got ${fields}` };
   }
-  if (!isTimeZone(tz)) return { ok: false, message: `unknown time zone ${JSON.stringify(tz.slice(0, 100))}; an IANA name such as UTC or Europe/Berlin` };
+  if (!isTimeZone(tz))
+    return { ok: false, message: `unknown time zone ${JSON.stringify(tz.slice(0, 100))}; an IANA name such as UTC or Europe/Berlin` };
   let parsed: CronExpression;
   try {
     parsed = parse(text, tz, new Date());
@@ -53,7 +55,7 @@ export function checkCron(cron: string, tz: string): CronCheck {
       ok: false,
       message:
         `this fires ${seconds} times a minute (${describeCron(text) ?? text}); a schedule fires at most once a minute. ` +
-        "Give the seconds field one value (\"0 * * * * *\"), or use 5 fields; work that must run more often belongs in a worker's loop",
+        'Give the seconds field one value ("0 * * * * *"), or use 5 fields; work that must run more often belongs in a worker\'s loop',
     };
   }
   return { ok: true };
@@ -75,7 +77,9 @@ export function nextTick(cron: string, tz: string, after: Date): Date {
 
 /** The last tick at or before `at`. */
 export function latestTick(cron: string, tz: string, at: Date): Date {
-  return parse(cron, tz, new Date(at.getTime() + 1)).prev().toDate();
+  return parse(cron, tz, new Date(at.getTime() + 1))
+    .prev()
+    .toDate();
 }
 
 /** The next `n` ticks strictly after `after`. */

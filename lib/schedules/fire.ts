@@ -27,7 +27,10 @@ export type FireReport = { fired: number; skippedTicks: number; failed: number; 
 type Due = ValidSchedule & { id: string; nextRunAt: Date; dbNow: Date };
 
 /** Submit every due tick (at most `limit` schedules per call). `now` is for tests: the database's clock otherwise. */
-export async function runDueSchedules(sql: Sql, opts: { supervisorId: string; limit?: number; now?: Date; log?: (line: string) => void }): Promise<FireReport> {
+export async function runDueSchedules(
+  sql: Sql,
+  opts: { supervisorId: string; limit?: number; now?: Date; log?: (line: string) => void },
+): Promise<FireReport> {
   const report: FireReport = { fired: 0, skippedTicks: 0, failed: 0, lost: 0 };
   const due = await sql<Due[]>`
     SELECT id, name, cron, time_zone, type, params, tenant_id, queue, priority, next_run_at,
@@ -60,7 +63,12 @@ export type FireResult =
  * Submit the latest tick of `s` that has come by `now`, if `s.nextRunAt` is still the schedule's
  * next tick. The job is submitted by the supervisor, named after the schedule (`schedule:<name>`).
  */
-export async function fireSchedule(sql: Sql, s: Due | (ValidSchedule & { id: string; nextRunAt: Date }), now: Date, supervisorId: string): Promise<FireResult> {
+export async function fireSchedule(
+  sql: Sql,
+  s: Due | (ValidSchedule & { id: string; nextRunAt: Date }),
+  now: Date,
+  supervisorId: string,
+): Promise<FireResult> {
   const tick = latestTick(s.cron, s.timeZone, now);
   const missed = tick > s.nextRunAt ? countTicks(s.cron, s.timeZone, s.nextRunAt, tick) : 0;
   const next = nextTick(s.cron, s.timeZone, now);
@@ -70,7 +78,18 @@ export async function fireSchedule(sql: Sql, s: Due | (ValidSchedule & { id: str
     if (!held) return { kind: "lost" } as const;
     try {
       const { job, created } = await tx.savepoint((sp) =>
-        enqueue(sp, { tenantId: s.tenantId, type: s.type, params: s.params, queue: s.queue, priority: s.priority, idempotencyKey: `schedule:${s.id}:${tick.toISOString()}` }, actor),
+        enqueue(
+          sp,
+          {
+            tenantId: s.tenantId,
+            type: s.type,
+            params: s.params,
+            queue: s.queue,
+            priority: s.priority,
+            idempotencyKey: `schedule:${s.id}:${tick.toISOString()}`,
+          },
+          actor,
+        ),
       );
       await tx`
         INSERT INTO schedule_runs (schedule_id, tick_at, tenant_id, job_id, missed, enqueued_by)

@@ -50,7 +50,9 @@ export async function listSchedules(sql: Db, now = new Date()): Promise<Schedule
     ...s,
     description: describeCron(s.cron),
     problem: problemOf(s),
-    upcoming: s.paused ? [] : [s.nextRunAt, ...upcomingTicks(s.cron, s.timeZone, new Date(Math.max(s.nextRunAt.getTime(), now.getTime())), 2)].slice(0, 3),
+    upcoming: s.paused
+      ? []
+      : [s.nextRunAt, ...upcomingTicks(s.cron, s.timeZone, new Date(Math.max(s.nextRunAt.getTime(), now.getTime())), 2)].slice(0, 3),
     runs: (byId.get(s.id) ?? []).sort((a, b) => b.tickAt.getTime() - a.tickAt.getTime()),
   }));
 }

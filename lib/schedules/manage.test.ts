@@ -19,7 +19,14 @@ vi.mock("@/lib/auth/viewer", async (importOriginal) => ({
 // The person's time zone is a cookie of the request; these calls have none.
 vi.mock("@/lib/server/time-zone", () => ({ viewerTimeZone: async () => "UTC" }));
 
-const viewer = (role: Viewer["role"], email: string, tenantId: string | null = null): Viewer => ({ userId: `u-${email}`, email, name: email, role, tenantId, tenantOwner: false });
+const viewer = (role: Viewer["role"], email: string, tenantId: string | null = null): Viewer => ({
+  userId: `u-${email}`,
+  email,
+  name: email,
+  role,
+  tenantId,
+  tenantOwner: false,
+});
 const OPERATOR = viewer("operator", "op@jobscope.local");
 const SUPPORT = viewer("support", "support@jobscope.local");
 const TENANT = viewer("tenant", "dana@acme.example", "acme");
@@ -36,7 +43,11 @@ const PARAMS = { report: "daily_usage", period: "2026-11" } as const;
 const REPORT = { cron: "0 2 * * *", timeZone: "UTC", type: "report.generate", params: PARAMS as object, tenantId: "acme", queue: "", priority: 0 };
 const row = async (id: string) => (await db.sql<ScheduleRow[]>`SELECT * FROM schedules WHERE id = ${id}`)[0];
 const lastAudit = async () =>
-  (await db.sql<{ actor: string; action: string; outcome: string; reason: string }[]>`SELECT actor, action, outcome, reason FROM audit_log ORDER BY id DESC LIMIT 1`)[0]!;
+  (
+    await db.sql<
+      { actor: string; action: string; outcome: string; reason: string }[]
+    >`SELECT actor, action, outcome, reason FROM audit_log ORDER BY id DESC LIMIT 1`
+  )[0]!;
 
 async function created(extra: Partial<typeof REPORT> = {}): Promise<ScheduleRow> {
   signedIn = OPERATOR;
@@ -49,30 +60,59 @@ describe("schedules people can manage", () => {
   it("refuses a per-second schedule with the reason, at create, at edit and in code, and stores nothing", async () => {
     signedIn = OPERATOR;
     const r = await actions.createScheduleAction({ name: name(), ...REPORT, cron: "* * * * * *" });
-    expect(r).toMatchObject({ ok: false, error: { code: "invalid_input", message: expect.stringContaining("fires 60 times a minute (Every second); a schedule fires at most once a minute") } });
+    expect(r).toMatchObject({
+      ok: false,
+      error: {
+        code: "invalid_input",
+        message: expect.stringContaining("fires 60 times a minute (Every second); a schedule fires at most once a minute"),
+      },
+    });
     expect(await lastAudit()).toMatchObject({ action: "schedule.create", outcome: "invalid" });
     const s = await created();
-    expect(await actions.updateScheduleAction({ id: s.id, seen: s.updatedAt.toISOString(), ...REPORT, cron: "*/10 * * * * *" })).toMatchObject({ ok: false });
+    expect(await actions.updateScheduleAction({ id: s.id, seen: s.updatedAt.toISOString(), ...REPORT, cron: "*/10 * * * * *" })).toMatchObject({
+      ok: false,
+    });
     expect((await row(s.id))!.cron).toBe("0 2 * * *");
-    const declared = await declareSchedules(db.sql, [{ name: name(), cron: "* * * * * *", type: "report.generate", params: PARAMS, tenantId: "acme" }], "worker:w");
+    const declared = await declareSchedules(
+      db.sql,
+      [{ name: name(), cron: "* * * * * *", type: "report.generate", params: PARAMS, tenantId: "acme" }],
+      "worker:w",
+    );
     expect(declared[0]).toMatchObject({ outcome: "invalid", message: expect.stringContaining("at most once a minute") });
   });
 
   it("edits a schedule: checked as at create, a new expression starts at its next tick, and a stale page is refused", async () => {
     const s = await created();
     const seen = s.updatedAt.toISOString();
-    const edited = await actions.updateScheduleAction({ id: s.id, seen, ...REPORT, cron: "30 6 * * 1-5", timeZone: "Europe/Berlin", params: { report: "billing_summary", period: "2026-12" } });
+    const edited = await actions.updateScheduleAction({
+      id: s.id,
+      seen,
+      ...REPORT,
+      cron: "30 6 * * 1-5",
+      timeZone: "Europe/Berlin",
+      params: { report: "billing_summary", period: "2026-12" },
+    });
     expect(edited).toMatchObject({ ok: true });
     const after = (await row(s.id))!;
-    expect(after).toMatchObject({ cron: "30 6 * * 1-5", timeZone: "Europe/Berlin", params: { report: "billing_summary", period: "2026-12" }, updatedBy: OPERATOR.email });
+    expect(after).toMatchObject({
+      cron: "30 6 * * 1-5",
+      timeZone: "Europe/Berlin",
+      params: { report: "billing_summary", period: "2026-12" },
+      updatedBy: OPERATOR.email,
+    });
     expect(after.nextRunAt).not.toEqual(s.nextRunAt);
     expect(await lastAudit()).toMatchObject({ action: "schedule.update", outcome: "applied", reason: expect.stringContaining("30 6 * * 1-5") });
     // The page the operator opened before that save is stale now: refused, nothing overwritten.
     const stale = await actions.updateScheduleAction({ id: s.id, seen, ...REPORT });
-    expect(stale).toMatchObject({ ok: false, error: { code: "refused", message: expect.stringContaining("was changed by op@jobscope.local since you opened it") } });
+    expect(stale).toMatchObject({
+      ok: false,
+      error: { code: "refused", message: expect.stringContaining("was changed by op@jobscope.local since you opened it") },
+    });
     expect((await row(s.id))!.cron).toBe("30 6 * * 1-5");
     // Bad params are the type's to refuse.
-    expect(await actions.updateScheduleAction({ id: s.id, seen: after.updatedAt.toISOString(), ...REPORT, params: { report: "nope" } })).toMatchObject({
+    expect(
+      await actions.updateScheduleAction({ id: s.id, seen: after.updatedAt.toISOString(), ...REPORT, params: { report: "nope" } }),
+    ).toMatchObject({
       ok: false,
       error: { code: "invalid_input", message: expect.stringContaining("params") },
     });
@@ -86,7 +126,13 @@ describe("schedules people can manage", () => {
     if (!r.ok) throw new Error(r.error.message);
     const [job] = await db.sql<{ type: string; tenantId: string; params: unknown; submittedByKind: string; submittedBy: string }[]>`
       SELECT type, tenant_id, params, submitted_by_kind, submitted_by FROM job_catalog WHERE id = ${r.data.jobId}`;
-    expect(job).toEqual({ type: "report.generate", tenantId: "acme", params: REPORT.params, submittedByKind: "operator", submittedBy: OPERATOR.email });
+    expect(job).toEqual({
+      type: "report.generate",
+      tenantId: "acme",
+      params: REPORT.params,
+      submittedByKind: "operator",
+      submittedBy: OPERATOR.email,
+    });
     const [run] = await db.sql<{ jobId: string; enqueuedBy: string }[]>`SELECT job_id, enqueued_by FROM schedule_runs WHERE schedule_id = ${s.id}`;
     expect(run).toEqual({ jobId: r.data.jobId, enqueuedBy: `console:${OPERATOR.email}` });
     expect((await row(s.id))!.nextRunAt).toEqual(s.nextRunAt);
@@ -110,8 +156,14 @@ describe("schedules people can manage", () => {
     const [s] = await db.sql<ScheduleRow[]>`SELECT * FROM schedules WHERE name = ${nm}`;
     signedIn = OPERATOR;
     const seen = s!.updatedAt.toISOString();
-    expect(await actions.updateScheduleAction({ id: s!.id, seen, ...REPORT })).toMatchObject({ ok: false, error: { message: expect.stringContaining("declared in code") } });
-    expect(await actions.deleteScheduleAction({ id: s!.id, seen })).toMatchObject({ ok: false, error: { message: expect.stringContaining("declared in code") } });
+    expect(await actions.updateScheduleAction({ id: s!.id, seen, ...REPORT })).toMatchObject({
+      ok: false,
+      error: { message: expect.stringContaining("declared in code") },
+    });
+    expect(await actions.deleteScheduleAction({ id: s!.id, seen })).toMatchObject({
+      ok: false,
+      error: { message: expect.stringContaining("declared in code") },
+    });
     expect(await actions.runScheduleNowAction({ id: s!.id })).toMatchObject({ ok: true });
   });
 
@@ -120,7 +172,10 @@ describe("schedules people can manage", () => {
     for (const who of [SUPPORT, TENANT]) {
       signedIn = who;
       expect(await actions.runScheduleNowAction({ id: s.id })).toMatchObject({ ok: false, error: { code: "forbidden" } });
-      expect(await actions.deleteScheduleAction({ id: s.id, seen: s.updatedAt.toISOString() })).toMatchObject({ ok: false, error: { code: "forbidden" } });
+      expect(await actions.deleteScheduleAction({ id: s.id, seen: s.updatedAt.toISOString() })).toMatchObject({
+        ok: false,
+        error: { code: "forbidden" },
+      });
       expect(await lastAudit()).toMatchObject({ actor: who.email, action: "schedule.delete", outcome: "denied" });
     }
     expect(await row(s.id)).toBeDefined();

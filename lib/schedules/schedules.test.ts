@@ -29,13 +29,17 @@ const jobsOf = (s: { id: string }) =>
   t.sql<{ id: string; idempotencyKey: string; submittedBy: string; submittedByKind: string }[]>`
     SELECT id, idempotency_key, submitted_by, submitted_by_kind FROM job_catalog WHERE idempotency_key LIKE ${`schedule:${s.id}:%`} ORDER BY created_at`;
 const runsOf = (s: { id: string }) =>
-  t.sql<{ tickAt: Date; jobId: string; missed: number }[]>`SELECT tick_at, job_id, missed FROM schedule_runs WHERE schedule_id = ${s.id} ORDER BY tick_at`;
+  t.sql<
+    { tickAt: Date; jobId: string; missed: number }[]
+  >`SELECT tick_at, job_id, missed FROM schedule_runs WHERE schedule_id = ${s.id} ORDER BY tick_at`;
 
 describe("schedules", () => {
   it("refuses a type only Jobscope submits (a bulk run, a webhook, the demo's crash), and stores nothing", async () => {
     const before = (await t.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM schedules`)[0]!.n;
     for (const type of ["jobscope.bulk", "poison.crash"]) {
-      await expect(createSchedule(t.sql, { ...report, type, params: {}, name: name(), cron: "0 * * * *" }, "op@test")).rejects.toThrow(/submitted only by Jobscope/);
+      await expect(createSchedule(t.sql, { ...report, type, params: {}, name: name(), cron: "0 * * * *" }, "op@test")).rejects.toThrow(
+        /submitted only by Jobscope/,
+      );
     }
     expect((await t.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM schedules`)[0]!.n).toBe(before);
   });
@@ -70,7 +74,14 @@ describe("schedules", () => {
     const runs = await runsOf(s);
     expect(runs).toEqual([{ tickAt: latest, jobId: expect.any(String), missed: 10 }]);
     const jobs = await jobsOf(s);
-    expect(jobs).toEqual([{ id: runs[0]!.jobId, idempotencyKey: `schedule:${s.id}:${latest.toISOString()}`, submittedBy: `schedule:${s.name}`, submittedByKind: "supervisor" }]);
+    expect(jobs).toEqual([
+      {
+        id: runs[0]!.jobId,
+        idempotencyKey: `schedule:${s.id}:${latest.toISOString()}`,
+        submittedBy: `schedule:${s.name}`,
+        submittedByKind: "supervisor",
+      },
+    ]);
     const [after] = await t.sql<ScheduleRow[]>`SELECT * FROM schedules WHERE id = ${s.id}`;
     expect(after).toMatchObject({ nextRunAt: nextTick("* * * * *", "UTC", now), lastTickAt: latest, lastJobId: runs[0]!.jobId, lastError: null });
     // Nothing more is due until the next tick.
@@ -154,7 +165,14 @@ describe("schedules", () => {
 
   it("a worker declares its schedules at start: created, then kept (paused stays paused), rewritten when the code changes", async () => {
     const nm = name();
-    const decl = { name: nm, cron: "0 3 * * *", timeZone: "Europe/Berlin", type: "report.generate", params: { report: "billing_summary", period: "2026-11" }, tenantId: "globex" } as const;
+    const decl = {
+      name: nm,
+      cron: "0 3 * * *",
+      timeZone: "Europe/Berlin",
+      type: "report.generate",
+      params: { report: "billing_summary", period: "2026-11" },
+      tenantId: "globex",
+    } as const;
     const worker = createWorker({ sql: supA, queues: [`wq-${nm}`], concurrency: 1, handlers: {}, log: silentLogger, schedules: [decl] });
     await worker.start();
     await worker.stop();
@@ -168,7 +186,16 @@ describe("schedules", () => {
     expect(changed!.nextRunAt).not.toEqual(row!.nextRunAt);
     // A name an operator's schedule holds is not taken over; a bad declaration is reported, not thrown.
     const consoleOne = await createSchedule(t.sql, { ...report, name: name(), cron: "0 * * * *" }, "op@test");
-    expect(await declareSchedules(supB, [{ ...decl, name: consoleOne.name }, { ...decl, name: name(), cron: "every day" }], "worker:w2")).toEqual([
+    expect(
+      await declareSchedules(
+        supB,
+        [
+          { ...decl, name: consoleOne.name },
+          { ...decl, name: name(), cron: "every day" },
+        ],
+        "worker:w2",
+      ),
+    ).toEqual([
       { name: consoleOne.name, outcome: "conflict", message: expect.stringContaining("console") },
       { name: expect.any(String), outcome: "invalid", message: expect.stringContaining("cron") },
     ]);

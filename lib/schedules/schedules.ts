@@ -24,7 +24,10 @@ export const ScheduleInput = z.strictObject({
   type: z.string().min(1).max(200),
   params: z.unknown().default({}),
   tenantId: z.string().min(1).max(100),
-  queue: z.string().regex(/^[a-z0-9_.-]{1,100}$/, "lowercase letters, digits, _ . - (at most 100)").optional(),
+  queue: z
+    .string()
+    .regex(/^[a-z0-9_.-]{1,100}$/, "lowercase letters, digits, _ . - (at most 100)")
+    .optional(),
   priority: z.int().min(0).max(9).default(0),
 });
 export type ScheduleInput = z.input<typeof ScheduleInput>;
@@ -45,7 +48,16 @@ export type ScheduleDeclaration<T extends JobType = JobType> = {
 };
 
 /** A schedule once validated: its type known, its params as the type's schema gives them back. */
-export type ValidSchedule = { name: string; cron: string; timeZone: string; type: JobType; params: unknown; tenantId: string; queue: string; priority: number };
+export type ValidSchedule = {
+  name: string;
+  cron: string;
+  timeZone: string;
+  type: JobType;
+  params: unknown;
+  tenantId: string;
+  queue: string;
+  priority: number;
+};
 
 export class ScheduleError extends Error {
   constructor(
@@ -69,13 +81,31 @@ export function validateSchedule(raw: unknown): ValidSchedule {
   const s = parsed.data;
   const cron = checkCron(s.cron, s.timeZone);
   if (!cron.ok) throw new ScheduleError("invalid_input", `cron: ${cron.message}`, cron.message.includes("time zone") ? "timeZone" : "cron");
-  if (!isJobType(s.type)) throw new ScheduleError("invalid_input", `type: unknown job type ${JSON.stringify(s.type.slice(0, 200))}; known: ${Object.keys(JOB_TYPES).join(", ")}`, "type");
+  if (!isJobType(s.type))
+    throw new ScheduleError(
+      "invalid_input",
+      `type: unknown job type ${JSON.stringify(s.type.slice(0, 200))}; known: ${Object.keys(JOB_TYPES).join(", ")}`,
+      "type",
+    );
   const params = JOB_TYPES[s.type].params.safeParse(s.params);
   if (!params.success) {
     const issue = params.error.issues[0];
-    throw new ScheduleError("invalid_input", `params${issue?.path.length ? `.${issue.path.join(".")}` : ""}: ${issue?.message ?? "invalid"} (for ${s.type})`, "params");
+    throw new ScheduleError(
+      "invalid_input",
+      `params${issue?.path.length ? `.${issue.path.join(".")}` : ""}: ${issue?.message ?? "invalid"} (for ${s.type})`,
+      "params",
+    );
   }
-  return { name: s.name, cron: s.cron.trim(), timeZone: s.timeZone, type: s.type, params: params.data, tenantId: s.tenantId, queue: s.queue ?? JOB_TYPES[s.type].queue, priority: s.priority };
+  return {
+    name: s.name,
+    cron: s.cron.trim(),
+    timeZone: s.timeZone,
+    type: s.type,
+    params: params.data,
+    tenantId: s.tenantId,
+    queue: s.queue ?? JOB_TYPES[s.type].queue,
+    priority: s.priority,
+  };
 }
 
 /**
@@ -99,7 +129,8 @@ const isUnknownTenant = (e: unknown) => e instanceof postgres.PostgresError && e
 export async function createSchedule(db: Db, raw: unknown, by: ScheduleAuthor, now = new Date()): Promise<ScheduleRow> {
   // Jobscope's own types (bulk runs, webhooks, the demo's crash) are not the console's to submit, on a schedule or not.
   const type = raw && typeof raw === "object" && "type" in raw ? raw.type : undefined;
-  if (typeof type === "string" && !maySubmit(type, "console")) throw new ScheduleError("invalid_input", `type: ${type} is submitted only by Jobscope itself`, "type");
+  if (typeof type === "string" && !maySubmit(type, "console"))
+    throw new ScheduleError("invalid_input", `type: ${type} is submitted only by Jobscope itself`, "type");
   const s = validateSchedule(raw);
   try {
     const [row] = await db<ScheduleRow[]>`
@@ -121,7 +152,10 @@ export const ScheduleEdit = ScheduleInput.omit({ name: true });
 /** Refuse a change to a schedule declared in code: the next worker start would put the declaration back. */
 function assertConsoleOwned(s: ScheduleRow, what: string): void {
   if (s.source === "code") {
-    throw new ScheduleError("declared_in_code", `${s.name} is declared in code beside a worker's handlers: ${what} it there (the next worker start would undo a change made here). It can be paused, resumed or run now here`);
+    throw new ScheduleError(
+      "declared_in_code",
+      `${s.name} is declared in code beside a worker's handlers: ${what} it there (the next worker start would undo a change made here). It can be paused, resumed or run now here`,
+    );
   }
 }
 
@@ -140,11 +174,19 @@ async function lockedAsSeen(db: Db, id: string, seen: Date | string): Promise<Sc
  * refused, not overwritten). Checked as at create. A new cron expression or time zone starts
  * again at its first tick after `now`; otherwise the next tick stays.
  */
-export async function updateSchedule(db: Db, id: string, seen: Date | string, raw: unknown, by: ScheduleAuthor, now = new Date()): Promise<ScheduleRow> {
+export async function updateSchedule(
+  db: Db,
+  id: string,
+  seen: Date | string,
+  raw: unknown,
+  by: ScheduleAuthor,
+  now = new Date(),
+): Promise<ScheduleRow> {
   const current = await lockedAsSeen(db, id, seen);
   assertConsoleOwned(current, "change");
   const type = raw && typeof raw === "object" && "type" in raw ? raw.type : undefined;
-  if (typeof type === "string" && !maySubmit(type, "console")) throw new ScheduleError("invalid_input", `type: ${type} is submitted only by Jobscope itself`, "type");
+  if (typeof type === "string" && !maySubmit(type, "console"))
+    throw new ScheduleError("invalid_input", `type: ${type} is submitted only by Jobscope itself`, "type");
   const parsed = ScheduleEdit.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -190,10 +232,25 @@ export async function runScheduleNow(db: Db, id: string, actor: Actor, by: Sched
   if (!maySubmit(s.type, "console")) throw new ScheduleError("invalid_input", `type: ${s.type} is submitted only by Jobscope itself`, "type");
   let job: { id: string };
   try {
-    ({ job } = await enqueue(db, { tenantId: s.tenantId, type: s.type, params: s.params, queue: s.queue, priority: s.priority, idempotencyKey: `schedule:${s.id}:now:${uuidv7()}` }, actor));
+    ({ job } = await enqueue(
+      db,
+      {
+        tenantId: s.tenantId,
+        type: s.type,
+        params: s.params,
+        queue: s.queue,
+        priority: s.priority,
+        idempotencyKey: `schedule:${s.id}:now:${uuidv7()}`,
+      },
+      actor,
+    ));
   } catch (e) {
     // The schedule can no longer submit (its type gone, params its type now refuses): said, nothing written.
-    if (e instanceof EnqueueError) throw new ScheduleError("invalid_input", `${e.message}${e.issues.length ? `: ${e.issues.map((i) => `${i.path} ${i.message}`).join("; ")}` : ""}`);
+    if (e instanceof EnqueueError)
+      throw new ScheduleError(
+        "invalid_input",
+        `${e.message}${e.issues.length ? `: ${e.issues.map((i) => `${i.path} ${i.message}`).join("; ")}` : ""}`,
+      );
     throw e;
   }
   await db`
@@ -207,7 +264,13 @@ export async function runScheduleNow(db: Db, id: string, actor: Actor, by: Sched
  * ticks it would have had while paused are not made up (pausing means "do not run").
  * Returns the schedule and whether this call changed it, or null when there is no such schedule.
  */
-export async function setSchedulePaused(db: Db, id: string, paused: boolean, by: ScheduleAuthor, now = new Date()): Promise<{ schedule: ScheduleRow; changed: boolean } | null> {
+export async function setSchedulePaused(
+  db: Db,
+  id: string,
+  paused: boolean,
+  by: ScheduleAuthor,
+  now = new Date(),
+): Promise<{ schedule: ScheduleRow; changed: boolean } | null> {
   const [current] = await db<ScheduleRow[]>`SELECT ${db.unsafe(SCHEDULE_COLUMNS)} FROM schedules WHERE id = ${id} FOR UPDATE`;
   if (!current) return null;
   if (current.paused === paused) return { schedule: current, changed: false };
@@ -227,7 +290,12 @@ export type DeclareOutcome = { name: string; outcome: "created" | "updated" | "u
  * A name that a console schedule holds is left alone and reported as a conflict; an invalid
  * declaration is reported and skipped, so one bad entry does not stop the worker.
  */
-export async function declareSchedules(db: Db, declarations: readonly ScheduleDeclaration[], by: ScheduleAuthor, now = new Date()): Promise<DeclareOutcome[]> {
+export async function declareSchedules(
+  db: Db,
+  declarations: readonly ScheduleDeclaration[],
+  by: ScheduleAuthor,
+  now = new Date(),
+): Promise<DeclareOutcome[]> {
   const out: DeclareOutcome[] = [];
   for (const d of declarations) {
     let s: ValidSchedule;

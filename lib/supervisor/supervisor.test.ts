@@ -16,8 +16,7 @@ const other = t.connect({ max: 2 });
 const lone = () => `w-${Math.random().toString(36).slice(2, 9)}`;
 
 /** Age a job's heartbeat, as a worker that stopped beating would. */
-const ageHeartbeat = (id: string, ms: number) =>
-  t.sql`UPDATE jobs_live SET heartbeat_at = now() - ${ms} * interval '1 millisecond' WHERE id = ${id}`;
+const ageHeartbeat = (id: string, ms: number) => t.sql`UPDATE jobs_live SET heartbeat_at = now() - ${ms} * interval '1 millisecond' WHERE id = ${id}`;
 
 describe("supervisor", () => {
   it("reclaims a stale running job with attempts left, closing its run as lease_expired", async () => {
@@ -81,11 +80,16 @@ describe("supervisor", () => {
     // The bystanders: back in the queue with the attempt refunded, even `a` on its only attempt.
     expect(await getJob(t.sql, a.id)).toMatchObject({ state: "queued", attempt: 1, maxAttempts: 2 });
     expect(await getJob(t.sql, b.id)).toMatchObject({ state: "queued", attempt: 1, maxAttempts: 4 });
-    const [lost] = await t.sql<{ errorClass: string; errorMessage: string }[]>`SELECT error_class, error_message FROM job_runs WHERE job_id = ${b.id}`;
+    const [lost] = await t.sql<
+      { errorClass: string; errorMessage: string }[]
+    >`SELECT error_class, error_message FROM job_runs WHERE job_id = ${b.id}`;
     expect(lost).toEqual({ errorClass: "WorkerLost", errorMessage: expect.stringContaining(`blamed on job ${crasher.id}`) });
     const [rescue] = await t.sql<{ event: string; payload: unknown }[]>`
       SELECT event, payload FROM job_events WHERE job_id = ${b.id} ORDER BY state_version DESC LIMIT 1`;
-    expect(rescue).toEqual({ event: "rescue", payload: expect.objectContaining({ crash: { worker: w, blamed: { jobId: crasher.id, type: crasher.type }, crashes: null } }) });
+    expect(rescue).toEqual({
+      event: "rescue",
+      payload: expect.objectContaining({ crash: { worker: w, blamed: { jobId: crasher.id, type: crasher.type }, crashes: null } }),
+    });
     // The blamed one spends its attempt, as any lost lease does.
     expect(await getJob(t.sql, crasher.id)).toMatchObject({ state: "queued", attempt: 1, maxAttempts: 3 });
     const [blamed] = await t.sql<{ errorClass: string }[]>`SELECT error_class FROM job_runs WHERE job_id = ${crasher.id}`;

@@ -2,7 +2,16 @@ import { canApply, findTransition } from "../fsm/machine";
 import { HEARTBEAT_STATES, type JobEvent, type JobState } from "../fsm/table";
 import type { Sql } from "../db/client";
 import { ensureEventPartitions } from "../db/partitions";
-import { blameOf, bystanderError, crashError, crashHistory, earlierVictims, POISON_CRASHES, WORKER_LOST_CLASS as WORKER_LOST, type Victim } from "../jobs/poison";
+import {
+  blameOf,
+  bystanderError,
+  crashError,
+  crashHistory,
+  earlierVictims,
+  POISON_CRASHES,
+  WORKER_LOST_CLASS as WORKER_LOST,
+  type Victim,
+} from "../jobs/poison";
 import { reconcileQueueCounts } from "../jobs/queues";
 import { rollUpMetrics } from "../metrics/rollup";
 import { evaluateAlerts } from "../alerts/evaluate";
@@ -100,7 +109,13 @@ export function createSupervisor(opts: SupervisorOptions) {
       const victims: Victim[] = [
         ...earlier
           .filter((v) => v.workerId === owner)
-          .map((v) => ({ jobId: v.jobId, type: v.type, startedAt: v.startedAt.getTime(), deaths: history.get(v.jobId)?.deaths ?? 1, blamed: v.errorClass !== WORKER_LOST })),
+          .map((v) => ({
+            jobId: v.jobId,
+            type: v.type,
+            startedAt: v.startedAt.getTime(),
+            deaths: history.get(v.jobId)?.deaths ?? 1,
+            blamed: v.errorClass !== WORKER_LOST,
+          })),
         ...stale
           .filter((j) => j.leaseOwner === owner)
           .map((j) => ({ jobId: j.id, type: j.type, startedAt: j.startedAt.getTime(), deaths: (history.get(j.id)?.deaths ?? 0) + 1, blamed: false })),
@@ -126,14 +141,23 @@ export function createSupervisor(opts: SupervisorOptions) {
         staleBefore: cutoff,
         error,
         // Who the crash is blamed on, for the job's explanation and the overview's suspects.
-        payload: { crash: { worker: job.leaseOwner, blamed: bystander ? { jobId: culprit.jobId, type: culprit.type } : null, crashes: bystander ? null : crashes } },
+        payload: {
+          crash: {
+            worker: job.leaseOwner,
+            blamed: bystander ? { jobId: culprit.jobId, type: culprit.type } : null,
+            crashes: bystander ? null : crashes,
+          },
+        },
       });
       if (!r.ok) report.refused++;
       else if (event === "rescue") report.rescued++;
       else if (event === "reclaim") report.reclaimed++;
       else report.abandoned++;
       if (r.ok && poison) report.poisoned++;
-      if (r.ok) log(`${poison ? "abandon (poison job)" : event} ${job.id} (attempt ${job.attempt}, was ${job.state}${bystander ? `, its worker's crash blamed on ${culprit.jobId}` : ""})`);
+      if (r.ok)
+        log(
+          `${poison ? "abandon (poison job)" : event} ${job.id} (attempt ${job.attempt}, was ${job.state}${bystander ? `, its worker's crash blamed on ${culprit.jobId}` : ""})`,
+        );
     }
   }
 

@@ -38,7 +38,12 @@ describe("OpenTelemetry traces (issue 17)", () => {
 
     const queue = freshQueue();
     const worker = createWorker({
-      sql: t.sql, queues: [queue], concurrency: 1, heartbeatIntervalMs: 100, pollIntervalMs: 50, log: silentLogger,
+      sql: t.sql,
+      queues: [queue],
+      concurrency: 1,
+      heartbeatIntervalMs: 100,
+      pollIntervalMs: 50,
+      log: silentLogger,
       handlers: {
         "report.generate": {
           retry: { baseMs: 10, capMs: 10, jitter: 0 },
@@ -68,13 +73,19 @@ describe("OpenTelemetry traces (issue 17)", () => {
       });
       const [stored] = await t.sql<{ traceContext: { traceparent: string } }[]>`SELECT trace_context FROM job_catalog WHERE id = ${job.id}`;
       const enqueueSpan = spans.find((s) => s.name === "jobscope.enqueue" && s.attributes["jobscope.job.id"] === job.id)!;
-      const attempts = spans.filter((s) => s.name === "jobscope.attempt report.generate" && s.attributes["jobscope.job.id"] === job.id).sort(byAttempt);
+      const attempts = spans
+        .filter((s) => s.name === "jobscope.attempt report.generate" && s.attributes["jobscope.job.id"] === job.id)
+        .sort(byAttempt);
       const traceId = request.spanContext().traceId;
 
       expect(enqueueSpan.kind).toBe(SpanKind.PRODUCER);
       expect(enqueueSpan.spanContext().traceId).toBe(traceId);
       expect(enqueueSpan.parentSpanContext?.spanId).toBe(request.spanContext().spanId);
-      expect(enqueueSpan.attributes).toMatchObject({ "jobscope.job.type": "report.generate", "jobscope.job.queue": queue, "jobscope.tenant": "acme" });
+      expect(enqueueSpan.attributes).toMatchObject({
+        "jobscope.job.type": "report.generate",
+        "jobscope.job.queue": queue,
+        "jobscope.tenant": "acme",
+      });
       // The catalog holds the enqueue span's context (W3C traceparent).
       expect(stored!.traceContext.traceparent).toBe(`00-${traceId}-${enqueueSpan.spanContext().spanId}-01`);
 
@@ -84,7 +95,13 @@ describe("OpenTelemetry traces (issue 17)", () => {
         expect(a.spanContext().traceId).toBe(traceId);
         expect(a.parentSpanContext?.spanId).toBe(enqueueSpan.spanContext().spanId);
         expect(a.links.map((l) => l.context.spanId)).toEqual([enqueueSpan.spanContext().spanId]);
-        expect(a.attributes).toMatchObject({ "jobscope.job.id": job.id, "jobscope.job.type": "report.generate", "jobscope.job.queue": queue, "jobscope.tenant": "acme", "jobscope.attempt": i + 1 });
+        expect(a.attributes).toMatchObject({
+          "jobscope.job.id": job.id,
+          "jobscope.job.type": "report.generate",
+          "jobscope.job.queue": queue,
+          "jobscope.tenant": "acme",
+          "jobscope.attempt": i + 1,
+        });
       }
       expect(attempts.map((a) => a.attributes["jobscope.attempt.outcome"])).toEqual(["fail", "fail", "finish"]);
       expect(attempts.map((a) => a.status.code)).toEqual([SpanStatusCode.ERROR, SpanStatusCode.ERROR, SpanStatusCode.UNSET]);

@@ -42,17 +42,22 @@ export async function withSpan<T>(
   opts: { kind?: SpanKind; parent?: Context; links?: Link[]; startTime?: TimeInput } = {},
 ): Promise<T> {
   const parent = opts.parent ?? context.active();
-  return tracer().startActiveSpan(name, { kind: opts.kind ?? SpanKind.INTERNAL, attributes, links: opts.links, startTime: opts.startTime }, parent, async (span) => {
-    try {
-      return await fn(span);
-    } catch (e) {
-      span.recordException(e instanceof Error ? e : String(e));
-      span.setStatus({ code: SpanStatusCode.ERROR, message: e instanceof Error ? e.message : String(e) });
-      throw e;
-    } finally {
-      span.end();
-    }
-  });
+  return tracer().startActiveSpan(
+    name,
+    { kind: opts.kind ?? SpanKind.INTERNAL, attributes, links: opts.links, startTime: opts.startTime },
+    parent,
+    async (span) => {
+      try {
+        return await fn(span);
+      } catch (e) {
+        span.recordException(e instanceof Error ? e : String(e));
+        span.setStatus({ code: SpanStatusCode.ERROR, message: e instanceof Error ? e.message : String(e) });
+        throw e;
+      } finally {
+        span.end();
+      }
+    },
+  );
 }
 
 /** The stored form of a trace context: what the global propagator injects (W3C: traceparent, tracestate). */

@@ -79,7 +79,15 @@ export function createContext<P>(lease: Lease, params: P, deps: ContextDeps): Jo
  * worker's next heartbeat writes the latest, so a handler may call it for every item it processes.
  */
 function setProgress(lease: Lease, done: number, total: number) {
-  if (typeof done !== "number" || typeof total !== "number" || !Number.isFinite(done) || !Number.isFinite(total) || total <= 0 || done < 0 || done > total) {
+  if (
+    typeof done !== "number" ||
+    typeof total !== "number" ||
+    !Number.isFinite(done) ||
+    !Number.isFinite(total) ||
+    total <= 0 ||
+    done < 0 ||
+    done > total
+  ) {
     throw new RangeError(`ctx.progress(${String(done)}, ${String(total)}): expected 0 ≤ done ≤ total and total > 0, finite numbers`);
   }
   lease.setProgress(done, total);

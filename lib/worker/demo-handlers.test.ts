@@ -17,8 +17,13 @@ afterEach(async () => {
 async function demoWorker(random: number) {
   const queue = freshQueue();
   worker = createWorker({
-    sql: t.sql, queues: [queue], concurrency: 8, handlers: createDemoHandlers(() => random),
-    heartbeatIntervalMs: 200, pollIntervalMs: 200, log: silentLogger,
+    sql: t.sql,
+    queues: [queue],
+    concurrency: 8,
+    handlers: createDemoHandlers(() => random),
+    heartbeatIntervalMs: 200,
+    pollIntervalMs: 200,
+    log: silentLogger,
   });
   await worker.start();
   return queue;
@@ -28,11 +33,18 @@ describe("the demo handlers", () => {
   it("run every job type to the outcome its params call for", async () => {
     // 0.99: no out-of-memory, no timeout unless timeoutRate is 1, the slowest pages.
     const queue = await demoWorker(0.99);
-    const exp = await submit(t.sql, queue, { type: "export.tenant_data", params: { dataset: "orders", rows: 3_000, chunkRows: 1_000, format: "jsonl" } });
+    const exp = await submit(t.sql, queue, {
+      type: "export.tenant_data",
+      params: { dataset: "orders", rows: 3_000, chunkRows: 1_000, format: "jsonl" },
+    });
     const render = await submit(t.sql, queue, { type: "media.render", params: { assetId: "a1", frames: 200, resolution: "720p" } });
     const report = await submit(t.sql, queue, { type: "report.generate", params: { report: "billing_summary", period: "2026-11" } });
     const ok = await submit(t.sql, queue, { type: "upstream.call", params: { endpoint: "https://partner.example/v1", timeoutRate: 0 } });
-    const slow = await submit(t.sql, queue, { type: "upstream.call", params: { endpoint: "https://partner.example/v1", timeoutRate: 1 }, maxAttempts: 1 });
+    const slow = await submit(t.sql, queue, {
+      type: "upstream.call",
+      params: { endpoint: "https://partner.example/v1", timeoutRate: 1 },
+      maxAttempts: 1,
+    });
     const gone = await submit(t.sql, queue, { type: "upstream.call", params: { endpoint: "https://partner.example/v1?status=404" }, maxAttempts: 4 });
     const poison = await submit(t.sql, queue, { type: "poison.crash", params: {}, maxAttempts: 1 });
 
@@ -40,7 +52,10 @@ describe("the demo handlers", () => {
     const lastRun = async (id: string) => (await runsOf(t.sql, id)).at(-1);
     expect((await end(exp.id)).state).toBe("succeeded");
     expect((await lastRun(exp.id))?.result).toEqual({
-      rows: 3_000, files: 3, bytes: 3_000 * 210, url: `https://exports.jobscope.example/acme/orders-${exp.id}.jsonl.zip`,
+      rows: 3_000,
+      files: 3,
+      bytes: 3_000 * 210,
+      url: `https://exports.jobscope.example/acme/orders-${exp.id}.jsonl.zip`,
     });
     expect((await end(render.id)).state).toBe("succeeded");
     expect((await end(report.id)).state).toBe("succeeded");

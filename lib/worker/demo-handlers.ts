@@ -63,7 +63,9 @@ export function createDemoHandlers(random: () => number = Math.random): Handlers
         ctx.progress(Math.floor(spent / MS_PER_FRAME[resolution]), frames);
         await ctx.checkpoint();
         if (spent >= oomAt) {
-          throw new OutOfMemoryError(`render of ${assetId} at ${resolution} exceeded 4096 MiB at frame ${Math.floor(spent / MS_PER_FRAME[resolution])}`);
+          throw new OutOfMemoryError(
+            `render of ${assetId} at ${resolution} exceeded 4096 MiB at frame ${Math.floor(spent / MS_PER_FRAME[resolution])}`,
+          );
         }
         await work(ctx, Math.min(RENDER_SLICE_MS, totalMs - spent));
       }

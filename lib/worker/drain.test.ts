@@ -79,7 +79,13 @@ describe("an operator's drain request", () => {
     const entered = deferred();
     const asked: (string | null)[] = [];
     const w = createWorker({
-      sql: t.sql, id: `w-asked-${queue}`, queues: [queue], concurrency: 2, heartbeatIntervalMs: 100, pollIntervalMs: 100, log: silentLogger,
+      sql: t.sql,
+      id: `w-asked-${queue}`,
+      queues: [queue],
+      concurrency: 2,
+      heartbeatIntervalMs: 100,
+      pollIntervalMs: 100,
+      log: silentLogger,
       handlers: {
         "report.generate": async () => {
           entered.resolve();

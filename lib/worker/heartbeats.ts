@@ -18,7 +18,10 @@ export async function beat(sql: Sql, workerId: string, leases: Lease[]): Promise
   for (const l of reporting) l.progressDirty = false;
   let seen;
   try {
-    seen = await heartbeat(sql, { workerId, jobs: live.map((l) => ({ id: l.id, attempt: l.attempt, ...(reporting.has(l) && { progress: l.progress! }) })) });
+    seen = await heartbeat(sql, {
+      workerId,
+      jobs: live.map((l) => ({ id: l.id, attempt: l.attempt, ...(reporting.has(l) && { progress: l.progress! }) })),
+    });
   } catch (e) {
     for (const l of reporting) l.progressDirty = true;
     throw e;

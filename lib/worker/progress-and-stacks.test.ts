@@ -21,8 +21,15 @@ afterEach(async () => {
 
 async function startWorker(queue: string, handlers: Handlers, over: Partial<WorkerOptions> = {}) {
   const worker = createWorker({
-    sql: t.sql, queues: [queue], concurrency: 2, handlers, heartbeatIntervalMs: 100, pollIntervalMs: 100,
-    drainTimeoutMs: 2_000, log: silentLogger, ...over,
+    sql: t.sql,
+    queues: [queue],
+    concurrency: 2,
+    handlers,
+    heartbeatIntervalMs: 100,
+    pollIntervalMs: 100,
+    drainTimeoutMs: 2_000,
+    log: silentLogger,
+    ...over,
   });
   await worker.start();
   started.push(worker);
@@ -71,7 +78,11 @@ describe("stack traces per attempt", () => {
     expect(errorStack("a string")).toBeUndefined();
     // A stack getter that throws is no reason to lose the attempt's report.
     const hostile = new Error("x");
-    Object.defineProperty(hostile, "stack", { get: () => { throw new Error("no"); } });
+    Object.defineProperty(hostile, "stack", {
+      get: () => {
+        throw new Error("no");
+      },
+    });
     expect(errorStack(hostile)).toBeUndefined();
   });
 });
@@ -90,7 +101,13 @@ describe("ctx.progress", () => {
           for (let i = 0; i <= 30; i++) ctx.progress(i, 100);
           const { progress } = ctx;
           progress(3_000, 10_000);
-          for (const bad of [[NaN, 10], [-1, 10], [11, 10], [1, 0], [1, Infinity]] as const) {
+          for (const bad of [
+            [NaN, 10],
+            [-1, 10],
+            [11, 10],
+            [1, 0],
+            [1, Infinity],
+          ] as const) {
             try {
               ctx.progress(bad[0], bad[1]);
             } catch (e) {
@@ -134,13 +151,24 @@ describe("the heartbeat's progress", () => {
     const claimed = await claim(t.sql, { workerId: "w-beat", queues: [queue], limit: 2, startNow: 2 });
     expect(claimed).toHaveLength(2);
     const beat = (progress: Record<string, { done: number; total: number }>) =>
-      heartbeat(t.sql, { workerId: "w-beat", jobs: claimed.map((j) => ({ id: j.id, attempt: j.attempt, ...(progress[j.id] && { progress: progress[j.id] }) })) });
+      heartbeat(t.sql, {
+        workerId: "w-beat",
+        jobs: claimed.map((j) => ({ id: j.id, attempt: j.attempt, ...(progress[j.id] && { progress: progress[j.id] }) })),
+      });
     await beat({ [a.id]: { done: 1, total: 4 }, [b.id]: { done: 0.5, total: 2 } });
     // Only b reports: a keeps its value (null in the arrays), b's changes.
     const seen = await beat({ [b.id]: { done: 2, total: 2 } });
     expect(seen.size).toBe(2);
-    const progress = await liveProgress(t.sql, claimed.map((j) => ({ id: j.id, state: "running" as const })));
-    expect(progress).toEqual(new Map([[a.id, { done: 1, total: 4 }], [b.id, { done: 2, total: 2 }]]));
+    const progress = await liveProgress(
+      t.sql,
+      claimed.map((j) => ({ id: j.id, state: "running" as const })),
+    );
+    expect(progress).toEqual(
+      new Map([
+        [a.id, { done: 1, total: 4 }],
+        [b.id, { done: 2, total: 2 }],
+      ]),
+    );
     // Another worker's beat (no lease) writes nothing.
     await heartbeat(t.sql, { workerId: "w-other", jobs: [{ id: a.id, attempt: 1, progress: { done: 4, total: 4 } }] });
     expect((await liveProgress(t.sql, [{ id: a.id, state: "running" }])).get(a.id)).toEqual({ done: 1, total: 4 });

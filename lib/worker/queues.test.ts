@@ -21,8 +21,15 @@ afterEach(async () => {
 
 async function startWorker(queue: string, handlers: Handlers, over: { concurrency?: number; prefetch?: number } = {}) {
   const worker = createWorker({
-    sql: t.sql, queues: [queue], concurrency: over.concurrency ?? 2, handlers, heartbeatIntervalMs: 100, pollIntervalMs: 100,
-    drainTimeoutMs: 2_000, log: silentLogger, prefetch: over.prefetch,
+    sql: t.sql,
+    queues: [queue],
+    concurrency: over.concurrency ?? 2,
+    handlers,
+    heartbeatIntervalMs: 100,
+    pollIntervalMs: 100,
+    drainTimeoutMs: 2_000,
+    log: silentLogger,
+    prefetch: over.prefetch,
   });
   await worker.start();
   started.push(worker);
@@ -61,13 +68,20 @@ describe("queues with real workers", () => {
     // Three processes of 4 slots each, as the runtime role: 12 slots for a cap of 3.
     const ready: Promise<unknown>[] = [];
     for (let i = 0; i < 3; i++) {
-      const c = spawn(process.execPath, ["--import", "tsx", "bench/worker-proc.ts", t.roleUrl("worker"), queue, "4", "40"], { stdio: ["ignore", "pipe", "inherit"] });
+      const c = spawn(process.execPath, ["--import", "tsx", "bench/worker-proc.ts", t.roleUrl("worker"), queue, "4", "40"], {
+        stdio: ["ignore", "pipe", "inherit"],
+      });
       children.push(c);
-      ready.push(new Promise((res, rej) => (c.stdout?.once("data", res), c.once("exit", (code) => rej(new Error(`worker process exited (${code})`))))));
+      ready.push(
+        new Promise((res, rej) => (c.stdout?.once("data", res), c.once("exit", (code) => rej(new Error(`worker process exited (${code})`))))),
+      );
     }
     await Promise.all(ready);
     const jobs = [];
-    for (let i = 0; i < 45; i++) jobs.push((await enqueue(t.sql, { tenantId: "acme", type: "report.generate", params: { report: "daily_usage", period: "2026-11" }, queue }, API)).job);
+    for (let i = 0; i < 45; i++)
+      jobs.push(
+        (await enqueue(t.sql, { tenantId: "acme", type: "report.generate", params: { report: "daily_usage", period: "2026-11" }, queue }, API)).job,
+      );
     let most = 0;
     const samples: number[] = [];
     await waitFor(
@@ -96,7 +110,11 @@ describe("queues with real workers", () => {
       if (fair) await changeQueue(t.sql, queue, { kind: "fair", fair: true }, OPERATOR);
       for (let i = 0; i < 120; i++) await submit(t.sql, queue);
       const late = [];
-      for (let i = 0; i < 3; i++) late.push((await enqueue(t.sql, { tenantId: "globex", type: "report.generate", params: { report: "daily_usage", period: "2026-11" }, queue }, API)).job.id);
+      for (let i = 0; i < 3; i++)
+        late.push(
+          (await enqueue(t.sql, { tenantId: "globex", type: "report.generate", params: { report: "daily_usage", period: "2026-11" }, queue }, API))
+            .job.id,
+        );
       const starts: string[] = [];
       await startWorker(queue, { "report.generate": async (ctx) => void starts.push(ctx.job.tenantId) }, { concurrency: 2, prefetch: 0 });
       await waitFor("all 123 jobs to start", () => starts.length >= 123, 60_000);

@@ -53,7 +53,11 @@ export type SendResult = { ok: true; job: Pick<Moved, "state" | "stateVersion"> 
  * rounds when it has them — many jobs in one statement — else alone. A report that loses its
  * guard goes through `transition()`, which re-reads the row, classifies and records it.
  */
-export async function send(deps: ReportDeps, lease: Lease, input: TransitionInput & { expected: { state: JobState; version: number } }): Promise<SendResult> {
+export async function send(
+  deps: ReportDeps,
+  lease: Lease,
+  input: TransitionInput & { expected: { state: JobState; version: number } },
+): Promise<SendResult> {
   const item = { ...input, attempt: lease.attempt };
   const r = deps.batch ? await deps.batch.add(item) : (await applyWorkerBatch(deps.sql, deps.workerId, [item]))[0];
   return r ? { ok: true, job: r } : transition(deps.sql, input);
@@ -76,7 +80,7 @@ export async function report(lease: Lease, o: HandlerOutcome, deps: ReportDeps):
   });
   let state: JobState = lease.state;
   let version = lease.stateVersion;
-  for (let redecided = 0; ; ) {
+  for (let redecided = 0; ;) {
     if (lease.lost) return done({ status: lease.lossReason instanceof DrainTimeout ? "drained" : "lease_lost" });
     const snapshot = { state, attempt: lease.attempt, maxAttempts: lease.job.maxAttempts, stateVersion: version };
     const event = chooseEvent(o, snapshot);
@@ -138,7 +142,13 @@ function buildInput(
   o: HandlerOutcome,
 ): TransitionInput & { expected: { state: JobState; version: number } } {
   const { state } = expected;
-  const input: TransitionInput & { expected: { state: JobState; version: number } } = { jobId: lease.id, event, actor: { kind: "worker", id: workerId }, attempt: lease.attempt, expected };
+  const input: TransitionInput & { expected: { state: JobState; version: number } } = {
+    jobId: lease.id,
+    event,
+    actor: { kind: "worker", id: workerId },
+    attempt: lease.attempt,
+    expected,
+  };
   // An undefined result stays SQL NULL on the run record rather than JSON null.
   if (o.kind === "success") {
     if (o.result !== undefined) input.result = o.result;

@@ -11,7 +11,12 @@ async function claimWith(claimPipelines: number) {
   for (let i = 0; i < 6; i++) await submit(t.sql, queue);
   const claimed: string[] = [];
   const rounds = new Rounds({
-    sql: t.sql, workerId: `w-${queue}`, queues: [queue], pipelines: 3, maxBatch: 2, claimPipelines,
+    sql: t.sql,
+    workerId: `w-${queue}`,
+    queues: [queue],
+    pipelines: 3,
+    maxBatch: 2,
+    claimPipelines,
     wanted: () => 2,
     onClaimed: (jobs) => claimed.push(...jobs.map((j) => j.id)),
     onClaimError: (e) => {

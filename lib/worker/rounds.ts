@@ -99,7 +99,10 @@ export class Rounds implements Reporter {
 
   kick() {
     while (this.inFlight < this.o.pipelines) {
-      const want = !this.stopped && this.mayHaveWork && this.claimRounds < this.o.claimPipelines ? Math.min(this.o.maxBatch, this.o.wanted(this.claimsInFlight)) : 0;
+      const want =
+        !this.stopped && this.mayHaveWork && this.claimRounds < this.o.claimPipelines
+          ? Math.min(this.o.maxBatch, this.o.wanted(this.claimsInFlight))
+          : 0;
       if (this.outbox.length === 0 && want <= 0) break;
       const reports = this.outbox.length <= this.o.maxBatch ? this.outbox : this.outbox.slice(0, this.o.maxBatch);
       this.outbox = reports === this.outbox ? [] : this.outbox.slice(this.o.maxBatch);
@@ -116,26 +119,33 @@ export class Rounds implements Reporter {
     const epoch = this.wakeEpoch;
     const t0 = performance.now();
     const claim: ClaimOptions | null = want > 0 ? { workerId: this.o.workerId, queues: this.o.queues, limit: want, startNow: want } : null;
-    workerRound(this.o.sql, this.o.workerId, reports.map((p) => p.item), claim).then(
-      (r) => {
-        for (let i = 0; i < reports.length; i++) reports[i]!.resolve(r.reports[i] ?? null);
-        if (want > 0) {
-          // A short claim: the queue is (for now) empty, unless a NOTIFY came in the meantime.
-          if (r.claimed.length < want && epoch === this.wakeEpoch) this.mayHaveWork = false;
-          this.stats.claimed += r.claimed.length;
-          if (r.claimed.length > 0) this.o.onClaimed(r.claimed, performance.now() - t0);
-        }
-      },
-      (e: unknown) => {
-        for (const p of reports) p.reject(e);
-        if (want > 0) this.o.onClaimError(e);
-      },
-    ).finally(() => {
-      this.inFlight--;
-      this.claimsInFlight -= want;
-      if (want > 0) this.claimRounds--;
-      this.kick();
-      if (this.inFlight === 0 && this.outbox.length === 0) for (const r of this.idle.splice(0)) r();
-    });
+    workerRound(
+      this.o.sql,
+      this.o.workerId,
+      reports.map((p) => p.item),
+      claim,
+    )
+      .then(
+        (r) => {
+          for (let i = 0; i < reports.length; i++) reports[i]!.resolve(r.reports[i] ?? null);
+          if (want > 0) {
+            // A short claim: the queue is (for now) empty, unless a NOTIFY came in the meantime.
+            if (r.claimed.length < want && epoch === this.wakeEpoch) this.mayHaveWork = false;
+            this.stats.claimed += r.claimed.length;
+            if (r.claimed.length > 0) this.o.onClaimed(r.claimed, performance.now() - t0);
+          }
+        },
+        (e: unknown) => {
+          for (const p of reports) p.reject(e);
+          if (want > 0) this.o.onClaimError(e);
+        },
+      )
+      .finally(() => {
+        this.inFlight--;
+        this.claimsInFlight -= want;
+        if (want > 0) this.claimRounds--;
+        this.kick();
+        if (this.inFlight === 0 && this.outbox.length === 0) for (const r of this.idle.splice(0)) r();
+      });
   }
 }

@@ -46,7 +46,9 @@ function prepare<T extends JobType>(type: T, handlers: Handlers, raw: unknown): 
   const schema = JOB_TYPES[type].params as unknown as z.ZodType<JobParams<T>>;
   const parsed = schema.safeParse(raw);
   if (!parsed.success) return { ok: false, error: new InvalidParamsError(z.prettifyError(parsed.error)) };
-  return typeof spec === "function" ? { ok: true, retry: undefined, run: spec, params: parsed.data } : { ok: true, retry: spec.retry, run: spec.run, params: parsed.data };
+  return typeof spec === "function"
+    ? { ok: true, retry: undefined, run: spec, params: parsed.data }
+    : { ok: true, retry: spec.retry, run: spec.run, params: parsed.data };
 }
 
 /**
@@ -99,7 +101,9 @@ function handle(lease: Lease, deps: RunDeps): Promise<JobOutcome> {
   let ran: Promise<unknown>;
   // Nothing here may throw past this function: the worker calls it from its claim's callback.
   try {
-    prepared = isJobType(type) ? prepare(type, deps.handlers, lease.job.params) : { ok: false, error: new PermanentError(`unknown job type ${type}`) };
+    prepared = isJobType(type)
+      ? prepare(type, deps.handlers, lease.job.params)
+      : { ok: false, error: new PermanentError(`unknown job type ${type}`) };
     t0 = performance.now();
     ran = prepared.ok ? Promise.resolve(prepared.run(createContext(lease, prepared.params as never, deps))) : Promise.reject(prepared.error);
   } catch (e) {
@@ -185,7 +189,15 @@ function finishFast(lease: Lease, outcome: HandlerOutcome & { kind: "success" },
     (moved): JobOutcome | Promise<JobOutcome> => {
       if (!moved) return report(lease, outcome, deps);
       lease.learn(moved.state, moved.stateVersion);
-      return { jobId: lease.id, type: lease.job.type, attempt: lease.attempt, status: "reported", event: "finish", state: moved.state, durationMs: elapsed(lease) };
+      return {
+        jobId: lease.id,
+        type: lease.job.type,
+        attempt: lease.attempt,
+        status: "reported",
+        event: "finish",
+        state: moved.state,
+        durationMs: elapsed(lease),
+      };
     },
     () => report(lease, outcome, deps),
   );

@@ -14,11 +14,7 @@ let n = 0;
 /** A queue of its own per test, so a test's worker never claims another test's jobs. */
 export const freshQueue = () => `wq${++n}-${randomBytes(3).toString("hex")}`;
 
-export async function submit(
-  sql: Sql,
-  queue: string,
-  opts: { type?: JobType; params?: unknown; maxAttempts?: number } = {},
-): Promise<JobRow> {
+export async function submit(sql: Sql, queue: string, opts: { type?: JobType; params?: unknown; maxAttempts?: number } = {}): Promise<JobRow> {
   const { job } = await enqueue(
     sql,
     {

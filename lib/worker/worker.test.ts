@@ -3,9 +3,7 @@ import { setupTestDb } from "../db/test-db";
 import { transition } from "../jobs/transition";
 import { DrainTimeout, JobCancelled, LeaseLost, PermanentError } from "./errors";
 import { silentLogger } from "./log";
-import {
-  deferred, eventsOf, freshQueue, getJob, jobIn, OPERATOR, rejectionsOf, runsOf, submit, SUPERVISOR, waitFor,
-} from "./test-support";
+import { deferred, eventsOf, freshQueue, getJob, jobIn, OPERATOR, rejectionsOf, runsOf, submit, SUPERVISOR, waitFor } from "./test-support";
 import type { Handlers, JobOutcome, Worker, WorkerOptions } from "./types";
 import { sleep } from "./wakeup";
 import { createWorker } from "./worker";
@@ -20,8 +18,16 @@ afterEach(async () => {
 async function startWorker(queue: string, handlers: Handlers, over: Partial<WorkerOptions> = {}) {
   const outcomes: JobOutcome[] = [];
   const worker = createWorker({
-    sql: t.sql, queues: [queue], concurrency: 4, handlers, heartbeatIntervalMs: 100, pollIntervalMs: 200,
-    drainTimeoutMs: 2_000, log: silentLogger, onOutcome: (o) => outcomes.push(o), ...over,
+    sql: t.sql,
+    queues: [queue],
+    concurrency: 4,
+    handlers,
+    heartbeatIntervalMs: 100,
+    pollIntervalMs: 200,
+    drainTimeoutMs: 2_000,
+    log: silentLogger,
+    onOutcome: (o) => outcomes.push(o),
+    ...over,
   });
   await worker.start();
   started.push(worker);
@@ -36,13 +42,17 @@ async function heldRunning(end: () => unknown, over: Partial<WorkerOptions> = {}
   const queue = freshQueue();
   const gate = deferred();
   const entered = deferred();
-  const { worker } = await startWorker(queue, {
-    "report.generate": async () => {
-      entered.resolve();
-      await gate.promise;
-      return end();
+  const { worker } = await startWorker(
+    queue,
+    {
+      "report.generate": async () => {
+        entered.resolve();
+        await gate.promise;
+        return end();
+      },
     },
-  }, over);
+    over,
+  );
   const job = await submit(t.sql, queue);
   await entered.promise;
   await jobIn(t.sql, job.id, "running");
@@ -72,7 +82,10 @@ describe("the worker", () => {
     expect(run?.startedAt).toBeInstanceOf(Date);
     const events = await eventsOf(t.sql, job.id);
     expect(events.map((e) => `${e.event}:${e.actorKind}:${e.toState}`)).toEqual([
-      "submit:api:queued", "claim:worker:claimed", "start:worker:running", "finish:worker:succeeded",
+      "submit:api:queued",
+      "claim:worker:claimed",
+      "start:worker:running",
+      "finish:worker:succeeded",
     ]);
     expect(events.filter((e) => e.actorKind === "worker").every((e) => e.actorId === worker.id)).toBe(true);
 
@@ -103,10 +116,19 @@ describe("the worker", () => {
 
   it("fails a throwing job to retry_wait with backoff, and abandons it on the last attempt", async () => {
     const queue = freshQueue();
-    await startWorker(queue, {
-      // A per-type backoff, without jitter so the delay is exact.
-      "report.generate": { run: async () => { throw new FlakyError("partner said no"); }, retry: { baseMs: 120_000, jitter: 0 } },
-    }, { retry: { baseMs: 1_000 } });
+    await startWorker(
+      queue,
+      {
+        // A per-type backoff, without jitter so the delay is exact.
+        "report.generate": {
+          run: async () => {
+            throw new FlakyError("partner said no");
+          },
+          retry: { baseMs: 120_000, jitter: 0 },
+        },
+      },
+      { retry: { baseMs: 1_000 } },
+    );
     const job = await submit(t.sql, queue, { maxAttempts: 2 });
     const waiting = await jobIn(t.sql, job.id, "retry_wait", "dead", "succeeded");
     expect(waiting).toMatchObject({ state: "retry_wait", attempt: 1, leaseOwner: null });
@@ -123,7 +145,10 @@ describe("the worker", () => {
     const dead = await jobIn(t.sql, job.id, "dead", "retry_wait", "succeeded");
     expect(dead).toMatchObject({ state: "dead", attempt: 2 });
     const runs = await runsOf(t.sql, job.id);
-    expect(runs.map((r) => [r.attempt, r.outcome, r.errorClass])).toEqual([[1, "failed", "FlakyError"], [2, "failed", "FlakyError"]]);
+    expect(runs.map((r) => [r.attempt, r.outcome, r.errorClass])).toEqual([
+      [1, "failed", "FlakyError"],
+      [2, "failed", "FlakyError"],
+    ]);
     const events = await eventsOf(t.sql, job.id);
     expect(events.map((e) => e.event)).toEqual(["submit", "claim", "start", "fail", "retry", "claim", "start", "abandon"]);
     expect(events.at(-1)).toMatchObject({ actorKind: "worker", toState: "dead", payload: { error: { class: "FlakyError" } } });
@@ -132,7 +157,11 @@ describe("the worker", () => {
 
   it("abandons a job at once on a PermanentError", async () => {
     const queue = freshQueue();
-    await startWorker(queue, { "report.generate": async () => { throw new PermanentError("period 2026-11 has no data"); } });
+    await startWorker(queue, {
+      "report.generate": async () => {
+        throw new PermanentError("period 2026-11 has no data");
+      },
+    });
     const job = await submit(t.sql, queue, { maxAttempts: 5 });
     const dead = await jobIn(t.sql, job.id, "dead", "retry_wait", "succeeded");
     expect(dead).toMatchObject({ state: "dead", attempt: 1 });
@@ -253,9 +282,12 @@ describe("the worker", () => {
 
   it("re-decides once when the job moved under it: a permanent error on a cancelled job ends it cancelled", async () => {
     // A slow heartbeat, so the worker still believes the job is running when it reports.
-    const { job, release } = await heldRunning(() => {
-      throw new PermanentError("bad input");
-    }, { heartbeatIntervalMs: 60_000 });
+    const { job, release } = await heldRunning(
+      () => {
+        throw new PermanentError("bad input");
+      },
+      { heartbeatIntervalMs: 60_000 },
+    );
     expect(await transition(t.sql, { jobId: job.id, event: "cancel", actor: OPERATOR })).toMatchObject({ ok: true });
     release();
     expect(await jobIn(t.sql, job.id, "cancelled", "dead")).toMatchObject({ state: "cancelled" });
@@ -287,15 +319,19 @@ describe("the worker", () => {
     }
     let now = 0;
     let peak = 0;
-    await startWorker(queue, {
-      "report.generate": async (ctx) => {
-        peak = Math.max(peak, ++now);
-        await sleep(40);
-        now--;
-        if (ctx.job.params.report === "audit_trail") throw new PermanentError("no audit trail");
-        return { ok: true };
+    await startWorker(
+      queue,
+      {
+        "report.generate": async (ctx) => {
+          peak = Math.max(peak, ++now);
+          await sleep(40);
+          now--;
+          if (ctx.job.params.report === "audit_trail") throw new PermanentError("no audit trail");
+          return { ok: true };
+        },
       },
-    }, { concurrency: 2 });
+      { concurrency: 2 },
+    );
     const ends = await Promise.all(jobs.map((j) => jobIn(t.sql, j.id, "succeeded", "dead")));
     expect(ends.map((j) => j.state)).toEqual(["dead", "succeeded", "succeeded", "dead", "succeeded", "succeeded"]);
     expect(peak).toBe(2);
@@ -305,14 +341,20 @@ describe("the worker", () => {
     const queue = freshQueue();
     const bad = await submit(t.sql, queue, { maxAttempts: 1, params: { report: "audit_trail", period: "2026-11" } });
     const good = await submit(t.sql, queue);
-    await startWorker(queue, {
-      "report.generate": async (ctx) => {
-        if (ctx.job.params.report === "audit_trail") throw Object.create(null);
-        return { ok: true };
+    await startWorker(
+      queue,
+      {
+        "report.generate": async (ctx) => {
+          if (ctx.job.params.report === "audit_trail") throw Object.create(null);
+          return { ok: true };
+        },
       },
-    }, { concurrency: 1 });
+      { concurrency: 1 },
+    );
     expect(await jobIn(t.sql, bad.id, "dead", "succeeded")).toMatchObject({ state: "dead" });
-    expect(await runsOf(t.sql, bad.id)).toEqual([expect.objectContaining({ outcome: "failed", errorClass: "NonErrorThrown", errorMessage: "[object Object]" })]);
+    expect(await runsOf(t.sql, bad.id)).toEqual([
+      expect.objectContaining({ outcome: "failed", errorClass: "NonErrorThrown", errorMessage: "[object Object]" }),
+    ]);
     expect(await jobIn(t.sql, good.id, "succeeded", "dead")).toMatchObject({ state: "succeeded" });
   });
 
@@ -336,14 +378,18 @@ describe("the worker", () => {
     const queue = freshQueue();
     const entered = deferred();
     let reason: unknown;
-    const { worker, outcomes } = await startWorker(queue, {
-      "report.generate": async (ctx) => {
-        entered.resolve();
-        await new Promise((resolve) => ctx.signal.addEventListener("abort", resolve, { once: true }));
-        reason = ctx.signal.reason;
-        throw ctx.signal.reason;
+    const { worker, outcomes } = await startWorker(
+      queue,
+      {
+        "report.generate": async (ctx) => {
+          entered.resolve();
+          await new Promise((resolve) => ctx.signal.addEventListener("abort", resolve, { once: true }));
+          reason = ctx.signal.reason;
+          throw ctx.signal.reason;
+        },
       },
-    }, { drainTimeoutMs: 150 });
+      { drainTimeoutMs: 150 },
+    );
     const job = await submit(t.sql, queue);
     await entered.promise;
     await worker.stop();

@@ -67,13 +67,20 @@ export function createWorker(opts: WorkerOptions): Worker {
   const allDone: (() => void)[] = [];
 
   // The worker's own metrics (lib/metrics/worker-metrics.ts): in-process counters, served only with `metricsPort`.
-  const metrics = opts.metricsPort === undefined ? null : createWorkerMetrics(id, { stats: () => ({ ...rounds.stats, listening: unlisten !== null }), held: () => leases.size });
+  const metrics =
+    opts.metricsPort === undefined
+      ? null
+      : createWorkerMetrics(id, { stats: () => ({ ...rounds.stats, listening: unlisten !== null }), held: () => leases.size });
   let metricsServer: { port: number; close: () => Promise<void> } | null = null;
 
   const ahead = claimAhead(concurrency, maxBatch * pipelines, opts.prefetch);
 
   const rounds = new Rounds({
-    sql, workerId: id, queues, pipelines, maxBatch,
+    sql,
+    workerId: id,
+    queues,
+    pipelines,
+    maxBatch,
     claimPipelines: batching ? 1 : pipelines,
     wanted: (claimsInFlight) => {
       if (phase !== "running") return 0;
@@ -102,7 +109,13 @@ export function createWorker(opts: WorkerOptions): Worker {
     }
   };
   const deps: RunDeps = {
-    sql, workerId: id, log, refresh, handlers: { ...builtinHandlers(sql), ...opts.handlers }, retry: opts.retry ?? {}, allowProcessKill: opts.allowProcessKill ?? false,
+    sql,
+    workerId: id,
+    log,
+    refresh,
+    handlers: { ...builtinHandlers(sql), ...opts.handlers },
+    retry: opts.retry ?? {},
+    allowProcessKill: opts.allowProcessKill ?? false,
     draining: () => phase !== "running",
     batch: rounds,
     actor: { kind: "worker", id },
@@ -125,7 +138,11 @@ export function createWorker(opts: WorkerOptions): Worker {
         return new Map<string, TraceCarrier>();
       },
     );
-    for (const l of leases) traceContexts.set(l, found.then((m) => m.get(l.id) ?? null));
+    for (const l of leases)
+      traceContexts.set(
+        l,
+        found.then((m) => m.get(l.id) ?? null),
+      );
   }
 
   function take(jobs: ClaimedJob[]) {
@@ -172,20 +189,35 @@ export function createWorker(opts: WorkerOptions): Worker {
     const enqueued = trace.getSpanContext(parent);
     const job = lease.job;
     const attributes = {
-      "jobscope.job.id": job.id, "jobscope.job.type": job.type, "jobscope.job.queue": job.queue, "jobscope.tenant": job.tenantId,
-      "jobscope.attempt": lease.attempt, "jobscope.job.max_attempts": job.maxAttempts, "jobscope.worker": id,
+      "jobscope.job.id": job.id,
+      "jobscope.job.type": job.type,
+      "jobscope.job.queue": job.queue,
+      "jobscope.tenant": job.tenantId,
+      "jobscope.attempt": lease.attempt,
+      "jobscope.job.max_attempts": job.maxAttempts,
+      "jobscope.worker": id,
     };
-    return withSpan(`jobscope.attempt ${job.type}`, attributes, async (span) => {
-      const outcome = await runJob(lease, deps);
-      span.setAttributes({
-        "jobscope.attempt.outcome": outcome.status === "reported" ? (outcome.event ?? "reported") : outcome.status,
-        ...(outcome.state && { "jobscope.job.state": outcome.state }),
-        ...(outcome.error && { "jobscope.error.class": outcome.error.class }),
-      });
-      const failed = outcome.status !== "reported" || outcome.event !== "finish";
-      if (failed) span.setStatus({ code: SpanStatusCode.ERROR, message: outcome.error?.message ?? outcome.reason ?? outcome.status });
-      return outcome;
-    }, { kind: SpanKind.CONSUMER, parent, links: enqueued ? [{ context: enqueued, attributes: { "jobscope.link": "enqueue" } }] : [], startTime: lease.startedAt });
+    return withSpan(
+      `jobscope.attempt ${job.type}`,
+      attributes,
+      async (span) => {
+        const outcome = await runJob(lease, deps);
+        span.setAttributes({
+          "jobscope.attempt.outcome": outcome.status === "reported" ? (outcome.event ?? "reported") : outcome.status,
+          ...(outcome.state && { "jobscope.job.state": outcome.state }),
+          ...(outcome.error && { "jobscope.error.class": outcome.error.class }),
+        });
+        const failed = outcome.status !== "reported" || outcome.event !== "finish";
+        if (failed) span.setStatus({ code: SpanStatusCode.ERROR, message: outcome.error?.message ?? outcome.reason ?? outcome.status });
+        return outcome;
+      },
+      {
+        kind: SpanKind.CONSUMER,
+        parent,
+        links: enqueued ? [{ context: enqueued, attributes: { "jobscope.link": "enqueue" } }] : [],
+        startTime: lease.startedAt,
+      },
+    );
   }
 
   function settle(lease: Lease, outcome: JobOutcome | null) {
@@ -214,9 +246,13 @@ export function createWorker(opts: WorkerOptions): Worker {
     try {
       // onlisten runs on every (re)connection of the listening connection: a NOTIFY sent while it
       // was down is lost, so the worker claims once to catch up.
-      const meta = await sql.listen(QUEUED_CHANNEL, (queue) => {
-        if (queues.includes(queue)) rounds.wake();
-      }, () => rounds.wake());
+      const meta = await sql.listen(
+        QUEUED_CHANNEL,
+        (queue) => {
+          if (queues.includes(queue)) rounds.wake();
+        },
+        () => rounds.wake(),
+      );
       unlisten = meta.unlisten;
     } catch (e) {
       listening = false;
@@ -243,7 +279,11 @@ export function createWorker(opts: WorkerOptions): Worker {
       // already: most of a busy worker's jobs come and go between two ticks.
       const due = Date.now() - heartbeatIntervalMs / 2;
       // …and any whose handler reported progress since (its one write per beat).
-      await beat(sql, id, [...leases].filter((l) => l.knownAt <= due || l.progressDirty));
+      await beat(
+        sql,
+        id,
+        [...leases].filter((l) => l.knownAt <= due || l.progressDirty),
+      );
     } catch (e) {
       log.warn("heartbeat failed; the next tick tries again", errorFields(e));
     }
@@ -252,7 +292,13 @@ export function createWorker(opts: WorkerOptions): Worker {
   /** A drain step that talks to the database: bounded, so a stuck connection cannot hold the drain. */
   async function bounded(what: string, step: Promise<unknown>) {
     const timeout = new AbortController();
-    const ok = await Promise.race([step.then(() => true, () => true), sleep(DRAIN_STEP_MS, timeout.signal).then(() => false)]);
+    const ok = await Promise.race([
+      step.then(
+        () => true,
+        () => true,
+      ),
+      sleep(DRAIN_STEP_MS, timeout.signal).then(() => false),
+    ]);
     timeout.abort();
     if (!ok) log.warn(`drain: ${what} did not finish within ${DRAIN_STEP_MS}ms; going on without it`);
   }
@@ -279,7 +325,10 @@ export function createWorker(opts: WorkerOptions): Worker {
     await bounded("the last reports", rounds.settled());
     phase = "stopped";
     await bounded("the last heartbeat", beats?.stop() ?? Promise.resolve());
-    await bounded("marking the worker stopped", markWorkerStopped(sql, record).catch((e: unknown) => log.warn("could not mark the worker stopped", errorFields(e))));
+    await bounded(
+      "marking the worker stopped",
+      markWorkerStopped(sql, record).catch((e: unknown) => log.warn("could not mark the worker stopped", errorFields(e))),
+    );
     if (metricsServer) await bounded("closing the metrics endpoint", metricsServer.close());
     log.info("worker stopped");
   }

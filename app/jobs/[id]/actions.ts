@@ -49,7 +49,8 @@ export const applyJobEventAction = consoleAction({
     if (!actor || !eventsAllowed(actor.kind).has(event)) throw new AppError("forbidden", `Your role (${viewer.role}) may not apply ${event}.`);
     // Replay has one path (app/_replay/actions.ts): its dry run warns of poison and permanent errors and
     // says how many attempts it gives, its confirm may carry edited params, and it runs on the engine.
-    if (event === "replay") throw new AppError("invalid_input", "Not applied: a replay goes through its dry run. Use Replay on the job's page or on /dead.");
+    if (event === "replay")
+      throw new AppError("invalid_input", "Not applied: a replay goes through its dry run. Use Replay on the job's page or on /dead.");
     const r = await transition(tx, { jobId, event, actor, expected: { state: expectedState, version: expectedVersion } });
     // A job the viewer cannot see is "no such job": the same answer as a job that does not exist.
     if (!r.ok) return { ok: false, error: describeRejection(r, event, Date.now(), await viewerTimeZone()), reason: `${r.kind}: ${r.reason}` };

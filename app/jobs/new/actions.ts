@@ -39,31 +39,36 @@ export const submitJobAction = consoleAction({
   input: Input,
   change: async ({ tx, input, actor }): Promise<Done<{ id: string; created: boolean }, SubmitError>> => {
     if (!input.tenantId.trim()) return refused([{ path: "tenantId", message: "choose the tenant the job is for" }]);
-    if (!maySubmit(input.type, "console")) throw new AppError("invalid_input", `Nothing was submitted: ${input.type} jobs are submitted only by Jobscope itself.`);
+    if (!maySubmit(input.type, "console"))
+      throw new AppError("invalid_input", `Nothing was submitted: ${input.type} jobs are submitted only by Jobscope itself.`);
     const notBefore = input.notBefore ? new Date(input.notBefore) : undefined;
     if (notBefore && Number.isNaN(notBefore.getTime())) return refused([{ path: "notBefore", message: "not a date and time" }]);
     try {
       // In a savepoint: a refusal by the database (an unknown tenant) leaves the transaction usable for the audit row.
       const { job, created } = await tx.savepoint((sp) =>
         enqueue(
-        sp,
-        {
-          tenantId: input.tenantId.trim(),
-          type: input.type,
-          params: input.params,
-          queue: input.queue?.trim() || undefined,
-          priority: input.priority ?? 0,
-          maxAttempts: input.maxAttempts,
-          notBefore,
-          idempotencyKey: input.idempotencyKey?.trim() || undefined,
-        },
-        actor(),
-      ),
+          sp,
+          {
+            tenantId: input.tenantId.trim(),
+            type: input.type,
+            params: input.params,
+            queue: input.queue?.trim() || undefined,
+            priority: input.priority ?? 0,
+            maxAttempts: input.maxAttempts,
+            notBefore,
+            idempotencyKey: input.idempotencyKey?.trim() || undefined,
+          },
+          actor(),
+        ),
       );
       const what = `${job.type} job ${job.id} for ${job.tenantId} on ${job.queue}`;
       return created
         ? { ok: true, message: `Submitted ${what}.`, data: { id: job.id, created } }
-        : { ok: true, message: `That idempotency key was used before: ${what} is the job it made. Nothing new was submitted.`, data: { id: job.id, created } };
+        : {
+            ok: true,
+            message: `That idempotency key was used before: ${what} is the job it made. Nothing new was submitted.`,
+            data: { id: job.id, created },
+          };
     } catch (e) {
       if (!(e instanceof EnqueueError)) throw e;
       if (e.code === "invalid_params") return refused(e.issues.map((i) => ({ path: i.path ? `params.${i.path}` : "params", message: i.message })));
