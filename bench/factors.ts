@@ -37,7 +37,7 @@ export const VARIANTS: Variant[] = [
   { name: "final", what: "the design as shipped: 2 pipelines × 500, narrow live row, BRIN history, WHEN-clause guard, time-ordered ids" },
   {
     name: "serial, handler-count claims",
-    what: "claims only its free slots (24) and one statement at a time: the runtime before this issue",
+    what: "claims only its free slots (24) and one statement at a time: the runtime before it claimed ahead",
     worker: { pipelines: 1, maxBatch: 24, prefetch: 0 },
   },
   { name: "one pipeline", what: "one statement in flight instead of two", worker: { pipelines: 1 } },
