@@ -2,7 +2,8 @@
 -- partition per UTC day (job_events_pYYYYMMDD), past months of existing data one partition
 -- per month (job_events_pYYYYMM), and a DEFAULT partition for anything outside. Retention
 -- (lib/retention) drops a day whose jobs are all gone instead of deleting its rows one by one.
--- See docs/decisions.md, "Partitioned job_events", and docs/operations.md, "Retention".
+-- See docs/decisions.md, "job_log is partitioned by day" (0012 renamed this table job_log), and
+-- docs/operations.md, "Retention".
 --
 -- 1. Set the old table aside, without the names the new one takes.
 ALTER TABLE "job_events" RENAME TO "job_events_old";
