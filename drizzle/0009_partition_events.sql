@@ -1,4 +1,4 @@
--- 0009_partition_events (issue 6): job_events becomes a table PARTITIONED BY RANGE (at), one
+-- 0009_partition_events: job_events becomes a table PARTITIONED BY RANGE (at), one
 -- partition per UTC day (job_events_pYYYYMMDD), past months of existing data one partition
 -- per month (job_events_pYYYYMM), and a DEFAULT partition for anything outside. Retention
 -- (lib/retention) drops a day whose jobs are all gone instead of deleting its rows one by one.
