@@ -1,4 +1,4 @@
-// The A/B study of the hot path (issue 12): the burn-down of the final design against the same with
+// The A/B study of the hot path: the burn-down of the final design against the same with
 // ONE factor changed back (or forward), each next to a graphile-worker burn in the same run, so the
 // table shows what each factor multiplies throughput by on this machine today.
 // `npm run bench -- --only factors [--profile quick|full]`.
