@@ -118,12 +118,21 @@ describe("the transition table", () => {
 });
 
 describe("random event sequences (property)", () => {
-  const arbStep = fc.record({
-    event: fc.constantFrom(...EVENTS),
-    actor: fc.constantFrom(...ACTOR_KINDS),
-  });
+  // Mostly an actor that may apply the event somewhere, so that walks get past a few moves (with
+  // any actor at all, 2,000 walks reached dead once and never replayed it); sometimes any actor.
+  const arbStep = fc.constantFrom(...EVENTS).chain((event) =>
+    fc.record({
+      event: fc.constant(event),
+      actor: fc.oneof(
+        { arbitrary: fc.constantFrom(...new Set(TRANSITIONS.filter((t) => t.event === event).flatMap((t) => t.actors))), weight: 3 },
+        { arbitrary: fc.constantFrom(...ACTOR_KINDS), weight: 1 },
+      ),
+    }),
+  );
 
   it("keep every invariant, and replaying the log reproduces the value", () => {
+    // The events seen to leave a terminal state, over every run: the walks do reach one and leave it.
+    const outOfTerminal = new Set<string>();
     fc.assert(
       fc.property(fc.integer({ min: 1, max: 4 }), fc.array(arbStep, { maxLength: 60 }), (maxAttempts, steps) => {
         let job = submitted(maxAttempts);
@@ -139,7 +148,7 @@ describe("random event sequences (property)", () => {
           expect(next.stateVersion).toBe(job.stateVersion + 1);
           expect(next.attempt).toBeLessThanOrEqual(next.maxAttempts);
           expect(next.attempt - job.attempt).toBe(event === "claim" ? 1 : 0);
-          if (isTerminal(job.state)) expect(event).toBe("replay");
+          if (isTerminal(job.state)) outOfTerminal.add(event);
           log.push({ event, fromState: job.state, toState: next.state, actorKind: actor, attempt: next.attempt, stateVersion: next.stateVersion });
           job = next;
         }
@@ -147,6 +156,7 @@ describe("random event sequences (property)", () => {
       }),
       { numRuns: 2000 },
     );
+    expect([...outOfTerminal]).toEqual(["replay"]);
   });
 
   it("replay notices a log that skips a step", () => {
