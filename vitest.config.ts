@@ -2,7 +2,14 @@ import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
 export default defineConfig({
-  resolve: { alias: { "@": fileURLToPath(new URL("./", import.meta.url)) } },
+  resolve: {
+    alias: {
+      "@": fileURLToPath(new URL("./", import.meta.url)),
+      // What Next.js does for its server bundles: the marker is empty where server code runs (its
+      // default entry throws, for a client bundle that reached a server module).
+      "server-only": fileURLToPath(new URL("./node_modules/server-only/empty.js", import.meta.url)),
+    },
+  },
   test: {
     include: ["lib/**/*.test.ts", "scripts/**/*.test.ts", "bench/**/*.test.ts"],
     globalSetup: ["./lib/db/test-global-setup.ts"],

@@ -3,22 +3,12 @@ import { Empty } from "@/components/charts/card";
 import { DataTable } from "@/components/data-table";
 
 type Props<T> = Omit<ComponentProps<typeof DataTable<T>>, "rows" | "framed"> & {
-  /** Undefined when the database did not answer. */
-  rows: readonly T[] | undefined;
-  /** What could not be done then, in the page's words: "Could not read the audit log". */
-  unread: string;
+  rows: readonly T[];
   /** What an empty list says. */
   empty: string;
 };
 
-/** A page's list from the database, in a framed table; an alert when it could not be read, `empty` when it has no row. */
-export function PageTable<T>({ rows, unread, empty, ...table }: Props<T>) {
-  if (!rows) {
-    return (
-      <div role="alert" className="rounded-lg border border-red-200 bg-red-50 p-4 text-sm text-red-900">
-        {unread}: the database did not answer. Details are in the server log.
-      </div>
-    );
-  }
+/** A page's list from the database, in a framed table; `empty` when it has no row. (A read that failed is the page's failure: app/error.tsx.) */
+export function PageTable<T>({ rows, empty, ...table }: Props<T>) {
   return rows.length === 0 ? <Empty>{empty}</Empty> : <DataTable framed rows={rows} {...table} />;
 }

@@ -1,10 +1,10 @@
-import { cpus, loadavg } from "node:os";
 import { SIGNED_OUT, signInAs } from "./auth";
 import { expect, HELD_QUEUE, OPERATOR, SPEC_ACTOR, test } from "./fixtures";
 import { shortId } from "../lib/jobs/short-id";
+import type { JobRow } from "../lib/jobs/types";
 
-// From "acme, export, yesterday, slow", support reaches the job in ≤ 3 interactions and ≤ 10 s: the
-// path a support person takes when a customer says an export was slow.
+// From "acme, export, yesterday, slow", support reaches the job in at most 3 interactions. (How long that
+// takes is the console's speed, measured by the benchmarks, not judged by a test.)
 test.use({ storageState: SIGNED_OUT, timezoneId: "UTC" });
 
 const MIN = 60_000;
@@ -32,11 +32,10 @@ test.describe("finding the slow one", () => {
     const errors: string[] = [];
     page.on("pageerror", (e) => errors.push(e.message));
     await signInAs(page, "support", "/jobs");
-    // The console is up when the list's first poll answers (its client code is running): the clock starts there.
+    // The console is up when the list's first poll answers (its client code is running).
     const polled = page.waitForResponse((r) => r.url().includes("/api/jobs") && r.ok());
     await page.goto("/jobs");
     await polled;
-    const started = Date.now();
     // 1: the question, as support hears it.
     await page.getByLabel("Job link, id, key or phrase").fill("acme export yesterday slow");
     await page.getByLabel("Job link, id, key or phrase").press("Enter");
@@ -48,14 +47,6 @@ test.describe("finding the slow one", () => {
     await first.getByRole("link", { name: shortId(h.id) }).click();
     await expect(page).toHaveURL(`/jobs/${h.id}`, { timeout: 30_000 });
     await expect(page.getByRole("region", { name: "Why was this slow" })).toBeVisible();
-    const tookMs = Date.now() - started;
-    test.info().annotations.push({
-      type: "path",
-      description: `2 interactions, ${tookMs} ms (load average ${loadavg()[0]!.toFixed(1)} on ${cpus().length} cores)`,
-    });
-    // The 10 s budget is for a console that is not starved: on a saturated shared machine (the load
-    // average above twice the cores) the time is recorded, not judged.
-    if (loadavg()[0]! < 2 * cpus().length) expect(tookMs).toBeLessThan(10_000);
     // Page errors on the way are recorded (a React hydration mismatch, #418, was seen on this path and is
     // not yet traced: the time zone list was one cause and is fixed), not judged.
     for (const e of errors) test.info().annotations.push({ type: "page error", description: e });
@@ -67,12 +58,30 @@ test.describe("finding the slow one", () => {
     await expect(page.getByRole("table").getByRole("link", { name: shortId(quick.id) })).toHaveCount(0);
   });
 
-  test("a short id opens its job, or lists the jobs that share it; the full id can be copied", async ({ page, submit }) => {
+  test("a short id opens its job, or lists the jobs that share it; the full id can be copied", async ({ page, submit, db }) => {
     const job = await submit({ tenantId: "acme", type: "report.generate", queue: HELD_QUEUE, params: { report: "daily_usage", period: "2026-11" } });
     await signInAs(page, "support", "/jobs");
+    // Its short id (32 random bits) is its alone here: it opens the job.
+    const [{ n } = { n: -1 }] = await db<{ n: number }[]>`SELECT count(*)::int AS n FROM jobs WHERE right(id::text, 8) = ${shortId(job.id)}`;
+    expect(n).toBe(1);
     await page.goto(`/jobs/${shortId(job.id)}`);
-    await expect(page).toHaveURL(new RegExp(`/jobs(/${job.id}|\\?q=${shortId(job.id)})$`));
-    if (page.url().includes("?q=")) await expect(page.getByRole("link", { name: shortId(job.id) }).first()).toBeVisible();
+    await expect(page).toHaveURL(`/jobs/${job.id}`);
+    // The start two ids share lists both. A UUIDv7 begins with its time: two made back to back share
+    // their first nine digits (a 4 s window no other job falls in) unless a window ends between them.
+    const REPORT = { tenantId: "acme", type: "report.generate", queue: HELD_QUEUE, params: { report: "daily_usage", period: "2026-11" } } as const;
+    const startOf = (p: JobRow[]) => {
+      const [a, b] = p.map((j) => j.id.replace(/-/g, ""));
+      let n = 0;
+      while (a![n] === b![n]) n++;
+      return a!.slice(0, n);
+    };
+    let pair = [await submit(REPORT), await submit(REPORT)];
+    for (let tries = 0; tries < 3 && startOf(pair).length < 9; tries++) pair = [pair[1]!, await submit(REPORT)];
+    const shared = startOf(pair);
+    expect(shared.length).toBeGreaterThanOrEqual(9);
+    await page.goto(`/jobs/${shared}`);
+    await expect(page).toHaveURL(`/jobs?q=${shared}`);
+    for (const { id } of pair) await expect(page.getByRole("link", { name: shortId(id) })).toBeVisible();
     await page.goto(`/jobs/${job.id.slice(0, 23)}`);
     await expect(page).toHaveURL(`/jobs/${job.id}`);
     await expect(page.getByRole("button", { name: `Copy full id ${job.id}` }).first()).toBeVisible();

@@ -91,7 +91,8 @@ test.describe("job detail", () => {
     const tp = await tenant.newPage();
     await signInAs(tp, "acme", `/jobs/${h.id}`);
     await tp.goto(`/jobs/${h.id}`);
-    await expect(runRow(tp, 1)).toContainText("the ledger refused");
+    // In the tenant's words: its run records are its tries.
+    await expect(tp.getByRole("region", { name: "Tries" }).getByRole("row", { name: /^Try 1\b/ })).toContainText("the ledger refused");
     await expect(tp.getByText(/Stack trace/)).toHaveCount(0);
     await expect(tp.getByRole("progressbar", { name: "Progress" })).toBeVisible();
     const api = await tp.request.get(`/api/jobs/${h.id}`);

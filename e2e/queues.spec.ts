@@ -30,9 +30,11 @@ test.describe("queues and schedules in the console", () => {
     const [q] = await db<{ paused: boolean }[]>`SELECT paused FROM queues WHERE name = ${QUEUE}`;
     expect(q?.paused).toBe(true);
 
-    // A job submitted now stays queued while the worker, which serves this queue, keeps running.
+    // A job submitted now stays queued while the worker, which serves this queue, keeps running: a
+    // job submitted after it on another of the worker's queues is claimed and finished first.
     const job = await submit({ ...REPORT, queue: QUEUE });
-    await page.waitForTimeout(3_000);
+    const witness = await submit({ ...REPORT, queue: "default" });
+    await expect.poll(() => stateOf(db, witness.id), { timeout: 20_000 }).toBe("succeeded");
     expect(await stateOf(db, job.id)).toBe("queued");
 
     // The queue's jobs say why they wait.

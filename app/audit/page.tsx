@@ -1,5 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
+import { Suspense } from "react";
+import { PageLoading } from "@/components/page-loading";
 import { JobLink, None } from "@/components/cells";
 import type { Column } from "@/components/data-table";
 import { PageTable } from "@/components/page-table";
@@ -128,25 +130,32 @@ function columns(f: AuditFilters, now: number): Column<Row>[] {
   ];
 }
 
-/** The page's data, and when it was read (relative times count from then). */
+/**
+ * The page's data, and when it was read (relative times count from then). A failed read is the
+ * page's failure: app/error.tsx says why (the database, or the server) and retries.
+ */
 async function load(viewer: Viewer, f: AuditFilters) {
-  try {
-    // The console's role cannot read the audit log outside a staff transaction (row-level security, drizzle/0015).
-    const [{ page, actions }, users] = await Promise.all([
-      withViewerRead(viewer, async (tx) => ({ page: await listAudit(tx, f), actions: await listAuditActions(tx) })),
-      listUsers(pool()),
-    ]);
-    return { page, actions, people: users.map((u) => u.email), now: Date.now() };
-  } catch (err) {
-    console.error("/audit: could not read the audit log:", err);
-    return { page: null, actions: [] as string[], people: [] as string[], now: Date.now() };
-  }
+  // The console's role cannot read the audit log outside a staff transaction (row-level security, drizzle/0015).
+  const [{ page, actions }, users] = await Promise.all([
+    withViewerRead(viewer, async (tx) => ({ page: await listAudit(tx, f), actions: await listAuditActions(tx) })),
+    listUsers(pool()),
+  ]);
+  return { page, actions, people: users.map((u) => u.email), now: Date.now() };
 }
 
 /** Every console and API action, newest first: who, what, on which jobs, and how it ended. */
 export default async function AuditPage({ searchParams }: Props) {
   const viewer = await requirePage("audit:read", "/audit");
   const { filters: f, ignored } = parseAuditSearch(await searchParams);
+  // Who may see it is decided before anything streams (a 404 keeps its status); the log streams in.
+  return (
+    <Suspense fallback={<PageLoading title="Audit log" what="the audit log" />}>
+      <AuditWithData viewer={viewer} f={f} ignored={ignored} />
+    </Suspense>
+  );
+}
+
+async function AuditWithData({ viewer, f, ignored }: { viewer: Viewer; f: AuditFilters; ignored: string[] }) {
   const { page, actions, people, now } = await load(viewer, f);
   const filtered = !!(f.actor || f.action || f.outcome || f.since || f.until);
 
@@ -209,8 +218,7 @@ export default async function AuditPage({ searchParams }: Props) {
       )}
 
       <PageTable
-        rows={page?.rows}
-        unread="Could not read the audit log"
+        rows={page.rows}
         empty={filtered ? "No audit entry matches these filters." : "Nothing has been recorded yet."}
         caption="Audit log"
         rowKey={(r) => String(r.id)}
@@ -218,7 +226,7 @@ export default async function AuditPage({ searchParams }: Props) {
         columns={columns(f, now)}
       />
 
-      {page && (f.before || page.next) && (
+      {(f.before || page.next) && (
         <nav aria-label="Pages" className="flex items-center justify-end gap-2 text-sm">
           {f.before && (
             <Link href={auditHref(f)} className={SECONDARY}>

@@ -1,8 +1,10 @@
 import type { Metadata } from "next";
 import { redirect } from "next/navigation";
-import { actorOf, confineTenant, requirePage, withViewerRead } from "@/lib/auth/viewer";
+import { Suspense } from "react";
+import { PageLoading } from "@/components/page-loading";
+import { actorOf, confineTenant, requirePage, withViewerRead, type Viewer } from "@/lib/auth/viewer";
 import { can, tenantScopeOf } from "@/lib/auth/permissions";
-import { paramsProblem, readJobFilters } from "@/lib/jobs/filters";
+import { paramsProblem, readJobFilters, type FilterProblem, type JobFilters } from "@/lib/jobs/filters";
 import type { TenantOption } from "@/lib/jobs/tenant-pick";
 import { JobsView } from "./_components/jobs-view";
 import { searchOf } from "./_components/url";
@@ -19,6 +21,16 @@ export default async function JobsPage({ searchParams }: Props) {
   const viewer = await requirePage("jobs:read", "/jobs");
   const read = readJobFilters(await searchParams);
   const filters = confineTenant(viewer, read.filters);
+  const list = <JobsWithData viewer={viewer} filters={filters} problems={read.problems} />;
+  // Who may see it is decided before anything streams (a 404 keeps its status), and so is where a
+  // lookup goes (the one job it finds opens with a real redirect); a list streams in.
+  if (isLookup(filters)) return list;
+  return <Suspense fallback={<PageLoading title="Jobs" what="the jobs" />}>{list}</Suspense>;
+}
+
+const isLookup = (f: JobFilters) => !!f.q && !f.after && !f.before;
+
+async function JobsWithData({ viewer, filters, problems }: { viewer: Viewer; filters: JobFilters; problems: FilterProblem[] }) {
   let initial: JobsResponse | null = null;
   const isStaff = viewer.role !== "tenant";
   // The tenant picker's choices (staff only): ids and names, so "Acme" or "acm" finds acme.
@@ -35,7 +47,7 @@ export default async function JobsPage({ searchParams }: Props) {
   }
   // A lookup that found exactly one job opens it, as a pasted id or link should; a list of one would be a step more.
   const only = initial?.jobs.length === 1 && !initial.next && !initial.prev ? initial.jobs[0] : undefined;
-  if (filters.q && !filters.after && !filters.before && only) redirect(`/jobs/${only.id}`);
+  if (isLookup(filters) && only) redirect(`/jobs/${only.id}`);
   const bulkActor = can(viewer, "jobs:operate") ? (actorOf(viewer)?.kind ?? null) : null;
   // The job types as the server knows them (the demo's exist only where JOBSCOPE_DEMO=1, which the
   // browser's bundle cannot see): one list for the server's render and the browser's. A tenant's
@@ -49,7 +61,7 @@ export default async function JobsPage({ searchParams }: Props) {
       isStaff={isStaff}
       tenants={tenants}
       types={types}
-      problems={read.problems}
+      problems={problems}
     />
   );
 }

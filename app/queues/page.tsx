@@ -1,4 +1,6 @@
 import type { Metadata } from "next";
+import { Suspense } from "react";
+import { PageLoading } from "@/components/page-loading";
 import { can } from "@/lib/auth/permissions";
 import { requirePage, withViewerRead, type Viewer } from "@/lib/auth/viewer";
 import type { QueuesResponse } from "@/lib/client/wire";
@@ -22,6 +24,15 @@ export default async function QueuesPage({ searchParams }: Props) {
     if (!(err instanceof AppError)) throw err;
     problem = err.userMessage;
   }
+  // Who may see it is decided before anything streams (a 404 keeps its status); the list streams in.
+  return (
+    <Suspense fallback={<PageLoading title="Queues" what="the queues" />}>
+      <QueuesWithData viewer={viewer} request={request} problem={problem} />
+    </Suspense>
+  );
+}
+
+async function QueuesWithData({ viewer, request, problem }: { viewer: Viewer; request: QueuePageRequest; problem: string | null }) {
   const { initial, readAt } = await load(viewer, request);
   return <QueuesView initial={initial} renderedAt={readAt} canOperate={can(viewer, "jobs:operate")} request={request} problem={problem} />;
 }

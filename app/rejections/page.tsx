@@ -1,5 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
+import { Suspense } from "react";
+import { PageLoading } from "@/components/page-loading";
 import { RejectionKindBadge } from "@/components/charts/rejection-kind";
 import type { Column } from "@/components/data-table";
 import { PageTable } from "@/components/page-table";
@@ -74,19 +76,26 @@ function columns(now: number): Column<Row>[] {
   ];
 }
 
-/** The page of rejections and when it was read (relative times count from there). */
-async function load(viewer: Viewer, f: RejectionFilters): Promise<{ page: RejectionPage | null; now: number }> {
-  try {
-    return { page: await withViewerRead(viewer, (tx) => listRejections(tx, f)), now: Date.now() };
-  } catch (err) {
-    console.error("/rejections: could not list rejections:", err);
-    return { page: null, now: Date.now() };
-  }
+/**
+ * The page of rejections and when it was read (relative times count from there). A failed read is
+ * the page's failure: app/error.tsx says why (the database, or the server) and retries.
+ */
+async function load(viewer: Viewer, f: RejectionFilters): Promise<{ page: RejectionPage; now: number }> {
+  return { page: await withViewerRead(viewer, (tx) => listRejections(tx, f)), now: Date.now() };
 }
 
 export default async function RejectionsPage({ searchParams }: Props) {
   const viewer = await requirePage("insight:read", "/rejections");
   const f = parseFilters(await searchParams);
+  // Who may see it is decided before anything streams (a 404 keeps its status); the rejections stream in.
+  return (
+    <Suspense fallback={<PageLoading title="Rejections" what="the rejections" />}>
+      <RejectionsWithData viewer={viewer} f={f} />
+    </Suspense>
+  );
+}
+
+async function RejectionsWithData({ viewer, f }: { viewer: Viewer; f: RejectionFilters }) {
   const { page, now } = await load(viewer, f);
   const filtered = !!(f.kind || f.event || f.actor || f.job);
 
@@ -138,15 +147,14 @@ export default async function RejectionsPage({ searchParams }: Props) {
       </form>
 
       <PageTable
-        rows={page?.rows}
-        unread="Could not load the rejections"
+        rows={page.rows}
         empty={filtered ? "No rejection matches these filters." : "No transition has been refused."}
         caption="Rejections"
         rowKey={(r) => r.id}
         columns={columns(now)}
         rowClassName={(r) => (r.kind === "drift" ? "bg-red-50/60" : undefined)}
       />
-      {page && (f.after || page.next) && (
+      {(f.after || page.next) && (
         <nav aria-label="Pages" className="flex justify-end gap-3 text-sm">
           {f.after && (
             <Link href={href(f)} className="rounded-md border border-neutral-300 bg-white px-3 py-1.5 font-medium shadow-xs hover:bg-neutral-50">

@@ -1,4 +1,6 @@
 import type { Metadata } from "next";
+import { Suspense } from "react";
+import { PageLoading } from "@/components/page-loading";
 import { can } from "@/lib/auth/permissions";
 import { requirePage, type Viewer, withViewerRead } from "@/lib/auth/viewer";
 import type { SchedulesResponse } from "@/lib/client/wire";
@@ -13,6 +15,15 @@ export const dynamic = "force-dynamic";
 /** Staff see every schedule; operators also create, edit, delete, run, pause and resume them. The browser then polls GET /api/schedules. */
 export default async function SchedulesPage() {
   const viewer = await requirePage("insight:read", "/schedules");
+  // Who may see it is decided before anything streams (a 404 keeps its status); the schedules stream in.
+  return (
+    <Suspense fallback={<PageLoading title="Schedules" what="the schedules" />}>
+      <SchedulesWithData viewer={viewer} />
+    </Suspense>
+  );
+}
+
+async function SchedulesWithData({ viewer }: { viewer: Viewer }) {
   const canOperate = can(viewer, "jobs:operate");
   const { initial, tenants, readAt } = await load(viewer, canOperate);
   const types = Object.entries(JOB_TYPES)

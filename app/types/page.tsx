@@ -1,12 +1,14 @@
 import type { Metadata } from "next";
 import Link from "next/link";
+import { Suspense } from "react";
+import { PageLoading } from "@/components/page-loading";
 import { numbers } from "@/components/numbers";
 import { PageHeader } from "@/components/page-header";
 import { PageTable } from "@/components/page-table";
-import { requirePage, withViewerRead } from "@/lib/auth/viewer";
+import { requirePage, withViewerRead, type Viewer } from "@/lib/auth/viewer";
 import { JOB_TYPES } from "@/lib/jobs/job-types";
 import { formatDuration } from "@/lib/jobs/timeline";
-import { HISTORY_RANGES, MIN_SAMPLE, parseHistoryRange, typeSummaries, type TypeSummary } from "@/lib/metrics/history";
+import { HISTORY_RANGES, MIN_SAMPLE, parseHistoryRange, typeSummaries, type HistoryRange, type TypeSummary } from "@/lib/metrics/history";
 import { RangeLinks } from "./range-links";
 
 export const metadata: Metadata = { title: "Job types" };
@@ -20,16 +22,20 @@ export default async function TypesPage({ searchParams }: { searchParams: Promis
   const viewer = await requirePage("insight:read", "/types");
   const raw = (await searchParams).range;
   const range = parseHistoryRange(typeof raw === "string" ? raw : null);
-  const active = await withViewerRead(viewer, (tx) => typeSummaries(tx, range)).catch((err: unknown) => {
-    console.error("/types: could not read the history:", err);
-    return undefined;
-  });
+  // Who may see it is decided before anything streams (a 404 keeps its status); the table streams in.
+  return (
+    <Suspense fallback={<PageLoading title="Job types" what="the job types' history" />}>
+      <TypesWithData viewer={viewer} range={range} />
+    </Suspense>
+  );
+}
+
+async function TypesWithData({ viewer, range }: { viewer: Viewer; range: HistoryRange }) {
+  // A failed read is the page's failure: app/error.tsx says why (the database, or the server) and retries.
+  const active = await withViewerRead(viewer, (tx) => typeSummaries(tx, range));
   // Types that ran nothing in the range still get a row (and their page), after the busy ones.
-  const idle = Object.keys(JOB_TYPES).filter((t) => !active?.some((s) => s.type === t));
-  const rows: TypeSummary[] | undefined = active && [
-    ...active,
-    ...idle.map((type) => ({ type, attempts: 0, failureRate: null, runP50Ms: null, runP95Ms: null })),
-  ];
+  const idle = Object.keys(JOB_TYPES).filter((t) => !active.some((s) => s.type === t));
+  const rows: TypeSummary[] = [...active, ...idle.map((type) => ({ type, attempts: 0, failureRate: null, runP50Ms: null, runP95Ms: null }))];
   return (
     <div className="space-y-6">
       <PageHeader
@@ -41,7 +47,6 @@ export default async function TypesPage({ searchParams }: { searchParams: Promis
       <PageTable
         caption={`Job types, ${HISTORY_RANGES[range].label}`}
         rows={rows}
-        unread="Could not read the job types' history"
         empty="No job type has run yet."
         rowKey={(r) => r.type}
         columns={[

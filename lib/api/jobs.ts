@@ -1,3 +1,4 @@
+import "server-only";
 import type { AuditAction } from "../audit/actions";
 import { anonymousAudit } from "../audit/anonymous";
 import { recordAudit } from "../audit/audit";

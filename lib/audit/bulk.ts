@@ -1,3 +1,4 @@
+import "server-only";
 import type { Viewer } from "../auth/viewer";
 import type { BulkAudit, BulkEvent } from "../jobs/bulk";
 import { principalOf } from "./console";

@@ -1,3 +1,4 @@
+import "server-only";
 import { headers } from "next/headers";
 import type { Denied, Viewer } from "../auth/viewer";
 import { clientAddressOf } from "../http/client-address";

@@ -3,6 +3,7 @@ import { verifyPassword } from "better-auth/crypto";
 import { describe, expect, it } from "vitest";
 import { ZodError } from "zod";
 import { setupTestDb } from "../db/test-db";
+import { waitForLockWaiters } from "../db/test-wait";
 import { createUser, listUsers, setUserRole } from "./users";
 
 const db = setupTestDb({ max: 4 });
@@ -133,12 +134,7 @@ describe("setUserRole", () => {
     await db.sql.begin(async (hold) => {
       await hold`SELECT id FROM users WHERE id IN (${a.id}, ${b.id}) FOR UPDATE`;
       both = Promise.allSettled([setUserRole(db.sql, { userId: a.id, role: "operator" }), setUserRole(db.sql, { userId: b.id, role: "support" })]);
-      for (let i = 0; i < 200; i++) {
-        const [w] = await db.sql<{ n: number }[]>`
-          SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`;
-        if (w!.n >= 2) break;
-        await new Promise((r) => setTimeout(r, 25));
-      }
+      await waitForLockWaiters(db.sql, 2);
     });
     const results = await both;
     expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);

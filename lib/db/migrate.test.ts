@@ -29,8 +29,6 @@ describe("the server's version is checked before migrating, so an old server is 
     const sql = postgres(inject("templateAdminUrl"), { max: 1, onnotice: () => {} });
     try {
       const major = await checkServerVersion(sql);
-      // `npm run test:pg-oldest` says which major it started: the run must really be on it.
-      if (process.env.JOBSCOPE_EXPECT_PG_MAJOR) expect(major).toBe(Number(process.env.JOBSCOPE_EXPECT_PG_MAJOR));
       expect(major).toBeGreaterThanOrEqual(SUPPORTED_PG.oldest);
       expect(major).toBeLessThanOrEqual(SUPPORTED_PG.newest);
     } finally {

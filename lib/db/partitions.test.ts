@@ -11,6 +11,7 @@ import { migrateDatabase } from "./migrate";
 import { dailyPartitionName, ensureEventPartitions, listEventPartitions } from "./partitions";
 import { withScope } from "./scope";
 import { setupTestDb } from "./test-db";
+import { waitFor } from "./test-wait";
 import { History, OPERATOR } from "../demo/history";
 import { transition } from "../jobs/transition";
 import { api, newJob, runJob } from "../jobs/test-helpers";
@@ -101,9 +102,11 @@ describe("job_log partitions", () => {
     const lines: string[] = [];
     const sup = createSupervisor({ sql: workerRole, intervalMs: 50, log: (l) => lines.push(l) });
     sup.start();
-    await new Promise((r) => setTimeout(r, 300));
-    await sup.stop();
-    expect(lines.some((l) => /^created 1 job_\w+ partition\(s\)$/.test(l))).toBe(true);
+    try {
+      await waitFor("the supervisor to create the missing day", () => lines.some((l) => /^created 1 job_\w+ partition\(s\)$/.test(l)));
+    } finally {
+      await sup.stop();
+    }
     expect((await listEventPartitions(t.sql)).map((p) => p.name)).toContain(ahead);
   });
 

@@ -9,6 +9,7 @@ import { provisionRoles, roleUrl } from "./roles";
 import { withScope } from "./scope";
 import { startStandby } from "./standby";
 import { TEST_SECRET } from "./test-db";
+import { waitFor } from "./test-wait";
 import { connect } from "./client";
 import { newJob, operator, seedTenants } from "../jobs/test-helpers";
 import { transition } from "../jobs/transition";
@@ -35,12 +36,10 @@ const dbUrl = (adminUrl: string) => {
 async function caughtUp(lsn: string) {
   const s = postgres(dbUrl(standby.adminUrl), { max: 1, onnotice: () => {} });
   try {
-    for (let i = 0; i < 200; i++) {
-      const [r] = await s<{ ok: boolean }[]>`SELECT pg_last_wal_replay_lsn() >= ${lsn}::pg_lsn AS ok`;
-      if (r?.ok) return;
-      await new Promise((res) => setTimeout(res, 50));
-    }
-    throw new Error(`the standby did not replay up to ${lsn}`);
+    await waitFor(
+      `the standby to replay up to ${lsn}`,
+      async () => (await s<{ ok: boolean }[]>`SELECT pg_last_wal_replay_lsn() >= ${lsn}::pg_lsn AS ok`)[0]?.ok,
+    );
   } finally {
     await s.end();
   }

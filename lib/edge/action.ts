@@ -1,3 +1,4 @@
+import "server-only";
 import type { z } from "zod";
 import type { AuditAction } from "../audit/actions";
 import { ANONYMOUS, recordAudit, type AuditOutcome } from "../audit/audit";

@@ -1,3 +1,4 @@
+import "server-only";
 import { auditBulkItems } from "../audit/bulk";
 import { pool } from "../db/client";
 import { startBulk, type BulkEvent, type FrozenJob } from "../jobs/bulk";

@@ -1,3 +1,4 @@
+import "server-only";
 import { withViewerRead, type Viewer } from "../auth/viewer";
 import type { ScopedSql } from "../db/scope";
 

@@ -1,3 +1,4 @@
+import "server-only";
 import { NextResponse, type NextRequest } from "next/server";
 import { NO_STORE } from "../api/http";
 import type { Permission } from "../auth/permissions";

@@ -15,6 +15,8 @@ import {
   replayEvents,
   submitted,
   toMermaid,
+  type ActorKind,
+  type JobEvent,
   type JobSnapshot,
   type LoggedEvent,
 } from ".";
@@ -118,17 +120,31 @@ describe("the transition table", () => {
 });
 
 describe("random event sequences (property)", () => {
+  // Three steps in four take a move the table offers from where the walk is (`pick` chooses which,
+  // and who makes it); the others try any event as any actor, mostly refused. Uniform events alone
+  // ended most walks in cancelled within a few steps: 2,000 of them reached dead once and never
+  // replayed it, so the check below on leaving a terminal state never ran.
   const arbStep = fc.record({
+    offered: fc.oneof({ arbitrary: fc.constant(true), weight: 3 }, { arbitrary: fc.constant(false), weight: 1 }),
+    pick: fc.nat(),
     event: fc.constantFrom(...EVENTS),
     actor: fc.constantFrom(...ACTOR_KINDS),
   });
+  const stepAt = (state: JobSnapshot["state"], step: { offered: boolean; pick: number; event: JobEvent; actor: ActorKind }) => {
+    const here = TRANSITIONS.filter((t) => t.from === state);
+    const t = here[step.pick % Math.max(1, here.length)];
+    return step.offered && t ? { event: t.event, actor: t.actors[step.pick % t.actors.length]! } : { event: step.event, actor: step.actor };
+  };
 
   it("keep every invariant, and replaying the log reproduces the value", () => {
+    // The events seen to leave a terminal state, over every run: the walks do reach one and leave it.
+    const outOfTerminal = new Set<string>();
     fc.assert(
       fc.property(fc.integer({ min: 1, max: 4 }), fc.array(arbStep, { maxLength: 60 }), (maxAttempts, steps) => {
         let job = submitted(maxAttempts);
         const log: LoggedEvent[] = [{ event: "submit", fromState: null, toState: "queued", actorKind: "api", attempt: 0, stateVersion: 0 }];
-        for (const { event, actor } of steps) {
+        for (const step of steps) {
+          const { event, actor } = stepAt(job.state, step);
           let next: JobSnapshot;
           try {
             next = apply(job, event, actor);
@@ -139,7 +155,7 @@ describe("random event sequences (property)", () => {
           expect(next.stateVersion).toBe(job.stateVersion + 1);
           expect(next.attempt).toBeLessThanOrEqual(next.maxAttempts);
           expect(next.attempt - job.attempt).toBe(event === "claim" ? 1 : 0);
-          if (isTerminal(job.state)) expect(event).toBe("replay");
+          if (isTerminal(job.state)) outOfTerminal.add(event);
           log.push({ event, fromState: job.state, toState: next.state, actorKind: actor, attempt: next.attempt, stateVersion: next.stateVersion });
           job = next;
         }
@@ -147,6 +163,7 @@ describe("random event sequences (property)", () => {
       }),
       { numRuns: 2000 },
     );
+    expect([...outOfTerminal]).toEqual(["replay"]);
   });
 
   it("replay notices a log that skips a step", () => {

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { afterAll, describe, expect, it } from "vitest";
 import { setupTestDb } from "../db/test-db";
+import { waitFor } from "../db/test-wait";
 import { createSupervisor } from "../supervisor/supervisor";
 import { silentLogger } from "../worker/log";
 import { createWorker } from "../worker/worker";
@@ -20,11 +21,12 @@ afterAll(() => {
   for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill("SIGKILL");
 });
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-async function waitFor(what: string, ok: () => Promise<boolean>, ms = 30_000) {
-  for (const deadline = Date.now() + ms; !(await ok()); await sleep(100)) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-  }
+/** The sessions of the worker process (its connections' application_name), or those of them waiting on a lock. */
+async function workerSessions(waitingOnLock = false) {
+  const [r] = await t.sql<{ n: number }[]>`
+    SELECT count(*)::int AS n FROM pg_stat_activity
+     WHERE datname = current_database() AND application_name = 'jobscope-worker' AND (NOT ${waitingOnLock} OR wait_event_type = 'Lock')`;
+  return r?.n ?? 0;
 }
 
 const AUDIT: BulkAudit = {
@@ -80,36 +82,31 @@ describe("a bulk operation on the engine", () => {
     });
     children.push(a);
     const aExited = new Promise((r) => a.once("exit", r));
-    await waitFor(
-      "the worker to block on the held row",
-      async () => {
-        const [r] = await t.sql<{ n: number }[]>`
-        SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND application_name = 'jobscope-worker'`;
-        return (r?.n ?? 0) > 0;
-      },
-      60_000,
-    );
+    await waitFor("the worker to block on the held row", async () => (await workerSessions(true)) > 0, 60_000);
     // The process dies (and, as the kernel would, its connections close); then the row is free again.
     a.kill("SIGKILL");
     await aExited;
     await t.sql`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'jobscope-worker'`;
+    // pg_terminate_backend only signals: the killed worker's transactions are over once its sessions are gone.
+    await waitFor("the killed worker's sessions to end", async () => (await workerSessions()) === 0);
     const mid = (await getBulkProgress(t.sql, operationId))!;
     expect(mid.status).toBe("running");
     expect(mid.done).toBeGreaterThanOrEqual(N / 2 - 4);
     expect(mid.done).toBeLessThan(N);
     await lock`ROLLBACK`;
     lock.release();
-    await sleep(300);
     const afterKill = (await getBulkProgress(t.sql, operationId))!;
     expect(afterKill).toMatchObject({ status: "running", done: mid.done });
     expect((await getJob(t.sql, held.id)).state).toBe("queued");
 
-    // The supervisor finds the dead lease; a fresh worker (the restart) claims the next attempt and finishes.
-    await sleep(600);
+    // The supervisor finds the dead lease once it is 500 ms stale; a fresh worker (the restart)
+    // claims the next attempt and finishes. (The supervisor reclaims the two jobs taken behind the
+    // dry run's back too: their fake worker never heart-beats.)
     const supervisor = createSupervisor({ sql: t.sql, staleAfterMs: 500 });
-    // (It reclaims the two jobs taken behind the dry run's back too: their fake worker never heart-beats.)
-    expect((await supervisor.tick()).reclaimed).toBeGreaterThanOrEqual(1);
-    expect((await getJob(t.sql, jobId!)).state).toBe("queued");
+    await waitFor("the supervisor to reclaim the dead lease", async () => {
+      await supervisor.tick();
+      return (await getJob(t.sql, jobId!)).state === "queued";
+    });
     const b = createWorker({
       sql: workerSql,
       id: "bulk-b",
@@ -121,7 +118,7 @@ describe("a bulk operation on the engine", () => {
     });
     void b.start();
     try {
-      await waitFor("the operation to finish", async () => (await getBulkProgress(t.sql, operationId))?.status !== "running");
+      await waitFor("the operation to finish", async () => (await getBulkProgress(t.sql, operationId))?.status !== "running", 30_000);
     } finally {
       await b.stop();
     }

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { setupTestDb } from "../db/test-db";
+import { waitFor } from "../db/test-wait";
 import { BULK_CAP, BULK_EVENTS, getBulkProgress, previewBulk, runBulkOperation, startBulk, type BulkProgress } from "./bulk";
 import { enqueue } from "./enqueue";
 import { parseJobFilters } from "./filters";
@@ -33,13 +34,11 @@ async function failOnce(job: JobRow): Promise<JobRow> {
 /** Run the operation as its `jobscope.bulk` job's handler does (lib/jobs/bulk-restart.test.ts runs it on real workers). */
 async function finished(operationId: string): Promise<BulkProgress> {
   await runBulkOperation(t.sql, operationId);
-  for (let i = 0; i < 200; i++) {
+  return waitFor("the bulk operation to finish", async () => {
     const p = await getBulkProgress(t.sql, operationId);
     if (!p) throw new Error(`no operation ${operationId}`);
-    if (p.status !== "running") return p;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error("bulk operation did not finish");
+    return p.status !== "running" ? p : null;
+  });
 }
 
 describe("BULK_EVENTS", () => {

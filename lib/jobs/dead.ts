@@ -1,3 +1,4 @@
+import "server-only";
 import type { Db } from "../db/client";
 import { decodeCursor, encodeCursor } from "./filters";
 import { budgeted, SCAN_BUDGET } from "./list-source";

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { setupTestDb } from "../db/test-db";
+import { waitForLockWaiters } from "../db/test-wait";
 import { claim } from "./claim";
 import { auditJob, getJob, newJob, operator, rejectionsOf, runJob, supervisor, worker } from "./test-helpers";
 import { transition } from "./transition";
@@ -68,14 +69,18 @@ describe("the races of seed 000: exactly one wins, the loser learns the current 
     // Hold the row locked in an open transaction, as a slow winner would.
     let release!: () => void;
     const held = new Promise<void>((r) => (release = r));
+    let locked!: () => void;
+    const isLocked = new Promise<void>((r) => (locked = r));
     const winner = a.begin(async (tx) => {
       await tx`SELECT set_config('jobscope.write_path', 'on', true)`;
       await tx`UPDATE jobs_live SET state = 'paused', state_version = state_version + 1 WHERE id = ${job.id}`;
+      locked();
       await held;
     });
-    await new Promise((r) => setTimeout(r, 100));
+    await isLocked;
     const late = transition(b, { jobId: job.id, event: "finish", actor: worker(), attempt: 1, expected });
-    await new Promise((r) => setTimeout(r, 100));
+    // The late writer's guarded UPDATE now waits on the row the winner holds.
+    await waitForLockWaiters(t.sql, 1);
     release();
     await winner;
     expect(await late).toMatchObject({ ok: false, kind: "conflict", current: { state: "paused" } });

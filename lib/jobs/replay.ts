@@ -1,3 +1,4 @@
+import "server-only";
 import type { Db } from "../db/client";
 import { POISON_SUSPECT_CRASHES } from "../insight/windows";
 import { POISON_ERROR_CLASS, WORKER_LOST_CLASS } from "./poison";

@@ -1,3 +1,4 @@
+import "server-only";
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { Sql } from "../db/client";
 import { withScope } from "../db/scope";

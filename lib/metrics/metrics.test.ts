@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { setupTestDb } from "../db/test-db";
+import { waitForNextMillisecond } from "../db/test-wait";
 import { enqueue } from "../jobs/enqueue";
 import { api, getJob, operator, runJob, worker } from "../jobs/test-helpers";
 import { transition } from "../jobs/transition";
@@ -16,7 +17,8 @@ const TYPE = "report.generate";
 const submit = (queue: string, maxAttempts = 3) =>
   enqueue(t.sql, { tenantId: "acme", type: TYPE, params: { report: "daily_usage", period: "2026-11" }, queue, maxAttempts }, api).then((r) => r.job);
 const scrape = async () => parseExposition((await collectMetrics(t.sql)).text);
-const settle = () => new Promise((r) => setTimeout(r, 5));
+/** The roll-up's window ends at its now() to the millisecond: let the clock pass what was just written. */
+const settle = () => waitForNextMillisecond(t.sql);
 
 describe("GET /metrics", () => {
   it("counts what ended, went dead, was cancelled, reclaimed or refused, from the history, once", async () => {

@@ -1,3 +1,4 @@
+import "server-only";
 import type { Db } from "../db/client";
 import { TERMINAL_STATES, type JobState } from "../fsm/table";
 import { jobSnapshots } from "../jobs/read-model";

@@ -1,3 +1,4 @@
+import "server-only";
 import type { Db } from "../db/client";
 import { drizzleOn, run } from "../db/drizzle";
 import { schedules as schedulesTable } from "../db/schema-queues";

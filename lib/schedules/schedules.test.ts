@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { setupTestDb } from "../db/test-db";
+import { waitForLockWaiters } from "../db/test-wait";
 import { createSupervisor } from "../supervisor/supervisor";
 import { silentLogger } from "../worker/log";
 import { createWorker } from "../worker/worker";
@@ -104,7 +105,7 @@ describe("schedules", () => {
     await locked;
     const now = new Date();
     const racing = [runDueSchedules(supA, { supervisorId: "sup-a", now }), runDueSchedules(supB, { supervisorId: "sup-b", now })];
-    await waitForLockWaiters(2);
+    await waitForLockWaiters(t.sql, 2);
     release();
     const [a, b] = await Promise.all(racing);
     expect(a!.fired + b!.fired).toBe(1);
@@ -220,15 +221,3 @@ describe("the schedules page's list", () => {
     expect(row.runs[0]).toMatchObject({ state: "queued", enqueuedBy: "sup-a" });
   });
 });
-
-/** Wait until `n` other sessions wait on a lock (the racing supervisors queued behind the held row). */
-async function waitForLockWaiters(count: number) {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const [r] = await t.sql<{ n: number }[]>`
-      SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`;
-    if ((r?.n ?? 0) >= count) return;
-    if (Date.now() > deadline) throw new Error(`only ${r?.n} sessions wait on a lock`);
-    await new Promise((res) => setTimeout(res, 20));
-  }
-}

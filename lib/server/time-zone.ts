@@ -1,3 +1,4 @@
+import "server-only";
 import { cookies } from "next/headers";
 import { cookieTimeZone, TZ_COOKIE } from "@/lib/time-format";
 

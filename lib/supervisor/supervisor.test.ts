@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { connect } from "../db/client";
 import { setupTestDb } from "../db/test-db";
+import { waitFor } from "../db/test-wait";
 import { auditJob, getJob, newJob, rejectionsOf, runJob, worker } from "../jobs/test-helpers";
 import { transition } from "../jobs/transition";
 import { inWritePath } from "../jobs/write-path";
@@ -215,16 +216,19 @@ describe("supervisor without a database", () => {
   it("backs off while the database is unreachable instead of ticking at its interval", async () => {
     const { freePort } = await import("../db/embedded");
     const nowhere = connect(`postgres://postgres:x@127.0.0.1:${await freePort()}/none`, { max: 1 });
-    const lines: string[] = [];
-    const sup = createSupervisor({ sql: nowhere, id: "sup-off", intervalMs: 20, log: (l) => lines.push(l) });
+    const failed: { line: string; at: number }[] = [];
+    const log = (line: string) => void (line.startsWith("tick failed") && failed.push({ line, at: performance.now() }));
+    const sup = createSupervisor({ sql: nowhere, id: "sup-off", intervalMs: 20, log });
     sup.start();
-    await new Promise((r) => setTimeout(r, 1_500));
+    await waitFor("three failed ticks", () => failed.length >= 3);
     await sup.stop();
     await nowhere.end({ timeout: 1 });
-    const failed = lines.filter((l) => l.startsWith("tick failed"));
-    // At a 20 ms interval that would be ~75 ticks; with 250 ms doubling backoff it is a handful.
-    expect(failed.length).toBeGreaterThanOrEqual(2);
-    expect(failed.length).toBeLessThanOrEqual(6);
-    expect(failed[1]).toMatch(/\(2 in a row\)/);
+    expect(failed.slice(0, 3).map((f) => /\((\d+) in a row\)/.exec(f.line)?.[1])).toEqual(["1", "2", "3"]);
+    // At its 20 ms interval the next tick would start 20 ms after a failure. DB_RETRY waits 250 ms
+    // doubling, less up to half of it as jitter: at least 125 ms after the first failure, 250 ms
+    // after the second (lower bounds: a loaded machine only makes the gaps longer).
+    const gaps = [failed[1]!.at - failed[0]!.at, failed[2]!.at - failed[1]!.at];
+    expect(gaps[0]).toBeGreaterThanOrEqual(125 - 2);
+    expect(gaps[1]).toBeGreaterThanOrEqual(250 - 2);
   });
 });

@@ -6,8 +6,10 @@ import { enqueue } from "../jobs/enqueue";
 import type { JobType } from "../jobs/job-types";
 import type { JobRow } from "../jobs/types";
 import { api as API, getJob } from "../jobs/test-helpers";
+import { waitFor } from "../db/test-wait";
 
 export { eventsOf, getJob, rejectionsOf, seedTenants } from "../jobs/test-helpers";
+export { waitFor } from "../db/test-wait";
 export { api as API, operator as OPERATOR, supervisor as SUPERVISOR } from "../jobs/test-helpers";
 
 let n = 0;
@@ -27,17 +29,6 @@ export async function submit(sql: Sql, queue: string, opts: { type?: JobType; pa
     API,
   );
   return job;
-}
-
-/** Poll `fn` until it returns something truthy; a deterministic wait instead of a sleep. */
-export async function waitFor<T>(what: string, fn: () => Promise<T> | T, timeoutMs = 15_000): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v as NonNullable<T>;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs}ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 export function jobIn(sql: Sql, id: string, ...states: JobState[]): Promise<JobRow> {

@@ -34,6 +34,20 @@ async function startWorker(queue: string, handlers: Handlers, over: Partial<Work
   return { worker, outcomes };
 }
 
+/** Until the worker's row has been beaten `n` more times (its heartbeat ticks, on the database's clock). */
+async function heartbeatTicks(workerId: string, n: number) {
+  const lastSeen = async () => {
+    const [w] = await t.sql<{ lastSeenAt: Date }[]>`SELECT last_seen_at FROM workers WHERE id = ${workerId}`;
+    return w!.lastSeenAt.getTime();
+  };
+  for (let ticks = 0, last = await lastSeen(); ticks < n; ticks++) {
+    last = await waitFor("a worker tick", async () => {
+      const at = await lastSeen();
+      return at > last ? at : null;
+    });
+  }
+}
+
 /**
  * A job on a queue of its own, running in its handler on a worker until `release()`; the handler
  * then ends with `end()` (returns its result, or throws).
@@ -208,16 +222,18 @@ describe("the worker", () => {
 
   it("holds a paused job at its checkpoint until it is resumed", async () => {
     const queue = freshQueue();
-    const CHUNKS = 15;
     let progress = 0;
+    let resumed = false;
     const { worker } = await startWorker(queue, {
+      // A long job: 20 ms chunks of work between checkpoints, until a chunk ends after the resume
+      // (a fixed number of chunks could all be done before a slow machine's worker saw the pause).
       "report.generate": async (ctx) => {
-        for (let i = 1; i <= CHUNKS; i++) {
+        for (let i = 1; ; i++) {
           await ctx.checkpoint();
           await sleep(20);
           progress = i;
+          if (resumed) return { chunks: progress };
         }
-        return { chunks: progress };
       },
     });
     const job = await submit(t.sql, queue);
@@ -225,24 +241,18 @@ describe("the worker", () => {
     expect(await transition(t.sql, { jobId: job.id, event: "pause", actor: OPERATOR })).toMatchObject({ ok: true });
     await waitFor("the handler to be held", () => worker.inFlight().find((j) => j.jobId === job.id)?.heldAtCheckpoint);
     const held = progress;
-    expect(held).toBeLessThan(CHUNKS);
     // Let several heartbeat ticks pass (the worker's own clock, read from the database) while paused.
-    const [w0] = await t.sql`SELECT last_seen_at FROM workers WHERE id = ${worker.id}`;
-    for (let ticks = 0, last = (w0?.lastSeenAt as Date).getTime(); ticks < 3; ticks++) {
-      last = await waitFor("a worker tick", async () => {
-        const [w] = await t.sql`SELECT last_seen_at FROM workers WHERE id = ${worker.id}`;
-        const at = (w?.lastSeenAt as Date).getTime();
-        return at > last ? at : null;
-      });
-    }
+    await heartbeatTicks(worker.id, 3);
     expect(progress).toBe(held);
     expect((await getJob(t.sql, job.id)).state).toBe("paused");
 
     expect(await transition(t.sql, { jobId: job.id, event: "resume", actor: OPERATOR })).toMatchObject({ ok: true });
+    resumed = true;
     const done = await jobIn(t.sql, job.id, "succeeded", "dead", "retry_wait", "cancelled");
     expect(done.state).toBe("succeeded");
-    expect(progress).toBe(CHUNKS);
-    expect(await runsOf(t.sql, job.id)).toEqual([expect.objectContaining({ outcome: "succeeded", result: { chunks: CHUNKS } })]);
+    // It went on from where it was held: the chunk it was in, at least, ended after the resume.
+    expect(progress).toBeGreaterThan(held);
+    expect(await runsOf(t.sql, job.id)).toEqual([expect.objectContaining({ outcome: "succeeded", result: { chunks: progress } })]);
     expect((await eventsOf(t.sql, job.id)).map((e) => e.event)).toEqual(["submit", "claim", "start", "pause", "resume", "finish"]);
   });
 
@@ -319,19 +329,26 @@ describe("the worker", () => {
     }
     let now = 0;
     let peak = 0;
+    const gate = deferred();
     await startWorker(
       queue,
       {
         "report.generate": async (ctx) => {
           peak = Math.max(peak, ++now);
-          await sleep(40);
+          await gate.promise;
           now--;
           if (ctx.job.params.report === "audit_trail") throw new PermanentError("no audit trail");
           return { ok: true };
         },
       },
-      { concurrency: 2 },
+      // No claim ahead (a job is running from its claim): the two slots alone decide what is taken.
+      { concurrency: 2, prefetch: 0 },
     );
+    // Both slots in use, held: the other four were not claimed, they wait in the queue.
+    await waitFor("both slots in use", () => now === 2);
+    const states = await Promise.all(jobs.map(async (j) => (await getJob(t.sql, j.id)).state));
+    expect(states.filter((s) => s === "queued")).toHaveLength(4);
+    gate.resolve();
     const ends = await Promise.all(jobs.map((j) => jobIn(t.sql, j.id, "succeeded", "dead")));
     expect(ends.map((j) => j.state)).toEqual(["dead", "succeeded", "succeeded", "dead", "succeeded", "succeeded"]);
     expect(peak).toBe(2);
@@ -399,8 +416,10 @@ describe("the worker", () => {
     expect(await getJob(t.sql, job.id)).toMatchObject({ state: "running", leaseOwner: worker.id });
     expect(await runsOf(t.sql, job.id)).toEqual([expect.objectContaining({ outcome: null })]);
     const heartbeatAt = (await getJob(t.sql, job.id)).heartbeatAt;
-    // The stopped worker no longer beats for it. Proving an absence takes time: a few heartbeat intervals.
-    await sleep(300);
+    // The stopped worker no longer beats for it. An absence is seen only over time: three heartbeat
+    // ticks of a live worker with the same interval, which slow down as much as a loaded machine does.
+    const { worker: witness } = await startWorker(freshQueue(), {});
+    await heartbeatTicks(witness.id, 3);
     expect((await getJob(t.sql, job.id)).heartbeatAt).toEqual(heartbeatAt);
   });
 });

@@ -1,11 +1,13 @@
 import type { Metadata } from "next";
 import { notFound, redirect } from "next/navigation";
+import { Suspense } from "react";
+import { PageLoading } from "@/components/page-loading";
 import { actorOf, requirePage, withViewer, withViewerRead, type Viewer } from "@/lib/auth/viewer";
 import { idQueryOf, isUuid } from "@/lib/uuid";
 import { idPieceIds } from "@/lib/jobs/id-lookup";
 import { tenantScopeOf } from "@/lib/auth/permissions";
 import { explainContextFor } from "@/lib/insight/context";
-import { getJobDetail } from "@/lib/jobs/queries";
+import { getJobDetail, type JobDetail } from "@/lib/jobs/queries";
 import { redactForTenant } from "@/lib/jobs/redact";
 import { JobDetailView } from "./job-detail-view";
 import { shortId } from "@/lib/jobs/short-id";
@@ -18,20 +20,31 @@ export async function generateMetadata({ params }: Props): Promise<Metadata> {
 }
 
 /**
- * The job's detail and when it was read: the page's "updated n s ago" and its clock start there; and
- * what "why was this slow" compares it with, read beside it so the panel's first sentence is final.
- * A comparison that fails leaves the panel to fetch it (its own error shows there), not the page.
+ * What "why was this slow" compares the job with, read before the view so that the panel's first
+ * sentence is final, and when the page was read: its "updated n s ago" and its clock start there. A
+ * comparison that fails leaves the panel to fetch it (its own error shows there), not the page.
  */
-async function load(viewer: Viewer, id: string) {
-  const raw = await withViewer(viewer, (tx) => getJobDetail(tx, id, { stacks: !tenantScopeOf(viewer) }));
-  const context = raw
-    ? await explainContextFor(viewer, id, { detail: raw }).catch((err: unknown) => {
-        console.error("job page: the explanation's context failed:", err);
-        return null;
-      })
-    : null;
-  const detail = raw && tenantScopeOf(viewer) ? redactForTenant(raw) : raw;
-  return { detail, context, readAt: Date.now() };
+async function loadContext(viewer: Viewer, raw: JobDetail) {
+  const context = await explainContextFor(viewer, raw.job.id, { detail: raw }).catch((err: unknown) => {
+    console.error("job page: the explanation's context failed:", err);
+    return null;
+  });
+  return { context, readAt: Date.now() };
+}
+
+async function JobWithContext({ viewer, raw }: { viewer: Viewer; raw: JobDetail }) {
+  const { context, readAt } = await loadContext(viewer, raw);
+  const detail = tenantScopeOf(viewer) ? redactForTenant(raw) : raw;
+  return (
+    <JobDetailView
+      id={detail.job.id}
+      initial={detail}
+      renderedAt={readAt}
+      actorKind={actorOf(viewer)?.kind ?? null}
+      audience={tenantScopeOf(viewer) ? "tenant" : "staff"}
+      initialContext={context}
+    />
+  );
 }
 
 /**
@@ -54,17 +67,14 @@ export default async function JobPage({ params }: Props) {
     if (matches.length > 1) redirect(`/jobs?q=${encodeURIComponent(asked.trim().toLowerCase())}`);
     notFound();
   }
-  const { detail, context, readAt } = await load(viewer, id);
-  if (!detail) notFound();
+  // Whether the job exists for this viewer is decided before anything streams (a 404 keeps its
+  // status); the comparison behind "why was this slow" is read while its skeleton shows.
+  const raw = await withViewer(viewer, (tx) => getJobDetail(tx, id, { stacks: !tenantScopeOf(viewer) }));
+  if (!raw) notFound();
   return (
-    <JobDetailView
-      id={detail.job.id}
-      initial={detail}
-      renderedAt={readAt}
-      actorKind={actorOf(viewer)?.kind ?? null}
-      audience={tenantScopeOf(viewer) ? "tenant" : "staff"}
-      initialContext={context}
-    />
+    <Suspense fallback={<PageLoading title={`Job ${shortId(raw.job.id)}`} what="the job's history" shape="job" />}>
+      <JobWithContext viewer={viewer} raw={raw} />
+    </Suspense>
   );
 }
 
