@@ -1,7 +1,7 @@
 import type { Db } from "../db/client";
 import { TERMINAL_STATES, TRANSITIONS, type ActorKind, type JobEvent, type JobState, type RunOutcome, type Transition } from "../fsm/table";
 import { sizeParamOf } from "../jobs/job-types";
-import { CRASH_WINDOW_MS, POISON_CRASHES, POISON_ERROR_CLASS, REPEAT_CRASHES, WORKER_LOST_CLASS } from "../jobs/poison";
+import { CRASH_WINDOW_MS, outranks, POISON_CRASHES, POISON_ERROR_CLASS, REPEAT_CRASHES, WORKER_LOST_CLASS } from "../jobs/poison";
 import { PHASES, type Claim, type ClaimOf, type Explanation, type Phase } from "./claims";
 import { AHEAD_SCAN, BASELINE_SAMPLE, BASELINE_SCAN } from "./context";
 
@@ -525,6 +525,13 @@ export async function checkPoison(sql: Db, threshold = POISON_CRASHES): Promise<
                   AND b.outcome = 'lease_expired' AND b.error_class IS DISTINCT FROM ${WORKER_LOST_CLASS} AND b.finished_at < ${at}), 0) >= ${REPEAT_CRASHES})`;
     return r?.n ?? 0;
   };
+  /** The worker deaths a job was blamed for before `at`. */
+  const crashesBefore = async (jobId: string, at: Date) => {
+    const [r] = await sql<{ n: number }[]>`
+      SELECT count(*)::int AS n FROM job_attempts
+       WHERE job_id = ${jobId} AND outcome = 'lease_expired' AND error_class IS DISTINCT FROM ${WORKER_LOST_CLASS} AND finished_at < ${at}`;
+    return r?.n ?? 0;
+  };
   for (const { jobId } of poisoned) {
     const mine = await sql<{ workerId: string; finishedAt: Date; began: Date }[]>`
       SELECT worker_id, finished_at, coalesce(started_at, claimed_at) AS began FROM job_attempts
@@ -537,12 +544,22 @@ export async function checkPoison(sql: Db, threshold = POISON_CRASHES): Promise<
            AND o.finished_at BETWEEN ${new Date(death.finishedAt.getTime() - CRASH_WINDOW_MS)} AND ${new Date(death.finishedAt.getTime() + CRASH_WINDOW_MS)}`;
       // The death began with its first recovery: what each victim had been through before it decides.
       const start = new Date(Math.min(death.finishedAt.getTime(), ...others.map((o) => o.finishedAt.getTime())));
-      const deaths = (await deathsBefore(jobId, start)) + 1;
+      const me = {
+        jobId,
+        deaths: (await deathsBefore(jobId, start)) + 1,
+        crashes: await crashesBefore(jobId, start),
+        startedAt: death.began.getTime(),
+      };
+      const deaths = me.deaths;
       let beaten: { jobId: string; deaths: number } | null = null;
       for (const o of others) {
-        const d = (await deathsBefore(o.jobId, start)) + 1;
-        if (d > deaths || (d === deaths && (o.began > death.began || (o.began.getTime() === death.began.getTime() && o.jobId < jobId))))
-          beaten = { jobId: o.jobId, deaths: d };
+        const them = {
+          jobId: o.jobId,
+          deaths: (await deathsBefore(o.jobId, start)) + 1,
+          crashes: await crashesBefore(o.jobId, start),
+          startedAt: o.began.getTime(),
+        };
+        if (outranks(them, me)) beaten = them;
       }
       if (beaten)
         out.push({

@@ -46,9 +46,27 @@ export type Victim = {
   startedAt: number;
   /** Dead workers this job has been on, this one included, less the deaths a repeat offender explains. */
   deaths: number;
+  /** Worker deaths it was blamed for before this one. */
+  crashes: number;
   /** Whether it was already blamed (a recovered attempt whose class is not WorkerLost). */
   blamed: boolean;
 };
+
+/**
+ * Whether `a` is the likelier crasher than `b`: more unexplained deaths; then more crashes it was
+ * already blamed for (the jobs one claim hands out start at the same instant, so a crasher that
+ * comes back in a batch with the bystanders of its last crash must not lose to the lowest id); then
+ * the later start (the process died soon after the crasher began); then the lower id.
+ */
+export function outranks(
+  a: Pick<Victim, "jobId" | "deaths" | "crashes" | "startedAt">,
+  b: Pick<Victim, "jobId" | "deaths" | "crashes" | "startedAt">,
+): boolean {
+  if (a.deaths !== b.deaths) return a.deaths > b.deaths;
+  if (a.crashes !== b.crashes) return a.crashes > b.crashes;
+  if (a.startedAt !== b.startedAt) return a.startedAt > b.startedAt;
+  return a.jobId < b.jobId;
+}
 
 /** The job blamed for one worker's death, among the jobs it took down (see above). */
 export function blameOf(victims: readonly Victim[]): Victim | null {
@@ -56,13 +74,7 @@ export function blameOf(victims: readonly Victim[]): Victim | null {
   if (already) return already;
   let best: Victim | null = null;
   for (const v of victims) {
-    if (
-      !best ||
-      v.deaths > best.deaths ||
-      (v.deaths === best.deaths && (v.startedAt > best.startedAt || (v.startedAt === best.startedAt && v.jobId < best.jobId)))
-    ) {
-      best = v;
-    }
+    if (!best || outranks(v, best)) best = v;
   }
   return best;
 }

@@ -5,7 +5,7 @@
 // the SQL in lib/jobs and lib/supervisor, which is what the tests compare against.
 import { canApply, isLeased, step } from "../fsm/machine";
 import { HEARTBEAT_STATES, type ActorKind, type JobEvent, type JobState, type RunOutcome } from "../fsm/table";
-import { POISON_CRASHES, REPEAT_CRASHES } from "../jobs/poison";
+import { outranks, POISON_CRASHES, REPEAT_CRASHES } from "../jobs/poison";
 
 export type ModelRun = { attempt: number; started: boolean; outcome: RunOutcome | null };
 /** What the model keeps of a run beside what the database is compared with: its worker, when it began, whether its loss was a bystander's. */
@@ -138,23 +138,20 @@ export class Model {
     // Every lost run of the owner is one of its victims: a sequence runs for well under the real
     // supervisor's CRASH_WINDOW_MS, and each sequence has workers of its own.
     for (const owner of new Set(stale.map((j) => j.leaseOwner!))) {
-      const victims: { id: string; deaths: number; began: number; blamed: boolean }[] = [];
+      const victims: { jobId: string; deaths: number; crashes: number; startedAt: number; blamed: boolean }[] = [];
       for (const j of this.jobs) {
         for (const x of lost(j)) {
           const n = note(j, x.attempt);
-          if (n.worker === owner) victims.push({ id: j.id, deaths: deaths(j), began: n.began, blamed: !n.bystander });
+          if (n.worker === owner)
+            victims.push({ jobId: j.id, deaths: deaths(j), crashes: crashesOf(j.id), startedAt: n.began, blamed: !n.bystander });
         }
         // Its other leases too, not stale yet: the blame is decided knowing every job the worker held.
         if (watched.has(j.state) && j.leaseOwner === owner) {
-          victims.push({ id: j.id, deaths: deaths(j) + 1, began: note(j, j.attempt).began, blamed: false });
+          victims.push({ jobId: j.id, deaths: deaths(j) + 1, crashes: crashesOf(j.id), startedAt: note(j, j.attempt).began, blamed: false });
         }
       }
-      const pick =
-        victims.find((v) => v.blamed) ??
-        victims.reduce((a, b) =>
-          b.deaths > a.deaths || (b.deaths === a.deaths && (b.began > a.began || (b.began === a.began && b.id < a.id))) ? b : a,
-        );
-      blamed.set(owner, pick.id);
+      const pick = victims.find((v) => v.blamed) ?? victims.reduce((a, b) => (outranks(b, a) ? b : a));
+      blamed.set(owner, pick.jobId);
     }
     for (const j of stale) {
       const bystander = blamed.get(j.leaseOwner!) !== j.id;

@@ -126,6 +126,33 @@ describe("supervisor", () => {
     expect(listed.jobs.map((j) => j.id)).not.toContain(bystander.id);
   });
 
+  it("a crasher claimed again in one batch with the bystander of its last crash is blamed again, though both started at the same instant", async () => {
+    // The bystander is made first, so it has the lower id: the last tie-break would pick it.
+    const bystander = await newJob(t.sql, { maxAttempts: 5 });
+    const crasher = await newJob(t.sql, { maxAttempts: 5 });
+    const sup = createSupervisor({ sql: t.sql, id: "sup-batch", staleAfterMs: 10_000, poisonCrashes: 3 });
+    const first = lone();
+    await runJob(t.sql, await getJob(t.sql, bystander.id), first);
+    await runJob(t.sql, await getJob(t.sql, crasher.id), first);
+    await ageHeartbeat(bystander.id, 60_000);
+    await ageHeartbeat(crasher.id, 60_000);
+    await sup.tick();
+    // One claim hands both to the next worker: the same claim and start times.
+    const second = lone();
+    await runJob(t.sql, await getJob(t.sql, bystander.id), second);
+    await runJob(t.sql, await getJob(t.sql, crasher.id), second);
+    await inWritePath(
+      t.sql,
+      (tx) => tx`UPDATE jobs_live SET run_claimed_at = now() - interval '30 seconds', run_started_at = now() - interval '30 seconds',
+                        heartbeat_at = now() - interval '60 seconds' WHERE id IN (${bystander.id}, ${crasher.id})`,
+    );
+    await sup.tick();
+    const classes = await t.sql<{ jobId: string; errorClass: string }[]>`
+      SELECT job_id, error_class FROM job_runs WHERE job_id IN (${bystander.id}, ${crasher.id}) ORDER BY attempt, job_id`;
+    expect(classes.filter((c) => c.jobId === crasher.id).map((c) => c.errorClass)).toEqual(["LeaseExpired", "LeaseExpired"]);
+    expect(classes.filter((c) => c.jobId === bystander.id).map((c) => c.errorClass)).toEqual(["WorkerLost", "WorkerLost"]);
+  });
+
   it("a long job that was a bystander of a repeat offender is not blamed for the first kill of the next crasher", async () => {
     const sup = createSupervisor({ sql: t.sql, id: "sup-next", staleAfterMs: 10_000, poisonCrashes: 3 });
     const first = await newJob(t.sql, { maxAttempts: 10 });

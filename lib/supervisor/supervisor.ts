@@ -114,14 +114,29 @@ export function createSupervisor(opts: SupervisorOptions) {
             type: v.type,
             startedAt: v.startedAt.getTime(),
             deaths: history.get(v.jobId)?.deaths ?? 1,
+            crashes: history.get(v.jobId)?.crashes ?? 0,
             blamed: v.errorClass !== WORKER_LOST,
           })),
         ...stale
           .filter((j) => j.leaseOwner === owner)
-          .map((j) => ({ jobId: j.id, type: j.type, startedAt: j.startedAt.getTime(), deaths: (history.get(j.id)?.deaths ?? 0) + 1, blamed: false })),
+          .map((j) => ({
+            jobId: j.id,
+            type: j.type,
+            startedAt: j.startedAt.getTime(),
+            deaths: (history.get(j.id)?.deaths ?? 0) + 1,
+            crashes: history.get(j.id)?.crashes ?? 0,
+            blamed: false,
+          })),
         ...fresher
           .filter((j) => j.leaseOwner === owner)
-          .map((j) => ({ jobId: j.id, type: j.type, startedAt: j.startedAt.getTime(), deaths: (history.get(j.id)?.deaths ?? 0) + 1, blamed: false })),
+          .map((j) => ({
+            jobId: j.id,
+            type: j.type,
+            startedAt: j.startedAt.getTime(),
+            deaths: (history.get(j.id)?.deaths ?? 0) + 1,
+            crashes: history.get(j.id)?.crashes ?? 0,
+            blamed: false,
+          })),
       ];
       blamed.set(owner, blameOf(victims));
     }
