@@ -14,7 +14,7 @@ import { connect } from "../lib/db/client";
 import { HEARTBEAT_STATES } from "../lib/fsm/table";
 import { createSupervisor } from "../lib/supervisor/supervisor";
 import { measureConsole, measureConsoleLib, signIn, startConsole, WARMUP, type Timing } from "./console";
-import { burnGraphile, burnJobscope, burnPgBoss, pickupGraphile, pickupJobscope, pickupPgBoss, type Burn } from "./engines";
+import { burnGraphile, burnJobs, burnJobscope, burnPgBoss, pickupGraphile, pickupJobscope, pickupPgBoss, type Burn } from "./engines";
 import { drizzleOverhead, runFactors, type Factor } from "./factors";
 import { auditSample, generate, prefillJobscope } from "./generate";
 import { benchServer, fmt, freshDb, mb, pct, sizes, sleep, waitUntil } from "./lib";
@@ -156,7 +156,11 @@ export async function runBench(profile: Profile, only?: Set<string>): Promise<Re
       if (p.pairs > 1) {
         batched.push({
           label: "skeleton: the tables alone, two claims in flight",
-          run: async (jobs) => burnSkeleton(await fresh(true), jobs, "skeleton: the tables alone, two claims in flight"),
+          run: async (jobs) => {
+            const url = await fresh(true);
+            await prefillJobscope(url, burnJobs(jobs).all);
+            return burnSkeleton(url, jobs, "skeleton: the tables alone, two claims in flight");
+          },
         });
       }
       const b = await pairs(batched, n, p.pairs, burn, log);
