@@ -62,7 +62,7 @@ async function main() {
     { name: "deep keyset page (75% down) + tab counts", scope: mine, run: page({ tenant, after: t.deepTenant }) },
     { name: "succeeded tab, tenant + type, + tab counts", scope: staff, run: page({ state: "succeeded", tenant, type: "media.render" }) },
     { name: "succeeded tab, tenant + type, + tab counts", scope: mine, run: page({ state: "succeeded", tenant, type: "media.render" }) },
-    // Issue 14: the slow ones first, and "took longer than" (both read the filter's newest SCAN_BUDGET jobs).
+    // The slow ones first, and "took longer than" (both read the filter's newest SCAN_BUDGET jobs).
     { name: "sorted by duration, longest first", scope: staff, run: page({ sort: "duration" }) },
     { name: "sorted by duration, longest first", scope: mine, run: page({ tenant, sort: "duration" }) },
     { name: "took longer than 10m, type filter", scope: staff, run: page({ type: "export.tenant_data", longerThan: "10m" }) },

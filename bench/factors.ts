@@ -1,4 +1,4 @@
-// The A/B study of the hot path (issue 12): the burn-down of the final design against the same with
+// The A/B study of the hot path: the burn-down of the final design against the same with
 // ONE factor changed back (or forward), each next to a graphile-worker burn in the same run, so the
 // table shows what each factor multiplies throughput by on this machine today.
 // `npm run bench -- --only factors [--profile quick|full]`.
@@ -37,7 +37,7 @@ export const VARIANTS: Variant[] = [
   { name: "final", what: "the design as shipped: 2 pipelines × 500, narrow live row, BRIN history, WHEN-clause guard, time-ordered ids" },
   {
     name: "serial, handler-count claims",
-    what: "claims only its free slots (24) and one statement at a time: the runtime before this issue",
+    what: "claims only its free slots (24) and one statement at a time: the runtime before it claimed ahead",
     worker: { pipelines: 1, maxBatch: 24, prefetch: 0 },
   },
   { name: "one pipeline", what: "one statement in flight instead of two", worker: { pipelines: 1 } },

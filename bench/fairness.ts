@@ -1,4 +1,4 @@
-// Fairness between tenants in one queue (issue 13): tenant A submits 10,000 jobs, then tenant B
+// Fairness between tenants in one queue: tenant A submits 10,000 jobs, then tenant B
 // submits 10; how long do B's jobs wait, with the queue fair and not, and what does fairness cost?
 //
 // Every job goes in through `enqueue` (a fair queue tags it at submit). The worker starts once all

@@ -2,8 +2,8 @@
 // window on generated data: `npx tsx bench/insight-explain.ts [--jobs 1000000] [--span-days 7]
 // [--keep] [--generate-only] [--reuse-url URL]`.
 //
-// The jobs and their histories come from bench/insight-generate.ts (issue 6's patterns, in the
-// storage of drizzle/0012); this adds what the insight pages read beyond them: registered workers
+// The jobs and their histories come from bench/insight-generate.ts (bench/generate.ts's
+// patterns, in the storage of drizzle/0012); this adds what the insight pages read beyond them: registered workers
 // with their counters, poison jobs (attempts lost three times), and refused transitions with a
 // few drifts. Every query runs through the same library function the console calls, with
 // auto_explain capturing its plan, so the plans are the real ones. Timings: median of 5 warm

@@ -1,6 +1,6 @@
 // Bulk synthetic histories for the insight benchmark (bench/insight-explain.ts), in the storage of
 // drizzle/0012 (docs/decisions.md, "The narrow hot path"). The histories are bench/generate.ts's
-// `patterns()` (issue 6's generator: each played once through the state machine); this stamps them
+// `patterns()` (each played once through the state machine); this stamps them
 // onto jobs in SQL, each job's clock stretched by its own factor so durations spread out, and
 // writes what the write path would have written:
 //   job_catalog   one row per job, in submit order;

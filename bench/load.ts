@@ -64,7 +64,7 @@ export async function fixedRate(
       if (o.status === "reported" && (o.state === "succeeded" || o.state === "dead")) doneAt.set(o.jobId, now());
     },
   });
-  // The metrics roll-up and alert rules (issue 17) are off: the load measures the engine, comparably
+  // The metrics roll-up and alert rules are off: the load measures the engine alone, comparably
   // with the runs before them (a production supervisor rolls up every 15 s; docs/benchmarks.md has its cost).
   const supervisor = createSupervisor({ sql, intervalMs: 100, staleAfterMs: 10_000, metricsEveryMs: 0, alertsEveryMs: 0 });
   await worker.start();

@@ -1,4 +1,4 @@
-// The cost of GET /metrics and of the supervisor's metrics roll-up on generated data (issue 17):
+// The cost of GET /metrics and of the supervisor's metrics roll-up on generated data:
 //   npx tsx bench/metrics-explain.ts --jobs 1000000          (a fresh embedded server, generated)
 //   npx tsx bench/metrics-explain.ts --url <owner url>       (a database generate() filled)
 // The scrape runs as the console does (lib/metrics/http.ts): `jobscope_app`, staff scope; p50/p95 of

@@ -1,4 +1,4 @@
-// The jobs list's search by params (issue 14, item 5) at scale: job_catalog_params_idx (GIN,
+// The jobs list's search by params at scale: job_catalog_params_idx (GIN,
 // jsonb_path_ops, drizzle/0024) — the list's time for a selective, a middling and an unselective
 // search, as staff and as a tenant, with each statement's EXPLAIN ANALYZE; the index's size; and what
 // it adds to a submit (enqueue() per job with and without the index, in the same run).

@@ -2,8 +2,8 @@
 //
 // One command, one PostgreSQL (embedded in .data/bench-pg, or the server at
 // DATABASE_URL given as an admin URL), every system side by side in one run.
-// The full profile rewrites docs/benchmarks.md; the others print their tables
-// (and write bench/results-<profile>.md).
+// Every run prints its tables and writes them to .data/bench-results-<profile>.md (and .json); a
+// full run without --only also rewrites the results block of docs/benchmarks.md.
 import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";

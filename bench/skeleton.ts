@@ -1,4 +1,4 @@
-// The design's ceiling on this machine (issue 12): Jobscope's own tables and indexes, written by
+// The design's ceiling on this machine: Jobscope's own tables and indexes, written by
 // one hand-written statement per round, with none of what the product adds around them. Its rate
 // next to graphile-worker's, in the same run, bounds what any runtime or statement builder could
 // reach with this data model here. Not product code: it skips the write-path guard and the tenant

@@ -12,10 +12,10 @@ describe("benchmark smoke profile", () => {
     expect(batched?.kept).toMatch(/run records/);
     // Regression guards, below the measured figures (docs/benchmarks.md): a smoke run is small and
     // shares CI's two cores with other test files, which hits either system's burn. Smoke runs read
-    // 0.93–0.98× alone and 0.77–3.7× in the last three CI runs; the runtime before issue 12 read 0.07–0.09×.
+    // 0.93–0.98× alone and 0.77–3.7× in CI runs; a runtime that claimed only its free slots read 0.07–0.09×.
     expect(r.ratios["batched: Jobscope / graphile-worker"]?.median).toBeGreaterThan(0.4);
     expect(batched!.jobsPerSec / single!.jobsPerSec).toBeGreaterThan(1.5);
-    // The narrow hot path (issue 12): per finished job the claim's UPDATE of the live row, its
+    // The narrow hot path (docs/decisions.md): per finished job the claim's UPDATE of the live row, its
     // DELETE and the attempt's INSERT: 3 heap rows, 5 btree entries, under 2 kB of WAL, with full history.
     if (batched!.heapRowsPerJob !== null) expect(batched!.heapRowsPerJob).toBeLessThanOrEqual(3.2);
     if (batched!.btreeEntriesPerJob !== null) expect(batched!.btreeEntriesPerJob).toBeLessThanOrEqual(5.5);

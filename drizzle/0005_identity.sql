@@ -1,6 +1,7 @@
 -- Identity: better-auth's tables with a role and a tenant per user, the audit log, API keys,
 -- and tenant isolation enforced by PostgreSQL itself (row-level security), independently of
--- the application's own tenant filters. See docs/decisions.md, "Two database roles and RLS".
+-- the application's own tenant filters. See docs/decisions.md, "Two database roles, and tenant
+-- isolation in PostgreSQL itself".
 CREATE TABLE "users" (
   "id" text PRIMARY KEY NOT NULL,
   "name" text NOT NULL,

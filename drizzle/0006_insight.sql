@@ -1,5 +1,5 @@
--- 0006_insight: indexes for the insight pages (issue 5). Each serves one query in lib/insight/*.ts;
--- see docs/insight.md for the plans. Hand-written; statements separated by statement-breakpoint markers.
+-- 0006_insight: indexes for the insight pages. Each serves one query in lib/insight/*.ts;
+-- bench/insight-explain.ts prints their plans (docs/insight.md). Hand-written; statements separated by statement-breakpoint markers.
 -- Poison suspects: only the attempts whose lease expired (rare), by when, and by job for the jobs-list filter.
 CREATE INDEX IF NOT EXISTS "job_runs_lease_lost_idx" ON "job_runs" USING btree ("finished_at" DESC, "job_id") WHERE outcome = 'lease_expired';--> statement-breakpoint
 CREATE INDEX IF NOT EXISTS "job_runs_lease_lost_job_idx" ON "job_runs" USING btree ("job_id") WHERE outcome = 'lease_expired';--> statement-breakpoint

@@ -1,4 +1,4 @@
--- 0008_reliability (issue 7). A draining worker hands back a job it claimed but never
+-- 0008_reliability. A draining worker hands back a job it claimed but never
 -- started: event `release`, and the run record closes with outcome `released` (the attempt
 -- is refunded on the budget side: see docs/decisions.md). New enum values can be added in
 -- the migration's transaction but not used in it, and nothing here uses them.

@@ -1,8 +1,9 @@
--- 0009_partition_events (issue 6): job_events becomes a table PARTITIONED BY RANGE (at), one
+-- 0009_partition_events: job_events becomes a table PARTITIONED BY RANGE (at), one
 -- partition per UTC day (job_events_pYYYYMMDD), past months of existing data one partition
 -- per month (job_events_pYYYYMM), and a DEFAULT partition for anything outside. Retention
 -- (lib/retention) drops a day whose jobs are all gone instead of deleting its rows one by one.
--- See docs/decisions.md, "Partitioned job_events", and docs/operations.md, "Retention".
+-- See docs/decisions.md, "job_log is partitioned by day" (0012 renamed this table job_log), and
+-- docs/operations.md, "Retention".
 --
 -- 1. Set the old table aside, without the names the new one takes.
 ALTER TABLE "job_events" RENAME TO "job_events_old";

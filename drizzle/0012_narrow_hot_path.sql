@@ -1,4 +1,4 @@
--- 0012_narrow_hot_path (issue 12): the engine's hot path is built for batches, and the console's
+-- 0012_narrow_hot_path: the engine's hot path is built for batches, and the console's
 -- read model is apart from it (DESIGN.md, "The hot path is built for batches…"; docs/decisions.md,
 -- "The narrow hot path").
 --

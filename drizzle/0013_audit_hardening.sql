@@ -1,4 +1,4 @@
--- 0013 (issue 16): the audit log's action names come from a fixed set, anonymous floods are
+-- 0013: the audit log's action names come from a fixed set, anonymous floods are
 -- aggregated into one row per window (repeat_count), and only a retention run may delete old rows.
 --
 -- The list is lib/audit/actions.ts AUDIT_ACTIONS (a test compares them). NOT VALID: rows written

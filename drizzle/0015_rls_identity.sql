@@ -1,12 +1,12 @@
--- 0015 (issue 16): row-level security beyond the job tables, and a narrower console role.
+-- 0015: row-level security beyond the job tables, and a narrower console role.
 --
 -- audit_log: the console role may append (a tenant-scoped transaction only rows of its own tenant
 -- or of none) and never reads it; staff transactions (jobscope_staff) read and append. api_keys: a
 -- tenant scope sees and manages its own tenant's keys, staff every key, an unscoped transaction
 -- none; a request with a key finds it through jobscope_use_api_key(), a SECURITY DEFINER function
 -- that returns only the live key whose hash was given. integrity_audits: staff only.
--- bulk_operations / bulk_operation_items are left for the bulk rewrite onto the engine (issue 16,
--- item 8): they are written by the bulk runner outside any scope today.
+-- bulk_operations / bulk_operation_items get none here: the bulk runner writes them outside any
+-- scope (0021 moves it onto the engine, under the worker role).
 ALTER TABLE audit_log ENABLE ROW LEVEL SECURITY;
 --> statement-breakpoint
 ALTER TABLE audit_log FORCE ROW LEVEL SECURITY;

@@ -1,4 +1,4 @@
--- 0016_queues (issue 13): queues an operator can pause, cap and make fair between tenants, enforced
+-- 0016_queues: queues an operator can pause, cap and make fair between tenants, enforced
 -- in the claim statement (lib/jobs/claim.ts). A queue exists as soon as a job names it; its row here
 -- holds its settings once an operator sets one.
 CREATE TABLE "queues" (

@@ -1,4 +1,4 @@
--- 0017_schedules (issue 13): periodic schedules. A schedule is a cron expression read in an IANA time
+-- 0017_schedules: periodic schedules. A schedule is a cron expression read in an IANA time
 -- zone, and the job it submits at each tick (type, params, tenant, queue, priority). Declared in code
 -- next to a worker's handlers (upserted when the worker starts) or created in the console; the
 -- supervisor submits its due ticks (lib/schedules/fire.ts).

@@ -1,4 +1,4 @@
--- 0019 (issue 12): a tenant's console tabs read one index per state. Under the tenant policy the planner
+-- 0019: a tenant's console tabs read one index per state. Under the tenant policy the planner
 -- cannot use `state = 'dead'` as an index condition (enum equality is not leakproof), so a tenant's dead
 -- count walked its succeeded finishes first (0.7–1 s at 10M jobs); an index whose predicate is the state
 -- is chosen from the query's constant. Each row still takes at most one entry among them, as it did in

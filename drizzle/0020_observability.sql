@@ -1,5 +1,4 @@
--- 0020_observability (issue 17): Prometheus metrics, trace context, alerts. (0019 is left to the
--- branch that was given it.)
+-- 0020_observability: Prometheus metrics, trace context, alerts.
 --
 -- 1. Metrics. Counters and histograms are rolled up from the history by the supervisor's tick
 --    (lib/metrics/rollup.ts): each pass reads what ended (job_attempts, job_log), was submitted

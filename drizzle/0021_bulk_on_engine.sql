@@ -1,4 +1,4 @@
--- 0021 (issue 16, item 8): a bulk operation runs on the engine, as a built-in `jobscope.bulk` job
+-- 0021: a bulk operation runs on the engine, as a built-in `jobscope.bulk` job
 -- (lib/jobs/bulk.ts, lib/worker/builtin-handlers.ts) instead of in the background of the web
 -- process that confirmed it: a restart of that process no longer strands it. The job belongs to
 -- the built-in tenant `jobscope`, created by the first bulk action (not here: `npm start` seeds

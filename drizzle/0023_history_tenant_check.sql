@@ -1,4 +1,4 @@
--- 0023 (issue 16, item 6): a history row's tenant is its job's. The write path copies the tenant from
+-- 0023: a history row's tenant is its job's. The write path copies the tenant from
 -- the job's live row or catalog row; these checks refuse any other insert that carries another tenant
 -- (a role that marks its transaction as the write path and inserts by hand). One check per statement,
 -- over the rows it inserted (a transition table), each looked up by the catalog's primary key.

@@ -1,4 +1,4 @@
--- 0024 (issue 14, items 5 and 16): search by params, and the audit entry of a bulk operation.
+-- 0024: search by params, and the audit entry of a bulk operation.
 --
 -- The jobs list's params filter (`params.customer_id = 42`, or `{"customer_id": 42}`) is a JSON
 -- containment, `params @> '{"customer_id": 42}'`, which this GIN index serves (jsonb_path_ops: one

@@ -1,4 +1,4 @@
--- 0026: replay with edited params, schedules people manage, and deleting finished jobs from the console.
+-- 0027: replay with edited params, schedules people manage, and deleting finished jobs from the console.
 --
 -- A replay's edited params (checked against the job's type at the confirm) travel with its item of the
 -- operation to the worker that applies it, which carries them on the replay transition: job_log keeps

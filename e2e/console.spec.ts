@@ -4,7 +4,7 @@ import { SIGNED_OUT, signInAs } from "./auth";
 import { shortId } from "../lib/jobs/short-id";
 import { expect as baseExpect, CONSOLE_PAGES, HELD_QUEUE, jobRow, SPEC_ACTOR, test } from "./fixtures";
 
-// The console's craft (issue 15): a list that holds still, keyboard paths, dialogs that
+// The console's craft: a list that holds still, keyboard paths, dialogs that
 // open on the safe choice, the theme, the outage banner, phones, and counts that never mislead.
 const expect = baseExpect.configure({ timeout: 15_000 });
 const REPORT = { type: "report.generate", params: { report: "daily_usage", period: "2026-11" } } as const;

@@ -20,7 +20,7 @@ test.describe("insight", () => {
       await page.goto(`/jobs/${job!.id}`);
       const section = page.getByRole("region", { name: "Why was this slow" });
       const summary = section.locator("#why-slow-summary");
-      // The lost attempt is named (as the cause or beside it), in each reader's words (issue 14).
+      // The lost attempt is named (as the cause or beside it), in each reader's words.
       if (who === "support") {
         await expectSoon(summary).toContainText("Attempt 1 was lost when worker w-14 went silent");
         await expectSoon(section.getByRole("img", { name: /^Where the time went: .*retry backoff 1h/ })).toBeVisible();

@@ -11,8 +11,9 @@ const UNTRUSTED = `<img src=x onerror="window.__pwned=1"> timed out after 30000 
 
 const stateOnPage = (page: Page, state: string) => page.getByRole("status", { name: `State: ${state}`, exact: true });
 const outcomeRegion = (page: Page) => page.getByRole("status", { name: "Action outcome" });
+// Staff read "Run records" and attempts; a tenant reads "Tries".
 const runRow = (page: Page, attempt: number) =>
-  page.getByRole("region", { name: "Run records" }).getByRole("row", { name: new RegExp(`^Attempt ${attempt}\\b`) });
+  page.getByRole("region", { name: /^(Run records|Tries)$/ }).getByRole("row", { name: new RegExp(`^(Attempt|Try) ${attempt}\\b`) });
 
 async function runOutcome(db: Parameters<typeof jobRow>[0], id: string, attempt: number) {
   const [run] = await db<{ outcome: string | null }[]>`SELECT outcome FROM job_runs WHERE job_id = ${id} AND attempt = ${attempt}`;

@@ -15,7 +15,7 @@ async function setPaused(db: Sql, paused: boolean) {
   await db`INSERT INTO queues (name, paused) VALUES (${QUEUE}, ${paused}) ON CONFLICT (name) DO UPDATE SET paused = ${paused}`;
 }
 
-test.describe("queues and schedules in the console (issue 13)", () => {
+test.describe("queues and schedules in the console", () => {
   test.afterEach(async ({ db }) => {
     // Never leave the worker's queue paused for the specs that follow.
     await setPaused(db, false);

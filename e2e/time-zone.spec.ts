@@ -2,7 +2,7 @@ import type { Page } from "@playwright/test";
 import { expect, HELD_QUEUE, test } from "./fixtures";
 import { TZ_COOKIE } from "../lib/time-format";
 
-// Issue 14, item 2: times in the viewer's time zone (a cookie the server reads too), UTC on hover,
+// Times in the viewer's time zone (a cookie the server reads too), UTC on hover,
 // with no hydration mismatch between the server's render and the browser's.
 
 /** Page errors and console errors that say React's hydration went wrong (#418 in a production build). */
@@ -20,7 +20,7 @@ const tzCookie = async (page: Page) => (await page.context().cookies()).find((c)
 /** The first time in the page's table (of those `selector` picks) whose text ends in `zone`. */
 const tableTime = (page: Page, zone: RegExp, selector = "time") => page.getByRole("table").locator(selector).filter({ hasText: zone }).first();
 
-test.describe("times in the viewer's time zone (issue 14, item 2)", () => {
+test.describe("times in the viewer's time zone", () => {
   test("the cookie's zone on the job page and the audit page, UTC on hover, no hydration error", async ({ page, context, submit, baseURL }) => {
     const job = await submit({ tenantId: "acme", type: "report.generate", queue: HELD_QUEUE, params: { report: "daily_usage", period: "2026-11" } });
     await context.addCookies([zoneCookie("Asia/Tokyo", baseURL)]);

@@ -1,7 +1,7 @@
 import { SIGNED_OUT, signInAs } from "./auth";
 import { expect, expectSoon, shot, SPEC_ACTOR, test } from "./fixtures";
 
-// Issue 14: the "why was this slow" panel names the cause, for support and in a tenant's words.
+// The "why was this slow" panel names the cause, for support and in a tenant's words.
 test.use({ storageState: SIGNED_OUT });
 
 const MIN = 60_000;
@@ -9,7 +9,7 @@ const MIN = 60_000;
 const INTERNAL = /lease|claimed|p95|p50|heartbeat|w-e2e|@jobscope|supervisor|not_before/i;
 const REPORT = { type: "report.generate", params: { report: "daily_usage", period: "2026-11" } } as const;
 
-test.describe("why was this slow (issue 14)", () => {
+test.describe("why was this slow", () => {
   test.describe.configure({ timeout: 120_000 });
 
   test("a lost attempt, jobs ahead from two customers, a dead job: support sees the cause, the tenant the same cause in its words", async ({

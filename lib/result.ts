@@ -8,7 +8,7 @@
  * unknown: logged on the server, answered generically, never shown raw.
  *
  * The state machine's refusals (`transition` → `Rejection`) stay values; the edge maps them to the
- * same `Result` (docs/decisions.md, "One error and one result").
+ * same `Result` (docs/decisions.md, "One frame at the edge: one error and one result").
  */
 
 /** Every code a console answer may carry, and the HTTP status a route handler gives it. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { formatClock, formatDateTime, formatLong, formatMoment, formatUtc, parseTimeZone, zoneLabel } from "./time-format";
 
-describe("times in the viewer's zone (issue 14, item 2)", () => {
+describe("times in the viewer's zone", () => {
   const winter = new Date("2026-12-01T13:05:03Z");
   const summer = new Date("2026-07-01T12:05:03Z");
 

@@ -1,5 +1,4 @@
-// A fault run against a running `npm start` (docs/reliability.md, "npm start keeps its parts
-// running"): under a steady stream of submits, SIGKILL the web process, then the embedded
+// A fault run against a running `npm start` (docs/reliability.md, "A fault run of `npm start`"): under a steady stream of submits, SIGKILL the web process, then the embedded
 // PostgreSQL's postmaster, then the busiest worker, and wait — without touching anything else — for
 // the product to serve and process again after each. Then every acknowledged submit must be one job,
 // finished or still live, and nothing may be left under a dead worker's lease.

@@ -142,7 +142,7 @@ export const renameTenantAction = consoleAction({
   },
 });
 
-// Offboarding (issue 16): deactivate and reactivate a user, suspend and resume a tenant, reset a password.
+// Offboarding: deactivate and reactivate a user, suspend and resume a tenant, reset a password.
 
 export const deactivateUserAction = consoleAction({
   ...ADMIN,

@@ -8,7 +8,7 @@ export const metadata: Metadata = { title: "Alerts" };
 export const dynamic = "force-dynamic";
 
 /**
- * Alert rules and their delivery history (issue 17). Operators and admins see and set every staff
+ * Alert rules and their delivery history. Operators and admins see and set every staff
  * rule; a tenant member sees and sets only their tenant's rules (row-level security and the rule's
  * own check), which can only be about the tenant's own dead jobs.
  */

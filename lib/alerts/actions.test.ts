@@ -50,7 +50,7 @@ afterAll(async () => {
   context.disable();
 });
 
-describe("alert actions (issue 17)", () => {
+describe("alert actions", () => {
   it("an operator creates a rule (its secret shown once), sends a test alert and disables it; each is audited", async () => {
     signedIn = OPERATOR;
     const created = await actions.createAlertRuleAction({

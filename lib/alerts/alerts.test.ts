@@ -86,7 +86,7 @@ afterAll(async () => {
   await w?.stop();
 });
 
-describe("alerts (issue 17)", () => {
+describe("alerts", () => {
   it("a rule on dead jobs delivers a signed webhook, once, through a jobscope.webhook job", async () => {
     const hook = await receiver();
     try {

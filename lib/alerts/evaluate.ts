@@ -7,7 +7,7 @@ import type { Actor } from "../jobs/types";
 import type { AlertKind } from "./rules";
 
 /**
- * Evaluate every enabled alert rule (the supervisor's loop, every few seconds; issue 17). Each rule
+ * Evaluate every enabled alert rule (the supervisor's loop, every few seconds). Each rule
  * is evaluated in a transaction of its own that holds its row (FOR UPDATE SKIP LOCKED: a second
  * supervisor skips it), and what it finds is written in that transaction: the alert_events row, the
  * `jobscope.webhook` job that delivers it, and the rule's new cursor or firing state. So an alert is

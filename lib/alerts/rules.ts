@@ -9,7 +9,7 @@ import { destinationPolicy, refusedHost } from "./destination";
 import { SYSTEM_TENANT } from "./evaluate";
 
 /**
- * Alert rules (issue 17). An operator's rule (tenant_id NULL) may watch anything; a tenant's rule
+ * Alert rules. An operator's rule (tenant_id NULL) may watch anything; a tenant's rule
  * only its own tenant's dead jobs (the database refuses anything else: alert_rules_tenant_dead_only).
  * The supervisor evaluates them (evaluate.ts) and each alert is delivered by a `jobscope.webhook`
  * job (webhook.ts).

@@ -89,7 +89,7 @@ describe("API keys", () => {
     }
     expect((await routes.jobs.GET(call("/jobs", { secret: null }))).status).toBe(401);
     expect(await verifyApiKey(app, `Basic ${acme.secret}`)).toBeNull();
-    // Anonymous denials from one address are aggregated (issue 16): the first is written at once,
+    // Anonymous denials from one address are aggregated, so a flood writes a bounded number of rows: the first is written at once,
     // the other three as one row with repeat_count 3 when the window closes.
     const denied = () => db.sql<{ outcome: string; repeatCount: number }[]>`
       SELECT outcome, repeat_count FROM audit_log WHERE actor = 'anonymous' AND via = 'api' AND action = 'job.submit' ORDER BY id`;
@@ -207,7 +207,7 @@ describe("POST /api/v1/jobs", () => {
     expect(await jobCount()).toBe(n);
   });
 
-  it("a type only Jobscope may submit (the demo's poison.crash) is refused to tenants, audited, nothing written (issue 16)", async () => {
+  it("a type only Jobscope may submit (the demo's poison.crash) is refused to tenants, audited, nothing written", async () => {
     const n = await jobCount();
     const r = await submit({ type: "poison.crash", params: {} });
     expect(r).toMatchObject({ status: 400, body: { error: { code: "unknown_type", message: expect.stringContaining("unknown job type") } } });

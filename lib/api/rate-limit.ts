@@ -1,7 +1,8 @@
 /**
- * A token bucket per API key, in this process's memory (docs/decisions.md,
- * "The API's rate limit is per process"). A key holds up to `burst` tokens
- * and earns `perMinute / 60` tokens a second; each request spends one.
+ * Token buckets in this process's memory, one per name: the tenant API takes from its tenant's,
+ * which all the tenant's keys share (docs/decisions.md, "The tenant API: keys, a rate limit per
+ * tenant in the process, actors"). A bucket holds up to `burst` tokens and earns `perMinute / 60`
+ * tokens a second; each request spends one.
  */
 export type RateLimitConfig = { perMinute: number; burst: number };
 

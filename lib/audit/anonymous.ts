@@ -15,7 +15,7 @@ export type AnonymousAuditorOptions = {
 type Window = { entry: AnonymousEntry; principal: AuditPrincipal; source: string; extra: number };
 
 /**
- * The audit log takes anonymous denials at the rate a flood sends them (100 rows in 0.72 s, issue 16)
+ * The audit log takes anonymous denials at the rate a flood sends them (a hundred rows in under a second)
  * and keeps them forever; so they are aggregated. The first attempt of a kind from an address is
  * written at once; the ones like it (same reason too) in the next `windowMs` are counted in memory and written as one
  * row with `repeat_count` when the window closes. The number of windows per period is capped, so

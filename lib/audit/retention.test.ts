@@ -15,7 +15,7 @@ beforeAll(async () => {
 const reasons = async () =>
   (await db.sql<{ reason: string }[]>`SELECT reason FROM audit_log WHERE action = 'job.cancel' ORDER BY at`).map((r) => r.reason);
 
-describe("audit log retention (issue 16)", () => {
+describe("audit log retention", () => {
   it("nobody deletes audit rows outside a retention run, not even the owner", async () => {
     await expect(db.sql`DELETE FROM audit_log WHERE reason = '500 days'`).rejects.toThrow(/append-only/);
     await expect(db.sql`UPDATE audit_log SET reason = 'edited'`).rejects.toThrow(/append-only/);

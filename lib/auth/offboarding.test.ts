@@ -39,7 +39,7 @@ async function signIn(email: string, password = PASSWORD): Promise<{ cookie: str
 const sessionOf = async (cookie: string) => auth.api.getSession({ headers: headers({ cookie }) });
 const tx = <T>(fn: (t: Tx) => Promise<T>) => db.sql.begin(fn) as Promise<T>;
 
-describe("offboarding (issue 16)", () => {
+describe("offboarding: deactivated users, suspended tenants, password resets", () => {
   it("deactivating a user ends their sessions and their API keys at once, and they cannot sign in until reactivated", async () => {
     const u = await createUser(db.sql, {
       email: "leaver@acme.example",

@@ -26,7 +26,7 @@ const PERMISSIONS = {
   "insight:read": ["support", "operator", "admin"],
   /** The audit log and the integrity audit panel. */
   "audit:read": ["operator", "admin"],
-  /** Alert rules and their deliveries (issue 17): staff rules on anything; a tenant's only on its own dead jobs. */
+  /** Alert rules and their deliveries: staff rules on anything; a tenant's only on its own dead jobs. */
   "alerts:manage": ["tenant", "operator", "admin"],
   /** Users, roles, tenants, every tenant's API keys. */
   "admin:manage": ["admin"],

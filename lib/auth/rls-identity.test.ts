@@ -5,7 +5,7 @@ import { withScope } from "../db/scope";
 import { setupTestDb } from "../db/test-db";
 import { createUser } from "./users";
 
-// Issue 16: audit_log, api_keys and integrity_audits had no row-level security, and the console's
+// audit_log, api_keys and integrity_audits are under row-level security, and the console's
 // role could update any column of users. As the console's role (jobscope_app), with no application filter.
 const db = setupTestDb({ max: 3 });
 const app = db.connect({ role: "app", max: 2 });

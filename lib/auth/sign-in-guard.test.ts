@@ -75,7 +75,7 @@ async function auditRows(action: string, since: number) {
 }
 const lastId = async () => (await db.sql<{ id: number }[]>`SELECT coalesce(max(id), 0)::int AS id FROM audit_log`)[0]!.id;
 
-describe("sign-in limits hold on every path (issue 16: the form's server action bypassed the limiter)", () => {
+describe("sign-in limits hold on every path, the form's server action included", () => {
   it("wrong passwords through the server action lock the account: the right one is then refused too", async () => {
     const { auth } = setup({ failuresPerAccount: 5 });
     for (let i = 0; i < 5; i++) expect(await viaAction(auth, OPERATOR, "wrong-password", `198.51.100.${i}`)).toBe(401);

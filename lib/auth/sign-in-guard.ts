@@ -56,7 +56,7 @@ const tooMany = (seconds: number) =>
 /**
  * A better-auth plugin whose hooks run for `auth.api.*` calls (the console's sign-in server action)
  * and for HTTP requests alike — better-auth's own rate limiter sees only the HTTP route, which is
- * how 40 wrong passwords through the form were all answered (issue 16). It limits sign-in by account
+ * how wrong passwords through the form went unlimited. It limits sign-in by account
  * and by client address (the address the web server vouches for, lib/http/client-address.ts), slows
  * down repeated failures, and audits sign-in, sign-out, password and display-name changes and session
  * revocation; revoking a session that is not the caller's answers 404. Counters live in the web

@@ -1,4 +1,4 @@
-// The chaos harness (issue 7): real worker and supervisor processes against an embedded
+// The chaos harness: real worker and supervisor processes against an embedded
 // PostgreSQL of its own, a steady stream of jobs, operators and tenants clicking, and
 // faults injected one after another. Afterwards every invariant is checked by SQL and
 // by replaying every job's events. `npm run chaos` runs it; lib/chaos/chaos.test.ts
@@ -593,7 +593,7 @@ function readWorkerAcks(logDir: string): WorkerAck[] {
   return acks;
 }
 
-/** Every invariant of issue 7, by SQL and by replaying every job's events. */
+/** Every invariant the system promises (docs/reliability.md), by SQL and by replaying every job's events. */
 async function check(
   sql: Sql,
   submitted: readonly { id: string; key: string; tenantId: string }[],
@@ -640,7 +640,7 @@ async function check(
      WHERE EXISTS (SELECT 1 FROM job_events e WHERE e.job_id = c.job_id AND e.state_version > c.v)
         OR EXISTS (SELECT 1 FROM job_runs r WHERE r.job_id = c.job_id AND (r.claimed_at > c.at OR r.started_at > c.at))`;
   for (const r of ranAgain.slice(0, 5)) examples.push(`cancelled but ran again: ${r.jobId}`);
-  // 7. Acknowledged means durable, once (issue 16 item 10; crashes included). Each acknowledged
+  // 7. Acknowledged means durable, once (crashes included). Each acknowledged
   // submit is the one job under its key, with one submit event; each acknowledged worker report
   // is exactly one event of that worker's attempt; each acknowledged operator action is the one
   // event at the version it was answered with.

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { fromWallInput, isTimeZone, presetRange, toWallInput, wallToUtc } from "./tz";
 
-describe("viewer time zones (issue 14, item 2)", () => {
+describe("viewer time zones", () => {
   it("reads and writes wall times in a zone, across DST", () => {
     expect(wallToUtc(2026, 12, 1, 0, 0, "America/New_York").toISOString()).toBe("2026-12-01T05:00:00.000Z");
     expect(wallToUtc(2026, 7, 1, 0, 0, "America/New_York").toISOString()).toBe("2026-07-01T04:00:00.000Z");

@@ -48,7 +48,7 @@ describe("embedded PostgreSQL", () => {
     expect(events.map((e) => process.listenerCount(e))).toEqual(before);
   });
 
-  it("gets a superuser password of its own, kept 0600 beside the data (issue 16: it was the constant 'jobscope')", async () => {
+  it("gets a superuser password of its own, kept 0600 beside the data, not a constant", async () => {
     const dataDir = path.join(scratch, "fresh");
     const server = await startEmbeddedPostgres({ dataDir, fresh: true });
     await expectOwnPassword(server, dataDir);
@@ -56,7 +56,7 @@ describe("embedded PostgreSQL", () => {
 
   it("replaces the old constant password of an existing installation when it starts", async () => {
     const dataDir = path.join(scratch, "legacy");
-    // An installation as made before issue 16: the constant password, no password file.
+    // An older installation: the constant password, no password file.
     const EmbeddedPostgres = await importWithoutExitHooks();
     const old = new EmbeddedPostgres({
       databaseDir: dataDir,

@@ -21,7 +21,7 @@ export type EmbeddedServer = {
 };
 
 const USER = "postgres";
-/** The superuser password of installations made before issue 16; such a server gets a new one when it next starts. */
+/** The constant superuser password of older installations; such a server gets a password of its own when it next starts. */
 const LEGACY_PASSWORD = "jobscope";
 
 /** Write a file only its owner can read, even if it existed with wider permissions before. */
@@ -75,7 +75,7 @@ export async function startEmbeddedPostgres(opts: {
   const EmbeddedPostgres = await importWithoutExitHooks(opts.pgPackage);
   const initialised = existsSync(path.join(dataDir, "PG_VERSION"));
   // A password per installation, made when the cluster is created and kept in its data dir, readable by its owner only.
-  // A cluster from before issue 16 still has the old constant: it is replaced once the server is up.
+  // An older cluster still has the old constant: it is replaced once the server is up.
   const kept = existsSync(passwordFile) ? readFileSync(passwordFile, "utf8").trim() : null;
   const password = initialised ? (kept ?? LEGACY_PASSWORD) : randomBytes(24).toString("hex");
   const pg = new EmbeddedPostgres({

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { ensureDatabase } from "./embedded";
 import { checkServerVersion, migrateDatabase, SUPPORTED_PG, UnsupportedServerError } from "./migrate";
 
-describe("the server's version is checked before migrating (issue 16: 0011 failed halfway on PostgreSQL 15)", () => {
+describe("the server's version is checked before migrating, so an old server is refused before anything changes", () => {
   it("refuses a server older than the oldest supported major with one sentence, and changes nothing", async () => {
     const url = await ensureDatabase(inject("templateAdminUrl"), `t_version_${process.pid}_${Date.now()}`);
     const sql = postgres(url, { max: 1, onnotice: () => {} });

@@ -19,7 +19,7 @@ export async function withScope<T>(sql: Sql, scope: Scope, fn: (tx: ScopedSql) =
   return (await sql.begin(async (tx) => {
     // No parallel workers: a request reads pages and capped counts through indexes, and the planner
     // picked workers for walks that stop after a page (a tab count's walk of dead jobs: 100 ms of
-    // worker start-up for 5,700 buffers; docs/benchmarks.md, issue 12).
+    // worker start-up for 5,700 buffers; bench/console-explain.ts measures these reads).
     if ("all" in scope) {
       // The console's role switches to jobscope_staff for this transaction: its policies are the
       // constant true, so the query's own conditions stay index conditions (drizzle/0011_staff_role.sql).

@@ -23,7 +23,7 @@ function machine(opts: { files?: string[]; root?: boolean; succeeds?: Record<str
   return { probe, ran };
 }
 
-describe("npm test finds or installs a browser by itself (issue 16: a fresh machine without Chromium failed)", () => {
+describe("npm test finds or installs a browser by itself, also on a fresh machine without Chromium", () => {
   it("uses Debian's Chromium where it is installed, installing nothing", () => {
     const m = machine({ files: ["/usr/bin/chromium", "/usr/bin/apt-get"] });
     expect(ensureBrowser(m.probe)).toEqual({ ok: true, browser: { path: "/usr/bin/chromium", system: true } });

@@ -3,8 +3,8 @@ import { existsSync } from "node:fs";
 
 /**
  * The browser for the end-to-end tests, found or installed by `npm run test:e2e` itself
- * (issue 16: on a machine without /usr/bin/chromium, Playwright's own browser — which
- * `npm install` does not fetch — was missing and the suite failed). In order: JOBSCOPE_CHROMIUM;
+ * (on a machine without /usr/bin/chromium, Playwright's own browser — which `npm install` does
+ * not fetch — would be missing and the suite would fail). In order: JOBSCOPE_CHROMIUM;
  * a system Chromium or Chrome; Playwright's downloaded Chromium; Playwright's download; Debian's
  * `chromium` package where apt-get can be run (as root, or with sudo that asks no password);
  * otherwise one sentence saying what to do.

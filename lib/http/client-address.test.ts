@@ -8,7 +8,7 @@ function request(peer: string, headers: Record<string, string>, method = "GET", 
   return { method, url, headers: { ...headers }, socket: { remoteAddress: peer }, connection: { remoteAddress: peer } } as unknown as IncomingMessage;
 }
 
-describe("forwarding headers are believed only from configured proxies (issue 16)", () => {
+describe("forwarding headers are believed only from configured proxies", () => {
   it("with no proxy configured, the socket is the client and forwarding headers are removed", () => {
     const req = request("203.0.113.7", {
       "x-forwarded-for": "10.1.1.1",

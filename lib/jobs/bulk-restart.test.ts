@@ -9,7 +9,7 @@ import { enqueue } from "./enqueue";
 import { api, getJob, operator, runJob } from "./test-helpers";
 import { transition } from "./transition";
 
-// Issue 16, item 8: a bulk operation survives the death of the process running it. The web
+// A bulk operation survives the death of the process running it. The web
 // process only records the operation and submits its `jobscope.bulk` job (one transaction); a
 // worker process applies it. Here that worker is SIGKILLed mid-operation, and another resumes.
 const t = setupTestDb();

@@ -147,7 +147,7 @@ export type BulkAudit = z.infer<typeof BulkAudit>;
  * killed one stopped). Jobs that arrive later are never swept in, and each job is moved only
  * from the state and version the dry run saw, so one that moved since is refused as a
  * conflict, never overwritten. With `audit`, the same transaction writes the operation's one
- * audit entry (issue 14, item 16): every job it froze, and the operation, whose items and their
+ * audit entry: every job it froze, and the operation, whose items and their
  * outcomes are reached from it (/jobs?operation=<id>, bulk_operation_items).
  */
 export async function startBulk(

@@ -8,7 +8,7 @@ import { idPrefixRange } from "../uuid";
 import { withScope } from "../db/scope";
 import { shortId } from "./short-id";
 
-// Issue 14, item 1: longest first, and "took longer than", on the list's own walk.
+// Longest first, and "took longer than", ranked on the list's own walk.
 const MIN = 60_000;
 const t = setupTestDb();
 const NOW = Date.now();
@@ -92,7 +92,7 @@ describe("jobs by duration", () => {
   });
 });
 
-describe("short ids (issue 14, item 4)", () => {
+describe("short ids", () => {
   it("a prefix is a range of ids; anything else is not", () => {
     expect(idPrefixRange("01a230b2")).toEqual({ lo: "01a230b2-0000-0000-0000-000000000000", hi: "01a230b2-ffff-ffff-ffff-ffffffffffff" });
     expect(idPrefixRange("01A230B2-601a")).toEqual({ lo: "01a230b2-601a-0000-0000-000000000000", hi: "01a230b2-601a-ffff-ffff-ffffffffffff" });

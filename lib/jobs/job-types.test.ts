@@ -6,7 +6,7 @@ afterEach(() => {
   vi.resetModules();
 });
 
-describe("job types declare who may submit them (issue 16: a tenant could submit poison.crash)", () => {
+describe("job types declare who may submit them: a tenant cannot submit a demo type that crashes workers", () => {
   it("every type names its submitters; product types are open to the tenant API and the console", () => {
     for (const [type, spec] of Object.entries(JOB_TYPES)) expect(spec.submitters.length, type).toBeGreaterThan(0);
     for (const type of ["export.tenant_data", "media.render", "report.generate", "upstream.call"]) {

@@ -5,7 +5,7 @@ import type { BulkEvent, BulkOutcome, BulkProgress } from "./bulk";
 import { finishedJoins } from "./read-model";
 
 /**
- * What became of the jobs a bulk operation (or a replay) touched (issue 14, item 16): the jobs list
+ * What became of the jobs a bulk operation (or a replay) touched: the jobs list
  * under `operation=<id>` shows them, and this sums them up live — how many the operation applied to,
  * refused or has not reached yet, and where the applied ones are now (succeeded, dead again, still
  * running or waiting). Only the jobs the transaction may see are counted (row-level security on

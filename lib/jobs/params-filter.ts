@@ -1,5 +1,5 @@
 /**
- * The jobs list's search by params (issue 14, item 5): what a person types, as a JSON containment
+ * The jobs list's search by params: what a person types, as a JSON containment
  * that job_catalog_params_idx (GIN, jsonb_path_ops; drizzle/0024) serves.
  *
  * Two forms:

@@ -7,7 +7,7 @@ import { SILENT_AFTER_MS } from "../insight/windows";
 import { COUNT_CAP, type StateCount } from "./queries";
 
 /*
- * The queues page's reads (issue 13). Each is bounded whatever the size of the tables; the index
+ * The queues page's reads. Each is bounded whatever the size of the tables; the index
  * that serves it is named beside it:
  * - queue names: a skip scan of job_catalog_queue_created_idx (one probe per queue) from the page's
  *   start, the `queues` rows and the queues live workers name, QUEUE_PAGE at a time (a search walks

@@ -3,7 +3,7 @@ import { SLOT_STATES } from "../fsm/table";
 import type { Actor } from "./types";
 
 /**
- * A queue's settings (issue 13). A queue exists as soon as a job names it; its `queues` row holds
+ * A queue's settings. A queue exists as soon as a job names it; its `queues` row holds
  * what an operator set: paused, a cap on its leased jobs across every worker, fair claiming
  * between tenants. The claim statement reads them (lib/jobs/claim.ts); a change is recorded in
  * `queue_events` with who made it.

@@ -19,7 +19,7 @@ const detail = {
   eventCount: 4,
 } as unknown as JobDetail;
 
-describe("a tenant's copy of a job's detail (issue 14, item 14)", () => {
+describe("a tenant's copy of a job's detail leaves the machinery's names out", () => {
   it("names no worker, lease owner, supervisor or staff member; keeps the tenant's own people", () => {
     const r = redactForTenant(detail);
     const text = JSON.stringify(r);

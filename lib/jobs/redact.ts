@@ -4,7 +4,7 @@ import type { JobDetail, JobListRow } from "./queries";
 /**
  * The one redaction of what a tenant reads, in the console and through the API alike (lib/api/jobs.ts).
  *
- * A job's detail as a tenant member may read it (issue 14, item 14): the machinery's names are left
+ * A job's detail as a tenant member may read it: the machinery's names are left
  * out before anything leaves the server — worker ids, lease owners, the supervisor's id, and the
  * e-mail of the staff member who acted (the role stays: the actor kind). A tenant's own people and
  * API keys stay named. A lost lease reads as an interruption, not as the machinery's term.

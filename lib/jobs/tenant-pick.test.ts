@@ -7,7 +7,7 @@ const TENANTS = [
   { id: "initech", name: "Initech" },
 ];
 
-describe("the tenant picker (issue 14, item 3)", () => {
+describe("the tenant picker", () => {
   it("matches an id or a name, in any case, or a part only one tenant has", () => {
     expect(resolveTenant("acme", TENANTS)).toBe("acme");
     expect(resolveTenant("Acme", TENANTS)).toBe("acme");

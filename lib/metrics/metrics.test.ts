@@ -18,7 +18,7 @@ const submit = (queue: string, maxAttempts = 3) =>
 const scrape = async () => parseExposition((await collectMetrics(t.sql)).text);
 const settle = () => new Promise((r) => setTimeout(r, 5));
 
-describe("GET /metrics (issue 17)", () => {
+describe("GET /metrics", () => {
   it("counts what ended, went dead, was cancelled, reclaimed or refused, from the history, once", async () => {
     // The first pass places the cursor only: nothing before it is counted.
     await submit("m-before");

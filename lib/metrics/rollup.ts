@@ -2,8 +2,8 @@ import type { Db, Sql } from "../db/client";
 import { HISTOGRAMS, INF, type CounterKey, type HistogramKey } from "./series";
 
 /**
- * The counters and histograms of GET /metrics, rolled up from the history by the supervisor's tick
- * (issue 17), never by the hot path: the worker's statements (lib/jobs/write.ts, claim.ts, round.ts)
+ * The counters and histograms of GET /metrics, rolled up from the history by the supervisor's tick,
+ * never by the hot path: the worker's statements (lib/jobs/write.ts, claim.ts, round.ts)
  * are unchanged and pay nothing for the metrics.
  *
  * Each pass takes the window (cursor, now − settle] and adds, in one transaction with the cursor's

@@ -6,7 +6,7 @@ import { SILENT_AFTER_MS } from "../insight/windows";
 import { COUNTERS, HISTOGRAMS, INF, type CounterKey, type HistogramKey } from "./series";
 
 /*
- * GET /metrics (issue 17): one Prometheus scrape, built with prom-client from bounded reads. The
+ * GET /metrics: one Prometheus scrape, built with prom-client from bounded reads. The
  * counters and histograms come from metric_totals (rollup.ts: a few rows per queue and type); the
  * gauges are read live, each bounded whatever the size of the tables, with the index that serves it:
  * - queue names: the known ones (below), and up to OTHER_QUEUE_SCAN others by a skip scan of

@@ -1,5 +1,5 @@
 /**
- * The series Jobscope exposes at GET /metrics (issue 17), one list: the roll-up (rollup.ts) writes
+ * The series Jobscope exposes at GET /metrics, one list: the roll-up (rollup.ts) writes
  * the counters and histograms under these keys, the scrape (scrape.ts) reads them back, the Grafana
  * dashboard (docs/grafana-dashboard.json) and docs/operations.md name them.
  */

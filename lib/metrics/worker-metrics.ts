@@ -3,7 +3,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom
 import type { JobOutcome } from "../worker/types";
 
 /**
- * A worker's own metrics (issue 17), kept in the process and served on its `metricsPort`: what
+ * A worker's own metrics, kept in the process and served on its `metricsPort`: what
  * this worker claimed, ran and reported, as it happened, with no database work (the hot path's
  * statements are unchanged; an outcome costs a few map lookups). GET /metrics on the console sees
  * the whole system from the history; this endpoint sees one worker without delay.

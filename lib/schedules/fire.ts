@@ -12,7 +12,7 @@ import type { ValidSchedule } from "./schedules";
  * database was), the supervisor submits ONE job, for the latest tick that has come, and records
  * how many earlier ticks it skipped; the next tick is then the first one after now. A job that
  * ran late once is what most periodic work wants (a report, a sync, a clean-up catch up in one
- * run); a burst of a day's missed ticks is not (docs/decisions.md, "Missed ticks").
+ * run); a burst of a day's missed ticks is not (docs/decisions.md, "Schedules: missed ticks…").
  *
  * Exactly one job per tick, twice over:
  * 1. A compare-and-set on the schedule row: the supervisor locks it only while `next_run_at` is

@@ -10,7 +10,7 @@ import type { Actor } from "../jobs/types";
 import { checkCron, nextTick } from "./cron";
 
 /**
- * Periodic schedules (issue 13): a cron expression read in an IANA time zone, and the job each
+ * Periodic schedules: a cron expression read in an IANA time zone, and the job each
  * tick submits. Declared in code beside a worker's handlers (`declareSchedules`, at worker start)
  * or created in the console (`createSchedule`); the supervisor submits the due ticks
  * (lib/schedules/fire.ts).

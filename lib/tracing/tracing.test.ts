@@ -22,7 +22,7 @@ afterAll(() => {
   propagation.disable();
 });
 
-describe("OpenTelemetry traces (issue 17)", () => {
+describe("OpenTelemetry traces", () => {
   it("without an SDK, nothing is traced and no trace context is stored", async () => {
     expect(tracingActive()).toBe(false);
     const { job } = await enqueue(t.sql, { tenantId: "acme", type: "report.generate", params, queue: freshQueue() }, api);

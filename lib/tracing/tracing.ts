@@ -14,7 +14,7 @@ import {
 import type { ProxyTracerProvider } from "@opentelemetry/api";
 
 /**
- * OpenTelemetry traces (issue 17), through @opentelemetry/api only: the application that runs
+ * OpenTelemetry traces, through @opentelemetry/api only: the application that runs
  * Jobscope chooses the SDK and exporter (the usual OTEL_* environment variables, or its own
  * instrumentation file); with none registered every call here is a no-op and nothing is exported.
  *

@@ -24,7 +24,7 @@ const Input = z.strictObject({
 
 const idOf = (raw: unknown) => (raw && typeof raw === "object" && "jobId" in raw && typeof raw.jobId === "string" ? [raw.jobId] : []);
 
-/** The action's name, chosen here from the fixed list: never the request's text (issue 16). */
+/** The action's name, chosen here from the fixed list: never the request's text, which a crafted request could set to anything. */
 function auditNameOf(raw: unknown): AuditAction {
   const asked = (raw as { event?: unknown } | null)?.event;
   return typeof asked === "string" && (EVENTS as readonly string[]).includes(asked) ? `job.${asked as JobEvent}` : "job.unknown_event";

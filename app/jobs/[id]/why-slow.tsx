@@ -233,7 +233,7 @@ function Comparison({
         rowKey={(m) => m}
         rowClassName={(m) => (beyond.has(m) ? "bg-orange-50" : undefined)}
         columns={[
-          { header: "", isRowHeader: true, cell: (m) => names[m] },
+          { header: "Measure", hideHeader: true, isRowHeader: true, cell: (m) => names[m] },
           {
             header: "This job",
             align: "right",

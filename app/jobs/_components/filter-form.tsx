@@ -16,7 +16,7 @@ const TEXT_FIELDS = [
   ["errorClass", "Error class", "UpstreamTimeout"],
   ["worker", "Worker", "worker id"],
 ] as const;
-/** Fields that mean nothing to a tenant member (issue 14, item 14): staff only. */
+/** Fields that mean nothing to a tenant member, whose view leaves the machinery out: staff only. */
 const STAFF_ONLY = new Set<string>(["worker"]);
 
 const DATE_FIELDS = [

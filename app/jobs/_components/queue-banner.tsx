@@ -6,7 +6,7 @@ import { LocalTime } from "@/components/time-zone";
 import { queueStatusQuery } from "@/lib/client/queries";
 
 /**
- * Over the jobs of one queue: whether the queue is paused (issue 13), polled with the list. A
+ * Over the jobs of one queue: whether the queue is paused, polled with the list. A
  * paused queue's queued jobs wait; nothing about them changes. Staff see who paused it and link
  * to the queues page; a tenant member sees only that it is paused.
  */

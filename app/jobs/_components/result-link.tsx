@@ -3,7 +3,7 @@ import { numbers } from "@/components/numbers";
 import { operationHref } from "./url";
 
 /**
- * Where a bulk action's or a replay's result leads (issue 14, item 16): the jobs it touched, listed
+ * Where a bulk action's or a replay's result leads: the jobs it touched, listed
  * with where they are now (/jobs?operation=<id>), or the one job it touched.
  */
 export function ResultLink({
