@@ -46,7 +46,7 @@ export async function pairs(
     return bs.reduce((a, b) => (Math.abs(b.jobsPerSec - m) < Math.abs(a.jobsPerSec - m) ? b : a));
   });
   const ratio = (i: number): Ratio | null => {
-    if (i === peer || !burns[peer]) return null;
+    if (i === peer || !burns[i] || !burns[peer]) return null;
     const xs = burns[i]!.map((b, k) => b.jobsPerSec / burns[peer]![k]!.jobsPerSec);
     const x = { median: median(xs), min: Math.min(...xs), max: Math.max(...xs), n: xs.length };
     log(`  ${contenders[i]!.label} / ${contenders[peer]!.label}: ${formatRatio(x)}; rounds ${xs.map((v) => fmt(v, 2)).join(", ")}`);
