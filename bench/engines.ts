@@ -99,7 +99,7 @@ export async function burnJobscope(
     batch: boolean;
     label: string;
     prefilled?: boolean;
-    worker?: { pipelines?: number; maxBatch?: number; prefetch?: number };
+    worker?: { pipelines?: number; claimPipelines?: number; maxBatch?: number; prefetch?: number };
   },
 ): Promise<Burn> {
   if (!opts.prefilled) await prefillJobscope(url, burnJobs(n).all);

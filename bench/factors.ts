@@ -25,7 +25,7 @@ type Variant = {
   ddl?: string[];
   /** Prefill with random (version 4) ids instead of time-ordered ones. */
   randomIds?: boolean;
-  worker?: { pipelines?: number; maxBatch?: number; prefetch?: number };
+  worker?: { pipelines?: number; claimPipelines?: number; maxBatch?: number; prefetch?: number };
   /** Burn with bench/skeleton.ts (the tables alone, one hand-written statement) instead of the worker. */
   skeleton?: boolean;
 };
@@ -41,6 +41,11 @@ export const VARIANTS: Variant[] = [
     worker: { pipelines: 1, maxBatch: 24, prefetch: 0 },
   },
   { name: "one pipeline", what: "one statement in flight instead of two", worker: { pipelines: 1 } },
+  {
+    name: "one claim in flight",
+    what: "two statements in flight, but only one of them claims (the others carry reports): the runtime before the claim moved ahead of the reports",
+    worker: { claimPipelines: 1 },
+  },
   { name: "batches of 100", what: "at most 100 reports and 100 claims per statement instead of 500", worker: { maxBatch: 100 } },
   {
     name: "console indexes on the live row",

@@ -6,7 +6,7 @@
 // full run without --only also rewrites the results block of docs/benchmarks.md.
 import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
-import { cpus } from "node:os";
+import { cpus, loadavg } from "node:os";
 import { performance } from "node:perf_hooks";
 import { parseArgs } from "node:util";
 import postgres from "postgres";
@@ -14,17 +14,20 @@ import { connect } from "../lib/db/client";
 import { HEARTBEAT_STATES } from "../lib/fsm/table";
 import { createSupervisor } from "../lib/supervisor/supervisor";
 import { measureConsole, measureConsoleLib, signIn, startConsole, WARMUP, type Timing } from "./console";
-import { burnGraphile, burnJobscope, burnPgBoss, pickupGraphile, pickupJobscope, pickupPgBoss, type Burn } from "./engines";
+import { burnGraphile, burnJobs, burnJobscope, burnPgBoss, pickupGraphile, pickupJobscope, pickupPgBoss, type Burn } from "./engines";
 import { drizzleOverhead, runFactors, type Factor } from "./factors";
 import { auditSample, generate, prefillJobscope } from "./generate";
 import { benchServer, fmt, freshDb, mb, pct, sizes, sleep, waitUntil } from "./lib";
 import { fairnessRun, type FairnessRun } from "./fairness";
+import { burnSkeleton } from "./skeleton";
+import { formatRatio, pairs, type Contender, type Ratio } from "./pairs";
 import { fixedRate, type LoadResult } from "./load";
 
 export const PROFILES = {
   smoke: {
     batchedJobs: 2000,
     singleJobs: 600,
+    pairs: 1,
     pgboss: false,
     pickups: 0,
     fairnessJobs: 0,
@@ -37,6 +40,7 @@ export const PROFILES = {
   quick: {
     batchedJobs: 10_000,
     singleJobs: 3000,
+    pairs: 5,
     pgboss: true,
     pickups: 50,
     fairnessJobs: 10_000,
@@ -49,6 +53,7 @@ export const PROFILES = {
   full: {
     batchedJobs: 20_000,
     singleJobs: 4000,
+    pairs: 5,
     pgboss: true,
     pickups: 300,
     fairnessJobs: 10_000,
@@ -66,9 +71,12 @@ export type Results = {
   profile: Profile;
   startedAt: string;
   machine: string;
+  /** The 1-minute load average when the run started and when it ended: a shared machine drifts. */
+  loadAverage: [number, number];
   postgres: string;
   throughput: Burn[];
-  ratios: Record<string, number>;
+  /** Each ratio in the same run: the median over alternating pairs, with the range. */
+  ratios: Record<string, Ratio>;
   pickup: { system: string; p50: number; p99: number; n: number }[];
   fairness: FairnessRun[];
   load: LoadResult[];
@@ -100,6 +108,7 @@ export async function runBench(profile: Profile, only?: Set<string>): Promise<Re
     profile,
     startedAt: new Date().toISOString(),
     machine: `${cpus().length} × ${cpus()[0]?.model ?? "cpu"}`,
+    loadAverage: [loadavg()[0]!, NaN],
     postgres: "",
     throughput: [],
     ratios: {},
@@ -129,53 +138,62 @@ export async function runBench(profile: Profile, only?: Set<string>): Promise<Re
         log(
           `  ${fmt(b.jobsPerSec)} jobs/s, ${fmt(b.walPerJob)} WAL bytes/job, ${fmt(b.heapRowsPerJob ?? NaN, 1)} rows and ${fmt(b.btreeEntriesPerJob ?? NaN, 1)} index entries/job, CPU µs/job PostgreSQL ${fmt(b.pgCpuUsPerJob ?? NaN)} + node ${fmt(b.nodeCpuUsPerJob)}`,
         );
-        r.throughput.push(b);
         return b;
       };
+      let db = 0;
+      const fresh = (jobscope: boolean) => freshDb(server.adminUrl, `bench_burn_${db++}`, { jobscope });
       const n = p.batchedJobs;
-      const jb = await burn("jobscope batched", async () =>
-        burnJobscope(await freshDb(server.adminUrl, "bench_js_batched", { jobscope: true }), n, {
-          concurrency: CONCURRENCY,
-          batch: true,
+      const batched: Contender[] = [
+        {
           label: "Jobscope, batched",
-        }),
-      );
-      const gb = await burn("graphile-worker batched", async () =>
-        burnGraphile(await freshDb(server.adminUrl, "bench_gw_batched"), n, {
-          concurrency: CONCURRENCY,
-          batch: true,
+          run: async (jobs) => burnJobscope(await fresh(true), jobs, { concurrency: CONCURRENCY, batch: true, label: "Jobscope, batched" }),
+        },
+        {
           label: "graphile-worker 0.17.3, local queue + batched completion",
-        }),
-      );
-      r.ratios["batched: Jobscope / graphile-worker"] = jb.jobsPerSec / gb.jobsPerSec;
+          run: async (jobs) => burnGraphile(await fresh(false), jobs, { concurrency: CONCURRENCY, batch: true, label: "graphile-worker 0.17.3, local queue + batched completion" }),
+        },
+      ];
+      if (p.pairs > 1) {
+        batched.push({
+          label: "skeleton: the tables alone, two claims in flight",
+          run: async (jobs) => {
+            const url = await fresh(true);
+            await prefillJobscope(url, burnJobs(jobs).all);
+            return burnSkeleton(url, jobs, "skeleton: the tables alone, two claims in flight");
+          },
+        });
+      }
+      const b = await pairs(batched, n, p.pairs, burn, log);
+      r.throughput.push(...b.medians);
+      r.ratios["batched: Jobscope / graphile-worker"] = b.ratio(0)!;
+      const skeleton = b.ratio(2);
+      if (skeleton) r.ratios["batched: skeleton (the tables alone) / graphile-worker"] = skeleton;
       if (p.pgboss) {
         const pb = await burn("pg-boss", async () =>
-          burnPgBoss(await freshDb(server.adminUrl, "bench_pgboss"), n, {
-            concurrency: CONCURRENCY,
-            batchSize: 20,
-            label: "pg-boss 10.4.2, batchSize 20 × 24 workers",
-          }),
+          burnPgBoss(await fresh(false), n, { concurrency: CONCURRENCY, batchSize: 20, label: "pg-boss 10.4.2, batchSize 20 × 24 workers" }),
         );
-        r.ratios["batched: Jobscope / pg-boss"] = jb.jobsPerSec / pb.jobsPerSec;
+        r.throughput.push(pb);
+        r.ratios["batched: Jobscope / pg-boss (one burn each)"] = { median: b.medians[0]!.jobsPerSec / pb.jobsPerSec, min: NaN, max: NaN, n: 1 };
       }
       if (p.singleJobs > 0) {
         const m = p.singleJobs;
-        const js = await burn("jobscope one-at-a-time", async () =>
-          burnJobscope(await freshDb(server.adminUrl, "bench_js_single", { jobscope: true }), m, {
-            concurrency: CONCURRENCY,
-            batch: false,
+        const single: Contender[] = [
+          {
             label: "Jobscope, one job per statement",
-          }),
-        );
-        if (profile === "smoke") return r;
-        const gs = await burn("graphile-worker unbatched", async () =>
-          burnGraphile(await freshDb(server.adminUrl, "bench_gw_single"), m, {
-            concurrency: CONCURRENCY,
-            batch: false,
+            run: async (jobs) => burnJobscope(await fresh(true), jobs, { concurrency: CONCURRENCY, batch: false, label: "Jobscope, one job per statement" }),
+          },
+        ];
+        if (profile !== "smoke") {
+          single.push({
             label: "graphile-worker 0.17.3, defaults (unbatched)",
-          }),
-        );
-        r.ratios["one-at-a-time: Jobscope / graphile-worker"] = js.jobsPerSec / gs.jobsPerSec;
+            run: async (jobs) => burnGraphile(await fresh(false), jobs, { concurrency: CONCURRENCY, batch: false, label: "graphile-worker 0.17.3, defaults (unbatched)" }),
+          });
+        }
+        const s = await pairs(single, m, p.pairs, burn, log, single.length - 1);
+        r.throughput.push(...s.medians);
+        const unbatched = s.ratio(0);
+        if (unbatched) r.ratios["one-at-a-time: Jobscope / graphile-worker"] = unbatched;
+        if (profile === "smoke") return r;
       }
     }
 
@@ -338,6 +356,7 @@ export async function runBench(profile: Profile, only?: Set<string>): Promise<Re
     await server.stop();
   }
   r.minutes = (performance.now() - t0) / 60_000;
+  r.loadAverage[1] = loadavg()[0]!;
   return r;
 }
 
@@ -391,7 +410,7 @@ async function supervisorScan(sql: ReturnType<typeof connect>) {
 }
 
 export function renderMarkdown(r: Results): string {
-  const ratio = (k: string) => (r.ratios[k] === undefined ? "n/a" : `${fmt(r.ratios[k], 2)}×`);
+  const ratio = (k: string) => (r.ratios[k] === undefined ? "n/a" : formatRatio(r.ratios[k]));
   const lines: string[] = [];
   lines.push(
     `| system | jobs | jobs/s | WAL bytes / job | heap rows / job | btree entries / job | PostgreSQL CPU µs / job | node CPU µs / job | kept afterwards |`,
@@ -442,13 +461,13 @@ ${r.fairness.map((f) => `| ${f.fair ? "fair" : "not fair"} | ${fmt(f.bWaitP50, 1
 ${r.fairness.length === 2 ? `\n${fairnessCost(r.fairness[1]!.jobsPerSec / r.fairness[0]!.jobsPerSec)}\n` : ""}
 `
     : "";
-  return `Run: profile \`${r.profile}\`, ${r.startedAt}, ${fmt(r.minutes, 1)} min; ${r.machine}; ${r.postgres}; concurrency ${CONCURRENCY}.
+  return `Run: profile \`${r.profile}\`, ${r.startedAt}, ${fmt(r.minutes, 1)} min; ${r.machine}; load average ${fmt(r.loadAverage[0], 1)} at the start, ${fmt(r.loadAverage[1], 1)} at the end; ${r.postgres}; concurrency ${CONCURRENCY}.
 
-### Engine throughput (burn-down of a pre-filled queue, no-op handlers)
+### Engine throughput (burn-down of a pre-filled queue, no-op handlers; each row its median burn)
 
 ${tput}
 
-| ratio (same run, same server) | value |
+| ratio (same run, same server: median of alternating pairs after a warm-up, and the range) | value |
 |---|---:|
 ${ratios}
 

@@ -51,20 +51,18 @@ export async function burnSkeleton(url: string, n: number, label: string): Promi
     SELECT id, attempt, state_version AS v FROM c
     UNION ALL SELECT NULL, (SELECT count(*)::int FROM f), NULL`;
   let done = 0;
-  let claiming = false;
   const leased: { id: string; attempt: number; v: number }[] = [];
-  // Two statements in flight, one claim at a time, as the runtime runs them.
+  // Two statements in flight, each reporting what waits and claiming a round's worth: as many
+  // claims in flight as the runtime keeps, so that this reads the tables' ceiling.
   const pipeline = async () => {
     while (done < all) {
       const reports = leased.splice(0, ROUND);
-      const claim = !claiming;
-      if (claim) claiming = true;
       const rows = await round(
         reports.map((r) => r.id),
         reports.map((r) => r.attempt),
         reports.map((r) => r.v),
-        claim ? ROUND : 0,
-      ).finally(() => claim && (claiming = false));
+        ROUND,
+      );
       for (const r of rows) {
         if (r.id === null) done += r.attempt;
         else leased.push({ id: r.id, attempt: r.attempt, v: r.v! });

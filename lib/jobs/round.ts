@@ -24,7 +24,7 @@ export async function workerRound(client: Db, workerId: string, reports: readonl
   const out: RoundResult = { reports: reports.map(() => null), claimed: [] };
   if (planned.length === 0 && !wantClaim) return out;
   const writes = partsOf(planned);
-  const key = `jobscope_round_${planned.length > 0 ? `m${partsKey(writes)}` : ""}${wantClaim ? "c" : ""}`;
+  const key = `jobscope_round_${wantClaim ? "c" : ""}${planned.length > 0 ? `m${partsKey(writes)}` : ""}`;
   const statement = prepared<Row>(client, key, () => {
     const ctes = [markCte];
     const parts = [];
@@ -40,7 +40,14 @@ export async function workerRound(client: Db, workerId: string, reports: readonl
       parts.push(sql`SELECT 'c' AS k, id, state, state_version, tenant_id, type, queue, priority, attempt, max_attempts, params, created_at, 0 AS notified
                        FROM claimed`);
     }
-    return sql`WITH ${sql.join(ctes, sql`, `)} ${sql.join(parts, sql` UNION ALL `)}`;
+    // The claim first: PostgreSQL runs a UNION ALL's branches in order, so the claim reads the claim
+    // index right after the statement's snapshot is taken, before the reports' writes. Another
+    // pipeline's claim that commits in between is the only one whose jobs this claim can still see
+    // as queued (FOR UPDATE SKIP LOCKED then follows each to its new version, fails the recheck,
+    // skips it and keeps its row lock to the end of the statement, and that job's report, a round
+    // later, waits for it). Claiming after the reports widened that window to the reports' whole
+    // write: two claims in flight convoyed (docs/decisions.md, "Claims in flight").
+    return sql`WITH ${sql.join(ctes, sql`, `)} ${sql.join(parts.reverse(), sql` UNION ALL `)}`;
   });
   const rows = await statement({ ...(planned.length > 0 ? moveValues(planned) : {}), ...(wantClaim ? claimValues(claim) : {}) });
   const moved = new Map<string, Moved>();

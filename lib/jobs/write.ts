@@ -111,7 +111,7 @@ const SHAPES_SQL = sql.raw(
  * element (a Date first made it send the element's type for the array), so times go in as ISO
  * strings and JSON as text, each cast in SQL.
  */
-export function moveValues(planned: readonly Planned[]): Record<string, unknown[]> {
+export function moveValues(planned: readonly Planned[], parts: WriteParts = partsOf(planned)): Record<string, unknown[]> {
   const v: Record<string, unknown[]> = {};
   for (const k of MOVE_COLUMNS) v[k] = new Array(planned.length);
   planned.forEach(({ move: m, shape: s }, n) => {
@@ -130,11 +130,13 @@ export function moveValues(planned: readonly Planned[]): Record<string, unknown[
     v.payload![n] = s.onAttempt ? null : logPayload(m);
     v.at![n] = m.at?.toISOString() ?? null;
   });
+  // A column no move of the batch fills is not sent: the statement reads NULL in its place.
+  for (const k of OPTIONAL_COLUMNS) if (!parts.cols.includes(k)) delete v[k];
   // Each of the three writes looks up only its own rows by primary key.
   const ids = (f: (x: Planned) => boolean) => planned.filter(f).map((x) => x.move.jobId);
-  v.updIds = ids((x) => !x.shape.fromDone && !x.shape.toDone);
-  v.delIds = ids((x) => !x.shape.fromDone && x.shape.toDone);
-  v.repIds = ids((x) => x.shape.fromDone);
+  if (parts.upd) v.updIds = ids((x) => !x.shape.fromDone && !x.shape.toDone);
+  if (parts.del) v.delIds = ids((x) => !x.shape.fromDone && x.shape.toDone);
+  if (parts.rep) v.repIds = ids((x) => x.shape.fromDone);
   return v;
 }
 
@@ -155,13 +157,35 @@ const MOVE_COLUMNS = [
 ] as const;
 
 /**
+ * The columns most moves leave empty (a worker's finish fills none of them), with their SQL types. A
+ * batch sends only those one of its moves fills; the statement text says which (its key, `partsKey`).
+ */
+const OPTIONAL_COLUMNS = ["fence", "stale", "retryAt", "errorClass", "errorMessage", "errorStack", "result", "payload", "at"] as const;
+type OptionalColumn = (typeof OPTIONAL_COLUMNS)[number];
+const COLUMN_SQL: Record<(typeof MOVE_COLUMNS)[number], { name: string; type: string }> = {
+  ids: { name: "id", type: "uuid" },
+  shape: { name: "shape", type: "int" },
+  expVersion: { name: "exp_version", type: "int" },
+  actorId: { name: "actor_id", type: "text" },
+  fence: { name: "fence", type: "int" },
+  stale: { name: "stale", type: "timestamptz" },
+  retryAt: { name: "retry_at", type: "timestamptz" },
+  errorClass: { name: "error_class", type: "text" },
+  errorMessage: { name: "error_message", type: "text" },
+  errorStack: { name: "error_stack", type: "text" },
+  result: { name: "result", type: "text" },
+  payload: { name: "payload", type: "text" },
+  at: { name: "at0", type: "timestamptz" },
+};
+
+/**
  * Which of the guarded write's parts a batch needs: the live row updated (`upd`), deleted as the job
  * finishes (`del`) or put back by a replay (`rep`); an attempt closed (`att`); a transition logged
  * (`log`). A statement leaves out what its batch does not need: PostgreSQL initialises every node
  * of a plan on each execution, and a one-job finish paid for the replay's reads of job_log's
  * partitions it never ran (docs/decisions.md, "The guarded write is built for its batch").
  */
-export type WriteParts = { upd: boolean; del: boolean; rep: boolean; att: boolean; log: boolean };
+export type WriteParts = { upd: boolean; del: boolean; rep: boolean; att: boolean; log: boolean; cols: OptionalColumn[] };
 
 export function partsOf(planned: readonly Planned[]): WriteParts {
   const some = (f: (s: Shape) => boolean) => planned.some((x) => f(x.shape));
@@ -171,15 +195,40 @@ export function partsOf(planned: readonly Planned[]): WriteParts {
     rep: some((s) => s.fromDone),
     att: some((s) => s.closes !== null),
     log: some((s) => !s.onAttempt),
+    cols: OPTIONAL_COLUMNS.filter((k) => planned.some((x) => fills(x, k))),
   };
+}
+
+/** Whether a move puts a value in an optional column (`moveValues` reads the same rules). */
+function fills({ move: m, shape: s }: Planned, k: OptionalColumn): boolean {
+  const closes = s.closes !== null;
+  switch (k) {
+    case "fence":
+      return s.onAttempt;
+    case "stale":
+      return m.staleBefore !== undefined;
+    case "retryAt":
+      return s.notBeforeRule === 2;
+    case "errorClass":
+    case "errorMessage":
+      return closes && !!m.error;
+    case "errorStack":
+      return closes && !!m.error?.stack;
+    case "result":
+      return closes && m.result !== undefined;
+    case "payload":
+      return !s.onAttempt;
+    case "at":
+      return m.at !== undefined;
+  }
 }
 
 /** The parts as a short key for the prepared statement's name ("da": delete and close attempts). */
 export const partsKey = (p: WriteParts): string =>
-  (Object.keys(p) as (keyof WriteParts)[])
+  (["upd", "del", "rep", "att", "log"] as const)
     .filter((k) => p[k])
     .map((k) => k[0])
-    .join("");
+    .join("") + (p.cols.length ? `_${OPTIONAL_COLUMNS.reduce((bits, k, i) => bits | (p.cols.includes(k) ? 1 << i : 0), 0).toString(36)}` : "");
 
 /**
  * The CTEs of the guarded write (named shapes, i, and of upd, del, rep, att, log those in `parts`, and
@@ -187,17 +236,24 @@ export const partsKey = (p: WriteParts): string =>
  * `moved` holds every applied move.
  */
 export function guardedWriteCtes(parts: WriteParts, opts: { countsSlots?: boolean } = {}): SQL {
+  const sent = MOVE_COLUMNS.filter((k) => !(OPTIONAL_COLUMNS as readonly string[]).includes(k) || parts.cols.includes(k as OptionalColumn));
+  // An optional column the batch does not send reads as a typed NULL, named as the column.
+  const col = (k: OptionalColumn, named = true) => {
+    const { name, type } = COLUMN_SQL[k];
+    const out = k === "at" ? "at" : name;
+    if (parts.cols.includes(k)) return sql.raw(`x.${name}${named && name !== out ? ` AS ${out}` : ""}`);
+    return sql.raw(`NULL::${type}${named ? ` AS ${out}` : ""}`);
+  };
   const writes = [parts.upd && sql`SELECT * FROM upd`, parts.del && sql`SELECT * FROM del`, parts.rep && repMoved].filter((x): x is SQL => !!x);
   return sql`${SHAPES_SQL},
   i AS MATERIALIZED (
-    SELECT x.id, s.exp_state, x.exp_version, s.event, s.actor_kind, x.actor_id, x.fence, x.stale, s.to_state, s.from_done, s.to_done,
-           s.max_rule, s.needs_left, s.leased, s.starts, s.outcome, s.resets_hb, s.nb_rule, x.retry_at, s.on_attempt, s.slot_delta,
-           x.error_class, x.error_message, x.error_stack, x.result, x.payload, coalesce(x.at0, now()) AS at
-      FROM mark, unnest(
-        ${ph("ids")}::uuid[], ${ph("shape")}::int[], ${ph("expVersion")}::int[], ${ph("actorId")}::text[], ${ph("fence")}::int[],
-        ${ph("stale")}::timestamptz[], ${ph("retryAt")}::timestamptz[], ${ph("errorClass")}::text[], ${ph("errorMessage")}::text[],
-        ${ph("errorStack")}::text[], ${ph("result")}::text[], ${ph("payload")}::text[], ${ph("at")}::timestamptz[]
-      ) AS x(id, shape, exp_version, actor_id, fence, stale, retry_at, error_class, error_message, error_stack, result, payload, at0)
+    SELECT x.id, s.exp_state, x.exp_version, s.event, s.actor_kind, x.actor_id, ${col("fence")}, ${col("stale")}, s.to_state, s.from_done, s.to_done,
+           s.max_rule, s.needs_left, s.leased, s.starts, s.outcome, s.resets_hb, s.nb_rule, ${col("retryAt")}, s.on_attempt, s.slot_delta,
+           ${col("errorClass")}, ${col("errorMessage")}, ${col("errorStack")}, ${col("result")}, ${col("payload")}, coalesce(${col("at", false)}, now()) AS at
+      FROM mark, unnest(${sql.join(
+        sent.map((k) => sql`${ph(k)}::${sql.raw(COLUMN_SQL[k].type)}[]`),
+        sql`, `,
+      )}) AS x(${sql.raw(sent.map((k) => COLUMN_SQL[k].name).join(", "))})
       JOIN shapes s ON s.k = x.shape
      WHERE mark.on = 'on'),
 ${sql.join(

@@ -16,11 +16,9 @@ export type RoundsOptions = {
   /** Statements in flight at once. */
   pipelines: number;
   /**
-   * Of those, how many may carry a claim. A claim that starts before another one commits reads the
-   * jobs that one just took as still queued: its FOR UPDATE SKIP LOCKED follows each to its new
-   * version, fails the recheck and skips it, but keeps the row lock until it commits, so the reports
-   * of those very jobs (the next round) wait for it. Batched workers claim one statement at a time
-   * and send reports in the other pipelines (docs/decisions.md, "One claim in flight").
+   * Of those, how many may carry a claim. Each claim reads the claim index before its statement's
+   * reports are written (lib/jobs/round.ts), so claims in flight side by side do not lock each
+   * other's jobs (docs/decisions.md, "Claims in flight").
    */
   claimPipelines: number;
   /** Most reports, and most claims, in one statement. */

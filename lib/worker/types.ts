@@ -104,6 +104,8 @@ export type WorkerOptions = {
   batch?: boolean;
   /** Statements in flight at once (default 2). */
   pipelines?: number;
+  /** Of those, how many may carry a claim at once (default: every one; 1 is the runtime before claims ran side by side, kept for the benchmark's factors). */
+  claimPipelines?: number;
   /** Most jobs claimed, and most reports sent, per statement (default 500). */
   maxBatch?: number;
   /**

@@ -81,7 +81,7 @@ export function createWorker(opts: WorkerOptions): Worker {
     queues,
     pipelines,
     maxBatch,
-    claimPipelines: batching ? 1 : pipelines,
+    claimPipelines: Math.max(1, Math.min(pipelines, opts.claimPipelines ?? pipelines)),
     wanted: (claimsInFlight) => {
       if (phase !== "running") return 0;
       const want = concurrency + ahead.target() - (local.length + active + claimsInFlight);
