@@ -38,7 +38,8 @@ export async function pairs(
   for (let k = 0; k < rounds; k++) {
     const order = contenders.map((_, i) => i);
     if (k % 2 === 1) order.reverse();
-    for (const i of order) burns[i]!.push(await burn(`${contenders[i]!.label}${rounds > 1 ? ` (round ${k + 1} of ${rounds})` : ""}`, () => contenders[i]!.run(jobs)));
+    for (const i of order)
+      burns[i]!.push(await burn(`${contenders[i]!.label}${rounds > 1 ? ` (round ${k + 1} of ${rounds})` : ""}`, () => contenders[i]!.run(jobs)));
   }
   const medians = burns.map((bs) => {
     const m = median(bs.map((b) => b.jobsPerSec));

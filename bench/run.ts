@@ -150,7 +150,12 @@ export async function runBench(profile: Profile, only?: Set<string>): Promise<Re
         },
         {
           label: "graphile-worker 0.17.3, local queue + batched completion",
-          run: async (jobs) => burnGraphile(await fresh(false), jobs, { concurrency: CONCURRENCY, batch: true, label: "graphile-worker 0.17.3, local queue + batched completion" }),
+          run: async (jobs) =>
+            burnGraphile(await fresh(false), jobs, {
+              concurrency: CONCURRENCY,
+              batch: true,
+              label: "graphile-worker 0.17.3, local queue + batched completion",
+            }),
         },
       ];
       if (p.pairs > 1) {
@@ -180,13 +185,19 @@ export async function runBench(profile: Profile, only?: Set<string>): Promise<Re
         const single: Contender[] = [
           {
             label: "Jobscope, one job per statement",
-            run: async (jobs) => burnJobscope(await fresh(true), jobs, { concurrency: CONCURRENCY, batch: false, label: "Jobscope, one job per statement" }),
+            run: async (jobs) =>
+              burnJobscope(await fresh(true), jobs, { concurrency: CONCURRENCY, batch: false, label: "Jobscope, one job per statement" }),
           },
         ];
         if (profile !== "smoke") {
           single.push({
             label: "graphile-worker 0.17.3, defaults (unbatched)",
-            run: async (jobs) => burnGraphile(await fresh(false), jobs, { concurrency: CONCURRENCY, batch: false, label: "graphile-worker 0.17.3, defaults (unbatched)" }),
+            run: async (jobs) =>
+              burnGraphile(await fresh(false), jobs, {
+                concurrency: CONCURRENCY,
+                batch: false,
+                label: "graphile-worker 0.17.3, defaults (unbatched)",
+              }),
           });
         }
         const s = await pairs(single, m, p.pairs, burn, log, single.length - 1);
