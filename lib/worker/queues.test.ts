@@ -8,7 +8,7 @@ import { API, deferred, freshQueue, getJob, jobIn, OPERATOR, submit, waitFor } f
 import type { Handlers, Worker } from "./types";
 import { createWorker } from "./worker";
 
-// Queues with real workers (issue 13): pause and resume, a cap across worker processes, fairness.
+// Queues with real workers: pause and resume, a cap across worker processes, fairness.
 const t = setupTestDb({ max: 20 });
 let started: Worker[] = [];
 let children: ChildProcess[] = [];

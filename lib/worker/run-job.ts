@@ -15,7 +15,7 @@ export type RunDeps = ReportDeps &
   ContextDeps & {
     handlers: Handlers;
     retry: Partial<BackoffOptions>;
-    /** True once the worker is draining: a job not started yet is released instead (issue 7). */
+    /** True once the worker is draining: a job not started yet is released instead, its attempt refunded. */
     draining?: () => boolean;
     /**
      * Called once the job's handler is done (or never ran), before its report goes out: the
