@@ -117,17 +117,8 @@ export function createSupervisor(opts: SupervisorOptions) {
             crashes: history.get(v.jobId)?.crashes ?? 0,
             blamed: v.errorClass !== WORKER_LOST,
           })),
-        ...stale
-          .filter((j) => j.leaseOwner === owner)
-          .map((j) => ({
-            jobId: j.id,
-            type: j.type,
-            startedAt: j.startedAt.getTime(),
-            deaths: (history.get(j.id)?.deaths ?? 0) + 1,
-            crashes: history.get(j.id)?.crashes ?? 0,
-            blamed: false,
-          })),
-        ...fresher
+        // Its leases, stale or not yet: each dies with this worker now.
+        ...[...stale, ...fresher]
           .filter((j) => j.leaseOwner === owner)
           .map((j) => ({
             jobId: j.id,
