@@ -8,7 +8,7 @@ import { connect } from "../lib/db/client";
 import { prepared } from "../lib/db/drizzle";
 import { claimCtes, claimValues, CLAIMED_COLUMNS } from "../lib/jobs/claim";
 import { markCte } from "../lib/jobs/write";
-import { inWritePath } from "../lib/jobs/write-path";
+import { withDirectWrites } from "../lib/jobs/direct-write";
 import { PgDialect } from "drizzle-orm/pg-core";
 import { fillPlaceholders } from "drizzle-orm/sql";
 import { burnGraphile, burnJobs, burnJobscope, type Burn } from "./engines";
@@ -67,7 +67,7 @@ export const VARIANTS: Variant[] = [
   },
   {
     name: "plpgsql guard per row",
-    what: "the write-path guard as a plpgsql call on every row written (0001's trigger) instead of a WHEN clause",
+    what: "the direct-write guard as a plpgsql call on every row written (0001's trigger) instead of a WHEN clause",
     ddl: [
       `CREATE FUNCTION bench_guard() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
          IF coalesce(current_setting('jobscope.write_path', true), '') <> 'on' THEN RAISE EXCEPTION 'guard'; END IF;
@@ -107,7 +107,7 @@ export const VARIANTS: Variant[] = [
 async function prefillRandomIds(url: string, n: number) {
   const sql = postgres(url, { max: 1, onnotice: () => {} });
   try {
-    await inWritePath(sql, async (tx) => {
+    await withDirectWrites(sql, async (tx) => {
       await tx`
         WITH c AS (
           INSERT INTO job_catalog (id, tenant_id, type, queue, priority, max_attempts, params, submitted_by_kind, submitted_by, created_at, not_before)

@@ -19,9 +19,9 @@ import type { Sql } from "../lib/db/client";
 import { ensureEventPartitions } from "../lib/db/partitions";
 import { isLeased, isTerminal, step, submitted, type JobSnapshot } from "../lib/fsm/machine";
 import type { ActorKind, JobEvent, JobState, RunOutcome } from "../lib/fsm/table";
-import { auditJobs } from "../lib/integrity/audit";
+import { checkJobs } from "../lib/integrity/check";
 import { uuidv7Expr } from "../lib/jobs/ids";
-import { inWritePath, type Tx } from "../lib/jobs/write-path";
+import { withDirectWrites, type Tx } from "../lib/jobs/direct-write";
 
 type Ev = { seq: number; event: JobEvent; from: JobState | null; to: JobState; actor: ActorKind; attempt: number; version: number; offsetS: number };
 type Run = {
@@ -221,7 +221,7 @@ export async function inChunks(
 ) {
   for (let from = 0; from < count; from += chunk) {
     const n = Math.min(chunk, count - from);
-    await inWritePath(sql, async (tx) => {
+    await withDirectWrites(sql, async (tx) => {
       await tx`SET LOCAL session_replication_role = replica`;
       await tx`SET LOCAL synchronous_commit = off`;
       await fill(tx, from, n);
@@ -407,7 +407,7 @@ async function dropSecondaryIndexes(sql: Sql, count: number, log?: (s: string) =
 /** Check a random sample of generated jobs with lib/integrity's checker (their transitions replayed against their rows and attempts); returns the problems. */
 export async function auditSample(sql: Sql, n = 200): Promise<string[]> {
   const ids = await sql<{ id: string }[]>`SELECT id FROM job_catalog TABLESAMPLE SYSTEM (1) LIMIT ${n}`;
-  const { mismatches, jobs } = await auditJobs(
+  const { mismatches, jobs } = await checkJobs(
     sql,
     ids.map((r) => r.id),
   );
@@ -424,7 +424,7 @@ export async function prefillJobscope(url: string, n: number, queue = "bench", o
       const k = Math.min(20_000, n - done);
       // What `enqueue` writes, set-based: the catalog row (the submit) and the live row, with
       // time-ordered ids (lib/jobs/ids.ts: 48 bits of milliseconds, then random bits).
-      await inWritePath(sql, async (tx) => {
+      await withDirectWrites(sql, async (tx) => {
         await tx`
           WITH c AS (
             INSERT INTO job_catalog (id, tenant_id, type, queue, priority, max_attempts, params, submitted_by_kind, submitted_by, created_at, not_before)

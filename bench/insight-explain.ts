@@ -1,4 +1,4 @@
-// EXPLAIN (ANALYZE, BUFFERS) for the insight queries (lib/insight) and the integrity audit's
+// EXPLAIN (ANALYZE, BUFFERS) for the insight queries (lib/insight) and the integrity check's
 // window on generated data: `npx tsx bench/insight-explain.ts [--jobs 1000000] [--span-days 7]
 // [--keep] [--generate-only] [--reuse-url URL]`.
 //
@@ -26,11 +26,11 @@ import {
   throughput,
   transitionCounts,
 } from "../lib/insight/queries";
-import { auditWindow } from "../lib/integrity/audit";
+import { checkWindow } from "../lib/integrity/check";
 import { benchServer, freshDb } from "./lib";
 import { generateInsightData } from "./insight-generate";
 import { uuidv7Expr } from "../lib/jobs/ids";
-import { inWritePath } from "../lib/jobs/write-path";
+import { withDirectWrites } from "../lib/jobs/direct-write";
 
 const { values: args } = parseArgs({
   options: {
@@ -53,7 +53,7 @@ async function extras(sql: Sql) {
       FROM generate_series(0, 7) g ON CONFLICT DO NOTHING`;
   // Poison: 500 jobs whose three attempts each ended lease_expired (two reclaims, then the
   // supervisor gave up), spread over the span; written the way the generator writes.
-  await inWritePath(sql, async (tx) => {
+  await withDirectWrites(sql, async (tx) => {
     await tx`SET LOCAL session_replication_role = replica`;
     await tx`CREATE TEMP TABLE poison ON COMMIT DROP AS
       SELECT ${tx.unsafe(uuidv7Expr("now() - (g * 1200) * interval '1 second'"))} AS id, g, now() - (g * 1200) * interval '1 second' AS created_at
@@ -200,9 +200,9 @@ async function main() {
       },
     },
     {
-      name: "integrity audit, a 5-minute window",
+      name: "integrity check, a 5-minute window",
       serves: "job_catalog_created_idx, job_log_at_brin, job_attempts_finished_brin; then the `jobs`, `job_events`, `job_runs` views by id",
-      run: (s) => auditWindow(s, new Date(now.getTime() - 7 * 60_000), new Date(now.getTime() - 2 * 60_000)),
+      run: (s) => checkWindow(s, new Date(now.getTime() - 7 * 60_000), new Date(now.getTime() - 2 * 60_000)),
     },
   ];
 

@@ -1,7 +1,7 @@
 // The design's ceiling on this machine: Jobscope's own tables and indexes, written by
 // one hand-written statement per round, with none of what the product adds around them. Its rate
 // next to graphile-worker's, in the same run, bounds what any runtime or statement builder could
-// reach with this data model here. Not product code: it skips the write-path guard and the tenant
+// reach with this data model here. Not product code: it skips the direct-write guard and the tenant
 // check (`session_replication_role = replica` turns the tables' triggers off), runs no handlers and
 // keeps no handler slots, and finishes every job it claims.
 import postgres from "postgres";

@@ -3,7 +3,7 @@
  *
  * A known failure is an `AppError`: a code from the list below, a message a person can act on,
  * and the HTTP status a route answers with. Lib code throws it for refusals that are about the
- * request (a taken name, the last admin, an unknown tenant); the edge (lib/edge) turns it into a
+ * request (a taken name, the last admin, an unknown tenant); the edge (lib/frame) turns it into a
  * `Result` for an action or `{ error: { code, message } }` for a route. Anything else thrown is
  * unknown: logged on the server, answered generically, never shown raw.
  *

@@ -2,8 +2,8 @@
 
 import { z } from "zod";
 import { actorOf, withViewerRead, type Viewer } from "@/lib/auth/viewer";
-import { consoleAction } from "@/lib/edge/action";
-import { confirmBulk } from "@/lib/edge/bulk-confirm";
+import { consoleAction } from "@/lib/frame/action";
+import { confirmBulk } from "@/lib/frame/bulk-confirm";
 import { eventsFor } from "@/lib/fsm/machine";
 import { BULK_CAP, fromTuple, FrozenTuple, previewBulk, toTuple, type BulkSelection } from "@/lib/jobs/bulk";
 import { listDeadGroupIds } from "@/lib/jobs/dead";

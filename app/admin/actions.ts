@@ -14,10 +14,10 @@ import {
 } from "@/lib/auth/offboarding";
 import { createTenant, NewTenant, renameTenant, TenantRename } from "@/lib/auth/tenants";
 import { createUser, NewUser, RoleChange, setUserRole } from "@/lib/auth/users";
-import { consoleAction, type Done } from "@/lib/edge/action";
+import { consoleAction, type Done } from "@/lib/frame/action";
 import { AppError, appErrorOf } from "@/lib/result";
 
-// Every action here is a public POST endpoint, built with the one frame (lib/edge/action.ts): it
+// Every action here is a public POST endpoint, built with the one frame (lib/frame/action.ts): it
 // checks the caller is an admin, parses its input with a strict schema (unknown fields are
 // refused), and leaves one audit row for every outcome. A change and its audit row commit together;
 // a staff transaction is the only one that may change who a user is (drizzle/0015).

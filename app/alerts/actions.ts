@@ -4,7 +4,7 @@ import { z } from "zod";
 import { fire } from "@/lib/alerts/evaluate";
 import { createAlertRule, setAlertRuleEnabled, type RuleOwner } from "@/lib/alerts/rules";
 import type { Viewer } from "@/lib/auth/viewer";
-import { consoleAction } from "@/lib/edge/action";
+import { consoleAction } from "@/lib/frame/action";
 import { AppError } from "@/lib/result";
 
 /** The create form's fields as the browser sends them; lib/alerts/rules.ts checks them again, strictly, per kind. */

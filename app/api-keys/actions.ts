@@ -3,7 +3,7 @@
 import { principalOf } from "@/lib/audit/console";
 import { canManageApiKeys, createApiKey, CreateKeyInput, managedTenant, revokeApiKey, RevokeKeyInput } from "@/lib/api/keys";
 import { pool } from "@/lib/db/client";
-import { consoleAction, firstIssue } from "@/lib/edge/action";
+import { consoleAction, firstIssue } from "@/lib/frame/action";
 import { AppError } from "@/lib/result";
 
 // Signed in (any role may ask), then only admins and tenant owners; lib/api/keys.ts writes each

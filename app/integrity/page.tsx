@@ -3,42 +3,42 @@ import { DataTable } from "@/components/data-table";
 import { numbers } from "@/components/numbers";
 import { LocalTime } from "@/components/time-zone";
 import { requirePage, withViewer } from "@/lib/auth/viewer";
-import { recentAudits } from "@/lib/integrity/audit";
-import { MismatchList, RunAudit } from "./run-audit";
+import { recentChecks } from "@/lib/integrity/check";
+import { MismatchList, RunCheck } from "./run-check";
 
-export const metadata: Metadata = { title: "Integrity audit" };
+export const metadata: Metadata = { title: "Integrity check" };
 export const dynamic = "force-dynamic";
 
 /**
- * The integrity audit for operators: every job's event log replayed through the
+ * The integrity check for operators: every job's event log replayed through the
  * state machine and compared with its row and its run records. Scheduled runs
- * (`npm run audit:integrity` from cron) and runs started here are listed together.
+ * (`npm run check:integrity` from cron) and runs started here are listed together.
  */
 export default async function IntegrityPage() {
   const viewer = await requirePage("audit:read");
   // A failed read is the page's failure: app/error.tsx says why (the database, or the server) and retries.
-  const audits = await withViewer(viewer, (tx) => recentAudits(tx, 20));
-  const withMismatches = audits.find((a) => a.mismatches > 0);
+  const checks = await withViewer(viewer, (tx) => recentChecks(tx, 20));
+  const withMismatches = checks.find((a) => a.mismatches > 0);
   return (
     <div className="space-y-8">
       <header className="space-y-1">
-        <h1 className="text-2xl font-semibold tracking-tight">Integrity audit</h1>
+        <h1 className="text-2xl font-semibold tracking-tight">Integrity check</h1>
         <p className="max-w-3xl text-sm text-neutral-600">
           Replays each job&apos;s events through the state machine and compares the result with the job&apos;s row (state, attempt, budget, version)
           and its run records (one per claim, closed once, with the outcome the log says). A mismatch means something wrote outside the write path.
-          Incremental: each audit reads only the jobs with events since the previous one.
+          Incremental: each check reads only the jobs with events since the previous one.
         </p>
       </header>
-      <RunAudit />
-      {audits.length === 0 ? (
+      <RunCheck />
+      {checks.length === 0 ? (
         <p className="text-sm text-neutral-600">
-          No audit has run yet. Schedule <code>npm run audit:integrity</code>, or run one above.
+          No check has run yet. Schedule <code>npm run check:integrity</code>, or run one above.
         </p>
       ) : (
         <DataTable
           framed
-          caption="Recent audits"
-          rows={audits}
+          caption="Recent checks"
+          rows={checks}
           rowKey={(a) => String(a.id)}
           columns={[
             { header: "#", isRowHeader: true, className: "font-mono", cell: (a) => a.id },
@@ -65,7 +65,7 @@ export default async function IntegrityPage() {
       )}
       {withMismatches && (
         <section aria-label="Mismatches" className="space-y-2">
-          <h2 className="text-lg font-semibold">Mismatches found by audit #{withMismatches.id}</h2>
+          <h2 className="text-lg font-semibold">Mismatches found by check #{withMismatches.id}</h2>
           <MismatchList mismatches={withMismatches.details} />
         </section>
       )}

@@ -1,8 +1,8 @@
 "use server";
 
 import { z } from "zod";
-import { consoleAction, type Done } from "@/lib/edge/action";
-import { confirmBulk } from "@/lib/edge/bulk-confirm";
+import { consoleAction, type Done } from "@/lib/frame/action";
+import { confirmBulk } from "@/lib/frame/bulk-confirm";
 import { BULK_CAP, BULK_EVENTS, fromTuple, FrozenTuple, previewBulk, toTuple, type BulkEvent, type BulkSelection } from "@/lib/jobs/bulk";
 import { parseJobFilters } from "@/lib/jobs/filters";
 import { describeFilter } from "./_components/describe";

@@ -4,7 +4,7 @@ import { z } from "zod";
 import { recordAudit } from "@/lib/audit/audit";
 import { principalOf } from "@/lib/audit/console";
 import { withViewer } from "@/lib/auth/viewer";
-import { consoleAction, type Done } from "@/lib/edge/action";
+import { consoleAction, type Done } from "@/lib/frame/action";
 import { BULK_CAP, resolveSelection, type BulkSelection } from "@/lib/jobs/bulk";
 import { parseJobFilters } from "@/lib/jobs/filters";
 import { DELETE_BATCH, deleteFinishedBatch, previewDelete } from "@/lib/retention/delete";

@@ -1,7 +1,7 @@
 "use server";
 
 import { z } from "zod";
-import { consoleAction } from "@/lib/edge/action";
+import { consoleAction } from "@/lib/frame/action";
 import { changeQueue, QUEUE_NAME, type QueueChange } from "@/lib/jobs/queues";
 
 const Change = z.discriminatedUnion("kind", [

@@ -1,7 +1,7 @@
 "use server";
 
 import { z } from "zod";
-import { consoleAction } from "@/lib/edge/action";
+import { consoleAction } from "@/lib/frame/action";
 import { AppError } from "@/lib/result";
 import { createSchedule, deleteSchedule, runScheduleNow, ScheduleError, setSchedulePaused, updateSchedule } from "@/lib/schedules/schedules";
 import { viewerTimeZone } from "@/lib/server/time-zone";

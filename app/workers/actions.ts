@@ -1,7 +1,7 @@
 "use server";
 
 import { z } from "zod";
-import { consoleAction } from "@/lib/edge/action";
+import { consoleAction } from "@/lib/frame/action";
 import { SILENT_AFTER_MS } from "@/lib/insight/windows";
 import { AppError } from "@/lib/result";
 import { requestDrain } from "@/lib/worker/registry";

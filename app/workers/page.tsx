@@ -3,7 +3,7 @@ import { can } from "@/lib/auth/permissions";
 import { Suspense } from "react";
 import { PageLoading } from "@/components/page-loading";
 import { requirePage, type Viewer } from "@/lib/auth/viewer";
-import { firstView } from "@/lib/edge/first-view";
+import { firstView } from "@/lib/frame/first-view";
 import { listWorkers } from "@/lib/insight/queries";
 import type { WorkersResponse } from "@/lib/client/wire";
 import { WorkersView } from "./workers-view";

@@ -24,7 +24,7 @@ type Window = { entry: AnonymousEntry; principal: AuditPrincipal; source: string
  * actions, whatever arrives. Counts of a window still open are lost if the process dies (at most
  * one window's worth per kind); `flush()` writes them on a clean stop.
  *
- * A signed-in user's refusals that write nothing else (denied, invalid input: lib/edge/action.ts,
+ * A signed-in user's refusals that write nothing else (denied, invalid input: lib/frame/action.ts,
  * lib/audit/console.ts) go through the same windows with their principal as part of what makes
  * attempts alike: a script or a stuck button repeating a refused request is one row a minute, and
  * past the cap each user's refusals pool into one window per action and outcome.

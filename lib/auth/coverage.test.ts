@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
  * Every entry point checks who is calling, inside itself: pages, route
  * handlers and server actions (a server action is a public POST endpoint,
  * and a page-level check does not cover it). Actions and route handlers get
- * the check from the one frame each (lib/edge/action.ts, lib/edge/route.ts), with
+ * the check from the one frame each (lib/frame/action.ts, lib/frame/route.ts), with
  * validation, scope, audit and the result shape; an entry point built any other
  * way fails here.
  */
@@ -30,7 +30,7 @@ const PUBLIC: Record<string, string> = {
   "app/metrics/route.ts": "Prometheus: its own bearer token, JOBSCOPE_METRICS_TOKEN (lib/metrics/http.ts); off without it",
 };
 /**
- * The one frame of each kind of entry point (lib/edge): each asks `authorize` itself, first — asserted
+ * The one frame of each kind of entry point (lib/frame): each asks `authorize` itself, first — asserted
  * below, so the frame cannot quietly lose its check. The tenant API (/api/v1) has its own, `withApiKey`.
  */
 const ACTION_BUILDER = "consoleAction";
@@ -87,8 +87,8 @@ describe("every entry point checks permissions on the server", () => {
 
   it("each frame asks authorize first", () => {
     for (const [file, name] of [
-      ["lib/edge/action.ts", "frame"],
-      ["lib/edge/route.ts", ROUTE_BUILDER],
+      ["lib/frame/action.ts", "frame"],
+      ["lib/frame/route.ts", ROUTE_BUILDER],
     ] as const) {
       const src = read(file);
       const body = src.slice(src.search(new RegExp(`function ${name}\\b`)));

@@ -6,7 +6,7 @@ import { CLIENT_ADDRESS_HEADER } from "../http/client-address";
 import { connect } from "../db/client";
 import { withScope } from "../db/scope";
 import { newJob } from "../jobs/test-helpers";
-import type { Tx } from "../jobs/write-path";
+import type { Tx } from "../jobs/direct-write";
 import { createAuth } from "./auth";
 import { deactivateUser, reactivateUser, resetPassword, resumeTenant, suspendTenant } from "./offboarding";
 import { createUser } from "./users";

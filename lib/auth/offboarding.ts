@@ -2,7 +2,7 @@ import { APIError } from "better-auth/api";
 import { hashPassword } from "better-auth/crypto";
 import { z } from "zod";
 import type { Db } from "../db/client";
-import type { Tx } from "../jobs/write-path";
+import type { Tx } from "../jobs/direct-write";
 import { AppError } from "../result";
 import { TenantId } from "./tenants";
 import { lastAdminRefusal } from "./users";

@@ -24,7 +24,7 @@ const PERMISSIONS = {
   "jobs:operate": ["operator", "admin"],
   /** Cross-tenant insight: overview charts, workers, rejections, dead-job groups, the state machine page. */
   "insight:read": ["support", "operator", "admin"],
-  /** The audit log and the integrity audit panel. */
+  /** The audit log and the integrity check panel. */
   "audit:read": ["operator", "admin"],
   /** Alert rules and their deliveries: staff rules on anything; a tenant's only on its own dead jobs. */
   "alerts:manage": ["tenant", "operator", "admin"],

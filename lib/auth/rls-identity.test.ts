@@ -23,11 +23,11 @@ beforeAll(async () => {
 const count = (sql: Db, table: string) => sql<{ n: number }[]>`SELECT count(*)::int AS n FROM ${sql.unsafe(table)}`.then((r) => r[0]!.n);
 
 describe("row-level security on the identity and audit tables", () => {
-  it("a transaction without a scope sees no audit rows, keys or integrity audits", async () => {
+  it("a transaction without a scope sees no audit rows, keys or integrity checks", async () => {
     for (const table of ["audit_log", "api_keys", "integrity_audits"]) expect(await count(app, table), table).toBe(0);
   });
 
-  it("a tenant scope sees only its own keys, and no audit log or integrity audit", async () => {
+  it("a tenant scope sees only its own keys, and no audit log or integrity check", async () => {
     const seen = await withScope(app, { tenantId: "acme" }, async (tx) => ({
       keys: await tx<{ tenantId: string }[]>`SELECT tenant_id FROM api_keys`,
       audit: await count(tx, "audit_log"),
@@ -53,7 +53,7 @@ describe("row-level security on the identity and audit tables", () => {
     ).rejects.toThrow(/row-level security/);
   });
 
-  it("a staff transaction sees every key, audit row and integrity audit", async () => {
+  it("a staff transaction sees every key, audit row and integrity check", async () => {
     const seen = await withScope(app, { all: true }, async (tx) => [
       await count(tx, "api_keys"),
       await count(tx, "audit_log"),

@@ -4,7 +4,7 @@ import { z } from "zod";
 import type { Db, Sql } from "../db/client";
 import { drizzleOn, run } from "../db/drizzle";
 import { users } from "../db/schema-identity";
-import type { Tx } from "../jobs/write-path";
+import type { Tx } from "../jobs/direct-write";
 import { AppError } from "../result";
 import { ROLES, type Role } from "./permissions";
 

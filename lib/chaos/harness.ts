@@ -16,7 +16,7 @@ import { transition } from "../jobs/transition";
 import type { Actor } from "../jobs/types";
 import { checkAll } from "../insight/check";
 import { explainJob } from "../insight/context";
-import { auditJobs } from "../integrity/audit";
+import { checkJobs } from "../integrity/check";
 
 export const FAULT_KINDS = ["kill9", "pg_restart", "sigstop", "terminate_backends", "pg_crash", "drop_listen", "sigterm_drain"] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
@@ -617,7 +617,7 @@ async function check(
   for (const s of twice.slice(0, 5)) examples.push(`finished twice: ${s.jobId}`);
   // 3. Replaying each job's events reproduces its row and its run records.
   const started = performance.now();
-  const audit = await auditJobs(sql, ids);
+  const audit = await checkJobs(sql, ids);
   const auditMs = Math.round(performance.now() - started);
   const finalizedTwice = audit.mismatches.filter((m) => /finalized \d+ times/.test(m.problem));
   const replayMismatch = audit.mismatches.filter((m) => !/finalized \d+ times/.test(m.problem));

@@ -16,7 +16,7 @@ import type { ErrorBody } from "@/lib/result";
 /** A server type as it arrives over JSON: Dates become ISO strings. */
 export type Wire<T> = T extends Date ? string : T extends readonly (infer U)[] ? Wire<U>[] : T extends object ? { [K in keyof T]: Wire<T[K]> } : T;
 
-/** What every GET route handler answers on failure (lib/edge/route.ts): the one error body of lib/result.ts. */
+/** What every GET route handler answers on failure (lib/frame/route.ts): the one error body of lib/result.ts. */
 export type ApiErrorBody = { error: ErrorBody };
 
 /**

@@ -3,7 +3,7 @@ import postgres from "postgres";
 import { DEFAULT_DATA_DIR, urlFileFor } from "./embedded";
 
 export type Sql = postgres.Sql;
-/** Anything that runs queries: the pool, or a transaction (a tenant-scoped request, a write-path savepoint). */
+/** Anything that runs queries: the pool, or a transaction (a tenant-scoped request, a direct-write savepoint). */
 export type Db = postgres.ISql;
 
 /**

@@ -7,7 +7,7 @@ import { drizzle } from "drizzle-orm/postgres-js";
 import { migrate } from "drizzle-orm/postgres-js/migrator";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { auditJobs } from "../integrity/audit";
+import { checkJobs } from "../integrity/check";
 import { connect } from "./client";
 import { ensureDatabase } from "./embedded";
 import { migrateDatabase } from "./migrate";
@@ -18,7 +18,7 @@ import { migrateDatabase } from "./migrate";
  * in every state), plus a job in each live state with an open attempt, a released claim, a dead job
  * replayed and finished, and an idempotency key; exported table by table as JSON.
  * After the migration the read model must give back exactly the rows, run records and events the
- * old tables held, and the integrity audit must replay every job to its row.
+ * old tables held, and the integrity check must replay every job to its row.
  */
 type Dump = Record<"tenants" | "jobs" | "job_runs" | "job_events" | "transition_rejections", Record<string, unknown>[]>;
 const dump = JSON.parse(gunzipSync(readFileSync(path.join(__dirname, "fixtures/pre-0012.json.gz"))).toString()) as Dump;
@@ -125,11 +125,11 @@ describe("migration 0012 on a database written by the code before it", () => {
     }
   });
 
-  it("passes the integrity audit for every job", async () => {
+  it("passes the integrity check for every job", async () => {
     const sql = connect(url, { max: 2 });
     try {
       const ids = (before.jobs as { id: string }[]).map((j) => j.id);
-      const audit = await auditJobs(sql, ids);
+      const audit = await checkJobs(sql, ids);
       expect(audit.mismatches).toEqual([]);
       expect(audit.jobs).toBe(ids.length);
     } finally {

@@ -2,7 +2,7 @@ import { sql } from "drizzle-orm";
 import { check, index, integer, jsonb, pgTable, text, uuid } from "drizzle-orm/pg-core";
 import { serialId, tenantId, tz } from "./columns";
 
-/** One row per integrity audit run (lib/integrity): its window of job activity and what it found. */
+/** One row per integrity check run (lib/integrity): its window of job activity and what it found. */
 export const integrityAudits = pgTable(
   "integrity_audits",
   {

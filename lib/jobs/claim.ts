@@ -118,7 +118,7 @@ export function claimValues(opts: ClaimOptions): Record<string, unknown> {
 }
 
 /**
- * Claim up to `limit` due jobs in one autocommit statement (the write-path mark travels in it):
+ * Claim up to `limit` due jobs in one autocommit statement (the direct-write mark travels in it):
  * one round trip on the pickup path.
  */
 export async function claim(client: Db, opts: ClaimOptions): Promise<ClaimedJob[]> {

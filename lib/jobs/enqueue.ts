@@ -10,7 +10,7 @@ import { uuidv7 } from "./ids";
 import { findBadText, notBeforeProblem } from "../input";
 import { isJobType, JOB_TYPES, maySubmit, queuesOf, typesFor, type Submitter } from "./job-types";
 import { markCte } from "./write";
-import { JOB_COLUMNS } from "./write-path";
+import { JOB_COLUMNS } from "./direct-write";
 import type { Actor, JobRow } from "./types";
 
 const SUBMIT = TRANSITIONS.find((t) => t.from === null)!;

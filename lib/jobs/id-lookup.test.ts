@@ -9,7 +9,7 @@ import { uuidv7Expr } from "./ids";
 import { listJobs } from "./queries";
 import { api } from "./test-helpers";
 import type { JobRow } from "./types";
-import { inWritePath } from "./write-path";
+import { withDirectWrites } from "./direct-write";
 
 const t = setupTestDb({ tenants: ["acme", "globex"] });
 const REPORT = { type: "report.generate", params: { report: "daily_usage", period: "2026-11" } } as const;
@@ -17,7 +17,7 @@ const jobs: JobRow[] = [];
 
 beforeAll(async () => {
   // 20,000 catalog rows besides the jobs looked up: a table the planner could be tempted to scan.
-  await inWritePath(
+  await withDirectWrites(
     t.sql,
     (tx) => tx`
     INSERT INTO job_catalog (id, tenant_id, type, queue, priority, max_attempts, params, submitted_by_kind, submitted_by, created_at, not_before)

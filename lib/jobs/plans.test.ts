@@ -6,7 +6,7 @@ import { setupTestDb } from "../db/test-db";
 import { claim, claimCtes, claimValues } from "./claim";
 import { uuidv7Expr } from "./ids";
 import { guardedWriteCtes, markCte, moveValues, partsOf, plan } from "./write";
-import { inWritePath } from "./write-path";
+import { withDirectWrites } from "./direct-write";
 
 /**
  * The worker's round statement (reports of the jobs it ran + the claim of its next ones) keeps one
@@ -20,7 +20,7 @@ const dialect = new PgDialect();
 
 beforeAll(async () => {
   // 10,000 queued jobs besides the ones each case claims: a table the planner could be tempted to scan.
-  await inWritePath(t.sql, async (tx) => {
+  await withDirectWrites(t.sql, async (tx) => {
     await tx`
       WITH c AS (
         INSERT INTO job_catalog (id, tenant_id, type, queue, priority, max_attempts, params, submitted_by_kind, submitted_by, created_at, not_before)
@@ -71,7 +71,7 @@ function scans(root: PlanNode): string[] {
  */
 function quadratic(root: PlanNode): string[] {
   const label = (n: PlanNode) => `${n["Node Type"]}${n["CTE Name"] ? ` ${n["CTE Name"]}` : ""}${n["Function Name"] ? ` ${n["Function Name"]}` : ""}`;
-  // The write-path mark (one row), the worker's queues and their settings, the shapes of the table's moves:
+  // The direct-write mark (one row), the worker's queues and their settings, the shapes of the table's moves:
   // none grows with the batch.
   const single = (n: PlanNode) => ["mark", "capped", "open_queues", "shapes"].includes(n["CTE Name"] ?? "") || n["Node Type"] === "Result";
   return nodes(root)
@@ -91,7 +91,7 @@ function quadratic(root: PlanNode): string[] {
 
 async function roundPlan(batch: number, generic: boolean) {
   const queue = `plans-${batch}-${generic ? "g" : "c"}`;
-  await inWritePath(t.sql, async (tx) => {
+  await withDirectWrites(t.sql, async (tx) => {
     await tx`
       WITH c AS (
         INSERT INTO job_catalog (id, tenant_id, type, queue, priority, max_attempts, params, submitted_by_kind, submitted_by, created_at, not_before)

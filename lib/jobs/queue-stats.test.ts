@@ -7,7 +7,7 @@ import { getQueueStatus, listQueues, QUEUE_PAGE } from "./queue-stats";
 import { changeQueue } from "./queues";
 import { api, operator, worker } from "./test-helpers";
 import { transition } from "./transition";
-import { inWritePath } from "./write-path";
+import { withDirectWrites } from "./direct-write";
 
 const t = setupTestDb();
 
@@ -83,7 +83,7 @@ describe("queue stats", () => {
   it("stops counting a queue's queued jobs at 1,000 and says so", async () => {
     const queue = "qs-deep";
     // 1,005 submits one by one would take a while: one INSERT … SELECT per table, as the benchmark loaders write.
-    await inWritePath(t.sql, async (tx) => {
+    await withDirectWrites(t.sql, async (tx) => {
       await tx`
         INSERT INTO job_catalog (id, tenant_id, type, queue, priority, max_attempts, params, submitted_by_kind, submitted_by, created_at, not_before)
         SELECT gen_random_uuid(), 'acme', 'report.generate', ${queue}, 0, 3, '{}'::jsonb, 'api', 'test', now(), now() FROM generate_series(1, 1005)`;

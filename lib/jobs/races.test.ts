@@ -134,7 +134,7 @@ describe("seed 001: the stale worker", () => {
 describe("drift", () => {
   it("is reported when the version matches but the state does not, and is recorded", async () => {
     const job = await runJob(t.sql, await newJob(t.sql));
-    // An incident-time manual UPDATE that bypasses the write-path trigger.
+    // An incident-time manual UPDATE that bypasses the direct-write trigger.
     await t.sql.begin(async (tx) => {
       await tx`SET LOCAL session_replication_role = replica`;
       await tx`UPDATE jobs_live SET state = 'paused' WHERE id = ${job.id}`;

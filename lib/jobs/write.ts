@@ -63,7 +63,7 @@ const MAX_ERROR_CLASS = 200;
 export const MAX_ERROR_MESSAGE = 8192;
 export const MAX_ERROR_STACK = 16_384;
 
-/** Sets the write-path mark before any row is written (the guard triggers check it per statement). */
+/** Sets the direct-write mark before any row is written (the guard triggers check it per statement). */
 export const markCte = sql`mark AS MATERIALIZED (SELECT set_config('jobscope.write_path', 'on', true) AS on)`;
 
 const ph = (name: string) => sql.placeholder(name);

@@ -16,7 +16,7 @@ import { COUNTERS, HISTOGRAMS, INF, type CounterKey, type HistogramKey } from ".
  * - leased jobs per queue: jobs_live_lease_idx, at most METRICS_COUNT_CAP + 1 each;
  * - paused and retry_wait jobs: at most WAITING_SCAN of them, every queue together (no index leads by
  *   queue for them), counted by queue: exact below, lower bounds (capped = 1) above;
- * - workers: workers_last_seen_idx; the last integrity audit: integrity_audits_at_idx;
+ * - workers: workers_last_seen_idx; the last integrity check: integrity_audits_at_idx;
  * - the live table's size: the planner's estimate (pg_class.reltuples), never a count.
  * A count that reached its cap is reported as the cap, with jobscope_jobs_count_capped = 1.
  *
@@ -132,12 +132,12 @@ export async function collectMetrics(sql: Db): Promise<{ text: string; contentTy
   });
   w.set({ status: "live" }, workers[0]?.live ?? 0);
   w.set({ status: "silent" }, workers[0]?.silent ?? 0);
-  new Gauge({ name: "jobscope_integrity_last_audit_mismatches", help: "Mismatches found by the newest integrity audit.", registers: [reg] }).set(
+  new Gauge({ name: "jobscope_integrity_last_audit_mismatches", help: "Mismatches found by the newest integrity check.", registers: [reg] }).set(
     audit[0]?.mismatches ?? 0,
   );
   new Gauge({
     name: "jobscope_integrity_last_audit_timestamp_seconds",
-    help: "When the newest integrity audit ran (0: never).",
+    help: "When the newest integrity check ran (0: never).",
     registers: [reg],
   }).set(audit[0] ? audit[0].at.getTime() / 1000 : 0);
   new Gauge({

@@ -43,10 +43,10 @@ export const COUNTERS = {
     help: "Transitions the write path refused, by kind (conflict, illegal, drift). Any drift is an invariant violation: alert on it.",
     labels: ["kind"],
   },
-  integrity_audits: { name: "jobscope_integrity_audits_total", help: "Integrity audits run.", labels: [] },
+  integrity_audits: { name: "jobscope_integrity_audits_total", help: "Integrity checks run.", labels: [] },
   integrity_mismatches: {
     name: "jobscope_integrity_mismatches_total",
-    help: "Jobs whose event log did not replay to their row, over every integrity audit.",
+    help: "Jobs whose event log did not replay to their row, over every integrity check.",
     labels: [],
   },
 } as const satisfies Record<string, { name: string; help: string; labels: readonly string[] }>;

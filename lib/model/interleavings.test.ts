@@ -4,7 +4,7 @@ import type { Sql } from "../db/client";
 import { setupTestDb } from "../db/test-db";
 import { apply, submitted, type JobSnapshot } from "../fsm/machine";
 import type { ActorKind, JobEvent } from "../fsm/table";
-import { checkJob } from "../integrity/audit";
+import { checkJob } from "../integrity/check";
 import { heartbeat } from "../jobs/heartbeat";
 import { newJob, runJob } from "../jobs/test-helpers";
 import { transition } from "../jobs/transition";

@@ -4,7 +4,7 @@ import type { Sql } from "../db/client";
 import { setupTestDb } from "../db/test-db";
 import { eventsFor } from "../fsm/machine";
 import type { JobEvent, JobState } from "../fsm/table";
-import { checkJob } from "../integrity/audit";
+import { checkJob } from "../integrity/check";
 import { claim } from "../jobs/claim";
 import { enqueue } from "../jobs/enqueue";
 import { heartbeat } from "../jobs/heartbeat";

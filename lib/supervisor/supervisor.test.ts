@@ -4,7 +4,7 @@ import { setupTestDb } from "../db/test-db";
 import { waitFor } from "../db/test-wait";
 import { auditJob, getJob, newJob, rejectionsOf, runJob, worker } from "../jobs/test-helpers";
 import { transition } from "../jobs/transition";
-import { inWritePath } from "../jobs/write-path";
+import { withDirectWrites } from "../jobs/direct-write";
 import { poisonSuspects } from "../insight/queries";
 import { parseJobFilters } from "../jobs/filters";
 import { listJobs } from "../jobs/queries";
@@ -141,7 +141,7 @@ describe("supervisor", () => {
     const second = lone();
     await runJob(t.sql, await getJob(t.sql, bystander.id), second);
     await runJob(t.sql, await getJob(t.sql, crasher.id), second);
-    await inWritePath(
+    await withDirectWrites(
       t.sql,
       (tx) => tx`UPDATE jobs_live SET run_claimed_at = now() - interval '30 seconds', run_started_at = now() - interval '30 seconds',
                         heartbeat_at = now() - interval '60 seconds' WHERE id IN (${bystander.id}, ${crasher.id})`,
@@ -193,7 +193,7 @@ describe("supervisor", () => {
   it("never reclaims a job that keeps beating, however long it runs", async () => {
     const job = await runJob(t.sql, await newJob(t.sql));
     // A run that started five hours ago (the write path's mark: run_started_at is one of its columns).
-    await inWritePath(t.sql, (tx) => tx`UPDATE jobs_live SET run_started_at = now() - interval '5 hours' WHERE id = ${job.id}`);
+    await withDirectWrites(t.sql, (tx) => tx`UPDATE jobs_live SET run_started_at = now() - interval '5 hours' WHERE id = ${job.id}`);
     await createSupervisor({ sql: t.sql, staleAfterMs: 10_000 }).tick();
     expect((await getJob(t.sql, job.id)).state).toBe("running");
   });

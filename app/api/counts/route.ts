@@ -1,5 +1,5 @@
 import { readCounts } from "@/app/_overview/read";
-import { consoleRoute } from "@/lib/edge/route";
+import { consoleRoute } from "@/lib/frame/route";
 
 // Polled live by the overview: never prerendered at build time, never cached.
 export const dynamic = "force-dynamic";

@@ -1,7 +1,7 @@
 import { toGroupDto, toJobDto } from "@/app/dead/groups";
 import type { DeadGroupsResponse, DeadJobsResponse } from "@/lib/client/wire";
 import { parseDeadScope, resolveScope } from "@/app/dead/scope";
-import { consoleRoute } from "@/lib/edge/route";
+import { consoleRoute } from "@/lib/frame/route";
 import { DEAD_GROUP_SCAN_CAP, listDeadGroups, listDeadJobs } from "@/lib/jobs/dead";
 import { AppError } from "@/lib/result";
 

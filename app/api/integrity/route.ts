@@ -1,12 +1,12 @@
-import { consoleRoute } from "@/lib/edge/route";
-import { recentAudits } from "@/lib/integrity/audit";
+import { consoleRoute } from "@/lib/frame/route";
+import { recentChecks } from "@/lib/integrity/check";
 
 export const dynamic = "force-dynamic";
 
-/** The most recent integrity audits with their mismatches (job ids and what disagreed). */
+/** The most recent integrity checks with their mismatches (job ids and what disagreed). */
 export const GET = consoleRoute({
   permission: "audit:read",
   reads: "primary",
   failed: "Could not list the audits: the database did not answer. Details are in the server log.",
-  read: async ({ tx }) => ({ audits: await recentAudits(tx, 20) }),
+  read: async ({ tx }) => ({ audits: await recentChecks(tx, 20) }),
 });

@@ -2,7 +2,7 @@ import type { JobsResponse } from "@/lib/client/wire";
 import { loadJobs } from "@/app/jobs/load";
 import { tenantScopeOf } from "@/lib/auth/permissions";
 import { confineTenant } from "@/lib/auth/viewer";
-import { consoleRoute } from "@/lib/edge/route";
+import { consoleRoute } from "@/lib/frame/route";
 import { paramsProblem, parseJobFilters } from "@/lib/jobs/filters";
 import { AppError } from "@/lib/result";
 

@@ -1,5 +1,5 @@
 import type { QueuesResponse } from "@/lib/client/wire";
-import { consoleRoute } from "@/lib/edge/route";
+import { consoleRoute } from "@/lib/frame/route";
 import { listQueues, queuePageOf } from "@/lib/jobs/queue-stats";
 
 export const dynamic = "force-dynamic";

@@ -1,5 +1,5 @@
 import type { SchedulesResponse } from "@/lib/client/wire";
-import { consoleRoute } from "@/lib/edge/route";
+import { consoleRoute } from "@/lib/frame/route";
 import { listSchedules } from "@/lib/schedules/list";
 
 export const dynamic = "force-dynamic";

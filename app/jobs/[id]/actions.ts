@@ -3,7 +3,7 @@
 import { z } from "zod";
 import type { AuditAction } from "@/lib/audit/actions";
 import { actorOf } from "@/lib/auth/viewer";
-import { consoleAction, firstIssue } from "@/lib/edge/action";
+import { consoleAction, firstIssue } from "@/lib/frame/action";
 import { EVENTS, STATES, TRANSITIONS, type ActorKind, type JobEvent } from "@/lib/fsm/table";
 import { transition } from "@/lib/jobs/transition";
 import { AppError } from "@/lib/result";

@@ -1,7 +1,7 @@
 "use server";
 
 import { z } from "zod";
-import { consoleAction, type Done } from "@/lib/edge/action";
+import { consoleAction, type Done } from "@/lib/frame/action";
 import { enqueue, EnqueueError } from "@/lib/jobs/enqueue";
 import { maySubmit } from "@/lib/jobs/job-types";
 import { AppError, type ErrorBody } from "@/lib/result";

@@ -1,5 +1,5 @@
 import type { BulkProgressWire } from "@/lib/client/wire";
-import { consoleRoute } from "@/lib/edge/route";
+import { consoleRoute } from "@/lib/frame/route";
 import { getBulkProgress } from "@/lib/jobs/bulk";
 import { AppError } from "@/lib/result";
 

@@ -1,5 +1,5 @@
 import { readOverview } from "@/app/_overview/read";
-import { consoleRoute } from "@/lib/edge/route";
+import { consoleRoute } from "@/lib/frame/route";
 import { parseWindow } from "@/lib/insight/windows";
 
 export const dynamic = "force-dynamic";

@@ -1,4 +1,4 @@
-import { consoleRoute } from "@/lib/edge/route";
+import { consoleRoute } from "@/lib/frame/route";
 import { listWorkers } from "@/lib/insight/queries";
 
 export const dynamic = "force-dynamic";

@@ -1,5 +1,5 @@
 import { tenantScopeOf } from "@/lib/auth/permissions";
-import { consoleRoute } from "@/lib/edge/route";
+import { consoleRoute } from "@/lib/frame/route";
 import { getJobDetail } from "@/lib/jobs/queries";
 import { redactForTenant } from "@/lib/jobs/redact";
 import { AppError } from "@/lib/result";

@@ -1,5 +1,5 @@
 import type { QueueStatusResponse } from "@/lib/client/wire";
-import { consoleRoute } from "@/lib/edge/route";
+import { consoleRoute } from "@/lib/frame/route";
 import { QUEUE_NAME } from "@/lib/jobs/queues";
 import { getQueueStatus } from "@/lib/jobs/queue-stats";
 import { AppError } from "@/lib/result";

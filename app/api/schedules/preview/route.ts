@@ -1,5 +1,5 @@
 import type { NextRequest } from "next/server";
-import { consoleRoute } from "@/lib/edge/route";
+import { consoleRoute } from "@/lib/frame/route";
 import type { CronPreview } from "@/lib/client/wire";
 import { checkCron, describeCron, upcomingTicks } from "@/lib/schedules/cron";
 

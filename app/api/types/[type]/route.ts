@@ -1,6 +1,6 @@
 import { TYPE_NAME } from "@/app/types/name";
 import type { TypeHistoryResponse } from "@/lib/client/wire";
-import { consoleRoute } from "@/lib/edge/route";
+import { consoleRoute } from "@/lib/frame/route";
 import { parseHistoryRange, typeHistory } from "@/lib/metrics/history";
 import { AppError } from "@/lib/result";
 

@@ -1,4 +1,4 @@
-import { consoleRoute } from "@/lib/edge/route";
+import { consoleRoute } from "@/lib/frame/route";
 import { explainContextFor } from "@/lib/insight/context";
 import { AppError } from "@/lib/result";
 

@@ -11,7 +11,7 @@ export type Tx = postgres.TransactionSql;
  * without this mark (drizzle/0012_narrow_hot_path.sql). Only lib/jobs and the benchmark's loaders
  * set it; a test keeps it that way.
  */
-export async function inWritePath<T>(sql: Sql, fn: (tx: Tx) => Promise<T>): Promise<T> {
+export async function withDirectWrites<T>(sql: Sql, fn: (tx: Tx) => Promise<T>): Promise<T> {
   return (await sql.begin(async (tx) => {
     await tx`SELECT set_config('jobscope.write_path', 'on', true)`;
     return fn(tx);

@@ -32,7 +32,7 @@ const WRITES_JOBS = [
 // The guarded write and its builder, the claim, the submit, the heartbeat; the loaders' mark; the benchmark's bulk generator.
 const WRITE_PATH = new Set([
   "lib/jobs/write.ts",
-  "lib/jobs/write-path.ts",
+  "lib/jobs/direct-write.ts",
   "lib/jobs/claim.ts",
   "lib/jobs/enqueue.ts",
   "lib/jobs/heartbeat.ts",
@@ -67,7 +67,7 @@ describe("one write path", () => {
     const markers = sourceFiles(ROOT)
       .filter((f) => !ALLOWED(f))
       .filter((f) => readFileSync(path.join(ROOT, f), "utf8").includes("set_config('jobscope.write_path'"));
-    expect(markers.sort()).toEqual(["lib/jobs/write-path.ts", "lib/jobs/write.ts"]);
+    expect(markers.sort()).toEqual(["lib/jobs/direct-write.ts", "lib/jobs/write.ts"]);
   });
 
   describe("and the database enforces it", () => {
@@ -92,7 +92,7 @@ describe("one write path", () => {
       expect(await getJob(t.sql, job.id)).toMatchObject({ state: "queued", stateVersion: 0 });
     });
 
-    it("a write that sets the mark itself and skips a version is caught by the integrity audit", async () => {
+    it("a write that sets the mark itself and skips a version is caught by the integrity check", async () => {
       const job = await newJob(t.sql);
       await t.sql.begin(async (tx) => {
         await tx`SELECT set_config('jobscope.write_path', 'on', true)`;

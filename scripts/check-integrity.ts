@@ -1,12 +1,12 @@
-// `npm run audit:integrity`: replay every job's transitions and compare them with its row and
+// `npm run check:integrity`: replay every job's transitions and compare them with its row and
 // run records. Incremental: by default it checks the jobs with activity since the last stored
-// audit (submitted, moved, or an attempt ended: lib/integrity/audit.ts), so it can run from cron
+// audit (submitted, moved, or an attempt ended: lib/integrity/check.ts), so it can run from cron
 // every few minutes. Exit code 1 when it finds a mismatch.
 import { parseArgs } from "node:util";
 import { connect, databaseUrl } from "../lib/db/client";
-import { runIncrementalAudit } from "../lib/integrity/audit";
+import { runIncrementalCheck } from "../lib/integrity/check";
 
-const USAGE = `usage: npm run audit:integrity -- [--all | --since 2h | --from ISO [--to ISO]] [--lag-ms N]
+const USAGE = `usage: npm run check:integrity -- [--all | --since 2h | --from ISO [--to ISO]] [--lag-ms N]
   (default)  from the end of the last stored audit (or the beginning) to now minus the lag
   --all      every job, from the beginning
   --since    a window ending now: 30m, 2h, 7d
@@ -49,7 +49,7 @@ async function main() {
   const lagMs = Number(values["lag-ms"]);
   const sql = connect(databaseUrl(), { max: 4, appName: "jobscope-audit" });
   try {
-    const r = await runIncrementalAudit(sql, { actor: "cli", from, to, lagMs });
+    const r = await runIncrementalCheck(sql, { actor: "cli", from, to, lagMs });
     const rate = r.durationMs > 0 ? Math.round((r.jobsChecked / r.durationMs) * 1000) : r.jobsChecked;
     console.log(
       `audit #${r.id}: ${r.windowFrom.toISOString()} → ${r.windowTo.toISOString()}: ${r.jobsChecked} jobs, ${r.eventsReplayed} events in ${r.durationMs} ms (${rate} jobs/s); ${r.mismatches.length} mismatches`,

@@ -3,7 +3,7 @@ import { setupTestDb } from "../db/test-db";
 import { claim } from "../jobs/claim";
 import { newJob, operator, runJob, supervisor, worker } from "../jobs/test-helpers";
 import { transition } from "../jobs/transition";
-import { auditJobs, recentAudits, runIncrementalAudit } from "./audit";
+import { checkJobs, recentChecks, runIncrementalCheck } from "./check";
 
 const t = setupTestDb();
 
@@ -35,10 +35,10 @@ async function someHistory() {
   return ids;
 }
 
-describe("the integrity audit", () => {
+describe("the integrity check", () => {
   it("finds nothing wrong with histories written through the write path", async () => {
     const ids = await someHistory();
-    const r = await auditJobs(t.sql, ids);
+    const r = await checkJobs(t.sql, ids);
     expect(r.mismatches).toEqual([]);
     expect(r.jobs).toBe(ids.length);
     expect(r.events).toBeGreaterThan(ids.length * 3);
@@ -61,7 +61,7 @@ describe("the integrity audit", () => {
       await tx`DELETE FROM jobs_live WHERE id = ${released!}`;
     });
     const tampered = [finished!, retried!, reclaimed!, cancelled!, released!];
-    const r = await auditJobs(t.sql, [okId!, ...tampered]);
+    const r = await checkJobs(t.sql, [okId!, ...tampered]);
     const problems = (id: string) => r.mismatches.filter((m) => m.jobId === id).map((m) => m.problem);
     expect([...new Set(r.mismatches.map((m) => m.jobId))].sort()).toEqual([...tampered].sort());
     expect(problems(reclaimed!)).toEqual([
@@ -80,14 +80,14 @@ describe("the integrity audit", () => {
       await tx`INSERT INTO jobs_live (id, tenant_id, type, queue, priority, state, attempt, max_attempts, state_version, not_before, params, created_at, updated_at)
                SELECT id, tenant_id, type, queue, priority, 'queued', 1, max_attempts, 4, now(), params, created_at, now() FROM job_catalog WHERE id = ${finished!}`;
     });
-    const r = await auditJobs(t.sql, [finished!]);
+    const r = await checkJobs(t.sql, [finished!]);
     expect(r.mismatches.map((m) => m.problem)).toContainEqual(expect.stringMatching(/^2 rows: /));
   });
 
   it("is incremental: each stored audit starts where the last one ended and reads the jobs submitted, moved or with an attempt ended since", async () => {
-    const first = await runIncrementalAudit(t.sql, { actor: "test", lagMs: 0 });
+    const first = await runIncrementalCheck(t.sql, { actor: "test", lagMs: 0 });
     expect(first.jobsChecked).toBeGreaterThan(0);
-    const audit = () => runIncrementalAudit(t.sql, { actor: "test", lagMs: 0 });
+    const audit = () => runIncrementalCheck(t.sql, { actor: "test", lagMs: 0 });
     // Submitted: found by its catalog row.
     const fresh = await newJob(t.sql);
     const second = await audit();
@@ -102,7 +102,7 @@ describe("the integrity audit", () => {
     // Moved by someone other than a worker: found by its job_log row.
     await transition(t.sql, { jobId: fresh.id, event: "cancel", actor: operator });
     expect((await audit()).jobsChecked).toBe(1);
-    const stored = await recentAudits(t.sql, 6);
+    const stored = await recentChecks(t.sql, 6);
     expect(stored[0]!.windowFrom).toEqual(stored[1]!.windowTo);
     expect(stored.at(-1)!.id).toBe(first.id);
     // The six tampered jobs of the previous tests (the one shown twice has a second problem: its live row does not replay).

@@ -3,7 +3,7 @@ import { IllegalTransition, isLeased, step, submitted, type JobSnapshot } from "
 import type { ActorKind, JobEvent, JobState, RunOutcome } from "../fsm/table";
 
 /**
- * The integrity audit: for every job, replay its transitions through the state
+ * The integrity check: for every job, replay its transitions through the state
  * machine and compare the result with the job's row and its run records.
  * The transitions are the source of truth (DESIGN.md, "One write path"); a
  * mismatch means a write bypassed the write path or the write path has a bug.
@@ -25,7 +25,7 @@ import type { ActorKind, JobEvent, JobState, RunOutcome } from "../fsm/table";
  */
 
 export type Mismatch = { jobId: string; problem: string };
-export type AuditResult = {
+export type CheckResult = {
   windowFrom: Date;
   windowTo: Date;
   jobsChecked: number;
@@ -125,7 +125,7 @@ export function checkJob(job: JobRowLite, events: readonly EventRow[], runs: rea
 }
 
 /** Check the given jobs: three queries per batch (each view by job id), the comparison in memory. */
-export async function auditJobs(sql: Db, ids: readonly string[]): Promise<{ mismatches: Mismatch[]; events: number; jobs: number }> {
+export async function checkJobs(sql: Db, ids: readonly string[]): Promise<{ mismatches: Mismatch[]; events: number; jobs: number }> {
   const mismatches: Mismatch[] = [];
   let events = 0;
   let jobs = 0;
@@ -177,7 +177,7 @@ function group<T extends { jobId: string }>(xs: readonly T[]): Map<string, T[]> 
  * moved by someone other than a worker (job_log: the window's day partitions,
  * job_log_at_brin) or with an attempt that ended (job_attempts_finished_brin).
  */
-export async function auditWindow(sql: Db, from: Date, to: Date): Promise<AuditResult> {
+export async function checkWindow(sql: Db, from: Date, to: Date): Promise<CheckResult> {
   const started = performance.now();
   const ids = await sql<{ jobId: string }[]>`
     SELECT id AS job_id FROM job_catalog WHERE created_at >= ${from} AND created_at < ${to}
@@ -185,7 +185,7 @@ export async function auditWindow(sql: Db, from: Date, to: Date): Promise<AuditR
     SELECT job_id FROM job_log WHERE at >= ${from} AND at < ${to}
     UNION
     SELECT job_id FROM job_attempts WHERE finished_at >= ${from} AND finished_at < ${to}`;
-  const r = await auditJobs(
+  const r = await checkJobs(
     sql,
     ids.map((x) => x.jobId),
   );
@@ -199,7 +199,7 @@ export async function auditWindow(sql: Db, from: Date, to: Date): Promise<AuditR
   };
 }
 
-export type StoredAudit = {
+export type StoredCheck = {
   id: number;
   windowFrom: Date;
   windowTo: Date;
@@ -219,10 +219,10 @@ const STORED_DETAILS = 200;
  * to now minus `lagMs` (so transactions still in flight are not half-read),
  * then store the result. Running it every few minutes keeps each run small.
  */
-export async function runIncrementalAudit(
+export async function runIncrementalCheck(
   sql: Db,
   opts: { actor: string; since?: Date; lagMs?: number; from?: Date; to?: Date },
-): Promise<AuditResult & { id: number }> {
+): Promise<CheckResult & { id: number }> {
   const [{ now } = { now: new Date() }] = await sql<{ now: Date }[]>`SELECT now() AS now`;
   const to = opts.to ?? new Date(now.getTime() - (opts.lagMs ?? 5_000));
   let from = opts.from;
@@ -231,7 +231,7 @@ export async function runIncrementalAudit(
     from = last?.windowTo ?? opts.since ?? new Date(0);
   }
   if (from > to) from = to;
-  const result = await auditWindow(sql, from, to);
+  const result = await checkWindow(sql, from, to);
   const [row] = await sql<{ id: number }[]>`
     INSERT INTO integrity_audits (window_from, window_to, jobs_checked, mismatches, details, duration_ms, actor)
     VALUES (${from}, ${to}, ${result.jobsChecked}, ${result.mismatches.length},
@@ -240,8 +240,8 @@ export async function runIncrementalAudit(
   return { ...result, id: Number(row!.id) };
 }
 
-export async function recentAudits(sql: Db, limit = 20): Promise<StoredAudit[]> {
-  const rows = await sql<StoredAudit[]>`
+export async function recentChecks(sql: Db, limit = 20): Promise<StoredCheck[]> {
+  const rows = await sql<StoredCheck[]>`
     SELECT id, window_from, window_to, jobs_checked, mismatches, details, duration_ms, actor, at
       FROM integrity_audits ORDER BY at DESC, id DESC LIMIT ${limit}`;
   return rows.map((r) => ({ ...r, id: Number(r.id) }));
