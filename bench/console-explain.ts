@@ -8,11 +8,10 @@
 // statement a run sends (postgres.js's debug hook) explained with its parameters, in the same
 // scope, in a transaction that is rolled back. Markdown on stdout (docs/benchmarks.md).
 import { parseArgs } from "node:util";
-import postgres from "postgres";
 import { loadJobs } from "../app/jobs/load";
-import type { Sql } from "../lib/db/client";
+import { closeDb, connect, type Tx } from "../lib/db/client";
 import { provisionRoles } from "../lib/db/roles";
-import { withScope, type Scope, type ScopedSql } from "../lib/db/scope";
+import { withScope, type Scope } from "../lib/db/scope";
 import { encodeCursor, parseJobFilters } from "../lib/jobs/filters";
 import { countByState, getJobDetail } from "../lib/jobs/queries";
 import { transition } from "../lib/jobs/transition";
@@ -20,23 +19,25 @@ import { pickTargets } from "./console";
 import { endReport, explainingApp, explainOptions, generatedDatabase, runMain } from "./explain";
 import { auditSample } from "./generate";
 import { fmt, pct } from "./lib";
+import { sql } from "drizzle-orm";
+import { execute } from "../lib/db/drizzle";
 
 const { values: args } = parseArgs({
   options: { ...explainOptions("console-explain"), samples: { type: "string", default: "30" }, tenant: { type: "string", default: "acme" } },
 });
 const log = (s: string) => console.error(`[console-explain] ${new Date().toISOString().slice(11, 19)} ${s}`);
 
-type Probe = { name: string; scope: Scope; run: (tx: ScopedSql, i: number) => Promise<unknown>; write?: boolean };
+type Probe = { name: string; scope: Scope; run: (tx: Tx, i: number) => Promise<unknown>; write?: boolean };
 
 async function main() {
-  const { owner, stop } = await generatedDatabase({ url: args.url, jobs: args.jobs, name: "console_explain", log }, async (sql) => {
-    return `audit: ${(await auditSample(sql as unknown as Sql, 200)).length} problems`;
+  const { owner, stop } = await generatedDatabase({ url: args.url, jobs: args.jobs, name: "console_explain", log }, async (db) => {
+    return `audit: ${(await auditSample(db, 200)).length} problems`;
   });
   await provisionRoles(owner, args.secret);
   const tenant = args.tenant;
-  const ownerSql = postgres(owner, { max: 1, onnotice: () => {}, transform: { column: { from: postgres.toCamel } } });
-  const staffTargets = await pickTargets(ownerSql, Number(args.samples));
-  const tenantTargets = await pickTargets(ownerSql, Number(args.samples), tenant);
+  const ownerDb = connect(owner, { max: 1 });
+  const staffTargets = await pickTargets(ownerDb, Number(args.samples));
+  const tenantTargets = await pickTargets(ownerDb, Number(args.samples), tenant);
   const t = {
     deep: staffTargets.deep && encodeCursor(staffTargets.deep),
     deepTenant: tenantTargets.deep && encodeCursor(tenantTargets.deep),
@@ -44,17 +45,20 @@ async function main() {
     manyTenant: tenantTargets.many?.id,
     dead: staffTargets.dead,
   };
-  const [sizes] = await ownerSql<{ jobs: number; live: number; attempts: number; log: number }[]>`
+  const [sizes] = await execute<{ jobs: number; live: number; attempts: number; log: number }>(
+    ownerDb,
+    sql`
     SELECT (SELECT reltuples::bigint FROM pg_class WHERE relname = 'job_catalog')::int AS jobs,
            (SELECT count(*) FROM jobs_live)::int AS live,
            (SELECT reltuples::bigint FROM pg_class WHERE relname = 'job_attempts')::int AS attempts,
-           (SELECT sum(reltuples)::bigint FROM pg_class c JOIN pg_inherits i ON i.inhrelid = c.oid WHERE i.inhparent = 'job_log'::regclass)::int AS log`;
-  await ownerSql.end();
+           (SELECT sum(reltuples)::bigint FROM pg_class c JOIN pg_inherits i ON i.inhrelid = c.oid WHERE i.inhparent = 'job_log'::regclass)::int AS log`,
+  );
+  await closeDb(ownerDb);
 
   const { app, explain } = explainingApp(owner, args.secret);
   const staff: Scope = { all: true };
   const mine: Scope = { tenantId: tenant };
-  const page = (q: Record<string, string | undefined>) => (tx: ScopedSql) => loadJobs(tx, parseJobFilters(q), false);
+  const page = (q: Record<string, string | undefined>) => (tx: Tx) => loadJobs(tx, parseJobFilters(q), false);
   const probes: Probe[] = [
     { name: "first list page + tab counts", scope: staff, run: page({}) },
     { name: "first list page + tab counts", scope: mine, run: page({ tenant }) },
@@ -97,7 +101,7 @@ async function main() {
     const times: number[] = [];
     for (let i = 0; i < samples + 3; i++) {
       const t0 = performance.now();
-      await withScope(app as unknown as Sql, p.scope, (tx) => p.run(tx, i));
+      await withScope(app, p.scope, (tx) => p.run(tx, i));
       if (i >= 3) times.push(performance.now() - t0);
     }
     rows.push(`| ${p.name} | ${who(p.scope)} | ${fmt(pct(times, 50), 1)} | ${fmt(pct(times, 95), 1)} |`);
@@ -107,7 +111,7 @@ async function main() {
     const explained = await explain(p.scope, (tx) => p.run(tx, replayIndex));
     plans.push(`#### ${p.name} — ${who(p.scope)}\n\n\`\`\`\n${explained.join("\n\n")}\n\`\`\``);
   }
-  await app.end();
+  await closeDb(app);
   console.log(`Data: ${fmt(sizes!.jobs)} jobs (${fmt(sizes!.live)} live), ${fmt(sizes!.attempts)} attempts, ${fmt(sizes!.log)} job_log rows.\n`);
   console.log("| request | as | p50 ms | p95 ms |\n|---|---|---:|---:|");
   console.log(rows.join("\n"));

@@ -8,7 +8,7 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { loadJobs } from "../app/jobs/load";
-import { connect, type Sql } from "../lib/db/client";
+import { closeDb, connect, type Db } from "../lib/db/client";
 import { freePort } from "../lib/db/embedded";
 import { provisionRoles } from "../lib/db/roles";
 import { seedDemoUsers } from "../lib/demo/seed-users";
@@ -20,6 +20,8 @@ import { transition } from "../lib/jobs/transition";
 import { runChild } from "../lib/run-child";
 import { buildNeeded } from "../scripts/build-needed";
 import { pct, sleep, waitUntil } from "./lib";
+import { sql } from "drizzle-orm";
+import { execute } from "../lib/db/drizzle";
 
 export const DIST_DIR = process.env.JOBSCOPE_BENCH_DIST_DIR ?? ".next-bench";
 
@@ -74,9 +76,9 @@ function actionId(exportName: string, file: string): string | null {
 export async function startConsole(ownerUrl: string, log: (s: string) => void): Promise<{ base: string; stop: () => Promise<void> }> {
   const secret = randomBytes(32).toString("hex");
   const roles = await provisionRoles(ownerUrl, secret);
-  const sql = connect(ownerUrl, { max: 1 });
-  await seedDemoUsers(sql);
-  await sql.end();
+  const db = connect(ownerUrl, { max: 1 });
+  await seedDemoUsers(db);
+  await closeDb(db);
   await buildConsole(log, roles.app);
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
@@ -131,20 +133,29 @@ export async function signIn(base: string, who: ConsoleViewer): Promise<string> 
  * one tenant's), the newest job with a 20-attempt history (every tenant's, or one tenant's), and
  * the newest dead jobs with the usual budget, to replay.
  */
-export async function pickTargets(sql: Sql, samples: number, tenant: string | null = null) {
-  const [total] = await sql<{ n: number }[]>`
+export async function pickTargets(db: Db, samples: number, tenant: string | null = null) {
+  const [total] = await execute<{ n: number }>(
+    db,
+    sql`
     SELECT CASE WHEN ${tenant}::text IS NULL THEN (SELECT reltuples::bigint FROM pg_class WHERE relname = 'job_catalog')
-                ELSE (SELECT count(*) FROM job_catalog WHERE tenant_id = ${tenant}) END::int AS n`;
-  const [deep] = await sql<{ at: string; id: string }[]>`
+                ELSE (SELECT count(*) FROM job_catalog WHERE tenant_id = ${tenant}) END::int AS n`,
+  );
+  const [deep] = await execute<{ at: string; id: string }>(
+    db,
+    sql`
     SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS at, id FROM job_catalog
      WHERE ${tenant}::text IS NULL OR tenant_id = ${tenant}
      ORDER BY ${tenant === null ? sql`created_at DESC NULLS LAST, id DESC NULLS LAST` : sql`tenant_id, created_at DESC NULLS LAST, id DESC NULLS LAST`}
-     OFFSET ${Math.floor((total?.n ?? 0) * 0.75)} LIMIT 1`;
-  const [many] = await sql<{ id: string }[]>`
+     OFFSET ${Math.floor((total?.n ?? 0) * 0.75)} LIMIT 1`,
+  );
+  const [many] = await execute<{ id: string }>(
+    db,
+    sql`
     SELECT job_id AS id FROM job_attempts WHERE end_to = 'dead' AND attempt = 20 AND (${tenant}::text IS NULL OR tenant_id = ${tenant})
-     ORDER BY finished_at DESC LIMIT 1`;
+     ORDER BY finished_at DESC LIMIT 1`,
+  );
   // The dead tab's newest jobs (the owner's connection sees every tenant's).
-  const dead = (await listJobs(sql, parseJobFilters({ state: "dead", limit: "200" }))).jobs
+  const dead = (await listJobs(db, parseJobFilters({ state: "dead", limit: "200" }))).jobs
     .filter((j) => j.maxAttempts === 3)
     .slice(0, samples + WARMUP + 2)
     .map((j) => ({ id: j.id, stateVersion: j.stateVersion }));
@@ -165,9 +176,9 @@ export async function measureConsole(
   who: ConsoleViewer = "operator",
 ): Promise<Timing[]> {
   const tenant = DEMO_USERS[who].tenantId;
-  const sql = connect(ownerUrl, { max: 1 });
-  const { deep, many, dead } = await pickTargets(sql, samples, tenant);
-  await sql.end();
+  const db = connect(ownerUrl, { max: 1 });
+  const { deep, many, dead } = await pickTargets(db, samples, tenant);
+  await closeDb(db);
   const cursor = deep ? encodeCursor({ at: deep.at, id: deep.id }) : "";
   const headers = { cookie, Origin: base };
   const named = (name: string) => (tenant ? `tenant ${tenant}: ${name}` : name);
@@ -228,9 +239,9 @@ export async function measureConsole(
  * started; it leaves out Next.js and the session lookup, so it is a lower bound.
  */
 export async function measureConsoleLib(ownerUrl: string, samples: number): Promise<Timing[]> {
-  const sql = connect(ownerUrl, { max: 2 });
-  const { deep, many, dead } = await pickTargets(sql, samples);
-  const page = (params: Record<string, string>) => withScope(sql, { all: true }, (tx) => loadJobs(tx, parseJobFilters(params), false));
+  const db = connect(ownerUrl, { max: 2 });
+  const { deep, many, dead } = await pickTargets(db, samples);
+  const page = (params: Record<string, string>) => withScope(db, { all: true }, (tx) => loadJobs(tx, parseJobFilters(params), false));
   const timed = async (name: string, fn: (i: number) => Promise<unknown>, n = samples): Promise<Timing> => {
     const { times, warmupMax } = await timeRuns(n, async (i) => void (await fn(i)));
     return { name: `${name} [library, no HTTP]`, n, p50: pct(times, 50), p95: pct(times, 95), warmupMax, status: "n/a" };
@@ -239,15 +250,15 @@ export async function measureConsoleLib(ownerUrl: string, samples: number): Prom
   out.push(await timed("first list page + tab counts", () => page({})));
   if (deep) out.push(await timed("deep keyset page (75% down)", () => page({ after: encodeCursor({ at: deep.at, id: deep.id }) })));
   out.push(await timed("succeeded tab, filtered by tenant and type", () => page({ state: "succeeded", tenant: "acme", type: "media.render" })));
-  out.push(await timed("counts", () => withScope(sql, { all: true }, (tx) => countByState(tx, parseJobFilters({})))));
-  if (many) out.push(await timed("job detail, 20 attempts", () => withScope(sql, { all: true }, (tx) => getJobDetail(tx, many.id))));
+  out.push(await timed("counts", () => withScope(db, { all: true }, (tx) => countByState(tx, parseJobFilters({})))));
+  if (many) out.push(await timed("job detail, 20 attempts", () => withScope(db, { all: true }, (tx) => getJobDetail(tx, many.id))));
   if (dead.length > WARMUP) {
     out.push(
       await timed(
         "replay a dead job (transition)",
         (i) => {
           const job = dead[i % dead.length]!;
-          return withScope(sql, { all: true }, (tx) =>
+          return withScope(db, { all: true }, (tx) =>
             transition(tx, {
               jobId: job.id,
               event: "replay",
@@ -260,6 +271,6 @@ export async function measureConsoleLib(ownerUrl: string, samples: number): Prom
       ),
     );
   }
-  await sql.end();
+  await closeDb(db);
   return out;
 }

@@ -4,13 +4,14 @@
 import { performance } from "node:perf_hooks";
 import { Logger, makeWorkerUtils, run as runGraphile, runMigrations } from "graphile-worker";
 import PgBoss from "pg-boss";
-import postgres from "postgres";
-import { connect } from "../lib/db/client";
+import { closeDb, connect } from "../lib/db/client";
 import { enqueue } from "../lib/jobs/enqueue";
 import { silentLogger } from "../lib/worker/log";
 import { createWorker } from "../lib/worker/worker";
 import { prefillJobscope } from "./generate";
 import { snapshot, sleep, walBytes, walRecords, waitUntil, type Snapshot } from "./lib";
+import { sql } from "drizzle-orm";
+import { execute } from "../lib/db/drizzle";
 
 export type Burn = {
   system: string;
@@ -44,7 +45,7 @@ type BurnRun = { start: () => Promise<void>; finished: () => Promise<number>; st
 
 export async function measure(url: string, system: string, n: number, run: BurnRun, kept: () => Promise<string>): Promise<Burn> {
   const { warm, all } = burnJobs(n);
-  const probe = postgres(url, { max: 1, onnotice: () => {} });
+  const probe = connect(url, { max: 1 });
   const before: Snapshot = await snapshot(probe);
   const cpu0 = process.cpuUsage();
   await run.start();
@@ -55,7 +56,7 @@ export async function measure(url: string, system: string, n: number, run: BurnR
   await waitUntil(`${system} tail`, async () => (await run.finished()) >= all, 30 * 60_000, 1);
   const cpu = process.cpuUsage(cpu0);
   const after = await snapshot(probe);
-  await probe.end();
+  await closeDb(probe);
   await run.stop();
   const wal = await walBytes(url, before, after);
   const records = await walRecords(url, before, after);
@@ -74,10 +75,13 @@ export async function measure(url: string, system: string, n: number, run: BurnR
 }
 
 async function keptJobscope(url: string) {
-  const sql = postgres(url, { max: 1, onnotice: () => {} });
-  const [r] = await sql`SELECT (SELECT count(*) FROM jobs)::int AS jobs, (SELECT count(*) FROM job_runs)::int AS runs,
-                               (SELECT count(*) FROM job_events)::int AS events`;
-  await sql.end();
+  const db = connect(url, { max: 1 });
+  const [r] = await execute<{ jobs: number; runs: number; events: number }>(
+    db,
+    sql`SELECT (SELECT count(*) FROM jobs)::int AS jobs, (SELECT count(*) FROM job_runs)::int AS runs,
+                               (SELECT count(*) FROM job_events)::int AS events`,
+  );
+  await closeDb(db);
   return `${r!.jobs} jobs, ${r!.runs} run records, ${r!.events} events (full history)`;
 }
 
@@ -103,10 +107,10 @@ export async function burnJobscope(
   },
 ): Promise<Burn> {
   if (!opts.prefilled) await prefillJobscope(url, burnJobs(n).all);
-  const sql = connect(url, { max: opts.batch ? 8 : opts.concurrency + 4, appName: "bench-jobscope", genericPlans: true });
+  const db = connect(url, { max: opts.batch ? 8 : opts.concurrency + 4, appName: "bench-jobscope", genericPlans: true });
   let done = 0;
   const worker = createWorker({
-    sql,
+    db,
     queues: [BENCH_QUEUE],
     concurrency: opts.concurrency,
     batch: opts.batch,
@@ -126,7 +130,7 @@ export async function burnJobscope(
       finished: async () => done,
       async stop() {
         await worker.stop();
-        await sql.end();
+        await closeDb(db);
       },
     },
     () => keptJobscope(url),
@@ -200,9 +204,9 @@ async function burnCompetitor(
   label: string,
   o: { name: string; table: string; unfinished: string; kept: string; start: (handled: (jobs: number) => void) => Promise<() => Promise<void>> },
 ): Promise<Burn> {
-  const admin = postgres(url, { max: 1, onnotice: () => {} });
-  const count = async (where: string) => Number((await admin.unsafe(`SELECT count(*)::int AS c FROM ${o.table} ${where}`))[0]!.c);
-  await admin.unsafe(`VACUUM ANALYZE ${o.table}`);
+  const admin = connect(url, { max: 1 });
+  const count = async (where: string) => Number((await execute(admin, sql.raw(`SELECT count(*)::int AS c FROM ${o.table} ${where}`)))[0]!.c);
+  await execute(admin, sql.raw(`VACUUM ANALYZE ${o.table}`));
   const { all } = burnJobs(n);
   let handled = 0;
   let stop: (() => Promise<void>) | null = null;
@@ -218,7 +222,7 @@ async function burnCompetitor(
     },
     async () => `${await count("")} ${o.kept}`,
   );
-  await admin.end();
+  await closeDb(admin);
   return r;
 }
 
@@ -252,10 +256,10 @@ function pickupProbe() {
 }
 
 export async function pickupJobscope(url: string, n: number): Promise<number[]> {
-  const sql = connect(url, { max: 6, appName: "bench-pickup", genericPlans: true });
+  const db = connect(url, { max: 6, appName: "bench-pickup", genericPlans: true });
   const probe = pickupProbe();
   const worker = createWorker({
-    sql,
+    db,
     queues: ["pickup"],
     concurrency: 4,
     log: silentLogger,
@@ -266,10 +270,10 @@ export async function pickupJobscope(url: string, n: number): Promise<number[]> 
   // Without LISTEN the worker polls (1 s): a pickup figure from that would measure the poll, not the engine.
   if (!worker.stats().listening) throw new Error("pickup: the worker is not listening for jobscope_queued");
   const out = await probe.measure(n, () =>
-    enqueue(sql, { tenantId: "acme", type: "report.generate", params: { report: "daily_usage", period: "2026-11" }, queue: "pickup" }, API),
+    enqueue(db, { tenantId: "acme", type: "report.generate", params: { report: "daily_usage", period: "2026-11" }, queue: "pickup" }, API),
   );
   await worker.stop();
-  await sql.end();
+  await closeDb(db);
   return out;
 }
 

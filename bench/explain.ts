@@ -1,19 +1,20 @@
 // What the console's explain benchmarks share (bench/console-explain.ts, bench/params-search.ts): a
 // connection as the console's role that records the statements of a run, and their EXPLAIN ANALYZE
 // in the run's scope, each in a transaction that is rolled back.
-import postgres from "postgres";
+import { sql, type SQL } from "drizzle-orm";
+import { closeDb, connect, type Pool, type Tx } from "../lib/db/client";
+import { execute } from "../lib/db/drizzle";
 import { roleUrl } from "../lib/db/roles";
-import type { Sql } from "../lib/db/client";
-import type { Scope, ScopedSql } from "../lib/db/scope";
+import type { Scope } from "../lib/db/scope";
 import { generate } from "./generate";
 import { benchServer, fmt, freshDb } from "./lib";
 
 class Rollback extends Error {}
 
 /** Run `fn` in a transaction that is rolled back afterwards (a recorded run, an EXPLAIN ANALYZE of a write). */
-async function rolledBack(sql: postgres.Sql, fn: (tx: postgres.TransactionSql) => Promise<unknown>): Promise<void> {
-  await sql
-    .begin(async (tx) => {
+async function rolledBack(db: Pool, fn: (tx: Tx) => Promise<unknown>): Promise<void> {
+  await db
+    .transaction(async (tx) => {
       await fn(tx);
       throw new Rollback();
     })
@@ -23,39 +24,48 @@ async function rolledBack(sql: postgres.Sql, fn: (tx: postgres.TransactionSql) =
 }
 
 /** The scope's settings inside an already open transaction (what withScope does after BEGIN). */
-export async function withScopeIn(tx: postgres.TransactionSql, scope: Scope, fn: () => Promise<unknown>) {
+export async function withScopeIn(tx: Tx, scope: Scope, fn: () => Promise<unknown>) {
   if ("all" in scope) {
-    await tx`SELECT set_config('jobscope.scope', 'all', true), set_config('max_parallel_workers_per_gather', '0', true),
-                    CASE WHEN current_user = 'jobscope_app' THEN set_config('role', 'jobscope_staff', true) END`;
+    await execute(
+      tx,
+      sql`SELECT set_config('jobscope.scope', 'all', true), set_config('max_parallel_workers_per_gather', '0', true),
+                    CASE WHEN current_user = 'jobscope_app' THEN set_config('role', 'jobscope_staff', true) END`,
+    );
   } else {
-    await tx`SELECT set_config('jobscope.tenant', ${scope.tenantId}, true), set_config('max_parallel_workers_per_gather', '0', true)`;
+    await execute(tx, sql`SELECT set_config('jobscope.tenant', ${scope.tenantId}, true), set_config('max_parallel_workers_per_gather', '0', true)`);
   }
   return fn();
 }
 
-type Statement = { query: string; parameters: unknown[] };
+export type Statement = { query: string; parameters: unknown[] };
+
+/** EXPLAIN (ANALYZE, BUFFERS) of a recorded statement: its text, each `$n` bound to its parameter again. */
+export function explainOf(s: Statement): SQL {
+  const parts = s.query.split(/(\$\d+)/);
+  const body = parts.map((p, i) => (i % 2 === 1 ? sql.param(s.parameters[Number(p.slice(1)) - 1]) : sql.raw(p)));
+  return sql.join([sql.raw("EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) "), ...body]);
+}
 
 /** The console's role on `owner`'s database, and `explain`: one more run of `run`, recorded, each statement explained. */
 export function explainingApp(owner: string, secret: string) {
   // Every statement of a run is recorded while `sink` is set.
   let sink: Statement[] | null = null;
-  const app = postgres(roleUrl(owner, secret, "app"), {
-    max: 2,
-    onnotice: () => {},
-    transform: { column: { from: postgres.toCamel } },
-    debug: (_c, query, parameters) => {
-      // Transaction control and settings are not statements EXPLAIN takes.
-      if (sink && !/^(BEGIN|COMMIT|ROLLBACK|SAVEPOINT|RELEASE|SET|RESET|SHOW|SELECT set_config)\b/i.test(query.trim()))
-        sink.push({ query, parameters });
-    },
-  });
+  const app = connect(roleUrl(owner, secret, "app"), { max: 2 });
+  // The driver's debug hook sees every statement as it is sent, with its parameters, whichever way
+  // drizzle built it (execute, prepared, the query builder): set on the pool's options, which the
+  // driver reads for each statement.
+  app.$client.options.debug = (_c, query, parameters) => {
+    // Transaction control and settings are not statements EXPLAIN takes.
+    if (sink && !/^(BEGIN|COMMIT|ROLLBACK|SAVEPOINT|RELEASE|SET|RESET|SHOW|SELECT set_config)\b/i.test(query.trim()))
+      sink.push({ query, parameters });
+  };
   /** Each statement's EXPLAIN (ANALYZE, BUFFERS) text, in the order the run sent them. */
-  async function explain(scope: Scope, run: (tx: ScopedSql) => Promise<unknown>): Promise<string[]> {
+  async function explain(scope: Scope, run: (tx: Tx) => Promise<unknown>): Promise<string[]> {
     const seen: Statement[] = [];
     await rolledBack(app, async (tx) => {
       sink = seen;
       try {
-        await withScopeIn(tx, scope, () => run(tx as unknown as ScopedSql));
+        await withScopeIn(tx, scope, () => run(tx));
       } finally {
         sink = null;
       }
@@ -64,7 +74,7 @@ export function explainingApp(owner: string, secret: string) {
     for (const s of seen) {
       await rolledBack(app, (tx) =>
         withScopeIn(tx, scope, async () => {
-          const out = await tx.unsafe(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${s.query}`, s.parameters as never[]);
+          const out = await execute(tx, explainOf(s));
           explained.push(out.map((r) => Object.values(r)[0] as string).join("\n"));
         }),
       );
@@ -89,17 +99,17 @@ export const explainOptions = (secret: string) =>
  */
 export async function generatedDatabase(
   o: { url?: string; jobs: string; name: string; log: (s: string) => void; extraParams?: string },
-  after?: (sql: postgres.Sql) => Promise<string>,
+  after?: (db: Pool) => Promise<string>,
 ): Promise<{ owner: string; stop: () => Promise<void> }> {
   if (o.url) return { owner: o.url, stop: async () => {} };
   const server = await benchServer(`.data/bench-${o.name.replace(/_/g, "-")}`, o.log);
   const owner = await freshDb(server.adminUrl, o.name, { jobscope: true });
-  const sql = postgres(owner, { max: 2, onnotice: () => {}, transform: { column: { from: postgres.toCamel } } });
+  const db = connect(owner, { max: 2 });
   const t0 = performance.now();
-  await generate(sql as unknown as Sql, { count: Number(o.jobs), log: o.log, extraParams: o.extraParams });
-  const more = after ? `; ${await after(sql)}` : "";
+  await generate(db, { count: Number(o.jobs), log: o.log, extraParams: o.extraParams });
+  const more = after ? `; ${await after(db)}` : "";
   o.log(`generated ${fmt(Number(o.jobs))} jobs in ${fmt((performance.now() - t0) / 1000)} s${more}`);
-  await sql.end();
+  await closeDb(db);
   return { owner, stop: server.stop };
 }
 

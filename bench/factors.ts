@@ -2,10 +2,9 @@
 // ONE factor changed back (or forward), each next to a graphile-worker burn in the same run, so the
 // table shows what each factor multiplies throughput by on this machine today.
 // `npm run bench -- --only factors [--profile quick|full]`.
-import { sql as dsql } from "drizzle-orm";
-import postgres from "postgres";
-import { connect } from "../lib/db/client";
-import { prepared } from "../lib/db/drizzle";
+import { sql } from "drizzle-orm";
+import { closeDb, connect } from "../lib/db/client";
+import { prepared, execute } from "../lib/db/drizzle";
 import { claimCtes, claimValues, CLAIMED_COLUMNS } from "../lib/jobs/claim";
 import { markCte } from "../lib/jobs/write";
 import { withDirectWrites } from "../lib/jobs/direct-write";
@@ -105,21 +104,24 @@ export const VARIANTS: Variant[] = [
 ];
 
 async function prefillRandomIds(url: string, n: number) {
-  const sql = postgres(url, { max: 1, onnotice: () => {} });
+  const db = connect(url, { max: 1 });
   try {
-    await withDirectWrites(sql, async (tx) => {
-      await tx`
+    await withDirectWrites(db, async (tx) => {
+      await execute(
+        tx,
+        sql`
         WITH c AS (
           INSERT INTO job_catalog (id, tenant_id, type, queue, priority, max_attempts, params, submitted_by_kind, submitted_by, created_at, not_before)
           SELECT gen_random_uuid(), 'acme', 'report.generate', 'bench', 0, 3, '{"report":"daily_usage","period":"2026-11"}'::jsonb, 'api', 'bench', now(), now()
             FROM generate_series(1, ${n})
           RETURNING *)
         INSERT INTO jobs_live (id, tenant_id, type, queue, priority, state, attempt, max_attempts, state_version, not_before, params, created_at, updated_at)
-        SELECT id, tenant_id, type, queue, priority, 'queued', 0, max_attempts, 0, not_before, params, created_at, created_at FROM c`;
+        SELECT id, tenant_id, type, queue, priority, 'queued', 0, max_attempts, 0, not_before, params, created_at, created_at FROM c`,
+      );
     });
-    await sql`VACUUM ANALYZE jobs_live, job_catalog`;
+    await execute(db, sql`VACUUM ANALYZE jobs_live, job_catalog`);
   } finally {
-    await sql.end();
+    await closeDb(db);
   }
 }
 
@@ -136,10 +138,10 @@ export async function runFactors(adminUrl: string, n: number, log: (s: string) =
     if (v.randomIds) await prefillRandomIds(url, total);
     else await prefillJobscope(url, total);
     if (v.ddl) {
-      const admin = postgres(url, { max: 1, onnotice: () => {} });
-      for (const d of v.ddl) await admin.unsafe(d.replace("{db}", `"${name}"`));
-      await admin`ANALYZE`;
-      await admin.end();
+      const admin = connect(url, { max: 1 });
+      for (const d of v.ddl) await execute(admin, sql.raw(d.replace("{db}", `"${name}"`)));
+      await execute(admin, sql`ANALYZE`);
+      await closeDb(admin);
     }
     const jobscope = v.skeleton
       ? await burnSkeleton(url, n, v.name)
@@ -168,11 +170,11 @@ export async function runFactors(adminUrl: string, n: number, log: (s: string) =
  */
 export async function drizzleOverhead(adminUrl: string, calls: number): Promise<{ drizzleUs: number; directUs: number }> {
   const url = await freshDb(adminUrl, "bench_drizzle", { jobscope: true });
-  const sql = connect(url, { max: 1 });
+  const db = connect(url, { max: 1 });
   try {
     const values = claimValues({ workerId: "w", queues: ["nothing-here"], limit: 500, startNow: 500 });
-    const build = () => dsql`WITH ${markCte}, ${claimCtes()} SELECT ${CLAIMED_COLUMNS} FROM claimed`;
-    const viaDrizzle = prepared(sql, "bench_claim", build);
+    const build = () => sql`WITH ${markCte}, ${claimCtes()} SELECT ${CLAIMED_COLUMNS} FROM claimed`;
+    const viaDrizzle = prepared(db, "bench_claim", build);
     const q = new PgDialect().sqlToQuery(build());
     const params = fillPlaceholders(q.params, values) as never[];
     const time = async (f: () => Promise<unknown>) => {
@@ -182,10 +184,11 @@ export async function drizzleOverhead(adminUrl: string, calls: number): Promise<
       const c = process.cpuUsage(c0);
       return (c.user + c.system) / calls;
     };
-    const directUs = await time(() => sql.unsafe(q.sql, params, { prepare: true }));
+    // The driver itself, as the baseline drizzle is measured against.
+    const directUs = await time(() => db.$client.unsafe(q.sql, params, { prepare: true }));
     const drizzleUs = await time(() => viaDrizzle(values));
     return { drizzleUs, directUs };
   } finally {
-    await sql.end();
+    await closeDb(db);
   }
 }

@@ -5,12 +5,14 @@
 // of them are queued, so both runs see the same backlog: B's wait is from the worker's start to
 // the start of each of B's handlers, and the throughput is all 10,010 jobs over the time to run them.
 import { performance } from "node:perf_hooks";
-import { connect } from "../lib/db/client";
+import { closeDb, connect } from "../lib/db/client";
 import { enqueue } from "../lib/jobs/enqueue";
 import { changeQueue } from "../lib/jobs/queues";
 import { silentLogger } from "../lib/worker/log";
 import { createWorker } from "../lib/worker/worker";
 import { pct, waitUntil } from "./lib";
+import { sql } from "drizzle-orm";
+import { execute } from "../lib/db/drizzle";
 
 export type FairnessRun = {
   fair: boolean;
@@ -27,12 +29,12 @@ const OPERATOR = { kind: "operator", id: "bench" } as const;
 const API = { kind: "api", id: "bench" } as const;
 
 export async function fairnessRun(url: string, opts: { fair: boolean; aJobs: number; bJobs: number; concurrency: number }): Promise<FairnessRun> {
-  const sql = connect(url, { max: 10, appName: "bench-fairness", genericPlans: true });
+  const db = connect(url, { max: 10, appName: "bench-fairness", genericPlans: true });
   try {
-    await sql`INSERT INTO tenants (id, name) VALUES ('globex', 'Globex') ON CONFLICT DO NOTHING`;
-    await changeQueue(sql, QUEUE, { kind: "fair", fair: opts.fair }, OPERATOR);
+    await execute(db, sql`INSERT INTO tenants (id, name) VALUES ('globex', 'Globex') ON CONFLICT DO NOTHING`);
+    await changeQueue(db, QUEUE, { kind: "fair", fair: opts.fair }, OPERATOR);
     const submit = (tenantId: string) =>
-      enqueue(sql, { tenantId, type: "report.generate", queue: QUEUE, params: { report: "daily_usage", period: "2026-11" } }, API).then(
+      enqueue(db, { tenantId, type: "report.generate", queue: QUEUE, params: { report: "daily_usage", period: "2026-11" } }, API).then(
         (r) => r.job.id,
       );
     // A's burst, eight submits at a time, then B's jobs.
@@ -55,7 +57,7 @@ export async function fairnessRun(url: string, opts: { fair: boolean; aJobs: num
     let done = 0;
     const t0 = performance.now();
     const worker = createWorker({
-      sql,
+      db,
       queues: [QUEUE],
       concurrency: opts.concurrency,
       log: silentLogger,
@@ -87,6 +89,6 @@ export async function fairnessRun(url: string, opts: { fair: boolean; aJobs: num
       jobsPerSec: total / seconds,
     };
   } finally {
-    await sql.end();
+    await closeDb(db);
   }
 }

@@ -14,14 +14,15 @@
 // so durations spread out. The transactions are marked as the write path and skip triggers
 // (superuser only); every CHECK constraint still holds, and `auditSample` replays a sample through
 // lib/integrity's checker.
-import postgres from "postgres";
-import type { Sql } from "../lib/db/client";
+import { closeDb, connect, type Db, type Tx } from "../lib/db/client";
 import { ensureEventPartitions } from "../lib/db/partitions";
 import { isLeased, isTerminal, step, submitted, type JobSnapshot } from "../lib/fsm/machine";
 import type { ActorKind, JobEvent, JobState, RunOutcome } from "../lib/fsm/table";
 import { checkJobs } from "../lib/integrity/check";
 import { uuidv7Expr } from "../lib/jobs/ids";
-import { withDirectWrites, type Tx } from "../lib/jobs/direct-write";
+import { withDirectWrites } from "../lib/jobs/direct-write";
+import { sql } from "drizzle-orm";
+import { execute } from "../lib/db/drizzle";
 
 type Ev = { seq: number; event: JobEvent; from: JobState | null; to: JobState; actor: ActorKind; attempt: number; version: number; offsetS: number };
 type Run = {
@@ -213,7 +214,7 @@ export const actorId = (a: ActorKind) => (a === "supervisor" ? "gen-sup" : `gen-
  * marked as the write path, with triggers skipped (superuser only) and without waiting for the WAL flush.
  */
 export async function inChunks(
-  sql: Sql,
+  db: Db,
   count: number,
   chunk: number,
   log: ((s: string) => void) | undefined,
@@ -221,9 +222,9 @@ export async function inChunks(
 ) {
   for (let from = 0; from < count; from += chunk) {
     const n = Math.min(chunk, count - from);
-    await withDirectWrites(sql, async (tx) => {
-      await tx`SET LOCAL session_replication_role = replica`;
-      await tx`SET LOCAL synchronous_commit = off`;
+    await withDirectWrites(db, async (tx) => {
+      await execute(tx, sql`SET LOCAL session_replication_role = replica`);
+      await execute(tx, sql`SET LOCAL synchronous_commit = off`);
       await fill(tx, from, n);
     });
     log?.(`generated ${from + n} / ${count} jobs`);
@@ -237,7 +238,7 @@ export async function inChunks(
  * job has an idempotency key (`gen-<n>`).
  */
 export async function generate(
-  sql: Sql,
+  db: Db,
   opts: {
     count: number;
     spanDays?: number;
@@ -252,81 +253,95 @@ export async function generate(
   const chunk = opts.chunk ?? 250_000;
   const pats = [...patterns()];
   pats.push(...consolePatterns(pats.length));
-  for (const id of GEN_TENANTS) await sql`INSERT INTO tenants (id, name) VALUES (${id}, ${id}) ON CONFLICT DO NOTHING`;
+  for (const id of GEN_TENANTS) await execute(db, sql`INSERT INTO tenants (id, name) VALUES (${id}, ${id}) ON CONFLICT DO NOTHING`);
   // A day partition of job_log for every day of the span (the longest histories reach further back).
-  await ensureEventPartitions(sql, { daysBack: spanDays + 2 });
+  await ensureEventPartitions(db, { daysBack: spanDays + 2 });
   const slots = pats.flatMap((p) => Array.from({ length: p.weight }, () => p.id));
   const types = TYPES.map((t, i) => ({ i, ...t }));
   // Not due for a year: no benchmark worker or supervisor moves the generated history.
-  const [{ far, run }] = (await sql`SELECT now() + interval '365 days' AS far, floor(random() * 1e6)::int AS run`) as unknown as [
+  const [{ far, run }] = (await execute(db, sql`SELECT now() + interval '365 days' AS far, floor(random() * 1e6)::int AS run`)) as unknown as [
     { far: Date; run: number },
   ];
-  await sql`DROP TABLE IF EXISTS gen_slot, gen_pattern, gen_attempt, gen_log`;
-  await sql`CREATE UNLOGGED TABLE gen_slot AS SELECT * FROM jsonb_to_recordset(${sql.json(slots.map((p, i) => ({ slot: i, pattern: p })) as never)}) AS x(slot int, pattern int)`;
-  await sql`CREATE UNLOGGED TABLE gen_pattern AS SELECT * FROM jsonb_to_recordset(${sql.json(
-    pats.map((p) => ({
-      pattern: p.id,
-      state: p.final.state,
-      attempt: p.final.attempt,
-      submit_max: p.maxAttempts,
-      max_attempts: p.final.maxAttempts,
-      version: p.final.stateVersion,
-      last_s: p.events.at(-1)!.offsetS,
-      live: p.finishedS === null,
-      never_claimed: p.events.length === 1,
-      leased: p.open !== null,
-      run_claimed_s: p.open?.claimedS ?? null,
-      run_started_s: p.open?.startedS ?? null,
-      run_version: p.open?.version ?? null,
-    })) as never,
-  )}) AS x(pattern int, state job_state, attempt int, submit_max int, max_attempts int, version int, last_s float8, live boolean,
-           never_claimed boolean, leased boolean, run_claimed_s float8, run_started_s float8, run_version int)`;
-  await sql`CREATE UNLOGGED TABLE gen_attempt AS SELECT * FROM jsonb_to_recordset(${sql.json(
-    pats.flatMap((p) =>
-      p.attempts.map((a) => ({
+  await execute(db, sql`DROP TABLE IF EXISTS gen_slot, gen_pattern, gen_attempt, gen_log`);
+  await execute(
+    db,
+    sql`CREATE UNLOGGED TABLE gen_slot AS SELECT * FROM jsonb_to_recordset(${sql.param(slots.map((p, i) => ({ slot: i, pattern: p })) as never)}) AS x(slot int, pattern int)`,
+  );
+  await execute(
+    db,
+    sql`CREATE UNLOGGED TABLE gen_pattern AS SELECT * FROM jsonb_to_recordset(${sql.param(
+      pats.map((p) => ({
         pattern: p.id,
-        attempt: a.attempt,
-        claimed_s: a.claimedS,
-        claim_version: a.claimVersion,
-        started_s: a.startedS,
-        finished_s: a.finishedS,
-        outcome: a.outcome,
-        max_attempts: a.maxAttempts,
-        end_event: a.end?.event ?? null,
-        end_from: a.end?.from ?? null,
-        end_to: a.end?.to ?? null,
-        end_version: a.end?.version ?? null,
-        retry_s: a.retryS,
-        error_class: a.errorClass,
-        // The failure a live job waits on: its retry is the live row's not_before.
-        retry_far: p.finishedS === null && a.attempt === p.final.attempt && a.retryS !== null,
-      })),
-    ) as never,
-  )}) AS x(pattern int, attempt int, claimed_s float8, claim_version int, started_s float8, finished_s float8, outcome run_outcome, max_attempts int,
-           end_event job_event, end_from job_state, end_to job_state, end_version int, retry_s float8, error_class text, retry_far boolean)`;
-  await sql`CREATE UNLOGGED TABLE gen_log AS SELECT * FROM jsonb_to_recordset(${sql.json(
-    pats.flatMap((p) =>
-      p.log.map((e) => ({
-        pattern: p.id,
-        event: e.event,
-        from_state: e.from,
-        to_state: e.to,
-        actor: e.actor,
-        actor_id: actorId(e.actor),
-        attempt: e.attempt,
-        version: e.version,
-        at_s: e.atS,
-        max_attempts: e.maxAttempts,
-      })),
-    ) as never,
-  )}) AS x(pattern int, event job_event, from_state job_state, to_state job_state, actor actor_kind, actor_id text, attempt int, version int, at_s float8, max_attempts int)`;
-  const rebuilt = await dropSecondaryIndexes(sql, opts.count, opts.log);
+        state: p.final.state,
+        attempt: p.final.attempt,
+        submit_max: p.maxAttempts,
+        max_attempts: p.final.maxAttempts,
+        version: p.final.stateVersion,
+        last_s: p.events.at(-1)!.offsetS,
+        live: p.finishedS === null,
+        never_claimed: p.events.length === 1,
+        leased: p.open !== null,
+        run_claimed_s: p.open?.claimedS ?? null,
+        run_started_s: p.open?.startedS ?? null,
+        run_version: p.open?.version ?? null,
+      })) as never,
+    )}) AS x(pattern int, state job_state, attempt int, submit_max int, max_attempts int, version int, last_s float8, live boolean,
+           never_claimed boolean, leased boolean, run_claimed_s float8, run_started_s float8, run_version int)`,
+  );
+  await execute(
+    db,
+    sql`CREATE UNLOGGED TABLE gen_attempt AS SELECT * FROM jsonb_to_recordset(${sql.param(
+      pats.flatMap((p) =>
+        p.attempts.map((a) => ({
+          pattern: p.id,
+          attempt: a.attempt,
+          claimed_s: a.claimedS,
+          claim_version: a.claimVersion,
+          started_s: a.startedS,
+          finished_s: a.finishedS,
+          outcome: a.outcome,
+          max_attempts: a.maxAttempts,
+          end_event: a.end?.event ?? null,
+          end_from: a.end?.from ?? null,
+          end_to: a.end?.to ?? null,
+          end_version: a.end?.version ?? null,
+          retry_s: a.retryS,
+          error_class: a.errorClass,
+          // The failure a live job waits on: its retry is the live row's not_before.
+          retry_far: p.finishedS === null && a.attempt === p.final.attempt && a.retryS !== null,
+        })),
+      ) as never,
+    )}) AS x(pattern int, attempt int, claimed_s float8, claim_version int, started_s float8, finished_s float8, outcome run_outcome, max_attempts int,
+           end_event job_event, end_from job_state, end_to job_state, end_version int, retry_s float8, error_class text, retry_far boolean)`,
+  );
+  await execute(
+    db,
+    sql`CREATE UNLOGGED TABLE gen_log AS SELECT * FROM jsonb_to_recordset(${sql.param(
+      pats.flatMap((p) =>
+        p.log.map((e) => ({
+          pattern: p.id,
+          event: e.event,
+          from_state: e.from,
+          to_state: e.to,
+          actor: e.actor,
+          actor_id: actorId(e.actor),
+          attempt: e.attempt,
+          version: e.version,
+          at_s: e.atS,
+          max_attempts: e.maxAttempts,
+        })),
+      ) as never,
+    )}) AS x(pattern int, event job_event, from_state job_state, to_state job_state, actor actor_kind, actor_id text, attempt int, version int, at_s float8, max_attempts int)`,
+  );
+  const rebuilt = await dropSecondaryIndexes(db, opts.count, opts.log);
   const worker = (attempt: string) => `'gen-w' || to_char(c.created_at AT TIME ZONE 'UTC', 'MMDD') || '-' || ((c.i + ${attempt}) % 8)`;
   const at = (s: string) => `c.created_at + c.scale * ${s} * interval '1 second'`;
-  await inChunks(sql, opts.count, chunk, opts.log, async (tx, from, n) => {
-    await tx`CREATE TEMP TABLE gen_chunk ON COMMIT DROP AS
-      SELECT g AS i, s.pattern, p.live, z.scale, z.created_at, ${tx.unsafe(uuidv7Expr("z.created_at"))} AS id,
-             (${GEN_TENANTS}::text[])[1 + (g * 7919) % ${GEN_TENANTS.length}::int] AS tenant_id,
+  await inChunks(db, opts.count, chunk, opts.log, async (tx, from, n) => {
+    await execute(
+      tx,
+      sql`CREATE TEMP TABLE gen_chunk ON COMMIT DROP AS
+      SELECT g AS i, s.pattern, p.live, z.scale, z.created_at, ${sql.raw(uuidv7Expr("z.created_at"))} AS id,
+             (${sql.param(GEN_TENANTS)}::text[])[1 + (g * 7919) % ${GEN_TENANTS.length}::int] AS tenant_id,
              -- Every run of as many jobs as tenants has each tenant once, and one type: each tenant has every type.
              ((g / ${GEN_TENANTS.length}) % ${types.length})::int AS type_i
         FROM generate_series(${from}::bigint, ${from + n - 1}::bigint) g
@@ -335,44 +350,57 @@ export async function generate(
         JOIN gen_pattern p ON p.pattern = s.pattern
         CROSS JOIN LATERAL (SELECT 1 + (g * 104729 % 60)::int AS scale) f
         CROSS JOIN LATERAL (SELECT f.scale, now() - interval '2 minutes' - ${span}::float8 * interval '1 second' * (1 - g::float8 / ${opts.count}::int)
-                                            - f.scale * p.last_s * interval '1 second' AS created_at) z`;
-    await tx`
+                                            - f.scale * p.last_s * interval '1 second' AS created_at) z`,
+    );
+    await execute(
+      tx,
+      sql`
       INSERT INTO job_catalog (id, tenant_id, type, queue, priority, max_attempts, params, idempotency_key, submitted_by_kind, submitted_by, created_at, not_before)
-      SELECT c.id, c.tenant_id, t.type, CASE WHEN c.live THEN 'gen-' || t.queue ELSE t.queue END, (c.i % 3)::smallint, p.submit_max, t.params${tx.unsafe(opts.extraParams ? ` || ${opts.extraParams}` : "")},
+      SELECT c.id, c.tenant_id, t.type, CASE WHEN c.live THEN 'gen-' || t.queue ELSE t.queue END, (c.i % 3)::smallint, p.submit_max, t.params${sql.raw(opts.extraParams ? ` || ${opts.extraParams}` : "")},
              CASE WHEN c.i % 10 = 0 THEN 'gen-' || ${run}::int || '-' || c.i END, 'api', 'gen-api', c.created_at,
              CASE WHEN p.never_claimed THEN ${far}::timestamptz ELSE c.created_at END
         FROM gen_chunk c JOIN gen_pattern p USING (pattern)
-        JOIN jsonb_to_recordset(${tx.json(types as never)}) AS t(i int, type text, queue text, params jsonb) ON t.i = c.type_i
-       ORDER BY c.id`;
-    await tx`
+        JOIN jsonb_to_recordset(${sql.param(types as never)}) AS t(i int, type text, queue text, params jsonb) ON t.i = c.type_i
+       ORDER BY c.id`,
+    );
+    await execute(
+      tx,
+      sql`
       INSERT INTO jobs_live (id, tenant_id, type, queue, priority, state, attempt, max_attempts, state_version, lease_owner, heartbeat_at, not_before,
                              run_worker, run_claimed_at, run_started_at, run_version, params, created_at, updated_at)
       SELECT k.id, k.tenant_id, k.type, k.queue, k.priority, p.state, p.attempt, p.max_attempts, p.version,
-             CASE WHEN p.leased THEN ${tx.unsafe(worker("p.attempt"))} END, CASE WHEN p.leased THEN ${tx.unsafe(at("p.last_s"))} END, ${far}::timestamptz,
-             CASE WHEN p.leased THEN ${tx.unsafe(worker("p.attempt"))} END, ${tx.unsafe(at("p.run_claimed_s"))}, ${tx.unsafe(at("p.run_started_s"))}, p.run_version,
-             k.params, k.created_at, ${tx.unsafe(at("p.last_s"))}
+             CASE WHEN p.leased THEN ${sql.raw(worker("p.attempt"))} END, CASE WHEN p.leased THEN ${sql.raw(at("p.last_s"))} END, ${far}::timestamptz,
+             CASE WHEN p.leased THEN ${sql.raw(worker("p.attempt"))} END, ${sql.raw(at("p.run_claimed_s"))}, ${sql.raw(at("p.run_started_s"))}, p.run_version,
+             k.params, k.created_at, ${sql.raw(at("p.last_s"))}
         FROM gen_chunk c JOIN gen_pattern p USING (pattern) JOIN job_catalog k ON k.id = c.id
-       WHERE c.live`;
-    await tx`
+       WHERE c.live`,
+    );
+    await execute(
+      tx,
+      sql`
       INSERT INTO job_attempts (job_id, attempt, tenant_id, worker_id, claimed_at, claim_version, started_at, finished_at, outcome, max_attempts,
                                 end_event, end_from, end_to, end_version, retry_at, error_class, error_message, result)
-      SELECT c.id, a.attempt, c.tenant_id, ${tx.unsafe(worker("a.attempt"))}, ${tx.unsafe(at("a.claimed_s"))}, a.claim_version,
-             ${tx.unsafe(at("a.started_s"))}, ${tx.unsafe(at("a.finished_s"))}, a.outcome, a.max_attempts,
-             a.end_event, a.end_from, a.end_to, a.end_version, CASE WHEN a.retry_far THEN ${far}::timestamptz ELSE ${tx.unsafe(at("a.retry_s"))} END,
+      SELECT c.id, a.attempt, c.tenant_id, ${sql.raw(worker("a.attempt"))}, ${sql.raw(at("a.claimed_s"))}, a.claim_version,
+             ${sql.raw(at("a.started_s"))}, ${sql.raw(at("a.finished_s"))}, a.outcome, a.max_attempts,
+             a.end_event, a.end_from, a.end_to, a.end_version, CASE WHEN a.retry_far THEN ${far}::timestamptz ELSE ${sql.raw(at("a.retry_s"))} END,
              a.error_class, CASE WHEN a.error_class IS NOT NULL THEN a.error_class || ': generated failure of attempt ' || a.attempt END,
              CASE WHEN a.outcome = 'succeeded' THEN '{"ok":true}'::jsonb END
         FROM gen_chunk c JOIN gen_attempt a USING (pattern)
-       ORDER BY 8`;
-    await tx`
+       ORDER BY 8`,
+    );
+    await execute(
+      tx,
+      sql`
       INSERT INTO job_log (job_id, tenant_id, event, from_state, to_state, actor_kind, actor_id, attempt, state_version, at, payload, max_attempts)
-      SELECT c.id, c.tenant_id, e.event, e.from_state, e.to_state, e.actor, e.actor_id, e.attempt, e.version, ${tx.unsafe(at("e.at_s"))}, NULL, e.max_attempts
+      SELECT c.id, c.tenant_id, e.event, e.from_state, e.to_state, e.actor, e.actor_id, e.attempt, e.version, ${sql.raw(at("e.at_s"))}, NULL, e.max_attempts
         FROM gen_chunk c JOIN gen_log e USING (pattern)
-       ORDER BY 10`;
+       ORDER BY 10`,
+    );
   });
-  await sql`DROP TABLE IF EXISTS gen_slot, gen_pattern, gen_attempt, gen_log`;
+  await execute(db, sql`DROP TABLE IF EXISTS gen_slot, gen_pattern, gen_attempt, gen_log`);
   await rebuilt();
   // The steady state of insert-only tables under autovacuum: statistics, and visibility maps for index-only scans.
-  for (const t of TABLES) await sql`VACUUM ANALYZE ${sql(t)}`;
+  for (const t of TABLES) await execute(db, sql`VACUUM ANALYZE ${sql.identifier(t)}`);
 }
 
 const TABLES = ["job_catalog", "jobs_live", "job_attempts", "job_log"];
@@ -384,31 +412,34 @@ const TABLES = ["job_catalog", "jobs_live", "job_attempts", "job_log"];
  * catalog, so the rebuilt indexes are the migrations' own; a generation that dies half-way
  * leaves the database without them (a benchmark database, made again on the next run).
  */
-async function dropSecondaryIndexes(sql: Sql, count: number, log?: (s: string) => void): Promise<() => Promise<void>> {
-  const [{ n }] = (await sql`SELECT count(*)::int AS n FROM (SELECT 1 FROM job_catalog LIMIT ${count}) x`) as unknown as [{ n: number }];
+async function dropSecondaryIndexes(db: Db, count: number, log?: (s: string) => void): Promise<() => Promise<void>> {
+  const [{ n }] = (await execute(db, sql`SELECT count(*)::int AS n FROM (SELECT 1 FROM job_catalog LIMIT ${count}) x`)) as unknown as [{ n: number }];
   if (count < 1_000_000 || n * 4 > count) return async () => {};
-  const defs = await sql<{ name: string; def: string }[]>`
+  const defs = await execute<{ name: string; def: string }>(
+    db,
+    sql`
     SELECT i.indexname AS name, i.indexdef AS def FROM pg_indexes i
-     WHERE i.schemaname = 'public' AND i.tablename = ANY(${TABLES})
-       AND NOT EXISTS (SELECT 1 FROM pg_constraint k WHERE k.conindid = format('%I.%I', i.schemaname, i.indexname)::regclass)`;
-  for (const d of defs) await sql`DROP INDEX ${sql(d.name)}`;
+     WHERE i.schemaname = 'public' AND i.tablename = ANY(${sql.param(TABLES)})
+       AND NOT EXISTS (SELECT 1 FROM pg_constraint k WHERE k.conindid = format('%I.%I', i.schemaname, i.indexname)::regclass)`,
+  );
+  for (const d of defs) await execute(db, sql`DROP INDEX ${sql.identifier(d.name)}`);
   log?.(`dropped ${defs.length} secondary indexes for the load`);
   return async () => {
     const t = performance.now();
-    await sql.begin(async (tx) => {
-      await tx`SET LOCAL maintenance_work_mem = '1GB'`;
+    await db.transaction(async (tx) => {
+      await execute(tx, sql`SET LOCAL maintenance_work_mem = '1GB'`);
       // A partitioned table's index is defined ON ONLY the parent; built on the parent, it is built on every partition.
-      for (const d of defs) await tx.unsafe(d.def.replace(" ON ONLY ", " ON "));
+      for (const d of defs) await execute(tx, sql.raw(d.def.replace(" ON ONLY ", " ON ")));
     });
     log?.(`rebuilt ${defs.length} indexes in ${((performance.now() - t) / 1000).toFixed(0)} s`);
   };
 }
 
 /** Check a random sample of generated jobs with lib/integrity's checker (their transitions replayed against their rows and attempts); returns the problems. */
-export async function auditSample(sql: Sql, n = 200): Promise<string[]> {
-  const ids = await sql<{ id: string }[]>`SELECT id FROM job_catalog TABLESAMPLE SYSTEM (1) LIMIT ${n}`;
+export async function auditSample(db: Db, n = 200): Promise<string[]> {
+  const ids = await execute<{ id: string }>(db, sql`SELECT id FROM job_catalog TABLESAMPLE SYSTEM (1) LIMIT ${n}`);
   const { mismatches, jobs } = await checkJobs(
-    sql,
+    db,
     ids.map((r) => r.id),
   );
   const problems = mismatches.map((m) => `${m.jobId}: ${m.problem}`);
@@ -418,25 +449,28 @@ export async function auditSample(sql: Sql, n = 200): Promise<string[]> {
 
 /** Insert `n` queued report jobs with their submit events, as `enqueue` would (in bulk, through the write path's mark). */
 export async function prefillJobscope(url: string, n: number, queue = "bench", opts: { vacuum?: boolean } = {}) {
-  const sql = postgres(url, { max: 1, onnotice: () => {} });
+  const db = connect(url, { max: 1 });
   try {
     for (let done = 0; done < n; done += 20_000) {
       const k = Math.min(20_000, n - done);
       // What `enqueue` writes, set-based: the catalog row (the submit) and the live row, with
       // time-ordered ids (lib/jobs/ids.ts: 48 bits of milliseconds, then random bits).
-      await withDirectWrites(sql, async (tx) => {
-        await tx`
+      await withDirectWrites(db, async (tx) => {
+        await execute(
+          tx,
+          sql`
           WITH c AS (
             INSERT INTO job_catalog (id, tenant_id, type, queue, priority, max_attempts, params, submitted_by_kind, submitted_by, created_at, not_before)
-            SELECT ${tx.unsafe(uuidv7Expr("now()"))}, 'acme', 'report.generate', ${queue}, 0, 3, '{"report":"daily_usage","period":"2026-11"}'::jsonb, 'api', 'bench', now(), now()
+            SELECT ${sql.raw(uuidv7Expr("now()"))}, 'acme', 'report.generate', ${queue}, 0, 3, '{"report":"daily_usage","period":"2026-11"}'::jsonb, 'api', 'bench', now(), now()
               FROM generate_series(1, ${k}) g
             RETURNING *)
           INSERT INTO jobs_live (id, tenant_id, type, queue, priority, state, attempt, max_attempts, state_version, not_before, params, created_at, updated_at)
-          SELECT id, tenant_id, type, queue, priority, 'queued', 0, max_attempts, 0, not_before, params, created_at, created_at FROM c ORDER BY id`;
+          SELECT id, tenant_id, type, queue, priority, 'queued', 0, max_attempts, 0, not_before, params, created_at, created_at FROM c ORDER BY id`,
+        );
       });
     }
-    if (opts.vacuum !== false) await sql`VACUUM ANALYZE jobs_live, job_catalog`;
+    if (opts.vacuum !== false) await execute(db, sql`VACUUM ANALYZE jobs_live, job_catalog`);
   } finally {
-    await sql.end();
+    await closeDb(db);
   }
 }

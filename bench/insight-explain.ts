@@ -10,8 +10,7 @@
 // runs. Output: markdown on stdout (docs/insight.md). The console's list reads
 // (lib/jobs/queries.ts) are measured by bench/console.ts.
 import { parseArgs } from "node:util";
-import postgres from "postgres";
-import { connect, type Db, type Sql } from "../lib/db/client";
+import { closeDb, connect, type Db } from "../lib/db/client";
 import { explainContext } from "../lib/insight/context";
 import { getJobDetail } from "../lib/jobs/queries";
 import {
@@ -31,6 +30,8 @@ import { benchServer, freshDb } from "./lib";
 import { generateInsightData } from "./insight-generate";
 import { uuidv7Expr } from "../lib/jobs/ids";
 import { withDirectWrites } from "../lib/jobs/direct-write";
+import { sql } from "drizzle-orm";
+import { execute } from "../lib/db/drizzle";
 
 const { values: args } = parseArgs({
   options: {
@@ -43,42 +44,60 @@ const { values: args } = parseArgs({
 });
 const log = (s: string) => console.error(`[insight-bench] ${s}`);
 
-async function extras(sql: Sql) {
+async function extras(db: Db) {
   log("adding workers, poison jobs and rejections");
   // The workers' own counters, as their heartbeats write them.
-  await sql`
+  await execute(
+    db,
+    sql`
     INSERT INTO workers (id, host, pid, queues, concurrency, last_seen_at, stopped_at, succeeded, failed)
     SELECT 'gen-worker-' || g, 'bench', 1000 + g, ARRAY['default', 'exports', 'media'], 8,
            now() - (CASE WHEN g = 7 THEN 600 ELSE 1 END) * interval '1 second', NULL, 20000 + g, 900 + g
-      FROM generate_series(0, 7) g ON CONFLICT DO NOTHING`;
+      FROM generate_series(0, 7) g ON CONFLICT DO NOTHING`,
+  );
   // Poison: 500 jobs whose three attempts each ended lease_expired (two reclaims, then the
   // supervisor gave up), spread over the span; written the way the generator writes.
-  await withDirectWrites(sql, async (tx) => {
-    await tx`SET LOCAL session_replication_role = replica`;
-    await tx`CREATE TEMP TABLE poison ON COMMIT DROP AS
-      SELECT ${tx.unsafe(uuidv7Expr("now() - (g * 1200) * interval '1 second'"))} AS id, g, now() - (g * 1200) * interval '1 second' AS created_at
-        FROM generate_series(1, 500) g`;
-    await tx`INSERT INTO job_catalog (id, tenant_id, type, queue, priority, max_attempts, params, submitted_by_kind, submitted_by, created_at, not_before)
-      SELECT id, 'acme', 'poison.crash', 'default', 0, 3, '{}', 'api', 'gen-api', created_at, created_at FROM poison`;
-    await tx`INSERT INTO job_attempts (job_id, attempt, tenant_id, worker_id, claimed_at, claim_version, started_at, finished_at, outcome, max_attempts, error_class, error_message)
+  await withDirectWrites(db, async (tx) => {
+    await execute(tx, sql`SET LOCAL session_replication_role = replica`);
+    await execute(
+      tx,
+      sql`CREATE TEMP TABLE poison ON COMMIT DROP AS
+      SELECT ${sql.raw(uuidv7Expr("now() - (g * 1200) * interval '1 second'"))} AS id, g, now() - (g * 1200) * interval '1 second' AS created_at
+        FROM generate_series(1, 500) g`,
+    );
+    await execute(
+      tx,
+      sql`INSERT INTO job_catalog (id, tenant_id, type, queue, priority, max_attempts, params, submitted_by_kind, submitted_by, created_at, not_before)
+      SELECT id, 'acme', 'poison.crash', 'default', 0, 3, '{}', 'api', 'gen-api', created_at, created_at FROM poison`,
+    );
+    await execute(
+      tx,
+      sql`INSERT INTO job_attempts (job_id, attempt, tenant_id, worker_id, claimed_at, claim_version, started_at, finished_at, outcome, max_attempts, error_class, error_message)
       SELECT id, a, 'acme', 'gen-worker-' || ((g + a) % 8), created_at + (a - 1) * interval '1 minute', 3 * a - 2, created_at + (a - 1) * interval '1 minute',
              created_at + a * interval '1 minute', 'lease_expired', 3, 'LeaseExpired', 'no heartbeat for more than 30000 ms'
-        FROM poison, generate_series(1, 3) a ORDER BY 8`;
-    await tx`INSERT INTO job_log (job_id, tenant_id, event, from_state, to_state, actor_kind, actor_id, attempt, state_version, at, max_attempts)
+        FROM poison, generate_series(1, 3) a ORDER BY 8`,
+    );
+    await execute(
+      tx,
+      sql`INSERT INTO job_log (job_id, tenant_id, event, from_state, to_state, actor_kind, actor_id, attempt, state_version, at, max_attempts)
       SELECT id, 'acme', e.event::job_event, 'running', e.t::job_state, 'supervisor', 'gen-sup', e.a, 3 * e.a, created_at + e.a * interval '1 minute', 3
-        FROM poison, (VALUES ('reclaim', 'queued', 1), ('reclaim', 'queued', 2), ('abandon', 'dead', 3)) AS e(event, t, a) ORDER BY 10`;
+        FROM poison, (VALUES ('reclaim', 'queued', 1), ('reclaim', 'queued', 2), ('abandon', 'dead', 3)) AS e(event, t, a) ORDER BY 10`,
+    );
   });
   // 200,000 refusals over the span, 0.01% drift.
-  await sql`
+  await execute(
+    db,
+    sql`
     INSERT INTO transition_rejections (job_id, tenant_id, event, kind, actor_kind, actor_id, reason, at)
     SELECT gen_random_uuid(), 'acme', (ARRAY['cancel', 'replay', 'resume', 'finish'])[1 + g % 4]::job_event,
            (CASE WHEN g % 10000 = 0 THEN 'drift' WHEN g % 3 = 0 THEN 'conflict' ELSE 'illegal' END)::rejection_kind,
            'operator', 'ops-' || (g % 50), 'generated refusal', now() - (g * 3) * interval '1 second'
-      FROM generate_series(1, 200000) g`;
-  await sql`ANALYZE`;
+      FROM generate_series(1, 200000) g`,
+  );
+  await execute(db, sql`ANALYZE`);
 }
 
-type Probe = { name: string; serves: string; run: (sql: Db) => Promise<unknown> };
+type Probe = { name: string; serves: string; run: (db: Db) => Promise<unknown> };
 
 /**
  * Drop the nodes the executor never ran (job_log's pruned partitions) with their details, and cut
@@ -108,42 +127,47 @@ async function main() {
     const server = await benchServer(".data/bench-insight-pg", log);
     stop = server.stop;
     url = await freshDb(server.adminUrl, "insight_bench", { jobscope: true });
-    const sql = connect(url, { max: 2 });
+    const db = connect(url, { max: 2 });
     const t0 = Date.now();
-    await generateInsightData(sql, { count: Number(args.jobs), spanDays: Number(args["span-days"]), log });
-    await extras(sql);
+    await generateInsightData(db, { count: Number(args.jobs), spanDays: Number(args["span-days"]), log });
+    await extras(db);
     log(`data ready in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
-    await sql.end();
+    await closeDb(db);
     if (args["generate-only"]) {
       log(`generated: ${url}`);
       return;
     }
   }
   const plans: string[] = [];
-  const sql = connect(url, { max: 1 });
+  const db = connect(url, { max: 1 });
   let sink: string[] | null = null;
-  const explainSql = postgres(url, {
+  const explainDb = connect(url, {
     max: 1,
     onnotice: (n) => sink?.push((n.message ?? "").replace(/^duration: [\d.]+ ms\s+plan:\n?/, "").trim()),
-    transform: { column: { from: postgres.toCamel } },
   });
   // The data's own present: generated data ends two minutes before it was generated (a reused
   // database may be older), and every window is read back from there.
-  const [clock] = await sql<{ now: Date }[]>`SELECT max(finished_at) + interval '2 minutes' AS now FROM job_attempts`;
+  const [clock] = await execute<{ now: Date }>(db, sql`SELECT max(finished_at) + interval '2 minutes' AS now FROM job_attempts`);
   const now = clock!.now;
-  const [counts] = await sql<{ jobs: number; live: number; attempts: number; log: number; rejections: number; day: number; hour: number }[]>`
+  const [counts] = await execute<{ jobs: number; live: number; attempts: number; log: number; rejections: number; day: number; hour: number }>(
+    db,
+    sql`
     SELECT (SELECT count(*)::int FROM job_catalog) AS jobs, (SELECT count(*)::int FROM jobs_live) AS live,
            (SELECT count(*)::int FROM job_attempts) AS attempts, (SELECT count(*)::int FROM job_log) AS log,
            (SELECT count(*)::int FROM transition_rejections) AS rejections,
            (SELECT count(*)::int FROM job_attempts WHERE finished_at > ${now}::timestamptz - interval '24 hours') AS day,
-           (SELECT count(*)::int FROM job_attempts WHERE finished_at > ${now}::timestamptz - interval '1 hour') AS hour`;
+           (SELECT count(*)::int FROM job_attempts WHERE finished_at > ${now}::timestamptz - interval '1 hour') AS hour`,
+  );
   const c = counts!;
-  const [sample] = await sql<{ id: string; type: string; queue: string; tenantId: string; priority: number; createdAt: Date }[]>`
+  const [sample] = await execute<{ id: string; type: string; queue: string; tenantId: string; priority: number; createdAt: Date }>(
+    db,
+    sql`
     SELECT c.id, c.type, c.queue, c.tenant_id, c.priority, c.created_at FROM job_catalog c
      WHERE c.type = 'export.tenant_data' AND c.created_at < ${now}::timestamptz - interval '1 hour'
        AND EXISTS (SELECT 1 FROM job_attempts a WHERE a.job_id = c.id AND a.end_to = 'succeeded')
-     ORDER BY c.created_at DESC NULLS LAST OFFSET 100 LIMIT 1`;
-  const windows = await Promise.all((["1h", "24h"] as const).map((w) => latencySampleWindow(sql, w, now)));
+     ORDER BY c.created_at DESC NULLS LAST OFFSET 100 LIMIT 1`,
+  );
+  const windows = await Promise.all((["1h", "24h"] as const).map((w) => latencySampleWindow(db, w, now)));
 
   const probes: Probe[] = [
     { name: "throughput 1h", serves: "job_attempts_finished_brin", run: (s) => throughput(s, "1h", now) },
@@ -218,11 +242,11 @@ async function main() {
   );
   out.push("| query | median ms (5 warm runs) | served by |", "|---|---:|---|");
   for (const p of probes) {
-    await p.run(sql); // warm
+    await p.run(db); // warm
     const times: number[] = [];
     for (let i = 0; i < 5; i++) {
       const t = performance.now();
-      await p.run(sql);
+      await p.run(db);
       times.push(performance.now() - t);
     }
     times.sort((a, b) => a - b);
@@ -232,15 +256,15 @@ async function main() {
     const notices: string[] = [];
     // A statement's plan is logged when its portal closes: the last one's at COMMIT, so the sink stays open until then.
     sink = notices;
-    await explainSql
-      .begin(async (tx) => {
-        await tx`LOAD 'auto_explain'`;
-        await tx`SET LOCAL auto_explain.log_min_duration = 0`;
-        await tx`SET LOCAL auto_explain.log_analyze = on`;
-        await tx`SET LOCAL auto_explain.log_buffers = on`;
-        await tx`SET LOCAL auto_explain.log_timing = on`;
-        await tx`SET LOCAL auto_explain.log_level = notice`;
-        await tx`SET LOCAL client_min_messages = notice`;
+    await explainDb
+      .transaction(async (tx) => {
+        await execute(tx, sql`LOAD 'auto_explain'`);
+        await execute(tx, sql`SET LOCAL auto_explain.log_min_duration = 0`);
+        await execute(tx, sql`SET LOCAL auto_explain.log_analyze = on`);
+        await execute(tx, sql`SET LOCAL auto_explain.log_buffers = on`);
+        await execute(tx, sql`SET LOCAL auto_explain.log_timing = on`);
+        await execute(tx, sql`SET LOCAL auto_explain.log_level = notice`);
+        await execute(tx, sql`SET LOCAL client_min_messages = notice`);
         await p.run(tx);
       })
       .finally(() => {
@@ -256,8 +280,8 @@ async function main() {
   console.log(out.join("\n"));
   console.log("\n### Plans\n");
   console.log(plans.join("\n\n"));
-  await sql.end();
-  await explainSql.end();
+  await closeDb(db);
+  await closeDb(explainDb);
   if (!args.keep) await stop();
   else log(`kept: ${url}`);
 }

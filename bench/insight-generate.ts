@@ -12,11 +12,13 @@
 // Jobs end evenly over the span up to two minutes ago, so every window up to now is as busy as
 // the rest. The transactions are marked as the write path and skip triggers (superuser only);
 // every CHECK constraint still holds, and replaying a job's events reproduces its row.
-import type { Sql } from "../lib/db/client";
+import type { Db } from "../lib/db/client";
 import { ensureEventPartitions } from "../lib/db/partitions";
 import { uuidv7Expr } from "../lib/jobs/ids";
 import { shapeOf } from "../lib/jobs/shape";
 import { actorId, GEN_TENANTS, inChunks, patterns } from "./generate";
+import { sql } from "drizzle-orm";
+import { execute } from "../lib/db/drizzle";
 
 const TYPES = [
   { type: "report.generate", queue: "default", params: { report: "daily_usage", period: "2026-11" } },
@@ -57,56 +59,70 @@ function attemptsOf(p: Pattern) {
     });
 }
 
-export async function generateInsightData(sql: Sql, opts: { count: number; spanDays: number; chunk?: number; log?: (s: string) => void }) {
+export async function generateInsightData(db: Db, opts: { count: number; spanDays: number; chunk?: number; log?: (s: string) => void }) {
   const pats = patterns();
   const chunk = opts.chunk ?? 100_000;
   const span = opts.spanDays * 86_400;
-  for (const id of GEN_TENANTS) await sql`INSERT INTO tenants (id, name) VALUES (${id}, ${id}) ON CONFLICT DO NOTHING`;
+  for (const id of GEN_TENANTS) await execute(db, sql`INSERT INTO tenants (id, name) VALUES (${id}, ${id}) ON CONFLICT DO NOTHING`);
   // A day partition of job_log for every day of the span (the longest history reaches a day further back).
-  await ensureEventPartitions(sql, { daysBack: opts.spanDays + 2 });
+  await ensureEventPartitions(db, { daysBack: opts.spanDays + 2 });
   const slots = pats.flatMap((p) => Array.from({ length: p.weight }, () => p.id));
-  await sql`DROP TABLE IF EXISTS ig_slot, ig_pattern, ig_log, ig_attempt`;
-  await sql`CREATE UNLOGGED TABLE ig_slot AS SELECT * FROM jsonb_to_recordset(${sql.json(slots.map((p, i) => ({ slot: i, pattern: p })) as never)}) AS x(slot int, pattern int)`;
-  await sql`CREATE UNLOGGED TABLE ig_pattern AS SELECT * FROM jsonb_to_recordset(${sql.json(
-    pats.map((p) => ({
-      pattern: p.id,
-      state: p.final.state,
-      attempt: p.final.attempt,
-      max_attempts: p.final.maxAttempts,
-      version: p.final.stateVersion,
-      last_s: p.events.at(-1)!.offsetS,
-      live: p.finishedS === null,
-    })) as never,
-  )}) AS x(pattern int, state job_state, attempt int, max_attempts int, version int, last_s float8, live boolean)`;
-  await sql`CREATE UNLOGGED TABLE ig_log AS SELECT * FROM jsonb_to_recordset(${sql.json(
-    pats.flatMap((p) =>
-      p.events
-        .filter((e) => e.from !== null && e.actor !== "worker")
-        .map((e) => ({
-          pattern: p.id,
-          event: e.event,
-          from_state: e.from,
-          to_state: e.to,
-          actor: e.actor,
-          actor_id: actorId(e.actor),
-          attempt: e.attempt,
-          version: e.version,
-          offset_s: e.offsetS,
-          max_attempts: p.maxAttempts,
-        })),
-    ) as never,
-  )}) AS x(pattern int, event job_event, from_state job_state, to_state job_state, actor actor_kind, actor_id text, attempt int, version int, offset_s float8, max_attempts int)`;
-  await sql`CREATE UNLOGGED TABLE ig_attempt AS SELECT * FROM jsonb_to_recordset(${sql.json(pats.flatMap(attemptsOf) as never)})
+  await execute(db, sql`DROP TABLE IF EXISTS ig_slot, ig_pattern, ig_log, ig_attempt`);
+  await execute(
+    db,
+    sql`CREATE UNLOGGED TABLE ig_slot AS SELECT * FROM jsonb_to_recordset(${sql.param(slots.map((p, i) => ({ slot: i, pattern: p })) as never)}) AS x(slot int, pattern int)`,
+  );
+  await execute(
+    db,
+    sql`CREATE UNLOGGED TABLE ig_pattern AS SELECT * FROM jsonb_to_recordset(${sql.param(
+      pats.map((p) => ({
+        pattern: p.id,
+        state: p.final.state,
+        attempt: p.final.attempt,
+        max_attempts: p.final.maxAttempts,
+        version: p.final.stateVersion,
+        last_s: p.events.at(-1)!.offsetS,
+        live: p.finishedS === null,
+      })) as never,
+    )}) AS x(pattern int, state job_state, attempt int, max_attempts int, version int, last_s float8, live boolean)`,
+  );
+  await execute(
+    db,
+    sql`CREATE UNLOGGED TABLE ig_log AS SELECT * FROM jsonb_to_recordset(${sql.param(
+      pats.flatMap((p) =>
+        p.events
+          .filter((e) => e.from !== null && e.actor !== "worker")
+          .map((e) => ({
+            pattern: p.id,
+            event: e.event,
+            from_state: e.from,
+            to_state: e.to,
+            actor: e.actor,
+            actor_id: actorId(e.actor),
+            attempt: e.attempt,
+            version: e.version,
+            offset_s: e.offsetS,
+            max_attempts: p.maxAttempts,
+          })),
+      ) as never,
+    )}) AS x(pattern int, event job_event, from_state job_state, to_state job_state, actor actor_kind, actor_id text, attempt int, version int, offset_s float8, max_attempts int)`,
+  );
+  await execute(
+    db,
+    sql`CREATE UNLOGGED TABLE ig_attempt AS SELECT * FROM jsonb_to_recordset(${sql.param(pats.flatMap(attemptsOf) as never)})
     AS x(pattern int, attempt int, claimed_s float8, started_s float8, finished_s float8, outcome run_outcome, error_class text, claim_version int,
-         max_attempts int, end_event job_event, end_from job_state, end_to job_state, end_version int, retry_s float8)`;
+         max_attempts int, end_event job_event, end_from job_state, end_to job_state, end_version int, retry_s float8)`,
+  );
   const total = slots.length;
   const types = TYPES.map((t, i) => ({ i, ...t }));
-  await inChunks(sql, opts.count, chunk, opts.log, async (tx, from, n) => {
+  await inChunks(db, opts.count, chunk, opts.log, async (tx, from, n) => {
     // A per-job clock factor of 1..60 (seconds become up to minutes); the job's last transition
     // falls evenly over the span, the newest two minutes ago.
-    await tx`CREATE TEMP TABLE ig_chunk ON COMMIT DROP AS
-      SELECT g AS i, s.pattern, p.live, z.scale, z.created_at, ${tx.unsafe(uuidv7Expr("z.created_at"))} AS id,
-             (${GEN_TENANTS}::text[])[1 + (g::bigint * 7919) % ${GEN_TENANTS.length}::int] AS tenant_id,
+    await execute(
+      tx,
+      sql`CREATE TEMP TABLE ig_chunk ON COMMIT DROP AS
+      SELECT g AS i, s.pattern, p.live, z.scale, z.created_at, ${sql.raw(uuidv7Expr("z.created_at"))} AS id,
+             (${sql.param(GEN_TENANTS)}::text[])[1 + (g::bigint * 7919) % ${GEN_TENANTS.length}::int] AS tenant_id,
              (g * 31) % ${TYPES.length}::int AS type_i
         FROM generate_series(${from}::int, ${from + n - 1}::int) g
         JOIN ig_slot s ON s.slot = (g * 7) % ${total}::int
@@ -114,21 +130,30 @@ export async function generateInsightData(sql: Sql, opts: { count: number; spanD
         CROSS JOIN LATERAL (SELECT 1 + (g::bigint * 104729 % 60)::int AS scale) f
         CROSS JOIN LATERAL (SELECT f.scale,
                                    now() - interval '2 minutes' - ${span}::float8 * interval '1 second' * (1 - g::float8 / ${opts.count}::int)
-                                     - f.scale * p.last_s * interval '1 second' AS created_at) z`;
-    await tx`
+                                     - f.scale * p.last_s * interval '1 second' AS created_at) z`,
+    );
+    await execute(
+      tx,
+      sql`
       INSERT INTO job_catalog (id, tenant_id, type, queue, priority, max_attempts, params, idempotency_key, submitted_by_kind, submitted_by, created_at, not_before)
       SELECT c.id, c.tenant_id, t.type, CASE WHEN c.live THEN 'gen-' || t.queue ELSE t.queue END, (c.i % 3)::smallint, p.max_attempts, t.params,
              NULL, 'api', 'gen-api', c.created_at, c.created_at
         FROM ig_chunk c JOIN ig_pattern p USING (pattern)
-        JOIN jsonb_to_recordset(${tx.json(types as never)}) AS t(i int, type text, queue text, params jsonb) ON t.i = c.type_i
-       ORDER BY c.created_at`;
-    await tx`
+        JOIN jsonb_to_recordset(${sql.param(types as never)}) AS t(i int, type text, queue text, params jsonb) ON t.i = c.type_i
+       ORDER BY c.created_at`,
+    );
+    await execute(
+      tx,
+      sql`
       INSERT INTO jobs_live (id, tenant_id, type, queue, priority, state, attempt, max_attempts, state_version, not_before, params, created_at, updated_at)
       SELECT k.id, k.tenant_id, k.type, k.queue, k.priority, p.state, p.attempt, p.max_attempts, p.version,
              now() + interval '365 days', k.params, k.created_at, c.created_at + c.scale * p.last_s * interval '1 second'
         FROM ig_chunk c JOIN ig_pattern p USING (pattern) JOIN job_catalog k ON k.id = c.id
-       WHERE c.live`;
-    await tx`
+       WHERE c.live`,
+    );
+    await execute(
+      tx,
+      sql`
       INSERT INTO job_attempts (job_id, attempt, tenant_id, worker_id, claimed_at, claim_version, started_at, finished_at, outcome, max_attempts,
                                 end_event, end_from, end_to, end_version, retry_at, error_class, error_message, result)
       SELECT c.id, a.attempt, c.tenant_id, 'gen-worker-' || ((c.i + a.attempt) % 8),
@@ -138,14 +163,18 @@ export async function generateInsightData(sql: Sql, opts: { count: number; spanD
              CASE WHEN a.error_class IS NOT NULL THEN a.error_class || ': generated failure of attempt ' || a.attempt END,
              CASE WHEN a.outcome = 'succeeded' THEN '{"ok":true}'::jsonb END
         FROM ig_chunk c JOIN ig_attempt a USING (pattern)
-       ORDER BY 8`;
-    await tx`
+       ORDER BY 8`,
+    );
+    await execute(
+      tx,
+      sql`
       INSERT INTO job_log (job_id, tenant_id, event, from_state, to_state, actor_kind, actor_id, attempt, state_version, at, payload, max_attempts)
       SELECT c.id, c.tenant_id, e.event, e.from_state, e.to_state, e.actor, e.actor_id, e.attempt, e.version,
              c.created_at + c.scale * e.offset_s * interval '1 second', NULL, e.max_attempts
         FROM ig_chunk c JOIN ig_log e USING (pattern)
-       ORDER BY 10`;
+       ORDER BY 10`,
+    );
   });
-  await sql`DROP TABLE IF EXISTS ig_slot, ig_pattern, ig_log, ig_attempt`;
-  for (const t of ["job_catalog", "jobs_live", "job_attempts", "job_log"]) await sql`VACUUM ANALYZE ${sql(t)}`;
+  await execute(db, sql`DROP TABLE IF EXISTS ig_slot, ig_pattern, ig_log, ig_attempt`);
+  for (const t of ["job_catalog", "jobs_live", "job_attempts", "job_log"]) await execute(db, sql`VACUUM ANALYZE ${sql.identifier(t)}`);
 }

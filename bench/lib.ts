@@ -1,10 +1,11 @@
 // Shared pieces of the benchmark: the server, counters, percentiles.
 import { readdirSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
-import postgres from "postgres";
-import { connect, type Sql } from "../lib/db/client";
+import { closeDb, connect, type Db } from "../lib/db/client";
 import { ensureDatabase, startEmbeddedPostgres } from "../lib/db/embedded";
 import { migrateDatabase } from "../lib/db/migrate";
+import { sql } from "drizzle-orm";
+import { execute } from "../lib/db/drizzle";
 
 export type Server = { adminUrl: string; stop: () => Promise<void> };
 
@@ -31,15 +32,15 @@ export async function benchServer(dataDir = ".data/bench-pg", log = (s: string) 
 
 /** A fresh database on the server; `jobscope` ones are migrated. */
 export async function freshDb(adminUrl: string, name: string, opts: { jobscope?: boolean } = {}): Promise<string> {
-  const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-  await admin.end();
+  const admin = connect(adminUrl, { max: 1 });
+  await execute(admin, sql.raw(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
+  await closeDb(admin);
   const url = await ensureDatabase(adminUrl, name);
   if (opts.jobscope) {
     await migrateDatabase(url);
-    const sql = connect(url, { max: 1 });
-    await sql`INSERT INTO tenants (id, name) VALUES ('acme', 'ACME') ON CONFLICT DO NOTHING`;
-    await sql.end();
+    const db = connect(url, { max: 1 });
+    await execute(db, sql`INSERT INTO tenants (id, name) VALUES ('acme', 'ACME') ON CONFLICT DO NOTHING`);
+    await closeDb(db);
   }
   return url;
 }
@@ -84,12 +85,15 @@ export function pgCpuUs(): number | null {
  * one system's run at a time.
  */
 export async function walRecords(url: string, from: Snapshot, to: Snapshot): Promise<{ heapRows: number; btreeEntries: number } | null> {
-  const sql = postgres(url, { max: 1, onnotice: () => {} });
+  const db = connect(url, { max: 1 });
   try {
-    await sql`CREATE EXTENSION IF NOT EXISTS pg_walinspect`;
-    const rows = await sql<{ rm: string; rec: string; n: string }[]>`
+    await execute(db, sql`CREATE EXTENSION IF NOT EXISTS pg_walinspect`);
+    const rows = await execute<{ rm: string; rec: string; n: string }>(
+      db,
+      sql`
       SELECT split_part("resource_manager/record_type", '/', 1) AS rm, split_part("resource_manager/record_type", '/', 2) AS rec, count::text AS n
-        FROM pg_get_wal_stats(${from.lsn}::pg_lsn, ${to.lsn}::pg_lsn, true)`;
+        FROM pg_get_wal_stats(${from.lsn}::pg_lsn, ${to.lsn}::pg_lsn, true)`,
+    );
     let heapRows = 0;
     let btreeEntries = 0;
     for (const r of rows) {
@@ -101,7 +105,7 @@ export async function walRecords(url: string, from: Snapshot, to: Snapshot): Pro
   } catch {
     return null;
   } finally {
-    await sql.end();
+    await closeDb(db);
   }
 }
 
@@ -109,27 +113,29 @@ export async function walRecords(url: string, from: Snapshot, to: Snapshot): Pro
  * WAL position (server-wide) and the server's CPU so far, on an open connection (the burn-down's
  * last one is taken the moment its last job is done), in one round trip.
  */
-export async function snapshot(sql: Sql): Promise<Snapshot> {
+export async function snapshot(db: Db): Promise<Snapshot> {
   const pgCpu = pgCpuUs();
-  const [r] = await sql<{ lsn: string }[]>`SELECT pg_current_wal_lsn()::text AS lsn`;
+  const [r] = await execute<{ lsn: string }>(db, sql`SELECT pg_current_wal_lsn()::text AS lsn`);
   return { lsn: r!.lsn, pgCpuUs: pgCpu };
 }
 
 export async function walBytes(url: string, from: Snapshot, to: Snapshot): Promise<number> {
-  const sql = postgres(url, { max: 1, onnotice: () => {} });
+  const db = connect(url, { max: 1 });
   try {
-    const [r] = await sql<{ d: string }[]>`SELECT pg_wal_lsn_diff(${to.lsn}, ${from.lsn})::text AS d`;
+    const [r] = await execute<{ d: string }>(db, sql`SELECT pg_wal_lsn_diff(${to.lsn}, ${from.lsn})::text AS d`);
     return Number(r!.d);
   } finally {
-    await sql.end();
+    await closeDb(db);
   }
 }
 
 /** Table and index bytes of the tables in `schemas`, with their row estimates (a partitioned table: summed over its partitions). */
 export async function sizes(url: string, schemas: string[]) {
-  const sql = postgres(url, { max: 1, onnotice: () => {} });
+  const db = connect(url, { max: 1 });
   try {
-    return await sql<{ table: string; rows: string; tableBytes: string; indexBytes: string }[]>`
+    return await execute<{ table: string; rows: string; tableBytes: string; indexBytes: string }>(
+      db,
+      sql`
       SELECT n.nspname || '.' || c.relname AS table, sum(greatest(l.reltuples, 0))::bigint::text AS rows,
              sum(pg_table_size(l.oid))::text AS "tableBytes", sum(pg_indexes_size(l.oid))::text AS "indexBytes"
         FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
@@ -137,11 +143,12 @@ export async function sizes(url: string, schemas: string[]) {
           SELECT t.relid FROM pg_partition_tree(c.oid) t WHERE c.relkind = 'p' AND t.isleaf
           UNION ALL SELECT c.oid WHERE c.relkind = 'r') leaf ON true
         JOIN pg_class l ON l.oid = leaf.relid
-       WHERE c.relkind IN ('r', 'p') AND n.nspname = ANY(${schemas}) AND NOT c.relispartition
+       WHERE c.relkind IN ('r', 'p') AND n.nspname = ANY(${sql.param(schemas)}) AND NOT c.relispartition
        GROUP BY n.nspname, c.relname
-       ORDER BY sum(pg_total_relation_size(l.oid)) DESC`;
+       ORDER BY sum(pg_total_relation_size(l.oid)) DESC`,
+    );
   } finally {
-    await sql.end();
+    await closeDb(db);
   }
 }
 
@@ -165,4 +172,4 @@ export const fmt = (n: number, digits = 0) =>
   Number.isFinite(n) ? n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits }) : "n/a";
 export const mb = (bytes: number) => `${fmt(bytes / 1024 / 1024, 1)} MB`;
 
-export type { Sql };
+export type { Db };

@@ -3,13 +3,15 @@
 // handler start) and completion lag, and checks that no job was lost or
 // finalized twice.
 import { performance } from "node:perf_hooks";
-import { connect } from "../lib/db/client";
+import { closeDb, connect } from "../lib/db/client";
 import { TERMINAL_STATES } from "../lib/fsm/table";
 import { enqueue } from "../lib/jobs/enqueue";
 import { createSupervisor } from "../lib/supervisor/supervisor";
 import { silentLogger } from "../lib/worker/log";
 import { createWorker } from "../lib/worker/worker";
 import { pct, sleep, waitUntil } from "./lib";
+import { sql } from "drizzle-orm";
+import { execute } from "../lib/db/drizzle";
 
 export type LoadResult = {
   rate: number;
@@ -40,14 +42,14 @@ export async function fixedRate(
   url: string,
   opts: { rate: number; seconds: number; failRate: number; queue: string; concurrency?: number; stopWhen?: () => boolean },
 ): Promise<LoadResult> {
-  const sql = connect(url, { max: 10, appName: "bench-load-worker", genericPlans: true });
+  const db = connect(url, { max: 10, appName: "bench-load-worker", genericPlans: true });
   const producer = connect(url, { max: 8, appName: "bench-load-producer", genericPlans: true });
   const t0 = new Map<string, number>();
   const startedAt = new Map<string, number>();
   const doneAt = new Map<string, number>();
   let handlerRuns = 0;
   const worker = createWorker({
-    sql,
+    db,
     queues: [opts.queue],
     concurrency: opts.concurrency ?? 24,
     log: silentLogger,
@@ -66,7 +68,7 @@ export async function fixedRate(
   });
   // The metrics roll-up and alert rules are off: the load measures the engine alone, comparably
   // with the runs before them (a production supervisor rolls up every 15 s; docs/benchmarks.md has its cost).
-  const supervisor = createSupervisor({ sql, intervalMs: 100, staleAfterMs: 10_000, metricsEveryMs: 0, alertsEveryMs: 0 });
+  const supervisor = createSupervisor({ db, intervalMs: 100, staleAfterMs: 10_000, metricsEveryMs: 0, alertsEveryMs: 0 });
   await worker.start();
   supervisor.start();
 
@@ -111,19 +113,22 @@ export async function fixedRate(
     if (d !== undefined) lags.push(d - t);
   }
   // Correctness from the database: every job terminal, one terminal event each, a run per attempt.
-  const [c] = await sql<{ succeeded: number; dead: number; live: number; double: number; mismatch: number }[]>`
+  const [c] = await execute<{ succeeded: number; dead: number; live: number; double: number; mismatch: number }>(
+    db,
+    sql`
     SELECT count(*) FILTER (WHERE state = 'succeeded')::int AS succeeded,
            count(*) FILTER (WHERE state = 'dead')::int AS dead,
-           count(*) FILTER (WHERE state NOT IN ${sql(TERMINAL_STATES)})::int AS live,
+           count(*) FILTER (WHERE state NOT IN ${TERMINAL_STATES})::int AS live,
            (SELECT count(*)::int FROM (
               SELECT e.job_id FROM job_events e JOIN jobs j ON j.id = e.job_id
-               WHERE j.queue = ${opts.queue} AND e.to_state IN ${sql(TERMINAL_STATES)}
+               WHERE j.queue = ${opts.queue} AND e.to_state IN ${TERMINAL_STATES}
                GROUP BY e.job_id HAVING count(*) > 1) x) AS double,
            (SELECT count(*)::int FROM jobs j WHERE j.queue = ${opts.queue}
                AND j.attempt <> (SELECT count(*) FROM job_runs r WHERE r.job_id = j.id)) AS mismatch
-      FROM jobs WHERE queue = ${opts.queue}`;
-  await sql.end();
-  await producer.end();
+      FROM jobs WHERE queue = ${opts.queue}`,
+  );
+  await closeDb(db);
+  await closeDb(producer);
   return {
     rate: opts.rate,
     seconds,

@@ -7,14 +7,16 @@
 // ended attempt): its time, rows and the plan of its statement. Markdown on stdout.
 import { loadavg } from "node:os";
 import { parseArgs } from "node:util";
-import postgres from "postgres";
-import type { Sql } from "../lib/db/client";
+import { closeDb, connect } from "../lib/db/client";
 import { provisionRoles, roleUrl } from "../lib/db/roles";
 import { withScope } from "../lib/db/scope";
 import { rollUpMetrics } from "../lib/metrics/rollup";
 import { collectMetrics } from "../lib/metrics/scrape";
 import { auditSample, generate } from "./generate";
+import { explainOf, type Statement } from "./explain";
 import { benchServer, fmt, freshDb, pct } from "./lib";
+import { sql } from "drizzle-orm";
+import { execute } from "../lib/db/drizzle";
 
 const { values: args } = parseArgs({
   options: {
@@ -36,20 +38,23 @@ async function main() {
     const server = await benchServer(".data/bench-metrics-explain", log);
     stop = args.keep ? async () => log(`kept the server: ${server.adminUrl}`) : server.stop;
     owner = await freshDb(server.adminUrl, "metrics_explain", { jobscope: true });
-    const sql = postgres(owner, { max: 2, onnotice: () => {}, transform: { column: { from: postgres.toCamel } } });
+    const db = connect(owner, { max: 2 });
     const t0 = performance.now();
-    await generate(sql, { count: Number(args.jobs), log });
+    await generate(db, { count: Number(args.jobs), log });
     log(
-      `generated ${fmt(Number(args.jobs))} jobs in ${fmt((performance.now() - t0) / 1000)} s; audit: ${(await auditSample(sql, 200)).length} problems`,
+      `generated ${fmt(Number(args.jobs))} jobs in ${fmt((performance.now() - t0) / 1000)} s; audit: ${(await auditSample(db, 200)).length} problems`,
     );
-    await sql.end();
+    await closeDb(db);
   }
   await provisionRoles(owner, args.secret);
-  const ownerSql = postgres(owner, { max: 1, onnotice: () => {}, transform: { column: { from: postgres.toCamel } } });
-  const [sizes] = await ownerSql<{ jobs: number; live: number; attempts: number }[]>`
+  const ownerDb = connect(owner, { max: 1 });
+  const [sizes] = await execute<{ jobs: number; live: number; attempts: number }>(
+    ownerDb,
+    sql`
     SELECT (SELECT reltuples::bigint FROM pg_class WHERE relname = 'job_catalog')::int AS jobs,
            (SELECT count(*) FROM jobs_live)::int AS live,
-           (SELECT reltuples::bigint FROM pg_class WHERE relname = 'job_attempts')::int AS attempts`;
+           (SELECT reltuples::bigint FROM pg_class WHERE relname = 'job_attempts')::int AS attempts`,
+  );
   const out: string[] = [
     `Data: ${fmt(sizes!.jobs)} jobs (estimate), ${fmt(sizes!.live)} live, ${fmt(sizes!.attempts)} ended attempts (estimate).`,
     "",
@@ -57,58 +62,55 @@ async function main() {
 
   // The roll-up of one window: the cursor placed --window-min before the newest ended attempt.
   const windowMs = Number(args["window-min"]) * 60_000;
-  const [{ newest } = { newest: new Date() }] = await ownerSql<{ newest: Date }[]>`SELECT max(finished_at) AS newest FROM job_attempts`;
+  const [{ newest } = { newest: new Date() }] = await execute<{ newest: Date }>(ownerDb, sql`SELECT max(finished_at) AS newest FROM job_attempts`);
   const from = new Date(newest.getTime() - windowMs);
-  const [{ n } = { n: 0 }] = await ownerSql<
-    { n: number }[]
-  >`SELECT count(*)::int AS n FROM job_attempts WHERE finished_at > ${from} AND finished_at <= ${newest}`;
+  const [{ n } = { n: 0 }] = await execute<{ n: number }>(
+    ownerDb,
+    sql`SELECT count(*)::int AS n FROM job_attempts WHERE finished_at > ${from} AND finished_at <= ${newest}`,
+  );
   const rollups: number[] = [];
   let plan = "";
-  let captured: { query: string; parameters: unknown[] } | null = null;
+  let captured: Statement | null = null;
   // One connection for every pass, as the supervisor's pool: the first pass (connection, prepare) is a warm-up.
-  const sql = postgres(owner, {
-    max: 1,
-    onnotice: () => {},
-    transform: { column: { from: postgres.toCamel } },
-    debug: (_c, query, parameters) => {
-      if (/INSERT INTO metric_totals/.test(query)) captured = { query, parameters };
-    },
-  });
+  const db = connect(owner, { max: 1 });
+  // The driver's debug hook (bench/explain.ts) records the roll-up's statement with its parameters.
+  db.$client.options.debug = (_c, query, parameters) => {
+    if (/INSERT INTO metric_totals/.test(query)) captured = { query, parameters };
+  };
   for (let i = 0; i < 6; i++) {
-    await ownerSql`INSERT INTO metric_cursors (source, upto_at) VALUES ('history', ${from}) ON CONFLICT (source) DO UPDATE SET upto_at = ${from}`;
+    await execute(
+      ownerDb,
+      sql`INSERT INTO metric_cursors (source, upto_at) VALUES ('history', ${from}) ON CONFLICT (source) DO UPDATE SET upto_at = ${from}`,
+    );
     const settleMs = Math.max(0, Date.now() - newest.getTime());
     const t0 = performance.now();
-    const r = await rollUpMetrics(sql as unknown as Sql, { settleMs, maxSpanMs: windowMs });
+    const r = await rollUpMetrics(db, { settleMs, maxSpanMs: windowMs });
     if (i > 0) rollups.push(performance.now() - t0);
     log(`roll-up of ${fmt(n)} attempts: ${fmt(performance.now() - t0, 1)} ms, ${r.series} series`);
   }
   if (captured) {
-    const c = captured as { query: string; parameters: unknown[] };
-    await sql
-      .begin(async (tx) => {
-        const rows = await tx.unsafe(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${c.query}`, c.parameters as never[]);
+    const c = captured as Statement;
+    await db
+      .transaction(async (tx) => {
+        const rows = await execute(tx, explainOf(c));
         plan = rows.map((x) => Object.values(x)[0] as string).join("\n");
         throw new Error("rollback");
       })
       .catch(() => {});
   }
-  await sql.end();
+  await closeDb(db);
   out.push(
     `Roll-up of a ${args["window-min"]}-minute window (${fmt(n)} ended attempts): p50 ${fmt(pct(rollups, 50), 1)} ms, max ${fmt(Math.max(...rollups), 1)} ms (5 passes after a warm-up, one pooled connection).`,
     "",
   );
 
   // The scrape.
-  const seen: { query: string; parameters: unknown[] }[] = [];
+  const seen: Statement[] = [];
   let record = false;
-  const app = postgres(roleUrl(owner, args.secret, "app"), {
-    max: 2,
-    onnotice: () => {},
-    transform: { column: { from: postgres.toCamel } },
-    debug: (_c, query, parameters) => {
-      if (record && !/^(BEGIN|COMMIT|ROLLBACK|SELECT set_config)\b/i.test(query.trim())) seen.push({ query, parameters });
-    },
-  });
+  const app = connect(roleUrl(owner, args.secret, "app"), { max: 2 });
+  app.$client.options.debug = (_c, query, parameters) => {
+    if (record && !/^(BEGIN|COMMIT|ROLLBACK|SELECT set_config)\b/i.test(query.trim())) seen.push({ query, parameters });
+  };
   const samples = Number(args.samples);
   const times: number[] = [];
   const reads: number[] = [];
@@ -116,7 +118,7 @@ async function main() {
   for (let i = 0; i < samples + 3; i++) {
     record = i === samples + 2;
     const t0 = performance.now();
-    const { text } = await withScope(app as unknown as Sql, { all: true }, (tx) => collectMetrics(tx));
+    const { text } = await withScope(app, { all: true }, (tx) => collectMetrics(tx));
     if (i >= 3) times.push(performance.now() - t0);
     if (i >= 3) reads.push(Number(/^jobscope_metrics_scrape_read_seconds (\S+)$/m.exec(text)?.[1] ?? NaN) * 1000);
     bytes = text.length;
@@ -130,15 +132,15 @@ async function main() {
   );
   log(out.at(-2)!);
   for (const s of seen) {
-    await withScope(app as unknown as Sql, { all: true }, async (tx) => {
-      const rows = await tx.unsafe(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${s.query}`, s.parameters as never[]);
+    await withScope(app, { all: true }, async (tx) => {
+      const rows = await execute(tx, explainOf(s));
       out.push("```", s.query.trim().split("\n")[0]!.slice(0, 120), rows.map((x) => Object.values(x)[0] as string).join("\n"), "```", "");
     });
   }
   out.push("Roll-up statement:", "```", plan, "```");
   console.log(out.join("\n"));
-  await app.end();
-  await ownerSql.end();
+  await closeDb(app);
+  await closeDb(ownerDb);
   await stop();
 }
 

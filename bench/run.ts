@@ -9,8 +9,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { performance } from "node:perf_hooks";
 import { parseArgs } from "node:util";
-import postgres from "postgres";
-import { connect } from "../lib/db/client";
+import { closeDb, connect } from "../lib/db/client";
 import { HEARTBEAT_STATES } from "../lib/fsm/table";
 import { createSupervisor } from "../lib/supervisor/supervisor";
 import { measureConsole, measureConsoleLib, signIn, startConsole, WARMUP, type Timing } from "./console";
@@ -22,6 +21,8 @@ import { fairnessRun, type FairnessRun } from "./fairness";
 import { burnSkeleton } from "./skeleton";
 import { formatRatio, pairs, type Contender, type Ratio } from "./pairs";
 import { fixedRate, type LoadResult } from "./load";
+import { sql } from "drizzle-orm";
+import { execute } from "../lib/db/drizzle";
 
 export const PROFILES = {
   smoke: {
@@ -127,9 +128,9 @@ export async function runBench(profile: Profile, only?: Set<string>): Promise<Re
     drizzle: null,
   };
   try {
-    const admin = postgres(server.adminUrl, { max: 1, onnotice: () => {} });
-    r.postgres = ((await admin`SELECT version() AS v`)[0]!.v as string).split(" on ")[0]!;
-    await admin.end();
+    const admin = connect(server.adminUrl, { max: 1 });
+    r.postgres = (await execute<{ v: string }>(admin, sql`SELECT version() AS v`))[0]!.v.split(" on ")[0]!;
+    await closeDb(admin);
 
     if (want("throughput")) {
       const burn = async (label: string, f: () => Promise<Burn>) => {
@@ -253,9 +254,9 @@ export async function runBench(profile: Profile, only?: Set<string>): Promise<Re
       // A fresh database has no statistics yet: a short warm-up (not counted), then ANALYZE, so the
       // figures are the steady state and not the planner's first guesses.
       await fixedRate(url, { rate, seconds: 3, failRate: 0, queue: "load-warmup" });
-      const analyze = postgres(url, { max: 1, onnotice: () => {} });
-      await analyze`ANALYZE`;
-      await analyze.end();
+      const analyze = connect(url, { max: 1 });
+      await execute(analyze, sql`ANALYZE`);
+      await closeDb(analyze);
       for (const failRate of [0, 0.1]) {
         log(`fixed-rate load: ${rate} jobs/s for ${p.loadSeconds} s, ${failRate * 100}% of attempts fail…`);
         const l = await fixedRate(url, { rate, seconds: p.loadSeconds, failRate, queue: `load-${failRate}` });
@@ -279,18 +280,18 @@ export async function runBench(profile: Profile, only?: Set<string>): Promise<Re
       // The supervisor's scan on a small table first, then the same scan after the big generation.
       try {
         const url = await freshDb(server.adminUrl, "bench_console", { jobscope: true });
-        const sql = connect(url, { max: 4 });
+        const db = connect(url, { max: 4 });
         if (p.supervisor) {
-          await generate(sql, { count: 10_000, log });
-          r.supervisor.push(await supervisorScan(sql));
+          await generate(db, { count: 10_000, log });
+          r.supervisor.push(await supervisorScan(db));
         }
         const target = Math.max(p.consoleJobs, 10_000);
         const g0 = performance.now();
-        if (target > 10_000) await generate(sql, { count: target - 10_000, log });
-        const problems = await auditSample(sql, 200);
+        if (target > 10_000) await generate(db, { count: target - 10_000, log });
+        const problems = await auditSample(db, 200);
         r.generated = { jobs: target, seconds: (performance.now() - g0) / 1000, auditProblems: problems.length };
         if (problems.length) log(`generated histories that do not replay: ${problems.slice(0, 3).join("; ")}`);
-        if (p.supervisor) r.supervisor.push(await supervisorScan(sql));
+        if (p.supervisor) r.supervisor.push(await supervisorScan(db));
         const sz = await sizes(url, ["public"]);
         r.sizes = sz
           .filter((s) => ["public.job_catalog", "public.jobs_live", "public.job_attempts", "public.job_log"].includes(s.table))
@@ -301,7 +302,7 @@ export async function runBench(profile: Profile, only?: Set<string>): Promise<Re
             indexBytes: Number(s.indexBytes),
             perMillion: ((Number(s.tableBytes) + Number(s.indexBytes)) / target) * 1e6,
           }));
-        await sql.end();
+        await closeDb(db);
 
         if (want("console") && p.samples > 0) {
           log(`console: next start against ${fmt(target)} jobs, under fixed-rate load…`);
@@ -373,8 +374,8 @@ export async function runBench(profile: Profile, only?: Set<string>): Promise<Re
 
 async function scaleRun(url: string, queue: string, procs: number, n: number) {
   const children: ChildProcess[] = [];
-  const sql = connect(url, { max: 1 });
-  const remaining = async () => Number((await sql`SELECT count(*)::int AS c FROM jobs_live WHERE queue = ${queue}`)[0]!.c);
+  const db = connect(url, { max: 1 });
+  const remaining = async () => Number((await execute(db, sql`SELECT count(*)::int AS c FROM jobs_live WHERE queue = ${queue}`))[0]!.c);
   // Start the processes and wait until each is listening, then fill the queue and wake them:
   // the clock runs from the fill, so process start-up (tsx compiling) is not counted.
   const ready: Promise<unknown>[] = [];
@@ -388,19 +389,19 @@ async function scaleRun(url: string, queue: string, procs: number, n: number) {
   await Promise.all(ready);
   const t0 = performance.now();
   await prefillJobscope(url, n, queue, { vacuum: false });
-  await sql`SELECT pg_notify('jobscope_queued', ${queue})`;
+  await execute(db, sql`SELECT pg_notify('jobscope_queued', ${queue})`);
   await waitUntil("scaling burn-down", async () => (await remaining()) === 0, 30 * 60_000, 250);
   const seconds = (performance.now() - t0) / 1000;
   await Promise.all(children.map((c) => new Promise((res) => (c.once("exit", res), c.kill("SIGTERM")))));
-  await sql.end();
+  await closeDb(db);
   return { processes: procs, jobsPerSec: n / seconds, seconds };
 }
 
 /** The supervisor's tick on an idle table (nothing stale, nothing due): its cost is the two scans. */
-async function supervisorScan(sql: ReturnType<typeof connect>) {
-  const [{ n }] = (await sql`SELECT count(*)::int AS n FROM job_catalog`) as unknown as [{ n: number }];
-  await sql`VACUUM ANALYZE jobs_live`;
-  const sup = createSupervisor({ sql, staleAfterMs: 10_000 });
+async function supervisorScan(db: ReturnType<typeof connect>) {
+  const [{ n }] = (await execute(db, sql`SELECT count(*)::int AS n FROM job_catalog`)) as unknown as [{ n: number }];
+  await execute(db, sql`VACUUM ANALYZE jobs_live`);
+  const sup = createSupervisor({ db, staleAfterMs: 10_000 });
   const times: number[] = [];
   for (let i = 0; i < 60; i++) {
     const t = performance.now();
@@ -414,7 +415,7 @@ async function supervisorScan(sql: ReturnType<typeof connect>) {
     `SELECT id, state, state_version, attempt, max_attempts FROM jobs_live WHERE state IN (${HEARTBEAT_STATES.map((s) => `'${s}'`).join(", ")}) AND heartbeat_at < now() - interval '10 seconds' ORDER BY heartbeat_at LIMIT 200`,
     `SELECT id, state, state_version, attempt, max_attempts FROM jobs_live WHERE state = 'retry_wait' AND not_before <= now() ORDER BY not_before LIMIT 200`,
   ]) {
-    const rows = await sql.unsafe(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF, SUMMARY OFF) ${q}`);
+    const rows = await execute(db, sql.raw(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF, SUMMARY OFF) ${q}`));
     plan.push(rows.map((x) => Object.values(x)[0] as string).join("\n"));
   }
   return { rows: n, tickP50: pct(times.slice(10), 50), tickP95: pct(times.slice(10), 95), plan };

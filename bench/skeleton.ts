@@ -4,9 +4,11 @@
 // reach with this data model here. Not product code: it skips the direct-write guard and the tenant
 // check (`session_replication_role = replica` turns the tables' triggers off), runs no handlers and
 // keeps no handler slots, and finishes every job it claims.
-import postgres from "postgres";
+import { closeDb, connect } from "../lib/db/client";
 import { shapeOf } from "../lib/jobs/shape";
 import { BENCH_QUEUE, burnJobs, measure, type Burn } from "./engines";
+import { sql } from "drizzle-orm";
+import { execute } from "../lib/db/drizzle";
 
 const ROUND = 500;
 // The moves it applies, from the transition table (lib/fsm/table.ts) like the worker's own: claim
@@ -19,16 +21,21 @@ if (!CLAIM || !START || !FINISH?.closes || !FINISH.toDone)
 const [QUEUED, RUNNING, DONE, OUTCOME, FINISHED] = [CLAIM.from, START.to, FINISH.to, FINISH.closes, FINISH.event];
 
 export async function burnSkeleton(url: string, n: number, label: string): Promise<Burn> {
-  const sql = postgres(url, { max: 3, onnotice: () => {}, connection: { session_replication_role: "replica" } });
+  // Triggers off for every session of the pool: the setting as a startup parameter (a URL
+  // parameter the driver does not know is sent as one).
+  const replica = new URL(url);
+  replica.searchParams.set("session_replication_role", "replica");
+  const db = connect(replica.toString(), { max: 3, appName: "bench-skeleton" });
   const { all } = burnJobs(n);
   // The finish (DELETE of the live row, INSERT of its attempt row with the same columns the write
   // path fills) and the next claim (the claim index read with SKIP LOCKED, the live row's UPDATE:
   // claim and start in one write), in one autocommit statement per round.
-  const round = (ids: string[], attempts: number[], versions: number[], limit: number) => sql<
-    { id: string | null; attempt: number; v: number | null }[]
-  >`
+  const round = (ids: string[], attempts: number[], versions: number[], limit: number) =>
+    execute<{ id: string | null; attempt: number; v: number | null }>(
+      db,
+      sql`
     WITH f AS (
-      DELETE FROM jobs_live l USING unnest(${ids}::uuid[], ${attempts}::int[], ${versions}::int[]) AS i(id, attempt, v)
+      DELETE FROM jobs_live l USING unnest(${sql.param(ids)}::uuid[], ${sql.param(attempts)}::int[], ${sql.param(versions)}::int[]) AS i(id, attempt, v)
        WHERE l.id = i.id AND l.attempt = i.attempt AND l.state_version = i.v AND l.state = ${RUNNING}::job_state AND l.lease_owner = 'skeleton'
       RETURNING l.*
     ), a AS (
@@ -49,7 +56,8 @@ export async function burnSkeleton(url: string, n: number, label: string): Promi
       RETURNING l.id, l.attempt, l.state_version, l.tenant_id, l.type, l.params
     )
     SELECT id, attempt, state_version AS v FROM c
-    UNION ALL SELECT NULL, (SELECT count(*)::int FROM f), NULL`;
+    UNION ALL SELECT NULL, (SELECT count(*)::int FROM f), NULL`,
+    );
   let done = 0;
   const leased: { id: string; attempt: number; v: number }[] = [];
   // Two statements in flight, each reporting what waits and claiming a round's worth: as many
@@ -80,7 +88,7 @@ export async function burnSkeleton(url: string, n: number, label: string): Promi
       finished: async () => done,
       async stop() {
         await running;
-        await sql.end();
+        await closeDb(db);
       },
     },
     async () => `${all} run records, no transition log rows (triggers off)`,

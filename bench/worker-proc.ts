@@ -1,7 +1,7 @@
 // One benchmark worker process (scaling runs, and the concurrency-limit test):
 // `tsx bench/worker-proc.ts <url> <queue> <concurrency> [handlerMs]`.
 // Runs report jobs (no-op, or taking handlerMs each) until SIGTERM, then drains.
-import { connect } from "../lib/db/client";
+import { closeDb, connect } from "../lib/db/client";
 import { silentLogger } from "../lib/worker/log";
 import { sleep } from "../lib/worker/wakeup";
 import { createWorker } from "../lib/worker/worker";
@@ -9,9 +9,9 @@ import { createWorker } from "../lib/worker/worker";
 const [url, queue, concurrency, handlerMs] = process.argv.slice(2);
 if (!url || !queue) throw new Error("usage: worker-proc.ts <url> <queue> <concurrency> [handlerMs]");
 const ms = Number(handlerMs ?? 0);
-const sql = connect(url, { max: 8, appName: "bench-scale-worker", genericPlans: true });
+const db = connect(url, { max: 8, appName: "bench-scale-worker", genericPlans: true });
 const worker = createWorker({
-  sql,
+  db,
   queues: [queue],
   concurrency: Number(concurrency ?? 24),
   log: silentLogger,
@@ -22,6 +22,6 @@ process.stdout.write("ready\n");
 process.once("SIGTERM", () => {
   void worker
     .stop()
-    .then(() => sql.end())
+    .then(() => closeDb(db))
     .then(() => process.exit(0));
 });

@@ -5,6 +5,8 @@ import { createUser } from "../lib/auth/users";
 import { DEMO_USERS } from "../lib/demo/users";
 import { SIGNED_OUT, signInAs, signOut } from "./auth";
 import { expect as baseExpect, HELD_QUEUE, test } from "./fixtures";
+import { sql } from "drizzle-orm";
+import { execute } from "../lib/db/drizzle";
 
 // The server may share its CPUs with builds and other suites: allow more than the default 5 s.
 const expect = baseExpect.configure({ timeout: 15_000 });
@@ -108,12 +110,12 @@ test.describe("admin", () => {
     expect(pwned).toEqual([]);
 
     // A bad id: a clear message, and nothing written.
-    const before = await db`SELECT count(*)::int AS n FROM tenants`;
+    const before = await execute(db, sql`SELECT count(*)::int AS n FROM tenants`);
     await tenantForm.getByLabel("Tenant id").fill("Not A Slug");
     await tenantForm.getByLabel("Name").fill("Whatever");
     await tenantForm.getByRole("button", { name: "Create tenant" }).click();
     await expect(tenantForm.getByRole("alert")).toContainText("Nothing was saved. Tenant id: use 1–40 lowercase letters");
-    expect(await db`SELECT count(*)::int AS n FROM tenants`).toEqual(before);
+    expect(await execute(db, sql`SELECT count(*)::int AS n FROM tenants`)).toEqual(before);
 
     // A taken id.
     await tenantForm.getByLabel("Tenant id").fill(tenantId);
@@ -127,7 +129,7 @@ test.describe("admin", () => {
     await editor.getByLabel("Role").selectOption("operator");
     await editor.getByRole("button", { name: "Save role" }).click();
     await expect(editor.getByRole("alert")).toContainText("This is the last admin");
-    const [u] = await db<{ role: string }[]>`SELECT role FROM users WHERE email = ${admin}`;
+    const [u] = await execute<{ role: string }>(db, sql`SELECT role FROM users WHERE email = ${admin}`);
     expect(u?.role).toBe("admin");
   });
 
@@ -141,7 +143,7 @@ test.describe("admin", () => {
     const tenantId = `off-${run}`;
     const email = `leaver-${run}@offboard.example`;
     const password = "leaver-password-1";
-    await db`INSERT INTO tenants (id, name) VALUES (${tenantId}, 'Offboard Ltd')`;
+    await execute(db, sql`INSERT INTO tenants (id, name) VALUES (${tenantId}, 'Offboard Ltd')`);
     await createUser(db, { email, name: "Leaver", password, role: "tenant", tenantId, tenantOwner: true });
     const key = await createApiKey(db, { tenantId, name: "leaver's key" }, { userId: null, actor: email, role: "tenant", tenantId });
     // The leaver is signed in, in a browser of their own.
@@ -180,8 +182,11 @@ test.describe("admin", () => {
     await expect(leaver.getByRole("main").getByRole("alert")).toContainText("suspended");
     await theirs.close();
 
-    const audit = await db<{ action: string; outcome: string }[]>`
-      SELECT action, outcome FROM audit_log WHERE actor = ${DEMO_USERS.admin.email} AND action LIKE 'admin.%' AND reason LIKE ${`%${email}%`} OR (action = 'admin.tenant.suspend' AND reason LIKE ${`%${tenantId}%`}) ORDER BY id`;
+    const audit = await execute<{ action: string; outcome: string }>(
+      db,
+      sql`
+      SELECT action, outcome FROM audit_log WHERE actor = ${DEMO_USERS.admin.email} AND action LIKE 'admin.%' AND reason LIKE ${`%${email}%`} OR (action = 'admin.tenant.suspend' AND reason LIKE ${`%${tenantId}%`}) ORDER BY id`,
+    );
     expect(audit.map((a) => a.action)).toEqual([
       "admin.user.deactivate",
       "admin.user.reactivate",

@@ -1,13 +1,15 @@
 import type { APIRequestContext } from "@playwright/test";
 import { createApiKey } from "../lib/api/keys";
-import type { Sql } from "../lib/db/client";
+import type { Db } from "../lib/db/client";
 import { DEMO_USERS } from "../lib/demo/users";
 import { SIGNED_OUT, signInAs } from "./auth";
 import { expect, HELD_QUEUE, jobRow, test } from "./fixtures";
+import { sql } from "drizzle-orm";
+import { execute } from "../lib/db/drizzle";
 
 /** Keys are created through lib/api with the owner's connection, as the console would. */
 const ADMIN = { userId: null, actor: "e2e-spec", role: "admin" as const, tenantId: null };
-const newKey = async (db: Sql, tenantId: string) => (await createApiKey(db, { tenantId, name: `e2e ${tenantId}` }, ADMIN)).secret;
+const newKey = async (db: Db, tenantId: string) => (await createApiKey(db, { tenantId, name: `e2e ${tenantId}` }, ADMIN)).secret;
 
 const bearer = (secret: string) => ({ Authorization: `Bearer ${secret}` });
 // Due in an hour: it stays queued (a tenant may only use its type's queue, which the e2e workers claim).
@@ -87,7 +89,7 @@ test.describe("tenant API", () => {
       expect(r.status).toBe(400);
       expect(r.body.error.code).toBe("invalid_input");
     }
-    expect(await db`SELECT id FROM jobs WHERE idempotency_key = ${idem}`).toHaveLength(0);
+    expect(await execute(db, sql`SELECT id FROM jobs WHERE idempotency_key = ${idem}`)).toHaveLength(0);
 
     // This context carries the demo operator's session cookie: the API ignores it.
     const noKey = await request.get("/api/v1/jobs");
@@ -154,8 +156,10 @@ test.describe("API keys page", () => {
     await expect(page.getByRole("status").filter({ hasText: "Revoked" })).toBeVisible();
     await expect(page.getByTestId("api-key-row").filter({ hasText: name })).toContainText("Revoked");
     expect((await request.get("/api/v1/jobs", { headers: bearer(secret) })).status()).toBe(401);
-    const audit =
-      await db`SELECT action FROM audit_log WHERE actor = ${DEMO_USERS.acme.email} AND action LIKE 'api_key.%' AND reason LIKE ${`%${name}%`} ORDER BY id`;
+    const audit = await execute(
+      db,
+      sql`SELECT action FROM audit_log WHERE actor = ${DEMO_USERS.acme.email} AND action LIKE 'api_key.%' AND reason LIKE ${`%${name}%`} ORDER BY id`,
+    );
     expect(audit.map((a) => a.action)).toEqual(["api_key.create", "api_key.revoke"]);
   });
 

@@ -2,6 +2,8 @@ import { randomBytes } from "node:crypto";
 import type { Page } from "@playwright/test";
 import { transition } from "../lib/jobs/transition";
 import { eventually, expect as baseExpect, HELD_QUEUE, jobRow, OPERATOR, SPEC_ACTOR, test } from "./fixtures";
+import { sql } from "drizzle-orm";
+import { execute } from "../lib/db/drizzle";
 
 // Navigations and polls wait on a server that may share its CPUs with builds and other suites:
 // allow more than the default 5 s before calling a page wrong.
@@ -67,13 +69,19 @@ test.describe("bulk actions", () => {
     await expect(progress(page).getByRole("list", { name: "Refused jobs by reason" })).toContainText("conflict: the job moved after the dry run");
 
     // The database agrees with what the page reports.
-    const [op] = await db<{ id: string; status: string; total: number; actorId: string }[]>`
+    const [op] = await execute<{ id: string; status: string; total: number; actorId: string }>(
+      db,
+      sql`
       SELECT o.id, o.status, o.total, o.actor_id FROM bulk_operations o
         JOIN bulk_operation_items i ON i.operation_id = o.id
-       WHERE i.job_id = ${queued[0]!.id}`;
+       WHERE i.job_id = ${queued[0]!.id}`,
+    );
     expect(op).toMatchObject({ status: "done", total: 3 });
-    const items = await db<{ jobId: string; outcome: string }[]>`
-      SELECT job_id, outcome FROM bulk_operation_items WHERE operation_id = ${op!.id} ORDER BY outcome`;
+    const items = await execute<{ jobId: string; outcome: string }>(
+      db,
+      sql`
+      SELECT job_id, outcome FROM bulk_operation_items WHERE operation_id = ${op!.id} ORDER BY outcome`,
+    );
     expect(items.map((i) => [i.jobId, i.outcome]).sort()).toEqual(
       [
         [queued[0]!.id, "applied"],
@@ -84,7 +92,7 @@ test.describe("bulk actions", () => {
     expect((await jobRow(db, queued[0]!.id)).state).toBe("cancelled");
     expect((await jobRow(db, waiting.id)).state).toBe("cancelled");
     expect((await jobRow(db, succeeded.id)).state).toBe("succeeded");
-    const [byOther] = await db`SELECT actor_id FROM job_events WHERE job_id = ${queued[1]!.id} AND event = 'cancel'`;
+    const [byOther] = await execute(db, sql`SELECT actor_id FROM job_events WHERE job_id = ${queued[1]!.id} AND event = 'cancel'`);
     expect(byOther).toEqual({ actorId: "someone-else" });
     expect((await jobRow(db, late.id)).state).toBe("queued");
   });
@@ -112,7 +120,7 @@ test.describe("bulk actions", () => {
 
     for (const j of before) expect((await jobRow(db, j.id)).state).toBe("cancelled");
     expect((await jobRow(db, late.id)).state).toBe("queued");
-    const swept = await db`SELECT 1 FROM bulk_operation_items WHERE job_id = ${late.id}`;
+    const swept = await execute(db, sql`SELECT 1 FROM bulk_operation_items WHERE job_id = ${late.id}`);
     expect(swept).toHaveLength(0);
     // The list catches up: the cancelled jobs leave the queued tab, and the late job waits
     // behind the "new jobs" pill (the list holds still while it is read) until asked for.
@@ -145,11 +153,11 @@ test.describe("bulk actions", () => {
     await form.getByRole("button", { name: "Submit job" }).click();
     // The type's schema refuses the period; the message sits at its field, and nothing was written.
     await expect(form.getByText("a period like 2026-11 or 2026-11-29")).toBeVisible();
-    expect(await db`SELECT 1 FROM job_catalog WHERE queue = ${queue}`).toHaveLength(0);
+    expect(await execute(db, sql`SELECT 1 FROM job_catalog WHERE queue = ${queue}`)).toHaveLength(0);
     await form.getByRole("textbox", { name: /^period/ }).fill("2026-11");
     await form.getByRole("button", { name: "Submit job" }).click();
     await expect(form.getByRole("status")).toContainText("Submitted report.generate job");
-    const [job] = await db<{ id: string; submittedBy: string }[]>`SELECT id, submitted_by FROM job_catalog WHERE queue = ${queue}`;
+    const [job] = await execute<{ id: string; submittedBy: string }>(db, sql`SELECT id, submitted_by FROM job_catalog WHERE queue = ${queue}`);
     expect(job?.submittedBy).toBe("operator@jobscope.local");
 
     // Finished, it can be deleted with its history: a dry run first, then exactly those.
@@ -161,10 +169,11 @@ test.describe("bulk actions", () => {
     await expect(del.getByRole("status")).toContainText(/Will delete 1 finished job, with 0 runs and \d+ events; skip 0/);
     await del.getByRole("button", { name: "Delete 1 job" }).click();
     await expect(del.getByText(/^Deleted 1 finished job/)).toBeVisible();
-    expect(await db`SELECT 1 FROM job_catalog WHERE id = ${job!.id}`).toHaveLength(0);
-    const [audit] = await db<
-      { action: string; actor: string }[]
-    >`SELECT action, actor FROM audit_log WHERE ${job!.id}::uuid = ANY(job_ids) ORDER BY id DESC LIMIT 1`;
+    expect(await execute(db, sql`SELECT 1 FROM job_catalog WHERE id = ${job!.id}`)).toHaveLength(0);
+    const [audit] = await execute<{ action: string; actor: string }>(
+      db,
+      sql`SELECT action, actor FROM audit_log WHERE ${job!.id}::uuid = ANY(job_ids) ORDER BY id DESC LIMIT 1`,
+    );
     expect(audit).toEqual({ action: "jobs.delete", actor: "operator@jobscope.local" });
   });
 });

@@ -3,6 +3,8 @@ import type { Page } from "@playwright/test";
 import { SIGNED_OUT, signInAs } from "./auth";
 import { shortId } from "../lib/jobs/short-id";
 import { expect as baseExpect, CONSOLE_PAGES, HELD_QUEUE, jobRow, SPEC_ACTOR, test } from "./fixtures";
+import { sql } from "drizzle-orm";
+import { execute } from "../lib/db/drizzle";
 
 // The console's craft: a list that holds still, keyboard paths, dialogs that
 // open on the safe choice, the theme, the outage banner, phones, and counts that never mislead.
@@ -143,15 +145,15 @@ test.describe("the console's craft", () => {
     await page.goto("/workers");
     await expect(page.getByRole("heading", { level: 1, name: "Workers" })).toBeVisible();
     // The console's own database role cannot log in: for the console, the database is gone.
-    await db`ALTER ROLE jobscope_app NOLOGIN`;
+    await execute(db, sql`ALTER ROLE jobscope_app NOLOGIN`);
     try {
-      await db`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = 'jobscope_app'`;
+      await execute(db, sql`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = 'jobscope_app'`);
       await expect(page.getByTestId("db-status-banner")).toContainText("The database is not answering.");
       await page.goto("/jobs");
       await expect(page.getByRole("heading", { level: 1, name: "The database is unreachable" })).toBeVisible();
       await expect(page.getByRole("alert").filter({ hasText: "It will recover by itself" })).toBeVisible();
     } finally {
-      await db`ALTER ROLE jobscope_app LOGIN`;
+      await execute(db, sql`ALTER ROLE jobscope_app LOGIN`);
     }
     // No click: the page asks every 3 s and renders itself again once the database answers.
     await expect(page.getByRole("heading", { level: 1, name: "Jobs" })).toBeVisible({ timeout: 20_000 });

@@ -1,9 +1,11 @@
 import type { Locator, Page } from "@playwright/test";
 import { DEMO_USERS } from "../lib/demo/users";
-import type { Sql } from "../lib/db/client";
+import type { Db } from "../lib/db/client";
 import { transition } from "../lib/jobs/transition";
 import { deadJobs, expect, jobRow, OPERATOR, test } from "./fixtures";
 import { shortId } from "../lib/jobs/short-id";
+import { sql } from "drizzle-orm";
+import { execute } from "../lib/db/drizzle";
 
 const TYPE = "report.generate";
 /** A replay runs in the server's background; leave room for a loaded machine. */
@@ -33,9 +35,12 @@ async function confirmReplay(dialog: Locator, n: number, applied = n) {
   await expect(dialog.getByLabel(`applied: ${applied}`)).toBeVisible();
 }
 
-async function lastEvent(db: Sql, id: string) {
-  const [e] = await db<{ event: string; actorKind: string; actorId: string; toState: string }[]>`
-    SELECT event, actor_kind, actor_id, to_state FROM job_events WHERE job_id = ${id} ORDER BY state_version DESC LIMIT 1`;
+async function lastEvent(db: Db, id: string) {
+  const [e] = await execute<{ event: string; actorKind: string; actorId: string; toState: string }>(
+    db,
+    sql`
+    SELECT event, actor_kind, actor_id, to_state FROM job_events WHERE job_id = ${id} ORDER BY state_version DESC LIMIT 1`,
+  );
   return e;
 }
 
@@ -110,12 +115,18 @@ test.describe("dead jobs", () => {
     await expect(dialog.getByRole("list", { name: "Refused" })).toContainText("1 job refused — conflict");
 
     // Replayed once, by the other operator; the page's replay was refused and recorded.
-    const replays = await db<{ actorId: string }[]>`
-      SELECT actor_id FROM job_events WHERE job_id = ${moved} AND event = 'replay'`;
+    const replays = await execute<{ actorId: string }>(
+      db,
+      sql`
+      SELECT actor_id FROM job_events WHERE job_id = ${moved} AND event = 'replay'`,
+    );
     expect(replays.map((r) => r.actorId)).toEqual([OPERATOR.id]);
     const operator = SIGNED_IN_OPERATOR;
-    const refusals = await db<{ kind: string }[]>`
-      SELECT kind FROM transition_rejections WHERE job_id = ${moved} AND actor_id = ${operator.id}`;
+    const refusals = await execute<{ kind: string }>(
+      db,
+      sql`
+      SELECT kind FROM transition_rejections WHERE job_id = ${moved} AND actor_id = ${operator.id}`,
+    );
     expect(refusals.map((r) => r.kind)).toEqual(["conflict"]);
   });
 
@@ -187,8 +198,11 @@ test.describe("dead jobs", () => {
     await expect(dialog.getByRole("heading", { name: "Replay all dead jobs in this scope" })).toBeVisible();
     await expect(dialog.getByText("dead · every type and error · tenant acme · last 1h")).toBeVisible();
     const { willReplay, skip } = await dryRun(dialog);
-    const [inScope] = await db<{ n: number }[]>`
-      SELECT count(*)::int AS n FROM jobs WHERE state = 'dead' AND tenant_id = 'acme' AND finished_at >= now() - interval '1 hour'`;
+    const [inScope] = await execute<{ n: number }>(
+      db,
+      sql`
+      SELECT count(*)::int AS n FROM jobs WHERE state = 'dead' AND tenant_id = 'acme' AND finished_at >= now() - interval '1 hour'`,
+    );
     // Nothing else dies on the held queue, and the demo's jobs have settled: the dry run saw what the database holds.
     expect(willReplay).toBeGreaterThanOrEqual(ids.length);
     expect(willReplay).toBe(inScope?.n);

@@ -2,6 +2,8 @@ import { SIGNED_OUT, signInAs } from "./auth";
 import { expect, HELD_QUEUE, OPERATOR, SPEC_ACTOR, test } from "./fixtures";
 import { shortId } from "../lib/jobs/short-id";
 import type { JobRow } from "../lib/jobs/types";
+import { sql } from "drizzle-orm";
+import { execute } from "../lib/db/drizzle";
 
 // From "acme, export, yesterday, slow", support reaches the job in at most 3 interactions. (How long that
 // takes is the console's speed, measured by the benchmarks, not judged by a test.)
@@ -62,7 +64,10 @@ test.describe("finding the slow one", () => {
     const job = await submit({ tenantId: "acme", type: "report.generate", queue: HELD_QUEUE, params: { report: "daily_usage", period: "2026-11" } });
     await signInAs(page, "support", "/jobs");
     // Its short id (32 random bits) is its alone here: it opens the job.
-    const [{ n } = { n: -1 }] = await db<{ n: number }[]>`SELECT count(*)::int AS n FROM jobs WHERE right(id::text, 8) = ${shortId(job.id)}`;
+    const [{ n } = { n: -1 }] = await execute<{ n: number }>(
+      db,
+      sql`SELECT count(*)::int AS n FROM jobs WHERE right(id::text, 8) = ${shortId(job.id)}`,
+    );
     expect(n).toBe(1);
     await page.goto(`/jobs/${shortId(job.id)}`);
     await expect(page).toHaveURL(`/jobs/${job.id}`);

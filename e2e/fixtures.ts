@@ -1,11 +1,13 @@
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { test as base, expect, type Page } from "@playwright/test";
-import { connect, type Sql } from "../lib/db/client";
+import { closeDb, connect, type Db } from "../lib/db/client";
 import { urlFileFor } from "../lib/db/embedded";
 import { History, OPERATOR } from "../lib/demo/history";
 import { enqueue, type EnqueueInput } from "../lib/jobs/enqueue";
 import type { JobRow } from "../lib/jobs/types";
+import { sql } from "drizzle-orm";
+import { execute } from "../lib/db/drizzle";
 
 /** The e2e server's data directory (playwright.config.ts starts it with --data $E2E_DATA). */
 const E2E_DATA = process.env.E2E_DATA ?? ".data/e2e";
@@ -32,7 +34,7 @@ export { OPERATOR };
 
 type Fixtures = {
   /** The e2e server's database, to create jobs and to check rows after a click. */
-  db: Sql;
+  db: Db;
   /** Submit a job through the write path. */
   submit: (input: EnqueueInput) => Promise<JobRow>;
   /**
@@ -49,9 +51,9 @@ export const test = base.extend<Fixtures>({
   // Playwright's fixture signature requires the (empty) destructuring pattern.
   db: async ({}, use) => {
     const url = process.env.DATABASE_URL ?? readFileSync(urlFileFor(E2E_DATA), "utf8").trim();
-    const sql = connect(url, { max: 3, appName: "jobscope-e2e" });
-    await use(sql);
-    await sql.end({ timeout: 5 });
+    const db = connect(url, { max: 3, appName: "jobscope-e2e" });
+    await use(db);
+    await closeDb(db);
   },
   submit: async ({ db }, use) => {
     await use(async (input) => (await enqueue(db, input, SPEC_ACTOR)).job);
@@ -94,8 +96,8 @@ export async function eventually<T>(fn: () => Promise<T>, timeoutMs = 30_000): P
   }
 }
 
-export async function jobRow(db: Sql, id: string): Promise<JobRow> {
-  const [row] = await db<JobRow[]>`SELECT * FROM jobs WHERE id = ${id}`;
+export async function jobRow(db: Db, id: string): Promise<JobRow> {
+  const [row] = await execute<JobRow>(db, sql`SELECT * FROM jobs WHERE id = ${id}`);
   if (!row) throw new Error(`no job ${id}`);
   return row;
 }

@@ -1,8 +1,10 @@
 import fc from "fast-check";
 import type { APIRequestContext, Page } from "@playwright/test";
 import { createApiKey } from "../lib/api/keys";
-import type { Sql } from "../lib/db/client";
+import type { Db } from "../lib/db/client";
 import { expect, HELD_QUEUE, jobRow, test } from "./fixtures";
+import { sql } from "drizzle-orm";
+import { execute } from "../lib/db/drizzle";
 
 // Bad input at every HTTP front door of the console: route handlers, server actions and
 // the tenant API. Malformed ids, wrong types, huge and deeply nested params, NUL bytes,
@@ -44,9 +46,12 @@ const nested = (depth: number): unknown => {
 };
 const anything = fc.oneof(fc.jsonValue({ maxDepth: 3 }), nasty, fc.constantFrom(nested(3_000), [[[[[]]]]], { length: -1 }, 1e308, -0, true));
 
-async function counts(db: Sql) {
-  const [r] = await db<{ jobs: number; events: number; runs: number }[]>`
-    SELECT (SELECT count(*) FROM jobs)::int AS jobs, (SELECT count(*) FROM job_events)::int AS events, (SELECT count(*) FROM job_runs)::int AS runs`;
+async function counts(db: Db) {
+  const [r] = await execute<{ jobs: number; events: number; runs: number }>(
+    db,
+    sql`
+    SELECT (SELECT count(*) FROM jobs)::int AS jobs, (SELECT count(*) FROM job_events)::int AS events, (SELECT count(*) FROM job_runs)::int AS runs`,
+  );
   return r!;
 }
 

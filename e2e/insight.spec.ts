@@ -2,6 +2,8 @@ import { SIGNED_OUT, signInAs } from "./auth";
 import { expect, expectSoon, HELD_QUEUE, OPERATOR, shot, test } from "./fixtures";
 import { transition } from "../lib/jobs/transition";
 import { shortId } from "../lib/jobs/short-id";
+import { sql } from "drizzle-orm";
+import { execute } from "../lib/db/drizzle";
 
 // Each test signs in as the role it is about.
 test.use({ storageState: SIGNED_OUT });
@@ -12,7 +14,7 @@ test.describe("insight", () => {
   // Polled pages on a shared two-core machine: generous limits, the assertions stay exact.
   test.describe.configure({ timeout: 120_000 });
   test("the seeded slow export names retry backoff and the lost lease, for support and for its tenant", async ({ page, db }) => {
-    const [job] = await db<{ id: string }[]>`SELECT id FROM jobs WHERE tenant_id = 'acme' AND idempotency_key = 'demo-slow-export'`;
+    const [job] = await execute<{ id: string }>(db, sql`SELECT id FROM jobs WHERE tenant_id = 'acme' AND idempotency_key = 'demo-slow-export'`);
     expect(job).toBeTruthy();
     for (const who of ["support", "acme"] as const) {
       await page.context().clearCookies();
@@ -110,13 +112,15 @@ test.describe("insight", () => {
     await expect(page.getByRole("status").filter({ hasText: `Asked worker ${id} to drain` })).toBeVisible();
     // The worker reads the request with its heartbeat, drains and says it stopped.
     await expectSoon(page.getByRole("row", { name: `worker ${id}: stopped` })).toContainText("drained at operator@jobscope.local's request");
-    const [row] = await db<
-      { drainRequestedBy: string | null; stoppedAt: Date | null }[]
-    >`SELECT drain_requested_by, stopped_at FROM workers WHERE id = ${id}`;
+    const [row] = await execute<{ drainRequestedBy: string | null; stoppedAt: Date | null }>(
+      db,
+      sql`SELECT drain_requested_by, stopped_at FROM workers WHERE id = ${id}`,
+    );
     expect(row).toMatchObject({ drainRequestedBy: "operator@jobscope.local", stoppedAt: expect.any(Date) });
-    const [audit] = await db<
-      { actor: string; outcome: string }[]
-    >`SELECT actor, outcome FROM audit_log WHERE action = 'worker.drain' ORDER BY id DESC LIMIT 1`;
+    const [audit] = await execute<{ actor: string; outcome: string }>(
+      db,
+      sql`SELECT actor, outcome FROM audit_log WHERE action = 'worker.drain' ORDER BY id DESC LIMIT 1`,
+    );
     expect(audit).toMatchObject({ actor: "operator@jobscope.local", outcome: "applied" });
     // npm start keeps its workers: a fresh one takes the drained one's place.
     await expectSoon(page.getByRole("row", { name: /: live$/ }).first()).toBeVisible();
@@ -125,9 +129,9 @@ test.describe("insight", () => {
   test("a drift raises the alarm on every page, and the rejections page lists it", async ({ page, db, submit }) => {
     const job = await submit({ tenantId: "acme", type: "report.generate", params: { report: "daily_usage", period: "2026-11" }, queue: HELD_QUEUE });
     // Someone "fixes" the row by hand as a superuser, around the write path: the state moves, the version does not.
-    await db.begin(async (tx) => {
-      await tx`SET LOCAL session_replication_role = replica`;
-      await tx`UPDATE jobs_live SET state = 'retry_wait' WHERE id = ${job.id}`;
+    await db.transaction(async (tx) => {
+      await execute(tx, sql`SET LOCAL session_replication_role = replica`);
+      await execute(tx, sql`UPDATE jobs_live SET state = 'retry_wait' WHERE id = ${job.id}`);
     });
     // The next transition that expected the row as it was is refused as drift.
     const r = await transition(db, { jobId: job.id, event: "cancel", actor: OPERATOR, expected: { state: "queued", version: 0 } });

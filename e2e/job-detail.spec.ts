@@ -4,6 +4,8 @@ import { transition } from "../lib/jobs/transition";
 import { DEMO_USERS } from "../lib/demo/users";
 import { SIGNED_OUT, signInAs } from "./auth";
 import { eventually, expect, HELD_QUEUE, jobRow, SPEC_ACTOR, test } from "./fixtures";
+import { sql } from "drizzle-orm";
+import { execute } from "../lib/db/drizzle";
 
 /** The operator the e2e specs are signed in as (e2e/auth.setup.ts). */
 const DEV_OPERATOR = DEMO_USERS.operator.email;
@@ -16,7 +18,7 @@ const runRow = (page: Page, attempt: number) =>
   page.getByRole("region", { name: /^(Run records|Tries)$/ }).getByRole("row", { name: new RegExp(`^(Attempt|Try) ${attempt}\\b`) });
 
 async function runOutcome(db: Parameters<typeof jobRow>[0], id: string, attempt: number) {
-  const [run] = await db<{ outcome: string | null }[]>`SELECT outcome FROM job_runs WHERE job_id = ${id} AND attempt = ${attempt}`;
+  const [run] = await execute<{ outcome: string | null }>(db, sql`SELECT outcome FROM job_runs WHERE job_id = ${id} AND attempt = ${attempt}`);
   return run?.outcome ?? null;
 }
 
@@ -119,10 +121,13 @@ test.describe("job detail", () => {
     const row = await jobRow(db, job.id);
     expect(row.state).toBe("cancelled");
     expect(await runOutcome(db, job.id, 1)).toBe("cancelled");
-    const [cancel] = await db<{ actorKind: string; actorId: string; fromState: string }[]>`
-      SELECT actor_kind, actor_id, from_state FROM job_events WHERE job_id = ${job.id} AND event = 'cancel'`;
+    const [cancel] = await execute<{ actorKind: string; actorId: string; fromState: string }>(
+      db,
+      sql`
+      SELECT actor_kind, actor_id, from_state FROM job_events WHERE job_id = ${job.id} AND event = 'cancel'`,
+    );
     expect(cancel).toEqual({ actorKind: "operator", actorId: DEV_OPERATOR, fromState: "running" });
-    const [stop] = await db<{ actorKind: string }[]>`SELECT actor_kind FROM job_events WHERE job_id = ${job.id} AND event = 'stop'`;
+    const [stop] = await execute<{ actorKind: string }>(db, sql`SELECT actor_kind FROM job_events WHERE job_id = ${job.id} AND event = 'stop'`);
     expect(stop?.actorKind).toBe("worker");
   });
 
@@ -171,7 +176,10 @@ test.describe("job detail", () => {
       // The catalog keeps what was submitted.
       params: { endpoint: "https://partner.example/e2e?status=404", timeoutRate: 0, failFirstAttempts: 0 },
     });
-    const [audit] = await db<{ reason: string }[]>`SELECT reason FROM audit_log WHERE action = 'bulk.replay' AND ${job.id}::uuid = ANY(job_ids)`;
+    const [audit] = await execute<{ reason: string }>(
+      db,
+      sql`SELECT reason FROM audit_log WHERE action = 'bulk.replay' AND ${job.id}::uuid = ANY(job_ids)`,
+    );
     expect(audit?.reason).toContain('endpoint "https://partner.example/e2e?status=404" → "https://partner.example/e2e"');
   });
 
@@ -217,7 +225,7 @@ test.describe("job detail", () => {
         stateVersion: before.stateVersion,
         updatedAt: before.updatedAt,
       });
-      const [cancels] = await db<{ n: number }[]>`SELECT count(*)::int AS n FROM job_events WHERE job_id = ${h.id} AND event = 'cancel'`;
+      const [cancels] = await execute<{ n: number }>(db, sql`SELECT count(*)::int AS n FROM job_events WHERE job_id = ${h.id} AND event = 'cancel'`);
       expect(cancels?.n).toBe(0);
       expect(await runOutcome(db, h.id, 1)).toBe("succeeded");
       // The refusal is recorded and, once the page refreshes, listed with the job.

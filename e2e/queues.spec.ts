@@ -1,18 +1,20 @@
 import { randomUUID } from "node:crypto";
-import type { Sql } from "../lib/db/client";
+import type { Db } from "../lib/db/client";
 import { expect, test } from "./fixtures";
+import { sql } from "drizzle-orm";
+import { execute } from "../lib/db/drizzle";
 
 /** A queue the e2e server's worker consumes (playwright.config.ts starts it on exports, media, default). */
 const QUEUE = "media";
 const REPORT = { tenantId: "acme", type: "report.generate", params: { report: "daily_usage", period: "2026-11" } } as const;
 
-async function stateOf(db: Sql, id: string): Promise<string | undefined> {
-  const [j] = await db<{ state: string }[]>`SELECT state FROM jobs WHERE id = ${id}`;
+async function stateOf(db: Db, id: string): Promise<string | undefined> {
+  const [j] = await execute<{ state: string }>(db, sql`SELECT state FROM jobs WHERE id = ${id}`);
   return j?.state;
 }
 
-async function setPaused(db: Sql, paused: boolean) {
-  await db`INSERT INTO queues (name, paused) VALUES (${QUEUE}, ${paused}) ON CONFLICT (name) DO UPDATE SET paused = ${paused}`;
+async function setPaused(db: Db, paused: boolean) {
+  await execute(db, sql`INSERT INTO queues (name, paused) VALUES (${QUEUE}, ${paused}) ON CONFLICT (name) DO UPDATE SET paused = ${paused}`);
 }
 
 test.describe("queues and schedules in the console", () => {
@@ -27,7 +29,7 @@ test.describe("queues and schedules in the console", () => {
     await expect(pause).toBeVisible();
     await pause.click();
     await expect(page.getByRole("button", { name: `Resume queue ${QUEUE}` })).toBeVisible();
-    const [q] = await db<{ paused: boolean }[]>`SELECT paused FROM queues WHERE name = ${QUEUE}`;
+    const [q] = await execute<{ paused: boolean }>(db, sql`SELECT paused FROM queues WHERE name = ${QUEUE}`);
     expect(q?.paused).toBe(true);
 
     // A job submitted now stays queued while the worker, which serves this queue, keeps running: a
@@ -47,8 +49,11 @@ test.describe("queues and schedules in the console", () => {
     await expect.poll(() => stateOf(db, job.id), { timeout: 20_000 }).toBe("succeeded");
 
     // Both changes are in the audit log, by the signed-in operator.
-    const audit = await db<{ action: string }[]>`
-      SELECT action FROM audit_log WHERE action IN ('queue.pause', 'queue.resume') AND outcome = 'applied' ORDER BY id DESC LIMIT 2`;
+    const audit = await execute<{ action: string }>(
+      db,
+      sql`
+      SELECT action FROM audit_log WHERE action IN ('queue.pause', 'queue.resume') AND outcome = 'applied' ORDER BY id DESC LIMIT 2`,
+    );
     expect(audit.map((a) => a.action).sort()).toEqual(["queue.pause", "queue.resume"]);
   });
 
@@ -91,7 +96,7 @@ test.describe("queues and schedules in the console", () => {
     const link = row.getByRole("link", { name: /^[0-9a-f]{8}$/ }).first();
     await expect(link).toBeVisible();
     const id = ((await link.getAttribute("href")) ?? "").split("/").pop() ?? "";
-    const [job] = await db<{ type: string; queue: string; tenantId: string }[]>`SELECT type, queue, tenant_id FROM jobs WHERE id = ${id}`;
+    const [job] = await execute<{ type: string; queue: string; tenantId: string }>(db, sql`SELECT type, queue, tenant_id FROM jobs WHERE id = ${id}`);
     expect(job).toEqual({ type: "report.generate", queue: QUEUE, tenantId: "acme" });
 
     await row.getByRole("button", { name: `Edit schedule ${name}` }).click();
@@ -102,7 +107,7 @@ test.describe("queues and schedules in the console", () => {
 
     await row.getByRole("button", { name: `Pause schedule ${name}` }).click();
     await expect(row.getByRole("button", { name: `Resume schedule ${name}` })).toBeVisible();
-    const [s] = await db<{ paused: boolean; cron: string }[]>`SELECT paused, cron FROM schedules WHERE name = ${name}`;
+    const [s] = await execute<{ paused: boolean; cron: string }>(db, sql`SELECT paused, cron FROM schedules WHERE name = ${name}`);
     expect(s).toEqual({ paused: true, cron: "0 2 * * *" });
 
     await row.getByRole("button", { name: `Delete schedule ${name}` }).click();
@@ -111,7 +116,10 @@ test.describe("queues and schedules in the console", () => {
       .getByRole("button", { name: "Yes, delete it" })
       .click();
     await expect(row).toHaveCount(0);
-    const audit = await db<{ action: string }[]>`SELECT action FROM audit_log WHERE reason LIKE ${`%${name}%`} AND outcome = 'applied' ORDER BY id`;
+    const audit = await execute<{ action: string }>(
+      db,
+      sql`SELECT action FROM audit_log WHERE reason LIKE ${`%${name}%`} AND outcome = 'applied' ORDER BY id`,
+    );
     expect(audit.map((a) => a.action)).toEqual(["schedule.create", "schedule.run_now", "schedule.update", "schedule.pause", "schedule.delete"]);
   });
 });

@@ -6,6 +6,8 @@ import { createUser } from "../lib/auth/users";
 import { DEMO_USERS, type DemoUser } from "../lib/demo/users";
 import { SIGNED_OUT, signInAs } from "./auth";
 import { expect, HELD_QUEUE, jobRow, test } from "./fixtures";
+import { sql } from "drizzle-orm";
+import { execute } from "../lib/db/drizzle";
 
 /**
  * Server actions are public POST endpoints. These specs call them the way an
@@ -54,8 +56,11 @@ const cancelQueued = (request: APIRequestContext, jobId: string, extra: Record<s
 const REPORT = { type: "report.generate", queue: HELD_QUEUE, params: { report: "daily_usage", period: "2026-11" } } as const;
 
 async function auditRows(db: Parameters<typeof jobRow>[0], jobId: string) {
-  return db<{ actor: string; action: string; outcome: string }[]>`
-    SELECT actor, action, outcome FROM audit_log WHERE ${jobId}::uuid = ANY(job_ids) ORDER BY id`;
+  return execute<{ actor: string; action: string; outcome: string }>(
+    db,
+    sql`
+    SELECT actor, action, outcome FROM audit_log WHERE ${jobId}::uuid = ANY(job_ids) ORDER BY id`,
+  );
 }
 
 const unchanged = async (db: Parameters<typeof jobRow>[0], before: JobRow) => {
@@ -82,8 +87,11 @@ test.describe("server actions called directly", () => {
     expect(replay.body).toContain('"forbidden"');
     await unchanged(db, job);
     expect(await auditRows(db, job.id)).toContainEqual({ actor: DEMO_USERS.support.email, action: "job.cancel", outcome: "denied" });
-    const denied = await db<{ action: string }[]>`
-      SELECT action FROM audit_log WHERE actor = ${DEMO_USERS.support.email} AND outcome = 'denied' AND action IN ('bulk.start', 'replay.start')`;
+    const denied = await execute<{ action: string }>(
+      db,
+      sql`
+      SELECT action FROM audit_log WHERE actor = ${DEMO_USERS.support.email} AND outcome = 'denied' AND action IN ('bulk.start', 'replay.start')`,
+    );
     expect(denied.map((d) => d.action).sort()).toEqual(["bulk.start", "replay.start"]);
   });
 
@@ -168,9 +176,10 @@ test.describe("server actions called directly", () => {
     expect(r.status).toBe(403);
     await unchanged(db, job);
     // The first refusal of its kind from an address is written at once (later ones in the same minute are counted into one row).
-    const rows = await db<
-      { outcome: string; reason: string }[]
-    >`SELECT outcome, reason FROM audit_log WHERE id > ${since} AND action = 'console.cross_origin'`;
+    const rows = await execute<{ outcome: string; reason: string }>(
+      db,
+      sql`SELECT outcome, reason FROM audit_log WHERE id > ${since} AND action = 'console.cross_origin'`,
+    );
     expect(rows).toEqual([{ outcome: "denied", reason: expect.stringContaining("from another origin was refused") }]);
   });
 
@@ -194,7 +203,7 @@ test.describe("server actions called directly", () => {
 
 /** The newest audit row's id: a spec reads only what it caused. */
 const lastAuditId = async (db: Parameters<typeof jobRow>[0]) =>
-  (await db<{ id: number }[]>`SELECT coalesce(max(id), 0)::int AS id FROM audit_log`)[0]!.id;
+  (await execute<{ id: number }>(db, sql`SELECT coalesce(max(id), 0)::int AS id FROM audit_log`))[0]!.id;
 
 test.describe("signing in", () => {
   test("wrong passwords through the sign-in form lock the account: the right password is then refused too", async ({ page, db }) => {
@@ -216,10 +225,13 @@ test.describe("signing in", () => {
     for (let i = 0; i < 5; i++) await expect(await attempt(`wrong-password-${i}`)).toContainText("do not match");
     await expect(await attempt("the-right-password")).toContainText("Too many sign-in attempts");
     await expect(page).toHaveURL(/\/sign-in/);
-    const [user] = await db<{ id: string }[]>`SELECT id FROM users WHERE email = ${email}`;
-    const [sessions] = await db<{ n: number }[]>`SELECT count(*)::int AS n FROM sessions WHERE user_id = ${user!.id}`;
+    const [user] = await execute<{ id: string }>(db, sql`SELECT id FROM users WHERE email = ${email}`);
+    const [sessions] = await execute<{ n: number }>(db, sql`SELECT count(*)::int AS n FROM sessions WHERE user_id = ${user!.id}`);
     expect(sessions!.n).toBe(0);
-    const failed = await db<{ reason: string }[]>`SELECT reason FROM audit_log WHERE action = 'auth.sign_in' AND reason LIKE ${`%${email}%`}`;
+    const failed = await execute<{ reason: string }>(
+      db,
+      sql`SELECT reason FROM audit_log WHERE action = 'auth.sign_in' AND reason LIKE ${`%${email}%`}`,
+    );
     expect(failed.length).toBeGreaterThan(0);
   });
 
@@ -258,7 +270,7 @@ test.describe("signing in", () => {
 test.describe("untrusted text", () => {
   test("markup in params, error messages and tenant names renders as inert text", async ({ page, db, history }) => {
     const payload = `<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script>`;
-    await db`INSERT INTO tenants (id, name) VALUES ('xss-corp', ${payload}) ON CONFLICT (id) DO UPDATE SET name = EXCLUDED.name`;
+    await execute(db, sql`INSERT INTO tenants (id, name) VALUES ('xss-corp', ${payload}) ON CONFLICT (id) DO UPDATE SET name = EXCLUDED.name`);
     const h = await history(60_000).submit(
       { tenantId: "acme", type: "media.render", queue: HELD_QUEUE, params: { assetId: payload, frames: 10 } },
       { kind: "api", id: payload.slice(0, 60) },

@@ -1,5 +1,7 @@
 import { SIGNED_OUT, signInAs } from "./auth";
 import { expect, expectSoon, shot, SPEC_ACTOR, test } from "./fixtures";
+import { sql } from "drizzle-orm";
+import { execute } from "../lib/db/drizzle";
 
 // The "why was this slow" panel names the cause, for support and in a tenant's words.
 test.use({ storageState: SIGNED_OUT });
@@ -22,9 +24,12 @@ test.describe("why was this slow", () => {
     // Lost: its first worker went silent 20 min into the attempt; the supervisor noticed 20 min later.
     const h = await history(80 * MIN).submit({ tenantId: "acme", ...REPORT, queue }, SPEC_ACTOR);
     await h.run("w-e2e-why-1", 5 * MIN);
-    await db`INSERT INTO workers (id, host, pid, queues, concurrency, started_at, last_seen_at)
-             VALUES ('w-e2e-why-1', 'e2e', 1, ${[queue]}, 1, ${new Date(Date.now() - 100 * MIN)}, ${new Date(Date.now() - 55 * MIN)})
-             ON CONFLICT (id) DO NOTHING`;
+    await execute(
+      db,
+      sql`INSERT INTO workers (id, host, pid, queues, concurrency, started_at, last_seen_at)
+             VALUES ('w-e2e-why-1', 'e2e', 1, ${sql.param([queue])}, 1, ${new Date(Date.now() - 100 * MIN)}, ${new Date(Date.now() - 55 * MIN)})
+             ON CONFLICT (id) DO NOTHING`,
+    );
     await h.loseLease(40 * MIN, 0);
     await (await h.run("w-e2e-why-2", MIN)).step("finish", 5 * MIN);
     // Ahead: two of acme's and three of globex's jobs wait in front of it (no worker serves the queue).

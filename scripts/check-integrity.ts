@@ -3,7 +3,7 @@
 // audit (submitted, moved, or an attempt ended: lib/integrity/check.ts), so it can run from cron
 // every few minutes. Exit code 1 when it finds a mismatch.
 import { parseArgs } from "node:util";
-import { connect, databaseUrl } from "../lib/db/client";
+import { closeDb, connect, databaseUrl } from "../lib/db/client";
 import { runIncrementalCheck } from "../lib/integrity/check";
 
 const USAGE = `usage: npm run check:integrity -- [--all | --since 2h | --from ISO [--to ISO]] [--lag-ms N]
@@ -47,9 +47,9 @@ async function main() {
         : undefined;
   const to = values.to ? date(values.to) : undefined;
   const lagMs = Number(values["lag-ms"]);
-  const sql = connect(databaseUrl(), { max: 4, appName: "jobscope-audit" });
+  const db = connect(databaseUrl(), { max: 4, appName: "jobscope-audit" });
   try {
-    const r = await runIncrementalCheck(sql, { actor: "cli", from, to, lagMs });
+    const r = await runIncrementalCheck(db, { actor: "cli", from, to, lagMs });
     const rate = r.durationMs > 0 ? Math.round((r.jobsChecked / r.durationMs) * 1000) : r.jobsChecked;
     console.log(
       `audit #${r.id}: ${r.windowFrom.toISOString()} → ${r.windowTo.toISOString()}: ${r.jobsChecked} jobs, ${r.eventsReplayed} events in ${r.durationMs} ms (${rate} jobs/s); ${r.mismatches.length} mismatches`,
@@ -58,7 +58,7 @@ async function main() {
     if (r.mismatches.length > 50) console.log(`  … and ${r.mismatches.length - 50} more (the first 200 are stored in integrity_audits)`);
     process.exitCode = r.mismatches.length ? 1 : 0;
   } finally {
-    await sql.end({ timeout: 5 });
+    await closeDb(db);
   }
 }
 

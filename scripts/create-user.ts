@@ -8,7 +8,7 @@ import { parseArgs } from "node:util";
 import { ZodError } from "zod";
 import { recordAudit } from "../lib/audit/audit";
 import { createUser } from "../lib/auth/users";
-import { connect, databaseUrl } from "../lib/db/client";
+import { closeDb, connect, databaseUrl } from "../lib/db/client";
 
 const { values } = parseArgs({
   options: {
@@ -37,9 +37,9 @@ async function readStdin(): Promise<string> {
 
 const generated = !values["password-stdin"];
 const password = generated ? randomBytes(18).toString("base64url") : await readStdin();
-const sql = connect(databaseUrl(), { max: 1, appName: "jobscope-create-user" });
+const db = connect(databaseUrl(), { max: 1, appName: "jobscope-create-user" });
 try {
-  const user = await sql.begin(async (tx) => {
+  const user = await db.transaction(async (tx) => {
     const u = await createUser(tx, {
       email: values.email!,
       name: values.name ?? values.email!.split("@")[0]!,
@@ -72,5 +72,5 @@ try {
   console.error(`[jobscope] could not create the user: ${why}`);
   process.exitCode = 1;
 } finally {
-  await sql.end({ timeout: 5 });
+  await closeDb(db);
 }

@@ -11,9 +11,11 @@ import { randomBytes } from "node:crypto";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { connect } from "../lib/db/client";
+import { closeDb, connect } from "../lib/db/client";
 import { DEFAULT_DATA_DIR, urlFileFor } from "../lib/db/embedded";
 import { enqueue } from "../lib/jobs/enqueue";
+import { sql } from "drizzle-orm";
+import { execute } from "../lib/db/drizzle";
 
 const { values: args } = parseArgs({
   options: {
@@ -77,13 +79,13 @@ const healthy = async () => (await fetch(`${base}/api/integrity/health`, { signa
 
 async function main() {
   const url = readFileSync(urlFileFor(args.data), "utf8").trim();
-  const sql = connect(url, { max: 4, appName: "jobscope-fault-run" });
+  const db = connect(url, { max: 4, appName: "jobscope-fault-run" });
   const run = randomBytes(3).toString("hex");
   const first = parts();
   if (!first?.postmaster) throw new Error(`no npm start with --port ${args.port} and --data ${args.data} found`);
   say(`npm start ${first.start}: web ${first.web}, workers ${first.workers.join(", ")}, postmaster ${first.postmaster}`);
-  const count = async () => (await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM job_catalog`)[0]!.n;
-  const liveCount = async () => (await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM jobs_live`)[0]!.n;
+  const count = async () => (await execute<{ n: number }>(db, sql`SELECT count(*)::int AS n FROM job_catalog`))[0]!.n;
+  const liveCount = async () => (await execute<{ n: number }>(db, sql`SELECT count(*)::int AS n FROM jobs_live`))[0]!.n;
   const before = await count();
   const liveBefore = await liveCount();
 
@@ -100,7 +102,7 @@ async function main() {
       pending = key;
       try {
         const { job } = await enqueue(
-          sql,
+          db,
           { tenantId: "acme", type: "report.generate", params: { report: "daily_usage", period: "2026-12" }, idempotencyKey: key },
           { kind: "api", id: "fault-run" },
         );
@@ -113,8 +115,8 @@ async function main() {
     }
   })();
   const claimsSince = async (at: Date) =>
-    (await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM job_attempts WHERE claimed_at > ${at}`)[0]!.n +
-    (await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM jobs_live WHERE run_claimed_at > ${at}`)[0]!.n;
+    (await execute<{ n: number }>(db, sql`SELECT count(*)::int AS n FROM job_attempts WHERE claimed_at > ${at}`))[0]!.n +
+    (await execute<{ n: number }>(db, sql`SELECT count(*)::int AS n FROM jobs_live WHERE run_claimed_at > ${at}`))[0]!.n;
 
   await sleep(10_000);
   const results: string[] = [];
@@ -141,7 +143,7 @@ async function main() {
   const pgBack = await until("PostgreSQL", 120_000, async () => {
     const p = parts();
     if (!p?.postmaster || p.postmaster === pm || !alive(p.postmaster)) return null;
-    await sql`SELECT 1`;
+    await execute(db, sql`SELECT 1`);
     return p.postmaster;
   });
   const claiming = await until("a claim after the crash", 120_000, async () => (await claimsSince(down)) > 0);
@@ -156,11 +158,14 @@ async function main() {
   let p = parts()!;
   const busiest = async () => {
     p = parts()!;
-    const [w] = await sql<{ id: string; pid: number; n: number }[]>`
+    const [w] = await execute<{ id: string; pid: number; n: number }>(
+      db,
+      sql`
       SELECT w.id, w.pid, count(l.id)::int AS n FROM workers w
         LEFT JOIN jobs_live l ON l.lease_owner = w.id AND l.state IN ('claimed', 'running')
-       WHERE w.pid = ANY(${p.workers}::int[]) AND w.stopped_at IS NULL AND w.last_seen_at > now() - interval '10 seconds'
-       GROUP BY w.id, w.pid ORDER BY n DESC LIMIT 1`;
+       WHERE w.pid = ANY(${sql.param(p.workers)}::int[]) AND w.stopped_at IS NULL AND w.last_seen_at > now() - interval '10 seconds'
+       GROUP BY w.id, w.pid ORDER BY n DESC LIMIT 1`,
+    );
     return w;
   };
   const victim =
@@ -175,7 +180,7 @@ async function main() {
     return q && q.workers.length >= p.workers.length && !q.workers.includes(victim.pid) ? q.workers : null;
   });
   const reclaimed = await until("the dead worker's leases reclaimed", 120_000, async () => {
-    const [r] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM jobs_live WHERE lease_owner = ${victim.id}`;
+    const [r] = await execute<{ n: number }>(db, sql`SELECT count(*)::int AS n FROM jobs_live WHERE lease_owner = ${victim.id}`);
     return r!.n === 0;
   });
   const after = await claimsSince(killedAt);
@@ -189,17 +194,24 @@ async function main() {
   await producer;
   const ids = [...acknowledged.values()];
   const settled = await until("the acknowledged jobs to finish", 300_000, async () => {
-    const [r] = await sql<{ live: number }[]>`SELECT count(*)::int AS live FROM jobs_live WHERE id = ANY(${ids}::uuid[])`;
+    const [r] = await execute<{ live: number }>(db, sql`SELECT count(*)::int AS live FROM jobs_live WHERE id = ANY(${sql.param(ids)}::uuid[])`);
     return r!.live === 0 || null;
   }).catch(() => null);
-  const byKey = await sql<{ n: number; jobs: number }[]>`
-    SELECT count(*)::int AS n, count(DISTINCT id)::int AS jobs FROM job_catalog WHERE idempotency_key LIKE ${`fault-run:${run}:%`}`;
-  const states = await sql<
-    { state: string; n: number }[]
-  >`SELECT state, count(*)::int AS n FROM jobs WHERE id = ANY(${ids}::uuid[]) GROUP BY state ORDER BY state`;
+  const byKey = await execute<{ n: number; jobs: number }>(
+    db,
+    sql`
+    SELECT count(*)::int AS n, count(DISTINCT id)::int AS jobs FROM job_catalog WHERE idempotency_key LIKE ${`fault-run:${run}:%`}`,
+  );
+  const states = await execute<{ state: string; n: number }>(
+    db,
+    sql`SELECT state, count(*)::int AS n FROM jobs WHERE id = ANY(${sql.param(ids)}::uuid[]) GROUP BY state ORDER BY state`,
+  );
   // Paused jobs keep their lease and are not heartbeated by a worker that is gone: an operator's resume starts their clock again.
-  const stranded = await sql<{ n: number }[]>`
-    SELECT count(*)::int AS n FROM jobs_live l WHERE l.state IN ('claimed', 'running', 'cancelling') AND l.heartbeat_at < now() - interval '30 seconds'`;
+  const stranded = await execute<{ n: number }>(
+    db,
+    sql`
+    SELECT count(*)::int AS n FROM jobs_live l WHERE l.state IN ('claimed', 'running', 'cancelling') AND l.heartbeat_at < now() - interval '30 seconds'`,
+  );
   const total = await count();
   const liveAfter = await liveCount();
   console.log("\nfault run:");
@@ -213,7 +225,7 @@ async function main() {
   console.log(
     `  jobs: ${before} before (${before - liveBefore} finished, ${liveBefore} live), ${total} after (${total - liveAfter} finished, ${liveAfter} live); ${total - before} new, ${acknowledged.size} of them this run's, the rest the demo's traffic`,
   );
-  await sql.end({ timeout: 5 });
+  await closeDb(db);
   if (byKey[0]!.n !== acknowledged.size || !settled) process.exitCode = 1;
 }
 

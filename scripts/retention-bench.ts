@@ -9,12 +9,13 @@
 // DATABASE_URL (an admin URL) is set.
 import { rmSync } from "node:fs";
 import { parseArgs } from "node:util";
-import postgres from "postgres";
-import { connect } from "../lib/db/client";
+import { closeDb, connect } from "../lib/db/client";
 import { ensureDatabase, startEmbeddedPostgres } from "../lib/db/embedded";
 import { migrateDatabase } from "../lib/db/migrate";
 import { dailyPartitionName, ensureEventPartitions, listEventPartitions } from "../lib/db/partitions";
 import { runRetention } from "../lib/retention/retention";
+import { sql } from "drizzle-orm";
+import { execute } from "../lib/db/drizzle";
 
 const { values } = parseArgs({ options: { jobs: { type: "string", default: "50000" }, runs: { type: "string", default: "3" } } });
 const N = Number(values.jobs);
@@ -27,31 +28,39 @@ const server = process.env.DATABASE_URL
   : await startEmbeddedPostgres({ dataDir, fresh: true });
 
 async function freshLoadedDb(name: string): Promise<string> {
-  const admin = postgres(server.adminUrl, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-  await admin.end();
+  const admin = connect(server.adminUrl, { max: 1 });
+  await execute(admin, sql.raw(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
+  await closeDb(admin);
   const url = await ensureDatabase(server.adminUrl, name);
   await migrateDatabase(url);
-  const sql = connect(url, { max: 1 });
-  await ensureEventPartitions(sql, { daysBack: 45 });
-  await sql.begin(async (tx) => {
+  const db = connect(url, { max: 1 });
+  await ensureEventPartitions(db, { daysBack: 45 });
+  await db.transaction(async (tx) => {
     // A bulk load, not the write path: the guards are off for this transaction only.
-    await tx`SET LOCAL session_replication_role = replica`;
-    await tx`INSERT INTO tenants (id, name) VALUES ('acme', 'ACME')`;
+    await execute(tx, sql`SET LOCAL session_replication_role = replica`);
+    await execute(tx, sql`INSERT INTO tenants (id, name) VALUES ('acme', 'ACME')`);
     for (const [label, day] of [
       ["old", "40 days"],
       ["recent", "1 day"],
     ] as const) {
-      await tx.unsafe(`
+      await execute(
+        tx,
+        sql.raw(`
         CREATE TEMP TABLE g_${label} ON COMMIT DROP AS
         SELECT gen_random_uuid() AS id, date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' - interval '${day}'
                  + (i * (80000.0 / ${N})) * interval '1 second' AS at
-          FROM generate_series(1, ${N}) i`);
-      await tx.unsafe(`
+          FROM generate_series(1, ${N}) i`),
+      );
+      await execute(
+        tx,
+        sql.raw(`
         INSERT INTO job_catalog (id, tenant_id, type, queue, priority, max_attempts, params, submitted_by_kind, submitted_by, created_at, not_before)
-        SELECT id, 'acme', 'report.generate', 'bench', 0, 3, '{"report":"daily_usage"}', 'api', 'bench', at, at FROM g_${label} ORDER BY at`);
+        SELECT id, 'acme', 'report.generate', 'bench', 0, 3, '{"report":"daily_usage"}', 'api', 'bench', at, at FROM g_${label} ORDER BY at`),
+      );
       // Submit at +0 s; attempt 1 claimed +1, started +2, failed +3 (v1..v3); retried +4 (v4, job_log); attempt 2 claimed +5, started +6, finished +7 (v5..v7).
-      await tx.unsafe(`
+      await execute(
+        tx,
+        sql.raw(`
         INSERT INTO job_attempts (job_id, attempt, tenant_id, worker_id, claimed_at, claim_version, started_at, finished_at, outcome, max_attempts,
                                   end_event, end_from, end_to, end_version, retry_at, error_class, error_message, result)
         SELECT id, a.n, 'acme', 'w-1', at + (a.c * interval '1 s'), a.c, at + ((a.c + 1) * interval '1 s'), at + ((a.c + 2) * interval '1 s'),
@@ -59,20 +68,24 @@ async function freshLoadedDb(name: string): Promise<string> {
                CASE WHEN a.n = 1 THEN at + interval '4 s' END, CASE WHEN a.n = 1 THEN 'UpstreamTimeout' END,
                CASE WHEN a.n = 1 THEN 'timed out' END, CASE WHEN a.n = 2 THEN '{"ok":1}'::jsonb END
           FROM g_${label}, (VALUES (1, 1, 'failed', 'fail', 'retry_wait'), (2, 5, 'succeeded', 'finish', 'succeeded')) AS a(n, c, outcome, event, to_state)
-         ORDER BY at + ((a.c + 2) * interval '1 s')`);
-      await tx.unsafe(`
+         ORDER BY at + ((a.c + 2) * interval '1 s')`),
+      );
+      await execute(
+        tx,
+        sql.raw(`
         INSERT INTO job_log (job_id, tenant_id, event, from_state, to_state, actor_kind, actor_id, attempt, state_version, at, max_attempts)
-        SELECT id, 'acme', 'retry', 'retry_wait', 'queued', 'supervisor', 'sup-1', 1, 4, at + interval '4 s', 3 FROM g_${label} ORDER BY at`);
+        SELECT id, 'acme', 'retry', 'retry_wait', 'queued', 'supervisor', 'sup-1', 1, 4, at + interval '4 s', 3 FROM g_${label} ORDER BY at`),
+      );
     }
   });
   // Steady state: one day older than the cutoff (the loaded one), not the 45 empty days created above.
   const oldDay = dailyPartitionName(new Date(Date.now() - 40 * 86_400_000));
-  for (const p of await listEventPartitions(sql)) {
-    if (p.to && p.to.getTime() < Date.now() - 30 * 86_400_000 && p.name !== oldDay) await sql`DROP TABLE ${sql(p.name)}`;
+  for (const p of await listEventPartitions(db)) {
+    if (p.to && p.to.getTime() < Date.now() - 30 * 86_400_000 && p.name !== oldDay) await execute(db, sql`DROP TABLE ${sql.identifier(p.name)}`);
   }
-  await sql`VACUUM ANALYZE`;
-  await sql`CHECKPOINT`;
-  await sql.end();
+  await execute(db, sql`VACUUM ANALYZE`);
+  await execute(db, sql`CHECKPOINT`);
+  await closeDb(db);
   return url;
 }
 
@@ -92,29 +105,32 @@ const LABELS: Record<Mode, string> = {
  */
 async function measure(mode: Mode, i: number): Promise<Result> {
   const url = await freshLoadedDb(`retention_bench_${mode.replace(/\W+/g, "_")}_${i}`);
-  const sql = connect(url, { max: 2 });
+  const db = connect(url, { max: 2 });
   if (mode.startsWith("events")) {
-    await sql.begin(async (tx) => {
-      await tx`SELECT set_config('jobscope.retention', 'on', true)`;
-      await tx`SET LOCAL session_replication_role = replica`;
-      const old = tx`SELECT id FROM job_catalog WHERE created_at < now() - interval '30 days'`;
+    await db.transaction(async (tx) => {
+      await execute(tx, sql`SELECT set_config('jobscope.retention', 'on', true)`);
+      await execute(tx, sql`SET LOCAL session_replication_role = replica`);
+      const old = sql`SELECT id FROM job_catalog WHERE created_at < now() - interval '30 days'`;
       if (mode === "events, kept") {
-        await tx`INSERT INTO jobs_live (id, tenant_id, type, queue, priority, state, attempt, max_attempts, state_version, not_before, params, created_at, updated_at)
+        await execute(
+          tx,
+          sql`INSERT INTO jobs_live (id, tenant_id, type, queue, priority, state, attempt, max_attempts, state_version, not_before, params, created_at, updated_at)
                  SELECT id, tenant_id, type, queue, priority, 'queued', 2, 4, 8, now(), params, created_at, now() FROM job_catalog
-                  WHERE created_at < now() - interval '30 days' ORDER BY created_at LIMIT 1`;
+                  WHERE created_at < now() - interval '30 days' ORDER BY created_at LIMIT 1`,
+        );
       }
-      await tx`DELETE FROM job_attempts WHERE job_id IN (${old}) AND job_id NOT IN (SELECT id FROM jobs_live)`;
-      await tx`DELETE FROM job_catalog WHERE id IN (${old}) AND id NOT IN (SELECT id FROM jobs_live)`;
+      await execute(tx, sql`DELETE FROM job_attempts WHERE job_id IN (${old}) AND job_id NOT IN (SELECT id FROM jobs_live)`);
+      await execute(tx, sql`DELETE FROM job_catalog WHERE id IN (${old}) AND id NOT IN (SELECT id FROM jobs_live)`);
     });
-    await sql`VACUUM ANALYZE job_catalog, job_attempts, jobs_live`;
-    await sql`CHECKPOINT`;
+    await execute(db, sql`VACUUM ANALYZE job_catalog, job_attempts, jobs_live`);
+    await execute(db, sql`CHECKPOINT`);
   }
-  const [a] = await sql<{ lsn: string }[]>`SELECT pg_current_wal_lsn()::text AS lsn`;
+  const [a] = await execute<{ lsn: string }>(db, sql`SELECT pg_current_wal_lsn()::text AS lsn`);
   const t0 = performance.now();
-  const r = await runRetention(sql, { olderThanDays: 30, dropPartitions: mode !== "whole, delete" });
+  const r = await runRetention(db, { olderThanDays: 30, dropPartitions: mode !== "whole, delete" });
   const ms = performance.now() - t0;
-  const [b] = await sql<{ bytes: string }[]>`SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), ${a!.lsn}::pg_lsn)::bigint::text AS bytes`;
-  await sql.end();
+  const [b] = await execute<{ bytes: string }>(db, sql`SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), ${a!.lsn}::pg_lsn)::bigint::text AS bytes`);
+  await closeDb(db);
   return { ms, walBytes: Number(b!.bytes), events: r.events, eventsDropped: r.eventsDropped, jobs: r.jobs, kept: r.partitionsKept };
 }
 

@@ -9,7 +9,7 @@ import { existsSync, readFileSync } from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { connect } from "../lib/db/client";
+import { closeDb, connect } from "../lib/db/client";
 import { advertiseUrl, DEFAULT_DATA_DIR, ensureDatabase, startEmbeddedPostgres, writePrivateFile } from "../lib/db/embedded";
 import { migrateDatabase } from "../lib/db/migrate";
 import { provisionRoles } from "../lib/db/roles";
@@ -103,9 +103,9 @@ async function main() {
   const secret = deploymentSecret();
   // The web app and the workers do not connect as the owner: row-level security applies to them.
   const roles = await provisionRoles(db.url, secret);
-  const sql = connect(db.url, { max: 4, appName: "jobscope-start" });
+  const owner = connect(db.url, { max: 4, appName: "jobscope-start" });
   // The demo seeds its data and users; a deployment says how to create its first admin (lib/demo/first-run.ts).
-  const firstRun = await prepareFirstRun(sql, { demo, demoJobs: Number(args["demo-jobs"]), log: say });
+  const firstRun = await prepareFirstRun(owner, { demo, demoJobs: Number(args["demo-jobs"]), log: say });
   if (!args.dev) await buildIfNeeded();
   if (!(await portFree(Number(args.port), args.host)))
     throw new Error(`port ${args.port} on ${args.host} is in use (another npm start?): stop it, or pick another with --port`);
@@ -126,7 +126,7 @@ async function main() {
     keep(`worker ${i}`, ["--import", "tsx", "scripts/worker.ts", "--drain-ms", "10000", ...schedules], env);
   }
   keep("supervisor", ["--import", "tsx", "scripts/supervisor.ts"], { ...env, JOBSCOPE_SUPERVISOR_ID: "sup-local" });
-  const stopTraffic = args["no-traffic"] || !demo ? () => {} : startTraffic(sql, { log: say });
+  const stopTraffic = args["no-traffic"] || !demo ? () => {} : startTraffic(owner, { log: say });
 
   shutdown = async (code: number, why = "stopping") => {
     if (stopping) return;
@@ -134,7 +134,7 @@ async function main() {
     say(`${why}: draining workers…`);
     stopTraffic();
     await Promise.all(children.map((c) => c.stop("SIGTERM", 40_000)));
-    await sql.end({ timeout: 5 });
+    await closeDb(owner);
     if (advertise) advertiseUrl(args.data, null);
     await Promise.race([db.stop(), new Promise((r) => setTimeout(r, 15_000))]);
     say("stopped");

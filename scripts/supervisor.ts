@@ -5,7 +5,7 @@ import { createSupervisor } from "../lib/supervisor/supervisor";
 const staleAfterMs = Number(process.env.JOBSCOPE_STALE_AFTER_MS ?? 10_000);
 const verbose = process.argv.includes("--verbose");
 const supervisor = createSupervisor({
-  sql: pool(),
+  db: pool(),
   id: process.env.JOBSCOPE_SUPERVISOR_ID,
   staleAfterMs,
   log: verbose ? (line) => console.log(`[supervisor] ${line}`) : undefined,

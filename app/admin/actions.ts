@@ -16,6 +16,8 @@ import { createTenant, NewTenant, renameTenant, TenantRename } from "@/lib/auth/
 import { createUser, NewUser, RoleChange, setUserRole } from "@/lib/auth/users";
 import { consoleAction, type Done } from "@/lib/frame/action";
 import { AppError, appErrorOf } from "@/lib/result";
+import { sql } from "drizzle-orm";
+import { execute } from "../../lib/db/drizzle";
 
 // Every action here is a public POST endpoint, built with the one frame (lib/frame/action.ts): it
 // checks the caller is an admin, parses its input with a strict schema (unknown fields are
@@ -101,8 +103,11 @@ export const setUserRoleAction = consoleAction({
   audit: "admin.user.role",
   input: RoleChange,
   change: async ({ tx, input, viewer }) => {
-    const [before] = await tx<{ email: string; role: string; tenantId: string | null; tenantOwner: boolean }[]>`
-      SELECT email, role, tenant_id, tenant_owner FROM users WHERE id = ${input.userId}`;
+    const [before] = await execute<{ email: string; role: string; tenantId: string | null; tenantOwner: boolean }>(
+      tx,
+      sql`
+      SELECT email, role, tenant_id, tenant_owner FROM users WHERE id = ${input.userId}`,
+    );
     if (!before) throw noUser();
     const u = await saving(
       setUserRole(tx, input),
@@ -135,7 +140,7 @@ export const renameTenantAction = consoleAction({
   audit: "admin.tenant.rename",
   input: TenantRename,
   change: async ({ tx, input }) => {
-    const [before] = await tx<{ name: string }[]>`SELECT name FROM tenants WHERE id = ${input.id}`;
+    const [before] = await execute<{ name: string }>(tx, sql`SELECT name FROM tenants WHERE id = ${input.id}`);
     const t = before ? await renameTenant(tx, input) : null;
     if (!before || !t) throw noTenant(input.id);
     return applied(`Renamed tenant ${t.id}: “${before.name}” → “${t.name}”.`);

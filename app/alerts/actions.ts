@@ -6,6 +6,8 @@ import { createAlertRule, setAlertRuleEnabled, type RuleOwner } from "@/lib/aler
 import type { Viewer } from "@/lib/auth/viewer";
 import { consoleAction } from "@/lib/frame/action";
 import { AppError } from "@/lib/result";
+import { sql } from "drizzle-orm";
+import { execute } from "../../lib/db/drizzle";
 
 /** The create form's fields as the browser sends them; lib/alerts/rules.ts checks them again, strictly, per kind. */
 const NewRule = z.strictObject({
@@ -71,7 +73,10 @@ export const sendTestAlertAction = consoleAction({
   audit: "alert.test",
   input: TestInput,
   change: async ({ tx, input: { id }, viewer }) => {
-    const [rule] = await tx<{ id: string; name: string; tenantId: string | null }[]>`SELECT id, name, tenant_id FROM alert_rules WHERE id = ${id}`;
+    const [rule] = await execute<{ id: string; name: string; tenantId: string | null }>(
+      tx,
+      sql`SELECT id, name, tenant_id FROM alert_rules WHERE id = ${id}`,
+    );
     if (!rule) throw new AppError("refused", "Nothing was sent: that alert rule does not exist.");
     const { jobId } = await fire(tx, rule, `Test alert for "${rule.name}", sent by ${viewer.email}`, { status: "test" });
     return { ok: true, message: `Queued a test alert for "${rule.name}" (delivery job ${jobId}).`, data: { jobId } };

@@ -1,7 +1,7 @@
 import type { Db } from "@/lib/db/client";
 import type { JobFilters } from "@/lib/jobs/filters";
 import { operationOutcome } from "@/lib/jobs/operation";
-import { liveProgress } from "@/lib/jobs/progress";
+import { liveProgress } from "@/lib/jobs/queries";
 import { countByState, listJobs } from "@/lib/jobs/queries";
 import { redactListRowForTenant } from "@/lib/jobs/redact";
 import type { JobsResponse } from "@/lib/client/wire";

@@ -11,6 +11,8 @@ import { searchOf } from "./_components/url";
 import type { JobsResponse } from "@/lib/client/wire";
 import { loadJobs } from "./load";
 import { typesSeenBy } from "@/lib/jobs/job-types";
+import { sql } from "drizzle-orm";
+import { execute } from "../../lib/db/drizzle";
 
 export const metadata: Metadata = { title: "Jobs" };
 export const dynamic = "force-dynamic";
@@ -39,7 +41,9 @@ async function JobsWithData({ viewer, filters, problems }: { viewer: Viewer; fil
     [initial, tenants] = await Promise.all([
       // A params search that does not parse is named on the page (JobsView), not listed.
       paramsProblem(filters) ? Promise.resolve(null) : withViewerRead(viewer, (tx) => loadJobs(tx, filters, tenantScopeOf(viewer) !== null)),
-      isStaff ? withViewerRead(viewer, (tx) => tx<TenantOption[]>`SELECT id, name FROM tenants ORDER BY id LIMIT 1000`) : Promise.resolve([]),
+      isStaff
+        ? withViewerRead(viewer, (tx) => execute<TenantOption>(tx, sql`SELECT id, name FROM tenants ORDER BY id LIMIT 1000`))
+        : Promise.resolve([]),
     ]);
   } catch (err) {
     // The client shows the failure and keeps retrying; the cause stays in the server log.

@@ -6,5 +6,5 @@ export const dynamic = "force-dynamic";
 
 /** Prometheus text format (lib/metrics): off unless JOBSCOPE_METRICS_TOKEN is set; a bearer token otherwise. */
 export function GET(request: Request) {
-  return metricsResponse(request, { token: process.env.JOBSCOPE_METRICS_TOKEN, sql: pool });
+  return metricsResponse(request, { token: process.env.JOBSCOPE_METRICS_TOKEN, db: pool });
 }

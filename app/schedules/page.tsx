@@ -8,6 +8,8 @@ import { JOB_TYPES, maySubmit } from "@/lib/jobs/job-types";
 import { listSchedules } from "@/lib/schedules/list";
 import { paramFieldsOf } from "@/lib/jobs/param-fields";
 import { SchedulesView } from "./schedules-view";
+import { sql } from "drizzle-orm";
+import { execute } from "../../lib/db/drizzle";
 
 export const metadata: Metadata = { title: "Schedules" };
 export const dynamic = "force-dynamic";
@@ -37,7 +39,7 @@ async function load(viewer: Viewer, canOperate: boolean) {
   try {
     return await withViewerRead(viewer, async (tx) => {
       const schedules = await listSchedules(tx);
-      const tenants = canOperate ? await tx<{ id: string; name: string }[]>`SELECT id, name FROM tenants ORDER BY id LIMIT 1000` : [];
+      const tenants = canOperate ? await execute<{ id: string; name: string }>(tx, sql`SELECT id, name FROM tenants ORDER BY id LIMIT 1000`) : [];
       // Through JSON, so the first view has exactly the shape every poll has.
       const initial = JSON.parse(JSON.stringify({ schedules, at: new Date().toISOString() })) as SchedulesResponse;
       return { initial, tenants: [...tenants], readAt };

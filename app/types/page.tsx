@@ -8,7 +8,8 @@ import { PageTable } from "@/components/page-table";
 import { requirePage, withViewerRead, type Viewer } from "@/lib/auth/viewer";
 import { JOB_TYPES } from "@/lib/jobs/job-types";
 import { formatDuration } from "@/lib/jobs/timeline";
-import { HISTORY_RANGES, MIN_SAMPLE, parseHistoryRange, typeSummaries, type HistoryRange, type TypeSummary } from "@/lib/metrics/history";
+import { HISTORY_RANGES, MIN_SAMPLE, parseHistoryRange, type HistoryRange, type TypeSummary } from "@/lib/metrics/history";
+import { typeSummaries } from "@/lib/metrics/type-history";
 import { RangeLinks } from "./range-links";
 
 export const metadata: Metadata = { title: "Job types" };

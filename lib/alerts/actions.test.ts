@@ -5,6 +5,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { can, type Permission } from "../auth/permissions";
 import type { Viewer } from "../auth/viewer";
 import { setupTestDb } from "../db/test-db";
+import { sql } from "drizzle-orm";
+import { execute } from "../db/drizzle";
 
 // The alerts page's server actions, called directly as a crafted POST would call them. Only the
 // session is stood in for (who is signed in); the rest of the viewer module and the database
@@ -34,9 +36,14 @@ const GLOBEX = viewer("tenant", "gil@globex.example", "globex");
 
 const db = setupTestDb({ consolePool: true });
 let actions: typeof import("@/app/alerts/actions");
-const rules = async () => (await db.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM alert_rules`)[0]!.n;
+const rules = async () => (await execute<{ n: number }>(db.pool, sql`SELECT count(*)::int AS n FROM alert_rules`))[0]!.n;
 const lastAudit = async () =>
-  (await db.sql<{ actor: string; action: string; outcome: string }[]>`SELECT actor, action, outcome FROM audit_log ORDER BY id DESC LIMIT 1`)[0]!;
+  (
+    await execute<{ actor: string; action: string; outcome: string }>(
+      db.pool,
+      sql`SELECT actor, action, outcome FROM audit_log ORDER BY id DESC LIMIT 1`,
+    )
+  )[0]!;
 
 const spans = new InMemorySpanExporter();
 
@@ -62,11 +69,11 @@ describe("alert actions", () => {
     expect(created).toMatchObject({ ok: true, data: { secret: expect.stringMatching(/^whsec_[0-9a-f]{48}$/) } });
     expect(await lastAudit()).toMatchObject({ actor: OPERATOR.email, action: "alert.create", outcome: "applied" });
     const id = created.ok ? created.data.id : "";
-    const [row] = await db.sql`SELECT tenant_id, queue, created_by FROM alert_rules WHERE id = ${id}`;
+    const [row] = await execute(db.pool, sql`SELECT tenant_id, queue, created_by FROM alert_rules WHERE id = ${id}`);
     expect(row).toEqual({ tenantId: null, queue: "exports", createdBy: OPERATOR.email });
     const test = await actions.sendTestAlertAction({ id });
     expect(test).toMatchObject({ ok: true });
-    const [job] = await db.sql`SELECT type, tenant_id, params FROM job_catalog WHERE id = ${test.ok ? test.data.jobId : null}`;
+    const [job] = await execute(db.pool, sql`SELECT type, tenant_id, params FROM job_catalog WHERE id = ${test.ok ? test.data.jobId : null}`);
     expect(job).toMatchObject({ type: "jobscope.webhook", tenantId: "jobscope" });
     expect(await actions.setAlertRuleEnabledAction({ id, enabled: false })).toMatchObject({ ok: true });
     expect(await lastAudit()).toMatchObject({ action: "alert.disable", outcome: "applied" });
@@ -131,13 +138,13 @@ describe("alert actions", () => {
     const mine = await actions.createAlertRuleAction({ kind: "job_dead", name: "acme dead", url: "https://hooks.acme.example/x" });
     expect(mine).toMatchObject({ ok: true });
     const id = mine.ok ? mine.data.id : "";
-    expect((await db.sql`SELECT tenant_id FROM alert_rules WHERE id = ${id}`)[0]).toEqual({ tenantId: "acme" });
+    expect((await execute(db.pool, sql`SELECT tenant_id FROM alert_rules WHERE id = ${id}`))[0]).toEqual({ tenantId: "acme" });
     signedIn = GLOBEX;
     expect(await actions.setAlertRuleEnabledAction({ id, enabled: false })).toMatchObject({
       ok: false,
       error: { code: "refused", message: /does not exist/ },
     });
     expect(await actions.sendTestAlertAction({ id })).toMatchObject({ ok: false, error: { code: "refused" } });
-    expect((await db.sql`SELECT enabled FROM alert_rules WHERE id = ${id}`)[0]).toEqual({ enabled: true });
+    expect((await execute(db.pool, sql`SELECT enabled FROM alert_rules WHERE id = ${id}`))[0]).toEqual({ enabled: true });
   });
 });

@@ -1,7 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connect } from "../db/client";
+import { closeDb, connect } from "../db/client";
 import { setupTestDb } from "../db/test-db";
 import { enqueue } from "../jobs/enqueue";
 import { api, getJob, operator, runJob, worker } from "../jobs/test-helpers";
@@ -17,6 +17,8 @@ import { createAlertRule, listAlertDeliveries, listAlertRules } from "./rules";
 import { sign, SIGNATURE_HEADER, verify } from "./signature";
 import { destinationPolicy, refusedAddress } from "./destination";
 import { alertHandlers, type WebhookBody } from "./webhook";
+import { sql } from "drizzle-orm";
+import { execute } from "../db/drizzle";
 
 type Received = { headers: IncomingHttpHeaders; body: string };
 
@@ -39,12 +41,12 @@ async function receiver(failFirst = 0) {
 
 const t = setupTestDb({ max: 12 });
 let w: Worker;
-const sup = () => createSupervisor({ sql: t.sql, staleAfterMs: 60_000, metricsEveryMs: 0, alertsEveryMs: 0 });
+const sup = () => createSupervisor({ db: t.pool, staleAfterMs: 60_000, metricsEveryMs: 0, alertsEveryMs: 0 });
 const STAFF = { staff: true } as const;
 const dies = async (queue: string, tenantId = "acme") => {
-  const { job } = await enqueue(t.sql, { tenantId, type: "report.generate", params: { report: "daily_usage", period: "2026-11" }, queue }, api);
-  await runJob(t.sql, job);
-  const r = await transition(t.sql, {
+  const { job } = await enqueue(t.pool, { tenantId, type: "report.generate", params: { report: "daily_usage", period: "2026-11" }, queue }, api);
+  await runJob(t.pool, job);
+  const r = await transition(t.pool, {
     jobId: job.id,
     event: "abandon",
     actor: worker(),
@@ -60,7 +62,7 @@ async function deliverUntil(what: string, until: () => boolean | Promise<boolean
   return waitFor(
     what,
     async () => {
-      await evaluateAlerts(t.sql, { settleMs: 0 });
+      await evaluateAlerts(t.pool, { settleMs: 0 });
       await s.tick();
       return until();
     },
@@ -71,13 +73,13 @@ async function deliverUntil(what: string, until: () => boolean | Promise<boolean
 beforeAll(async () => {
   // The worker's delivery retries are fast here: 20 ms, 40 ms, …
   w = createWorker({
-    sql: t.sql,
+    db: t.pool,
     queues: ["jobscope.alerts"],
     concurrency: 2,
     heartbeatIntervalMs: 100,
     pollIntervalMs: 50,
     log: silentLogger,
-    handlers: alertHandlers(t.sql, { retry: { baseMs: 20, capMs: 100, jitter: 0 } }),
+    handlers: alertHandlers(t.pool, { retry: { baseMs: 20, capMs: 100, jitter: 0 } }),
   });
   await w.start();
 });
@@ -90,21 +92,21 @@ describe("alerts", () => {
     const hook = await receiver();
     try {
       const { rule, secret } = await createAlertRule(
-        t.sql,
+        t.pool,
         { kind: "job_dead", name: "dead in a-dead", url: hook.url, queue: "a-dead" },
         STAFF,
         "op@x",
       );
       await dies("a-other"); // another queue: not this rule's
       const dead = await dies("a-dead");
-      await waitForNextMillisecond(t.sql);
+      await waitForNextMillisecond(t.pool);
       // As the supervisor runs it: the worker role, row-level security on.
       const asWorker = connect(t.roleUrl("worker"), { max: 2 });
       try {
         expect(await evaluateAlerts(asWorker, { settleMs: 0 })).toMatchObject({ alerts: 1 });
         expect((await evaluateAlerts(asWorker, { settleMs: 0 })).alerts).toBe(0);
       } finally {
-        await asWorker.end();
+        await closeDb(asWorker);
       }
       await waitFor("the webhook", () => hook.got.length >= 1);
       const [req] = hook.got;
@@ -116,11 +118,11 @@ describe("alerts", () => {
       expect(body.rule).toEqual({ id: rule.id, name: "dead in a-dead", kind: "job_dead" });
       expect(body.data).toMatchObject({ status: "firing", total: 1, jobs: [{ jobId: dead, queue: "a-dead", errorClass: "PermanentError" }] });
       const delivery = await waitFor("the delivery to succeed", async () => {
-        const [x] = (await listAlertDeliveries(t.sql)).filter((d) => d.ruleId === rule.id);
+        const [x] = (await listAlertDeliveries(t.pool)).filter((d) => d.ruleId === rule.id);
         return x?.state === "succeeded" ? x : null;
       });
       expect(delivery).toMatchObject({ state: "succeeded", attempt: 1 });
-      expect((await getJob(t.sql, delivery!.jobId!)).tenantId).toBe("jobscope");
+      expect((await getJob(t.pool, delivery!.jobId!)).tenantId).toBe("jobscope");
     } finally {
       await hook.close();
     }
@@ -129,12 +131,12 @@ describe("alerts", () => {
   it("a failing receiver gets retries with backoff, each attempt visible in the delivery history", async () => {
     const hook = await receiver(2);
     try {
-      const { rule } = await createAlertRule(t.sql, { kind: "job_dead", name: "flaky receiver", url: hook.url, queue: "a-flaky" }, STAFF, "op@x");
+      const { rule } = await createAlertRule(t.pool, { kind: "job_dead", name: "flaky receiver", url: hook.url, queue: "a-flaky" }, STAFF, "op@x");
       await dies("a-flaky");
-      await waitForNextMillisecond(t.sql);
+      await waitForNextMillisecond(t.pool);
       await deliverUntil("three deliveries", () => hook.got.length >= 3);
       const d = await waitFor("the delivery to succeed", async () => {
-        const [x] = (await listAlertDeliveries(t.sql)).filter((y) => y.ruleId === rule.id);
+        const [x] = (await listAlertDeliveries(t.pool)).filter((y) => y.ruleId === rule.id);
         return x?.state === "succeeded" ? x : null;
       });
       expect(d.attempt).toBe(3);
@@ -153,32 +155,32 @@ describe("alerts", () => {
     process.env.JOBSCOPE_ALERTS_ALLOW_PRIVATE = "1";
     const hook = await receiver();
     try {
-      const { rule } = await createAlertRule(t.sql, { kind: "job_dead", name: "my dead jobs", url: hook.url }, { tenantId: "acme" }, "t@acme");
+      const { rule } = await createAlertRule(t.pool, { kind: "job_dead", name: "my dead jobs", url: hook.url }, { tenantId: "acme" }, "t@acme");
       await dies("a-tenant", "globex");
-      await waitForNextMillisecond(t.sql);
-      await evaluateAlerts(t.sql, { settleMs: 0 });
+      await waitForNextMillisecond(t.pool);
+      await evaluateAlerts(t.pool, { settleMs: 0 });
       const mine = await dies("a-tenant", "acme");
-      await waitForNextMillisecond(t.sql);
-      await evaluateAlerts(t.sql, { settleMs: 0 });
+      await waitForNextMillisecond(t.pool);
+      await evaluateAlerts(t.pool, { settleMs: 0 });
       // One delivery, recorded with the alert by the evaluation: globex's dead job made none.
-      expect((await listAlertDeliveries(t.sql)).filter((d) => d.ruleId === rule.id)).toHaveLength(1);
+      expect((await listAlertDeliveries(t.pool)).filter((d) => d.ruleId === rule.id)).toHaveLength(1);
       await waitFor("the tenant's webhook", () => hook.got.length >= 1);
       expect(hook.got).toHaveLength(1);
       const body = JSON.parse(hook.got[0]!.body) as WebhookBody;
       expect(body.tenantId).toBe("acme");
       expect((body.data.jobs as { jobId: string; tenantId: string }[]).map((j) => [j.jobId, j.tenantId])).toEqual([[mine, "acme"]]);
-      const [delivery] = (await listAlertDeliveries(t.sql)).filter((d) => d.ruleId === rule.id);
-      expect((await getJob(t.sql, delivery!.jobId!)).tenantId).toBe("acme");
+      const [delivery] = (await listAlertDeliveries(t.pool)).filter((d) => d.ruleId === rule.id);
+      expect((await getJob(t.pool, delivery!.jobId!)).tenantId).toBe("acme");
     } finally {
       delete process.env.JOBSCOPE_ALERTS_ALLOW_PRIVATE;
       await hook.close();
     }
     const refused = (raw: unknown) =>
-      createAlertRule(t.sql, raw, { tenantId: "acme" }, "t@acme").then(
+      createAlertRule(t.pool, raw, { tenantId: "acme" }, "t@acme").then(
         () => null,
         (e: unknown) => e,
       );
-    const before = (await t.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM alert_rules`)[0]!.n;
+    const before = (await execute<{ n: number }>(t.pool, sql`SELECT count(*)::int AS n FROM alert_rules`))[0]!.n;
     expect(await refused({ kind: "drift_rejection", name: "x", url: "https://hooks.example.com/x" })).toMatchObject({ code: "forbidden" });
     expect(await refused({ kind: "job_dead", name: "x", url: "http://127.0.0.1:9/x" })).toMatchObject({
       code: "invalid_input",
@@ -191,10 +193,13 @@ describe("alerts", () => {
       message: /^name/,
     });
     expect(await refused({ kind: "job_dead", name: "x", url: "https://hooks.example.com/x", extra: 1 })).toMatchObject({ code: "invalid_input" });
-    expect((await t.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM alert_rules`)[0]!.n).toBe(before);
+    expect((await execute<{ n: number }>(t.pool, sql`SELECT count(*)::int AS n FROM alert_rules`))[0]!.n).toBe(before);
     // The database holds the line too.
     await expect(
-      t.sql`INSERT INTO alert_rules (name, kind, tenant_id, url, secret, created_by, updated_by) VALUES ('x', 'drift_rejection', 'acme', 'https://x', 's', 'x', 'x')`,
+      execute(
+        t.pool,
+        sql`INSERT INTO alert_rules (name, kind, tenant_id, url, secret, created_by, updated_by) VALUES ('x', 'drift_rejection', 'acme', 'https://x', 's', 'x', 'x')`,
+      ),
     ).rejects.toThrow(/alert_rules_tenant_dead_only/);
   });
 
@@ -202,14 +207,14 @@ describe("alerts", () => {
     const hook = await receiver();
     try {
       await createAlertRule(
-        t.sql,
+        t.pool,
         { kind: "queue_oldest_due", name: "a-late waits", url: hook.url, queue: "a-late", thresholdSeconds: 30 },
         STAFF,
         "op@x",
       );
-      expect((await evaluateAlerts(t.sql, { settleMs: 0 })).alerts).toBe(0);
+      expect((await evaluateAlerts(t.pool, { settleMs: 0 })).alerts).toBe(0);
       const { job } = await enqueue(
-        t.sql,
+        t.pool,
         {
           tenantId: "acme",
           type: "report.generate",
@@ -219,10 +224,10 @@ describe("alerts", () => {
         },
         api,
       );
-      expect((await evaluateAlerts(t.sql, { settleMs: 0 })).alerts).toBe(1);
-      expect((await evaluateAlerts(t.sql, { settleMs: 0 })).alerts).toBe(0);
-      expect((await transition(t.sql, { jobId: job.id, event: "cancel", actor: operator })).ok).toBe(true);
-      expect((await evaluateAlerts(t.sql, { settleMs: 0 })).alerts).toBe(1);
+      expect((await evaluateAlerts(t.pool, { settleMs: 0 })).alerts).toBe(1);
+      expect((await evaluateAlerts(t.pool, { settleMs: 0 })).alerts).toBe(0);
+      expect((await transition(t.pool, { jobId: job.id, event: "cancel", actor: operator })).ok).toBe(true);
+      expect((await evaluateAlerts(t.pool, { settleMs: 0 })).alerts).toBe(1);
       await waitFor("two webhooks", () => hook.got.length >= 2);
       expect(hook.got.map((g) => (JSON.parse(g.body) as WebhookBody).data.status).sort()).toEqual(["firing", "resolved"]);
     } finally {
@@ -234,16 +239,20 @@ describe("alerts", () => {
     const hook = await receiver();
     try {
       await createAlertRule(
-        t.sql,
+        t.pool,
         { kind: "type_failure_rate", name: "renders fail", url: hook.url, type: "media.render", thresholdPercent: 30, windowMinutes: 5 },
         STAFF,
         "op@x",
       );
       const attempt = async (fail: boolean) => {
-        const { job } = await enqueue(t.sql, { tenantId: "acme", type: "media.render", params: { assetId: "a", frames: 1 }, queue: "a-render" }, api);
-        await runJob(t.sql, job);
+        const { job } = await enqueue(
+          t.pool,
+          { tenantId: "acme", type: "media.render", params: { assetId: "a", frames: 1 }, queue: "a-render" },
+          api,
+        );
+        await runJob(t.pool, job);
         const r = fail
-          ? await transition(t.sql, {
+          ? await transition(t.pool, {
               jobId: job.id,
               event: "fail",
               actor: worker(),
@@ -251,15 +260,15 @@ describe("alerts", () => {
               error: { class: "OutOfMemoryError", message: "oom" },
               retryAt: new Date(Date.now() + 3_600_000),
             })
-          : await transition(t.sql, { jobId: job.id, event: "finish", actor: worker(), attempt: 1 });
+          : await transition(t.pool, { jobId: job.id, event: "finish", actor: worker(), attempt: 1 });
         expect(r.ok).toBe(true);
       };
       for (let i = 0; i < 4; i++) await attempt(true);
       // 4 of 4 failed, but 4 attempts are too few to judge.
-      expect((await evaluateAlerts(t.sql, { settleMs: 0 })).alerts).toBe(0);
+      expect((await evaluateAlerts(t.pool, { settleMs: 0 })).alerts).toBe(0);
       for (let i = 0; i < 6; i++) await attempt(false);
-      expect((await evaluateAlerts(t.sql, { settleMs: 0 })).alerts).toBe(1);
-      expect((await evaluateAlerts(t.sql, { settleMs: 0 })).alerts).toBe(0);
+      expect((await evaluateAlerts(t.pool, { settleMs: 0 })).alerts).toBe(1);
+      expect((await evaluateAlerts(t.pool, { settleMs: 0 })).alerts).toBe(0);
       await waitFor("the webhook", () => hook.got.length >= 1);
       expect((JSON.parse(hook.got[0]!.body) as WebhookBody).data).toMatchObject({
         status: "firing",
@@ -276,26 +285,29 @@ describe("alerts", () => {
   it("drift rejections and poison-job suspects each alert once", async () => {
     const hook = await receiver();
     try {
-      await createAlertRule(t.sql, { kind: "drift_rejection", name: "drift", url: hook.url }, STAFF, "op@x");
-      await createAlertRule(t.sql, { kind: "poison_suspect", name: "poison", url: hook.url }, STAFF, "op@x");
+      await createAlertRule(t.pool, { kind: "drift_rejection", name: "drift", url: hook.url }, STAFF, "op@x");
+      await createAlertRule(t.pool, { kind: "poison_suspect", name: "poison", url: hook.url }, STAFF, "op@x");
       const { job } = await enqueue(
-        t.sql,
+        t.pool,
         { tenantId: "acme", type: "report.generate", params: { report: "daily_usage", period: "2026-11" }, queue: "a-poison", maxAttempts: 10 },
         api,
       );
       // A drift, as the write path records one (something changed the row outside it).
-      await t.sql`INSERT INTO transition_rejections (job_id, tenant_id, event, kind, actor_kind, actor_id, reason)
-                  VALUES (${job.id}, 'acme', 'finish', 'drift', 'worker', 'w-1', 'state changed without a version bump')`;
+      await execute(
+        t.pool,
+        sql`INSERT INTO transition_rejections (job_id, tenant_id, event, kind, actor_kind, actor_id, reason)
+                  VALUES (${job.id}, 'acme', 'finish', 'drift', 'worker', 'w-1', 'state changed without a version bump')`,
+      );
       // Two lost leases: the supervisor reclaims the job twice.
-      const s = createSupervisor({ sql: t.sql, staleAfterMs: 10_000, metricsEveryMs: 0, alertsEveryMs: 0 });
+      const s = createSupervisor({ db: t.pool, staleAfterMs: 10_000, metricsEveryMs: 0, alertsEveryMs: 0 });
       for (const w of ["w-a", "w-b"]) {
-        await runJob(t.sql, await getJob(t.sql, job.id), w);
-        await t.sql`UPDATE jobs_live SET heartbeat_at = now() - interval '1 minute' WHERE id = ${job.id}`;
+        await runJob(t.pool, await getJob(t.pool, job.id), w);
+        await execute(t.pool, sql`UPDATE jobs_live SET heartbeat_at = now() - interval '1 minute' WHERE id = ${job.id}`);
         await s.tick();
       }
-      await waitForNextMillisecond(t.sql);
-      expect((await evaluateAlerts(t.sql, { settleMs: 0 })).alerts).toBe(2);
-      expect((await evaluateAlerts(t.sql, { settleMs: 0 })).alerts).toBe(0);
+      await waitForNextMillisecond(t.pool);
+      expect((await evaluateAlerts(t.pool, { settleMs: 0 })).alerts).toBe(2);
+      expect((await evaluateAlerts(t.pool, { settleMs: 0 })).alerts).toBe(0);
       await waitFor("two webhooks", () => hook.got.length >= 2);
       const bodies = hook.got.map((g) => JSON.parse(g.body) as WebhookBody).sort((a, b) => a.rule.kind.localeCompare(b.rule.kind));
       expect(bodies.map((b) => b.rule.kind)).toEqual(["drift_rejection", "poison_suspect"]);
@@ -318,9 +330,9 @@ describe("alerts", () => {
 
 describe("the alerts page's list of rules", () => {
   it("lists rules newest first as typed rows, without their secret or cursor", async () => {
-    const first = await createAlertRule(t.sql, { kind: "drift_rejection", name: "list first", url: "https://hooks.example.com/a" }, STAFF, "op@x");
-    const second = await createAlertRule(t.sql, { kind: "poison_suspect", name: "list second", url: "https://hooks.example.com/b" }, STAFF, "op@x");
-    const rules = await listAlertRules(t.sql);
+    const first = await createAlertRule(t.pool, { kind: "drift_rejection", name: "list first", url: "https://hooks.example.com/a" }, STAFF, "op@x");
+    const second = await createAlertRule(t.pool, { kind: "poison_suspect", name: "list second", url: "https://hooks.example.com/b" }, STAFF, "op@x");
+    const rules = await listAlertRules(t.pool);
     const ids = rules.map((r) => r.id);
     expect(ids.indexOf(second.rule.id)).toBeLessThan(ids.indexOf(first.rule.id));
     const listed = rules.find((r) => r.id === second.rule.id)!;
@@ -335,7 +347,7 @@ describe("the alerts page's list of rules", () => {
 describe("a tenant's webhook is decided per resolved address, at connect time", () => {
   const TENANT = { tenantId: "acme" } as const;
   const refused = (url: string) =>
-    createAlertRule(t.sql, { kind: "job_dead", name: "x", url }, TENANT, "t@acme").then(
+    createAlertRule(t.pool, { kind: "job_dead", name: "x", url }, TENANT, "t@acme").then(
       () => null,
       (e: unknown) => e,
     );
@@ -379,16 +391,19 @@ describe("a tenant's webhook is decided per resolved address, at connect time", 
     const resolve = ((_host: string, _opts: unknown, cb: (err: null, a: { address: string; family: number }[]) => void) =>
       cb(null, [{ address: "127.0.0.1", family: 4 }])) as never;
     // The handler as a worker runs it (the spec with its retry policy).
-    const handler = alertHandlers(t.sql, { resolve })["jobscope.webhook"] as unknown as { run: (ctx: never) => Promise<unknown> };
+    const handler = alertHandlers(t.pool, { resolve })["jobscope.webhook"] as unknown as { run: (ctx: never) => Promise<unknown> };
     try {
       const { rule } = await createAlertRule(
-        t.sql,
+        t.pool,
         { kind: "job_dead", name: "inside", url: `http://hooks.acme.test:${port}/hook` },
         TENANT,
         "t@acme",
       );
-      const [event] = await t.sql<{ id: number }[]>`
-        INSERT INTO alert_events (rule_id, tenant_id, summary, payload) VALUES (${rule.id}, 'acme', 'x', '{}') RETURNING id`;
+      const [event] = await execute<{ id: number }>(
+        t.pool,
+        sql`
+        INSERT INTO alert_events (rule_id, tenant_id, summary, payload) VALUES (${rule.id}, 'acme', 'x', '{}') RETURNING id`,
+      );
       const ctx = { job: { params: { eventId: Number(event!.id) } }, attempt: 1, signal: new AbortController().signal } as never;
       const err = await handler.run(ctx).then(
         () => null,

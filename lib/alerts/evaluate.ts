@@ -1,10 +1,11 @@
-import type postgres from "postgres";
-import type { Sql } from "../db/client";
+import type { Db, Tx } from "../db/client";
 import { enqueue } from "../jobs/enqueue";
 import { WORKER_LOST_CLASS } from "../jobs/poison";
 import { POISON_SUSPECT_CRASHES } from "../insight/windows";
 import type { Actor } from "../jobs/types";
 import type { AlertKind } from "./rules";
+import { sql } from "drizzle-orm";
+import { execute } from "../db/drizzle";
 
 /**
  * Evaluate every enabled alert rule (the supervisor's loop, every few seconds). Each rule
@@ -44,26 +45,31 @@ type Rule = {
   cursorAt: Date | null;
   firing: boolean;
 };
-type Tx = postgres.TransactionSql;
 
 export type EvaluateResult = { rules: number; alerts: number };
 
-export async function evaluateAlerts(sql: Sql, opts: { settleMs?: number } = {}): Promise<EvaluateResult> {
+export async function evaluateAlerts(db: Db, opts: { settleMs?: number } = {}): Promise<EvaluateResult> {
   const settleMs = opts.settleMs ?? 5_000;
-  const ids = await sql<{ id: string }[]>`SELECT id FROM alert_rules WHERE enabled ORDER BY created_at, id LIMIT 1000`;
+  const ids = await execute<{ id: string }>(db, sql`SELECT id FROM alert_rules WHERE enabled ORDER BY created_at, id LIMIT 1000`);
   let alerts = 0;
   for (const { id } of ids) {
-    alerts += (await sql.begin(async (tx) => {
-      const [rule] = await tx<(Rule & { until: Date })[]>`
+    alerts += (await db.transaction(async (tx) => {
+      const [rule] = await execute<Rule & { until: Date }>(
+        tx,
+        sql`
         SELECT id, name, kind, tenant_id, queue, type, threshold, window_minutes, cursor_at, firing,
                now() - ${settleMs} * interval '1 millisecond' AS until
-          FROM alert_rules WHERE id = ${id} AND enabled FOR UPDATE SKIP LOCKED`;
+          FROM alert_rules WHERE id = ${id} AND enabled FOR UPDATE SKIP LOCKED`,
+      );
       if (!rule) return 0;
       const found = await evaluate(tx, rule, rule.until);
       if (found.cursorAt !== undefined || found.firing !== undefined) {
-        await tx`UPDATE alert_rules SET cursor_at = coalesce(${found.cursorAt ?? null}::timestamptz, cursor_at),
+        await execute(
+          tx,
+          sql`UPDATE alert_rules SET cursor_at = coalesce(${found.cursorAt ?? null}::timestamptz, cursor_at),
                                         firing = coalesce(${found.firing ?? null}::boolean, firing), evaluated_at = now()
-                  WHERE id = ${id}`;
+                  WHERE id = ${id}`,
+        );
       }
       if (!found.alert) return 0;
       await fire(tx, rule, found.alert.summary, found.alert.payload);
@@ -80,9 +86,17 @@ async function evaluate(tx: Tx, rule: Rule, until: Date): Promise<Found> {
   switch (rule.kind) {
     case "job_dead": {
       if (until <= from) return {};
-      const rows = await tx<
-        { jobId: string; tenantId: string; type: string; queue: string; at: Date; errorClass: string | null; errorMessage: string | null }[]
-      >`
+      const rows = await execute<{
+        jobId: string;
+        tenantId: string;
+        type: string;
+        queue: string;
+        at: Date;
+        errorClass: string | null;
+        errorMessage: string | null;
+      }>(
+        tx,
+        sql`
         SELECT d.job_id, c.tenant_id, c.type, c.queue, d.at, last.error_class, left(last.error_message, 500) AS error_message
           FROM (SELECT a.job_id, a.finished_at AS at FROM job_attempts a
                  WHERE a.end_to = 'dead' AND a.finished_at > ${from} AND a.finished_at <= ${until}
@@ -94,7 +108,8 @@ async function evaluate(tx: Tx, rule: Rule, until: Date): Promise<Found> {
           JOIN job_catalog c ON c.id = d.job_id
           LEFT JOIN LATERAL (SELECT error_class, error_message FROM job_attempts x WHERE x.job_id = d.job_id ORDER BY x.attempt DESC LIMIT 1) last ON true
          WHERE (${rule.queue}::text IS NULL OR c.queue = ${rule.queue}::text) AND (${rule.type}::text IS NULL OR c.type = ${rule.type}::text)
-         ORDER BY d.at LIMIT ${ALERT_COUNT_CAP}`;
+         ORDER BY d.at LIMIT ${ALERT_COUNT_CAP}`,
+      );
       if (rows.length === 0) return { cursorAt: until };
       const total = rows.length;
       const first = rows[0]!;
@@ -110,7 +125,9 @@ async function evaluate(tx: Tx, rule: Rule, until: Date): Promise<Found> {
     case "poison_suspect": {
       if (until <= from) return {};
       // A suspect is blamed for two or more worker crashes (lib/jobs/poison.ts); a bystander's lost attempt (WorkerLost) is not a crash.
-      const rows = await tx<{ jobId: string; tenantId: string; type: string; queue: string; crashes: number }[]>`
+      const rows = await execute<{ jobId: string; tenantId: string; type: string; queue: string; crashes: number }>(
+        tx,
+        sql`
         SELECT s.job_id, c.tenant_id, c.type, c.queue, s.crashes FROM (
           SELECT n.job_id, (SELECT count(*)::int FROM job_attempts x WHERE x.job_id = n.job_id AND x.outcome = 'lease_expired'
                               AND x.error_class IS DISTINCT FROM ${WORKER_LOST_CLASS}) AS crashes
@@ -118,38 +135,43 @@ async function evaluate(tx: Tx, rule: Rule, until: Date): Promise<Found> {
                    WHERE outcome = 'lease_expired' AND error_class IS DISTINCT FROM ${WORKER_LOST_CLASS}
                      AND finished_at > ${from} AND finished_at <= ${until} LIMIT ${ALERT_COUNT_CAP}) n) s
           JOIN job_catalog c ON c.id = s.job_id
-         WHERE s.crashes >= ${POISON_SUSPECT_CRASHES} ORDER BY s.crashes DESC, s.job_id`;
+         WHERE s.crashes >= ${POISON_SUSPECT_CRASHES} ORDER BY s.crashes DESC, s.job_id`,
+      );
       if (rows.length === 0) return { cursorAt: until };
       const summary = `${rows.length} poison-job suspect(s): job ${rows[0]!.jobId} (${rows[0]!.type}) was blamed for ${rows[0]!.crashes} worker crashes`;
       return { cursorAt: until, alert: { summary, payload: { status: "firing", total: rows.length, jobs: rows.slice(0, ALERT_JOBS) } } };
     }
     case "drift_rejection": {
       if (until <= from) return {};
-      const rows = await tx<
-        {
-          id: number;
-          jobId: string;
-          event: string;
-          actorKind: string;
-          actorId: string;
-          expectedState: string | null;
-          currentState: string | null;
-          reason: string;
-          at: Date;
-        }[]
-      >`
+      const rows = await execute<{
+        id: number;
+        jobId: string;
+        event: string;
+        actorKind: string;
+        actorId: string;
+        expectedState: string | null;
+        currentState: string | null;
+        reason: string;
+        at: Date;
+      }>(
+        tx,
+        sql`
         SELECT id, job_id, event, actor_kind, actor_id, expected_state, current_state, reason, at FROM transition_rejections
-         WHERE kind = 'drift' AND at > ${from} AND at <= ${until} ORDER BY at LIMIT ${ALERT_COUNT_CAP}`;
+         WHERE kind = 'drift' AND at > ${from} AND at <= ${until} ORDER BY at LIMIT ${ALERT_COUNT_CAP}`,
+      );
       if (rows.length === 0) return { cursorAt: until };
       const summary = `${rows.length} drift rejection(s): a job's state changed outside the write path (job ${rows[0]!.jobId}: ${rows[0]!.reason})`;
       return { cursorAt: until, alert: { summary, payload: { status: "firing", total: rows.length, rejections: rows.slice(0, ALERT_JOBS) } } };
     }
     case "queue_oldest_due": {
-      const [r] = await tx<{ age: number | null }[]>`
+      const [r] = await execute<{ age: number | null }>(
+        tx,
+        sql`
         SELECT extract(epoch FROM now() - min(x.not_before))::float8 AS age FROM (
           SELECT l.not_before FROM jobs_live l WHERE l.queue = ${rule.queue} AND l.state = 'queued'
            ORDER BY l.priority, l.fair_tag, l.not_before, l.id LIMIT 1000) x
-         WHERE x.not_before <= now()`;
+         WHERE x.not_before <= now()`,
+      );
       const age = r?.age ?? 0;
       return threshold(rule, age > (rule.threshold ?? Infinity), {
         firing: `Queue ${rule.queue}: its oldest due job has waited ${Math.round(age)} s (over ${rule.threshold} s)`,
@@ -158,11 +180,14 @@ async function evaluate(tx: Tx, rule: Rule, until: Date): Promise<Found> {
       });
     }
     case "type_failure_rate": {
-      const [r] = await tx<{ failed: number; total: number }[]>`
+      const [r] = await execute<{ failed: number; total: number }>(
+        tx,
+        sql`
         SELECT count(*) FILTER (WHERE outcome IN ('failed', 'lease_expired'))::int AS failed, count(*)::int AS total FROM (
           SELECT a.outcome FROM job_attempts a JOIN job_catalog c ON c.id = a.job_id
            WHERE a.finished_at > now() - ${rule.windowMinutes ?? 5} * interval '1 minute' AND a.finished_at <= now() AND c.type = ${rule.type}
-           ORDER BY a.finished_at DESC LIMIT 10000) x`;
+           ORDER BY a.finished_at DESC LIMIT 10000) x`,
+      );
       const total = r?.total ?? 0;
       const rate = total > 0 ? (100 * (r?.failed ?? 0)) / total : 0;
       const over = total >= MIN_RATE_ATTEMPTS && rate > (rule.threshold ?? Infinity);
@@ -195,10 +220,13 @@ export async function fire(
   payload: Record<string, unknown>,
 ): Promise<{ eventId: number; jobId: string }> {
   const tenant = rule.tenantId ?? SYSTEM_TENANT;
-  const [event] = await tx<{ id: number }[]>`
-    INSERT INTO alert_events (rule_id, tenant_id, summary, payload) VALUES (${rule.id}, ${rule.tenantId}, ${summary}, ${tx.json(payload as postgres.JSONValue)})
-    RETURNING id`;
+  const [event] = await execute<{ id: number }>(
+    tx,
+    sql`
+    INSERT INTO alert_events (rule_id, tenant_id, summary, payload) VALUES (${rule.id}, ${rule.tenantId}, ${summary}, ${sql.param(payload)})
+    RETURNING id`,
+  );
   const { job } = await enqueue(tx, { tenantId: tenant, type: "jobscope.webhook", params: { eventId: Number(event!.id) } }, ALERTS_ACTOR);
-  await tx`UPDATE alert_events SET job_id = ${job.id} WHERE id = ${event!.id}`;
+  await execute(tx, sql`UPDATE alert_events SET job_id = ${job.id} WHERE id = ${event!.id}`);
   return { eventId: Number(event!.id), jobId: job.id };
 }

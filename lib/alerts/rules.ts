@@ -1,10 +1,10 @@
 import "server-only";
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
-import { desc } from "drizzle-orm";
+import { desc, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { AppError } from "../result";
-import { drizzleOn, run } from "../db/drizzle";
+import { run, execute } from "../db/drizzle";
 import { ALERT_KINDS, alertRules } from "../db/schema-observability";
 import { destinationPolicy, refusedHost } from "./destination";
 import { SYSTEM_TENANT } from "./evaluate";
@@ -86,7 +86,7 @@ export type RuleOwner = { staff: true } | { tenantId: string };
 const allowPrivate = () => process.env.JOBSCOPE_ALERTS_ALLOW_PRIVATE === "1";
 
 /** Validate and store a rule. Returns it with its signing secret (shown once, to its creator). */
-export async function createAlertRule(sql: Db, raw: unknown, owner: RuleOwner, by: string): Promise<{ rule: AlertRule; secret: string }> {
+export async function createAlertRule(db: Db, raw: unknown, owner: RuleOwner, by: string): Promise<{ rule: AlertRule; secret: string }> {
   const parsed = AlertRuleInput.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -101,16 +101,20 @@ export async function createAlertRule(sql: Db, raw: unknown, owner: RuleOwner, b
     if (why) throw new AppError("invalid_input", `url: ${why} cannot receive a tenant's alerts`);
   }
   // A staff rule's deliveries are jobs of the system tenant (evaluate.ts): it exists from the first staff rule on.
-  if (tenantId === null) await sql`INSERT INTO tenants (id, name) VALUES (${SYSTEM_TENANT}, 'Jobscope (system)') ON CONFLICT (id) DO NOTHING`;
+  if (tenantId === null)
+    await execute(db, sql`INSERT INTO tenants (id, name) VALUES (${SYSTEM_TENANT}, 'Jobscope (system)') ON CONFLICT (id) DO NOTHING`);
   const secret = `whsec_${randomBytes(24).toString("hex")}`;
   const threshold = input.kind === "queue_oldest_due" ? input.thresholdSeconds : input.kind === "type_failure_rate" ? input.thresholdPercent : null;
   const windowMinutes = input.kind === "type_failure_rate" ? input.windowMinutes : null;
   const q = "queue" in input ? (input.queue ?? null) : null;
   const t = "type" in input ? (input.type ?? null) : null;
-  const [rule] = await sql<AlertRule[]>`
+  const [rule] = await execute<AlertRule>(
+    db,
+    sql`
     INSERT INTO alert_rules (name, kind, tenant_id, queue, type, threshold, window_minutes, url, secret, cursor_at, created_by, updated_by)
     VALUES (${input.name}, ${input.kind}, ${tenantId}, ${q}, ${t}, ${threshold}, ${windowMinutes}, ${input.url}, ${secret}, now(), ${by}, ${by})
-    RETURNING ${sql.unsafe(RULE_COLUMNS)}`;
+    RETURNING ${sql.raw(RULE_COLUMNS)}`,
+  );
   return { rule: rule!, secret };
 }
 
@@ -120,13 +124,16 @@ const RULE_COLUMNS = Object.values(ruleColumns)
   .join(", ");
 
 /** Enable or disable a rule the caller can see (row-level security hides other tenants' rules). Null: no such rule. */
-export async function setAlertRuleEnabled(sql: Db, id: string, enabled: boolean, by: string): Promise<AlertRule | null> {
+export async function setAlertRuleEnabled(db: Db, id: string, enabled: boolean, by: string): Promise<AlertRule | null> {
   // Re-enabled: it starts from now, not from where it stopped (no flood of what happened meanwhile).
-  const [rule] = await sql<AlertRule[]>`
+  const [rule] = await execute<AlertRule>(
+    db,
+    sql`
     UPDATE alert_rules SET enabled = ${enabled}, updated_at = now(), updated_by = ${by},
            cursor_at = CASE WHEN ${enabled} AND NOT enabled THEN now() ELSE cursor_at END,
            firing = CASE WHEN ${enabled} THEN firing ELSE false END
-     WHERE id = ${id} RETURNING ${sql.unsafe(RULE_COLUMNS)}`;
+     WHERE id = ${id} RETURNING ${sql.raw(RULE_COLUMNS)}`,
+  );
   return rule ?? null;
 }
 
@@ -145,8 +152,10 @@ export type AlertDelivery = {
 };
 
 /** The newest alerts the caller can see, with the state of each delivery job and its attempts. */
-export async function listAlertDeliveries(sql: Db, limit = 50): Promise<AlertDelivery[]> {
-  return sql<AlertDelivery[]>`
+export async function listAlertDeliveries(db: Db, limit = 50): Promise<AlertDelivery[]> {
+  return execute<AlertDelivery>(
+    db,
+    sql`
     SELECT e.id AS event_id, e.rule_id, r.name AS rule_name, e.tenant_id, e.at, e.summary, e.job_id,
            j.state::text AS state, j.attempt, j.max_attempts,
            coalesce((SELECT json_agg(json_build_object('attempt', a.attempt, 'outcome', a.outcome, 'finishedAt', a.finished_at,
@@ -155,9 +164,10 @@ export async function listAlertDeliveries(sql: Db, limit = 50): Promise<AlertDel
                        FROM job_attempts a WHERE a.job_id = e.job_id), '[]'::json) AS attempts
       FROM alert_events e JOIN alert_rules r ON r.id = e.rule_id
       LEFT JOIN LATERAL (SELECT state, attempt, max_attempts FROM jobs WHERE id = e.job_id) j ON true
-     ORDER BY e.id DESC LIMIT ${limit}`;
+     ORDER BY e.id DESC LIMIT ${limit}`,
+  );
 }
 
-export async function listAlertRules(sql: Db): Promise<AlertRule[]> {
-  return run(drizzleOn(sql).select(ruleColumns).from(alertRules).orderBy(desc(alertRules.createdAt), alertRules.id).limit(500));
+export async function listAlertRules(db: Db): Promise<AlertRule[]> {
+  return run(db.select(ruleColumns).from(alertRules).orderBy(desc(alertRules.createdAt), alertRules.id).limit(500));
 }

@@ -6,6 +6,8 @@ import { PermanentError } from "../worker/errors";
 import type { Handlers } from "../worker/types";
 import { checkedLookup, DestinationError, destinationPolicy, refusedHost } from "./destination";
 import { sign, SIGNATURE_HEADER } from "./signature";
+import { sql } from "drizzle-orm";
+import { execute } from "../db/drizzle";
 
 /** Delivery retries: 10 s doubling to an hour, over the type's 8 attempts (about 20 min in all before the job is dead). */
 export const WEBHOOK_RETRY: BackoffOptions = { baseMs: 10_000, capMs: 3_600_000, jitter: 0.25 };
@@ -73,29 +75,30 @@ function post(
  * `resolve` stands in for DNS in tests.
  */
 export function alertHandlers(
-  sql: Db,
+  db: Db,
   opts: { retry?: Partial<BackoffOptions>; timeoutMs?: number; resolve?: Parameters<typeof checkedLookup>[1] } = {},
 ): Handlers {
   return {
     "jobscope.webhook": {
       retry: { ...WEBHOOK_RETRY, ...opts.retry },
       run: async (ctx) => {
-        const [e] = await sql<
-          {
-            id: number;
-            at: Date;
-            summary: string;
-            payload: Record<string, unknown>;
-            tenantId: string | null;
-            ruleId: string;
-            name: string;
-            kind: string;
-            url: string;
-            secret: string;
-          }[]
-        >`
+        const [e] = await execute<{
+          id: number;
+          at: Date;
+          summary: string;
+          payload: Record<string, unknown>;
+          tenantId: string | null;
+          ruleId: string;
+          name: string;
+          kind: string;
+          url: string;
+          secret: string;
+        }>(
+          db,
+          sql`
           SELECT e.id, e.at, e.summary, e.payload, e.tenant_id, r.id AS rule_id, r.name, r.kind, r.url, r.secret
-            FROM alert_events e JOIN alert_rules r ON r.id = e.rule_id WHERE e.id = ${ctx.job.params.eventId}`;
+            FROM alert_events e JOIN alert_rules r ON r.id = e.rule_id WHERE e.id = ${ctx.job.params.eventId}`,
+        );
         if (!e) throw new PermanentError(`alert ${ctx.job.params.eventId} does not exist`);
         const url = new URL(e.url);
         // Operators' rules may reach internal receivers; tenants' may not (JOBSCOPE_ALERTS_ALLOW_PRIVATE=1 lifts it, for development).

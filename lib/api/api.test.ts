@@ -8,6 +8,9 @@ import type { JobRow } from "../jobs/types";
 import { withApiKey, ok } from "./http";
 import { createApiKey, listApiKeys, revokeApiKey, verifyApiKey } from "./keys";
 import { RateLimiter } from "./rate-limit";
+import { sql } from "drizzle-orm";
+import { execute } from "../db/drizzle";
+import { closeDb } from "../db/client";
 
 // The route handlers use the process pool: point it at this test's database, as the console's
 // runtime role (row-level security applies), before any handler runs.
@@ -48,9 +51,12 @@ const list = (query: string, secret?: string) => routes.jobs.GET(call(`/jobs${qu
 const REPORT = { type: "report.generate", params: { report: "daily_usage", period: "2026-11" } };
 
 const auditRows = (actor: string) =>
-  db.sql<{ action: string; outcome: string; via: string; role: string; tenantId: string | null; jobIds: string[]; reason: string }[]>`
-    SELECT action, outcome, via, role, tenant_id, job_ids, reason FROM audit_log WHERE actor = ${actor} ORDER BY id`;
-const jobCount = () => db.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM jobs`.then((r) => r[0]!.n);
+  execute<{ action: string; outcome: string; via: string; role: string; tenantId: string | null; jobIds: string[]; reason: string }>(
+    db.pool,
+    sql`
+    SELECT action, outcome, via, role, tenant_id, job_ids, reason FROM audit_log WHERE actor = ${actor} ORDER BY id`,
+  );
+const jobCount = () => execute<{ n: number }>(db.pool, sql`SELECT count(*)::int AS n FROM jobs`).then((r) => r[0]!.n);
 
 beforeAll(async () => {
   process.env.JOBSCOPE_API_BURST = "100000";
@@ -63,19 +69,19 @@ beforeAll(async () => {
   // Keys are managed by the console's role as well.
   acme = await createApiKey(app, { tenantId: "acme", name: "ci" }, ADMIN);
   globex = await createApiKey(app, { tenantId: "globex", name: "ci" }, ADMIN);
-  globexJob = await newJob(db.sql, { tenantId: "globex" });
+  globexJob = await newJob(db.pool, { tenantId: "globex" });
 });
 
 describe("API keys", () => {
   it("stores only the SHA-256 of the secret and a short prefix; the secret is jsk_ + 32 random bytes", async () => {
     expect(acme.secret).toMatch(/^jsk_[A-Za-z0-9_-]{43}$/);
     expect(Buffer.from(acme.secret.slice(4), "base64url")).toHaveLength(32);
-    const [row] = await db.sql`SELECT * FROM api_keys WHERE id = ${acme.key.id}`;
+    const [row] = await execute(db.pool, sql`SELECT * FROM api_keys WHERE id = ${acme.key.id}`);
     expect(row).toMatchObject({ tenantId: "acme", prefix: acme.secret.slice(0, 12), createdBy: ADMIN.actor, revokedAt: null });
     expect(row!.hash).toBe(createHash("sha256").update(acme.secret).digest("hex"));
     expect(JSON.stringify(row)).not.toContain(acme.secret.slice(12));
     expect(await listApiKeys(app, "acme")).toEqual([expect.not.objectContaining({ hash: expect.anything() })]);
-    const [audit] = await db.sql`SELECT * FROM audit_log WHERE action = 'api_key.create' AND reason LIKE ${`%${acme.key.prefix}%`}`;
+    const [audit] = await execute(db.pool, sql`SELECT * FROM audit_log WHERE action = 'api_key.create' AND reason LIKE ${`%${acme.key.prefix}%`}`);
     expect(audit).toMatchObject({ actor: ADMIN.actor, via: "console", outcome: "applied" });
   });
 
@@ -91,8 +97,12 @@ describe("API keys", () => {
     expect(await verifyApiKey(app, `Basic ${acme.secret}`)).toBeNull();
     // Anonymous denials from one address are aggregated, so a flood writes a bounded number of rows: the first is written at once,
     // the other three as one row with repeat_count 3 when the window closes.
-    const denied = () => db.sql<{ outcome: string; repeatCount: number }[]>`
-      SELECT outcome, repeat_count FROM audit_log WHERE actor = 'anonymous' AND via = 'api' AND action = 'job.submit' ORDER BY id`;
+    const denied = () =>
+      execute<{ outcome: string; repeatCount: number }>(
+        db.pool,
+        sql`
+      SELECT outcome, repeat_count FROM audit_log WHERE actor = 'anonymous' AND via = 'api' AND action = 'job.submit' ORDER BY id`,
+      );
     expect(await denied()).toEqual([{ outcome: "denied", repeatCount: 1 }]);
     await anonymousAudit().flush();
     expect(await denied()).toEqual([
@@ -103,7 +113,7 @@ describe("API keys", () => {
 
   it("last_used_at is written on first use, then at most once a minute", async () => {
     const k = await createApiKey(app, { tenantId: "acme", name: "clock" }, ADMIN);
-    const used = async () => (await db.sql`SELECT last_used_at FROM api_keys WHERE id = ${k.key.id}`)[0]!.lastUsedAt as Date | null;
+    const used = async () => (await execute(db.pool, sql`SELECT last_used_at FROM api_keys WHERE id = ${k.key.id}`))[0]!.lastUsedAt as Date | null;
     const t0 = new Date("2026-11-29T10:00:00Z");
     expect(await used()).toBeNull();
     expect(await verifyApiKey(app, `Bearer ${k.secret}`, t0)).toMatchObject({ tenantId: "acme", prefix: k.key.prefix });
@@ -131,10 +141,10 @@ describe("API keys", () => {
   });
 
   it("a key for an unknown tenant or without a name is refused, and nothing is written", async () => {
-    const before = await db.sql`SELECT count(*)::int AS n FROM api_keys`;
+    const before = await execute(db.pool, sql`SELECT count(*)::int AS n FROM api_keys`);
     await expect(createApiKey(app, { tenantId: "nope", name: "x" }, ADMIN)).rejects.toMatchObject({ code: "invalid_input" });
     await expect(createApiKey(app, { tenantId: "acme", name: "  " }, ADMIN)).rejects.toMatchObject({ code: "invalid_input" });
-    expect(await db.sql`SELECT count(*)::int AS n FROM api_keys`).toEqual(before);
+    expect(await execute(db.pool, sql`SELECT count(*)::int AS n FROM api_keys`)).toEqual(before);
   });
 });
 
@@ -145,7 +155,7 @@ describe("POST /api/v1/jobs", () => {
     expect(r.body).toMatchObject({ tenantId: "acme", type: "report.generate", state: "queued", priority: 3, stateVersion: 0 });
     expect(r.body).not.toHaveProperty("leaseOwner");
     expect(r.headers.get("location")).toBe(`/api/v1/jobs/${r.body.id}`);
-    const [event] = await db.sql`SELECT actor_kind, actor_id FROM job_events WHERE job_id = ${r.body.id}`;
+    const [event] = await execute(db.pool, sql`SELECT actor_kind, actor_id FROM job_events WHERE job_id = ${r.body.id}`);
     expect(event).toEqual({ actorKind: "api", actorId: `api-key:${acme.key.prefix}` });
     const audit = await auditRows(`api-key:${acme.key.prefix}`);
     expect(audit.at(-1)).toMatchObject({
@@ -295,9 +305,10 @@ describe("what a tenant may name, and text and times that cannot be stored", () 
     const k = await createApiKey(app, { tenantId: "globex", name: "repeat" }, ADMIN);
     for (let i = 0; i < 5; i++) expect((await submit({ type: "nope-again", params: {} }, k.secret)).status).toBe(400);
     const rows = () =>
-      db.sql<
-        { repeatCount: number }[]
-      >`SELECT repeat_count FROM audit_log WHERE actor = ${`api-key:${k.key.prefix}`} AND outcome = 'invalid' ORDER BY id`;
+      execute<{ repeatCount: number }>(
+        db.pool,
+        sql`SELECT repeat_count FROM audit_log WHERE actor = ${`api-key:${k.key.prefix}`} AND outcome = 'invalid' ORDER BY id`,
+      );
     expect(await rows()).toEqual([{ repeatCount: 1 }]);
     await anonymousAudit().flush();
     expect(await rows()).toEqual([{ repeatCount: 1 }, { repeatCount: 4 }]);
@@ -374,8 +385,8 @@ describe("GET /api/v1/jobs", () => {
 
 describe("GET /api/v1/jobs/{id} and POST …/cancel", () => {
   it("returns the key's tenant's job with its runs and events", async () => {
-    const job = await newJob(db.sql, { tenantId: "acme" });
-    await runJob(db.sql, job);
+    const job = await newJob(db.pool, { tenantId: "acme" });
+    await runJob(db.pool, job);
     const r = await get(job.id);
     expect(r.status).toBe(200);
     expect(r.body.job).toMatchObject({ id: job.id, state: "running", attempt: 1 });
@@ -385,12 +396,12 @@ describe("GET /api/v1/jobs/{id} and POST …/cancel", () => {
   });
 
   it("shows what the tenant's console shows: no worker ids, lease owners or staff e-mail addresses (one redaction)", async () => {
-    const job = await newJob(db.sql, { tenantId: "acme" });
-    await runJob(db.sql, job, "w-secret-7");
+    const job = await newJob(db.pool, { tenantId: "acme" });
+    await runJob(db.pool, job, "w-secret-7");
     const staff = { kind: "operator" as const, id: "staff.member@jobscope.example" };
-    const paused = await transition(db.sql, { jobId: job.id, event: "pause", actor: staff });
+    const paused = await transition(db.pool, { jobId: job.id, event: "pause", actor: staff });
     expect(paused.ok).toBe(true);
-    const resumed = await transition(db.sql, { jobId: job.id, event: "resume", actor: staff });
+    const resumed = await transition(db.pool, { jobId: job.id, event: "resume", actor: staff });
     expect(resumed.ok).toBe(true);
     const r = await get(job.id);
     expect(r.status).toBe(200);
@@ -408,8 +419,8 @@ describe("GET /api/v1/jobs/{id} and POST …/cancel", () => {
   });
 
   it("another tenant's job is 404 exactly like a missing one, and cancelling it changes nothing", async () => {
-    const before = await getJob(db.sql, globexJob.id);
-    const events = await db.sql`SELECT count(*)::int AS n FROM job_events WHERE job_id = ${globexJob.id}`;
+    const before = await getJob(db.pool, globexJob.id);
+    const events = await execute(db.pool, sql`SELECT count(*)::int AS n FROM job_events WHERE job_id = ${globexJob.id}`);
     const foreign = await get(globexJob.id);
     const missing = await get("00000000-0000-4000-8000-000000000000");
     expect(foreign.status).toBe(404);
@@ -420,8 +431,8 @@ describe("GET /api/v1/jobs/{id} and POST …/cancel", () => {
     const cMissing = await cancel("00000000-0000-4000-8000-000000000000");
     expect(c.status).toBe(404);
     expect(c.body).toEqual(cMissing.body);
-    expect(await getJob(db.sql, globexJob.id)).toEqual(before);
-    expect(await db.sql`SELECT count(*)::int AS n FROM job_events WHERE job_id = ${globexJob.id}`).toEqual(events);
+    expect(await getJob(db.pool, globexJob.id)).toEqual(before);
+    expect(await execute(db.pool, sql`SELECT count(*)::int AS n FROM job_events WHERE job_id = ${globexJob.id}`)).toEqual(events);
     const audit = (await auditRows(`api-key:${acme.key.prefix}`)).filter((a) => a.jobIds.includes(globexJob.id));
     expect(audit).toEqual([expect.objectContaining({ action: "job.cancel", outcome: "refused", tenantId: "acme" })]);
   });
@@ -431,7 +442,7 @@ describe("GET /api/v1/jobs/{id} and POST …/cancel", () => {
     const r = await cancel(job.id);
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ from: "queued", job: { id: job.id, state: "cancelled", stateVersion: 1 } });
-    const [event] = await db.sql`SELECT actor_kind, actor_id FROM job_events WHERE job_id = ${job.id} AND event = 'cancel'`;
+    const [event] = await execute(db.pool, sql`SELECT actor_kind, actor_id FROM job_events WHERE job_id = ${job.id} AND event = 'cancel'`);
     expect(event).toEqual({ actorKind: "tenant", actorId: `api-key:${acme.key.prefix}` });
     const again = await cancel(job.id, {});
     expect(again.status).toBe(409);
@@ -446,13 +457,13 @@ describe("GET /api/v1/jobs/{id} and POST …/cancel", () => {
   });
 
   it("a stale expected version is a 409 conflict and changes nothing; a running job goes to cancelling", async () => {
-    const job = await newJob(db.sql, { tenantId: "acme" });
-    const running = await runJob(db.sql, job);
+    const job = await newJob(db.pool, { tenantId: "acme" });
+    const running = await runJob(db.pool, job);
     const stale = await cancel(job.id, { expectedState: "queued", expectedVersion: 0 });
     expect(stale.status).toBe(409);
     expect(stale.body.error).toMatchObject({ code: "conflict", current: { state: "running", stateVersion: running.stateVersion } });
     expect(stale.body.error.message).toMatch(/Nothing was changed/);
-    expect((await getJob(db.sql, job.id)).stateVersion).toBe(running.stateVersion);
+    expect((await getJob(db.pool, job.id)).stateVersion).toBe(running.stateVersion);
     const half = await cancel(job.id, { expectedVersion: 2 });
     expect(half).toMatchObject({ status: 400, body: { error: { code: "invalid_input" } } });
     expect((await cancel(job.id, { state: "cancelled" })).status).toBe(400);
@@ -464,8 +475,8 @@ describe("GET /api/v1/jobs/{id} and POST …/cancel", () => {
     const job = (await submit(REPORT)).body;
     const r = await routes.cancel.POST(call(`/jobs/${job.id}/cancel`, { method: "POST", secret: null }), params(job.id)).then(json);
     expect(r.status).toBe(401);
-    expect((await getJob(db.sql, job.id)).state).toBe("queued");
-    const [denied] = await db.sql`SELECT outcome, actor FROM audit_log WHERE action = 'job.cancel' AND actor = 'anonymous'`;
+    expect((await getJob(db.pool, job.id)).state).toBe("queued");
+    const [denied] = await execute(db.pool, sql`SELECT outcome, actor FROM audit_log WHERE action = 'job.cancel' AND actor = 'anonymous'`);
     expect(denied).toEqual({ outcome: "denied", actor: "anonymous" });
   });
 });
@@ -486,7 +497,7 @@ describe("rate limit and errors", () => {
 
   it("a key over its limit gets 429 with Retry-After; another key is unaffected", async () => {
     const limiter = new RateLimiter({ perMinute: 6, burst: 2 });
-    const handle = (secret: string) => withApiKey(call("/jobs", { secret }), null, async () => ok({ fine: true }), { limiter, sql: app });
+    const handle = (secret: string) => withApiKey(call("/jobs", { secret }), null, async () => ok({ fine: true }), { limiter, db: app });
     expect((await handle(acme.secret)).status).toBe(200);
     expect((await handle(acme.secret)).status).toBe(200);
     const limited = await json(await handle(acme.secret));
@@ -499,7 +510,7 @@ describe("rate limit and errors", () => {
   it("the limit is the tenant's, not the key's: a second key of the same tenant does not widen it", async () => {
     const limiter = new RateLimiter({ perMinute: 6, burst: 2 });
     const second = await createApiKey(app, { tenantId: "acme", name: "second" }, ADMIN);
-    const handle = (secret: string) => withApiKey(call("/jobs", { secret }), null, async () => ok({ fine: true }), { limiter, sql: app });
+    const handle = (secret: string) => withApiKey(call("/jobs", { secret }), null, async () => ok({ fine: true }), { limiter, db: app });
     expect((await handle(acme.secret)).status).toBe(200);
     expect((await handle(acme.secret)).status).toBe(200);
     expect((await handle(second.secret)).status).toBe(429);
@@ -509,7 +520,7 @@ describe("rate limit and errors", () => {
   it("a tenant has at most JOBSCOPE_API_KEYS_PER_TENANT live keys, even when created at once; revoking one makes room", async () => {
     process.env.JOBSCOPE_API_KEYS_PER_TENANT = "4";
     try {
-      await db.sql`INSERT INTO tenants (id, name) VALUES ('keyring', 'Keyring') ON CONFLICT DO NOTHING`;
+      await execute(db.pool, sql`INSERT INTO tenants (id, name) VALUES ('keyring', 'Keyring') ON CONFLICT DO NOTHING`);
       const others = db.connect({ role: "app", max: 6 });
       // Six at once, on six connections: the count and the insert must not race.
       const tries = await Promise.all(
@@ -520,14 +531,14 @@ describe("rate limit and errors", () => {
           ),
         ),
       );
-      await others.end();
+      await closeDb(others);
       const made = tries.filter((t): t is Awaited<ReturnType<typeof createApiKey>> => typeof t === "object" && t !== null && "secret" in t);
       expect(made).toHaveLength(4);
       expect(tries.filter((t) => !made.includes(t as never))).toEqual([
         expect.objectContaining({ code: "refused", message: expect.stringContaining("at most 4") }),
         expect.anything(),
       ]);
-      const live = await db.sql`SELECT count(*)::int AS n FROM api_keys WHERE tenant_id = 'keyring' AND revoked_at IS NULL`;
+      const live = await execute(db.pool, sql`SELECT count(*)::int AS n FROM api_keys WHERE tenant_id = 'keyring' AND revoked_at IS NULL`);
       expect(live[0]!.n).toBe(4);
       await revokeApiKey(app, { id: made[0]!.key.id, tenantId: "keyring" }, ADMIN);
       expect((await createApiKey(app, { tenantId: "keyring", name: "after" }, ADMIN)).key.name).toBe("after");
@@ -544,7 +555,7 @@ describe("rate limit and errors", () => {
         async () => {
           throw new Error('relation "secret_table" does not exist (password=hunter2)');
         },
-        { sql: app },
+        { db: app },
       ),
     );
     expect(r).toMatchObject({ status: 500, body: { error: { code: "internal" } } });
@@ -556,7 +567,7 @@ describe("rate limit and errors", () => {
       async () => {
         throw new Error("boom");
       },
-      { sql: app },
+      { db: app },
     );
     const [last] = (await auditRows(`api-key:${acme.key.prefix}`)).slice(-1);
     expect(last).toMatchObject({ action: "job.submit", outcome: "error" });

@@ -97,7 +97,7 @@ export async function readJson(
 
 export type ApiContext = { key: ApiKeyPrincipal };
 
-export type ApiDeps = { sql?: ReturnType<typeof pool>; limiter?: RateLimiter; anonymous?: AnonymousAuditor };
+export type ApiDeps = { db?: ReturnType<typeof pool>; limiter?: RateLimiter; anonymous?: AnonymousAuditor };
 
 /**
  * Every /api/v1 request except the OpenAPI document goes through here, inside
@@ -115,7 +115,7 @@ export async function withApiKey(
   const label = `${request.method} ${new URL(request.url).pathname.slice(0, 120)}`;
   let key: ApiKeyPrincipal | null = null;
   try {
-    const sql = deps.sql ?? pool();
+    const sql = deps.db ?? pool();
     key = await verifyApiKey(sql, request.headers.get("authorization"));
     if (!key) {
       // Aggregated per client address: a flood of keyless requests is one row a minute, not one each.
@@ -154,7 +154,7 @@ export async function withApiKey(
     console.error(`[jobscope] ${label} failed:`, err);
     // The action's transaction rolled back with its audit row: say in the log that it failed.
     if (action && key) {
-      await recordAudit(deps.sql ?? pool(), {
+      await recordAudit(deps.db ?? pool(), {
         ...auditPrincipalOfKey(key),
         via: "api",
         action,

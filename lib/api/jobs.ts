@@ -2,8 +2,8 @@ import "server-only";
 import type { AuditAction } from "../audit/actions";
 import { anonymousAudit } from "../audit/anonymous";
 import { recordAudit } from "../audit/audit";
-import type { Sql } from "../db/client";
-import { withScope, type ScopedSql } from "../db/scope";
+import type { Db, Tx } from "../db/client";
+import { withScope } from "../db/scope";
 import { enqueue, EnqueueError } from "../jobs/enqueue";
 import { findBadText, describeBadText } from "../input";
 import { JobFilters } from "../jobs/filters";
@@ -15,6 +15,8 @@ import { apiError, describeIssues, issuesOf, ok, type ApiResult } from "./http";
 import { auditPrincipalOfKey, keyActorId, type ApiKeyPrincipal } from "./keys";
 import { CancelJobBody, ListJobsQuery, SubmitJobBody } from "./schemas";
 import { isUuid } from "../uuid";
+import { sql } from "drizzle-orm";
+import { execute } from "../db/drizzle";
 
 /**
  * The tenant API's operations. Each runs in one transaction scoped to the
@@ -23,11 +25,11 @@ import { isUuid } from "../uuid";
  * request can read or change. Route handlers (app/api/v1) only add the key check.
  */
 
-const scoped = <T>(sql: Sql, key: ApiKeyPrincipal, fn: (tx: ScopedSql) => Promise<T>) => withScope(sql, { tenantId: key.tenantId }, fn);
+const scoped = <T>(db: Db, key: ApiKeyPrincipal, fn: (tx: Tx) => Promise<T>) => withScope(db, { tenantId: key.tenantId }, fn);
 
 type Entry = { action: AuditAction; jobIds?: string[]; outcome: "applied" | "refused" | "invalid"; reason: string };
 
-const audit = (tx: ScopedSql, key: ApiKeyPrincipal, e: Entry) => recordAudit(tx, { ...auditPrincipalOfKey(key), via: "api", ...e });
+const audit = (tx: Tx, key: ApiKeyPrincipal, e: Entry) => recordAudit(tx, { ...auditPrincipalOfKey(key), via: "api", ...e });
 
 /** A refusal that writes nothing else: its repeats by the same key are aggregated (lib/audit/anonymous.ts). */
 const refused = (key: ApiKeyPrincipal, e: Entry) => anonymousAudit().record({ via: "api", ...e }, keyActorId(key), auditPrincipalOfKey(key));
@@ -56,9 +58,9 @@ const publicSummary = (j: JobListRow) => ({ ...publicFields(j), lastErrorClass: 
 const NOT_FOUND = () => apiError(404, "not_found", "No such job.");
 
 /** POST /api/v1/jobs. 201 with a new job; 200 with the existing one when the idempotency key was used before. */
-export async function submitJob(sql: Sql, key: ApiKeyPrincipal, raw: unknown): Promise<ApiResult> {
+export async function submitJob(db: Db, key: ApiKeyPrincipal, raw: unknown): Promise<ApiResult> {
   const actor: Actor = { kind: "api", id: keyActorId(key) };
-  return scoped(sql, key, async (tx) => {
+  return scoped(db, key, async (tx) => {
     const parsed = SubmitJobBody.safeParse(raw);
     if (!parsed.success) {
       const message = `Not submitted: ${describeIssues(parsed.error)}.`;
@@ -85,7 +87,7 @@ export async function submitJob(sql: Sql, key: ApiKeyPrincipal, raw: unknown): P
 }
 
 /** GET /api/v1/jobs: newest first, keyset cursors, the key's tenant only. */
-export async function listTenantJobs(sql: Sql, key: ApiKeyPrincipal, search: URLSearchParams): Promise<ApiResult> {
+export async function listTenantJobs(db: Db, key: ApiKeyPrincipal, search: URLSearchParams): Promise<ApiResult> {
   const bad = findBadText(search);
   if (bad) return apiError(400, "invalid_input", `query parameter ${describeBadText(bad)}.`, { issues: [{ path: bad.path, message: bad.problem }] });
   const raw: Record<string, string> = {};
@@ -97,14 +99,14 @@ export async function listTenantJobs(sql: Sql, key: ApiKeyPrincipal, search: URL
   if (!parsed.success) return apiError(400, "invalid_input", describeIssues(parsed.error, "query"), { issues: issuesOf(parsed.error) });
   const q = parsed.data;
   const filters = JobFilters.parse({ ...q, tenant: key.tenantId, sort: "created" });
-  const page = await scoped(sql, key, (tx) => listJobs(tx, filters));
+  const page = await scoped(db, key, (tx) => listJobs(tx, filters));
   return ok({ jobs: page.jobs.map(publicSummary), next: page.next, prev: page.prev });
 }
 
 /** GET /api/v1/jobs/{id}: another tenant's job is "no such job", exactly like a missing one. */
-export async function getTenantJob(sql: Sql, key: ApiKeyPrincipal, id: string): Promise<ApiResult> {
+export async function getTenantJob(db: Db, key: ApiKeyPrincipal, id: string): Promise<ApiResult> {
   if (!isUuid(id)) return NOT_FOUND();
-  const found = await scoped(sql, key, (tx) => getJobDetail(tx, id));
+  const found = await scoped(db, key, (tx) => getJobDetail(tx, id));
   if (!found || found.job.tenantId !== key.tenantId) return NOT_FOUND();
   // The tenant's console's copy (lib/jobs/redact.ts): no worker ids, lease owners, supervisor or staff names.
   const detail = redactForTenant(found);
@@ -150,10 +152,10 @@ function refusal(r: Rejection, expected: CancelJobBody): ApiResult {
  * POST /api/v1/jobs/{id}/cancel, as the tenant. The transition and its audit
  * row commit together; a refusal is audited (and recorded by the write path) too.
  */
-export async function cancelTenantJob(sql: Sql, key: ApiKeyPrincipal, id: string, raw: unknown): Promise<ApiResult> {
+export async function cancelTenantJob(db: Db, key: ApiKeyPrincipal, id: string, raw: unknown): Promise<ApiResult> {
   const actor: Actor = { kind: "tenant", id: keyActorId(key) };
   const jobIds = isUuid(id) ? [id] : [];
-  return scoped(sql, key, async (tx) => {
+  return scoped(db, key, async (tx) => {
     const parsed = CancelJobBody.safeParse(raw ?? {});
     if (!parsed.success) {
       const message = `Not cancelled: ${describeIssues(parsed.error)}.`;
@@ -162,7 +164,7 @@ export async function cancelTenantJob(sql: Sql, key: ApiKeyPrincipal, id: string
     }
     const body = parsed.data;
     // The application's own tenant check, before the write path (which row-level security confines as well).
-    const [mine] = jobIds.length ? await tx`SELECT 1 AS one FROM job_catalog WHERE id = ${id} AND tenant_id = ${key.tenantId}` : [];
+    const [mine] = jobIds.length ? await execute(tx, sql`SELECT 1 AS one FROM job_catalog WHERE id = ${id} AND tenant_id = ${key.tenantId}`) : [];
     if (!mine) {
       await refused(key, {
         action: "job.cancel",

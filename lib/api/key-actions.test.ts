@@ -2,6 +2,8 @@ import { beforeAll, describe, expect, it, vi } from "vitest";
 import type { Viewer } from "../auth/viewer";
 import { setupTestDb } from "../db/test-db";
 import { createApiKey, listApiKeys, revokeApiKey, verifyApiKey } from "./keys";
+import { sql } from "drizzle-orm";
+import { execute } from "../db/drizzle";
 
 // The API keys page's server actions, called directly as a crafted POST would call them.
 // Only the session is stood in for (who is signed in); the database is real, as the console's role.
@@ -29,9 +31,9 @@ const OPERATOR = person("operator@jobscope.local", "operator", null);
 const db = setupTestDb({ consolePool: true });
 let actions: typeof import("@/app/api-keys/actions");
 
-const keyCount = () => db.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM api_keys`.then((r) => r[0]!.n);
+const keyCount = () => execute<{ n: number }>(db.pool, sql`SELECT count(*)::int AS n FROM api_keys`).then((r) => r[0]!.n);
 const auditOf = (actor: string) =>
-  db.sql<{ action: string; outcome: string }[]>`SELECT action, outcome FROM audit_log WHERE actor = ${actor} ORDER BY id`;
+  execute<{ action: string; outcome: string }>(db.pool, sql`SELECT action, outcome FROM audit_log WHERE actor = ${actor} ORDER BY id`);
 
 beforeAll(async () => {
   actions = await import("@/app/api-keys/actions");
@@ -43,7 +45,7 @@ describe("API key server actions", () => {
     const r = await actions.createApiKeyAction({ tenantId: "acme", name: "billing" });
     if (!r.ok) throw new Error(r.error.message);
     expect(r.data.tenantId).toBe("acme");
-    expect(await verifyApiKey(db.sql, `Bearer ${r.data.secret}`)).toMatchObject({ tenantId: "acme" });
+    expect(await verifyApiKey(db.pool, `Bearer ${r.data.secret}`)).toMatchObject({ tenantId: "acme" });
   });
 
   it("refuses, audits and writes nothing for: another tenant's key, a plain member, an operator, nobody, extra fields", async () => {
@@ -70,17 +72,17 @@ describe("API key server actions", () => {
     signedIn = ADMIN;
     const made = await actions.createApiKeyAction({ tenantId: "acme", name: "for revoking" });
     if (!made.ok) throw new Error(made.error.message);
-    const [row] = await db.sql<{ id: string }[]>`SELECT id FROM api_keys WHERE prefix = ${made.data.prefix}`;
+    const [row] = await execute<{ id: string }>(db.pool, sql`SELECT id FROM api_keys WHERE prefix = ${made.data.prefix}`);
 
     signedIn = GLOBEX_OWNER;
     expect(await actions.revokeApiKeyAction({ id: row!.id })).toMatchObject({ ok: false, error: { code: "not_found" } });
     signedIn = GLOBEX_MEMBER;
     expect(await actions.revokeApiKeyAction({ id: row!.id })).toMatchObject({ ok: false, error: { code: "forbidden" } });
-    expect(await verifyApiKey(db.sql, `Bearer ${made.data.secret}`)).not.toBeNull();
+    expect(await verifyApiKey(db.pool, `Bearer ${made.data.secret}`)).not.toBeNull();
 
     signedIn = ADMIN;
     expect(await actions.revokeApiKeyAction({ id: row!.id })).toEqual({ ok: true, data: { prefix: made.data.prefix } });
-    expect(await verifyApiKey(db.sql, `Bearer ${made.data.secret}`)).toBeNull();
+    expect(await verifyApiKey(db.pool, `Bearer ${made.data.secret}`)).toBeNull();
     expect((await auditOf(GLOBEX_OWNER.email)).at(-1)).toEqual({ action: "api_key.revoke", outcome: "refused" });
   });
 });
@@ -88,12 +90,12 @@ describe("API key server actions", () => {
 describe("listApiKeys (the page's read, through drizzle's query builder)", () => {
   it("lists one tenant's keys, live ones newest first, revoked ones last, as typed rows without the hash", async () => {
     const by = { actor: ADMIN.email, userId: ADMIN.userId, role: ADMIN.role, tenantId: null };
-    const old = await createApiKey(db.sql, { tenantId: "globex", name: "old" }, by);
-    const revoked = await createApiKey(db.sql, { tenantId: "globex", name: "revoked" }, by);
-    const fresh = await createApiKey(db.sql, { tenantId: "globex", name: "fresh" }, by);
-    await revokeApiKey(db.sql, { id: revoked.key.id, tenantId: "globex" }, by);
+    const old = await createApiKey(db.pool, { tenantId: "globex", name: "old" }, by);
+    const revoked = await createApiKey(db.pool, { tenantId: "globex", name: "revoked" }, by);
+    const fresh = await createApiKey(db.pool, { tenantId: "globex", name: "fresh" }, by);
+    await revokeApiKey(db.pool, { id: revoked.key.id, tenantId: "globex" }, by);
 
-    const keys = await listApiKeys(db.sql, "globex");
+    const keys = await listApiKeys(db.pool, "globex");
     expect(keys.every((k) => k.tenantId === "globex")).toBe(true);
     const live = keys.filter((k) => k.revokedAt === null);
     expect(keys.slice(0, live.length)).toEqual(live);

@@ -2,9 +2,9 @@ import { createHash, randomBytes } from "node:crypto";
 import { z } from "zod";
 import type { Principal } from "../auth/permissions";
 import { recordAudit, type AuditPrincipal } from "../audit/audit";
-import { and, desc, eq, isNotNull, isNull, sql as q } from "drizzle-orm";
-import type { Db, Sql } from "../db/client";
-import { drizzleOn, run } from "../db/drizzle";
+import { and, desc, eq, isNotNull, isNull, sql } from "drizzle-orm";
+import type { Db } from "../db/client";
+import { run, execute } from "../db/drizzle";
 import { apiKeys } from "../db/schema-identity";
 import { withScope } from "../db/scope";
 import { AppError } from "../result";
@@ -46,7 +46,7 @@ export const auditPrincipalOfKey = (k: ApiKeyPrincipal): AuditPrincipal => ({
  * not revoked. Anything else (no header, another scheme, a malformed or
  * unknown or revoked key) is null; the caller answers 401 alike for all.
  */
-export async function verifyApiKey(sql: Db, authorization: string | null, now = new Date()): Promise<ApiKeyPrincipal | null> {
+export async function verifyApiKey(db: Db, authorization: string | null, now = new Date()): Promise<ApiKeyPrincipal | null> {
   const m = /^Bearer[ ]+(\S+)\s*$/i.exec(authorization ?? "");
   const secret = m?.[1];
   if (!secret || !KEY_SHAPE.test(secret)) return null;
@@ -54,8 +54,11 @@ export async function verifyApiKey(sql: Db, authorization: string | null, now = 
   // api_keys is under row-level security and a request's tenant is not known yet: a SECURITY DEFINER
   // function returns the one live key with this hash, of a tenant that is not suspended, and writes
   // last_used_at at most once a minute (drizzle/0015_rls_identity.sql).
-  const [row] = await sql<{ id: string; tenantId: string; prefix: string }[]>`
-    SELECT id, tenant_id, prefix FROM jobscope_use_api_key(${hashKey(secret)}, ${now}, ${LAST_USED_EVERY_MS} * interval '1 millisecond')`;
+  const [row] = await execute<{ id: string; tenantId: string; prefix: string }>(
+    db,
+    sql`
+    SELECT id, tenant_id, prefix FROM jobscope_use_api_key(${hashKey(secret)}, ${now}, ${LAST_USED_EVERY_MS} * interval '1 millisecond')`,
+  );
   if (!row) return null;
   return { keyId: row.id, tenantId: row.tenantId, prefix: row.prefix };
 }
@@ -105,7 +108,7 @@ export type ApiKeyRow = Omit<typeof apiKeys.$inferSelect, "hash">;
  * shown again. The key and its audit row commit together.
  */
 export async function createApiKey(
-  sql: Sql,
+  db: Db,
   input: { tenantId: string; name: string },
   by: AuditPrincipal,
 ): Promise<{ key: ApiKeyRow; secret: string }> {
@@ -114,15 +117,18 @@ export async function createApiKey(
   const { tenantId, name } = parsed.data;
   const { secret, prefix, hash } = generateKey();
   // Scoped to the key's tenant: row-level security lets the transaction write only that tenant's keys.
-  return (await withScope(sql, { tenantId }, async (tx) => {
-    const [tenant] = await tx`SELECT 1 AS one FROM tenants WHERE id = ${tenantId}`;
+  return (await withScope(db, { tenantId }, async (tx) => {
+    const [tenant] = await execute(tx, sql`SELECT 1 AS one FROM tenants WHERE id = ${tenantId}`);
     if (!tenant) throw new AppError("invalid_input", `unknown tenant ${JSON.stringify(tenantId)}`);
     // One creation at a time per tenant (until this transaction ends), so the count below is the truth when the key is added.
-    await tx`SELECT pg_advisory_xact_lock(hashtext('jobscope.api_keys'), hashtext(${tenantId}))`;
+    await execute(tx, sql`SELECT pg_advisory_xact_lock(hashtext('jobscope.api_keys'), hashtext(${tenantId}))`);
     const max = maxKeysPerTenant();
-    const [live] = await tx<{ n: number }[]>`SELECT count(*)::int AS n FROM api_keys WHERE tenant_id = ${tenantId} AND revoked_at IS NULL`;
+    const [live] = await execute<{ n: number }>(
+      tx,
+      sql`SELECT count(*)::int AS n FROM api_keys WHERE tenant_id = ${tenantId} AND revoked_at IS NULL`,
+    );
     if (live!.n >= max) throw new AppError("refused", `tenant ${tenantId} has ${live!.n} live keys, at most ${max}: revoke one first`);
-    const [key] = await run(drizzleOn(tx).insert(apiKeys).values({ tenantId, name, prefix, hash, createdBy: by.actor }).returning(keyColumns));
+    const [key] = await run(tx.insert(apiKeys).values({ tenantId, name, prefix, hash, createdBy: by.actor }).returning(keyColumns));
     await recordAudit(tx, {
       ...by,
       via: "console",
@@ -139,13 +145,13 @@ export async function createApiKey(
  * tenant owner to their own keys; another tenant's key is "not found", the
  * same answer as a key that does not exist. Revoking twice is refused.
  */
-export async function revokeApiKey(sql: Sql, input: { id: string; tenantId: string | null }, by: AuditPrincipal): Promise<ApiKeyRow> {
+export async function revokeApiKey(db: Db, input: { id: string; tenantId: string | null }, by: AuditPrincipal): Promise<ApiKeyRow> {
   if (!RevokeKeyInput.safeParse({ id: input.id }).success) throw new AppError("not_found", "No such API key.");
-  return (await withScope(sql, input.tenantId ? { tenantId: input.tenantId } : { all: true }, async (tx) => {
+  return (await withScope(db, input.tenantId ? { tenantId: input.tenantId } : { all: true }, async (tx) => {
     const [key] = await run(
-      drizzleOn(tx)
+      tx
         .update(apiKeys)
-        .set({ revokedAt: q`now()` })
+        .set({ revokedAt: sql`now()` })
         .where(and(eq(apiKeys.id, input.id), isNull(apiKeys.revokedAt), input.tenantId ? eq(apiKeys.tenantId, input.tenantId) : undefined))
         .returning(keyColumns),
     );
@@ -162,10 +168,10 @@ export async function revokeApiKey(sql: Sql, input: { id: string; tenantId: stri
 }
 
 /** Keys of one tenant, or of all (`null`), newest first. Never the hash. */
-export async function listApiKeys(sql: Sql, tenantId: string | null): Promise<ApiKeyRow[]> {
-  return withScope(sql, tenantId ? { tenantId } : { all: true }, (tx) =>
+export async function listApiKeys(db: Db, tenantId: string | null): Promise<ApiKeyRow[]> {
+  return withScope(db, tenantId ? { tenantId } : { all: true }, (tx) =>
     run(
-      drizzleOn(tx)
+      tx
         .select(keyColumns)
         .from(apiKeys)
         .where(tenantId ? eq(apiKeys.tenantId, tenantId) : undefined)

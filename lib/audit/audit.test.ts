@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { sql } from "drizzle-orm";
-import { runOnce } from "../db/drizzle";
+import { execute } from "../db/drizzle";
 import { setupTestDb } from "../db/test-db";
 import { AUDIT_PAGE, auditQuery, listAudit, listAuditActions, recordAudit, type AuditFilters, type AuditRow } from "./audit";
 
@@ -11,7 +11,9 @@ const MIN = 60_000;
 
 /** 130 rows, one a minute from T0: three actors, three actions, outcomes in turn. */
 beforeAll(async () => {
-  await db.sql`
+  await execute(
+    db.pool,
+    sql`
     INSERT INTO audit_log (at, actor, role, via, action, outcome, reason, job_ids)
     SELECT ${new Date(T0)}::timestamptz + make_interval(mins => i),
            (ARRAY['ada@x.example', 'otto@x.example', 'anonymous'])[1 + i % 3],
@@ -19,14 +21,15 @@ beforeAll(async () => {
            (ARRAY['job.cancel', 'admin.user.create', 'replay.start'])[1 + (i / 10) % 3],
            (ARRAY['applied', 'refused', 'denied', 'invalid'])[1 + i % 4],
            'row ' || i, ARRAY[${JOB}]::uuid[]
-    FROM generate_series(0, 129) AS i`;
+    FROM generate_series(0, 129) AS i`,
+  );
 });
 /** Every page of a filter, following the keyset cursor. */
 async function all(f: AuditFilters): Promise<AuditRow[]> {
   const out: AuditRow[] = [];
   let before: number | undefined;
   for (let i = 0; i < 100; i++) {
-    const page = await listAudit(db.sql, { ...f, before });
+    const page = await listAudit(db.pool, { ...f, before });
     expect(page.rows.length).toBeLessThanOrEqual(AUDIT_PAGE);
     out.push(...page.rows);
     if (page.next === null) return out;
@@ -38,7 +41,7 @@ const minuteOf = (r: AuditRow) => Number(r.reason!.slice(4));
 
 describe("listAudit", () => {
   it("pages through every row once, newest first", async () => {
-    const first = await listAudit(db.sql, {});
+    const first = await listAudit(db.pool, {});
     expect(first.rows).toHaveLength(AUDIT_PAGE);
     expect(first.rows[0]).toMatchObject({ reason: "row 129", actor: "ada@x.example", via: "console", jobIds: [JOB] });
     // The row's types are the schema's (AuditRow is audit_log's row): a bigint id arrives as a number.
@@ -68,7 +71,7 @@ describe("listAudit", () => {
   });
 
   it("records what recordAudit is given, keeping only well-formed job ids", async () => {
-    await recordAudit(db.sql, {
+    await recordAudit(db.pool, {
       userId: "u1",
       actor: "new@x.example",
       role: "admin",
@@ -79,19 +82,19 @@ describe("listAudit", () => {
       reason: "<b>tenant</b>",
       jobIds: [JOB, "not-a-uuid"],
     });
-    const [row] = (await listAudit(db.sql, { actor: "new@x.example" })).rows;
+    const [row] = (await listAudit(db.pool, { actor: "new@x.example" })).rows;
     expect(row).toMatchObject({ action: "admin.tenant.create", outcome: "applied", reason: "<b>tenant</b>", jobIds: [JOB], role: "admin" });
   });
 
   it("lists the distinct actions, sorted", async () => {
-    expect(await listAuditActions(db.sql)).toEqual(["admin.tenant.create", "admin.user.create", "job.cancel", "replay.start"]);
+    expect(await listAuditActions(db.pool)).toEqual(["admin.tenant.create", "admin.user.create", "job.cancel", "replay.start"]);
   });
 });
 
 describe("the indexes behind the audit page's filters", () => {
   /** The indexes (and any sequential scan) in the plan PostgreSQL picks for listAudit's query. */
   async function indexesFor(f: AuditFilters): Promise<string[]> {
-    const [row] = await runOnce<Record<string, unknown>>(db.sql, sql`EXPLAIN (FORMAT JSON) ${auditQuery(db.sql, f)}`);
+    const [row] = await execute<Record<string, unknown>>(db.pool, sql`EXPLAIN (FORMAT JSON) ${auditQuery(db.pool, f)}`);
     const names: string[] = [];
     const walk = (n: Record<string, unknown>) => {
       if (typeof n["Index Name"] === "string") names.push(n["Index Name"]);
@@ -108,13 +111,18 @@ describe("the indexes behind the audit page's filters", () => {
     // prefers the primary key backwards with a filter: a page is found within ~51/share rows.)
     // Real logs have about 50 action names (a CHECK since 0013); this planner test needs 500, so its
     // own database drops the constraint.
-    await db.sql`ALTER TABLE audit_log DROP CONSTRAINT audit_log_action_known`;
-    await db.sql`
+    await execute(db.pool, sql`ALTER TABLE audit_log DROP CONSTRAINT audit_log_action_known`);
+    await execute(
+      db.pool,
+      sql`
       INSERT INTO audit_log (at, actor, via, action, outcome)
       SELECT now() - make_interval(secs => i), 'user' || (i % 1000) || '@x.example', 'api', 'action.' || (i % 500), 'applied'
-      FROM generate_series(1, 50000) AS i`;
-    await db.sql`ANALYZE audit_log`;
-    const [{ maxId }] = (await db.sql<{ maxId: number }[]>`SELECT max(id)::int AS max_id FROM audit_log`) as unknown as [{ maxId: number }];
+      FROM generate_series(1, 50000) AS i`,
+    );
+    await execute(db.pool, sql`ANALYZE audit_log`);
+    const [{ maxId }] = (await execute<{ maxId: number }>(db.pool, sql`SELECT max(id)::int AS max_id FROM audit_log`)) as unknown as [
+      { maxId: number },
+    ];
     expect(await indexesFor({ actor: "user7@x.example" })).toEqual(["audit_log_actor_idx"]);
     expect(await indexesFor({ actor: "user7@x.example", before: maxId - 1000 })).toEqual(["audit_log_actor_idx"]);
     expect(await indexesFor({ action: "action.7" })).toEqual(["audit_log_action_idx"]);

@@ -1,7 +1,7 @@
-import { and, desc, eq, gte, lt } from "drizzle-orm";
+import { and, desc, eq, gte, lt, sql } from "drizzle-orm";
 import type { Role } from "../auth/permissions";
 import type { Db } from "../db/client";
-import { drizzleOn, run } from "../db/drizzle";
+import { run, execute } from "../db/drizzle";
 import { auditLog, type AUDIT_OUTCOMES } from "../db/schema-identity";
 import type { AuditAction } from "./actions";
 
@@ -42,11 +42,14 @@ export async function recordAudit(db: Db, e: AuditEntry): Promise<void> {
   const jobIds = (e.jobIds ?? []).filter((id) => UUID.test(id)).slice(0, 10_000);
   // PostgreSQL text cannot hold NUL, and a refused request's reason may quote fuzzed input.
   const text = (s: string, max: number) => s.replace(/\u0000/g, "\uFFFD").slice(0, max);
-  await db`
+  await execute(
+    db,
+    sql`
     INSERT INTO audit_log (user_id, actor, role, tenant_id, via, action, job_ids, outcome, reason, repeat_count, operation_id)
     VALUES (${e.userId}, ${text(e.actor, 200)}, ${e.role}, ${e.tenantId}, ${e.via}, ${e.action},
-            ${jobIds}::uuid[], ${e.outcome}, ${e.reason ? text(e.reason, 2000) : null}, ${e.repeatCount ?? 1},
-            ${e.operationId && UUID.test(e.operationId) ? e.operationId : null}::uuid)`;
+            ${sql.param(jobIds)}::uuid[], ${e.outcome}, ${e.reason ? text(e.reason, 2000) : null}, ${e.repeatCount ?? 1},
+            ${e.operationId && UUID.test(e.operationId) ? e.operationId : null}::uuid)`,
+  );
 }
 
 /** An audit row as the page lists it: every column but the user's id (the actor names them). */
@@ -79,7 +82,7 @@ export async function listAudit(db: Db, f: AuditFilters): Promise<{ rows: AuditR
 
 /** listAudit's query, unawaited: a test EXPLAINs it to check which index serves each filter. */
 export function auditQuery(db: Db, f: AuditFilters) {
-  return drizzleOn(db)
+  return db
     .select(auditColumns)
     .from(auditLog)
     .where(
@@ -98,12 +101,15 @@ export function auditQuery(db: Db, f: AuditFilters) {
 
 /** The distinct action names in the log (for the audit page's filter): one index probe per name, not a scan. */
 export async function listAuditActions(db: Db): Promise<string[]> {
-  const rows = await db<{ action: string }[]>`
+  const rows = await execute<{ action: string }>(
+    db,
+    sql`
     WITH RECURSIVE a AS (
       (SELECT action FROM audit_log ORDER BY action LIMIT 1)
       UNION ALL
       SELECT (SELECT action FROM audit_log WHERE action > a.action ORDER BY action LIMIT 1) FROM a WHERE a.action IS NOT NULL
     )
-    SELECT action FROM a WHERE action IS NOT NULL LIMIT 500`;
+    SELECT action FROM a WHERE action IS NOT NULL LIMIT 500`,
+  );
   return rows.map((r) => r.action);
 }

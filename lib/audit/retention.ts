@@ -1,5 +1,7 @@
-import type { Sql } from "../db/client";
+import type { Db } from "../db/client";
 import { recordAudit } from "./audit";
+import { sql } from "drizzle-orm";
+import { execute } from "../db/drizzle";
 
 /** The audit log keeps at least this long; drizzle/0013's trigger refuses to delete anything younger. */
 export const AUDIT_MIN_DAYS = 365;
@@ -14,7 +16,7 @@ export const AUDIT_DEFAULT_DAYS = 400;
  * (drizzle/0013_audit_hardening.sql); the runtime roles have no DELETE grant at all.
  */
 export async function pruneAuditLog(
-  sql: Sql,
+  db: Db,
   opts: { keepDays?: number; batch?: number; now?: Date } = {},
 ): Promise<{ deleted: number; before: Date }> {
   const keepDays = opts.keepDays ?? AUDIT_DEFAULT_DAYS;
@@ -23,16 +25,19 @@ export async function pruneAuditLog(
   const batch = opts.batch ?? 5000;
   let deleted = 0;
   for (;;) {
-    const n = (await sql.begin(async (tx) => {
-      await tx`SELECT set_config('jobscope.audit_retention', 'on', true)`;
-      const r = await tx`
-        DELETE FROM audit_log WHERE id IN (SELECT id FROM audit_log WHERE at < ${before} ORDER BY id LIMIT ${batch})`;
+    const n = (await db.transaction(async (tx) => {
+      await execute(tx, sql`SELECT set_config('jobscope.audit_retention', 'on', true)`);
+      const r = await execute(
+        tx,
+        sql`
+        DELETE FROM audit_log WHERE id IN (SELECT id FROM audit_log WHERE at < ${before} ORDER BY id LIMIT ${batch})`,
+      );
       return r.count;
     })) as number;
     deleted += n;
     if (n < batch) break;
   }
-  await recordAudit(sql, {
+  await recordAudit(db, {
     userId: null,
     actor: "retention",
     role: null,

@@ -2,6 +2,8 @@ import { beforeAll, describe, expect, it, vi } from "vitest";
 import type { Viewer } from "./viewer";
 import { setupTestDb } from "../db/test-db";
 import { createUser } from "./users";
+import { sql } from "drizzle-orm";
+import { execute } from "../db/drizzle";
 
 // The admin page's server actions, called directly as a crafted POST would call them.
 // Only the session is stood in for (who is signed in); the database is real, as the console's role.
@@ -22,19 +24,21 @@ const OPERATOR: Viewer = { userId: "u-op", email: "operator@jobscope.local", nam
 
 const counts = async () =>
   (
-    await db.sql<
-      { users: number; tenants: number }[]
-    >`SELECT (SELECT count(*)::int FROM users) AS users, (SELECT count(*)::int FROM tenants) AS tenants`
+    await execute<{ users: number; tenants: number }>(
+      db.pool,
+      sql`SELECT (SELECT count(*)::int FROM users) AS users, (SELECT count(*)::int FROM tenants) AS tenants`,
+    )
   )[0]!;
 const lastAudit = async () =>
   (
-    await db.sql<
-      { actor: string; action: string; outcome: string; reason: string }[]
-    >`SELECT actor, action, outcome, reason FROM audit_log ORDER BY id DESC LIMIT 1`
+    await execute<{ actor: string; action: string; outcome: string; reason: string }>(
+      db.pool,
+      sql`SELECT actor, action, outcome, reason FROM audit_log ORDER BY id DESC LIMIT 1`,
+    )
   )[0]!;
 
 beforeAll(async () => {
-  const a = await createUser(db.sql, { email: "admin@jobscope.local", name: "Ada", password: "admin-password-1", role: "admin" });
+  const a = await createUser(db.pool, { email: "admin@jobscope.local", name: "Ada", password: "admin-password-1", role: "admin" });
   ADMIN = { userId: a.id, email: a.email, name: a.name, role: "admin", tenantId: null, tenantOwner: false };
   actions = await import("@/app/admin/actions");
 });
@@ -57,10 +61,10 @@ describe("admin server actions", () => {
     expect(audit).toMatchObject({ action: "admin.user.create", outcome: "applied" });
     expect(audit.reason).not.toContain("peter-password-1");
     expect(await actions.renameTenantAction({ id: "initech", name: "Initech Corp" })).toMatchObject({ ok: true });
-    const [peter] = await db.sql<{ id: string }[]>`SELECT id FROM users WHERE email = 'p@initech.example'`;
+    const [peter] = await execute<{ id: string }>(db.pool, sql`SELECT id FROM users WHERE email = 'p@initech.example'`);
     expect(await actions.setUserRoleAction({ userId: peter!.id, role: "support" })).toMatchObject({ ok: true });
     expect(await lastAudit()).toMatchObject({ action: "admin.user.role", outcome: "applied" });
-    const [row] = await db.sql`SELECT role, tenant_id FROM users WHERE id = ${peter!.id}`;
+    const [row] = await execute(db.pool, sql`SELECT role, tenant_id FROM users WHERE id = ${peter!.id}`);
     expect(row).toEqual({ role: "support", tenantId: null });
   });
 
@@ -81,7 +85,7 @@ describe("admin server actions", () => {
       expect(await lastAudit()).toMatchObject({ actor: signedIn?.email ?? "anonymous", outcome });
     }
     expect(await counts()).toEqual(before);
-    const [acme] = await db.sql`SELECT name FROM tenants WHERE id = 'acme'`;
+    const [acme] = await execute(db.pool, sql`SELECT name FROM tenants WHERE id = 'acme'`);
     expect(acme).toEqual({ name: "ACME" });
   });
 
@@ -120,7 +124,7 @@ describe("admin server actions", () => {
     const r = await actions.setUserRoleAction({ userId: ADMIN.userId, role: "operator" });
     expect(r).toMatchObject({ ok: false, error: { code: "refused", message: expect.stringContaining("last admin") } });
     expect(await lastAudit()).toMatchObject({ action: "admin.user.role", outcome: "refused" });
-    const [row] = await db.sql`SELECT role FROM users WHERE id = ${ADMIN.userId}`;
+    const [row] = await execute(db.pool, sql`SELECT role FROM users WHERE id = ${ADMIN.userId}`);
     expect(row).toEqual({ role: "admin" });
   });
 });

@@ -1,7 +1,6 @@
 import { betterAuth } from "better-auth";
 import { drizzleAdapter } from "better-auth/adapters/drizzle";
 import { nextCookies } from "better-auth/next-js";
-import { drizzle } from "drizzle-orm/postgres-js";
 import { anonymousAudit, type AnonymousAuditor } from "../audit/anonymous";
 import { connect, databaseUrl, pool, type Db } from "../db/client";
 import { accounts, sessions, users, verifications } from "../db/schema-identity";
@@ -23,8 +22,8 @@ export type AuthOptions = {
 
 /** The better-auth instance for `opts` (tests build their own against their database). */
 export function createAuth(opts: AuthOptions) {
-  // Its own small pool: drizzle's postgres-js driver changes the serializers of the pool it wraps.
-  const db = drizzle(connect(opts.url, { max: 4, appName: "jobscope-auth" }));
+  // Its own small pool, so that a flood of sign-ins cannot take the console's connections.
+  const db = connect(opts.url, { max: 4, appName: "jobscope-auth" });
   const hosts = (process.env.JOBSCOPE_ALLOWED_HOSTS ?? "localhost:*,127.0.0.1:*").split(",").map((h) => h.trim());
   const work = opts.work ?? passwordWork();
   return betterAuth({

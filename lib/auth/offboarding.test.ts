@@ -3,13 +3,14 @@ import { createApiKey, verifyApiKey } from "../api/keys";
 import { createAnonymousAuditor } from "../audit/anonymous";
 import { setupTestDb } from "../db/test-db";
 import { CLIENT_ADDRESS_HEADER } from "../http/client-address";
-import { connect } from "../db/client";
+import { closeDb, connect, type Tx } from "../db/client";
 import { withScope } from "../db/scope";
 import { newJob } from "../jobs/test-helpers";
-import type { Tx } from "../jobs/direct-write";
 import { createAuth } from "./auth";
 import { deactivateUser, reactivateUser, resetPassword, resumeTenant, suspendTenant } from "./offboarding";
 import { createUser } from "./users";
+import { sql } from "drizzle-orm";
+import { execute } from "../db/drizzle";
 
 const db = setupTestDb({ max: 3 });
 let auth: ReturnType<typeof createAuth>;
@@ -17,11 +18,11 @@ const PASSWORD = "offboard-password-1";
 const headers = (extra: Record<string, string> = {}) => new Headers({ host: "localhost:3000", [CLIENT_ADDRESS_HEADER]: "192.0.2.200", ...extra });
 
 beforeAll(async () => {
-  const anonymous = createAnonymousAuditor(() => db.sql);
+  const anonymous = createAnonymousAuditor(() => db.pool);
   auth = createAuth({
     url: db.roleUrl("app"),
     secret: "a-test-secret-of-at-least-32-characters!",
-    auditDb: () => db.sql,
+    auditDb: () => db.pool,
     anonymous: () => anonymous,
     limits: { perAddressPerMinute: 1000, failuresPerAccount: 1000, failuresPerAddress: 1000, lockSeconds: 60, slowdownMs: 0 },
   });
@@ -37,11 +38,11 @@ async function signIn(email: string, password = PASSWORD): Promise<{ cookie: str
   }
 }
 const sessionOf = async (cookie: string) => auth.api.getSession({ headers: headers({ cookie }) });
-const tx = <T>(fn: (t: Tx) => Promise<T>) => db.sql.begin(fn) as Promise<T>;
+const tx = <T>(fn: (t: Tx) => Promise<T>) => db.pool.transaction(fn) as Promise<T>;
 
 describe("offboarding: deactivated users, suspended tenants, password resets", () => {
   it("deactivating a user ends their sessions and their API keys at once, and they cannot sign in until reactivated", async () => {
-    const u = await createUser(db.sql, {
+    const u = await createUser(db.pool, {
       email: "leaver@acme.example",
       name: "Leaver",
       password: PASSWORD,
@@ -49,16 +50,16 @@ describe("offboarding: deactivated users, suspended tenants, password resets", (
       tenantId: "acme",
       tenantOwner: true,
     });
-    const key = await createApiKey(db.sql, { tenantId: "acme", name: "theirs" }, { userId: u.id, actor: u.email, role: "tenant", tenantId: "acme" });
+    const key = await createApiKey(db.pool, { tenantId: "acme", name: "theirs" }, { userId: u.id, actor: u.email, role: "tenant", tenantId: "acme" });
     const signedIn = await signIn(u.email);
     if (!("cookie" in signedIn)) throw new Error("could not sign in");
     expect(await sessionOf(signedIn.cookie)).not.toBeNull();
-    expect(await verifyApiKey(db.sql, `Bearer ${key.secret}`)).not.toBeNull();
+    expect(await verifyApiKey(db.pool, `Bearer ${key.secret}`)).not.toBeNull();
 
     const r = await tx((t) => deactivateUser(t, u.id, { userId: "someone-else" }));
     expect(r).toEqual({ email: u.email, sessionsEnded: 1, keysRevoked: 1 });
     expect(await sessionOf(signedIn.cookie)).toBeNull();
-    expect(await verifyApiKey(db.sql, `Bearer ${key.secret}`)).toBeNull();
+    expect(await verifyApiKey(db.pool, `Bearer ${key.secret}`)).toBeNull();
     expect(await signIn(u.email)).toEqual({ status: 403, message: "This account is deactivated: ask an administrator." });
 
     await tx((t) => reactivateUser(t, u.id));
@@ -66,31 +67,31 @@ describe("offboarding: deactivated users, suspended tenants, password resets", (
   });
 
   it("suspending a tenant stops its members and its keys; resuming brings both back; staff still read its jobs", async () => {
-    const u = await createUser(db.sql, { email: "member@globex.example", name: "Member", password: PASSWORD, role: "tenant", tenantId: "globex" });
-    const key = await createApiKey(db.sql, { tenantId: "globex", name: "ci" }, { userId: null, actor: "admin@x", role: "admin", tenantId: null });
+    const u = await createUser(db.pool, { email: "member@globex.example", name: "Member", password: PASSWORD, role: "tenant", tenantId: "globex" });
+    const key = await createApiKey(db.pool, { tenantId: "globex", name: "ci" }, { userId: null, actor: "admin@x", role: "admin", tenantId: null });
     const signedIn = await signIn(u.email);
     if (!("cookie" in signedIn)) throw new Error("could not sign in");
-    const job = await newJob(db.sql, { tenantId: "globex" });
+    const job = await newJob(db.pool, { tenantId: "globex" });
 
     expect(await tx((t) => suspendTenant(t, "globex"))).toEqual({ sessionsEnded: 1 });
     expect(await sessionOf(signedIn.cookie)).toBeNull();
-    expect(await verifyApiKey(db.sql, `Bearer ${key.secret}`)).toBeNull();
+    expect(await verifyApiKey(db.pool, `Bearer ${key.secret}`)).toBeNull();
     expect(await signIn(u.email)).toMatchObject({ status: 403, message: expect.stringContaining("suspended") });
     const app = connect(db.roleUrl("app"), { max: 1 });
     try {
-      const seen = await withScope(app, { all: true }, (t) => t`SELECT state FROM jobs WHERE id = ${job.id}`);
+      const seen = await withScope(app, { all: true }, (t) => execute(t, sql`SELECT state FROM jobs WHERE id = ${job.id}`));
       expect(seen).toEqual([{ state: "queued" }]);
     } finally {
-      await app.end();
+      await closeDb(app);
     }
 
     expect(await tx((t) => resumeTenant(t, "globex"))).toBe(true);
-    expect(await verifyApiKey(db.sql, `Bearer ${key.secret}`)).not.toBeNull();
+    expect(await verifyApiKey(db.pool, `Bearer ${key.secret}`)).not.toBeNull();
     expect(await signIn(u.email)).toHaveProperty("cookie");
   });
 
   it("a password reset replaces the password and ends the sessions", async () => {
-    const u = await createUser(db.sql, { email: "forgetful@acme.example", name: "F", password: PASSWORD, role: "support" });
+    const u = await createUser(db.pool, { email: "forgetful@acme.example", name: "F", password: PASSWORD, role: "support" });
     const before = await signIn(u.email);
     if (!("cookie" in before)) throw new Error("could not sign in");
     await tx((t) => resetPassword(t, u.id, "a-brand-new-password"));
@@ -100,7 +101,7 @@ describe("offboarding: deactivated users, suspended tenants, password resets", (
   });
 
   it("refuses to deactivate yourself or the last active admin", async () => {
-    const admin = await createUser(db.sql, { email: "only-admin@x.example", name: "A", password: PASSWORD, role: "admin" });
+    const admin = await createUser(db.pool, { email: "only-admin@x.example", name: "A", password: PASSWORD, role: "admin" });
     await expect(tx((t) => deactivateUser(t, admin.id, { userId: admin.id }))).rejects.toMatchObject({
       code: "refused",
       message: expect.stringContaining("yourself"),
@@ -109,7 +110,7 @@ describe("offboarding: deactivated users, suspended tenants, password resets", (
       code: "refused",
       message: expect.stringContaining("last admin"),
     });
-    const [row] = await db.sql<{ deactivatedAt: Date | null }[]>`SELECT deactivated_at FROM users WHERE id = ${admin.id}`;
+    const [row] = await execute<{ deactivatedAt: Date | null }>(db.pool, sql`SELECT deactivated_at FROM users WHERE id = ${admin.id}`);
     expect(row?.deactivatedAt).toBeNull();
   });
 });

@@ -1,11 +1,12 @@
 import { APIError } from "better-auth/api";
 import { hashPassword } from "better-auth/crypto";
 import { z } from "zod";
-import type { Db } from "../db/client";
-import type { Tx } from "../jobs/direct-write";
+import type { Db, Tx } from "../db/client";
 import { AppError } from "../result";
 import { TenantId } from "./tenants";
 import { lastAdminRefusal } from "./users";
+import { sql } from "drizzle-orm";
+import { execute } from "../db/drizzle";
 
 /**
  * Offboarding: deactivate a user, suspend a tenant, reset a password. Each takes the caller's
@@ -30,19 +31,25 @@ export type Offboarded = { email: string; sessionsEnded: number; keysRevoked: nu
  */
 export async function deactivateUser(tx: Tx, userId: string, by: { userId: string }): Promise<Offboarded | null> {
   if (userId === by.userId) throw new AppError("refused", "You cannot deactivate yourself: ask another admin.");
-  const admins = await tx<{ id: string }[]>`SELECT id FROM users WHERE role = 'admin' AND deactivated_at IS NULL ORDER BY id FOR UPDATE`;
+  const admins = await execute<{ id: string }>(tx, sql`SELECT id FROM users WHERE role = 'admin' AND deactivated_at IS NULL ORDER BY id FOR UPDATE`);
   if (admins.length === 1 && admins[0]!.id === userId) throw lastAdminRefusal();
-  const [user] = await tx<{ email: string }[]>`
-    UPDATE users SET deactivated_at = coalesce(deactivated_at, now()), updated_at = now() WHERE id = ${userId} RETURNING email`;
+  const [user] = await execute<{ email: string }>(
+    tx,
+    sql`
+    UPDATE users SET deactivated_at = coalesce(deactivated_at, now()), updated_at = now() WHERE id = ${userId} RETURNING email`,
+  );
   if (!user) return null;
-  const sessions = await tx`DELETE FROM sessions WHERE user_id = ${userId}`;
-  const keys = await tx`UPDATE api_keys SET revoked_at = now() WHERE created_by = ${user.email} AND revoked_at IS NULL`;
+  const sessions = await execute(tx, sql`DELETE FROM sessions WHERE user_id = ${userId}`);
+  const keys = await execute(tx, sql`UPDATE api_keys SET revoked_at = now() WHERE created_by = ${user.email} AND revoked_at IS NULL`);
   return { email: user.email, sessionsEnded: sessions.count, keysRevoked: keys.count };
 }
 
 /** Let a deactivated user sign in again (revoked keys stay revoked). Null when there is no such user. */
 export async function reactivateUser(tx: Tx, userId: string): Promise<{ email: string } | null> {
-  const [user] = await tx<{ email: string }[]>`UPDATE users SET deactivated_at = NULL, updated_at = now() WHERE id = ${userId} RETURNING email`;
+  const [user] = await execute<{ email: string }>(
+    tx,
+    sql`UPDATE users SET deactivated_at = NULL, updated_at = now() WHERE id = ${userId} RETURNING email`,
+  );
   return user ?? null;
 }
 
@@ -52,25 +59,28 @@ export async function reactivateUser(tx: Tx, userId: string): Promise<{ email: s
  * readable to staff. Null when there is no such tenant.
  */
 export async function suspendTenant(tx: Tx, tenantId: string): Promise<{ sessionsEnded: number } | null> {
-  const [t] = await tx`UPDATE tenants SET suspended_at = coalesce(suspended_at, now()) WHERE id = ${tenantId} RETURNING id`;
+  const [t] = await execute(tx, sql`UPDATE tenants SET suspended_at = coalesce(suspended_at, now()) WHERE id = ${tenantId} RETURNING id`);
   if (!t) return null;
-  const sessions = await tx`DELETE FROM sessions WHERE user_id IN (SELECT id FROM users WHERE tenant_id = ${tenantId})`;
+  const sessions = await execute(tx, sql`DELETE FROM sessions WHERE user_id IN (SELECT id FROM users WHERE tenant_id = ${tenantId})`);
   return { sessionsEnded: sessions.count };
 }
 
 export async function resumeTenant(tx: Tx, tenantId: string): Promise<boolean> {
-  const r = await tx`UPDATE tenants SET suspended_at = NULL WHERE id = ${tenantId}`;
+  const r = await execute(tx, sql`UPDATE tenants SET suspended_at = NULL WHERE id = ${tenantId}`);
   return r.count > 0;
 }
 
 /** Set a new password (hashed by better-auth's hasher) and end the user's sessions. Null when there is no such user. */
 export async function resetPassword(tx: Tx, userId: string, password: string): Promise<{ email: string } | null> {
   const hash = await hashPassword(password);
-  const [user] = await tx<{ email: string }[]>`SELECT email FROM users WHERE id = ${userId}`;
+  const [user] = await execute<{ email: string }>(tx, sql`SELECT email FROM users WHERE id = ${userId}`);
   if (!user) return null;
-  const r = await tx`UPDATE accounts SET password = ${hash}, updated_at = now() WHERE user_id = ${userId} AND provider_id = 'credential'`;
+  const r = await execute(
+    tx,
+    sql`UPDATE accounts SET password = ${hash}, updated_at = now() WHERE user_id = ${userId} AND provider_id = 'credential'`,
+  );
   if (r.count === 0) return null;
-  await tx`DELETE FROM sessions WHERE user_id = ${userId}`;
+  await execute(tx, sql`DELETE FROM sessions WHERE user_id = ${userId}`);
   return user;
 }
 
@@ -79,9 +89,12 @@ export async function resetPassword(tx: Tx, userId: string, password: string): P
  * suspended tenant. It runs after the password was verified, so it may say why.
  */
 export async function refuseOffboarded(db: Db, userId: string): Promise<void> {
-  const [u] = await db<{ deactivated: boolean; suspended: boolean }[]>`
+  const [u] = await execute<{ deactivated: boolean; suspended: boolean }>(
+    db,
+    sql`
     SELECT u.deactivated_at IS NOT NULL AS deactivated, coalesce(t.suspended_at IS NOT NULL, false) AS suspended
-      FROM users u LEFT JOIN tenants t ON t.id = u.tenant_id WHERE u.id = ${userId}`;
+      FROM users u LEFT JOIN tenants t ON t.id = u.tenant_id WHERE u.id = ${userId}`,
+  );
   if (u?.deactivated) throw new APIError("FORBIDDEN", { message: "This account is deactivated: ask an administrator." });
   if (u?.suspended) throw new APIError("FORBIDDEN", { message: "Your organisation's access is suspended: ask an administrator." });
 }

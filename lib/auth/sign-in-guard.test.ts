@@ -6,6 +6,8 @@ import { createAuth } from "./auth";
 import { createPasswordWork, withPasswordScope, type PasswordWorkLimits } from "./password-work";
 import type { SignInLimits } from "./sign-in-guard";
 import { createUser } from "./users";
+import { sql } from "drizzle-orm";
+import { execute } from "../db/drizzle";
 
 const db = setupTestDb({ max: 3 });
 const PASSWORD = "right-password-1";
@@ -13,19 +15,19 @@ const OPERATOR = "op@guard.example";
 const OTHER = "other@guard.example";
 
 beforeAll(async () => {
-  await createUser(db.sql, { email: OPERATOR, name: "Op", password: PASSWORD, role: "operator" });
-  await createUser(db.sql, { email: OTHER, name: "Other", password: PASSWORD, role: "support" });
+  await createUser(db.pool, { email: OPERATOR, name: "Op", password: PASSWORD, role: "operator" });
+  await createUser(db.pool, { email: OTHER, name: "Other", password: PASSWORD, role: "support" });
 });
 const LOOSE: SignInLimits = { perAddressPerMinute: 1000, failuresPerAccount: 1000, failuresPerAddress: 1000, lockSeconds: 60, slowdownMs: 0 };
 
 /** A better-auth instance of its own (its own counters), as the web app builds it, on the test database. */
 function setup(limits: Partial<SignInLimits> = {}, work: PasswordWorkLimits = { concurrency: 2, queue: 100, reserve: 0 }) {
-  const anonymous = createAnonymousAuditor(() => db.sql, { windowMs: 60_000 });
+  const anonymous = createAnonymousAuditor(() => db.pool, { windowMs: 60_000 });
   const passwords = createPasswordWork(work);
   const auth = createAuth({
     url: db.roleUrl("app"),
     secret: "a-test-secret-of-at-least-32-characters!",
-    auditDb: () => db.sql,
+    auditDb: () => db.pool,
     anonymous: () => anonymous,
     limits: { ...LOOSE, ...limits },
     work: passwords,
@@ -70,10 +72,13 @@ async function viaHttp(auth: ReturnType<typeof createAuth>, email: string, passw
 }
 
 async function auditRows(action: string, since: number) {
-  return db.sql<{ actor: string; outcome: string; reason: string; repeatCount: number; userId: string | null }[]>`
-    SELECT actor, outcome, reason, repeat_count, user_id FROM audit_log WHERE action = ${action} AND id > ${since} ORDER BY id`;
+  return execute<{ actor: string; outcome: string; reason: string; repeatCount: number; userId: string | null }>(
+    db.pool,
+    sql`
+    SELECT actor, outcome, reason, repeat_count, user_id FROM audit_log WHERE action = ${action} AND id > ${since} ORDER BY id`,
+  );
 }
-const lastId = async () => (await db.sql<{ id: number }[]>`SELECT coalesce(max(id), 0)::int AS id FROM audit_log`)[0]!.id;
+const lastId = async () => (await execute<{ id: number }>(db.pool, sql`SELECT coalesce(max(id), 0)::int AS id FROM audit_log`))[0]!.id;
 
 describe("sign-in limits hold on every path, the form's server action included", () => {
   it("wrong passwords through the server action lock the account: the right one is then refused too", async () => {
@@ -179,7 +184,7 @@ describe("lockout cannot be used to keep an account's owner out (device cookies)
   it("strangers' wrong passwords lock the account for strangers; its owner signs in from a browser they used before", async () => {
     const { auth } = setup({ failuresPerAccount: 3 });
     const email = "locked@guard.example";
-    await createUser(db.sql, { email, name: "Locked", password: PASSWORD, role: "admin" });
+    await createUser(db.pool, { email, name: "Locked", password: PASSWORD, role: "admin" });
     const before = await viaRoute(auth, email, PASSWORD, "192.0.2.40");
     expect(before.status).toBe(200);
     const device = cookiesOf(before.headers);
@@ -213,7 +218,7 @@ describe("a changed password ends the account's other sessions", () => {
   it("whatever the caller asks, other sessions are deleted and the changing session goes on", async () => {
     const { auth } = setup();
     const email = "rotator@guard.example";
-    await createUser(db.sql, { email, name: "Rotator", password: PASSWORD, role: "support" });
+    await createUser(db.pool, { email, name: "Rotator", password: PASSWORD, role: "support" });
     const signIn = async () => cookiesOf((await viaRoute(auth, email, PASSWORD, "192.0.2.70")).headers);
     const laptop = await signIn();
     const phone = await signIn();
@@ -251,7 +256,7 @@ describe("the audit log records sign-in, sign-out, password and name changes", (
   it("a password change and a display-name change are audited; a wrong current password as denied", async () => {
     const { auth } = setup();
     const email = "changer@guard.example";
-    await createUser(db.sql, { email, name: "Changer", password: PASSWORD, role: "support" });
+    await createUser(db.pool, { email, name: "Changer", password: PASSWORD, role: "support" });
     const since = await lastId();
     const ok = await auth.api.signInEmail({ body: { email, password: PASSWORD }, headers: from("203.0.113.90"), returnHeaders: true });
     const headers = from("203.0.113.90", { cookie: ok.headers.get("set-cookie")!.split(";")[0]! });
@@ -280,7 +285,7 @@ describe("better-auth's endpoints refuse text PostgreSQL cannot store", () => {
       expect(res.status, JSON.stringify(name)).toBe(400);
       expect(((await res.json()) as { message: string }).message).toMatch(/^name contains/);
     }
-    const [me] = await db.sql<{ name: string }[]>`SELECT name FROM users WHERE email = ${OTHER}`;
+    const [me] = await execute<{ name: string }>(db.pool, sql`SELECT name FROM users WHERE email = ${OTHER}`);
     expect(me!.name).toBe("Other");
   });
 });
@@ -302,11 +307,11 @@ describe("revoke-session", () => {
       }),
     );
     expect(res.status).toBe(404);
-    const [still] = await db.sql`SELECT 1 AS one FROM sessions WHERE token = ${b.token}`;
+    const [still] = await execute(db.pool, sql`SELECT 1 AS one FROM sessions WHERE token = ${b.token}`);
     expect(still).toBeDefined();
     const own = await signIn(OTHER);
     await auth.api.revokeSession({ body: { token: own.token }, headers: from("203.0.113.99", { cookie: a.cookie }) });
-    const [gone] = await db.sql`SELECT 1 AS one FROM sessions WHERE token = ${own.token}`;
+    const [gone] = await execute(db.pool, sql`SELECT 1 AS one FROM sessions WHERE token = ${own.token}`);
     expect(gone).toBeUndefined();
   });
 });

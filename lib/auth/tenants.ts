@@ -1,6 +1,8 @@
 import { z } from "zod";
 import type { Db } from "../db/client";
 import { AppError } from "../result";
+import { sql } from "drizzle-orm";
+import { execute } from "../db/drizzle";
 
 /** A tenant id is a slug: it appears in URLs, filters, API keys and every job row. */
 export const TenantId = z
@@ -22,29 +24,38 @@ export const TenantRename = z.strictObject({ id: TenantId, name: TenantName });
 export type TenantRow = { id: string; name: string; createdAt: Date; users: number; suspendedAt: Date | null };
 
 /** Create a tenant; a taken id is refused, never overwritten. Throws a ZodError on bad input. */
-export async function createTenant(sql: Db, raw: z.input<typeof NewTenant>): Promise<TenantRow> {
+export async function createTenant(db: Db, raw: z.input<typeof NewTenant>): Promise<TenantRow> {
   const t = NewTenant.parse(raw);
-  const [row] = await sql<TenantRow[]>`
+  const [row] = await execute<TenantRow>(
+    db,
+    sql`
     INSERT INTO tenants (id, name) VALUES (${t.id}, ${t.name})
     ON CONFLICT (id) DO NOTHING
-    RETURNING id, name, created_at, 0 AS users, suspended_at`;
+    RETURNING id, name, created_at, 0 AS users, suspended_at`,
+  );
   // Refused because the id is taken (ids are never reused or changed).
   if (!row) throw new AppError("invalid_input", `A tenant with id "${t.id}" already exists.`);
   return row;
 }
 
 /** Every tenant with its number of users, by id. */
-export async function listTenants(sql: Db): Promise<TenantRow[]> {
-  return sql<TenantRow[]>`
+export async function listTenants(db: Db): Promise<TenantRow[]> {
+  return execute<TenantRow>(
+    db,
+    sql`
     SELECT t.id, t.name, t.created_at, (SELECT count(*)::int FROM users u WHERE u.tenant_id = t.id) AS users, t.suspended_at
-    FROM tenants t ORDER BY t.id LIMIT 1000`;
+    FROM tenants t ORDER BY t.id LIMIT 1000`,
+  );
 }
 
 /** Rename a tenant (its id stays); null when there is no such tenant. Throws a ZodError on bad input. */
-export async function renameTenant(sql: Db, raw: z.input<typeof TenantRename>): Promise<TenantRow | null> {
+export async function renameTenant(db: Db, raw: z.input<typeof TenantRename>): Promise<TenantRow | null> {
   const t = TenantRename.parse(raw);
-  const [row] = await sql<TenantRow[]>`
+  const [row] = await execute<TenantRow>(
+    db,
+    sql`
     UPDATE tenants SET name = ${t.name} WHERE id = ${t.id}
-    RETURNING id, name, created_at, (SELECT count(*)::int FROM users u WHERE u.tenant_id = tenants.id) AS users, suspended_at`;
+    RETURNING id, name, created_at, (SELECT count(*)::int FROM users u WHERE u.tenant_id = tenants.id) AS users, suspended_at`,
+  );
   return row ?? null;
 }

@@ -1,12 +1,12 @@
 import { randomUUID } from "node:crypto";
 import { hashPassword } from "better-auth/crypto";
 import { z } from "zod";
-import type { Db, Sql } from "../db/client";
-import { drizzleOn, run } from "../db/drizzle";
+import type { Db, Tx } from "../db/client";
+import { run, execute } from "../db/drizzle";
 import { users } from "../db/schema-identity";
-import type { Tx } from "../jobs/direct-write";
 import { AppError } from "../result";
 import { ROLES, type Role } from "./permissions";
+import { sql } from "drizzle-orm";
 
 /** A user's role and tenant, as a new user and a role change give them. */
 const membership = {
@@ -56,24 +56,30 @@ const USER_COLUMNS = Object.values(userColumns)
  * better-auth's own hasher and stored the way its sign-up stores it (a "credential"
  * account), so better-auth's sign-in verifies it.
  */
-export async function createUser(sql: Sql | Tx, raw: NewUser): Promise<UserRow> {
+export async function createUser(db: Db | Tx, raw: NewUser): Promise<UserRow> {
   const u = NewUser.parse(raw);
   const hash = await hashPassword(u.password);
   const id = randomUUID();
-  return (await atomically(sql, async (tx) => {
-    const [row] = await tx<UserRow[]>`
+  return (await atomically(db, async (tx) => {
+    const [row] = await execute<UserRow>(
+      tx,
+      sql`
       INSERT INTO users (id, name, email, role, tenant_id, tenant_owner)
       VALUES (${id}, ${u.name}, ${u.email}, ${u.role}, ${u.tenantId}, ${u.tenantOwner})
-      RETURNING ${tx.unsafe(USER_COLUMNS)}`;
-    await tx`
+      RETURNING ${sql.raw(USER_COLUMNS)}`,
+    );
+    await execute(
+      tx,
+      sql`
       INSERT INTO accounts (id, account_id, provider_id, user_id, password)
-      VALUES (${randomUUID()}, ${id}, 'credential', ${id}, ${hash})`;
+      VALUES (${randomUUID()}, ${id}, 'credential', ${id}, ${hash})`,
+    );
     return row!;
   })) as UserRow;
 }
 
-export async function listUsers(sql: Db): Promise<UserRow[]> {
-  return run(drizzleOn(sql).select(userColumns).from(users).orderBy(users.role, users.email).limit(1000));
+export async function listUsers(db: Db): Promise<UserRow[]> {
+  return run(db.select(userColumns).from(users).orderBy(users.role, users.email).limit(1000));
 }
 
 export const RoleChange = tenantMatchesRole(z.strictObject({ userId: z.string().min(1).max(100), ...membership }));
@@ -86,23 +92,26 @@ export const lastAdminRefusal = () => new AppError("refused", "This is the last 
  * Demoting the last admin is refused (`lastAdminRefusal`): the admins' rows are locked first,
  * so two admins demoting each other at once cannot both succeed.
  */
-export async function setUserRole(sql: Sql | Tx, raw: z.input<typeof RoleChange>): Promise<UserRow | null> {
+export async function setUserRole(db: Db | Tx, raw: z.input<typeof RoleChange>): Promise<UserRow | null> {
   const c = RoleChange.parse(raw);
-  return (await atomically(sql, async (tx) => {
+  return (await atomically(db, async (tx) => {
     if (c.role !== "admin") {
-      const admins = await tx<{ id: string }[]>`SELECT id FROM users WHERE role = 'admin' ORDER BY id FOR UPDATE`;
+      const admins = await execute<{ id: string }>(tx, sql`SELECT id FROM users WHERE role = 'admin' ORDER BY id FOR UPDATE`);
       if (admins.length === 1 && admins[0]!.id === c.userId) throw lastAdminRefusal();
     }
-    const [row] = await tx<UserRow[]>`
+    const [row] = await execute<UserRow>(
+      tx,
+      sql`
       UPDATE users SET role = ${c.role}, tenant_id = ${c.tenantId}, tenant_owner = ${c.tenantOwner}, updated_at = now()
       WHERE id = ${c.userId}
-      RETURNING ${tx.unsafe(USER_COLUMNS)}`;
-    if (row) await tx`DELETE FROM sessions WHERE user_id = ${c.userId}`;
+      RETURNING ${sql.raw(USER_COLUMNS)}`,
+    );
+    if (row) await execute(tx, sql`DELETE FROM sessions WHERE user_id = ${c.userId}`);
     return row ?? null;
   })) as UserRow | null;
 }
 
 /** A transaction of its own, or a savepoint inside the caller's (so an audit row can commit with the change). */
-function atomically<T>(sql: Sql | Tx, fn: (tx: Tx) => Promise<T>): Promise<T> {
-  return ("savepoint" in sql ? sql.savepoint(fn) : sql.begin(fn)) as Promise<T>;
+function atomically<T>(db: Db | Tx, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  return ("savepoint" in db ? db.transaction(fn) : db.transaction(fn)) as Promise<T>;
 }

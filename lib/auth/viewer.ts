@@ -1,9 +1,9 @@
 import { headers } from "next/headers";
 import { notFound, redirect } from "next/navigation";
 import { cache } from "react";
-import { pool } from "../db/client";
+import { pool, type Tx } from "../db/client";
 import { readPoolAfter, rememberWrite, wrote } from "../db/read-your-writes";
-import { withScope, type ScopedSql } from "../db/scope";
+import { withScope } from "../db/scope";
 import type { Actor } from "../jobs/types";
 import { auth } from "./auth";
 import { actorKindOf, can, ROLES, tenantScopeOf, type Permission, type Principal, type Role } from "./permissions";
@@ -66,7 +66,7 @@ export function actorOf(viewer: Viewer): Actor | null {
  * Run `fn` in one transaction scoped to what the viewer may see: row-level
  * security confines a tenant member to their tenant even if a query forgot to.
  */
-export async function withViewer<T>(viewer: Principal, fn: (tx: ScopedSql) => Promise<T>): Promise<T> {
+export async function withViewer<T>(viewer: Principal, fn: (tx: Tx) => Promise<T>): Promise<T> {
   const tenant = tenantScopeOf(viewer);
   let changed = false;
   const out = await withScope(pool(), tenant ? { tenantId: tenant } : { all: true }, async (tx) => {
@@ -85,7 +85,7 @@ export async function withViewer<T>(viewer: Principal, fn: (tx: ScopedSql) => Pr
  * person's own change, until the replica has it (lib/db/read-your-writes.ts). Never for a write,
  * nor for a read that guards one (a job page's state and version feed its actions).
  */
-export async function withViewerRead<T>(viewer: Principal, fn: (tx: ScopedSql) => Promise<T>): Promise<T> {
+export async function withViewerRead<T>(viewer: Principal, fn: (tx: Tx) => Promise<T>): Promise<T> {
   const tenant = tenantScopeOf(viewer);
   return withScope(await readPoolAfter(), tenant ? { tenantId: tenant } : { all: true }, fn);
 }

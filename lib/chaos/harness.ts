@@ -6,7 +6,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { createWriteStream, mkdirSync, readdirSync, readFileSync, rmSync, type WriteStream } from "node:fs";
 import path from "node:path";
-import { connect, type Sql } from "../db/client";
+import { closeDb, connect, type Db } from "../db/client";
 import { ensureDatabase, freePort, startEmbeddedPostgres, type EmbeddedServer } from "../db/embedded";
 import { migrateDatabase } from "../db/migrate";
 import { canApply } from "../fsm/machine";
@@ -17,6 +17,8 @@ import type { Actor } from "../jobs/types";
 import { checkAll } from "../insight/check";
 import { explainJob } from "../insight/context";
 import { checkJobs } from "../integrity/check";
+import { sql } from "drizzle-orm";
+import { execute } from "../db/drizzle";
 
 export const FAULT_KINDS = ["kill9", "pg_restart", "sigstop", "terminate_backends", "pg_crash", "drop_listen", "sigterm_drain"] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
@@ -140,7 +142,7 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
   };
   process.on("uncaughtException", onUncaught);
   let admin = connect(url, { max: 3, appName: "jobscope-chaos-admin" });
-  await admin`INSERT INTO tenants (id, name) VALUES ('acme', 'Acme'), ('globex', 'Globex') ON CONFLICT DO NOTHING`;
+  await execute(admin, sql`INSERT INTO tenants (id, name) VALUES ('acme', 'Acme'), ('globex', 'Globex') ON CONFLICT DO NOTHING`);
   let producerSql = connect(url, { max: 2, appName: "jobscope-console" });
   let consoleSql = connect(url, { max: 4, appName: "jobscope-console" });
   const renewPools = () => {
@@ -148,7 +150,7 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
     admin = connect(url, { max: 3, appName: "jobscope-chaos-admin" });
     producerSql = connect(url, { max: 2, appName: "jobscope-console" });
     consoleSql = connect(url, { max: 4, appName: "jobscope-console" });
-    setTimeout(() => old.forEach((p) => void p.end({ timeout: 1 }).catch(() => {})), 5_000);
+    setTimeout(() => old.forEach((p) => void closeDb(p, 1).catch(() => {})), 5_000);
   };
   say(`embedded PostgreSQL on port ${port}, data in ${dataDir}`);
 
@@ -284,19 +286,25 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
         const states = CANDIDATE_STATES[event];
         if (states) {
           // A finished job's state is its last transition (job_finishes); a live one's, its live row.
-          const rows = await consoleSql<NonNullable<typeof job>[]>`
-            SELECT id, state, state_version, attempt, max_attempts FROM jobs_live WHERE state = ANY(${states}::job_state[])
+          const rows = await execute<NonNullable<typeof job>>(
+            consoleSql,
+            sql`
+            SELECT id, state, state_version, attempt, max_attempts FROM jobs_live WHERE state = ANY(${sql.param(states)}::job_state[])
             UNION ALL
             (SELECT job_id, state, state_version, attempt, max_attempts FROM job_finishes
-              WHERE state = ANY(${states}::job_state[]) AND NOT superseded ORDER BY finished_at DESC LIMIT 10)
-            LIMIT 10`;
+              WHERE state = ANY(${sql.param(states)}::job_state[]) AND NOT superseded ORDER BY finished_at DESC LIMIT 10)
+            LIMIT 10`,
+          );
           job = pick(rows);
         } else {
           const recent = submitted.slice(-300);
           const target = pick(recent);
           if (target) {
-            [job] = await consoleSql<NonNullable<typeof job>[]>`
-              SELECT id, state, state_version, attempt, max_attempts FROM jobs WHERE id = ${target.id}`;
+            [job] = await execute<NonNullable<typeof job>>(
+              consoleSql,
+              sql`
+              SELECT id, state, state_version, attempt, max_attempts FROM jobs WHERE id = ${target.id}`,
+            );
           }
         }
         if (!job || !canApply(job, event, actor.kind)) continue;
@@ -340,8 +348,11 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
     for (let tries = 0; tries < 10; tries++) {
       const live = liveWorkers().filter(ok);
       try {
-        const rows = await admin<{ leaseOwner: string }[]>`
-          SELECT lease_owner FROM jobs_live WHERE state = 'running' GROUP BY lease_owner ORDER BY count(*) DESC`;
+        const rows = await execute<{ leaseOwner: string }>(
+          admin,
+          sql`
+          SELECT lease_owner FROM jobs_live WHERE state = 'running' GROUP BY lease_owner ORDER BY count(*) DESC`,
+        );
         const busy = live.filter((p) => rows.some((r) => r.leaseOwner === p.id));
         if (busy.length) return pick(busy);
       } catch {
@@ -357,13 +368,16 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
   }
   async function claimsSince(at: Date): Promise<number> {
     // Claims are on the live row while the attempt runs, and on the attempt once it ended.
-    const [r] = await admin<{ n: number }[]>`
+    const [r] = await execute<{ n: number }>(
+      admin,
+      sql`
       SELECT (SELECT count(*) FROM jobs_live WHERE run_claimed_at > ${at})::int
-           + (SELECT count(*) FROM job_attempts WHERE finished_at > ${at} AND claimed_at > ${at})::int AS n`;
+           + (SELECT count(*) FROM job_attempts WHERE finished_at > ${at} AND claimed_at > ${at})::int AS n`,
+    );
     return r?.n ?? 0;
   }
   async function dbNow(): Promise<Date> {
-    const [r] = await admin<{ now: Date }[]>`SELECT now() AS now`;
+    const [r] = await execute<{ now: Date }>(admin, sql`SELECT now() AS now`);
     return r!.now;
   }
   async function inject(kind: FaultKind) {
@@ -371,7 +385,10 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
     if (kind === "kill9") {
       const p = await busyWorker();
       if (!p) return;
-      const [r] = await admin<{ n: number }[]>`SELECT count(*)::int AS n FROM jobs_live WHERE lease_owner = ${p.id} AND state = 'running'`;
+      const [r] = await execute<{ n: number }>(
+        admin,
+        sql`SELECT count(*)::int AS n FROM jobs_live WHERE lease_owner = ${p.id} AND state = 'running'`,
+      );
       if ((r?.n ?? 0) > 0) fd.killedMidJob++;
       p.expectedExit = true;
       p.child.kill("SIGKILL");
@@ -391,16 +408,22 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
       fd.stoppedPastLease++;
       say(`SIGCONT ${p.id}`);
     } else if (kind === "terminate_backends") {
-      const rows = await admin<{ n: number }[]>`
+      const rows = await execute<{ n: number }>(
+        admin,
+        sql`
         SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity
-         WHERE application_name IN ('jobscope-worker', 'jobscope-console', 'jobscope-supervisor') AND pid <> pg_backend_pid()`;
+         WHERE application_name IN ('jobscope-worker', 'jobscope-console', 'jobscope-supervisor') AND pid <> pg_backend_pid()`,
+      );
       fd.backendsTerminated += rows[0]?.n ?? 0;
       renewPools();
       say(`fault pg_terminate_backend on ${rows[0]?.n ?? 0} worker, supervisor and console connections`);
     } else if (kind === "drop_listen") {
-      const rows = await admin<{ n: number }[]>`
+      const rows = await execute<{ n: number }>(
+        admin,
+        sql`
         SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity
-         WHERE application_name = 'jobscope-worker' AND query ILIKE 'listen%' AND pid <> pg_backend_pid()`;
+         WHERE application_name = 'jobscope-worker' AND query ILIKE 'listen%' AND pid <> pg_backend_pid()`,
+      );
       fd.listenConnectionsDropped += rows[0]?.n ?? 0;
       const at = await dbNow();
       await sleep(3_000);
@@ -410,7 +433,7 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
     } else if (kind === "sigterm_drain") {
       // A worker that has registered (scripts/worker.ts installs its SIGTERM handler before it
       // starts); one still booting under tsx would just die of the signal's default action.
-      const registered = new Set((await admin<{ id: string }[]>`SELECT id FROM workers WHERE stopped_at IS NULL`).map((r) => r.id));
+      const registered = new Set((await execute<{ id: string }>(admin, sql`SELECT id FROM workers WHERE stopped_at IS NULL`)).map((r) => r.id));
       const p = (await busyWorker((w) => registered.has(w.id))) ?? pick(liveWorkers().filter((w) => registered.has(w.id)));
       if (!p) {
         faults[kind]--;
@@ -496,7 +519,7 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
 
   // --- wind down: resume what is paused, drain the workers, let the supervisors reclaim what was left ---
   say("load stopped; resuming paused jobs and letting the queue settle");
-  const paused = await admin<{ id: string; stateVersion: number }[]>`SELECT id, state_version FROM jobs_live WHERE state = 'paused'`;
+  const paused = await execute<{ id: string; stateVersion: number }>(admin, sql`SELECT id, state_version FROM jobs_live WHERE state = 'paused'`);
   for (const j of paused) {
     await transition(admin, {
       jobId: j.id,
@@ -506,9 +529,10 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
     });
   }
   for (const deadline = Date.now() + opts.settleMs; Date.now() < deadline;) {
-    const [r] = await admin<
-      { n: number }[]
-    >`SELECT count(*)::int AS n FROM jobs_live WHERE state IN ${admin(HEARTBEAT_STATES)} OR (state = 'queued' AND not_before <= now())`;
+    const [r] = await execute<{ n: number }>(
+      admin,
+      sql`SELECT count(*)::int AS n FROM jobs_live WHERE state = ANY(${sql.param(HEARTBEAT_STATES)}::job_state[]) OR (state = 'queued' AND not_before <= now())`,
+    );
     if ((r?.n ?? 0) === 0) break;
     await sleep(500);
   }
@@ -529,7 +553,7 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
   }
   await Promise.all(["sup-a", "sup-b"].map((s) => Promise.race([procs.get(s)!.exited, sleep(5_000)])));
   for (const p of procs.values()) if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill("SIGKILL");
-  await Promise.all([producerSql.end({ timeout: 2 }), consoleSql.end({ timeout: 2 })]);
+  await Promise.all([closeDb(producerSql, 2), closeDb(consoleSql, 2)]);
 
   // --- checks ---
   say("checking invariants");
@@ -541,7 +565,7 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
   report.violations.unclean_drain = opts.workers > 0 ? faults.sigterm_drain - fd.drainsClean : 0;
   report.violationExamples.unshift(...violationExamples);
   fd.lateReportsFenced = report.faultDetails.lateReportsFenced;
-  await admin.end({ timeout: 2 });
+  await closeDb(admin, 2);
   await server.stop();
   let crashLines = 0;
   let driverCrashes = 0;
@@ -595,7 +619,7 @@ function readWorkerAcks(logDir: string): WorkerAck[] {
 
 /** Every invariant the system promises (docs/reliability.md), by SQL and by replaying every job's events. */
 async function check(
-  sql: Sql,
+  db: Db,
   submitted: readonly { id: string; key: string; tenantId: string }[],
   sigconts: readonly { workerId: string; at: Date }[],
   staleAfterMs: number,
@@ -603,76 +627,97 @@ async function check(
   operatorAcks: readonly OperatorAck[],
 ): Promise<Omit<ChaosReport, "seconds" | "faults" | "workerRestarts" | "operators" | "producer" | "acknowledged" | "crashLines" | "driverCrashes">> {
   const examples: string[] = [];
-  const ids = (await sql<{ id: string }[]>`SELECT id FROM jobs`).map((r) => r.id);
+  const ids = (await execute<{ id: string }>(db, sql`SELECT id FROM jobs`)).map((r) => r.id);
   const have = new Set(ids);
   // 1. None lost: every acknowledged submit has its row, and nothing is stranded under a dead lease.
   const missing = submitted.filter((s) => !have.has(s.id));
   for (const m of missing.slice(0, 5)) examples.push(`lost: ${m.id} was acknowledged but has no row`);
-  const stranded = await sql<{ id: string; state: string }[]>`
-    SELECT id, state FROM jobs WHERE state IN ${sql(HEARTBEAT_STATES)}
-       AND heartbeat_at < now() - ${staleAfterMs} * interval '1 millisecond'`;
+  const stranded = await execute<{ id: string; state: string }>(
+    db,
+    sql`
+    SELECT id, state FROM jobs WHERE state = ANY(${sql.param(HEARTBEAT_STATES)}::job_state[])
+       AND heartbeat_at < now() - ${staleAfterMs} * interval '1 millisecond'`,
+  );
   for (const s of stranded.slice(0, 5)) examples.push(`stranded: ${s.id} is ${s.state} under a lease nobody renews`);
   // 2. No attempt finalized twice (the run records allow it once; the log must agree), no job finished twice.
-  const twice = await sql<{ jobId: string }[]>`SELECT job_id FROM job_events WHERE event = 'finish' GROUP BY job_id HAVING count(*) > 1`;
+  const twice = await execute<{ jobId: string }>(db, sql`SELECT job_id FROM job_events WHERE event = 'finish' GROUP BY job_id HAVING count(*) > 1`);
   for (const s of twice.slice(0, 5)) examples.push(`finished twice: ${s.jobId}`);
   // 3. Replaying each job's events reproduces its row and its run records.
   const started = performance.now();
-  const audit = await checkJobs(sql, ids);
+  const audit = await checkJobs(db, ids);
   const auditMs = Math.round(performance.now() - started);
   const finalizedTwice = audit.mismatches.filter((m) => /finalized \d+ times/.test(m.problem));
   const replayMismatch = audit.mismatches.filter((m) => !/finalized \d+ times/.test(m.problem));
   for (const m of audit.mismatches.slice(0, 5)) examples.push(`audit: ${m.jobId}: ${m.problem}`);
   // 4. Attempts that counted stay within the budget, which only a replay raises (a release refunds its own
   // attempt; so does a rescue, which hands back a bystander of another job's crash).
-  const overBudget = await sql<{ id: string }[]>`
+  const overBudget = await execute<{ id: string }>(
+    db,
+    sql`
     SELECT j.id FROM jobs j
       JOIN job_events s ON s.job_id = j.id AND s.event = 'submit'
      WHERE (SELECT count(*) FROM job_runs r WHERE r.job_id = j.id AND r.outcome IS DISTINCT FROM 'released')
          - (SELECT count(*) FROM job_events e WHERE e.job_id = j.id AND e.event = 'rescue')
-         > (s.payload->>'maxAttempts')::int + (SELECT count(*) FROM job_events e WHERE e.job_id = j.id AND e.event = 'replay')`;
+         > (s.payload->>'maxAttempts')::int + (SELECT count(*) FROM job_events e WHERE e.job_id = j.id AND e.event = 'replay')`,
+  );
   for (const o of overBudget.slice(0, 5)) examples.push(`over budget: ${o.id}`);
   // 5. No drift.
-  const [drift] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM transition_rejections WHERE kind = 'drift'`;
+  const [drift] = await execute<{ n: number }>(db, sql`SELECT count(*)::int AS n FROM transition_rejections WHERE kind = 'drift'`);
   // 6. A cancelled job never ran again: no claim or start after it became cancelled, no run opened or started later.
-  const ranAgain = await sql<{ jobId: string }[]>`
+  const ranAgain = await execute<{ jobId: string }>(
+    db,
+    sql`
     WITH c AS (SELECT job_id, min(state_version) AS v, min(at) AS at FROM job_events WHERE to_state = 'cancelled' GROUP BY job_id)
     SELECT c.job_id FROM c
      WHERE EXISTS (SELECT 1 FROM job_events e WHERE e.job_id = c.job_id AND e.state_version > c.v)
-        OR EXISTS (SELECT 1 FROM job_runs r WHERE r.job_id = c.job_id AND (r.claimed_at > c.at OR r.started_at > c.at))`;
+        OR EXISTS (SELECT 1 FROM job_runs r WHERE r.job_id = c.job_id AND (r.claimed_at > c.at OR r.started_at > c.at))`,
+  );
   for (const r of ranAgain.slice(0, 5)) examples.push(`cancelled but ran again: ${r.jobId}`);
   // 7. Acknowledged means durable, once (crashes included). Each acknowledged
   // submit is the one job under its key, with one submit event; each acknowledged worker report
   // is exactly one event of that worker's attempt; each acknowledged operator action is the one
   // event at the version it was answered with.
-  const submitsNotOnce = await sql<{ id: string; problem: string }[]>`
+  const submitsNotOnce = await execute<{ id: string; problem: string }>(
+    db,
+    sql`
     SELECT a.id, CASE WHEN k.n <> 1 THEN k.n || ' jobs under its key' ELSE s.n || ' submit events' END AS problem
-      FROM unnest(${submitted.map((x) => x.id)}::uuid[], ${submitted.map((x) => x.tenantId)}::text[], ${submitted.map((x) => x.key)}::text[])
+      FROM unnest(${sql.param(submitted.map((x) => x.id))}::uuid[], ${sql.param(submitted.map((x) => x.tenantId))}::text[], ${sql.param(submitted.map((x) => x.key))}::text[])
            AS a(id, tenant_id, key)
       CROSS JOIN LATERAL (SELECT count(*)::int AS n FROM jobs j WHERE j.tenant_id = a.tenant_id AND j.idempotency_key = a.key) k
       CROSS JOIN LATERAL (SELECT count(*)::int AS n FROM job_events e WHERE e.job_id = a.id AND e.event = 'submit') s
-     WHERE k.n <> 1 OR s.n <> 1`;
+     WHERE k.n <> 1 OR s.n <> 1`,
+  );
   for (const r of submitsNotOnce.slice(0, 5)) examples.push(`acknowledged submit ${r.id}: ${r.problem}`);
-  const workerAcksBad = await sql<{ jobId: string; attempt: number; event: string; n: number }[]>`
+  const workerAcksBad = await execute<{ jobId: string; attempt: number; event: string; n: number }>(
+    db,
+    sql`
     SELECT a.job_id, a.attempt, a.event, c.n
-      FROM unnest(${workerAcks.map((a) => a.jobId)}::uuid[], ${workerAcks.map((a) => a.attempt)}::int[],
-                  ${workerAcks.map((a) => a.event)}::text[], ${workerAcks.map((a) => a.state)}::text[], ${workerAcks.map((a) => a.workerId)}::text[])
+      FROM unnest(${sql.param(workerAcks.map((a) => a.jobId))}::uuid[], ${sql.param(workerAcks.map((a) => a.attempt))}::int[],
+                  ${sql.param(workerAcks.map((a) => a.event))}::text[], ${sql.param(workerAcks.map((a) => a.state))}::text[], ${sql.param(workerAcks.map((a) => a.workerId))}::text[])
            AS a(job_id, attempt, event, state, worker_id)
       CROSS JOIN LATERAL (
         SELECT count(*)::int AS n FROM job_events e
          WHERE e.job_id = a.job_id AND e.attempt = a.attempt AND e.event::text = a.event AND e.to_state::text = a.state
            AND e.actor_kind = 'worker' AND e.actor_id = a.worker_id) c
-     WHERE c.n <> 1`;
-  const operatorAcksBad = await sql<{ jobId: string; version: number; event: string; n: number }[]>`
+     WHERE c.n <> 1`,
+  );
+  const operatorAcksBad = await execute<{ jobId: string; version: number; event: string; n: number }>(
+    db,
+    sql`
     SELECT a.job_id, a.version, a.event, c.n
-      FROM unnest(${operatorAcks.map((a) => a.jobId)}::uuid[], ${operatorAcks.map((a) => a.version)}::int[],
-                  ${operatorAcks.map((a) => a.event)}::text[], ${operatorAcks.map((a) => a.actorId)}::text[])
+      FROM unnest(${sql.param(operatorAcks.map((a) => a.jobId))}::uuid[], ${sql.param(operatorAcks.map((a) => a.version))}::int[],
+                  ${sql.param(operatorAcks.map((a) => a.event))}::text[], ${sql.param(operatorAcks.map((a) => a.actorId))}::text[])
            AS a(job_id, version, event, actor_id)
       CROSS JOIN LATERAL (
         SELECT count(*)::int AS n FROM job_events e
          WHERE e.job_id = a.job_id AND e.state_version = a.version AND e.event::text = a.event AND e.actor_id = a.actor_id) c
-     WHERE c.n <> 1`;
-  const [versionsTwice] = await sql<{ n: number }[]>`
-    SELECT count(*)::int AS n FROM (SELECT 1 FROM job_events GROUP BY job_id, state_version HAVING count(*) > 1) d`;
+     WHERE c.n <> 1`,
+  );
+  const [versionsTwice] = await execute<{ n: number }>(
+    db,
+    sql`
+    SELECT count(*)::int AS n FROM (SELECT 1 FROM job_events GROUP BY job_id, state_version HAVING count(*) > 1) d`,
+  );
   const ackLost = [...workerAcksBad, ...operatorAcksBad].filter((r) => r.n === 0);
   const ackTwice = [...workerAcksBad, ...operatorAcksBad].filter((r) => r.n > 1);
   for (const r of workerAcksBad.slice(0, 5)) examples.push(`acknowledged worker ${r.event} of ${r.jobId} attempt ${r.attempt}: ${r.n} events`);
@@ -680,21 +725,28 @@ async function check(
   if (versionsTwice?.n) examples.push(`${versionsTwice.n} (job, version) pairs with more than one event`);
 
   // Figures.
-  const [events] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM job_events`;
-  const states = await sql<{ k: string; n: number }[]>`SELECT state::text AS k, count(*)::int AS n FROM jobs GROUP BY 1 ORDER BY 1`;
-  const runs = await sql<
-    { k: string; n: number }[]
-  >`SELECT coalesce(outcome::text, 'open') AS k, count(*)::int AS n FROM job_runs GROUP BY 1 ORDER BY 1`;
-  const rejections = await sql<{ k: string; n: number }[]>`
-    SELECT kind || ':' || actor_kind || ':' || event AS k, count(*)::int AS n FROM transition_rejections GROUP BY 1 ORDER BY 2 DESC`;
+  const [events] = await execute<{ n: number }>(db, sql`SELECT count(*)::int AS n FROM job_events`);
+  const states = await execute<{ k: string; n: number }>(db, sql`SELECT state::text AS k, count(*)::int AS n FROM jobs GROUP BY 1 ORDER BY 1`);
+  const runs = await execute<{ k: string; n: number }>(
+    db,
+    sql`SELECT coalesce(outcome::text, 'open') AS k, count(*)::int AS n FROM job_runs GROUP BY 1 ORDER BY 1`,
+  );
+  const rejections = await execute<{ k: string; n: number }>(
+    db,
+    sql`
+    SELECT kind || ':' || actor_kind || ':' || event AS k, count(*)::int AS n FROM transition_rejections GROUP BY 1 ORDER BY 2 DESC`,
+  );
   let lateReportsFenced = 0;
   for (const s of sigconts) {
-    const [r] = await sql<{ n: number }[]>`
-      SELECT count(*)::int AS n FROM transition_rejections WHERE actor_id = ${s.workerId} AND at >= ${s.at} AND kind = 'conflict'`;
+    const [r] = await execute<{ n: number }>(
+      db,
+      sql`
+      SELECT count(*)::int AS n FROM transition_rejections WHERE actor_id = ${s.workerId} AND at >= ${s.at} AND kind = 'conflict'`,
+    );
     lateReportsFenced += r?.n ?? 0;
   }
   // 8. Every explanation of every job is true of its history (lib/insight/check.ts), and a tenant's names nothing of others.
-  const claims = await checkAll(sql, (id, audience, asOf) => explainJob(sql, id, { audience, asOf }), { ids });
+  const claims = await checkAll(db, (id, audience, asOf) => explainJob(db, id, { audience, asOf }), { ids });
   for (const v of claims.violations.slice(0, 5)) examples.push(`false claim on ${v.jobId} (${v.claim}): ${v.why}`);
   for (const l of claims.tenantLeaks.slice(0, 5)) examples.push(`tenant words of ${l.jobId} name "${l.found}"`);
   const kv = (rows: { k: string; n: number }[]) => Object.fromEntries(rows.map((r) => [r.k, r.n]));

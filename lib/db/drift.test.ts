@@ -4,12 +4,13 @@ import { cpSync, readdirSync, rmSync } from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
 import { generateDrizzleJson, generateMigration } from "drizzle-kit/api";
-import { is } from "drizzle-orm";
+import { is, sql } from "drizzle-orm";
 import { getViewConfig, PgColumn, PgView } from "drizzle-orm/pg-core";
-import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { ensureDatabase } from "./embedded";
 import { setupTestDb } from "./test-db";
+import { execute } from "./drizzle";
+import { closeDb, connect, type Pool } from "./client";
 
 /**
  * The schema files drizzle.config.ts reads (`lib/db/schema*.ts`), so a new one is checked too.
@@ -27,10 +28,10 @@ async function schemaModules(): Promise<Record<string, unknown>> {
  * (`IN (…)` or `= ANY (ARRAY[…])`, casts, quoting) does not matter, only meaning. What drizzle-kit
  * cannot declare is left out: partitioning itself, views, triggers, policies, storage parameters.
  */
-async function catalog(sql: postgres.Sql) {
+async function catalog(db: Pool) {
   const tables = `SELECT c.oid, c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
     WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p') AND NOT c.relispartition`;
-  const lines = async (query: string) => (await sql.unsafe<{ line: string }[]>(query)).map((r) => r.line).sort();
+  const lines = async (query: string) => (await execute<{ line: string }>(db, sql.raw(query))).map((r) => r.line).sort();
   return {
     enums: await lines(`SELECT t.typname || ': ' || string_agg(e.enumlabel, ', ' ORDER BY e.enumsortorder) AS line
       FROM pg_enum e JOIN pg_type t ON t.oid = e.enumtypid JOIN pg_namespace n ON n.oid = t.typnamespace
@@ -54,7 +55,7 @@ async function catalog(sql: postgres.Sql) {
 
 describe("schema.ts and the migrations", () => {
   const migrated = setupTestDb({ max: 1, tenants: [] });
-  let declared: postgres.Sql;
+  let declared: Pool;
   let dropDeclared: () => Promise<void>;
   let want: Awaited<ReturnType<typeof catalog>>;
   let have: typeof want;
@@ -63,16 +64,16 @@ describe("schema.ts and the migrations", () => {
     // A second database built from schema.ts alone, by the SQL drizzle-kit would write for it.
     const adminUrl = inject("templateAdminUrl");
     const name = `d_${randomBytes(6).toString("hex")}`;
-    declared = postgres(await ensureDatabase(adminUrl, name), { max: 1, onnotice: () => {} });
+    declared = connect(await ensureDatabase(adminUrl, name), { max: 1 });
     const statements = await generateMigration(generateDrizzleJson({}), generateDrizzleJson(await schemaModules()));
-    for (const statement of statements) await declared.unsafe(statement);
+    for (const statement of statements) await execute(declared, sql.raw(statement));
     dropDeclared = async () => {
-      await declared.end();
-      const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
-      await admin.unsafe(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-      await admin.end();
+      await closeDb(declared);
+      const admin = connect(adminUrl, { max: 1 });
+      await execute(admin, sql.raw(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
+      await closeDb(admin);
     };
-    [want, have] = await Promise.all([catalog(migrated.sql), catalog(declared)]);
+    [want, have] = await Promise.all([catalog(migrated.pool), catalog(declared)]);
   });
 
   afterAll(async () => {
@@ -87,11 +88,14 @@ describe("schema.ts and the migrations", () => {
     const declaredColumns = views.flatMap(({ name, selectedFields }) =>
       Object.values(selectedFields).map((c) => (is(c, PgColumn) ? `${name}.${c.name} ${c.getSQLType()}` : `${name}: not a column`)),
     );
-    const rows = await migrated.sql<{ line: string }[]>`
+    const rows = await execute<{ line: string }>(
+      migrated.pool,
+      sql`
       SELECT c.relname || '.' || a.attname || ' ' || format_type(a.atttypid, a.atttypmod) AS line
         FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace JOIN pg_attribute a ON a.attrelid = c.oid
        WHERE n.nspname = 'public' AND c.relkind = 'v' AND a.attnum > 0
-         AND c.relname IN ${migrated.sql(views.map((v) => v.name))}`;
+         AND c.relname IN ${views.map((v) => v.name)}`,
+    );
     expect(views.length).toBeGreaterThan(0);
     expect(declaredColumns.sort()).toEqual(rows.map((r) => r.line).sort());
   });

@@ -1,6 +1,8 @@
 import { spawn } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import { setupTestDb } from "./test-db";
+import { sql } from "drizzle-orm";
+import { execute } from "./drizzle";
 
 /**
  * postgres.js 3.4.9 could kill a process from outside any query when a backend was terminated
@@ -45,9 +47,12 @@ describe("postgres.js under pg_terminate_backend", () => {
         await new Promise((r) => setTimeout(r, 50));
         continue;
       }
-      const [r] = await t.sql<{ n: number }[]>`
+      const [r] = await execute<{ n: number }>(
+        t.pool,
+        sql`
         SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity
-         WHERE application_name = 'jobscope-terminate-load' AND datname = current_database()`;
+         WHERE application_name = 'jobscope-terminate-load' AND datname = current_database()`,
+      );
       kills += r?.n ?? 0;
       await new Promise((r) => setTimeout(r, 5 + Math.random() * 25));
     }

@@ -1,9 +1,11 @@
 import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import postgres from "postgres";
 import { afterAll, describe, expect, it } from "vitest";
 import { waitFor } from "./test-wait";
 import { advertiseUrl, importWithoutExitHooks, passwordFileFor, startEmbeddedPostgres, urlFileFor, type EmbeddedServer } from "./embedded";
+import { sql } from "drizzle-orm";
+import { execute } from "./drizzle";
+import { closeDb, connect } from "./client";
 
 // Under .data like every embedded server: run as root, the server's own user must be able to reach it.
 const scratch = path.resolve(`.data/test-embedded-${process.pid}`);
@@ -13,14 +15,14 @@ afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 const mode = (file: string) => statSync(file).mode & 0o777;
 
 async function canSignIn(url: string): Promise<boolean> {
-  const sql = postgres(url, { max: 1, onnotice: () => {}, connect_timeout: 5 });
+  const db = connect(url, { max: 1, connectTimeout: 5 });
   try {
-    await sql`SELECT 1`;
+    await execute(db, sql`SELECT 1`);
     return true;
   } catch {
     return false;
   } finally {
-    await sql.end({ timeout: 1 });
+    await closeDb(db, 1);
   }
 }
 
@@ -78,10 +80,10 @@ describe("embedded PostgreSQL", () => {
     const dataDir = path.join(scratch, "kept");
     const said: string[] = [];
     const server = await startEmbeddedPostgres({ dataDir, fresh: true, keepAlive: { say: (l) => said.push(l) } });
-    const sql = postgres(server.adminUrl, { max: 1, onnotice: () => {}, connect_timeout: 5 });
+    const db = connect(server.adminUrl, { max: 1, connectTimeout: 5 });
     const answers = async () => {
       try {
-        return (await sql<{ n: number }[]>`SELECT n FROM kept`)[0]?.n ?? null;
+        return (await execute<{ n: number }>(db, sql`SELECT n FROM kept`))[0]?.n ?? null;
       } catch {
         return null;
       }
@@ -95,8 +97,8 @@ describe("embedded PostgreSQL", () => {
         throw new Error(`${e.message} (restarts ${server.restarts?.()}; said ${said.join(" | ")})`);
       });
     try {
-      await sql`CREATE TABLE kept (n int)`;
-      await sql`INSERT INTO kept VALUES (42)`;
+      await execute(db, sql`CREATE TABLE kept (n int)`);
+      await execute(db, sql`INSERT INTO kept VALUES (42)`);
       const pidOf = () => Number(readFileSync(path.join(dataDir, "postmaster.pid"), "utf8").split("\n")[0]);
       const first = pidOf();
       // The postmaster alone: its backends are orphaned and exit on their own; the restart waits for them.
@@ -108,7 +110,7 @@ describe("embedded PostgreSQL", () => {
       await backWithData(2);
       expect(said.filter((l) => l.startsWith("PostgreSQL is back"))).toHaveLength(2);
     } finally {
-      await sql.end({ timeout: 1 });
+      await closeDb(db, 1);
       await server.stop();
     }
     // Stopped on purpose: it stays down. The watcher hears the postmaster's exit before stop()

@@ -3,7 +3,9 @@ import { randomBytes } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import net from "node:net";
 import path from "node:path";
-import postgres from "postgres";
+import { sql } from "drizzle-orm";
+import { closeDb, connect } from "./client";
+import { execute } from "./drizzle";
 
 export type EmbeddedServer = {
   adminUrl: string;
@@ -239,16 +241,16 @@ export async function crashServer(dataDir: string): Promise<void> {
 /** Give a cluster made with the old constant password a password of its own; returns the new admin URL. */
 async function replaceLegacyPassword(adminUrl: string, passwordFile: string): Promise<string> {
   const fresh = randomBytes(24).toString("hex");
-  const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
+  const admin = connect(adminUrl, { max: 1 });
   try {
     // A hex string: safe inside the literal, which ALTER ROLE cannot take as a parameter.
-    await admin.unsafe(`ALTER ROLE ${USER} PASSWORD '${fresh}'`);
+    await execute(admin, sql.raw(`ALTER ROLE ${USER} PASSWORD '${fresh}'`));
   } catch (err) {
     throw new Error(
       `cannot sign in to the embedded PostgreSQL: its password file ${passwordFile} is missing (${err instanceof Error ? err.message : String(err)})`,
     );
   } finally {
-    await admin.end();
+    await closeDb(admin);
   }
   writePrivateFile(passwordFile, fresh);
   const url = new URL(adminUrl);
@@ -278,14 +280,14 @@ export async function importWithoutExitHooks(pgPackage?: string) {
 
 /** Create `name` on the server if it is missing; returns its URL. */
 export async function ensureDatabase(adminUrl: string, name: string, template?: string): Promise<string> {
-  const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
+  const admin = connect(adminUrl, { max: 1 });
   try {
-    const [row] = await admin`SELECT 1 AS one FROM pg_database WHERE datname = ${name}`;
+    const [row] = await execute(admin, sql`SELECT 1 AS one FROM pg_database WHERE datname = ${name}`);
     if (!row) {
-      await admin.unsafe(`CREATE DATABASE "${name}"${template ? ` TEMPLATE "${template}"` : ""}`);
+      await execute(admin, sql.raw(`CREATE DATABASE "${name}"${template ? ` TEMPLATE "${template}"` : ""}`));
     }
   } finally {
-    await admin.end();
+    await closeDb(admin);
   }
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;

@@ -1,7 +1,8 @@
 import path from "node:path";
-import { drizzle } from "drizzle-orm/postgres-js";
 import { migrate } from "drizzle-orm/postgres-js/migrator";
-import postgres from "postgres";
+import { sql } from "drizzle-orm";
+import { closeDb, connect, type Pool } from "./client";
+import { execute } from "./drizzle";
 
 /**
  * The PostgreSQL majors Jobscope supports: the oldest is tested in CI (`npm run test:pg-oldest`),
@@ -20,9 +21,12 @@ export class UnsupportedServerError extends Error {
 }
 
 /** Refuse a server older than `oldest` before anything is changed; a newer major than tested gets a warning. */
-export async function checkServerVersion(sql: postgres.Sql, oldest: number = SUPPORTED_PG.oldest): Promise<number> {
-  const [row] = await sql<{ num: string; version: string }[]>`
-    SELECT current_setting('server_version_num') AS num, current_setting('server_version') AS version`;
+export async function checkServerVersion(db: Pool, oldest: number = SUPPORTED_PG.oldest): Promise<number> {
+  const [row] = await execute<{ num: string; version: string }>(
+    db,
+    sql`
+    SELECT current_setting('server_version_num') AS num, current_setting('server_version') AS version`,
+  );
   const major = Math.floor(Number(row?.num ?? 0) / 10_000);
   if (major < oldest) throw new UnsupportedServerError(row?.version ?? "(unknown)");
   if (major > SUPPORTED_PG.newest) {
@@ -33,14 +37,16 @@ export async function checkServerVersion(sql: postgres.Sql, oldest: number = SUP
 
 /**
  * Apply the committed migrations in `drizzle/` to the database at `url`, after checking the
- * server's version (`oldest` is for tests: a server is refused if it is older than that).
+ * server's version (`oldest` is for tests: a server is refused if it is older than that; tests also
+ * migrate from a copy of `drizzle/` with a shortened journal, `migrationsFolder`).
  */
-export async function migrateDatabase(url: string, opts: { oldest?: number } = {}) {
-  const sql = postgres(url, { max: 1, onnotice: () => {} });
+export async function migrateDatabase(url: string, opts: { oldest?: number; migrationsFolder?: string } = {}) {
+  // snake_case: the migrator reads its own table's created_at to know which migrations are applied.
+  const db = connect(url, { max: 1, snakeCase: true });
   try {
-    await checkServerVersion(sql, opts.oldest);
-    await migrate(drizzle(sql), { migrationsFolder: path.resolve("drizzle") });
+    await checkServerVersion(db, opts.oldest);
+    await migrate(db, { migrationsFolder: opts.migrationsFolder ?? path.resolve("drizzle") });
   } finally {
-    await sql.end();
+    await closeDb(db);
   }
 }

@@ -3,14 +3,13 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { gunzipSync } from "node:zlib";
 import { randomBytes } from "node:crypto";
-import { drizzle } from "drizzle-orm/postgres-js";
-import { migrate } from "drizzle-orm/postgres-js/migrator";
-import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { checkJobs } from "../integrity/check";
-import { connect } from "./client";
+import { closeDb, connect } from "./client";
 import { ensureDatabase } from "./embedded";
 import { migrateDatabase } from "./migrate";
+import { sql } from "drizzle-orm";
+import { execute } from "./drizzle";
 
 /**
  * Migration 0012 (the narrow hot path) on a database filled by the code before it: the fixture is
@@ -45,33 +44,37 @@ beforeAll(async () => {
     const journal = JSON.parse(readFileSync(journalPath, "utf8")) as { entries: { idx: number }[] };
     journal.entries = journal.entries.filter((e) => e.idx < 12);
     writeFileSync(journalPath, JSON.stringify(journal));
-    // drizzle's driver replaces its client's serializers: give it a client of its own.
-    const forDrizzle = postgres(url, { max: 1, onnotice: () => {} });
-    await migrate(drizzle(forDrizzle), { migrationsFolder: dir }).finally(() => forDrizzle.end());
+    await migrateDatabase(url, { migrationsFolder: dir });
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-  const sql = postgres(url, { max: 1, onnotice: () => {} });
+  const db = connect(url, { max: 1 });
   try {
     // The old rows as they were, past the old guards (they were written through them once).
-    await sql.begin(async (tx) => {
-      await tx`SET LOCAL session_replication_role = replica`;
+    await db.transaction(async (tx) => {
+      await execute(tx, sql`SET LOCAL session_replication_role = replica`);
       for (const table of ["tenants", "jobs", "job_runs", "transition_rejections"] as const) {
-        await tx.unsafe(`INSERT INTO ${table} OVERRIDING SYSTEM VALUE SELECT * FROM jsonb_populate_recordset(NULL::${table}, $1::text::jsonb)`, [
-          JSON.stringify(dump[table]),
-        ]);
+        await execute(
+          tx,
+          sql`
+          INSERT INTO ${sql.identifier(table)} OVERRIDING SYSTEM VALUE
+          SELECT * FROM jsonb_populate_recordset(NULL::${sql.identifier(table)}, ${JSON.stringify(dump[table])}::text::jsonb)`,
+        );
       }
-      await tx.unsafe(`INSERT INTO job_events OVERRIDING SYSTEM VALUE SELECT * FROM jsonb_populate_recordset(NULL::job_events, $1::text::jsonb)`, [
-        JSON.stringify(dump.job_events),
-      ]);
+      await execute(
+        tx,
+        sql`
+        INSERT INTO job_events OVERRIDING SYSTEM VALUE
+        SELECT * FROM jsonb_populate_recordset(NULL::job_events, ${JSON.stringify(dump.job_events)}::text::jsonb)`,
+      );
     });
     before = {
-      jobs: await sql.unsafe(`SELECT ${JOB} FROM jobs ORDER BY id`),
-      runs: await sql.unsafe(`SELECT ${RUN} FROM job_runs ORDER BY job_id, attempt`),
-      events: await sql.unsafe(`SELECT ${EVENT} FROM job_events ORDER BY job_id, state_version`),
+      jobs: await execute(db, sql.raw(`SELECT ${JOB} FROM jobs ORDER BY id`)),
+      runs: await execute(db, sql.raw(`SELECT ${RUN} FROM job_runs ORDER BY job_id, attempt`)),
+      events: await execute(db, sql.raw(`SELECT ${EVENT} FROM job_events ORDER BY job_id, state_version`)),
     };
   } finally {
-    await sql.end();
+    await closeDb(db);
   }
   const t0 = performance.now();
   await migrateDatabase(url);
@@ -79,9 +82,9 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
-  const admin = postgres(adminUrl(), { max: 1, onnotice: () => {} });
-  await admin.unsafe(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-  await admin.end();
+  const admin = connect(adminUrl(), { max: 1 });
+  await execute(admin, sql.raw(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
+  await closeDb(admin);
 });
 
 describe("migration 0012 on a database written by the code before it", () => {
@@ -96,44 +99,49 @@ describe("migration 0012 on a database written by the code before it", () => {
   });
 
   it("gives back every job row, run record and event through the read model", async () => {
-    const sql = postgres(url, { max: 1, onnotice: () => {} });
+    const db = connect(url, { max: 1 });
     try {
       // A finished job keeps no heartbeat: the old row's was the stale one of its last attempt.
       const finishedWithoutHeartbeat = (rows: readonly unknown[]) =>
-        (rows as Record<string, unknown>[]).map((j) => (j.finished_at === null ? j : { ...j, heartbeat_at: null }));
-      expect(finishedWithoutHeartbeat(await sql.unsafe(`SELECT ${JOB} FROM jobs ORDER BY id`))).toEqual(finishedWithoutHeartbeat(before.jobs));
-      expect(await sql.unsafe(`SELECT ${RUN} FROM job_runs ORDER BY job_id, attempt`)).toEqual(before.runs);
-      expect(await sql.unsafe(`SELECT ${EVENT} FROM job_events ORDER BY job_id, state_version`)).toEqual(before.events);
+        (rows as Record<string, unknown>[]).map((j) => (j.finishedAt === null ? j : { ...j, heartbeatAt: null }));
+      expect(finishedWithoutHeartbeat(await execute(db, sql.raw(`SELECT ${JOB} FROM jobs ORDER BY id`)))).toEqual(
+        finishedWithoutHeartbeat(before.jobs),
+      );
+      expect(await execute(db, sql.raw(`SELECT ${RUN} FROM job_runs ORDER BY job_id, attempt`))).toEqual(before.runs);
+      expect(await execute(db, sql.raw(`SELECT ${EVENT} FROM job_events ORDER BY job_id, state_version`))).toEqual(before.events);
     } finally {
-      await sql.end();
+      await closeDb(db);
     }
   });
 
   it("stores the worker's transitions on attempts and live rows, the rest in job_log", async () => {
-    const sql = postgres(url, { max: 1, onnotice: () => {} });
+    const db = connect(url, { max: 1 });
     try {
-      const [r] = await sql<{ worker: number; submit: number; live: number; attempts: number }[]>`
+      const [r] = await execute<{ worker: number; submit: number; live: number; attempts: number }>(
+        db,
+        sql`
         SELECT (SELECT count(*) FROM job_log WHERE actor_kind = 'worker')::int AS worker,
                (SELECT count(*) FROM job_log WHERE event = 'submit')::int AS submit,
-               (SELECT count(*) FROM jobs_live)::int AS live, (SELECT count(*) FROM job_attempts)::int AS attempts`;
+               (SELECT count(*) FROM jobs_live)::int AS live, (SELECT count(*) FROM job_attempts)::int AS attempts`,
+      );
       expect(r).toMatchObject({ worker: 0, submit: 0 });
       const open = (before.runs as { outcome: string | null }[]).filter((x) => x.outcome === null).length;
       expect(r!.attempts).toBe(before.runs.length - open);
-      expect(r!.live).toBe((before.jobs as { finished_at: string | null }[]).filter((j) => j.finished_at === null).length);
+      expect(r!.live).toBe((before.jobs as { finishedAt: Date | null }[]).filter((j) => j.finishedAt === null).length);
     } finally {
-      await sql.end();
+      await closeDb(db);
     }
   });
 
   it("passes the integrity check for every job", async () => {
-    const sql = connect(url, { max: 2 });
+    const db = connect(url, { max: 2 });
     try {
       const ids = (before.jobs as { id: string }[]).map((j) => j.id);
-      const audit = await checkJobs(sql, ids);
+      const audit = await checkJobs(db, ids);
       expect(audit.mismatches).toEqual([]);
       expect(audit.jobs).toBe(ids.length);
     } finally {
-      await sql.end();
+      await closeDb(db);
     }
   });
 });

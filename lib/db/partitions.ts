@@ -1,4 +1,6 @@
 import type { Db } from "./client";
+import { sql } from "drizzle-orm";
+import { execute } from "./drizzle";
 
 /**
  * job_log (the transitions no worker applied; until drizzle/0012 job_events, every
@@ -27,7 +29,7 @@ export const PARTITION_DAYS_AHEAD = 7;
  * returns how many were created. Idempotent. Rows of such a day already in DEFAULT move
  * into the new partition. Allowed to the owner and to the worker role (the supervisor).
  */
-export async function ensureEventPartitions(sql: Db, opts: { daysAhead?: number; daysBack?: number } = {}): Promise<number> {
+export async function ensureEventPartitions(db: Db, opts: { daysAhead?: number; daysBack?: number } = {}): Promise<number> {
   const ahead = opts.daysAhead ?? PARTITION_DAYS_AHEAD;
   const back = opts.daysBack ?? 0;
   for (const [name, v, max] of [
@@ -36,14 +38,17 @@ export async function ensureEventPartitions(sql: Db, opts: { daysAhead?: number;
   ] as const) {
     if (!Number.isInteger(v) || v < 0 || v > max) throw new Error(`${name} must be an integer from 0 to ${max}, not ${v}`);
   }
-  const [r] = await sql<{ created: number }[]>`SELECT jobscope_ensure_event_partitions(${ahead}::int, ${back}::int) AS created`;
+  const [r] = await execute<{ created: number }>(db, sql`SELECT jobscope_ensure_event_partitions(${ahead}::int, ${back}::int) AS created`);
   return r?.created ?? 0;
 }
 
 /** Every partition of job_log with its bounds and estimated rows, oldest first, DEFAULT last. */
-export async function listEventPartitions(sql: Db): Promise<EventPartition[]> {
-  const rows = await sql<{ name: string; lo: Date | null; hi: Date | null; isDefault: boolean; estimatedRows: string | null }[]>`
-    SELECT name, lo, hi, is_default, estimated_rows FROM jobscope_event_partitions()`;
+export async function listEventPartitions(db: Db): Promise<EventPartition[]> {
+  const rows = await execute<{ name: string; lo: Date | null; hi: Date | null; isDefault: boolean; estimatedRows: string | null }>(
+    db,
+    sql`
+    SELECT name, lo, hi, is_default, estimated_rows FROM jobscope_event_partitions()`,
+  );
   return rows.map((r) => ({
     name: r.name,
     from: r.lo,

@@ -1,5 +1,7 @@
-import type { Db, Sql } from "./client";
+import type { Db } from "./client";
 import { pool, readPool } from "./client";
+import { sql } from "drizzle-orm";
+import { execute } from "./drizzle";
 
 /**
  * Read-your-writes with a standby for the console's reads (DATABASE_READ_URL).
@@ -17,14 +19,14 @@ const LSN_COOKIE_SECONDS = 60;
 const LSN = /^[0-9A-F]{1,8}\/[0-9A-F]{1,8}$/i;
 
 /** The primary's current WAL position after a transaction that wrote (`txid_current_if_assigned()` was set). */
-export async function primaryLsn(sql: Db = pool()): Promise<string> {
-  const [r] = await sql<{ lsn: string }[]>`SELECT pg_current_wal_lsn()::text AS lsn`;
+export async function primaryLsn(db: Db = pool()): Promise<string> {
+  const [r] = await execute<{ lsn: string }>(db, sql`SELECT pg_current_wal_lsn()::text AS lsn`);
   return r!.lsn;
 }
 
 /** Whether the transaction `tx` has written anything (it has a transaction id). */
 export async function wrote(tx: Db): Promise<boolean> {
-  const [r] = await tx<{ wrote: boolean }[]>`SELECT txid_current_if_assigned() IS NOT NULL AS wrote`;
+  const [r] = await execute<{ wrote: boolean }>(tx, sql`SELECT txid_current_if_assigned() IS NOT NULL AS wrote`);
   return !!r?.wrote;
 }
 
@@ -60,13 +62,13 @@ async function lastWrite(): Promise<string | null> {
  * standby has not replayed that write yet (then the primary). `after` overrides the cookie (tests,
  * scripts).
  */
-export async function readPoolAfter(after?: string | null): Promise<Sql> {
+export async function readPoolAfter(after?: string | null): Promise<Db> {
   const replica = readPool();
   if (replica === pool()) return replica;
   const lsn = after === undefined ? await lastWrite() : after;
   if (!lsn) return replica;
   try {
-    const [r] = await replica<{ caughtUp: boolean | null }[]>`SELECT pg_last_wal_replay_lsn() >= ${lsn}::pg_lsn AS caught_up`;
+    const [r] = await execute<{ caughtUp: boolean | null }>(replica, sql`SELECT pg_last_wal_replay_lsn() >= ${lsn}::pg_lsn AS caught_up`);
     return r?.caughtUp ? replica : pool();
   } catch {
     return pool();

@@ -1,5 +1,7 @@
 import { createHmac } from "node:crypto";
-import postgres from "postgres";
+import { sql } from "drizzle-orm";
+import { closeDb, connect } from "./client";
+import { execute } from "./drizzle";
 
 /** The database roles a running Jobscope uses (drizzle/0005_identity.sql creates them). */
 export const RUNTIME_ROLES = { app: "jobscope_app", worker: "jobscope_worker" } as const;
@@ -27,14 +29,14 @@ export function roleUrl(ownerUrl: string, secret: string, role: RuntimeRole): st
 export async function provisionRoles(ownerUrl: string, secret: string): Promise<Record<RuntimeRole, string>> {
   const fromEnv = { app: process.env.JOBSCOPE_APP_DATABASE_URL, worker: process.env.JOBSCOPE_WORKER_DATABASE_URL };
   if (fromEnv.app && fromEnv.worker) return { app: fromEnv.app, worker: fromEnv.worker };
-  const sql = postgres(ownerUrl, { max: 1, onnotice: () => {} });
+  const db = connect(ownerUrl, { max: 1 });
   try {
     for (const role of Object.keys(RUNTIME_ROLES) as RuntimeRole[]) {
       // A hex digest: safe inside the literal, which ALTER ROLE cannot take as a parameter.
-      await sql.unsafe(`ALTER ROLE ${RUNTIME_ROLES[role]} LOGIN PASSWORD '${rolePassword(secret, role)}'`);
+      await execute(db, sql.raw(`ALTER ROLE ${RUNTIME_ROLES[role]} LOGIN PASSWORD '${rolePassword(secret, role)}'`));
     }
   } finally {
-    await sql.end();
+    await closeDb(db);
   }
   return { app: fromEnv.app ?? roleUrl(ownerUrl, secret, "app"), worker: fromEnv.worker ?? roleUrl(ownerUrl, secret, "worker") };
 }

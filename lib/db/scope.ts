@@ -1,5 +1,6 @@
-import type postgres from "postgres";
-import type { Sql } from "./client";
+import type { Db, Tx } from "./client";
+import { sql } from "drizzle-orm";
+import { execute } from "./drizzle";
 
 /**
  * What rows a transaction may see under row-level security
@@ -8,26 +9,27 @@ import type { Sql } from "./client";
  */
 export type Scope = { all: true } | { tenantId: string };
 
-export type ScopedSql = postgres.TransactionSql;
-
 /**
  * Run `fn` in one transaction whose tenant scope is set with bound
  * parameters, local to the transaction (`set_config(…, true)`): it cannot
  * leak into the next request that borrows the pooled connection.
  */
-export async function withScope<T>(sql: Sql, scope: Scope, fn: (tx: ScopedSql) => Promise<T>): Promise<T> {
-  return (await sql.begin(async (tx) => {
+export async function withScope<T>(db: Db, scope: Scope, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  return (await db.transaction(async (tx) => {
     // No parallel workers: a request reads pages and capped counts through indexes, and the planner
     // picked workers for walks that stop after a page (a tab count's walk of dead jobs: 100 ms of
     // worker start-up for 5,700 buffers; bench/console-explain.ts measures these reads).
     if ("all" in scope) {
       // The console's role switches to jobscope_staff for this transaction: its policies are the
       // constant true, so the query's own conditions stay index conditions (drizzle/0011_staff_role.sql).
-      await tx`SELECT set_config('jobscope.scope', 'all', true), set_config('max_parallel_workers_per_gather', '0', true),
-                      CASE WHEN current_user = 'jobscope_app' THEN set_config('role', 'jobscope_staff', true) END`;
+      await execute(
+        tx,
+        sql`SELECT set_config('jobscope.scope', 'all', true), set_config('max_parallel_workers_per_gather', '0', true),
+                      CASE WHEN current_user = 'jobscope_app' THEN set_config('role', 'jobscope_staff', true) END`,
+      );
     } else {
       if (!scope.tenantId) throw new Error("withScope: a tenant scope needs a tenant id");
-      await tx`SELECT set_config('jobscope.tenant', ${scope.tenantId}, true), set_config('max_parallel_workers_per_gather', '0', true)`;
+      await execute(tx, sql`SELECT set_config('jobscope.tenant', ${scope.tenantId}, true), set_config('max_parallel_workers_per_gather', '0', true)`);
     }
     return fn(tx);
   })) as T;

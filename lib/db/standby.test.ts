@@ -1,7 +1,6 @@
 import { rmSync } from "node:fs";
-import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { closePool, closeReadPool, pool, readPool } from "./client";
+import { closeDb, closePool, closeReadPool, connect, pool, readPool, type Db } from "./client";
 import { ensureDatabase, startEmbeddedPostgres, type EmbeddedServer } from "./embedded";
 import { migrateDatabase } from "./migrate";
 import { primaryLsn, readPoolAfter } from "./read-your-writes";
@@ -10,9 +9,10 @@ import { withScope } from "./scope";
 import { startStandby } from "./standby";
 import { TEST_SECRET } from "./test-db";
 import { waitFor } from "./test-wait";
-import { connect } from "./client";
 import { newJob, operator, seedTenants } from "../jobs/test-helpers";
 import { transition } from "../jobs/transition";
+import { sql } from "drizzle-orm";
+import { execute } from "./drizzle";
 
 /**
  * DATABASE_READ_URL against a real streaming standby (not a second database): a base backup of
@@ -34,14 +34,14 @@ const dbUrl = (adminUrl: string) => {
 };
 
 async function caughtUp(lsn: string) {
-  const s = postgres(dbUrl(standby.adminUrl), { max: 1, onnotice: () => {} });
+  const s = connect(dbUrl(standby.adminUrl), { max: 1 });
   try {
     await waitFor(
       `the standby to replay up to ${lsn}`,
-      async () => (await s<{ ok: boolean }[]>`SELECT pg_last_wal_replay_lsn() >= ${lsn}::pg_lsn AS ok`)[0]?.ok,
+      async () => (await execute<{ ok: boolean }>(s, sql`SELECT pg_last_wal_replay_lsn() >= ${lsn}::pg_lsn AS ok`))[0]?.ok,
     );
   } finally {
-    await s.end();
+    await closeDb(s);
   }
 }
 
@@ -52,13 +52,14 @@ beforeAll(async () => {
   await provisionRoles(primaryUrl, TEST_SECRET);
   const owner = connect(primaryUrl, { max: 2 });
   await seedTenants(owner);
-  await owner.end();
+  await closeDb(owner);
   standby = await startStandby({ adminUrl: primary.adminUrl, dataDir: primaryDir }, standbyDir);
   standbyUrl = dbUrl(standby.adminUrl);
   // The console's own role on each: roles and their passwords are in the replicated catalogs.
   process.env.DATABASE_URL = roleUrl(primaryUrl, TEST_SECRET, "app");
   process.env.DATABASE_READ_URL = roleUrl(standbyUrl, TEST_SECRET, "app");
-  await caughtUp(await primaryLsn(postgres(primaryUrl, { max: 1, onnotice: () => {} })));
+  const lsnOf = connect(primaryUrl, { max: 1 });
+  await caughtUp(await primaryLsn(lsnOf).finally(() => closeDb(lsnOf)));
 }, 180_000);
 
 afterAll(async () => {
@@ -74,37 +75,41 @@ afterAll(async () => {
 
 describe("DATABASE_READ_URL on a streaming standby", () => {
   it("is a real standby: in recovery, read-only, replaying the primary's writes", async () => {
-    const s = postgres(standbyUrl, { max: 1, onnotice: () => {} });
+    const s = connect(standbyUrl, { max: 1 });
     const owner = connect(primaryUrl, { max: 1 });
     try {
-      const [r] = await s<{ recovering: boolean }[]>`SELECT pg_is_in_recovery() AS recovering`;
+      const [r] = await execute<{ recovering: boolean }>(s, sql`SELECT pg_is_in_recovery() AS recovering`);
       expect(r!.recovering).toBe(true);
       const job = await newJob(owner);
       await caughtUp(await primaryLsn(owner));
-      const [seen] = await s<{ n: number }[]>`SELECT count(*)::int AS n FROM job_catalog WHERE id = ${job.id}`;
+      const [seen] = await execute<{ n: number }>(s, sql`SELECT count(*)::int AS n FROM job_catalog WHERE id = ${job.id}`);
       expect(seen!.n).toBe(1);
-      await expect(s`CREATE TABLE nope (x int)`).rejects.toThrow(/read-only transaction/);
-      expect((await readPool()`SELECT pg_is_in_recovery() AS r`)[0]!.r).toBe(true);
-      expect((await pool()`SELECT pg_is_in_recovery() AS r`)[0]!.r).toBe(false);
+      await expect(execute(s, sql`CREATE TABLE nope (x int)`)).rejects.toThrow(/read-only transaction/);
+      expect((await execute<{ r: boolean }>(readPool(), sql`SELECT pg_is_in_recovery() AS r`))[0]!.r).toBe(true);
+      expect((await execute<{ r: boolean }>(pool(), sql`SELECT pg_is_in_recovery() AS r`))[0]!.r).toBe(false);
     } finally {
-      await s.end();
-      await owner.end();
+      await closeDb(s);
+      await closeDb(owner);
     }
   });
 
   it("reads a person's own change from the primary until the standby has replayed it", async () => {
-    const superStandby = postgres(standbyUrl, { max: 1, onnotice: () => {} });
+    const superStandby = connect(standbyUrl, { max: 1 });
     const owner = connect(primaryUrl, { max: 1 });
     try {
       const job = await newJob(owner);
       await caughtUp(await primaryLsn(owner));
       // Hold the standby back, then change the job on the primary as an operator would.
-      await superStandby`SELECT pg_wal_replay_pause()`;
+      await execute(superStandby, sql`SELECT pg_wal_replay_pause()`);
       const r = await withScope(pool(), { all: true }, (tx) => transition(tx, { jobId: job.id, event: "cancel", actor: operator }));
       expect(r.ok).toBe(true);
       const lsn = await primaryLsn(pool());
-      const stateOn = async (sql: ReturnType<typeof pool>) =>
-        withScope(sql, { all: true }, async (tx) => (await tx<{ state: string }[]>`SELECT state FROM jobs WHERE id = ${job.id}`)[0]?.state);
+      const stateOn = async (db: Db) =>
+        withScope(
+          db,
+          { all: true },
+          async (tx) => (await execute<{ state: string }>(tx, sql`SELECT state FROM jobs WHERE id = ${job.id}`))[0]?.state,
+        );
       // The standby alone would show the page from before the change…
       expect(await stateOn(readPool())).toBe("queued");
       // …so the reads after it go to the primary while the standby lags,
@@ -112,7 +117,7 @@ describe("DATABASE_READ_URL on a streaming standby", () => {
       expect(afterWrite).toBe(pool());
       expect(await stateOn(afterWrite)).toBe("cancelled");
       // and back to the standby once it has replayed the change.
-      await superStandby`SELECT pg_wal_replay_resume()`;
+      await execute(superStandby, sql`SELECT pg_wal_replay_resume()`);
       await caughtUp(lsn);
       const later = await readPoolAfter(lsn);
       expect(later).toBe(readPool());
@@ -120,9 +125,9 @@ describe("DATABASE_READ_URL on a streaming standby", () => {
       // A browser with no recent write of its own reads the standby without asking.
       expect(await readPoolAfter(null)).toBe(readPool());
     } finally {
-      await superStandby`SELECT pg_wal_replay_resume()`.catch(() => {});
-      await superStandby.end();
-      await owner.end();
+      await execute(superStandby, sql`SELECT pg_wal_replay_resume()`).catch(() => {});
+      await closeDb(superStandby);
+      await closeDb(owner);
     }
   });
 });

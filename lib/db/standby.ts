@@ -1,8 +1,10 @@
 import { execFileSync } from "node:child_process";
 import { appendFileSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import postgres from "postgres";
 import { crashServer, freePort, importWithoutExitHooks, type EmbeddedServer } from "./embedded";
+import { sql } from "drizzle-orm";
+import { closeDb, connect } from "./client";
+import { execute } from "./drizzle";
 
 /**
  * A streaming standby of a running embedded PostgreSQL, for testing the console against a real
@@ -20,13 +22,16 @@ export async function startStandby(primary: { adminUrl: string; dataDir: string 
   mkdirSync(path.dirname(target), { recursive: true });
   const slot = `standby_${Math.random().toString(36).slice(2, 10)}`;
   // A backup is bound to the session that starts it: one connection for the whole of it.
-  const admin = postgres(primary.adminUrl, { max: 1, onnotice: () => {} });
+  const admin = connect(primary.adminUrl, { max: 1 });
   try {
-    await admin`SELECT pg_create_physical_replication_slot(${slot}, true)`;
-    await admin`SELECT pg_backup_start('jobscope-standby', true)`;
+    await execute(admin, sql`SELECT pg_create_physical_replication_slot(${slot}, true)`);
+    await execute(admin, sql`SELECT pg_backup_start('jobscope-standby', true)`);
     // cp -a keeps the files' owner (the postgres system user when tests run as root).
     execFileSync("cp", ["-a", path.resolve(primary.dataDir), target]);
-    const [stop] = await admin<{ labelfile: string; spcmapfile: string | null }[]>`SELECT labelfile, spcmapfile FROM pg_backup_stop(true)`;
+    const [stop] = await execute<{ labelfile: string; spcmapfile: string | null }>(
+      admin,
+      sql`SELECT labelfile, spcmapfile FROM pg_backup_stop(true)`,
+    );
     // What a base backup leaves out: the running server's files, WAL (streamed instead), slots.
     for (const f of ["postmaster.pid", "postmaster.opts"]) rmSync(path.join(target, f), { force: true });
     for (const dir of ["pg_wal", "pg_replslot"]) {
@@ -45,7 +50,7 @@ export async function startStandby(primary: { adminUrl: string; dataDir: string 
     );
     if (process.getuid?.() === 0) execFileSync("chown", ["-R", "--reference", path.resolve(primary.dataDir), target]);
   } finally {
-    await admin.end();
+    await closeDb(admin);
   }
   if (!existsSync(path.join(target, "PG_VERSION"))) throw new Error("standby: the copy has no PG_VERSION");
   // The package's start() waits for "ready to accept connections"; a standby says "ready to accept
@@ -71,12 +76,12 @@ export async function startStandby(primary: { adminUrl: string; dataDir: string 
   u.port = String(port);
   const adminUrl = u.toString();
   for (let i = 0; ; i++) {
-    const probe = postgres(adminUrl, { max: 1, onnotice: () => {}, connect_timeout: 2 });
-    const ok = await probe`SELECT pg_is_in_recovery() AS r`.then(
+    const probe = connect(adminUrl, { max: 1, connectTimeout: 2 });
+    const ok = await execute(probe, sql`SELECT pg_is_in_recovery() AS r`).then(
       (r) => r[0]?.r === true,
       () => false,
     );
-    await probe.end();
+    await closeDb(probe);
     if (ok) break;
     if (i > 300 || (await Promise.race([exited, new Promise<false>((r) => setTimeout(() => r(false), 100))]))) {
       await pg.stop().catch(() => {});
@@ -89,9 +94,12 @@ export async function startStandby(primary: { adminUrl: string; dataDir: string 
     crash: () => crashServer(target),
     stop: async () => {
       await pg.stop();
-      const a = postgres(primary.adminUrl, { max: 1, onnotice: () => {} });
-      await a`SELECT pg_drop_replication_slot(${slot}) WHERE EXISTS (SELECT 1 FROM pg_replication_slots WHERE slot_name = ${slot})`.catch(() => {});
-      await a.end();
+      const a = connect(primary.adminUrl, { max: 1 });
+      await execute(
+        a,
+        sql`SELECT pg_drop_replication_slot(${slot}) WHERE EXISTS (SELECT 1 FROM pg_replication_slots WHERE slot_name = ${slot})`,
+      ).catch(() => {});
+      await closeDb(a);
       rmSync(target, { recursive: true, force: true });
     },
   };

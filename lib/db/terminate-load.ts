@@ -4,6 +4,8 @@
 // JSON line and exits 0, unless the driver threw outside a query (uncaught exception or
 // unhandled rejection), which is exactly what the test looks for.
 import { connect } from "./client";
+import { sql } from "drizzle-orm";
+import { execute } from "./drizzle";
 
 const url = process.env.LOAD_URL ?? "";
 // The test ends the run with "stop" on stdin once its storm is over; LOAD_MS bounds it regardless.
@@ -23,10 +25,10 @@ const pools = [connect(url, { max: 6, appName: "jobscope-terminate-load" })];
 
 async function loop(n: number) {
   while (!stop) {
-    const sql = pools[n % pools.length]!;
+    const db = pools[n % pools.length]!;
     try {
       // A small write (under the driver's 1 KiB batch) and an array parameter: both code paths the crash report names.
-      await sql`SELECT ${n}::int AS n, ${[n, n + 1]}::int[] AS a`;
+      await execute(db, sql`SELECT ${n}::int AS n, ${sql.param([n, n + 1])}::int[] AS a`);
       ok++;
     } catch {
       failed++;
@@ -36,7 +38,7 @@ async function loop(n: number) {
 
 // The storm starts when the pool is up: on a loaded machine, importing and connecting can take
 // seconds, and a storm timed from the spawn would then hit nothing. "ready" tells the test.
-await pools[0]!`SELECT 1`;
+await execute(pools[0]!, sql`SELECT 1`);
 process.stdout.write(`${JSON.stringify({ ready: true })}\n`);
 const loops = Array.from({ length: 16 }, (_, i) => loop(i));
 const opener = setInterval(() => pools.push(connect(url, { max: 2, appName: "jobscope-terminate-load" })), 500);
@@ -51,7 +53,7 @@ async function finish() {
   // a query or two as it is replaced, so a few tries, each one's failure handled.
   let after: number | null = null;
   for (let i = 0; i < 5 && after === null; i++) {
-    after = await pools[0]!`SELECT 1 AS one`.then(
+    after = await execute<{ one: number }>(pools[0]!, sql`SELECT 1 AS one`).then(
       ([row]) => row?.one ?? null,
       () => new Promise<null>((r) => setTimeout(() => r(null), 200)),
     );

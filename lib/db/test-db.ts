@@ -1,10 +1,11 @@
 import { randomBytes } from "node:crypto";
-import postgres from "postgres";
 import { afterAll, beforeAll, inject } from "vitest";
 import { seedTenants } from "../jobs/test-helpers";
-import { closePool, connect, type Sql } from "./client";
+import { closeDb, closePool, connect, type Pool } from "./client";
 import { ensureDatabase } from "./embedded";
 import { roleUrl, type RuntimeRole } from "./roles";
+import { sql } from "drizzle-orm";
+import { execute } from "./drizzle";
 
 const TEMPLATE_DB = "jobscope_test_template";
 /** The test server's deployment secret: the runtime roles' passwords derive from it. */
@@ -14,11 +15,11 @@ export type TestDb = {
   /** The owner's (superuser's) URL: row-level security does not apply to it. */
   url: string;
   /** A pool on it as the owner. */
-  sql: Sql;
+  pool: Pool;
   /** This database as a runtime role (drizzle/0005_identity.sql), subject to row-level security. */
   roleUrl: (role: RuntimeRole) => string;
   /** Another pool on it, as the owner or as `role`; it is ended with the others after the tests. */
-  connect: (opts?: { role?: RuntimeRole; max?: number; appName?: string }) => Sql;
+  connect: (opts?: { role?: RuntimeRole; max?: number; appName?: string }) => Pool;
 };
 
 /**
@@ -36,7 +37,7 @@ export function setupTestDb(opts: { max?: number; tenants?: string[]; consolePoo
   url.pathname = `/${name}`;
   const db: TestDb = {
     url: url.toString(),
-    sql: connect(url.toString(), { max: opts.max ?? 10 }),
+    pool: connect(url.toString(), { max: opts.max ?? 10 }),
     roleUrl: (role) => roleUrl(db.url, TEST_SECRET, role),
     connect: ({ role, ...poolOpts } = {}) => {
       const pool = connect(role ? db.roleUrl(role) : db.url, poolOpts);
@@ -44,18 +45,18 @@ export function setupTestDb(opts: { max?: number; tenants?: string[]; consolePoo
       return pool;
     },
   };
-  const pools = [db.sql];
+  const pools = [db.pool];
   beforeAll(async () => {
     await ensureDatabase(adminUrl, name, TEMPLATE_DB);
-    await seedTenants(db.sql, opts.tenants);
+    await seedTenants(db.pool, opts.tenants);
     if (opts.consolePool) process.env.DATABASE_URL = db.roleUrl("app");
   });
   afterAll(async () => {
     if (opts.consolePool) await closePool();
-    await Promise.all(pools.map((pool) => pool.end({ timeout: 5 })));
-    const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
-    await admin.unsafe(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-    await admin.end();
+    await Promise.all(pools.map((pool) => closeDb(pool)));
+    const admin = connect(adminUrl, { max: 1 });
+    await execute(admin, sql.raw(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
+    await closeDb(admin);
   });
   return db;
 }

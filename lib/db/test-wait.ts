@@ -1,6 +1,8 @@
 // How tests wait: for a condition, with a deadline. A fixed sleep is either too short on a loaded
 // machine (a flaky test) or too long everywhere else (a slow one).
-import type { Sql } from "./client";
+import type { Db } from "./client";
+import { sql } from "drizzle-orm";
+import { execute } from "./drizzle";
 
 /** Poll `fn` until it returns something truthy, and return that; fail after `timeoutMs`. */
 export async function waitFor<T>(what: string, fn: () => Promise<T> | T, timeoutMs = 15_000): Promise<Exclude<T, null | undefined | false>> {
@@ -17,12 +19,15 @@ export async function waitFor<T>(what: string, fn: () => Promise<T> | T, timeout
  * Until at least `count` sessions of this database wait on a lock (those of `appName` only, when
  * given): the way a race test knows its second writer is queued behind the row it holds.
  */
-export function waitForLockWaiters(sql: Sql, count: number, appName?: string): Promise<number> {
+export function waitForLockWaiters(db: Db, count: number, appName?: string): Promise<number> {
   return waitFor(`${count} session(s) waiting on a lock`, async () => {
-    const [r] = await sql<{ n: number }[]>`
+    const [r] = await execute<{ n: number }>(
+      db,
+      sql`
       SELECT count(*)::int AS n FROM pg_stat_activity
        WHERE datname = current_database() AND wait_event_type = 'Lock'
-         AND (${appName ?? null}::text IS NULL OR application_name = ${appName ?? null}::text)`;
+         AND (${appName ?? null}::text IS NULL OR application_name = ${appName ?? null}::text)`,
+    );
     return (r?.n ?? 0) >= count ? r!.n : 0;
   });
 }
@@ -32,10 +37,10 @@ export function waitForLockWaiters(sql: Sql, count: number, appName?: string): P
  * that ends at `now()` read into a JavaScript Date (millisecond precision) then takes them in: a
  * row written in the same millisecond as the read would fall after it, and into the next window.
  */
-export async function waitForNextMillisecond(sql: Sql): Promise<void> {
-  const [r] = await sql<{ at: string }[]>`SELECT clock_timestamp()::text AS at`;
+export async function waitForNextMillisecond(db: Db): Promise<void> {
+  const [r] = await execute<{ at: string }>(db, sql`SELECT clock_timestamp()::text AS at`);
   await waitFor("the database clock's next millisecond", async () => {
-    const [x] = await sql<{ past: boolean }[]>`SELECT date_trunc('milliseconds', clock_timestamp()) > ${r!.at}::timestamptz AS past`;
+    const [x] = await execute<{ past: boolean }>(db, sql`SELECT date_trunc('milliseconds', clock_timestamp()) > ${r!.at}::timestamptz AS past`);
     return x?.past;
   });
 }

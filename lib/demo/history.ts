@@ -1,4 +1,4 @@
-import type { Sql } from "../db/client";
+import type { Db } from "../db/client";
 import type { JobEvent } from "../fsm/table";
 import { claim } from "../jobs/claim";
 import { enqueue, type EnqueueInput } from "../jobs/enqueue";
@@ -17,7 +17,7 @@ export class History {
   private worker = "";
 
   constructor(
-    private readonly sql: Sql,
+    private readonly db: Db,
     private t: number,
   ) {}
 
@@ -33,7 +33,7 @@ export class History {
   }
 
   async submit(input: EnqueueInput, actor: Actor) {
-    this.job = (await enqueue(this.sql, input, actor, { at: new Date(this.t) })).job;
+    this.job = (await enqueue(this.db, input, actor, { at: new Date(this.t) })).job;
     return this;
   }
 
@@ -47,7 +47,7 @@ export class History {
     let c: Awaited<ReturnType<typeof claim>>[number] | undefined;
     for (let tries = 0; !c && tries < 40; tries++) {
       if (tries > 0) await new Promise((r) => setTimeout(r, 50));
-      [c] = await claim(this.sql, { workerId: w, queues: [this.job.queue], limit: 1, onlyJobIds: [this.job.id], at });
+      [c] = await claim(this.db, { workerId: w, queues: [this.job.queue], limit: 1, onlyJobIds: [this.job.id], at });
     }
     if (!c) throw new Error(`demo: could not claim ${this.job.id}`);
     this.job = { ...this.job, ...c };
@@ -59,7 +59,7 @@ export class History {
   async step(event: JobEvent, afterMs: number, actor?: Actor, extra: Partial<TransitionInput> = {}) {
     this.t += afterMs;
     const who = actor ?? { kind: "worker", id: this.worker };
-    const r = await transition(this.sql, {
+    const r = await transition(this.db, {
       jobId: this.job.id,
       event,
       actor: who,

@@ -1,11 +1,13 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import type { Sql } from "../db/client";
+import type { Db } from "../db/client";
 import type { JobEvent, JobState } from "../fsm/table";
 import { enqueue, type EnqueueInput } from "../jobs/enqueue";
 import { changeQueue } from "../jobs/queues";
 import { transition } from "../jobs/transition";
 import type { Actor } from "../jobs/types";
 import { DEMO_TENANTS } from "./seed";
+import { sql } from "drizzle-orm";
+import { execute } from "../db/drizzle";
 
 /**
  * The demo's live traffic, compressed into seconds, with its faults: real worker processes (a
@@ -26,7 +28,7 @@ async function waitFor(ok: () => Promise<boolean>, deadlineMs: number) {
   while (Date.now() < until && !(await ok())) await sleep(250);
 }
 
-export async function runLiveDemo(sql: Sql, opts: LiveOptions): Promise<LiveReport> {
+export async function runLiveDemo(db: Db, opts: LiveOptions): Promise<LiveReport> {
   const log = opts.log ?? (() => {});
   const report: LiveReport = { submitted: 0, poison: 0, workerDeaths: 0, actions: {} };
   const count = (k: string) => (report.actions[k] = (report.actions[k] ?? 0) + 1);
@@ -50,30 +52,34 @@ export async function runLiveDemo(sql: Sql, opts: LiveOptions): Promise<LiveRepo
   start("supervisor", ["scripts/supervisor.ts"]);
   // The traffic starts once the workers are up (a loaded machine takes seconds to start them).
   await waitFor(async () => {
-    const [r] = await sql<
-      { n: number }[]
-    >`SELECT count(*)::int AS n FROM workers WHERE stopped_at IS NULL AND last_seen_at > now() - interval '5 seconds'`;
+    const [r] = await execute<{ n: number }>(
+      db,
+      sql`SELECT count(*)::int AS n FROM workers WHERE stopped_at IS NULL AND last_seen_at > now() - interval '5 seconds'`,
+    );
     return (r?.n ?? 0) >= workers;
   }, 90_000);
 
   const until = Date.now() + opts.seconds * 1_000;
   let n = 0;
   const submit = async (input: EnqueueInput) => {
-    await enqueue(sql, input, { kind: "api", id: `api-key-${input.tenantId}` });
+    await enqueue(db, input, { kind: "api", id: `api-key-${input.tenantId}` });
     report.submitted++;
   };
   const act = async (where: { state: JobState; queue?: string; tenantId?: string }, event: JobEvent, actor: Actor) => {
-    const [job] = await sql<{ id: string; state: JobState; stateVersion: number }[]>`
+    const [job] = await execute<{ id: string; state: JobState; stateVersion: number }>(
+      db,
+      sql`
       SELECT id, state, state_version FROM jobs_live WHERE state = ${where.state} ${where.queue ? sql`AND queue = ${where.queue}` : sql``}
          ${where.tenantId ? sql`AND tenant_id = ${where.tenantId}` : sql``}
-       ORDER BY updated_at DESC LIMIT 1`;
+       ORDER BY updated_at DESC LIMIT 1`,
+    );
     if (!job) return null;
-    const r = await transition(sql, { jobId: job.id, event, actor, expected: { state: job.state, version: job.stateVersion } });
+    const r = await transition(db, { jobId: job.id, event, actor, expected: { state: job.state, version: job.stateVersion } });
     if (r.ok) count(event);
     return r.ok ? r.job : null;
   };
   const script: { at: number; what: string; run: () => Promise<unknown> }[] = [
-    { at: 4, what: "pause queue media", run: () => changeQueue(sql, "media", { kind: "pause" }, OPERATOR) },
+    { at: 4, what: "pause queue media", run: () => changeQueue(db, "media", { kind: "pause" }, OPERATOR) },
     {
       at: 9,
       what: "pause two running exports",
@@ -82,8 +88,8 @@ export async function runLiveDemo(sql: Sql, opts: LiveOptions): Promise<LiveRepo
         act({ state: "running", queue: "exports" }, "pause", OPERATOR)
       ),
     },
-    { at: 10, what: "limit exports to 2", run: () => changeQueue(sql, "exports", { kind: "limit", limit: 2 }, OPERATOR) },
-    { at: 13, what: "resume queue media", run: () => changeQueue(sql, "media", { kind: "resume" }, OPERATOR) },
+    { at: 10, what: "limit exports to 2", run: () => changeQueue(db, "exports", { kind: "limit", limit: 2 }, OPERATOR) },
+    { at: 13, what: "resume queue media", run: () => changeQueue(db, "media", { kind: "resume" }, OPERATOR) },
     { at: 15, what: "give up a job waiting to retry", run: () => act({ state: "retry_wait" }, "abandon", OPERATOR) },
     {
       at: 17,
@@ -91,8 +97,8 @@ export async function runLiveDemo(sql: Sql, opts: LiveOptions): Promise<LiveRepo
       run: () => act({ state: "running", queue: "exports", tenantId: "acme" }, "cancel", { kind: "tenant", id: "dana@acme.example" }),
     },
     { at: 19, what: "resume a paused export", run: () => act({ state: "paused", queue: "exports" }, "resume", OPERATOR) },
-    { at: 22, what: "lift the exports limit", run: () => changeQueue(sql, "exports", { kind: "limit", limit: null }, OPERATOR) },
-    { at: 24, what: "replay a dead job", run: () => replayOne(sql, count) },
+    { at: 22, what: "lift the exports limit", run: () => changeQueue(db, "exports", { kind: "limit", limit: null }, OPERATOR) },
+    { at: 24, what: "replay a dead job", run: () => replayOne(db, count) },
     { at: 26, what: "resume the other paused export", run: () => act({ state: "paused", queue: "exports" }, "resume", OPERATOR) },
   ];
   const t0 = Date.now();
@@ -118,9 +124,12 @@ export async function runLiveDemo(sql: Sql, opts: LiveOptions): Promise<LiveRepo
   // Let what runs settle — every poison job has crashed a worker at least once — then stop the
   // processes the way `npm start` does (SIGTERM: they drain).
   await waitFor(async () => {
-    const [r] = await sql<{ n: number }[]>`
+    const [r] = await execute<{ n: number }>(
+      db,
+      sql`
       SELECT count(*)::int AS n FROM job_catalog c WHERE c.type = 'poison.crash' AND c.created_at > now() - interval '1 hour'
-         AND NOT EXISTS (SELECT 1 FROM job_attempts a WHERE a.job_id = c.id AND a.outcome = 'lease_expired')`;
+         AND NOT EXISTS (SELECT 1 FROM job_attempts a WHERE a.job_id = c.id AND a.outcome = 'lease_expired')`,
+    );
     return r?.n === 0;
   }, 60_000);
   await sleep(2_000);
@@ -146,10 +155,13 @@ function smallJob(n: number, tenantId: string): EnqueueInput {
   }
 }
 
-async function replayOne(sql: Sql, count: (k: string) => void) {
-  const [dead] = await sql<{ id: string; stateVersion: number }[]>`
-    SELECT id, state_version FROM jobs WHERE state = 'dead' AND type <> 'poison.crash' ORDER BY updated_at DESC LIMIT 1`;
+async function replayOne(db: Db, count: (k: string) => void) {
+  const [dead] = await execute<{ id: string; stateVersion: number }>(
+    db,
+    sql`
+    SELECT id, state_version FROM jobs WHERE state = 'dead' AND type <> 'poison.crash' ORDER BY updated_at DESC LIMIT 1`,
+  );
   if (!dead) return;
-  const r = await transition(sql, { jobId: dead.id, event: "replay", actor: OPERATOR, expected: { state: "dead", version: dead.stateVersion } });
+  const r = await transition(db, { jobId: dead.id, event: "replay", actor: OPERATOR, expected: { state: "dead", version: dead.stateVersion } });
   if (r.ok) count("replay");
 }

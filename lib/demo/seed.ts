@@ -1,8 +1,10 @@
-import type { Sql } from "../db/client";
+import type { Db } from "../db/client";
 import type { EnqueueInput } from "../jobs/enqueue";
 import { isJobType } from "../jobs/job-types";
 import type { Actor } from "../jobs/types";
 import { History, OPERATOR } from "./history";
+import { sql } from "drizzle-orm";
+import { execute } from "../db/drizzle";
 
 export const DEMO_TENANTS = [
   { id: "acme", name: "Acme Corp" },
@@ -124,9 +126,9 @@ async function poisonStory(h: History, r: Rand) {
  * exports, its first attempt lost when w-14 stopped heart-beating after 38 min,
  * two upstream timeouts with backoff, and then it finished.
  */
-async function slowExport(sql: Sql, now: number) {
+async function slowExport(db: Db, now: number) {
   const actor: Actor = { kind: "tenant", id: "dana@acme.example" };
-  const h = new History(sql, now - 4 * HOUR - 5 * MIN);
+  const h = new History(db, now - 4 * HOUR - 5 * MIN);
   await h.submit(
     { tenantId: "acme", type: "export.tenant_data", params: { dataset: "orders", rows: 2_400_000 }, idempotencyKey: "demo-slow-export" },
     actor,
@@ -158,11 +160,11 @@ async function pool<T>(items: readonly T[], width: number, fn: (item: T, i: numb
  * Seed the demo: tenants, and `jobs` histories over the past day written
  * through the write path, ending in every state. Returns the slow export's id.
  */
-export async function seedDemo(sql: Sql, opts: { jobs?: number; log?: (s: string) => void } = {}) {
+export async function seedDemo(db: Db, opts: { jobs?: number; log?: (s: string) => void } = {}) {
   const total = opts.jobs ?? 3000;
   const now = Date.now();
-  for (const t of DEMO_TENANTS) await sql`INSERT INTO tenants (id, name) VALUES (${t.id}, ${t.name}) ON CONFLICT DO NOTHING`;
-  const slow = await slowExport(sql, now);
+  for (const t of DEMO_TENANTS) await execute(db, sql`INSERT INTO tenants (id, name) VALUES (${t.id}, ${t.name}) ON CONFLICT DO NOTHING`);
+  const slow = await slowExport(db, now);
   const r = prng(20261129);
   const specs = Array.from({ length: total }, (_, i) => ({
     tenant: pick(r, DEMO_TENANTS).id,
@@ -174,7 +176,7 @@ export async function seedDemo(sql: Sql, opts: { jobs?: number; log?: (s: string
   }));
   await pool(specs, 4, async (s, i) => {
     const rr = prng(s.seed);
-    const h = new History(sql, s.start);
+    const h = new History(db, s.start);
     const actor: Actor = { kind: "api", id: `api-key-${s.tenant}` };
     if (s.poison) {
       await h.submit({ tenantId: s.tenant, type: "poison.crash", params: {} }, actor);
@@ -187,6 +189,6 @@ export async function seedDemo(sql: Sql, opts: { jobs?: number; log?: (s: string
     if ((i + 1) % 500 === 0) opts.log?.(`seeded ${i + 1} of ${total} job histories`);
   });
   // Fresh statistics for the planner before the console's first queries.
-  await sql`ANALYZE job_catalog, jobs_live, job_attempts, job_log`;
+  await execute(db, sql`ANALYZE job_catalog, jobs_live, job_attempts, job_log`);
   return { slowExportId: slow };
 }

@@ -3,6 +3,8 @@ import { z } from "zod";
 import type { Viewer } from "../auth/viewer";
 import { setupTestDb } from "../db/test-db";
 import { AppError } from "../result";
+import { sql } from "drizzle-orm";
+import { execute } from "../db/drizzle";
 
 // The frame itself, with actions made up here: what it answers and what it leaves in the audit log
 // and the database for each outcome. Only the session is stood in for; the database is real.
@@ -20,11 +22,12 @@ let consoleAction: typeof import("./action").consoleAction;
 
 const lastAudit = async () =>
   (
-    await db.sql<
-      { actor: string; action: string; outcome: string; reason: string }[]
-    >`SELECT actor, action, outcome, reason FROM audit_log ORDER BY id DESC LIMIT 1`
+    await execute<{ actor: string; action: string; outcome: string; reason: string }>(
+      db.pool,
+      sql`SELECT actor, action, outcome, reason FROM audit_log ORDER BY id DESC LIMIT 1`,
+    )
   )[0];
-const tenant = async (id: string) => (await db.sql`SELECT id FROM tenants WHERE id = ${id}`).length;
+const tenant = async (id: string) => (await execute(db.pool, sql`SELECT id FROM tenants WHERE id = ${id}`)).length;
 
 beforeAll(async () => {
   ({ consoleAction } = await import("./action"));
@@ -37,7 +40,7 @@ const probe = (then: "apply" | "throw" | "refuse-value" | "crash") =>
     audit: "admin.tenant.create",
     input: z.strictObject({ id: z.string().regex(/^[a-z-]+$/) }),
     change: async ({ tx, input }) => {
-      await tx`INSERT INTO tenants (id, name) VALUES (${input.id}, ${input.id})`;
+      await execute(tx, sql`INSERT INTO tenants (id, name) VALUES (${input.id}, ${input.id})`);
       if (then === "throw") throw new AppError("refused", "Not created: no.", { reason: "refused for the test" });
       if (then === "crash") throw new Error('relation "secret_table" does not exist');
       if (then === "refuse-value") return { ok: false, error: { code: "conflict", message: "Refused: moved." }, reason: "conflict: kept" };
@@ -93,8 +96,12 @@ describe("consoleAction", () => {
 
   it("a signed-in user's repeated refusals are aggregated like anonymous ones: one row at once, the rest as one row with a count", async () => {
     const MEMBER: Viewer = { userId: "u-member", email: "member@acme.example", name: "M", role: "tenant", tenantId: "acme", tenantOwner: false };
-    const rows = () => db.sql<{ outcome: string; repeatCount: number; reason: string }[]>`
-      SELECT outcome, repeat_count, reason FROM audit_log WHERE actor = ${MEMBER.email} ORDER BY id`;
+    const rows = () =>
+      execute<{ outcome: string; repeatCount: number; reason: string }>(
+        db.pool,
+        sql`
+      SELECT outcome, repeat_count, reason FROM audit_log WHERE actor = ${MEMBER.email} ORDER BY id`,
+      );
     signedIn = MEMBER;
     // The same bad input, 60 times (a script, or a stuck button).
     for (let i = 0; i < 60; i++) expect(await probe("apply")({ id: "Not An Id" })).toMatchObject({ ok: false, error: { code: "invalid_input" } });

@@ -5,8 +5,7 @@ import { ANONYMOUS, recordAudit, type AuditOutcome } from "../audit/audit";
 import { auditDenied, auditRefusedRequest, principalOf } from "../audit/console";
 import type { Permission } from "../auth/permissions";
 import { actorOf, authorize, withViewer, type Viewer } from "../auth/viewer";
-import { pool, type Db } from "../db/client";
-import type { ScopedSql } from "../db/scope";
+import { pool, type Db, type Tx } from "../db/client";
 import type { Actor } from "../jobs/types";
 import { describeBadText, findBadText } from "../input";
 import { AppError, type AppErrorCode, type ErrorBody, type Result } from "../result";
@@ -31,9 +30,9 @@ export type Done<T, E extends ErrorBody = ErrorBody> =
 
 type Body<I, T, E extends ErrorBody> =
   /** A change: runs in the viewer's scoped transaction, and its audit row commits with it. */
-  | { change: (ctx: ActionContext<I> & { tx: ScopedSql }) => Promise<Done<T, E>>; read?: never; call?: never }
+  | { change: (ctx: ActionContext<I> & { tx: Tx }) => Promise<Done<T, E>>; read?: never; call?: never }
   /** A read or a dry run: runs in the viewer's scoped transaction; only refusals are audited. */
-  | { read: (ctx: ActionContext<I> & { tx: ScopedSql }) => Promise<Done<T, E>>; change?: never; call?: never }
+  | { read: (ctx: ActionContext<I> & { tx: Tx }) => Promise<Done<T, E>>; change?: never; call?: never }
   /** A lib call that opens its own transaction and writes its own audit rows (API keys, bulk actions). */
   | { call: (ctx: ActionContext<I>) => Promise<Done<T, E>>; change?: never; read?: never };
 

@@ -1,6 +1,6 @@
 import "server-only";
 import { withViewerRead, type Viewer } from "../auth/viewer";
-import type { ScopedSql } from "../db/scope";
+import type { Tx } from "../db/client";
 
 /**
  * The first view of a polled page that lists one thing (`/queues` lists the queues), read on the
@@ -11,7 +11,7 @@ import type { ScopedSql } from "../db/scope";
 export async function firstView<R extends { at: string }>(
   viewer: Viewer,
   key: Exclude<keyof R, "at"> & string,
-  list: (tx: ScopedSql) => Promise<unknown>,
+  list: (tx: Tx) => Promise<unknown>,
 ): Promise<{ initial: R | null; readAt: number }> {
   try {
     const answer = await withViewerRead(viewer, async (tx) => ({ [key]: await list(tx), at: new Date().toISOString() }));

@@ -3,6 +3,8 @@ import { beforeAll, describe, expect, it, vi } from "vitest";
 import type { Viewer } from "../auth/viewer";
 import { setupTestDb } from "../db/test-db";
 import { AppError } from "../result";
+import { sql } from "drizzle-orm";
+import { execute } from "../db/drizzle";
 
 // The route frame with handlers made up here: statuses, bodies and the viewer's scope.
 // Only the session is stood in for; the database is real, as the console's role.
@@ -46,8 +48,8 @@ describe("consoleRoute", () => {
       failed: "Could not load the probe.",
       read: async ({ tx, input }) => {
         if (input === "none") throw new AppError("not_found", "No such probe.");
-        if (input === "crash") await tx`SELECT * FROM no_such_table`;
-        const [scope] = await tx<{ tenant: string | null }[]>`SELECT current_setting('jobscope.tenant', true) AS tenant`;
+        if (input === "crash") await execute(tx, sql`SELECT * FROM no_such_table`);
+        const [scope] = await execute<{ tenant: string | null }>(tx, sql`SELECT current_setting('jobscope.tenant', true) AS tenant`);
         return { tenant: scope?.tenant ?? null };
       },
     });

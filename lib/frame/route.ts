@@ -4,11 +4,11 @@ import { NO_STORE } from "../api/http";
 import type { Permission } from "../auth/permissions";
 import type { ApiErrorBody } from "../client/wire";
 import { authorize, denied, withViewer, withViewerRead, type Viewer } from "../auth/viewer";
-import type { ScopedSql } from "../db/scope";
 import { describeBadText, findBadText } from "../input";
 import { AppError, type ErrorBody } from "../result";
+import type { Tx } from "../db/client";
 
-export type RouteContext<P, I> = { tx: ScopedSql; viewer: Viewer; input: I; params: P; request: NextRequest };
+export type RouteContext<P, I> = { tx: Tx; viewer: Viewer; input: I; params: P; request: NextRequest };
 
 export type RouteSpec<P, I, T> = {
   /** Asked first, every time (lib/auth/permissions.ts). */

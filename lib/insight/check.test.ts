@@ -7,12 +7,14 @@ import { api } from "../jobs/test-helpers";
 import type { Claim, Explanation } from "./claims";
 import { checkAll, checkExplanation } from "./check";
 import { explainJob } from "./context";
+import { sql } from "drizzle-orm";
+import { execute } from "../db/drizzle";
 
 const t = setupTestDb({ tenants: DEMO_TENANTS.map((d) => d.id) });
 const MIN = 60_000;
 const SEC = 1_000;
 
-const staffOf = async (id: string, asOf = Date.now()) => (await explainJob(t.sql, id, { audience: "staff", asOf }))!;
+const staffOf = async (id: string, asOf = Date.now()) => (await explainJob(t.pool, id, { audience: "staff", asOf }))!;
 const kinds = (v: { claim: string }[]) => v.map((x) => x.claim);
 
 describe("the claim checker catches false claims", () => {
@@ -21,9 +23,12 @@ describe("the claim checker catches false claims", () => {
     const queue = `chk-${Math.random().toString(36).slice(2, 7)}`;
     const t0 = Date.now() - 30 * MIN;
     // The histories are written back-dated: so is the queue's pause, from before the submit to a minute after it.
-    await t.sql`INSERT INTO queue_events (queue, event, actor_kind, actor_id, at) VALUES
-      (${queue}, 'pause', 'operator', ${OPERATOR.id}, ${new Date(t0 - MIN)}), (${queue}, 'resume', 'operator', ${OPERATOR.id}, ${new Date(t0 + MIN)})`;
-    const h = await new History(t.sql, t0).submit(
+    await execute(
+      t.pool,
+      sql`INSERT INTO queue_events (queue, event, actor_kind, actor_id, at) VALUES
+      (${queue}, 'pause', 'operator', ${OPERATOR.id}, ${new Date(t0 - MIN)}), (${queue}, 'resume', 'operator', ${OPERATOR.id}, ${new Date(t0 + MIN)})`,
+    );
+    const h = await new History(t.pool, t0).submit(
       { tenantId: "acme", type: "report.generate", params: { report: "daily_usage", period: "2026-11" }, queue },
       api,
     );
@@ -34,11 +39,11 @@ describe("the claim checker catches false claims", () => {
     await (await h.run("w-chk-3", 10 * SEC)).step("finish", 30 * SEC);
     const asOf = Date.now();
     const { explanation } = await staffOf(h.id, asOf);
-    expect(await checkExplanation(t.sql, h.id, explanation)).toEqual([]);
+    expect(await checkExplanation(t.pool, h.id, explanation)).toEqual([]);
 
     const mutate = async (f: (c: Claim) => Claim | null, extra: Partial<Explanation> = {}) => {
       const claims = explanation.claims.map((c) => f(c) ?? c);
-      return kinds(await checkExplanation(t.sql, h.id, { ...explanation, ...extra, claims }));
+      return kinds(await checkExplanation(t.pool, h.id, { ...explanation, ...extra, claims }));
     };
     expect(await mutate((c) => (c.kind === "phase" && c.phase === "retry_backoff" ? { ...c, ms: c.ms + 5_000 } : null))).toContain("phase");
     expect(await mutate((c) => (c.kind === "failures" ? { ...c, failed: 2 } : null))).toContain("failures");
@@ -50,9 +55,9 @@ describe("the claim checker catches false claims", () => {
     const claim = (c: Claim) => [...explanation.claims, c];
     const run = explanation.claims.find((c) => c.kind === "phase" && c.phase === "running")!;
     const firstClaim = (
-      await t.sql<{ at: Date }[]>`SELECT claimed_at AS at FROM job_attempts WHERE job_id = ${h.id} AND attempt = 2`
+      await execute<{ at: Date }>(t.pool, sql`SELECT claimed_at AS at FROM job_attempts WHERE job_id = ${h.id} AND attempt = 2`)
     )[0]!.at.getTime();
-    const add = async (c: Claim) => kinds(await checkExplanation(t.sql, h.id, { ...explanation, claims: claim(c) }));
+    const add = async (c: Claim) => kinds(await checkExplanation(t.pool, h.id, { ...explanation, claims: claim(c) }));
     expect(await add({ kind: "no_worker", queue, from: firstClaim - 30 * SEC, to: firstClaim + 1, waitedMs: 1 })).toContain("no_worker");
     expect(await add({ kind: "queue_limit", queue, limit: 3, from: firstClaim - 30 * SEC, to: firstClaim, waitedMs: 1 })).toContain("queue_limit");
     const scope = { type: "report.generate", tenantId: null, from: asOf - 7 * 24 * 60 * MIN, to: asOf };
@@ -63,20 +68,20 @@ describe("the claim checker catches false claims", () => {
     // The lead must be the largest cause.
     expect(run).toBeDefined();
     expect(
-      kinds(await checkExplanation(t.sql, h.id, { ...explanation, cause: "queue_paused", costs: { ...explanation.costs, queue_paused: 1 } })),
+      kinds(await checkExplanation(t.pool, h.id, { ...explanation, cause: "queue_paused", costs: { ...explanation.costs, queue_paused: 1 } })),
     ).toContain("lead");
   });
 });
 
 describe("the claim checker on live histories", () => {
   it("finds no false claim in any job of a live demo with its faults (poison crashes, timeouts, pauses, a limit, people acting) nor in the seeded histories, and no tenant reads what is not theirs", async () => {
-    await seedDemo(t.sql, { jobs: 150 });
+    await seedDemo(t.pool, { jobs: 150 });
     const lines: string[] = [];
-    const live = await runLiveDemo(t.sql, { url: t.url, seconds: 32, log: (l) => lines.push(l) });
+    const live = await runLiveDemo(t.pool, { url: t.url, seconds: 32, log: (l) => lines.push(l) });
     expect(live.poison).toBeGreaterThan(0);
     expect(live.workerDeaths).toBeGreaterThan(0);
 
-    const report = await checkAll(t.sql, async (id, audience, asOf) => explainJob(t.sql, id, { audience, asOf }));
+    const report = await checkAll(t.pool, async (id, audience, asOf) => explainJob(t.pool, id, { audience, asOf }));
     console.log(`CLAIMS ${JSON.stringify({ jobs: report.jobs, claims: report.claims, byKind: report.byKind, live, log: lines })}`);
     for (const v of [...report.violations, ...report.tenantLeaks]) console.log(`FALSE ${JSON.stringify(v)}`);
     // Every claim of every explanation holds. (The checker's own poison verdicts re-decide each death
@@ -90,10 +95,13 @@ describe("the claim checker on live histories", () => {
     }
     // Poison, against what the demo knows: only the jobs that crash their worker are stopped as poison;
     // the jobs they took down were handed back.
-    const poisoned = await t.sql<{ type: string }[]>`
-        SELECT DISTINCT c.type FROM job_attempts a JOIN job_catalog c ON c.id = a.job_id WHERE a.error_class = 'PoisonJob'`;
+    const poisoned = await execute<{ type: string }>(
+      t.pool,
+      sql`
+        SELECT DISTINCT c.type FROM job_attempts a JOIN job_catalog c ON c.id = a.job_id WHERE a.error_class = 'PoisonJob'`,
+    );
     expect(poisoned.map((p) => p.type).filter((type) => type !== "poison.crash")).toEqual([]);
-    const [rescued] = await t.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM job_log WHERE event = 'rescue'`;
+    const [rescued] = await execute<{ n: number }>(t.pool, sql`SELECT count(*)::int AS n FROM job_log WHERE event = 'rescue'`);
     expect(rescued!.n).toBeGreaterThan(0);
   }, 240_000);
 });

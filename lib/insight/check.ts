@@ -4,6 +4,8 @@ import { sizeParamOf } from "../jobs/job-types";
 import { CRASH_WINDOW_MS, outranks, POISON_CRASHES, POISON_ERROR_CLASS, REPEAT_CRASHES, WORKER_LOST_CLASS } from "../jobs/poison";
 import { PHASES, type Claim, type ClaimOf, type Explanation, type Phase } from "./claims";
 import { AHEAD_SCAN, BASELINE_SAMPLE, BASELINE_SCAN } from "./context";
+import { sql } from "drizzle-orm";
+import { execute } from "../db/drizzle";
 
 /**
  * The claim checker: every claim of an explanation (lib/insight/claims.ts) verified against the
@@ -78,21 +80,31 @@ const SLACK = 3;
 
 export type Facts = { catalog: Catalog; live: Live | null; attempts: Attempt[]; log: Logged[] };
 
-export async function readFacts(sql: Db, jobId: string): Promise<Facts | null> {
-  const [catalog] = await sql<Catalog[]>`
-    SELECT id, type, queue, tenant_id, priority, created_at, not_before, params, max_attempts FROM job_catalog WHERE id = ${jobId}`;
+export async function readFacts(db: Db, jobId: string): Promise<Facts | null> {
+  const [catalog] = await execute<Catalog>(
+    db,
+    sql`
+    SELECT id, type, queue, tenant_id, priority, created_at, not_before, params, max_attempts FROM job_catalog WHERE id = ${jobId}`,
+  );
   if (!catalog) return null;
   const [[live], attempts, log] = await Promise.all([
-    sql<
-      Live[]
-    >`SELECT state, attempt, max_attempts, lease_owner, run_worker, run_claimed_at, run_started_at, run_version FROM jobs_live WHERE id = ${jobId}`,
-    sql<Attempt[]>`
+    execute<Live>(
+      db,
+      sql`SELECT state, attempt, max_attempts, lease_owner, run_worker, run_claimed_at, run_started_at, run_version FROM jobs_live WHERE id = ${jobId}`,
+    ),
+    execute<Attempt>(
+      db,
+      sql`
       SELECT attempt, worker_id, claimed_at, claim_version, started_at, finished_at, outcome, end_event, end_from, end_to, end_version,
              error_class, error_message, max_attempts
         FROM job_attempts WHERE job_id = ${jobId} ORDER BY attempt`,
-    sql<Logged[]>`
+    ),
+    execute<Logged>(
+      db,
+      sql`
       SELECT event, from_state, to_state, actor_kind, actor_id, attempt, state_version, at, payload, max_attempts
         FROM job_log WHERE job_id = ${jobId} AND at >= ${catalog.createdAt} ORDER BY state_version`,
+    ),
   ]);
   return { catalog, live: live ?? null, attempts, log };
 }
@@ -169,8 +181,8 @@ function phasesOf(f: Facts, segs: readonly Seg[], evs: readonly Ev[]): { phases:
   return { phases, lostOf, waits };
 }
 
-export async function checkExplanation(sql: Db, jobId: string, ex: Explanation, facts?: Facts | null): Promise<Violation[]> {
-  const f = facts ?? (await readFacts(sql, jobId));
+export async function checkExplanation(db: Db, jobId: string, ex: Explanation, facts?: Facts | null): Promise<Violation[]> {
+  const f = facts ?? (await readFacts(db, jobId));
   if (!f) return [{ jobId, claim: "lead", why: "no such job" }];
   const out: Violation[] = [];
   const bad = (claim: Violation["claim"], why: string) => out.push({ jobId, claim, why });
@@ -235,8 +247,11 @@ export async function checkExplanation(sql: Db, jobId: string, ex: Explanation, 
         const poison = f.attempts.at(-1)?.errorClass === POISON_ERROR_CLASS;
         if (poison !== c.poison) bad(c.kind, `it ${poison ? "is" : "is not"} dead as a poison job`);
         if (c.tookDown !== null) {
-          const [row] = await sql<{ n: number }[]>`
-            SELECT count(*)::int AS n FROM job_log WHERE actor_kind = 'supervisor' AND payload->'crash'->'blamed'->>'jobId' = ${jobId}`;
+          const [row] = await execute<{ n: number }>(
+            db,
+            sql`
+            SELECT count(*)::int AS n FROM job_log WHERE actor_kind = 'supervisor' AND payload->'crash'->'blamed'->>'jobId' = ${jobId}`,
+          );
           if ((row?.n ?? 0) !== c.tookDown) bad(c.kind, `${row?.n ?? 0} other jobs' recoveries name it as the crash, not ${c.tookDown}`);
         }
         break;
@@ -253,7 +268,7 @@ export async function checkExplanation(sql: Db, jobId: string, ex: Explanation, 
         if (c.requeueMs > (after ? after.to - after.from : 0) + SLACK)
           bad(c.kind, `the wait after attempt ${c.attempt} was shorter than ${c.requeueMs} ms`);
         if (c.silentAt !== null) {
-          const [w] = await sql<{ lastSeenAt: Date }[]>`SELECT last_seen_at FROM workers WHERE id = ${c.worker}`;
+          const [w] = await execute<{ lastSeenAt: Date }>(db, sql`SELECT last_seen_at FROM workers WHERE id = ${c.worker}`);
           if (
             !w ||
             Math.abs(w.lastSeenAt.getTime() - c.silentAt) > 1 ||
@@ -272,16 +287,22 @@ export async function checkExplanation(sql: Db, jobId: string, ex: Explanation, 
           const named = (recovery?.payload?.crash as { blamed?: { jobId?: string } } | undefined)?.blamed?.jobId;
           if (named !== c.blamedOn.jobId)
             bad(c.kind, `the recovery of attempt ${c.attempt} names ${named ?? "no job"} as the crash, not ${c.blamedOn.jobId}`);
-          const [x] = await sql<{ n: number }[]>`
-            SELECT count(*)::int AS n FROM job_attempts WHERE job_id = ${c.blamedOn.jobId} AND worker_id = ${c.worker} AND outcome = 'lease_expired'`;
+          const [x] = await execute<{ n: number }>(
+            db,
+            sql`
+            SELECT count(*)::int AS n FROM job_attempts WHERE job_id = ${c.blamedOn.jobId} AND worker_id = ${c.worker} AND outcome = 'lease_expired'`,
+          );
           if (!x?.n) bad(c.kind, `job ${c.blamedOn.jobId} did not die on worker ${c.worker}`);
         }
         break;
       }
       case "queue_paused": {
-        const rows = await sql<{ event: string; at: Date; actorKind: ActorKind; actorId: string }[]>`
+        const rows = await execute<{ event: string; at: Date; actorKind: ActorKind; actorId: string }>(
+          db,
+          sql`
           SELECT event, at, actor_kind, actor_id FROM queue_events WHERE queue = ${c.queue} AND event IN ('pause', 'resume')
-             AND at >= ${new Date(c.from - 1)} AND at <= ${new Date(ex.asOf)} ORDER BY at, id`;
+             AND at >= ${new Date(c.from - 1)} AND at <= ${new Date(ex.asOf)} ORDER BY at, id`,
+        );
         const pause = rows.find((r) => r.event === "pause" && Math.abs(r.at.getTime() - c.from) <= 1);
         if (!pause) bad(c.kind, `queue ${c.queue} was not paused at ${new Date(c.from).toISOString()}`);
         else if (c.by && c.by.id && (pause.actorId !== c.by.id || pause.actorKind !== c.by.kind))
@@ -297,8 +318,11 @@ export async function checkExplanation(sql: Db, jobId: string, ex: Explanation, 
       case "queue_limit": {
         if (c.waitedMs > overlap(waitSpans, { from: c.from, to: c.to ?? ex.asOf }) + SLACK)
           bad(c.kind, `it waited less than ${c.waitedMs} ms while the queue was at its limit`);
-        const [limit] = await sql<{ event: string; value: number | null }[]>`
-          SELECT event, value FROM queue_events WHERE queue = ${c.queue} AND event IN ('limit', 'unlimit') AND at < ${new Date(c.from + 1)} ORDER BY at DESC, id DESC LIMIT 1`;
+        const [limit] = await execute<{ event: string; value: number | null }>(
+          db,
+          sql`
+          SELECT event, value FROM queue_events WHERE queue = ${c.queue} AND event IN ('limit', 'unlimit') AND at < ${new Date(c.from + 1)} ORDER BY at DESC, id DESC LIMIT 1`,
+        );
         if (limit?.event !== "limit" || limit.value !== c.limit)
           bad(
             c.kind,
@@ -308,7 +332,7 @@ export async function checkExplanation(sql: Db, jobId: string, ex: Explanation, 
         // claim made at 12:00:00.123456 begins at .123, before the claim. It is checked a millisecond in, and halfway.
         const end = c.to ?? ex.asOf;
         for (const t of [Math.min(c.from + 1, end - 1), Math.max(c.from + 1, Math.floor((c.from + end) / 2))]) {
-          const atWork = await atWorkAt(sql, c.queue, t);
+          const atWork = await atWorkAt(db, c.queue, t);
           if (atWork < c.limit)
             bad(c.kind, `queue ${c.queue} had ${atWork} jobs at work at ${new Date(t).toISOString()}, below its limit of ${c.limit}`);
         }
@@ -317,10 +341,13 @@ export async function checkExplanation(sql: Db, jobId: string, ex: Explanation, 
       case "no_worker": {
         if (c.waitedMs > overlap(waitSpans, c) + SLACK)
           bad(c.kind, `it did not wait ${c.waitedMs} ms between ${new Date(c.from).toISOString()} and ${new Date(c.to).toISOString()}`);
-        const [row] = await sql<{ n: number }[]>`
+        const [row] = await execute<{ n: number }>(
+          db,
+          sql`
           SELECT (SELECT count(*) FROM job_attempts a WHERE a.claimed_at >= ${new Date(c.from)} AND a.claimed_at < ${new Date(c.to)} AND a.finished_at >= ${new Date(c.from)}
                      AND a.job_id IN (SELECT id FROM job_catalog WHERE queue = ${c.queue}))
-               + (SELECT count(*) FROM jobs_live l WHERE l.queue = ${c.queue} AND l.run_claimed_at >= ${new Date(c.from)} AND l.run_claimed_at < ${new Date(c.to)}) AS n`;
+               + (SELECT count(*) FROM jobs_live l WHERE l.queue = ${c.queue} AND l.run_claimed_at >= ${new Date(c.from)} AND l.run_claimed_at < ${new Date(c.to)}) AS n`,
+        );
         if (Number(row?.n ?? 0) > 0) bad(c.kind, `${row?.n} jobs of queue ${c.queue} were claimed in that stretch: a worker was serving it`);
         break;
       }
@@ -329,19 +356,19 @@ export async function checkExplanation(sql: Db, jobId: string, ex: Explanation, 
           bad(c.kind, `it waited in the queue for ${phases.queue_wait} ms in all, less than ${c.ms}`);
         break;
       case "ahead": {
-        const n = await countAhead(sql, f.catalog);
+        const n = await countAhead(db, f.catalog);
         if (c.capped ? n < c.n : n !== c.n) bad(c.kind, `${n} jobs were ahead of it at submit, not ${c.n}`);
         break;
       }
       case "skipped": {
-        const n = await countStartedFirst(sql, f.catalog, ex.asOf);
+        const n = await countStartedFirst(db, f.catalog, ex.asOf);
         if (c.capped ? n.n < c.n : n.n !== c.n || n.morePriority !== c.morePriority)
           bad(c.kind, `${n.n} later jobs (${n.morePriority} more urgent) were started first, not ${c.n} (${c.morePriority})`);
         break;
       }
       case "compare":
       case "large_input": {
-        const sample = await sampleOf(sql, f.catalog, c.scope);
+        const sample = await sampleOf(db, f.catalog, c.scope);
         if (sample.length !== c.n) bad(c.kind, `the sample has ${sample.length} jobs, not ${c.n}`);
         const values =
           c.kind === "compare"
@@ -397,9 +424,11 @@ function checkLead(ex: Explanation, f: Facts, state: JobState, evs: readonly Ev[
 }
 
 /** The jobs of `queue` at work at instant `t` (claimed, running or cancelling; paused ones give their slot back). */
-async function atWorkAt(sql: Db, queue: string, t: number): Promise<number> {
+async function atWorkAt(db: Db, queue: string, t: number): Promise<number> {
   const at = new Date(t);
-  const [row] = await sql<{ n: number }[]>`
+  const [row] = await execute<{ n: number }>(
+    db,
+    sql`
     WITH held AS (
       SELECT a.job_id, a.claimed_at FROM job_attempts a JOIN job_catalog c ON c.id = a.job_id
        WHERE c.queue = ${queue} AND a.claimed_at <= ${at} AND a.finished_at > ${at}
@@ -408,13 +437,16 @@ async function atWorkAt(sql: Db, queue: string, t: number): Promise<number> {
     SELECT count(*)::int AS n FROM held h
      WHERE NOT EXISTS (
        SELECT 1 FROM job_log p WHERE p.job_id = h.job_id AND p.event = 'pause' AND p.at >= h.claimed_at AND p.at <= ${at}
-          AND NOT EXISTS (SELECT 1 FROM job_log r WHERE r.job_id = h.job_id AND r.from_state = 'paused' AND r.state_version > p.state_version AND r.at <= ${at}))`;
+          AND NOT EXISTS (SELECT 1 FROM job_log r WHERE r.job_id = h.job_id AND r.from_state = 'paused' AND r.state_version > p.state_version AND r.at <= ${at}))`,
+  );
   return row?.n ?? 0;
 }
 
-async function countAhead(sql: Db, c: Catalog): Promise<number> {
+async function countAhead(db: Db, c: Catalog): Promise<number> {
   // Compared in SQL, to the microsecond: a job claimed within the millisecond of this one's submit is before or after it.
-  const [row] = await sql<{ n: number }[]>`
+  const [row] = await execute<{ n: number }>(
+    db,
+    sql`
     WITH me AS (SELECT created_at FROM job_catalog WHERE id = ${c.id})
     SELECT count(*) FILTER (WHERE x.first_move IS NULL OR x.first_move > (SELECT created_at FROM me))::int AS n FROM (
       SELECT (SELECT min(at) FROM (
@@ -422,13 +454,16 @@ async function countAhead(sql: Db, c: Catalog): Promise<number> {
                 UNION ALL SELECT l.run_claimed_at FROM jobs_live l WHERE l.id = o.id AND l.run_version = 1
                 UNION ALL SELECT e.at FROM job_log e WHERE e.job_id = o.id AND e.state_version = 1 AND e.at >= o.created_at) m) AS first_move
         FROM (SELECT id, created_at FROM job_catalog WHERE queue = ${c.queue} AND created_at < (SELECT created_at FROM me) AND priority <= ${c.priority}
-               ORDER BY created_at DESC LIMIT ${AHEAD_SCAN}) o) x`;
+               ORDER BY created_at DESC LIMIT ${AHEAD_SCAN}) o) x`,
+  );
   return row?.n ?? 0;
 }
 
-async function countStartedFirst(sql: Db, c: Catalog, asOf: number): Promise<{ n: number; morePriority: number }> {
+async function countStartedFirst(db: Db, c: Catalog, asOf: number): Promise<{ n: number; morePriority: number }> {
   // Its first claim to the microsecond, and the later jobs' first claims against it, in SQL.
-  const [row] = await sql<{ n: number; morePriority: number }[]>`
+  const [row] = await execute<{ n: number; morePriority: number }>(
+    db,
+    sql`
     WITH me AS (SELECT created_at, coalesce((SELECT claimed_at FROM job_attempts WHERE job_id = ${c.id} AND attempt = 1),
                                             (SELECT run_claimed_at FROM jobs_live WHERE id = ${c.id} AND attempt = 1 AND lease_owner IS NOT NULL),
                                             ${new Date(asOf)}::timestamptz) AS until
@@ -440,18 +475,26 @@ async function countStartedFirst(sql: Db, c: Catalog, asOf: number): Promise<{ n
                   FROM job_catalog o
                  WHERE o.queue = ${c.queue} AND o.created_at > (SELECT created_at FROM me) AND o.created_at < (SELECT until FROM me)
                  ORDER BY o.created_at LIMIT ${AHEAD_SCAN}) x
-     GROUP BY me.until`;
+     GROUP BY me.until`,
+  );
   return { n: row?.n ?? 0, morePriority: row?.morePriority ?? 0 };
 }
 
 type Sampled = { total: number | null; run: number | null; wait: number | null; input: number | null };
 
 /** The baseline's jobs, chosen again: submitted in the window, succeeded before its end, the newest first. */
-async function sampleOf(sql: Db, c: Catalog, scope: ClaimOf<"compare">["scope"]): Promise<Sampled[]> {
+async function sampleOf(db: Db, c: Catalog, scope: ClaimOf<"compare">["scope"]): Promise<Sampled[]> {
   const param = sizeParamOf(c.type);
-  const rows = await sql<
-    { createdAt: Date; notBefore: Date; params: Record<string, unknown>; startedAt: Date | null; finishedAt: Date | null; firstClaim: Date | null }[]
-  >`
+  const rows = await execute<{
+    createdAt: Date;
+    notBefore: Date;
+    params: Record<string, unknown>;
+    startedAt: Date | null;
+    finishedAt: Date | null;
+    firstClaim: Date | null;
+  }>(
+    db,
+    sql`
     SELECT w.created_at, w.not_before, w.params, s.started_at, s.finished_at,
            (SELECT f.claimed_at FROM job_attempts f WHERE f.job_id = w.id AND f.attempt = 1) AS first_claim
       FROM (SELECT id, created_at, not_before, params FROM job_catalog
@@ -460,7 +503,8 @@ async function sampleOf(sql: Db, c: Catalog, scope: ClaimOf<"compare">["scope"])
              ORDER BY created_at DESC LIMIT ${BASELINE_SCAN}) w
       JOIN LATERAL (SELECT a.started_at, a.finished_at FROM job_attempts a
                      WHERE a.job_id = w.id AND a.outcome = 'succeeded' AND a.finished_at < ${new Date(scope.to)} LIMIT 1) s ON true
-     ORDER BY w.created_at DESC LIMIT ${BASELINE_SAMPLE}`;
+     ORDER BY w.created_at DESC LIMIT ${BASELINE_SAMPLE}`,
+  );
   return rows.map((r) => {
     const due = Math.max(r.createdAt.getTime(), r.notBefore.getTime());
     const v = param ? r.params?.[param] : undefined;
@@ -509,12 +553,14 @@ function overlap(spans: readonly { from: number; to: number }[], i: { from: numb
  * threshold. Rebuilt from the attempts and the recovery events (not from the error class of the
  * job's own attempts), so a bystander stopped as poison is found however it was labelled.
  */
-export async function checkPoison(sql: Db, threshold = POISON_CRASHES): Promise<Violation[]> {
-  const poisoned = await sql<{ jobId: string }[]>`SELECT DISTINCT job_id FROM job_attempts WHERE error_class = ${POISON_ERROR_CLASS}`;
+export async function checkPoison(db: Db, threshold = POISON_CRASHES): Promise<Violation[]> {
+  const poisoned = await execute<{ jobId: string }>(db, sql`SELECT DISTINCT job_id FROM job_attempts WHERE error_class = ${POISON_ERROR_CLASS}`);
   const out: Violation[] = [];
   /** A job's unexplained deaths before `at` (its lost attempts recovered before, less the explained ones), as the supervisor counted them then. */
   const deathsBefore = async (jobId: string, at: Date) => {
-    const [r] = await sql<{ n: number }[]>`
+    const [r] = await execute<{ n: number }>(
+      db,
+      sql`
       SELECT count(*)::int AS n FROM job_attempts a
        WHERE a.job_id = ${jobId} AND a.outcome = 'lease_expired' AND a.finished_at < ${at}
          AND NOT (a.error_class = ${WORKER_LOST_CLASS} AND coalesce((
@@ -522,26 +568,36 @@ export async function checkPoison(sql: Db, threshold = POISON_CRASHES): Promise<
                 WHERE b.job_id = (SELECT (e.payload->'crash'->'blamed'->>'jobId')::uuid FROM job_log e
                                    WHERE e.job_id = a.job_id AND e.attempt = a.attempt AND e.actor_kind = 'supervisor' AND e.at >= a.claimed_at
                                    ORDER BY e.state_version DESC LIMIT 1)
-                  AND b.outcome = 'lease_expired' AND b.error_class IS DISTINCT FROM ${WORKER_LOST_CLASS} AND b.finished_at < ${at}), 0) >= ${REPEAT_CRASHES})`;
+                  AND b.outcome = 'lease_expired' AND b.error_class IS DISTINCT FROM ${WORKER_LOST_CLASS} AND b.finished_at < ${at}), 0) >= ${REPEAT_CRASHES})`,
+    );
     return r?.n ?? 0;
   };
   /** The worker deaths a job was blamed for before `at`. */
   const crashesBefore = async (jobId: string, at: Date) => {
-    const [r] = await sql<{ n: number }[]>`
+    const [r] = await execute<{ n: number }>(
+      db,
+      sql`
       SELECT count(*)::int AS n FROM job_attempts
-       WHERE job_id = ${jobId} AND outcome = 'lease_expired' AND error_class IS DISTINCT FROM ${WORKER_LOST_CLASS} AND finished_at < ${at}`;
+       WHERE job_id = ${jobId} AND outcome = 'lease_expired' AND error_class IS DISTINCT FROM ${WORKER_LOST_CLASS} AND finished_at < ${at}`,
+    );
     return r?.n ?? 0;
   };
   for (const { jobId } of poisoned) {
-    const mine = await sql<{ workerId: string; finishedAt: Date; began: Date }[]>`
+    const mine = await execute<{ workerId: string; finishedAt: Date; began: Date }>(
+      db,
+      sql`
       SELECT worker_id, finished_at, coalesce(started_at, claimed_at) AS began FROM job_attempts
-       WHERE job_id = ${jobId} AND outcome = 'lease_expired' ORDER BY finished_at`;
+       WHERE job_id = ${jobId} AND outcome = 'lease_expired' ORDER BY finished_at`,
+    );
     let blamed = 0;
     for (const death of mine) {
-      const others = await sql<{ jobId: string; began: Date; finishedAt: Date }[]>`
+      const others = await execute<{ jobId: string; began: Date; finishedAt: Date }>(
+        db,
+        sql`
         SELECT o.job_id, coalesce(o.started_at, o.claimed_at) AS began, o.finished_at FROM job_attempts o
          WHERE o.worker_id = ${death.workerId} AND o.job_id <> ${jobId} AND o.outcome = 'lease_expired'
-           AND o.finished_at BETWEEN ${new Date(death.finishedAt.getTime() - CRASH_WINDOW_MS)} AND ${new Date(death.finishedAt.getTime() + CRASH_WINDOW_MS)}`;
+           AND o.finished_at BETWEEN ${new Date(death.finishedAt.getTime() - CRASH_WINDOW_MS)} AND ${new Date(death.finishedAt.getTime() + CRASH_WINDOW_MS)}`,
+      );
       // The death began with its first recovery: what each victim had been through before it decides.
       const start = new Date(Math.min(death.finishedAt.getTime(), ...others.map((o) => o.finishedAt.getTime())));
       const me = {
@@ -590,7 +646,7 @@ export type CheckReport = {
  * `explainJob` is passed in (lib/insight/context.ts) so this module stays free of the explainer's reads.
  */
 export async function checkAll(
-  sql: Db,
+  db: Db,
   explainJob: (
     id: string,
     audience: "staff" | "tenant",
@@ -598,21 +654,21 @@ export async function checkAll(
   ) => Promise<{ explanation: Explanation; words: { summary: string; next: string | null } } | null>,
   opts: { ids?: readonly string[]; log?: (line: string) => void } = {},
 ): Promise<CheckReport> {
-  const ids = opts.ids ?? (await sql<{ id: string }[]>`SELECT id FROM job_catalog ORDER BY created_at`).map((r) => r.id);
-  const tenants = (await sql<{ id: string }[]>`SELECT id FROM tenants`).map((r) => r.id);
-  const staffIds = (await sql<{ actorId: string }[]>`SELECT DISTINCT actor_id FROM job_log WHERE actor_kind IN ('operator', 'supervisor')`).map(
-    (r) => r.actorId,
-  );
+  const ids = opts.ids ?? (await execute<{ id: string }>(db, sql`SELECT id FROM job_catalog ORDER BY created_at`)).map((r) => r.id);
+  const tenants = (await execute<{ id: string }>(db, sql`SELECT id FROM tenants`)).map((r) => r.id);
+  const staffIds = (
+    await execute<{ actorId: string }>(db, sql`SELECT DISTINCT actor_id FROM job_log WHERE actor_kind IN ('operator', 'supervisor')`)
+  ).map((r) => r.actorId);
   const report: CheckReport = { jobs: 0, claims: 0, byKind: {}, violations: [], tenantLeaks: [] };
   for (const id of ids) {
     const asOf = Date.now();
-    const facts = await readFacts(sql, id);
+    const facts = await readFacts(db, id);
     const staff = await explainJob(id, "staff", asOf);
     if (!staff || !facts) continue;
     report.jobs++;
     report.claims += staff.explanation.claims.length;
     for (const c of staff.explanation.claims) report.byKind[c.kind] = (report.byKind[c.kind] ?? 0) + 1;
-    report.violations.push(...(await checkExplanation(sql, id, staff.explanation, facts)));
+    report.violations.push(...(await checkExplanation(db, id, staff.explanation, facts)));
     const tenant = await explainJob(id, "tenant", asOf);
     if (tenant) {
       // The job's own error messages are its own words, quoted: they are not checked for the machinery's.
@@ -632,7 +688,7 @@ export async function checkAll(
     }
     if (report.jobs % 500 === 0) opts.log?.(`checked ${report.jobs} of ${ids.length} jobs: ${report.violations.length} false claims`);
   }
-  report.violations.push(...(await checkPoison(sql)));
+  report.violations.push(...(await checkPoison(db)));
   return report;
 }
 

@@ -1,8 +1,8 @@
 import { tenantScopeOf } from "../auth/permissions";
 import { withViewerRead, type Viewer } from "../auth/viewer";
-import type { Db } from "../db/client";
+import type { Db, Tx } from "../db/client";
 import { readPoolAfter } from "../db/read-your-writes";
-import { withScope, type ScopedSql } from "../db/scope";
+import { withScope } from "../db/scope";
 import { getJobDetail, type JobDetail } from "../jobs/queries";
 import { isUuid } from "../uuid";
 import { sizeParamOf } from "../jobs/job-types";
@@ -24,6 +24,8 @@ import {
 } from "./explain";
 import { render } from "./render";
 import { SILENT_AFTER_MS } from "./windows";
+import { sql } from "drizzle-orm";
+import { execute } from "../db/drizzle";
 
 /**
  * What "why was this slow" reads about the rest of the system for one job (lib/insight/explain.ts
@@ -53,27 +55,27 @@ const NO_WORKER_FLOOR_MS = 5_000;
 export type ExplainDetail = { job: ExplainJob & { priority: number; params: unknown }; runs: readonly ExplainRun[]; events: readonly ExplainEvent[] };
 
 export async function explainContext(
-  sql: Db,
+  db: Db,
   detail: ExplainDetail,
   opts: { tenantOnly: boolean; asOf?: number; all?: <T>(fn: (all: Db) => Promise<T>) => Promise<T> },
 ): Promise<ExplainContext> {
   const { job, runs, events } = detail;
   const asOf = opts.asOf ?? Date.now();
-  const all = opts.all ?? (<T>(fn: (db: Db) => Promise<T>) => fn(sql));
+  const all = opts.all ?? (<T>(fn: (db: Db) => Promise<T>) => fn(db));
   const waits = queueWaits(job, runs, events, asOf);
   const first = waits.find((w) => w.before === 1 && !w.requeue) ?? null;
   const sizeParam = sizeParamOf(job.type);
   const value = sizeParam ? numberAt(job.params, sizeParam) : null;
   const [mine, everyone, ahead, skipped, pauses, full, noWorker, crashes, crashedWorkers] = await Promise.all([
-    baseline(sql, job, job.tenantId, sizeParam),
-    opts.tenantOnly ? null : baseline(sql, job, null, sizeParam),
+    baseline(db, job, job.tenantId, sizeParam),
+    opts.tenantOnly ? null : baseline(db, job, null, sizeParam),
     first ? all((db) => jobsAhead(db, job)) : null,
     first ? all((db) => laterStartedFirst(db, job, asOf)) : null,
-    queuePauses(sql, job, asOf),
+    queuePauses(db, job, asOf),
     waits.length ? all((db) => fullStretches(db, job, waits, asOf)) : [],
     waits.length ? all((db) => noWorkerStretches(db, job, waits, runs, asOf)) : null,
-    lostAttempts(sql, job),
-    opts.tenantOnly ? crashedWorkersOf(sql, job, false) : crashedWorkersOf(sql, job, true),
+    lostAttempts(db, job),
+    opts.tenantOnly ? crashedWorkersOf(db, job, false) : crashedWorkersOf(db, job, true),
   ]);
   return {
     asOf,
@@ -106,22 +108,22 @@ type Subject = Pick<ExplainDetail["job"], "id" | "type" | "queue" | "tenantId" |
  * job_catalog_tenant_type_created_idx), walked newest first from the submit; job_attempts_pkey per
  * job. Percentiles are nearest-rank (percentile_disc).
  */
-async function baseline(sql: Db, job: Subject, tenantId: string | null, sizeParam: string | null): Promise<Baseline> {
+async function baseline(db: Db, job: Subject, tenantId: string | null, sizeParam: string | null): Promise<Baseline> {
   const to = job.createdAt;
   const from = new Date(to.getTime() - BASELINE_WINDOW_MS);
-  const [row] = await sql<
-    {
-      n: number;
-      total50: number | null;
-      total95: number | null;
-      run50: number | null;
-      run95: number | null;
-      wait50: number | null;
-      wait95: number | null;
-      input50: number | null;
-      input95: number | null;
-    }[]
-  >`
+  const [row] = await execute<{
+    n: number;
+    total50: number | null;
+    total95: number | null;
+    run50: number | null;
+    run95: number | null;
+    wait50: number | null;
+    wait95: number | null;
+    input50: number | null;
+    input95: number | null;
+  }>(
+    db,
+    sql`
     WITH walked AS (
       SELECT id, created_at, greatest(created_at, not_before) AS due, ${sizeParam ? sql`(params->>${sizeParam})` : sql`NULL`} AS input
         FROM job_catalog
@@ -146,7 +148,8 @@ async function baseline(sql: Db, job: Subject, tenantId: string | null, sizePara
            percentile_disc(0.5) WITHIN GROUP (ORDER BY run)::float8 AS run50, percentile_disc(0.95) WITHIN GROUP (ORDER BY run)::float8 AS run95,
            percentile_disc(0.5) WITHIN GROUP (ORDER BY wait)::float8 AS wait50, percentile_disc(0.95) WITHIN GROUP (ORDER BY wait)::float8 AS wait95,
            percentile_disc(0.5) WITHIN GROUP (ORDER BY input)::float8 AS input50, percentile_disc(0.95) WITHIN GROUP (ORDER BY input)::float8 AS input95
-      FROM m`;
+      FROM m`,
+  );
   const p = (p50: number | null | undefined, p95: number | null | undefined): Percentiles | null =>
     p50 === null || p50 === undefined || p95 === null || p95 === undefined ? null : { p50: Math.round(p50), p95: Math.round(p95) };
   const input = p(row?.input50, row?.input95);
@@ -167,9 +170,11 @@ async function baseline(sql: Db, job: Subject, tenantId: string | null, sizePara
  * before it: job_catalog_queue_created_idx, then per job job_attempts_pkey, jobs_live_pkey and
  * job_log_job_version_idx (the partitions between the two submits only).
  */
-export async function jobsAhead(sql: Db, job: Subject): Promise<{ n: number; own: number; capped: boolean }> {
+export async function jobsAhead(db: Db, job: Subject): Promise<{ n: number; own: number; capped: boolean }> {
   // Its submit to the microsecond, read here: a job claimed within the same millisecond is before or after it.
-  const [row] = await sql<{ n: number; own: number }[]>`
+  const [row] = await execute<{ n: number; own: number }>(
+    db,
+    sql`
     WITH me AS (SELECT created_at AS at FROM job_catalog WHERE id = ${job.id})
     SELECT count(*) FILTER (WHERE w)::int AS n, count(*) FILTER (WHERE w AND o.tenant_id = ${job.tenantId})::int AS own
       FROM (SELECT o.tenant_id, (
@@ -180,7 +185,8 @@ export async function jobsAhead(sql: Db, job: Subject): Promise<{ n: number; own
                                   AND e.at >= o.created_at AND e.at <= (SELECT at FROM me))) AS w
               FROM (SELECT id, tenant_id, priority, created_at FROM job_catalog
                      WHERE queue = ${job.queue} AND created_at < (SELECT at FROM me)
-                     ORDER BY created_at DESC NULLS LAST LIMIT ${AHEAD_SCAN}) o) o`;
+                     ORDER BY created_at DESC NULLS LAST LIMIT ${AHEAD_SCAN}) o) o`,
+  );
   const n = row?.n ?? 0;
   return { n, own: row?.own ?? 0, capped: n >= AHEAD_SCAN };
 }
@@ -192,12 +198,14 @@ export async function jobsAhead(sql: Db, job: Subject): Promise<{ n: number; own
  * job_catalog_queue_created_idx, job_attempts_pkey and jobs_live_pkey per job.
  */
 async function laterStartedFirst(
-  sql: Db,
+  db: Db,
   job: Subject,
   asOf: number,
 ): Promise<{ n: number; capped: boolean; morePriority: number; otherTenants: number }> {
   // Its first claim to the microsecond, read here: a job claimed in the same millisecond is before it or after it.
-  const [row] = await sql<{ n: number; morePriority: number; otherTenants: number; walked: number }[]>`
+  const [row] = await execute<{ n: number; morePriority: number; otherTenants: number; walked: number }>(
+    db,
+    sql`
     WITH first AS (SELECT coalesce((SELECT claimed_at FROM job_attempts WHERE job_id = ${job.id} AND attempt = 1),
                                    (SELECT run_claimed_at FROM jobs_live WHERE id = ${job.id} AND attempt = 1 AND lease_owner IS NOT NULL),
                                    ${new Date(asOf)}::timestamptz) AS at),
@@ -212,7 +220,8 @@ async function laterStartedFirst(
       FROM (SELECT o.*, (EXISTS (SELECT 1 FROM job_attempts a WHERE a.job_id = o.id AND a.attempt = 1 AND a.claimed_at < (SELECT at FROM first))
                       OR EXISTS (SELECT 1 FROM jobs_live l WHERE l.id = o.id AND l.attempt = 1 AND l.lease_owner IS NOT NULL
                                     AND l.run_claimed_at < (SELECT at FROM first))) AS first
-              FROM o) x`;
+              FROM o) x`,
+  );
   return { n: row?.n ?? 0, capped: (row?.walked ?? 0) >= AHEAD_SCAN, morePriority: row?.morePriority ?? 0, otherTenants: row?.otherTenants ?? 0 };
 }
 
@@ -224,16 +233,19 @@ const PAUSE_SCAN = 200;
  * resume before the submit (the state it found), then the changes since. queue_events_queue_at_idx.
  */
 async function queuePauses(
-  sql: Db,
+  db: Db,
   job: Subject,
   asOf: number,
 ): Promise<{ from: number; to: number | null; by: { kind: "operator" | "api" | "tenant" | "worker" | "supervisor"; id: string } | null }[]> {
-  const rows = await sql<{ event: "pause" | "resume"; at: Date; actorKind: "operator"; actorId: string }[]>`
+  const rows = await execute<{ event: "pause" | "resume"; at: Date; actorKind: "operator"; actorId: string }>(
+    db,
+    sql`
     (SELECT event, at, actor_kind, actor_id FROM queue_events
       WHERE queue = ${job.queue} AND event IN ('pause', 'resume') AND at < ${job.createdAt} ORDER BY at DESC LIMIT 1)
     UNION ALL
     (SELECT event, at, actor_kind, actor_id FROM queue_events
-      WHERE queue = ${job.queue} AND event IN ('pause', 'resume') AND at >= ${job.createdAt} AND at <= ${new Date(asOf)} ORDER BY at LIMIT ${PAUSE_SCAN})`;
+      WHERE queue = ${job.queue} AND event IN ('pause', 'resume') AND at >= ${job.createdAt} AND at <= ${new Date(asOf)} ORDER BY at LIMIT ${PAUSE_SCAN})`,
+  );
   const out: { from: number; to: number | null; by: { kind: "operator"; id: string } }[] = [];
   let open: (typeof out)[number] | null = null;
   for (const r of rows.sort((a, b) => a.at.getTime() - b.at.getTime())) {
@@ -257,28 +269,37 @@ async function queuePauses(
  * was at work and is not among those read makes the count lower, never higher: a stretch is only
  * said to be at the limit when it was.
  */
-async function fullStretches(sql: Db, job: Subject, waits: readonly Wait[], asOf: number): Promise<ExplainContext["full"]> {
+async function fullStretches(db: Db, job: Subject, waits: readonly Wait[], asOf: number): Promise<ExplainContext["full"]> {
   const a = Math.min(...waits.map((w) => w.from));
   const b = Math.max(...waits.map((w) => w.to));
-  const limits = await sql<{ event: "limit" | "unlimit"; value: number | null; at: Date }[]>`
+  const limits = await execute<{ event: "limit" | "unlimit"; value: number | null; at: Date }>(
+    db,
+    sql`
     (SELECT event, value, at FROM queue_events WHERE queue = ${job.queue} AND event IN ('limit', 'unlimit') AND at <= ${new Date(a)} ORDER BY at DESC LIMIT 1)
     UNION ALL
-    (SELECT event, value, at FROM queue_events WHERE queue = ${job.queue} AND event IN ('limit', 'unlimit') AND at > ${new Date(a)} AND at <= ${new Date(b)} ORDER BY at LIMIT ${PAUSE_SCAN})`;
+    (SELECT event, value, at FROM queue_events WHERE queue = ${job.queue} AND event IN ('limit', 'unlimit') AND at > ${new Date(a)} AND at <= ${new Date(b)} ORDER BY at LIMIT ${PAUSE_SCAN})`,
+  );
   const changes = limits.map((l) => ({ at: l.at.getTime(), limit: l.event === "limit" ? l.value : null })).sort((x, y) => x.at - y.at);
   if (!changes.some((c) => c.limit !== null)) return [];
-  const held = await sql<{ jobId: string; from: Date; to: Date | null }[]>`
+  const held = await execute<{ jobId: string; from: Date; to: Date | null }>(
+    db,
+    sql`
     WITH j AS (SELECT id FROM job_catalog WHERE queue = ${job.queue} AND created_at <= ${new Date(b)} AND created_at >= ${new Date(a - OCCUPANCY_LOOKBACK_MS)}
                 ORDER BY created_at DESC LIMIT ${AHEAD_SCAN})
     SELECT a.job_id, a.claimed_at AS "from", a.finished_at AS "to" FROM j JOIN job_attempts a ON a.job_id = j.id
      WHERE a.finished_at > ${new Date(a)} AND a.claimed_at < ${new Date(b)}
     UNION
     SELECT l.id, l.run_claimed_at, NULL FROM jobs_live l
-     WHERE l.queue = ${job.queue} AND l.lease_owner IS NOT NULL AND l.run_claimed_at < ${new Date(b)}`;
+     WHERE l.queue = ${job.queue} AND l.lease_owner IS NOT NULL AND l.run_claimed_at < ${new Date(b)}`,
+  );
   const ids = [...new Set(held.map((h) => h.jobId))];
   const pauses = ids.length
-    ? await sql<{ jobId: string; event: string; at: Date }[]>`
-        SELECT job_id, event, at FROM job_log WHERE job_id = ANY(${ids}::uuid[]) AND at >= ${new Date(a - OCCUPANCY_LOOKBACK_MS)}
-           AND (event = 'pause' OR from_state = 'paused') ORDER BY job_id, state_version`
+    ? await execute<{ jobId: string; event: string; at: Date }>(
+        db,
+        sql`
+        SELECT job_id, event, at FROM job_log WHERE job_id = ANY(${sql.param(ids)}::uuid[]) AND at >= ${new Date(a - OCCUPANCY_LOOKBACK_MS)}
+           AND (event = 'pause' OR from_state = 'paused') ORDER BY job_id, state_version`,
+      )
     : [];
   // +1 when an attempt is claimed or resumed, -1 when it ends or is paused.
   const steps: { at: number; d: number }[] = [];
@@ -323,17 +344,20 @@ async function fullStretches(sql: Db, job: Subject, waits: readonly Wait[], asOf
  * workers' history cannot tell (a worker that took the job is missing from it).
  */
 async function noWorkerStretches(
-  sql: Db,
+  db: Db,
   job: Subject,
   waits: readonly Wait[],
   runs: readonly ExplainRun[],
   asOf: number,
 ): Promise<Interval[] | null> {
   const since = new Date(Math.min(...waits.map((w) => w.from)));
-  const rows = await sql<{ id: string; from: Date; lastSeen: Date; stopped: Date | null }[]>`
+  const rows = await execute<{ id: string; from: Date; lastSeen: Date; stopped: Date | null }>(
+    db,
+    sql`
     SELECT id, started_at AS "from", last_seen_at AS last_seen, stopped_at AS stopped FROM workers
      WHERE last_seen_at >= ${since} AND started_at <= ${new Date(asOf)} AND ${job.queue} = ANY(queues)
-     ORDER BY last_seen_at DESC LIMIT 2000`;
+     ORDER BY last_seen_at DESC LIMIT 2000`,
+  );
   if (rows.length >= 2000) return null;
   const known = new Map(rows.map((r) => [r.id, r]));
   for (const r of runs) {
@@ -348,11 +372,14 @@ async function noWorkerStretches(
   const candidates = subtract(waits, alive).filter((i) => i.to - i.from >= NO_WORKER_FLOOR_MS);
   const out: Interval[] = [];
   for (const c of mergeAll(candidates)) {
-    const [hit] = await sql<{ claimed: boolean }[]>`
+    const [hit] = await execute<{ claimed: boolean }>(
+      db,
+      sql`
       SELECT EXISTS (SELECT 1 FROM job_attempts a JOIN job_catalog k ON k.id = a.job_id
                       WHERE k.queue = ${job.queue} AND a.finished_at >= ${new Date(c.from)} AND a.claimed_at >= ${new Date(c.from)} AND a.claimed_at < ${new Date(c.to)})
           OR EXISTS (SELECT 1 FROM jobs_live l WHERE l.queue = ${job.queue} AND l.lease_owner IS NOT NULL
-                      AND l.run_claimed_at >= ${new Date(c.from)} AND l.run_claimed_at < ${new Date(c.to)}) AS claimed`;
+                      AND l.run_claimed_at >= ${new Date(c.from)} AND l.run_claimed_at < ${new Date(c.to)}) AS claimed`,
+    );
     if (!hit?.claimed) out.push(c);
   }
   return out;
@@ -364,22 +391,23 @@ async function noWorkerStretches(
  * recovered it — the job blamed for the worker's death, and whether the attempt was refunded
  * (job_attempts_pkey, workers_pkey, job_log_job_version_idx from the job's submit on).
  */
-async function lostAttempts(sql: Db, job: Subject): Promise<ExplainContext["crashes"]> {
-  const rows = await sql<
-    {
-      attempt: number;
-      silentAt: Date | null;
-      event: string | null;
-      payload: { crash?: { blamed?: { jobId: string; type: string } | null } } | null;
-    }[]
-  >`
+async function lostAttempts(db: Db, job: Subject): Promise<ExplainContext["crashes"]> {
+  const rows = await execute<{
+    attempt: number;
+    silentAt: Date | null;
+    event: string | null;
+    payload: { crash?: { blamed?: { jobId: string; type: string } | null } } | null;
+  }>(
+    db,
+    sql`
     SELECT a.attempt, w.last_seen_at AS silent_at, e.event, e.payload
       FROM job_attempts a
       LEFT JOIN workers w ON w.id = a.worker_id AND w.last_seen_at BETWEEN a.claimed_at AND a.finished_at
       LEFT JOIN LATERAL (SELECT e.event, e.payload FROM job_log e
                           WHERE e.job_id = a.job_id AND e.attempt = a.attempt AND e.actor_kind = 'supervisor' AND e.at >= ${job.createdAt}
                           ORDER BY e.state_version DESC LIMIT 1) e ON true
-     WHERE a.job_id = ${job.id} AND a.outcome = 'lease_expired'`;
+     WHERE a.job_id = ${job.id} AND a.outcome = 'lease_expired'`,
+  );
   return Object.fromEntries(
     rows.map((r) => [
       r.attempt,
@@ -392,8 +420,10 @@ async function lostAttempts(sql: Db, job: Subject): Promise<ExplainContext["cras
  * The worker deaths blamed on the job (its lost attempts that were not a bystander's), and the other
  * jobs those deaths took down (their lost attempts on the same workers: job_attempts_worker_trouble_idx).
  */
-async function crashedWorkersOf(sql: Db, job: Subject, withOthers: boolean): Promise<ExplainContext["crashedWorkers"]> {
-  const [row] = await sql<{ crashes: number; tookDown: number | null }[]>`
+async function crashedWorkersOf(db: Db, job: Subject, withOthers: boolean): Promise<ExplainContext["crashedWorkers"]> {
+  const [row] = await execute<{ crashes: number; tookDown: number | null }>(
+    db,
+    sql`
     WITH mine AS (SELECT worker_id FROM job_attempts WHERE job_id = ${job.id} AND outcome = 'lease_expired' AND error_class IS DISTINCT FROM ${WORKER_LOST_CLASS})
     SELECT (SELECT count(*)::int FROM mine) AS crashes,
            ${
@@ -401,7 +431,8 @@ async function crashedWorkersOf(sql: Db, job: Subject, withOthers: boolean): Pro
                ? sql`(SELECT count(*)::int FROM job_attempts o WHERE o.worker_id IN (SELECT worker_id FROM mine) AND o.job_id <> ${job.id}
                       AND o.outcome <> 'succeeded' AND o.outcome = 'lease_expired' AND o.error_class = ${WORKER_LOST_CLASS})`
                : sql`NULL::int`
-           } AS took_down`;
+           } AS took_down`,
+  );
   return row && row.crashes > 0 ? { crashes: row.crashes, tookDown: row.tookDown } : null;
 }
 
@@ -419,14 +450,14 @@ function numberAt(params: unknown, key: string): number | null {
 export async function explainContextFor(
   viewer: Viewer,
   id: string,
-  opts: { detail?: JobDetail | null; tx?: ScopedSql } = {},
+  opts: { detail?: JobDetail | null; tx?: Tx } = {},
 ): Promise<ExplainContext | null> {
   if (!isUuid(id)) return null;
   const tenant = tenantScopeOf(viewer);
-  const read = async (sql: ScopedSql) => {
-    const detail = opts.detail !== undefined ? opts.detail : await getJobDetail(sql, id);
+  const read = async (db: Tx) => {
+    const detail = opts.detail !== undefined ? opts.detail : await getJobDetail(db, id);
     if (!detail || (tenant && detail.job.tenantId !== tenant)) return null;
-    return explainContext(sql, detail, {
+    return explainContext(db, detail, {
       tenantOnly: tenant !== null,
       // Counts over every tenant's jobs run where every tenant is seen; only numbers and times leave.
       all: tenant ? async (fn) => withScope(await readPoolAfter(), { all: true }, fn) : undefined,
@@ -440,12 +471,12 @@ export async function explainContextFor(
  * a staff scope): its record, the context, the claims and the words. For scripts and tests (the
  * claim checker's runs); the console builds the same from the page's reads (app/jobs/[id]).
  */
-export async function explainJob(sql: Db, id: string, opts: { audience: Audience; asOf?: number; timeZone?: string }) {
-  const raw = await getJobDetail(sql, id);
+export async function explainJob(db: Db, id: string, opts: { audience: Audience; asOf?: number; timeZone?: string }) {
+  const raw = await getJobDetail(db, id);
   if (!raw) return null;
   const asOf = opts.asOf ?? Date.now();
   const tenant = opts.audience === "tenant";
-  const context = await explainContext(sql, raw, { tenantOnly: tenant, asOf });
+  const context = await explainContext(db, raw, { tenantOnly: tenant, asOf });
   const detail = tenant ? redactForTenant(raw) : raw;
   const explanation = explain(detail.job, detail.runs, detail.events, context);
   return { detail, context, explanation, words: render(explanation, detail.job, { audience: opts.audience, timeZone: opts.timeZone }) };

@@ -5,6 +5,8 @@ import { TRANSITIONS } from "../fsm/table";
 import { WORKER_LOST_CLASS } from "../jobs/poison";
 import { LATENCY_SAMPLE, POISON_LOOKBACK_MS, POISON_SUSPECT_CRASHES, WINDOWS, type WindowKey } from "./windows";
 import { workerStatus, type WorkerStatus } from "./workers";
+import { sql } from "drizzle-orm";
+import { execute } from "../db/drizzle";
 
 // The workers page's query lives beside its own types; the pages import the insight queries from here.
 export { listWorkers, workerStatus, WORKER_RECLAIM_CAP, type WorkerRow, type WorkerStatus } from "./workers";
@@ -29,14 +31,17 @@ export type ThroughputPoint = { t: string; succeeded: number; failed: number; le
  * rate is failed + lease_expired over all ended attempts.
  * Served by job_attempts_finished_brin: the window's block ranges, then their rows.
  */
-export async function throughput(sql: Db, window: WindowKey, now = new Date()): Promise<ThroughputPoint[]> {
+export async function throughput(db: Db, window: WindowKey, now = new Date()): Promise<ThroughputPoint[]> {
   const w = WINDOWS[window];
   const from = new Date(Math.floor((now.getTime() - w.ms) / w.stepMs) * w.stepMs + w.stepMs);
-  const rows = await sql<{ t: Date; outcome: RunOutcome; n: number }[]>`
+  const rows = await execute<{ t: Date; outcome: RunOutcome; n: number }>(
+    db,
+    sql`
     SELECT date_bin(${ms(w.stepMs)}::interval, finished_at, ${from}) AS t, outcome, count(*)::int AS n
       FROM job_attempts
      WHERE finished_at >= ${from} AND finished_at < ${new Date(from.getTime() + w.ms)}
-     GROUP BY 1, 2`;
+     GROUP BY 1, 2`,
+  );
   const points = new Map<number, ThroughputPoint>();
   for (let t = from.getTime(); t < from.getTime() + w.ms; t += w.stepMs) {
     points.set(t, { t: new Date(t).toISOString(), succeeded: 0, failed: 0, leaseExpired: 0, other: 0, failureRate: null });
@@ -75,7 +80,7 @@ export function sampleSteps(windowMs: number): number[] {
  * reads only the window found, never the whole day.
  */
 export async function latencySampleWindow(
-  sql: Db,
+  db: Db,
   window: WindowKey,
   now = new Date(),
   sample = LATENCY_SAMPLE,
@@ -86,9 +91,12 @@ export async function latencySampleWindow(
     const from = new Date(now.getTime() - step);
     probes++;
     if (step === steps.at(-1)) return { from, probes };
-    const [r] = await sql<{ n: number }[]>`
+    const [r] = await execute<{ n: number }>(
+      db,
+      sql`
       SELECT count(*)::int AS n FROM (
-        SELECT 1 FROM job_attempts WHERE finished_at >= ${from} AND finished_at <= ${now} LIMIT ${sample}) x`;
+        SELECT 1 FROM job_attempts WHERE finished_at >= ${from} AND finished_at <= ${now} LIMIT ${sample}) x`,
+    );
     if ((r?.n ?? 0) >= sample) return { from, probes };
   }
   throw new Error("unreachable: the last step is the whole window");
@@ -107,9 +115,11 @@ export async function latencySampleWindow(
  * then per attempt job_catalog_pkey, job_log_job_version_idx (the partitions
  * between the job's submit and the claim only) and job_attempts_pkey.
  */
-export async function latencyByType(sql: Db, window: WindowKey, now = new Date(), sample = LATENCY_SAMPLE): Promise<TypeLatency[]> {
-  const { from } = await latencySampleWindow(sql, window, now, sample);
-  return sql<TypeLatency[]>`
+export async function latencyByType(db: Db, window: WindowKey, now = new Date(), sample = LATENCY_SAMPLE): Promise<TypeLatency[]> {
+  const { from } = await latencySampleWindow(db, window, now, sample);
+  return execute<TypeLatency>(
+    db,
+    sql`
     WITH r AS (
       SELECT job_id, attempt, claim_version, claimed_at, started_at, finished_at FROM job_attempts
        WHERE finished_at >= ${from} AND finished_at <= ${now}
@@ -136,7 +146,8 @@ export async function latencyByType(sql: Db, window: WindowKey, now = new Date()
            coalesce(percentile_disc(0.95) WITHIN GROUP (ORDER BY queue_ms), 0)::float8 AS queue_p95,
            percentile_disc(0.5) WITHIN GROUP (ORDER BY run_ms)::float8 AS run_p50,
            percentile_disc(0.95) WITHIN GROUP (ORDER BY run_ms)::float8 AS run_p95
-      FROM a GROUP BY type ORDER BY attempts DESC, type LIMIT 20`;
+      FROM a GROUP BY type ORDER BY attempts DESC, type LIMIT 20`,
+  );
 }
 
 export type ErrorClassRow = { errorClass: string; attempts: number; jobs: number; lastAt: Date };
@@ -147,13 +158,16 @@ export type ErrorClassRow = { errorClass: string; attempts: number; jobs: number
  * the window's rows, filtered. (job_attempts_worker_trouble_idx would find the
  * same rows, but they lie on nearly every page of the window: no page saved.)
  */
-export async function busiestErrors(sql: Db, window: WindowKey, now = new Date(), limit = 8): Promise<ErrorClassRow[]> {
+export async function busiestErrors(db: Db, window: WindowKey, now = new Date(), limit = 8): Promise<ErrorClassRow[]> {
   const from = new Date(now.getTime() - WINDOWS[window].ms);
-  const rows = await sql<(Omit<ErrorClassRow, "errorClass"> & { errorClass: string | null })[]>`
+  const rows = await execute<Omit<ErrorClassRow, "errorClass"> & { errorClass: string | null }>(
+    db,
+    sql`
     SELECT error_class, count(*)::int AS attempts, count(DISTINCT job_id)::int AS jobs, max(finished_at) AS last_at
       FROM job_attempts
      WHERE finished_at >= ${from} AND finished_at <= ${now} AND outcome <> 'succeeded'
-     GROUP BY error_class ORDER BY error_class IS NULL, attempts DESC, error_class LIMIT ${limit + 1}`;
+     GROUP BY error_class ORDER BY error_class IS NULL, attempts DESC, error_class LIMIT ${limit + 1}`,
+  );
   // The attempts without a class (cancelled ones) are one group, dropped here: "error_class IS NOT
   // NULL" in the query let the planner AND in a scan of the whole job_attempts_error_class_idx.
   return rows.flatMap(({ errorClass, ...r }) => (errorClass === null ? [] : [{ errorClass, ...r }])).slice(0, limit);
@@ -186,11 +200,13 @@ export type PoisonSuspect = {
  * outcome = 'lease_expired' — losses are rare, so this reads only them — then per suspect the `jobs`
  * view by id, job_attempts_pkey, job_attempts_worker_trouble_idx and workers_pkey.
  */
-export async function poisonSuspects(sql: Db, now = new Date(), limit = 20): Promise<PoisonSuspect[]> {
+export async function poisonSuspects(db: Db, now = new Date(), limit = 20): Promise<PoisonSuspect[]> {
   const from = new Date(now.getTime() - POISON_LOOKBACK_MS);
-  const rows = await sql<
-    (Omit<PoisonSuspect, "workers"> & { workers: { id: string; attempt: number; lastSeenAt: string | null; stoppedAt: string | null }[] })[]
-  >`
+  const rows = await execute<
+    Omit<PoisonSuspect, "workers"> & { workers: { id: string; attempt: number; lastSeenAt: string | null; stoppedAt: string | null }[] }
+  >(
+    db,
+    sql`
     WITH lost AS (
       SELECT job_id, count(*)::int AS crashes, max(finished_at) AS last_crash_at
         FROM job_attempts
@@ -208,7 +224,8 @@ export async function poisonSuspects(sql: Db, now = new Date(), limit = 20): Pro
              WHERE r.job_id = l.job_id AND r.outcome = 'lease_expired' AND r.error_class IS DISTINCT FROM ${WORKER_LOST_CLASS}) AS workers
       FROM lost l
       CROSS JOIN LATERAL (SELECT * FROM jobs v WHERE v.id = l.job_id LIMIT 1) j
-     ORDER BY l.last_crash_at DESC`;
+     ORDER BY l.last_crash_at DESC`,
+  );
   return rows.map((r) => ({
     ...r,
     workers: (r.workers ?? []).map((w) => ({
@@ -238,11 +255,13 @@ export function decodeRejectionCursor(s: string | undefined): bigint | null {
  * keyset-paged. Served by transition_rejections_pkey walked backwards, or with
  * a filter by transition_rejections_{kind,event,actor}_id_idx / _job_idx.
  */
-export async function listRejections(sql: Db, f: RejectionFilters): Promise<RejectionPage> {
+export async function listRejections(db: Db, f: RejectionFilters): Promise<RejectionPage> {
   const limit = Math.min(Math.max(f.limit ?? 50, 1), 200);
   const after = decodeRejectionCursor(f.after);
   if (f.job && !UUID.test(f.job)) return { rows: [], next: null };
-  const rows = await sql<RejectionRow[]>`
+  const rows = await execute<RejectionRow>(
+    db,
+    sql`
     SELECT id, job_id, tenant_id, event, kind, actor_kind, actor_id, expected_state, expected_version,
            current_state, current_version, reason, at
       FROM transition_rejections
@@ -252,7 +271,8 @@ export async function listRejections(sql: Db, f: RejectionFilters): Promise<Reje
        ${f.actor ? sql`AND actor_id = ${f.actor}` : sql``}
        ${f.job ? sql`AND job_id = ${f.job}` : sql``}
        ${after !== null ? sql`AND id < ${after.toString()}` : sql``}
-     ORDER BY id DESC LIMIT ${limit + 1}`;
+     ORDER BY id DESC LIMIT ${limit + 1}`,
+  );
   const more = rows.length > limit;
   const page = rows.slice(0, limit);
   return { rows: page, next: more ? (page.at(-1)?.id ?? null) : null };
@@ -267,13 +287,19 @@ const DRIFT_CAP = 1000;
  * rejections, counted up to a cap. Served by transition_rejections_kind_idx
  * (kind, at DESC): one index range, usually empty.
  */
-export async function driftStatus(sql: Db): Promise<DriftStatus> {
-  const [row] = await sql<{ n: number }[]>`
-    SELECT count(*)::int AS n FROM (SELECT 1 FROM transition_rejections WHERE kind = 'drift' LIMIT ${DRIFT_CAP + 1}) x`;
+export async function driftStatus(db: Db): Promise<DriftStatus> {
+  const [row] = await execute<{ n: number }>(
+    db,
+    sql`
+    SELECT count(*)::int AS n FROM (SELECT 1 FROM transition_rejections WHERE kind = 'drift' LIMIT ${DRIFT_CAP + 1}) x`,
+  );
   const n = row?.n ?? 0;
   if (n === 0) return { count: 0, capped: false, latest: null };
-  const [latest] = await sql<{ id: string; jobId: string; reason: string; at: Date }[]>`
-    SELECT id, job_id, reason, at FROM transition_rejections WHERE kind = 'drift' ORDER BY at DESC LIMIT 1`;
+  const [latest] = await execute<{ id: string; jobId: string; reason: string; at: Date }>(
+    db,
+    sql`
+    SELECT id, job_id, reason, at FROM transition_rejections WHERE kind = 'drift' ORDER BY at DESC LIMIT 1`,
+  );
   return { count: Math.min(n, DRIFT_CAP), capped: n > DRIFT_CAP, latest: latest ?? null };
 }
 
@@ -290,10 +316,12 @@ const START = TRANSITIONS.find((t) => t.event === "start")!;
  * ended since the window began (same index) plus the open attempts of the leased live
  * rows (jobs_live_lease_idx, jobs_live_waiting_idx: live work only).
  */
-export async function transitionCounts(sql: Db, window: WindowKey, now = new Date()): Promise<TransitionCount[]> {
+export async function transitionCounts(db: Db, window: WindowKey, now = new Date()): Promise<TransitionCount[]> {
   const from = new Date(now.getTime() - WINDOWS[window].ms);
   const [rows, worker] = await Promise.all([
-    sql<TransitionCount[]>`
+    execute<TransitionCount>(
+      db,
+      sql`
       SELECT NULL::job_state AS "from", 'submit'::job_event AS event, 'queued'::job_state AS "to", count(*)::int AS n
         FROM job_catalog WHERE created_at >= ${from} AND created_at <= ${now}
       UNION ALL
@@ -301,7 +329,10 @@ export async function transitionCounts(sql: Db, window: WindowKey, now = new Dat
       UNION ALL
       SELECT end_from, end_event, end_to, count(*)::int FROM job_attempts
        WHERE finished_at >= ${from} AND finished_at <= ${now} AND end_event IS NOT NULL GROUP BY 1, 2, 3`,
-    sql<{ claims: number; starts: number }[]>`
+    ),
+    execute<{ claims: number; starts: number }>(
+      db,
+      sql`
       SELECT coalesce(sum(claims), 0)::int AS claims, coalesce(sum(starts), 0)::int AS starts FROM (
         SELECT count(*) FILTER (WHERE claimed_at >= ${from} AND claimed_at <= ${now}) AS claims,
                count(*) FILTER (WHERE started_at >= ${from} AND started_at <= ${now}) AS starts
@@ -314,6 +345,7 @@ export async function transitionCounts(sql: Db, window: WindowKey, now = new Dat
         SELECT count(*) FILTER (WHERE run_claimed_at >= ${from} AND run_claimed_at <= ${now}),
                count(*) FILTER (WHERE run_started_at >= ${from} AND run_started_at <= ${now})
           FROM jobs_live WHERE state = 'paused') x`,
+    ),
   ]);
   const out = rows.filter((r) => r.n > 0);
   const [w] = worker;
@@ -325,8 +357,11 @@ export async function transitionCounts(sql: Db, window: WindowKey, now = new Dat
 export type RecentRejection = Pick<RejectionRow, "id" | "jobId" | "event" | "kind" | "actorKind" | "actorId" | "reason" | "at">;
 
 /** The newest refusals, for the overview. Served by transition_rejections_pkey walked backwards. */
-export async function recentRejections(sql: Db, limit = 8): Promise<RecentRejection[]> {
-  return sql<RecentRejection[]>`
+export async function recentRejections(db: Db, limit = 8): Promise<RecentRejection[]> {
+  return execute<RecentRejection>(
+    db,
+    sql`
     SELECT id, job_id, event, kind, actor_kind, actor_id, reason, at
-      FROM transition_rejections ORDER BY id DESC LIMIT ${limit}`;
+      FROM transition_rejections ORDER BY id DESC LIMIT ${limit}`,
+  );
 }

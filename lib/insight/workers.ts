@@ -1,6 +1,8 @@
 import type { Db } from "../db/client";
 import type { JobState } from "../fsm/table";
 import { SILENT_AFTER_MS } from "./windows";
+import { sql } from "drizzle-orm";
+import { execute } from "../db/drizzle";
 
 /**
  * live: heartbeating. draining: heartbeating, asked to drain (it finishes what it holds, then stops).
@@ -54,9 +56,11 @@ export const WORKER_RECLAIM_CAP = 1_000;
  * at most WORKER_RECLAIM_CAP each; the held jobs through jobs_live_lease_idx (lease_owner)
  * for claimed, running and cancelling, and jobs_live_waiting_idx for paused (live work only).
  */
-export async function listWorkers(sql: Db, now = new Date()): Promise<WorkerRow[]> {
+export async function listWorkers(db: Db, now = new Date()): Promise<WorkerRow[]> {
   const since = new Date(now.getTime() - WORKER_LOOKBACK_MS);
-  const workers = await sql<Omit<WorkerRow, "status" | "heartbeatAgeMs" | "current" | "attempts" | "reclaimedCapped">[]>`
+  const workers = await execute<Omit<WorkerRow, "status" | "heartbeatAgeMs" | "current" | "attempts" | "reclaimedCapped">>(
+    db,
+    sql`
     SELECT w.id, w.host, w.pid, w.queues, w.concurrency, w.started_at, w.last_seen_at, w.stopped_at, w.drain_requested_at, w.drain_requested_by,
            w.succeeded::float8 AS finished, w.failed::float8 AS failed, coalesce(c.reclaimed, 0) AS reclaimed
       FROM workers w
@@ -67,20 +71,24 @@ export async function listWorkers(sql: Db, now = new Date()): Promise<WorkerRow[
            LIMIT ${WORKER_RECLAIM_CAP}) x) c ON true
      WHERE w.last_seen_at >= ${since}
      ORDER BY (w.stopped_at IS NULL) DESC, w.last_seen_at DESC, w.id
-     LIMIT 500`;
+     LIMIT 500`,
+  );
   const ids = workers.map((w) => w.id);
   // Two partial indexes, one for each side of the claim's predicate (a claim writes no entry into the paused one).
   const held =
     ids.length === 0
       ? []
-      : await sql<{ id: string; type: string; state: JobState; attempt: number; heartbeatAt: Date | null; leaseOwner: string }[]>`
+      : await execute<{ id: string; type: string; state: JobState; attempt: number; heartbeatAt: Date | null; leaseOwner: string }>(
+          db,
+          sql`
     SELECT id, type, state, attempt, heartbeat_at, lease_owner FROM (
       SELECT id, type, state, attempt, heartbeat_at, lease_owner FROM jobs_live
-       WHERE state IN ('claimed', 'running', 'cancelling') AND lease_owner = ANY(${ids}::text[])
+       WHERE state IN ('claimed', 'running', 'cancelling') AND lease_owner = ANY(${sql.param(ids)}::text[])
       UNION ALL
       SELECT id, type, state, attempt, heartbeat_at, lease_owner FROM jobs_live
-       WHERE state = 'paused' AND lease_owner = ANY(${ids}::text[])) h
-     ORDER BY heartbeat_at DESC NULLS LAST LIMIT 5000`;
+       WHERE state = 'paused' AND lease_owner = ANY(${sql.param(ids)}::text[])) h
+     ORDER BY heartbeat_at DESC NULLS LAST LIMIT 5000`,
+        );
   const byOwner = new Map<string, WorkerRow["current"]>();
   for (const { leaseOwner, ...j } of held) {
     const list = byOwner.get(leaseOwner) ?? [];

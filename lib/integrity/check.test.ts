@@ -4,33 +4,35 @@ import { claim } from "../jobs/claim";
 import { newJob, operator, runJob, supervisor, worker } from "../jobs/test-helpers";
 import { transition } from "../jobs/transition";
 import { checkJobs, recentChecks, runIncrementalCheck } from "./check";
+import { sql } from "drizzle-orm";
+import { execute } from "../db/drizzle";
 
 const t = setupTestDb();
 
 /** A few jobs through most paths: success, fail + retry, reclaim, cancel while running, dead + replay, release. */
 async function someHistory() {
   const ids: string[] = [];
-  const a = await runJob(t.sql, await newJob(t.sql));
-  await transition(t.sql, { jobId: a.id, event: "finish", actor: worker(), attempt: 1, result: { ok: 1 } });
+  const a = await runJob(t.pool, await newJob(t.pool));
+  await transition(t.pool, { jobId: a.id, event: "finish", actor: worker(), attempt: 1, result: { ok: 1 } });
   ids.push(a.id);
-  const b = await runJob(t.sql, await newJob(t.sql));
-  await transition(t.sql, { jobId: b.id, event: "fail", actor: worker(), attempt: 1, error: { class: "E", message: "x" } });
-  await transition(t.sql, { jobId: b.id, event: "retry", actor: supervisor });
+  const b = await runJob(t.pool, await newJob(t.pool));
+  await transition(t.pool, { jobId: b.id, event: "fail", actor: worker(), attempt: 1, error: { class: "E", message: "x" } });
+  await transition(t.pool, { jobId: b.id, event: "retry", actor: supervisor });
   ids.push(b.id);
-  const c = await runJob(t.sql, await newJob(t.sql));
-  await transition(t.sql, { jobId: c.id, event: "reclaim", actor: supervisor });
+  const c = await runJob(t.pool, await newJob(t.pool));
+  await transition(t.pool, { jobId: c.id, event: "reclaim", actor: supervisor });
   ids.push(c.id);
-  const d = await runJob(t.sql, await newJob(t.sql));
-  await transition(t.sql, { jobId: d.id, event: "cancel", actor: operator });
-  await transition(t.sql, { jobId: d.id, event: "stop", actor: worker(), attempt: 1 });
+  const d = await runJob(t.pool, await newJob(t.pool));
+  await transition(t.pool, { jobId: d.id, event: "cancel", actor: operator });
+  await transition(t.pool, { jobId: d.id, event: "stop", actor: worker(), attempt: 1 });
   ids.push(d.id);
-  const e = await runJob(t.sql, await newJob(t.sql, { maxAttempts: 1 }));
-  await transition(t.sql, { jobId: e.id, event: "abandon", actor: worker(), attempt: 1, error: { class: "P", message: "410" } });
-  await transition(t.sql, { jobId: e.id, event: "replay", actor: operator });
+  const e = await runJob(t.pool, await newJob(t.pool, { maxAttempts: 1 }));
+  await transition(t.pool, { jobId: e.id, event: "abandon", actor: worker(), attempt: 1, error: { class: "P", message: "410" } });
+  await transition(t.pool, { jobId: e.id, event: "replay", actor: operator });
   ids.push(e.id);
-  const f = await newJob(t.sql);
-  await claim(t.sql, { workerId: "w-1", queues: [f.queue], limit: 1 });
-  await transition(t.sql, { jobId: f.id, event: "release", actor: worker(), attempt: 1 });
+  const f = await newJob(t.pool);
+  await claim(t.pool, { workerId: "w-1", queues: [f.queue], limit: 1 });
+  await transition(t.pool, { jobId: f.id, event: "release", actor: worker(), attempt: 1 });
   ids.push(f.id);
   return ids;
 }
@@ -38,7 +40,7 @@ async function someHistory() {
 describe("the integrity check", () => {
   it("finds nothing wrong with histories written through the write path", async () => {
     const ids = await someHistory();
-    const r = await checkJobs(t.sql, ids);
+    const r = await checkJobs(t.pool, ids);
     expect(r.mismatches).toEqual([]);
     expect(r.jobs).toBe(ids.length);
     expect(r.events).toBeGreaterThan(ids.length * 3);
@@ -47,21 +49,21 @@ describe("the integrity check", () => {
   it("reports each stored row changed behind the write path's back — live row, attempt, job_log row — with the job ids", async () => {
     const [finished, retried, reclaimed, cancelled, , released] = await someHistory();
     const [okId] = await someHistory();
-    await t.sql.begin(async (tx) => {
-      await tx`SET LOCAL session_replication_role = replica`;
+    await t.pool.transaction(async (tx) => {
+      await execute(tx, sql`SET LOCAL session_replication_role = replica`);
       // A live row moved by hand: the state changes, the version does not.
-      await tx`UPDATE jobs_live SET state = 'retry_wait' WHERE id = ${reclaimed!}`;
+      await execute(tx, sql`UPDATE jobs_live SET state = 'retry_wait' WHERE id = ${reclaimed!}`);
       // An attempt whose outcome was rewritten: its closing event still says fail.
-      await tx`UPDATE job_attempts SET outcome = 'succeeded', error_class = NULL WHERE job_id = ${retried!} AND attempt = 1`;
+      await execute(tx, sql`UPDATE job_attempts SET outcome = 'succeeded', error_class = NULL WHERE job_id = ${retried!} AND attempt = 1`);
       // A finished job's closing event rewritten on its attempt: its state (the last transition) says dead.
-      await tx`UPDATE job_attempts SET end_to = 'dead' WHERE job_id = ${finished!} AND attempt = 1`;
+      await execute(tx, sql`UPDATE job_attempts SET end_to = 'dead' WHERE job_id = ${finished!} AND attempt = 1`);
       // An operator's cancel rewritten in job_log.
-      await tx`UPDATE job_log SET to_state = 'paused' WHERE job_id = ${cancelled!} AND event = 'cancel'`;
+      await execute(tx, sql`UPDATE job_log SET to_state = 'paused' WHERE job_id = ${cancelled!} AND event = 'cancel'`);
       // A live row deleted: no row, and a history that did not finish it.
-      await tx`DELETE FROM jobs_live WHERE id = ${released!}`;
+      await execute(tx, sql`DELETE FROM jobs_live WHERE id = ${released!}`);
     });
     const tampered = [finished!, retried!, reclaimed!, cancelled!, released!];
-    const r = await checkJobs(t.sql, [okId!, ...tampered]);
+    const r = await checkJobs(t.pool, [okId!, ...tampered]);
     const problems = (id: string) => r.mismatches.filter((m) => m.jobId === id).map((m) => m.problem);
     expect([...new Set(r.mismatches.map((m) => m.jobId))].sort()).toEqual([...tampered].sort());
     expect(problems(reclaimed!)).toEqual([
@@ -75,34 +77,37 @@ describe("the integrity check", () => {
 
   it("a live row beside a finished history shows the job twice: reported", async () => {
     const [finished] = await someHistory();
-    await t.sql.begin(async (tx) => {
-      await tx`SET LOCAL session_replication_role = replica`;
-      await tx`INSERT INTO jobs_live (id, tenant_id, type, queue, priority, state, attempt, max_attempts, state_version, not_before, params, created_at, updated_at)
-               SELECT id, tenant_id, type, queue, priority, 'queued', 1, max_attempts, 4, now(), params, created_at, now() FROM job_catalog WHERE id = ${finished!}`;
+    await t.pool.transaction(async (tx) => {
+      await execute(tx, sql`SET LOCAL session_replication_role = replica`);
+      await execute(
+        tx,
+        sql`INSERT INTO jobs_live (id, tenant_id, type, queue, priority, state, attempt, max_attempts, state_version, not_before, params, created_at, updated_at)
+               SELECT id, tenant_id, type, queue, priority, 'queued', 1, max_attempts, 4, now(), params, created_at, now() FROM job_catalog WHERE id = ${finished!}`,
+      );
     });
-    const r = await checkJobs(t.sql, [finished!]);
+    const r = await checkJobs(t.pool, [finished!]);
     expect(r.mismatches.map((m) => m.problem)).toContainEqual(expect.stringMatching(/^2 rows: /));
   });
 
   it("is incremental: each stored audit starts where the last one ended and reads the jobs submitted, moved or with an attempt ended since", async () => {
-    const first = await runIncrementalCheck(t.sql, { actor: "test", lagMs: 0 });
+    const first = await runIncrementalCheck(t.pool, { actor: "test", lagMs: 0 });
     expect(first.jobsChecked).toBeGreaterThan(0);
-    const audit = () => runIncrementalCheck(t.sql, { actor: "test", lagMs: 0 });
+    const audit = () => runIncrementalCheck(t.pool, { actor: "test", lagMs: 0 });
     // Submitted: found by its catalog row.
-    const fresh = await newJob(t.sql);
+    const fresh = await newJob(t.pool);
     const second = await audit();
     expect(second.windowFrom).toEqual(first.windowTo);
     expect([second.jobsChecked, second.mismatches]).toEqual([1, []]);
     // Claimed and started: the attempt is open, its transitions are on the live row only; audited when it ends.
-    await runJob(t.sql, fresh);
+    await runJob(t.pool, fresh);
     expect((await audit()).jobsChecked).toBe(0);
-    await transition(t.sql, { jobId: fresh.id, event: "fail", actor: worker(), attempt: 1, error: { class: "E", message: "x" } });
+    await transition(t.pool, { jobId: fresh.id, event: "fail", actor: worker(), attempt: 1, error: { class: "E", message: "x" } });
     const ended = await audit();
     expect([ended.jobsChecked, ended.eventsReplayed, ended.mismatches]).toEqual([1, 4, []]);
     // Moved by someone other than a worker: found by its job_log row.
-    await transition(t.sql, { jobId: fresh.id, event: "cancel", actor: operator });
+    await transition(t.pool, { jobId: fresh.id, event: "cancel", actor: operator });
     expect((await audit()).jobsChecked).toBe(1);
-    const stored = await recentChecks(t.sql, 6);
+    const stored = await recentChecks(t.pool, 6);
     expect(stored[0]!.windowFrom).toEqual(stored[1]!.windowTo);
     expect(stored.at(-1)!.id).toBe(first.id);
     // The six tampered jobs of the previous tests (the one shown twice has a second problem: its live row does not replay).

@@ -1,6 +1,8 @@
 import type { Db } from "../db/client";
 import { IllegalTransition, isLeased, step, submitted, type JobSnapshot } from "../fsm/machine";
 import type { ActorKind, JobEvent, JobState, RunOutcome } from "../fsm/table";
+import { sql } from "drizzle-orm";
+import { execute } from "../db/drizzle";
 
 /**
  * The integrity check: for every job, replay its transitions through the state
@@ -125,7 +127,7 @@ export function checkJob(job: JobRowLite, events: readonly EventRow[], runs: rea
 }
 
 /** Check the given jobs: three queries per batch (each view by job id), the comparison in memory. */
-export async function checkJobs(sql: Db, ids: readonly string[]): Promise<{ mismatches: Mismatch[]; events: number; jobs: number }> {
+export async function checkJobs(db: Db, ids: readonly string[]): Promise<{ mismatches: Mismatch[]; events: number; jobs: number }> {
   const mismatches: Mismatch[] = [];
   let events = 0;
   let jobs = 0;
@@ -133,13 +135,20 @@ export async function checkJobs(sql: Db, ids: readonly string[]): Promise<{ mism
   for (let i = 0; i < ids.length; i += BATCH) {
     const batch = ids.slice(i, i + BATCH);
     const [rows, evs, runs] = await Promise.all([
-      sql<JobRowLite[]>`SELECT id, state, attempt, max_attempts, state_version, lease_owner, finished_at FROM jobs WHERE id = ANY(${batch}::uuid[])`,
-      sql<EventRow[]>`
+      execute<JobRowLite>(
+        db,
+        sql`SELECT id, state, attempt, max_attempts, state_version, lease_owner, finished_at FROM jobs WHERE id = ANY(${sql.param(batch)}::uuid[])`,
+      ),
+      execute<EventRow>(
+        db,
+        sql`
         SELECT job_id, event, from_state, to_state, actor_kind, attempt, state_version, CASE WHEN event = 'submit' THEN payload END AS payload
-          FROM job_events WHERE job_id = ANY(${batch}::uuid[]) ORDER BY job_id, state_version`,
-      sql<
-        RunRow[]
-      >`SELECT job_id, attempt, started_at, finished_at, outcome FROM job_runs WHERE job_id = ANY(${batch}::uuid[]) ORDER BY job_id, attempt`,
+          FROM job_events WHERE job_id = ANY(${sql.param(batch)}::uuid[]) ORDER BY job_id, state_version`,
+      ),
+      execute<RunRow>(
+        db,
+        sql`SELECT job_id, attempt, started_at, finished_at, outcome FROM job_runs WHERE job_id = ANY(${sql.param(batch)}::uuid[]) ORDER BY job_id, attempt`,
+      ),
     ]);
     const evBy = group(evs);
     const runBy = group(runs);
@@ -177,16 +186,19 @@ function group<T extends { jobId: string }>(xs: readonly T[]): Map<string, T[]> 
  * moved by someone other than a worker (job_log: the window's day partitions,
  * job_log_at_brin) or with an attempt that ended (job_attempts_finished_brin).
  */
-export async function checkWindow(sql: Db, from: Date, to: Date): Promise<CheckResult> {
+export async function checkWindow(db: Db, from: Date, to: Date): Promise<CheckResult> {
   const started = performance.now();
-  const ids = await sql<{ jobId: string }[]>`
+  const ids = await execute<{ jobId: string }>(
+    db,
+    sql`
     SELECT id AS job_id FROM job_catalog WHERE created_at >= ${from} AND created_at < ${to}
     UNION
     SELECT job_id FROM job_log WHERE at >= ${from} AND at < ${to}
     UNION
-    SELECT job_id FROM job_attempts WHERE finished_at >= ${from} AND finished_at < ${to}`;
+    SELECT job_id FROM job_attempts WHERE finished_at >= ${from} AND finished_at < ${to}`,
+  );
   const r = await checkJobs(
-    sql,
+    db,
     ids.map((x) => x.jobId),
   );
   return {
@@ -220,29 +232,35 @@ const STORED_DETAILS = 200;
  * then store the result. Running it every few minutes keeps each run small.
  */
 export async function runIncrementalCheck(
-  sql: Db,
+  db: Db,
   opts: { actor: string; since?: Date; lagMs?: number; from?: Date; to?: Date },
 ): Promise<CheckResult & { id: number }> {
-  const [{ now } = { now: new Date() }] = await sql<{ now: Date }[]>`SELECT now() AS now`;
+  const [{ now } = { now: new Date() }] = await execute<{ now: Date }>(db, sql`SELECT now() AS now`);
   const to = opts.to ?? new Date(now.getTime() - (opts.lagMs ?? 5_000));
   let from = opts.from;
   if (!from) {
-    const [last] = await sql<{ windowTo: Date }[]>`SELECT window_to FROM integrity_audits ORDER BY window_to DESC LIMIT 1`;
+    const [last] = await execute<{ windowTo: Date }>(db, sql`SELECT window_to FROM integrity_audits ORDER BY window_to DESC LIMIT 1`);
     from = last?.windowTo ?? opts.since ?? new Date(0);
   }
   if (from > to) from = to;
-  const result = await checkWindow(sql, from, to);
-  const [row] = await sql<{ id: number }[]>`
+  const result = await checkWindow(db, from, to);
+  const [row] = await execute<{ id: number }>(
+    db,
+    sql`
     INSERT INTO integrity_audits (window_from, window_to, jobs_checked, mismatches, details, duration_ms, actor)
     VALUES (${from}, ${to}, ${result.jobsChecked}, ${result.mismatches.length},
-            ${sql.json(result.mismatches.slice(0, STORED_DETAILS) as never)}, ${result.durationMs}, ${opts.actor})
-    RETURNING id`;
+            ${sql.param(result.mismatches.slice(0, STORED_DETAILS) as never)}, ${result.durationMs}, ${opts.actor})
+    RETURNING id`,
+  );
   return { ...result, id: Number(row!.id) };
 }
 
-export async function recentChecks(sql: Db, limit = 20): Promise<StoredCheck[]> {
-  const rows = await sql<StoredCheck[]>`
+export async function recentChecks(db: Db, limit = 20): Promise<StoredCheck[]> {
+  const rows = await execute<StoredCheck>(
+    db,
+    sql`
     SELECT id, window_from, window_to, jobs_checked, mismatches, details, duration_ms, actor, at
-      FROM integrity_audits ORDER BY at DESC, id DESC LIMIT ${limit}`;
+      FROM integrity_audits ORDER BY at DESC, id DESC LIMIT ${limit}`,
+  );
   return rows.map((r) => ({ ...r, id: Number(r.id) }));
 }

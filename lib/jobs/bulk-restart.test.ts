@@ -9,6 +9,8 @@ import { getBulkProgress, previewBulk, startBulk, type BulkAudit } from "./bulk"
 import { enqueue } from "./enqueue";
 import { api, getJob, operator, runJob } from "./test-helpers";
 import { transition } from "./transition";
+import { sql } from "drizzle-orm";
+import { execute } from "../db/drizzle";
 
 // A bulk operation survives the death of the process running it. The web
 // process only records the operation and submits its `jobscope.bulk` job (one transaction); a
@@ -23,9 +25,12 @@ afterAll(() => {
 
 /** The sessions of the worker process (its connections' application_name), or those of them waiting on a lock. */
 async function workerSessions(waitingOnLock = false) {
-  const [r] = await t.sql<{ n: number }[]>`
+  const [r] = await execute<{ n: number }>(
+    t.pool,
+    sql`
     SELECT count(*)::int AS n FROM pg_stat_activity
-     WHERE datname = current_database() AND application_name = 'jobscope-worker' AND (NOT ${waitingOnLock} OR wait_event_type = 'Lock')`;
+     WHERE datname = current_database() AND application_name = 'jobscope-worker' AND (NOT ${waitingOnLock} OR wait_event_type = 'Lock')`,
+  );
   return r?.n ?? 0;
 }
 
@@ -47,26 +52,27 @@ describe("a bulk operation on the engine", () => {
       jobs.push(
         (
           await enqueue(
-            t.sql,
+            t.pool,
             { tenantId: i % 2 ? "acme" : "globex", queue, type: "report.generate", params: { report: "daily_usage", period: "2026-11" } },
             api,
           )
         ).job,
       );
     }
-    const preview = await previewBulk(t.sql, { selection: { ids: jobs.map((j) => j.id) }, event: "cancel", actor: operator });
+    const preview = await previewBulk(t.pool, { selection: { ids: jobs.map((j) => j.id) }, event: "cancel", actor: operator });
     expect(preview.willApply).toBe(N);
     // Behind the dry run's back: three cancelled by someone else, two taken by a worker.
     const someoneElse = { kind: "operator" as const, id: "someone-else" };
     const byId = [...preview.frozen].sort((a, b) => (a.id < b.id ? -1 : 1));
-    for (const j of byId.slice(0, 3)) await transition(t.sql, { jobId: j.id, event: "cancel", actor: someoneElse });
-    for (const j of byId.slice(3, 5)) await runJob(t.sql, await getJob(t.sql, j.id));
+    for (const j of byId.slice(0, 3)) await transition(t.pool, { jobId: j.id, event: "cancel", actor: someoneElse });
+    for (const j of byId.slice(3, 5)) await runJob(t.pool, await getJob(t.pool, j.id));
 
     // Hold one job's row in the middle of the selection, so the run stops there and is killed mid-operation.
     const held = byId[Math.floor(N / 2)]!;
-    const lock = await t.sql.reserve();
-    await lock`BEGIN`;
-    await lock`SELECT 1 FROM jobs_live WHERE id = ${held.id} FOR UPDATE`;
+    // A pool of one connection: BEGIN, the lock and ROLLBACK run in one session.
+    const lock = t.connect({ max: 1 });
+    await execute(lock, sql`BEGIN`);
+    await execute(lock, sql`SELECT 1 FROM jobs_live WHERE id = ${held.id} FOR UPDATE`);
 
     // As the web process does it, with the console's role.
     const { operationId, jobId } = await startBulk(webSql, {
@@ -86,29 +92,31 @@ describe("a bulk operation on the engine", () => {
     // The process dies (and, as the kernel would, its connections close); then the row is free again.
     a.kill("SIGKILL");
     await aExited;
-    await t.sql`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'jobscope-worker'`;
+    await execute(
+      t.pool,
+      sql`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'jobscope-worker'`,
+    );
     // pg_terminate_backend only signals: the killed worker's transactions are over once its sessions are gone.
     await waitFor("the killed worker's sessions to end", async () => (await workerSessions()) === 0);
-    const mid = (await getBulkProgress(t.sql, operationId))!;
+    const mid = (await getBulkProgress(t.pool, operationId))!;
     expect(mid.status).toBe("running");
     expect(mid.done).toBeGreaterThanOrEqual(N / 2 - 4);
     expect(mid.done).toBeLessThan(N);
-    await lock`ROLLBACK`;
-    lock.release();
-    const afterKill = (await getBulkProgress(t.sql, operationId))!;
+    await execute(lock, sql`ROLLBACK`);
+    const afterKill = (await getBulkProgress(t.pool, operationId))!;
     expect(afterKill).toMatchObject({ status: "running", done: mid.done });
-    expect((await getJob(t.sql, held.id)).state).toBe("queued");
+    expect((await getJob(t.pool, held.id)).state).toBe("queued");
 
     // The supervisor finds the dead lease once it is 500 ms stale; a fresh worker (the restart)
     // claims the next attempt and finishes. (The supervisor reclaims the two jobs taken behind the
     // dry run's back too: their fake worker never heart-beats.)
-    const supervisor = createSupervisor({ sql: t.sql, staleAfterMs: 500 });
+    const supervisor = createSupervisor({ db: t.pool, staleAfterMs: 500 });
     await waitFor("the supervisor to reclaim the dead lease", async () => {
       await supervisor.tick();
-      return (await getJob(t.sql, jobId!)).state === "queued";
+      return (await getJob(t.pool, jobId!)).state === "queued";
     });
     const b = createWorker({
-      sql: workerSql,
+      db: workerSql,
       id: "bulk-b",
       queues: ["jobscope"],
       concurrency: 2,
@@ -118,38 +126,45 @@ describe("a bulk operation on the engine", () => {
     });
     void b.start();
     try {
-      await waitFor("the operation to finish", async () => (await getBulkProgress(t.sql, operationId))?.status !== "running", 30_000);
+      await waitFor("the operation to finish", async () => (await getBulkProgress(t.pool, operationId))?.status !== "running", 30_000);
     } finally {
       await b.stop();
     }
 
-    const p = (await getBulkProgress(t.sql, operationId))!;
+    const p = (await getBulkProgress(t.pool, operationId))!;
     expect(p).toMatchObject({ status: "done", total: N, done: N, applied: N - 5 });
     expect(p.refused).toEqual([expect.objectContaining({ kind: "conflict", count: 5 })]);
-    expect(await getJob(t.sql, jobId!)).toMatchObject({ state: "succeeded", attempt: 2 });
-    const [runs] = await t.sql<
-      { outcomes: string[] }[]
-    >`SELECT array_agg(outcome::text ORDER BY attempt) AS outcomes FROM job_runs WHERE job_id = ${jobId!}`;
+    expect(await getJob(t.pool, jobId!)).toMatchObject({ state: "succeeded", attempt: 2 });
+    const [runs] = await execute<{ outcomes: string[] }>(
+      t.pool,
+      sql`SELECT array_agg(outcome::text ORDER BY attempt) AS outcomes FROM job_runs WHERE job_id = ${jobId!}`,
+    );
     expect(runs?.outcomes).toEqual(["lease_expired", "succeeded"]);
 
     // Exactly once, per item: an applied item is one cancel by the operator, a refused one none.
     // The audit log holds one entry for the operation, naming every item's job; the items'
     // outcomes are reached from it (the operation's list), not written once more per item.
-    const rows = await t.sql<{ jobId: string; outcome: string; cancels: number; audits: number }[]>`
+    const rows = await execute<{ jobId: string; outcome: string; cancels: number; audits: number }>(
+      t.pool,
+      sql`
       SELECT i.job_id, i.outcome,
              (SELECT count(*)::int FROM job_events e WHERE e.job_id = i.job_id AND e.event = 'cancel' AND e.actor_id = ${operator.id}) AS cancels,
              (SELECT count(*)::int FROM audit_log a WHERE a.action = 'bulk.cancel' AND i.job_id = ANY(a.job_ids)) AS audits
-        FROM bulk_operation_items i WHERE i.operation_id = ${operationId}`;
+        FROM bulk_operation_items i WHERE i.operation_id = ${operationId}`,
+    );
     expect(rows).toHaveLength(N);
     for (const r of rows) {
       expect(r.outcome, r.jobId).not.toBeNull();
       expect(r.cancels, r.jobId).toBe(r.outcome === "applied" ? 1 : 0);
       expect(r.audits, r.jobId).toBe(1);
     }
-    const entries = await t.sql<{ outcome: string; operationId: string; n: number }[]>`
-      SELECT outcome, operation_id, cardinality(job_ids) AS n FROM audit_log WHERE action = 'bulk.cancel'`;
+    const entries = await execute<{ outcome: string; operationId: string; n: number }>(
+      t.pool,
+      sql`
+      SELECT outcome, operation_id, cardinality(job_ids) AS n FROM audit_log WHERE action = 'bulk.cancel'`,
+    );
     expect(entries).toEqual([{ outcome: "applied", operationId, n: N }]);
-    const [cancelled] = await t.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM jobs WHERE queue = ${queue} AND state = 'cancelled'`;
+    const [cancelled] = await execute<{ n: number }>(t.pool, sql`SELECT count(*)::int AS n FROM jobs WHERE queue = ${queue} AND state = 'cancelled'`);
     expect(cancelled?.n).toBe(N - 2);
   }, 120_000);
 });

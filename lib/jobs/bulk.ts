@@ -1,4 +1,4 @@
-import type { Db, Sql } from "../db/client";
+import type { Db } from "../db/client";
 import { withScope } from "../db/scope";
 import { canApply, type JobSnapshot } from "../fsm/machine";
 import { STATES, TRANSITIONS, type JobState } from "../fsm/table";
@@ -14,6 +14,8 @@ import { recordAudit, type AuditEntry } from "../audit/audit";
 import { ROLES } from "../auth/permissions";
 import { enqueue } from "./enqueue";
 import { BUILTIN_TENANT } from "./job-types";
+import { sql } from "drizzle-orm";
+import { execute } from "../db/drizzle";
 
 type OperatorEvent<T> = T extends { from: JobState; event: infer E; actors: readonly (infer A)[] } ? ("operator" extends A ? E : never) : never;
 
@@ -61,14 +63,14 @@ const PAGE = 1_000;
 type Resolved = { jobs: (JobSnapshot & { id: string })[]; missing: number; capped: boolean };
 
 /** The jobs a selection names now (BULK_CAP at most, newest first for a filter): what a dry run checks. */
-export function resolveSelection(sql: Db, selection: BulkSelection): Promise<Resolved> {
-  return "ids" in selection ? resolveIds(sql, selection.ids) : resolveFilter(sql, selection.filter);
+export function resolveSelection(db: Db, selection: BulkSelection): Promise<Resolved> {
+  return "ids" in selection ? resolveIds(db, selection.ids) : resolveFilter(db, selection.filter);
 }
 
-async function resolveIds(sql: Db, ids: string[]): Promise<Resolved> {
+async function resolveIds(db: Db, ids: string[]): Promise<Resolved> {
   const unique = [...new Set(ids.map((id) => id.toLowerCase()))];
   const valid = unique.filter((id) => isUuid(id)).slice(0, BULK_CAP);
-  const jobs = await jobSnapshots(sql, valid);
+  const jobs = await jobSnapshots(db, valid);
   return { jobs, missing: Math.min(unique.length, BULK_CAP) - jobs.length, capped: unique.length > BULK_CAP };
 }
 
@@ -81,11 +83,11 @@ const MAX_PAGES = 200;
  * the list shows under that filter. A rare combination of filters gives short
  * pages; after MAX_PAGES the selection is what was found so far (capped).
  */
-async function resolveFilter(sql: Db, filter: JobFilters): Promise<Resolved> {
+async function resolveFilter(db: Db, filter: JobFilters): Promise<Resolved> {
   const jobs: Resolved["jobs"] = [];
   let f: JobFilters = { ...filter, before: undefined, after: undefined, limit: PAGE };
   for (let n = 1; ; n++) {
-    const page = await listJobs(sql, { ...f, limit: Math.min(PAGE, BULK_CAP + 1 - jobs.length) });
+    const page = await listJobs(db, { ...f, limit: Math.min(PAGE, BULK_CAP + 1 - jobs.length) });
     jobs.push(...page.jobs);
     if (jobs.length > BULK_CAP) return { jobs: jobs.slice(0, BULK_CAP), missing: 0, capped: true };
     if (!page.next) return { jobs, missing: 0, capped: false };
@@ -99,10 +101,10 @@ const targetsOf = (event: BulkEvent) => new Set<JobState>(TRANSITIONS.filter((t)
 
 /** Resolve the selection now and say, with the state machine, what `event` would do to each job. */
 export async function previewBulk(
-  sql: Db,
+  db: Db,
   { selection, event, actor }: { selection: BulkSelection; event: BulkEvent; actor: Actor },
 ): Promise<BulkPreview> {
-  const { jobs, missing, capped } = await resolveSelection(sql, selection);
+  const { jobs, missing, capped } = await resolveSelection(db, selection);
   const targets = targetsOf(event);
   const frozen: FrozenJob[] = [];
   const skip = new Map<string, number>();
@@ -151,33 +153,39 @@ export type BulkAudit = z.infer<typeof BulkAudit>;
  * outcomes are reached from it (/jobs?operation=<id>, bulk_operation_items).
  */
 export async function startBulk(
-  sql: Sql,
+  db: Db,
   { frozen, event, actor, description, audit }: { frozen: FrozenJob[]; event: BulkEvent; actor: Actor; description: string; audit?: BulkAudit },
 ): Promise<{ operationId: string; jobId: string | null }> {
   const itemAudit = audit ? BulkAudit.parse(audit) : null;
   // The bulk job is the built-in tenant's: a staff scope to submit it (row-level security).
-  return withScope(sql, { all: true }, async (tx) => {
-    const [op] = await tx<{ id: string }[]>`
+  return withScope(db, { all: true }, async (tx) => {
+    const [op] = await execute<{ id: string }>(
+      tx,
+      sql`
       INSERT INTO bulk_operations (event, actor_kind, actor_id, description, total, item_audit, status, finished_at)
       VALUES (${event}, ${actor.kind}, ${actor.id}, ${description.slice(0, 500)}, ${frozen.length},
-              ${itemAudit ? tx.json(itemAudit) : null}, ${frozen.length ? "running" : "done"}, ${frozen.length ? null : new Date()})
-      RETURNING id`;
+              ${itemAudit ? sql.param(itemAudit) : null}, ${frozen.length ? "running" : "done"}, ${frozen.length ? null : new Date()})
+      RETURNING id`,
+    );
     if (!op) throw new Error("bulk_operations insert returned no row");
     if (!frozen.length) return { operationId: op.id, jobId: null };
-    await tx`
+    await execute(
+      tx,
+      sql`
       INSERT INTO bulk_operation_items (operation_id, job_id, expected_state, expected_version, params)
       SELECT ${op.id}, i.id, i.state, i.version, i.params::jsonb
-        FROM unnest(${frozen.map((j) => j.id)}::uuid[], ${frozen.map((j) => j.state)}::job_state[],
-                    ${frozen.map((j) => j.version)}::int[],
-                    ${frozen.map((j) => (j.params === undefined ? null : JSON.stringify(j.params)))}::text[]) AS i(id, state, version, params)
-      ON CONFLICT DO NOTHING`;
+        FROM unnest(${sql.param(frozen.map((j) => j.id))}::uuid[], ${sql.param(frozen.map((j) => j.state))}::job_state[],
+                    ${sql.param(frozen.map((j) => j.version))}::int[],
+                    ${sql.param(frozen.map((j) => (j.params === undefined ? null : JSON.stringify(j.params))))}::text[]) AS i(id, state, version, params)
+      ON CONFLICT DO NOTHING`,
+    );
     await ensureBuiltinTenant(tx);
     const { job } = await enqueue(
       tx,
       { tenantId: BUILTIN_TENANT, type: "jobscope.bulk", params: { operationId: op.id }, priority: 9, idempotencyKey: `bulk:${op.id}` },
       actor.kind === "operator" ? actor : { kind: "operator", id: actor.id },
     );
-    await tx`UPDATE bulk_operations SET job_id = ${job.id} WHERE id = ${op.id}`;
+    await execute(tx, sql`UPDATE bulk_operations SET job_id = ${job.id} WHERE id = ${op.id}`);
     if (itemAudit) await recordAudit(tx, operationAuditEntry(itemAudit, op.id, frozen));
     return { operationId: op.id, jobId: job.id };
   });
@@ -187,8 +195,8 @@ export async function startBulk(
  * The tenant of Jobscope's own jobs: made by `npm start` after its demo seed, else by the first bulk
  * action (not by migration 0021: `npm start` seeds the demo only into a database without tenants).
  */
-export async function ensureBuiltinTenant(sql: Db): Promise<void> {
-  await sql`INSERT INTO tenants (id, name) VALUES (${BUILTIN_TENANT}, 'Jobscope (built-in jobs)') ON CONFLICT (id) DO NOTHING`;
+export async function ensureBuiltinTenant(db: Db): Promise<void> {
+  await execute(db, sql`INSERT INTO tenants (id, name) VALUES (${BUILTIN_TENANT}, 'Jobscope (built-in jobs)') ON CONFLICT (id) DO NOTHING`);
 }
 
 type Item = { jobId: string; expectedState: JobState; expectedVersion: number; params: unknown };
@@ -211,12 +219,15 @@ export function isTransientDbError(e: unknown): boolean {
  * fails and its retry resumes); any other error settles the item as "error".
  */
 export async function runBulkOperation(
-  sql: Sql,
+  db: Db,
   operationId: string,
   opts: { checkpoint?: () => Promise<void>; signal?: AbortSignal } = {},
 ): Promise<{ settled: number; status: BulkProgress["status"] | "missing" }> {
-  const [op] = await sql<Operation[]>`
-    SELECT event, actor_kind, actor_id, status, item_audit FROM bulk_operations WHERE id = ${operationId}`;
+  const [op] = await execute<Operation>(
+    db,
+    sql`
+    SELECT event, actor_kind, actor_id, status, item_audit FROM bulk_operations WHERE id = ${operationId}`,
+  );
   if (!op) return { settled: 0, status: "missing" };
   if (op.status !== "running") return { settled: 0, status: op.status };
   const actor: Actor = { kind: op.actorKind, id: op.actorId };
@@ -225,36 +236,45 @@ export async function runBulkOperation(
   for (;;) {
     await opts.checkpoint?.();
     if (opts.signal?.aborted) throw opts.signal.reason;
-    const items = await sql<Item[]>`
+    const items = await execute<Item>(
+      db,
+      sql`
       SELECT job_id, expected_state, expected_version, params FROM bulk_operation_items
-       WHERE operation_id = ${operationId} AND outcome IS NULL AND job_id > ${after} ORDER BY job_id LIMIT ${CHUNK}`;
+       WHERE operation_id = ${operationId} AND outcome IS NULL AND job_id > ${after} ORDER BY job_id LIMIT ${CHUNK}`,
+    );
     if (!items.length) break;
     after = items[items.length - 1]!.jobId;
     let next = 0;
     const lane = async () => {
       for (let i = next++; i < items.length; i = next++) {
         if (opts.signal?.aborted) return;
-        if (await settleOne(sql, operationId, items[i]!, op.event, actor)) settled++;
+        if (await settleOne(db, operationId, items[i]!, op.event, actor)) settled++;
       }
     };
     await Promise.all(Array.from({ length: LANES }, lane));
   }
   if (opts.signal?.aborted) throw opts.signal.reason;
-  const [done] = await sql<{ status: BulkProgress["status"] }[]>`
+  const [done] = await execute<{ status: BulkProgress["status"] }>(
+    db,
+    sql`
     UPDATE bulk_operations SET status = 'done', finished_at = now()
      WHERE id = ${operationId} AND status = 'running'
        AND NOT EXISTS (SELECT 1 FROM bulk_operation_items WHERE operation_id = ${operationId} AND outcome IS NULL)
-    RETURNING status`;
+    RETURNING status`,
+  );
   return { settled, status: done?.status ?? "running" };
 }
 
 /** Settle one item, unless another run already has; true when this run settled it. */
-async function settleOne(sql: Sql, operationId: string, item: Item, event: BulkEvent, actor: Actor): Promise<boolean> {
+async function settleOne(db: Db, operationId: string, item: Item, event: BulkEvent, actor: Actor): Promise<boolean> {
   try {
     // Bulk actions are an operator's: every tenant's rows are in scope (row-level security).
-    return await withScope(sql, { all: true }, async (tx) => {
-      const [mine] = await tx`
-        SELECT 1 FROM bulk_operation_items WHERE operation_id = ${operationId} AND job_id = ${item.jobId} AND outcome IS NULL FOR UPDATE`;
+    return await withScope(db, { all: true }, async (tx) => {
+      const [mine] = await execute(
+        tx,
+        sql`
+        SELECT 1 FROM bulk_operation_items WHERE operation_id = ${operationId} AND job_id = ${item.jobId} AND outcome IS NULL FOR UPDATE`,
+      );
       if (!mine) return false;
       // A replay with edited params carries them on its transition: the job_log row keeps them, and the live row runs with them.
       const payload = item.params === null || item.params === undefined ? undefined : { params: item.params };
@@ -266,17 +286,23 @@ async function settleOne(sql: Sql, operationId: string, item: Item, event: BulkE
         payload,
       });
       const result = r.ok ? { outcome: "applied" as const, reason: null } : { outcome: r.kind, reason: r.reason.slice(0, 2000) };
-      await tx`UPDATE bulk_operation_items SET outcome = ${result.outcome}, reason = ${result.reason}
-                WHERE operation_id = ${operationId} AND job_id = ${item.jobId}`;
+      await execute(
+        tx,
+        sql`UPDATE bulk_operation_items SET outcome = ${result.outcome}, reason = ${result.reason}
+                WHERE operation_id = ${operationId} AND job_id = ${item.jobId}`,
+      );
       return true;
     });
   } catch (err) {
     if (isTransientDbError(err)) throw err;
     // One job's failure must not stop the others; the cause stays in the worker's log.
     console.error(`[jobscope] bulk ${event} on job ${item.jobId} failed:`, err);
-    const rows = await sql`
+    const rows = await execute(
+      db,
+      sql`
       UPDATE bulk_operation_items SET outcome = 'error', reason = 'the write failed; details are in the worker log'
-       WHERE operation_id = ${operationId} AND job_id = ${item.jobId} AND outcome IS NULL RETURNING 1`;
+       WHERE operation_id = ${operationId} AND job_id = ${item.jobId} AND outcome IS NULL RETURNING 1`,
+    );
     return rows.length > 0;
   }
 }
@@ -314,14 +340,20 @@ export type BulkProgress = {
 };
 
 /** How far a bulk action has got, or null when there is no such operation. */
-export async function getBulkProgress(sql: Db, operationId: string): Promise<BulkProgress | null> {
+export async function getBulkProgress(db: Db, operationId: string): Promise<BulkProgress | null> {
   if (!isUuid(operationId)) return null;
-  const [op] = await sql<Omit<BulkProgress, "done" | "applied" | "refused">[]>`
-    SELECT id, event, description, status, total, created_at, finished_at FROM bulk_operations WHERE id = ${operationId}`;
+  const [op] = await execute<Omit<BulkProgress, "done" | "applied" | "refused">>(
+    db,
+    sql`
+    SELECT id, event, description, status, total, created_at, finished_at FROM bulk_operations WHERE id = ${operationId}`,
+  );
   if (!op) return null;
-  const rows = await sql<{ outcome: BulkOutcome; count: number; sampleReason: string | null }[]>`
+  const rows = await execute<{ outcome: BulkOutcome; count: number; sampleReason: string | null }>(
+    db,
+    sql`
     SELECT outcome, count(*)::int AS count, min(reason) AS sample_reason FROM bulk_operation_items
-     WHERE operation_id = ${operationId} AND outcome IS NOT NULL GROUP BY outcome`;
+     WHERE operation_id = ${operationId} AND outcome IS NOT NULL GROUP BY outcome`,
+  );
   const refused = rows
     .filter((r): r is typeof r & { outcome: Exclude<BulkOutcome, "applied"> } => r.outcome !== "applied")
     .map((r) => ({ kind: r.outcome, count: r.count, sampleReason: r.sampleReason ?? "" }))

@@ -5,6 +5,8 @@ import { setupTestDb } from "../db/test-db";
 import { heartbeat } from "./heartbeat";
 import { auditJob, getJob, newJob, operator, runJob } from "./test-helpers";
 import { transition } from "./transition";
+import { sql } from "drizzle-orm";
+import { execute } from "../db/drizzle";
 
 const ROOT = path.resolve(__dirname, "../..");
 // Build output, data and tool folders (.next*, .data, .git) are not source.
@@ -74,46 +76,49 @@ describe("one write path", () => {
     const t = setupTestDb();
 
     it("refuses a state change, a version change, an insert and a delete from outside the write path", async () => {
-      const job = await newJob(t.sql);
+      const job = await newJob(t.pool);
       const refused = /only through the write path/;
-      await expect(t.sql`UPDATE jobs_live SET state = 'paused', state_version = 1 WHERE id = ${job.id}`).rejects.toThrow(refused);
-      await expect(t.sql`UPDATE jobs_live SET state_version = 5 WHERE id = ${job.id}`).rejects.toThrow(refused);
-      await expect(t.sql`DELETE FROM jobs_live WHERE id = ${job.id}`).rejects.toThrow(refused);
+      await expect(execute(t.pool, sql`UPDATE jobs_live SET state = 'paused', state_version = 1 WHERE id = ${job.id}`)).rejects.toThrow(refused);
+      await expect(execute(t.pool, sql`UPDATE jobs_live SET state_version = 5 WHERE id = ${job.id}`)).rejects.toThrow(refused);
+      await expect(execute(t.pool, sql`DELETE FROM jobs_live WHERE id = ${job.id}`)).rejects.toThrow(refused);
       await expect(
-        t.sql`INSERT INTO jobs_live (id, tenant_id, type, queue, priority, state, attempt, max_attempts, state_version, not_before, params, created_at, updated_at)
+        execute(
+          t.pool,
+          sql`INSERT INTO jobs_live (id, tenant_id, type, queue, priority, state, attempt, max_attempts, state_version, not_before, params, created_at, updated_at)
               VALUES (gen_random_uuid(), 'acme', 'report.generate', 'q', 0, 'queued', 0, 1, 0, now(), '{}', now(), now())`,
+        ),
       ).rejects.toThrow(refused);
       await expect(
-        t.sql`INSERT INTO job_log (job_id, tenant_id, event, from_state, to_state, actor_kind, actor_id, attempt, state_version, max_attempts)
+        execute(
+          t.pool,
+          sql`INSERT INTO job_log (job_id, tenant_id, event, from_state, to_state, actor_kind, actor_id, attempt, state_version, max_attempts)
               VALUES (${job.id}, 'acme', 'cancel', 'queued', 'cancelled', 'operator', 'x', 0, 1, 3)`,
+        ),
       ).rejects.toThrow(refused);
       // The read model is views: nothing writes through them.
-      await expect(t.sql`UPDATE jobs SET state = 'paused' WHERE id = ${job.id}`).rejects.toThrow(/cannot update view/);
-      expect(await getJob(t.sql, job.id)).toMatchObject({ state: "queued", stateVersion: 0 });
+      await expect(execute(t.pool, sql`UPDATE jobs SET state = 'paused' WHERE id = ${job.id}`)).rejects.toThrow(/cannot update view/);
+      expect(await getJob(t.pool, job.id)).toMatchObject({ state: "queued", stateVersion: 0 });
     });
 
     it("a write that sets the mark itself and skips a version is caught by the integrity check", async () => {
-      const job = await newJob(t.sql);
-      await t.sql.begin(async (tx) => {
-        await tx`SELECT set_config('jobscope.write_path', 'on', true)`;
-        await tx`UPDATE jobs_live SET state_version = 2 WHERE id = ${job.id}`;
+      const job = await newJob(t.pool);
+      await t.pool.transaction(async (tx) => {
+        await execute(tx, sql`SELECT set_config('jobscope.write_path', 'on', true)`);
+        await execute(tx, sql`UPDATE jobs_live SET state_version = 2 WHERE id = ${job.id}`);
       });
-      expect((await auditJob(t.sql, job.id)).join()).toMatch(/replay/);
+      expect((await auditJob(t.pool, job.id)).join()).toMatch(/replay/);
     });
 
     it("lets the heartbeat through, and keeps the history append-only", async () => {
-      const job = await runJob(t.sql, await newJob(t.sql));
-      expect((await heartbeat(t.sql, { workerId: "w-1", jobs: [{ id: job.id, attempt: 1 }] })).size).toBe(1);
-      await transition(t.sql, { jobId: job.id, event: "pause", actor: operator });
+      const job = await runJob(t.pool, await newJob(t.pool));
+      expect((await heartbeat(t.pool, { workerId: "w-1", jobs: [{ id: job.id, attempt: 1 }] })).size).toBe(1);
+      await transition(t.pool, { jobId: job.id, event: "pause", actor: operator });
       for (const table of ["job_log", "job_catalog"]) {
-        await expect(
-          t.sql.unsafe(`UPDATE ${table} SET tenant_id = tenant_id WHERE ${table === "job_catalog" ? "id" : "job_id"} = $1`, [job.id]),
-        ).rejects.toThrow(/append-only/);
-        await expect(t.sql.unsafe(`DELETE FROM ${table} WHERE ${table === "job_catalog" ? "id" : "job_id"} = $1`, [job.id])).rejects.toThrow(
-          /append-only/,
-        );
+        const [name, key] = [sql.identifier(table), sql.identifier(table === "job_catalog" ? "id" : "job_id")];
+        await expect(execute(t.pool, sql`UPDATE ${name} SET tenant_id = tenant_id WHERE ${key} = ${job.id}`)).rejects.toThrow(/append-only/);
+        await expect(execute(t.pool, sql`DELETE FROM ${name} WHERE ${key} = ${job.id}`)).rejects.toThrow(/append-only/);
       }
-      await expect(t.sql`UPDATE job_events SET actor_id = 'x' WHERE job_id = ${job.id}`).rejects.toThrow(/cannot update view/);
+      await expect(execute(t.pool, sql`UPDATE job_events SET actor_id = 'x' WHERE job_id = ${job.id}`)).rejects.toThrow(/cannot update view/);
     });
   });
 });

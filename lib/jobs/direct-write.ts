@@ -1,7 +1,6 @@
-import type postgres from "postgres";
-import type { Sql } from "../db/client";
-
-export type Tx = postgres.TransactionSql;
+import type { Db, Tx } from "../db/client";
+import { sql } from "drizzle-orm";
+import { execute } from "../db/drizzle";
 
 /**
  * Run `fn` in a transaction marked as the write path, for set-based loaders that write many
@@ -11,11 +10,11 @@ export type Tx = postgres.TransactionSql;
  * without this mark (drizzle/0012_narrow_hot_path.sql). Only lib/jobs and the benchmark's loaders
  * set it; a test keeps it that way.
  */
-export async function withDirectWrites<T>(sql: Sql, fn: (tx: Tx) => Promise<T>): Promise<T> {
-  return (await sql.begin(async (tx) => {
-    await tx`SELECT set_config('jobscope.write_path', 'on', true)`;
+export async function withDirectWrites<T>(db: Db, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  return db.transaction(async (tx) => {
+    await execute(tx, sql`SELECT set_config('jobscope.write_path', 'on', true)`);
     return fn(tx);
-  })) as T;
+  });
 }
 
 /** The `jobs` view's columns, in the order JobRow lists them. */

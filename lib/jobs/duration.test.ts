@@ -18,15 +18,15 @@ const REPORT = { type: "report.generate", params: { report: "daily_usage", perio
 beforeAll(async () => {
   // acme's reports, each submitted an hour or more ago, taking 5, 50, 20, 35 min; one still running 70 min.
   for (const [i, minutes] of [5, 50, 20, 35].entries()) {
-    const h = await new History(t.sql, NOW - (3 * 60 + i) * MIN).submit({ tenantId: "acme", ...REPORT }, api);
+    const h = await new History(t.pool, NOW - (3 * 60 + i) * MIN).submit({ tenantId: "acme", ...REPORT }, api);
     await (await h.run("w-1", MIN, 0)).step("finish", (minutes - 1) * MIN);
     took[h.id] = minutes;
   }
-  const running = await new History(t.sql, NOW - 70 * MIN).submit({ tenantId: "acme", ...REPORT }, api);
+  const running = await new History(t.pool, NOW - 70 * MIN).submit({ tenantId: "acme", ...REPORT }, api);
   await running.run("w-1", MIN, 0);
   took[running.id] = 70;
   // Another tenant's very long one: never in acme's list.
-  const other = await new History(t.sql, NOW - 5 * 60 * MIN).submit({ tenantId: "globex", ...REPORT }, api);
+  const other = await new History(t.pool, NOW - 5 * 60 * MIN).submit({ tenantId: "globex", ...REPORT }, api);
   await (await other.run("w-1", MIN, 0)).step("finish", 200 * MIN);
 });
 
@@ -42,19 +42,19 @@ describe("jobs by duration", () => {
 
   it("sorts finished jobs longest first, and pages both ways; a running job is not ranked among them", async () => {
     const f = parseJobFilters({ tenant: "acme", sort: "duration", limit: "2" });
-    const p1 = await listJobs(t.sql, f);
+    const p1 = await listJobs(t.pool, f);
     expect(p1.jobs.map((j) => took[j.id])).toEqual([50, 35]);
     expect(p1.ranked).toEqual({ n: 4, capped: false });
     expect(p1.prev).toBeNull();
-    const p2 = await listJobs(t.sql, { ...f, after: p1.next! });
+    const p2 = await listJobs(t.pool, { ...f, after: p1.next! });
     expect(p2.jobs.map((j) => took[j.id])).toEqual([20, 5]);
     expect(p2.next).toBeNull();
-    const back = await listJobs(t.sql, { ...f, before: p2.prev! });
+    const back = await listJobs(t.pool, { ...f, before: p2.prev! });
     expect(back.jobs.map((j) => took[j.id])).toEqual([50, 35]);
   });
 
   it("on a live state's tab ranks by the time so far", async () => {
-    const running = await listJobs(t.sql, parseJobFilters({ tenant: "acme", sort: "duration", state: "running" }));
+    const running = await listJobs(t.pool, parseJobFilters({ tenant: "acme", sort: "duration", state: "running" }));
     expect(running.jobs.map((j) => took[j.id])).toEqual([70]);
     expect(running.ranked).toEqual({ n: 1, capped: false });
   });
@@ -62,33 +62,33 @@ describe("jobs by duration", () => {
   it("lists oldest first, and pages both ways", async () => {
     const f = parseJobFilters({ tenant: "acme", sort: "oldest", limit: "2" });
     // Submitted 3h03m, 3h02m, 3h01m and 3h ago, then the running one 70 min ago.
-    const p1 = await listJobs(t.sql, f);
+    const p1 = await listJobs(t.pool, f);
     expect(p1.jobs.map((j) => took[j.id])).toEqual([35, 20]);
     expect(p1.prev).toBeNull();
-    const p2 = await listJobs(t.sql, { ...f, after: p1.next! });
+    const p2 = await listJobs(t.pool, { ...f, after: p1.next! });
     expect(p2.jobs.map((j) => took[j.id])).toEqual([50, 5]);
-    const p3 = await listJobs(t.sql, { ...f, after: p2.next! });
+    const p3 = await listJobs(t.pool, { ...f, after: p2.next! });
     expect(p3.jobs.map((j) => took[j.id])).toEqual([70]);
     expect(p3.next).toBeNull();
-    const back = await listJobs(t.sql, { ...f, before: p3.prev! });
+    const back = await listJobs(t.pool, { ...f, before: p3.prev! });
     expect(back.jobs.map((j) => took[j.id])).toEqual([50, 5]);
     // A finished state's tab: oldest finished first (175, 162, 148 and 131 min ago).
-    const finished = await listJobs(t.sql, parseJobFilters({ tenant: "acme", sort: "oldest", state: "succeeded" }));
+    const finished = await listJobs(t.pool, parseJobFilters({ tenant: "acme", sort: "oldest", state: "succeeded" }));
     expect(finished.jobs.map((j) => took[j.id])).toEqual([5, 20, 35, 50]);
   });
 
   it("'took longer than' keeps the list's order, or the duration order when asked", async () => {
-    const created = await listJobs(t.sql, parseJobFilters({ tenant: "acme", longerThan: "30m" }));
+    const created = await listJobs(t.pool, parseJobFilters({ tenant: "acme", longerThan: "30m" }));
     // Newest created first (the running one, then the 50-min one submitted before the 35-min one), over 30 min only.
     expect(created.jobs.map((j) => took[j.id])).toEqual([70, 50, 35]);
     expect(created.ranked).toEqual({ n: 5, capped: false });
     // Longest first ranks finished jobs only: the running one is left out.
-    const longest = await listJobs(t.sql, parseJobFilters({ tenant: "acme", longerThan: "30m", sort: "duration" }));
+    const longest = await listJobs(t.pool, parseJobFilters({ tenant: "acme", longerThan: "30m", sort: "duration" }));
     expect(longest.jobs.map((j) => took[j.id])).toEqual([50, 35]);
-    const finished = await listJobs(t.sql, parseJobFilters({ tenant: "acme", longerThan: "30m", state: "succeeded" }));
+    const finished = await listJobs(t.pool, parseJobFilters({ tenant: "acme", longerThan: "30m", state: "succeeded" }));
     // A finished state's tab is newest finished first: the 50-min one finished 131 min ago, the 35-min one 148.
     expect(finished.jobs.map((j) => took[j.id])).toEqual([50, 35]);
-    expect((await listJobs(t.sql, parseJobFilters({ tenant: "acme", longerThan: "2h" }))).jobs).toEqual([]);
+    expect((await listJobs(t.pool, parseJobFilters({ tenant: "acme", longerThan: "2h" }))).jobs).toEqual([]);
   });
 });
 
@@ -104,22 +104,22 @@ describe("short ids", () => {
     const ids = Object.keys(took);
     const one = ids[0]!;
     const unique = one.slice(0, 30);
-    const found = await listJobs(t.sql, parseJobFilters({ q: unique }));
+    const found = await listJobs(t.pool, parseJobFilters({ q: unique }));
     expect(found.jobs.map((j) => j.id)).toEqual([one]);
     // Ids are UUIDv7: jobs submitted within a minute or so share their first 8 characters.
     const shared = one.slice(0, 8);
-    const matches = (await listJobs(t.sql, parseJobFilters({ q: shared, limit: "200" }))).jobs.map((j) => j.id);
+    const matches = (await listJobs(t.pool, parseJobFilters({ q: shared, limit: "200" }))).jobs.map((j) => j.id);
     expect(matches).toContain(one);
     expect(matches.every((id) => id.startsWith(shared) || id.endsWith(shared))).toBe(true);
     // Confined to a tenant like any other filter.
-    const acme = (await listJobs(t.sql, parseJobFilters({ q: shared, tenant: "globex", limit: "200" }))).jobs;
+    const acme = (await listJobs(t.pool, parseJobFilters({ q: shared, tenant: "globex", limit: "200" }))).jobs;
     expect(acme.every((j) => j.tenantId === "globex")).toBe(true);
-    expect((await listJobs(t.sql, parseJobFilters({ q: "ffffffff" }))).jobs).toEqual([]);
+    expect((await listJobs(t.pool, parseJobFilters({ q: "ffffffff" }))).jobs).toEqual([]);
   });
 
   it("the short id the console prints (the id's last 8 digits) finds its job", async () => {
     // In a scope, as the console reads: an id's end is matched with the tenant policy written out (drizzle/0025).
-    await withScope(t.sql, { all: true }, async (tx) => {
+    await withScope(t.pool, { all: true }, async (tx) => {
       for (const id of Object.keys(took)) {
         const found = (await listJobs(tx, parseJobFilters({ q: shortId(id) }))).jobs.map((j) => j.id);
         expect(found).toEqual([id]);

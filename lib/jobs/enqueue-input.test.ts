@@ -2,12 +2,14 @@ import { describe, expect, it } from "vitest";
 import { setupTestDb } from "../db/test-db";
 import { enqueue, EnqueueError, type EnqueueInput } from "./enqueue";
 import { api } from "./test-helpers";
+import { sql } from "drizzle-orm";
+import { execute } from "../db/drizzle";
 
 const db = setupTestDb({ max: 2 });
 const REPORT = { tenantId: "acme", type: "report.generate", params: { report: "daily_usage", period: "2026-11" } } as const;
-const count = async () => (await db.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM job_catalog`)[0]!.n;
+const count = async () => (await execute<{ n: number }>(db.pool, sql`SELECT count(*)::int AS n FROM job_catalog`))[0]!.n;
 const refusal = (input: EnqueueInput, opts?: Parameters<typeof enqueue>[3]) =>
-  enqueue(db.sql, input, api, opts).then(
+  enqueue(db.pool, input, api, opts).then(
     () => null,
     (e: unknown) => e,
   );
@@ -38,7 +40,7 @@ describe("enqueue refuses what PostgreSQL cannot store with a typed error naming
       expect(e, String(notBefore)).toMatchObject({ code: "invalid_input", issues: [{ path: "notBefore" }] });
     }
     const at = new Date("2026-12-24T10:00:00.000Z");
-    const ok = await enqueue(db.sql, { ...REPORT, notBefore: at }, api);
+    const ok = await enqueue(db.pool, { ...REPORT, notBefore: at }, api);
     expect(ok.job.notBefore).toEqual(at);
   });
 
@@ -48,7 +50,7 @@ describe("enqueue refuses what PostgreSQL cannot store with a typed error naming
         expect(await refusal({ ...REPORT, queue }, { submitter }), `${queue} ${submitter}`).toMatchObject({ code: "unknown_queue" });
       }
     }
-    expect((await enqueue(db.sql, { ...REPORT, queue: "default" }, api, { submitter: "tenant_api" })).job.queue).toBe("default");
-    expect((await enqueue(db.sql, { ...REPORT, queue: "a-test-queue" }, api)).job.queue).toBe("a-test-queue");
+    expect((await enqueue(db.pool, { ...REPORT, queue: "default" }, api, { submitter: "tenant_api" })).job.queue).toBe("default");
+    expect((await enqueue(db.pool, { ...REPORT, queue: "a-test-queue" }, api)).job.queue).toBe("a-test-queue");
   });
 });

@@ -1,10 +1,9 @@
 import { sql } from "drizzle-orm";
-import postgres from "postgres";
 import { z } from "zod";
 import { submitted } from "../fsm/machine";
 import { TRANSITIONS, type ActorKind } from "../fsm/table";
 import type { Db } from "../db/client";
-import { prepared } from "../db/drizzle";
+import { prepared, execute, pgError } from "../db/drizzle";
 import { injectTraceContext, SpanKind, withSpan } from "../tracing/tracing";
 import { uuidv7 } from "./ids";
 import { findBadText, notBeforeProblem } from "../input";
@@ -142,7 +141,7 @@ async function submit(client: Db, raw: EnqueueInput, actor: Actor, opts: Enqueue
       traceContext: traceContextParam(),
     });
   } catch (e) {
-    if (e instanceof postgres.PostgresError && e.code === "23503" && e.constraint_name === "job_catalog_tenant_id_fkey") {
+    if (pgError(e)?.code === "23503" && pgError(e)?.constraint_name === "job_catalog_tenant_id_fkey") {
       throw new EnqueueError("unknown_tenant", `unknown tenant ${JSON.stringify(input.tenantId)}`);
     }
     throw e;
@@ -153,9 +152,12 @@ async function submit(client: Db, raw: EnqueueInput, actor: Actor, opts: Enqueue
     void _n;
     return { job, created: true };
   }
-  const [existing] = await client<JobRow[]>`
-    SELECT ${client.unsafe(JOB_COLUMNS)} FROM jobs
-     WHERE tenant_id = ${input.tenantId} AND idempotency_key = ${input.idempotencyKey ?? null}`;
+  const [existing] = await execute<JobRow>(
+    client,
+    sql`
+    SELECT ${sql.raw(JOB_COLUMNS)} FROM jobs
+     WHERE tenant_id = ${input.tenantId} AND idempotency_key = ${input.idempotencyKey ?? null}`,
+  );
   if (!existing) throw new Error("idempotency conflict without an existing job");
   return { job: existing, created: false };
 }

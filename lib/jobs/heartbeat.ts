@@ -1,6 +1,8 @@
 import type { Db } from "../db/client";
 import type { JobState } from "../fsm/table";
 import type { HeartbeatResult } from "./types";
+import { sql } from "drizzle-orm";
+import { execute } from "../db/drizzle";
 
 /**
  * One worker's heartbeat for all its jobs, in one statement. It touches only `heartbeat_at` —
@@ -15,7 +17,7 @@ import type { HeartbeatResult } from "./types";
  * the update stays HOT, and a beat that carries no progress is the statement it always was.
  */
 export async function heartbeat(
-  sql: Db,
+  db: Db,
   opts: { workerId: string; jobs: readonly { id: string; attempt: number; progress?: { done: number; total: number } }[] },
 ): Promise<HeartbeatResult> {
   const result: HeartbeatResult = new Map();
@@ -25,20 +27,26 @@ export async function heartbeat(
   const ids = jobs.map((j) => j.id);
   const attempts = jobs.map((j) => j.attempt);
   const rows = !jobs.some((j) => j.progress)
-    ? await sql<{ id: string; state: JobState; stateVersion: number }[]>`
+    ? await execute<{ id: string; state: JobState; stateVersion: number }>(
+        db,
+        sql`
     UPDATE jobs_live j SET heartbeat_at = now()
-      FROM unnest(${ids}::uuid[], ${attempts}::int[]) AS mine(id, attempt)
-     WHERE j.id = ANY(${ids}::uuid[]) AND j.id = mine.id AND j.attempt = mine.attempt AND j.lease_owner = ${opts.workerId}
-    RETURNING j.id, j.state, j.state_version`
-    : await sql<{ id: string; state: JobState; stateVersion: number }[]>`
+      FROM unnest(${sql.param(ids)}::uuid[], ${sql.param(attempts)}::int[]) AS mine(id, attempt)
+     WHERE j.id = ANY(${sql.param(ids)}::uuid[]) AND j.id = mine.id AND j.attempt = mine.attempt AND j.lease_owner = ${opts.workerId}
+    RETURNING j.id, j.state, j.state_version`,
+      )
+    : await execute<{ id: string; state: JobState; stateVersion: number }>(
+        db,
+        sql`
     UPDATE jobs_live j SET heartbeat_at = now(),
            progress_attempt = CASE WHEN mine.done IS NULL THEN j.progress_attempt ELSE mine.attempt END,
            progress_done = coalesce(mine.done, j.progress_done),
            progress_total = CASE WHEN mine.done IS NULL THEN j.progress_total ELSE mine.total END
-      FROM unnest(${ids}::uuid[], ${attempts}::int[],
-                  ${jobs.map((j) => j.progress?.done ?? null)}::float8[], ${jobs.map((j) => j.progress?.total ?? null)}::float8[]) AS mine(id, attempt, done, total)
-     WHERE j.id = ANY(${ids}::uuid[]) AND j.id = mine.id AND j.attempt = mine.attempt AND j.lease_owner = ${opts.workerId}
-    RETURNING j.id, j.state, j.state_version`;
+      FROM unnest(${sql.param(ids)}::uuid[], ${sql.param(attempts)}::int[],
+                  ${sql.param(jobs.map((j) => j.progress?.done ?? null))}::float8[], ${sql.param(jobs.map((j) => j.progress?.total ?? null))}::float8[]) AS mine(id, attempt, done, total)
+     WHERE j.id = ANY(${sql.param(ids)}::uuid[]) AND j.id = mine.id AND j.attempt = mine.attempt AND j.lease_owner = ${opts.workerId}
+    RETURNING j.id, j.state, j.state_version`,
+      );
   for (const r of rows) result.set(r.id, { state: r.state, stateVersion: r.stateVersion });
   return result;
 }

@@ -10,6 +10,8 @@ import { listJobs } from "./queries";
 import { api } from "./test-helpers";
 import type { JobRow } from "./types";
 import { withDirectWrites } from "./direct-write";
+import { sql } from "drizzle-orm";
+import { execute } from "../db/drizzle";
 
 const t = setupTestDb({ tenants: ["acme", "globex"] });
 const REPORT = { type: "report.generate", params: { report: "daily_usage", period: "2026-11" } } as const;
@@ -17,15 +19,17 @@ const jobs: JobRow[] = [];
 
 beforeAll(async () => {
   // 20,000 catalog rows besides the jobs looked up: a table the planner could be tempted to scan.
-  await withDirectWrites(
-    t.sql,
-    (tx) => tx`
+  await withDirectWrites(t.pool, (tx) =>
+    execute(
+      tx,
+      sql`
     INSERT INTO job_catalog (id, tenant_id, type, queue, priority, max_attempts, params, submitted_by_kind, submitted_by, created_at, not_before)
-    SELECT ${tx.unsafe(uuidv7Expr("now() - interval '1 day'"))}, 'globex', 'report.generate', 'other', 0, 3, '{}'::jsonb, 'api', 'bulk', now(), now()
+    SELECT ${sql.raw(uuidv7Expr("now() - interval '1 day'"))}, 'globex', 'report.generate', 'other', 0, 3, '{}'::jsonb, 'api', 'bulk', now(), now()
       FROM generate_series(1, 20000)`,
+    ),
   );
-  for (let i = 0; i < 4; i++) jobs.push((await enqueue(t.sql, { tenantId: "acme", ...REPORT, idempotencyKey: `k-${i}` }, api)).job);
-  await t.sql`ANALYZE job_catalog`;
+  for (let i = 0; i < 4; i++) jobs.push((await enqueue(t.pool, { tenantId: "acme", ...REPORT, idempotencyKey: `k-${i}` }, api)).job);
+  await execute(t.pool, sql`ANALYZE job_catalog`);
 });
 
 // As the console reads: in a scope (a piece of an id's end is matched as the owner, with the policy written out).
@@ -112,7 +116,7 @@ describe("finding a job by a piece of its id", () => {
       expect({ start: q.prefix !== null, end: q.suffix !== null }, piece).toEqual({ start, end });
       if (q.suffix) ends.push(q.suffix);
       for (const scope of [{ all: true } as const, { tenantId: "acme" }]) {
-        const plan = await withScope(app, scope, async (tx) => JSON.stringify((await tx`EXPLAIN (FORMAT JSON) ${idPieceIds(tx, q)}`)[0]));
+        const plan = await withScope(app, scope, async (tx) => JSON.stringify((await execute(tx, sql`EXPLAIN (FORMAT JSON) ${idPieceIds(q)}`))[0]));
         expect(plan, `${piece} ${JSON.stringify(scope)}`).not.toMatch(/"Node Type":"Seq Scan"/);
         // The start: any index on id (the primary key, or an index that covers id); the end alone reads no range of ids.
         expect(/"Index Cond":"\(\(id >= '/.test(plan), `${piece} ${JSON.stringify(scope)}`).toBe(start);
@@ -125,8 +129,11 @@ describe("finding a job by a piece of its id", () => {
       const [lo, hi] = [parseInt(key.padEnd(12, "0"), 16), parseInt(key.padEnd(12, "f"), 16)];
       const inner = JSON.stringify(
         (
-          await t.sql`EXPLAIN (FORMAT JSON) SELECT c.id FROM job_catalog c
-           WHERE (('x' || reverse(right(c.id::text, 12)))::bit(48)::bigint) BETWEEN ${lo} AND ${hi} AND right(c.id::text, ${suffix.length}) = ${suffix} LIMIT 200`
+          await execute(
+            t.pool,
+            sql`EXPLAIN (FORMAT JSON) SELECT c.id FROM job_catalog c
+           WHERE (('x' || reverse(right(c.id::text, 12)))::bit(48)::bigint) BETWEEN ${lo} AND ${hi} AND right(c.id::text, ${suffix.length}) = ${suffix} LIMIT 200`,
+          )
         )[0],
       );
       expect(inner).toContain("job_catalog_id_suffix_idx");

@@ -1,6 +1,6 @@
-import type { Db } from "../db/client";
 import type { IdPiece } from "../uuid";
 import { num, type Fragment } from "./read-model";
+import { sql } from "drizzle-orm";
 
 /** A piece of an id matches this many jobs at most per end (the list shows them; a longer piece narrows them). */
 export const ID_PIECE_MATCHES = 200;
@@ -14,11 +14,11 @@ const SUFFIX_KEY = 12;
  * reversed, as a number; a longer end is one key, then checked) through jobscope_id_suffix_match.
  * Rows: (id).
  */
-export function idPieceIds(sql: Db, piece: IdPiece, limit = ID_PIECE_MATCHES): Fragment {
+export function idPieceIds(piece: IdPiece, limit = ID_PIECE_MATCHES): Fragment {
   const parts: Fragment[] = [];
   if (piece.prefix) {
     parts.push(
-      sql`(SELECT c.id FROM job_catalog c WHERE c.id BETWEEN ${piece.prefix.lo}::uuid AND ${piece.prefix.hi}::uuid ORDER BY c.id DESC LIMIT ${num(sql, limit)})`,
+      sql`(SELECT c.id FROM job_catalog c WHERE c.id BETWEEN ${piece.prefix.lo}::uuid AND ${piece.prefix.hi}::uuid ORDER BY c.id DESC LIMIT ${num(limit)})`,
     );
   }
   if (piece.suffix) {
@@ -27,7 +27,7 @@ export function idPieceIds(sql: Db, piece: IdPiece, limit = ID_PIECE_MATCHES): F
     const lo = parseInt(lead.padEnd(SUFFIX_KEY, "0"), 16);
     const hi = parseInt(lead.padEnd(SUFFIX_KEY, "f"), 16);
     // As the owner, with the tenant policy written out (drizzle/0025): a tenant's scope could not use the index.
-    parts.push(sql`(SELECT m.id FROM jobscope_id_suffix_match(${num(sql, lo)}, ${num(sql, hi)}, ${piece.suffix}::text, ${num(sql, limit)}) m)`);
+    parts.push(sql`(SELECT m.id FROM jobscope_id_suffix_match(${num(lo)}, ${num(hi)}, ${piece.suffix}::text, ${num(limit)}) m)`);
   }
   return parts.length ? parts.reduce((acc, p) => sql`${acc} UNION ${p}`) : sql`SELECT NULL::uuid AS id WHERE false`;
 }

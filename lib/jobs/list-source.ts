@@ -1,4 +1,3 @@
-import type { Db } from "../db/client";
 import { idQueryOf } from "../uuid";
 import { idPieceIds } from "./id-lookup";
 import type { JobState } from "../fsm/table";
@@ -7,6 +6,7 @@ import { WORKER_LOST_CLASS } from "./poison";
 import { decodeCursor, isOldestFirst, orderOf, type JobFilters, type Order } from "./filters";
 import { parseParamsFilter } from "./params-filter";
 import { finishedJoins, finishesOf, liveState, num, stateLit, TERMINAL, type Fragment } from "./read-model";
+import { sql } from "drizzle-orm";
 
 /**
  * Where a page of the jobs list comes from: an index that walks the jobs in the page's order, the
@@ -67,7 +67,7 @@ export function keysetOf(f: Pick<Partial<JobFilters>, "after" | "before" | "sort
 }
 
 /** `(t, i) < cursor` (or `>` walking from the oldest end), in the cursor's exact microseconds. */
-function beyond(sql: Db, k: Keyset, t: Fragment, i: Fragment): Fragment {
+function beyond(k: Keyset, t: Fragment, i: Fragment): Fragment {
   if (k.at === null || k.id === null) return sql``;
   return k.asc
     ? sql`AND (${t}, ${i}) > (${k.at}::text::timestamptz, ${k.id}::uuid)`
@@ -75,14 +75,14 @@ function beyond(sql: Db, k: Keyset, t: Fragment, i: Fragment): Fragment {
 }
 
 /** ORDER BY direction as the index has it: the catalog's and jobs_live's are DESC NULLS LAST, the finished indexes plain DESC. */
-const dir = (sql: Db, k: Keyset, nullsLast: boolean): Fragment =>
+const dir = (k: Keyset, nullsLast: boolean): Fragment =>
   k.asc ? (nullsLast ? sql`ASC NULLS FIRST` : sql`ASC`) : nullsLast ? sql`DESC NULLS LAST` : sql`DESC`;
 
 type F = Omit<Partial<JobFilters>, "after" | "before" | "limit">;
 type CatalogFilter = "tenant" | "type" | "queue" | "created" | "params";
 
-const and = (sql: Db, parts: Fragment[]): Fragment => parts.reduce((acc, p) => sql`${acc} AND ${p}`, sql``);
-const all = (sql: Db, parts: Fragment[]): Fragment => (parts.length ? parts.reduce((acc, p) => sql`${acc} AND ${p}`) : sql`TRUE`);
+const and = (parts: Fragment[]): Fragment => parts.reduce((acc, p) => sql`${acc} AND ${p}`, sql``);
+const all = (parts: Fragment[]): Fragment => (parts.length ? parts.reduce((acc, p) => sql`${acc} AND ${p}`) : sql`TRUE`);
 
 /** The params search as JSON text for `@>`; null when there is none or it does not parse (the page says why: paramsProblem). */
 export function paramsJson(f: Pick<F, "params">): string | null {
@@ -92,8 +92,8 @@ export function paramsJson(f: Pick<F, "params">): string | null {
 }
 
 /** The catalog's filters on alias `x` (job_catalog or jobs_live: both carry all but params), those named in `only`. */
-function catalogPreds(sql: Db, f: F, x: string, only: readonly CatalogFilter[] = ["tenant", "type", "queue", "created", "params"]): Fragment[] {
-  const col = (name: string) => sql.unsafe(`${x}.${name}`);
+function catalogPreds(f: F, x: string, only: readonly CatalogFilter[] = ["tenant", "type", "queue", "created", "params"]): Fragment[] {
+  const col = (name: string) => sql.raw(`${x}.${name}`);
   const parts: Fragment[] = [];
   if (f.tenant && only.includes("tenant")) parts.push(sql`${col("tenant_id")} = ${f.tenant}`);
   if (f.type && only.includes("type")) parts.push(sql`${col("type")} = ${f.type}`);
@@ -106,19 +106,19 @@ function catalogPreds(sql: Db, f: F, x: string, only: readonly CatalogFilter[] =
 }
 
 /** The catalog's filters as a per-row check of job `id` (a probe of job_catalog_pkey). */
-function catalogProbe(sql: Db, f: F, id: Fragment, only: readonly CatalogFilter[]): Fragment[] {
-  const preds = catalogPreds(sql, f, "cp", only);
-  return preds.length ? [sql`EXISTS (SELECT 1 FROM job_catalog cp WHERE cp.id = ${id} ${and(sql, preds)})`] : [];
+function catalogProbe(f: F, id: Fragment, only: readonly CatalogFilter[]): Fragment[] {
+  const preds = catalogPreds(f, "cp", only);
+  return preds.length ? [sql`EXISTS (SELECT 1 FROM job_catalog cp WHERE cp.id = ${id} ${and(preds)})`] : [];
 }
 
-const poisonSince = (sql: Db) => sql`now() - ${sql.unsafe(`interval '${POISON_LOOKBACK_MS} milliseconds'`)}`;
+const poisonSince = sql`now() - ${sql.raw(`interval '${POISON_LOOKBACK_MS} milliseconds'`)}`;
 
 /**
  * The filters found in a job's attempts, checked per row on job id `id`. `worker`: the jobs whose
  * attempts did not succeed on that worker, or that it holds now (its lease). `poison`:
  * POISON_SUSPECT_CRASHES or more worker crashes blamed on it in the last POISON_LOOKBACK_MS.
  */
-function attemptPreds(sql: Db, f: F, id: Fragment, skip: { errorClass?: boolean; worker?: boolean; poison?: boolean } = {}): Fragment[] {
+function attemptPreds(f: F, id: Fragment, skip: { errorClass?: boolean; worker?: boolean; poison?: boolean } = {}): Fragment[] {
   const parts: Fragment[] = [];
   if (f.errorClass && !skip.errorClass)
     parts.push(sql`EXISTS (SELECT 1 FROM job_attempts ae WHERE ae.job_id = ${id} AND ae.error_class = ${f.errorClass})`);
@@ -128,28 +128,28 @@ function attemptPreds(sql: Db, f: F, id: Fragment, skip: { errorClass?: boolean;
   }
   if (f.poison && !skip.poison) {
     parts.push(sql`(SELECT count(*) FROM job_attempts ap WHERE ap.job_id = ${id} AND ap.outcome = 'lease_expired' AND ap.error_class IS DISTINCT FROM ${WORKER_LOST_CLASS}
-                      AND ap.finished_at >= ${poisonSince(sql)}) >= ${num(sql, POISON_SUSPECT_CRASHES)}`);
+                      AND ap.finished_at >= ${poisonSince}) >= ${num(POISON_SUSPECT_CRASHES)}`);
   }
   return parts;
 }
 
 /** The source of the list under `f` (`limit` matches at most), in its order; null when nothing can match. */
-export function listSource(sql: Db, f: F, k: Keyset, limit: number): Source | null {
+export function listSource(f: F, k: Keyset, limit: number): Source | null {
   const order = orderOf(f);
   if (order === null) return null;
   // A params search that does not parse matches nothing (the page and the API refuse it first).
   if (f.params && paramsJson(f) === null) return null;
-  if (f.q || f.poison || f.worker || f.operation) return { order, sql: fromSet(sql, f, order, k, limit) };
-  if (f.params) return { order, sql: fromParams(sql, f, order, k, limit) };
-  return { order, sql: walkOf(sql, f, order, k, limit) };
+  if (f.q || f.poison || f.worker || f.operation) return { order, sql: fromSet(f, order, k, limit) };
+  if (f.params) return { order, sql: fromParams(f, order, k, limit) };
+  return { order, sql: walkOf(f, order, k, limit) };
 }
 
 /** The tab's own walk: its index, every other filter checked row by row. */
-function walkOf(sql: Db, f: F, order: Order, k: Keyset, limit: number): Fragment {
-  if (order === "created" && f.state) return fromLive(sql, f, f.state, k, limit);
-  if (order === "finished") return fromFinishes(sql, f, f.state ? [f.state] : TERMINAL, k, limit);
-  if (order === "id") return fromErrorClass(sql, f, k, limit);
-  return fromCatalog(sql, f, k, limit);
+function walkOf(f: F, order: Order, k: Keyset, limit: number): Fragment {
+  if (order === "created" && f.state) return fromLive(f, f.state, k, limit);
+  if (order === "finished") return fromFinishes(f, f.state ? [f.state] : TERMINAL, k, limit);
+  if (order === "id") return fromErrorClass(f, k, limit);
+  return fromCatalog(f, k, limit);
 }
 
 /** How many of a params search's newest matches its GIN path reads at most (then ordered and checked). */
@@ -162,11 +162,11 @@ export const PARAMS_SET_CAP = 10_000;
  * created range (jobscope_params_match), completed and checked like any small set (fromSet). One
  * statement: the second branch runs only when the first came short (a one-time filter).
  */
-function fromParams(sql: Db, f: F, order: Order, k: Keyset, limit: number): Fragment {
-  const walk = walkOf(sql, f, order, k, limit);
-  const set = fromSet(sql, f, order, k, limit);
+function fromParams(f: F, order: Order, k: Keyset, limit: number): Fragment {
+  const walk = walkOf(f, order, k, limit);
+  const set = fromSet(f, order, k, limit);
   return sql`
-    WITH pw AS MATERIALIZED (${walk}), pf AS (SELECT count(*) FILTER (WHERE ok) >= ${num(sql, limit)} AS enough FROM pw)
+    WITH pw AS MATERIALIZED (${walk}), pf AS (SELECT count(*) FILTER (WHERE ok) >= ${num(limit)} AS enough FROM pw)
     SELECT pw.id, pw.at, pw.ok, pw.rn FROM pw WHERE (SELECT enough FROM pf)
     UNION ALL
     SELECT ps.id, ps.at, ps.ok, ps.rn FROM (${set}) ps WHERE NOT (SELECT enough FROM pf)`;
@@ -177,47 +177,43 @@ function fromParams(sql: Db, f: F, order: Order, k: Keyset, limit: number): Frag
  * row by row as the walk goes, until `limit` of them; and the last row of a walk that read its whole
  * budget before that.
  */
-export function budgeted(sql: Db, walk: Fragment, order: Fragment, checks: Fragment[], limit: number): Fragment {
+export function budgeted(walk: Fragment, order: Fragment, checks: Fragment[], limit: number): Fragment {
   return sql`
     SELECT s.id, s.at, s.ok, s.rn FROM (
-      SELECT w.id, w.at, ${all(sql, checks)} AS ok, (row_number() OVER (ORDER BY ${order}))::int AS rn FROM (${walk}) w
+      SELECT w.id, w.at, ${all(checks)} AS ok, (row_number() OVER (ORDER BY ${order}))::int AS rn FROM (${walk}) w
     ) s
-     WHERE s.ok OR s.rn = ${num(sql, SCAN_BUDGET)}
-     LIMIT ${num(sql, limit)}`;
+     WHERE s.ok OR s.rn = ${num(SCAN_BUDGET)}
+     LIMIT ${num(limit)}`;
 }
 
 /** The All tab: the catalog newest first, through the created index that its narrowest filter picks. */
-function fromCatalog(sql: Db, f: F, k: Keyset, limit: number): Fragment {
+function fromCatalog(f: F, k: Keyset, limit: number): Fragment {
   // job_catalog_tenant_type_created_idx, _tenant_, _type_, _queue_, or job_catalog_created_idx; the created range bounds each.
   const led: CatalogFilter[] = f.tenant ? (f.type ? ["tenant", "type"] : ["tenant"]) : f.type ? ["type"] : f.queue ? ["queue"] : [];
   const rest = (["tenant", "type", "queue", "params"] as const).filter((x) => !led.includes(x));
   const walk = sql`
     SELECT c.id, c.created_at AS at, c.tenant_id, c.type, c.queue, c.params FROM job_catalog c
-     WHERE TRUE ${and(sql, catalogPreds(sql, f, "c", [...led, "created"]))} ${beyond(sql, k, sql`c.created_at`, sql`c.id`)}
-     ORDER BY c.created_at ${dir(sql, k, true)}, c.id ${dir(sql, k, true)}
-     LIMIT ${num(sql, SCAN_BUDGET)}`;
+     WHERE TRUE ${and(catalogPreds(f, "c", [...led, "created"]))} ${beyond(k, sql`c.created_at`, sql`c.id`)}
+     ORDER BY c.created_at ${dir(k, true)}, c.id ${dir(k, true)}
+     LIMIT ${num(SCAN_BUDGET)}`;
   // The attempts' filters: an error class with a params search (orderOf) is checked here.
-  const checks = [...catalogPreds(sql, f, "w", rest), ...attemptPreds(sql, f, sql`w.id`)];
-  return budgeted(sql, walk, sql`w.at ${dir(sql, k, true)}, w.id ${dir(sql, k, true)}`, checks, limit);
+  const checks = [...catalogPreds(f, "w", rest), ...attemptPreds(f, sql`w.id`)];
+  return budgeted(walk, sql`w.at ${dir(k, true)}, w.id ${dir(k, true)}`, checks, limit);
 }
 
 /**
  * A live state's tab: its live rows newest first (the waiting indexes; claimed and running rows
  * through the lease index). The state leads the ORDER BY as it leads the index (see finishesOf).
  */
-function fromLive(sql: Db, f: F, state: JobState, k: Keyset, limit: number): Fragment {
+function fromLive(f: F, state: JobState, k: Keyset, limit: number): Fragment {
   const walk = sql`
     SELECT l.id, l.created_at AS at, l.state, l.type, l.queue FROM jobs_live l
-     WHERE ${liveState(sql, state)} ${and(sql, catalogPreds(sql, f, "l", ["tenant", "created"]))} ${beyond(sql, k, sql`l.created_at`, sql`l.id`)}
-     ORDER BY l.state ${k.asc ? sql`DESC` : sql`ASC`}, l.created_at ${dir(sql, k, true)}, l.id ${dir(sql, k, true)}
-     LIMIT ${num(sql, SCAN_BUDGET)}`;
-  const checks = [
-    ...catalogPreds(sql, f, "w", ["type", "queue"]),
-    ...catalogProbe(sql, f, sql`w.id`, ["params"]),
-    ...attemptPreds(sql, f, sql`w.id`),
-  ];
-  const order = sql`w.state ${k.asc ? sql`DESC` : sql`ASC`}, w.at ${dir(sql, k, true)}, w.id ${dir(sql, k, true)}`;
-  return budgeted(sql, walk, order, checks, limit);
+     WHERE ${liveState(state)} ${and(catalogPreds(f, "l", ["tenant", "created"]))} ${beyond(k, sql`l.created_at`, sql`l.id`)}
+     ORDER BY l.state ${k.asc ? sql`DESC` : sql`ASC`}, l.created_at ${dir(k, true)}, l.id ${dir(k, true)}
+     LIMIT ${num(SCAN_BUDGET)}`;
+  const checks = [...catalogPreds(f, "w", ["type", "queue"]), ...catalogProbe(f, sql`w.id`, ["params"]), ...attemptPreds(f, sql`w.id`)];
+  const order = sql`w.state ${k.asc ? sql`DESC` : sql`ASC`}, w.at ${dir(k, true)}, w.id ${dir(k, true)}`;
+  return budgeted(walk, order, checks, limit);
 }
 
 /**
@@ -226,32 +222,32 @@ function fromLive(sql: Db, f: F, state: JobState, k: Keyset, limit: number): Fra
  * are read, ordered by (state, at, id) as its index is (see finishesOf); several states' are sorted,
  * each table reading as many as a page needs (the budget when rows are checked).
  */
-function fromFinishes(sql: Db, f: F, states: readonly JobState[], k: Keyset, limit: number): Fragment {
+function fromFinishes(f: F, states: readonly JobState[], k: Keyset, limit: number): Fragment {
   const bounds = (t: Fragment, i: Fragment) =>
-    sql`${f.finishedFrom ? sql`AND ${t} >= ${f.finishedFrom}` : sql``} ${f.finishedTo ? sql`AND ${t} < ${f.finishedTo}` : sql``} ${beyond(sql, k, t, i)}`;
-  const checks = [...catalogProbe(sql, f, sql`w.id`, ["type", "queue", "created", "params"]), ...attemptPreds(sql, f, sql`w.id`)];
+    sql`${f.finishedFrom ? sql`AND ${t} >= ${f.finishedFrom}` : sql``} ${f.finishedTo ? sql`AND ${t} < ${f.finishedTo}` : sql``} ${beyond(k, t, i)}`;
+  const checks = [...catalogProbe(f, sql`w.id`, ["type", "queue", "created", "params"]), ...attemptPreds(f, sql`w.id`)];
   const walkOf = { tenant: f.tenant, bounds, ascending: k.asc, limit: checks.length ? SCAN_BUDGET : limit };
   const finished = states.filter((s) => TERMINAL.includes(s));
-  const union = finished.map((s) => finishesOf(sql, s, walkOf)).reduce((acc, q) => sql`${acc} UNION ALL ${q}`);
-  const d = dir(sql, k, false);
+  const union = finished.map((s) => finishesOf(s, walkOf)).reduce((acc, q) => sql`${acc} UNION ALL ${q}`);
+  const d = dir(k, false);
   const order = (x: string) =>
     finished.length === 1
-      ? sql`${sql.unsafe(`${x}.state`)} ${k.asc ? sql`DESC` : sql`ASC`}, ${sql.unsafe(`${x}.at`)} ${d}, ${sql.unsafe(`${x}.id`)} ${d}`
-      : sql`${sql.unsafe(`${x}.at`)} ${d}, ${sql.unsafe(`${x}.id`)} ${d}`;
-  const walk = sql`SELECT u.id, u.at, u.state FROM (${union}) u ORDER BY ${order("u")} LIMIT ${num(sql, SCAN_BUDGET)}`;
-  return budgeted(sql, walk, order("w"), checks, limit);
+      ? sql`${sql.raw(`${x}.state`)} ${k.asc ? sql`DESC` : sql`ASC`}, ${sql.raw(`${x}.at`)} ${d}, ${sql.raw(`${x}.id`)} ${d}`
+      : sql`${sql.raw(`${x}.at`)} ${d}, ${sql.raw(`${x}.id`)} ${d}`;
+  const walk = sql`SELECT u.id, u.at, u.state FROM (${union}) u ORDER BY ${order("u")} LIMIT ${num(SCAN_BUDGET)}`;
+  return budgeted(walk, order("w"), checks, limit);
 }
 
 /** The All tab under an error class: the jobs with an attempt of that class, by job id (see the table above). */
-function fromErrorClass(sql: Db, f: F, k: Keyset, limit: number): Fragment {
+function fromErrorClass(f: F, k: Keyset, limit: number): Fragment {
   const idBound = k.id === null ? sql`` : k.asc ? sql`AND a.job_id > ${k.id}::uuid` : sql`AND a.job_id < ${k.id}::uuid`;
   const o = k.asc ? sql`ASC` : sql`DESC`;
   // `at` is the job's creation (the cursor's time); the walk is by id.
   const walk = sql`
     SELECT p.id, (SELECT c.created_at FROM job_catalog c WHERE c.id = p.id) AS at
-      FROM (SELECT DISTINCT a.job_id AS id FROM job_attempts a WHERE a.error_class = ${f.errorClass ?? ""} ${idBound} ORDER BY a.job_id ${o} LIMIT ${num(sql, SCAN_BUDGET)}) p
+      FROM (SELECT DISTINCT a.job_id AS id FROM job_attempts a WHERE a.error_class = ${f.errorClass ?? ""} ${idBound} ORDER BY a.job_id ${o} LIMIT ${num(SCAN_BUDGET)}) p
      ORDER BY p.id ${o}`;
-  return budgeted(sql, walk, sql`w.id ${o}`, catalogProbe(sql, f, sql`w.id`, ["tenant", "type", "queue", "created", "params"]), limit);
+  return budgeted(walk, sql`w.id ${o}`, catalogProbe(f, sql`w.id`, ["tenant", "type", "queue", "created", "params"]), limit);
 }
 
 /** How many of a worker's unsuccessful attempts, newest first, its filter reads. */
@@ -264,7 +260,7 @@ export const WORKER_SCAN_CAP = 10_000;
  * lists them); a worker's jobs, bounded by one worker process's lifetime (and by WORKER_SCAN_CAP of
  * its newest unsuccessful attempts); or a params search's newest PARAMS_SET_CAP matches.
  */
-function fromSet(sql: Db, f: F, order: Order, k: Keyset, limit: number): Fragment {
+function fromSet(f: F, order: Order, k: Keyset, limit: number): Fragment {
   let set: Fragment;
   let skip: { errorClass?: boolean; worker?: boolean; poison?: boolean };
   if (f.q) {
@@ -273,7 +269,7 @@ function fromSet(sql: Db, f: F, order: Order, k: Keyset, limit: number): Fragmen
     const id = idQueryOf(f.q);
     set =
       id?.kind === "piece"
-        ? sql`${idPieceIds(sql, id)} UNION SELECT c.id FROM job_catalog c WHERE ${byKey}`
+        ? sql`${idPieceIds(id)} UNION SELECT c.id FROM job_catalog c WHERE ${byKey}`
         : sql`SELECT c.id FROM job_catalog c WHERE ${id?.kind === "id" ? sql`c.id = ${id.id}::uuid OR ${byKey}` : byKey}`;
     skip = {};
   } else if (f.operation) {
@@ -281,13 +277,13 @@ function fromSet(sql: Db, f: F, order: Order, k: Keyset, limit: number): Fragmen
     skip = {};
   } else if (f.poison) {
     set = sql`
-      SELECT a.job_id FROM job_attempts a WHERE a.outcome = 'lease_expired' AND a.finished_at >= ${poisonSince(sql)}
-       GROUP BY a.job_id HAVING count(*) FILTER (WHERE a.error_class IS DISTINCT FROM ${WORKER_LOST_CLASS}) >= ${num(sql, POISON_SUSPECT_CRASHES)}`;
+      SELECT a.job_id FROM job_attempts a WHERE a.outcome = 'lease_expired' AND a.finished_at >= ${poisonSince}
+       GROUP BY a.job_id HAVING count(*) FILTER (WHERE a.error_class IS DISTINCT FROM ${WORKER_LOST_CLASS}) >= ${num(POISON_SUSPECT_CRASHES)}`;
     skip = { poison: true };
   } else if (f.worker) {
     const w = f.worker;
     set = sql`
-      (SELECT a.job_id FROM job_attempts a WHERE a.worker_id = ${w} AND a.outcome <> 'succeeded' ORDER BY a.finished_at DESC LIMIT ${num(sql, WORKER_SCAN_CAP)})
+      (SELECT a.job_id FROM job_attempts a WHERE a.worker_id = ${w} AND a.outcome <> 'succeeded' ORDER BY a.finished_at DESC LIMIT ${num(WORKER_SCAN_CAP)})
       UNION SELECT l.id FROM jobs_live l WHERE l.lease_owner = ${w} AND l.state IN ('claimed', 'running', 'cancelling')
       UNION SELECT l.id FROM jobs_live l WHERE l.lease_owner = ${w} AND l.state = 'paused'`;
     skip = { worker: true };
@@ -306,7 +302,7 @@ function fromSet(sql: Db, f: F, order: Order, k: Keyset, limit: number): Fragmen
     const bId = keyed ? sql`${k.id}::uuid` : sql`NULL::uuid`;
     const cap = alone ? limit : PARAMS_SET_CAP;
     set = sql`SELECT m.id FROM jobscope_params_match(${paramsJson(f) ?? "{}"}::text::jsonb, ${t}::text, ${from}::timestamptz, ${to}::timestamptz,
-                                                     ${bAt}, ${bId}, ${num(sql, cap)}) m`;
+                                                     ${bAt}, ${bId}, ${num(cap)}) m`;
     skip = {};
   }
   // The operation's jobs, when another filter chose the set (an id with an operation).
@@ -314,10 +310,10 @@ function fromSet(sql: Db, f: F, order: Order, k: Keyset, limit: number): Fragmen
     f.operation && f.q ? [sql`EXISTS (SELECT 1 FROM bulk_operation_items oi WHERE oi.operation_id = ${f.operation}::uuid AND oi.job_id = p.id)`] : [];
   const key = order === "finished" ? sql`f.fin_at` : sql`c.created_at`;
   const preds = [
-    ...catalogPreds(sql, f, "c"),
-    ...attemptPreds(sql, f, sql`p.id`, skip),
+    ...catalogPreds(f, "c"),
+    ...attemptPreds(f, sql`p.id`, skip),
     ...inOperation,
-    ...(f.state ? [sql`coalesce(l.state, f.fin_state) = ${stateLit(sql, f.state)}`] : []),
+    ...(f.state ? [sql`coalesce(l.state, f.fin_state) = ${stateLit(f.state)}`] : []),
     ...(order === "finished" ? [sql`l.id IS NULL`] : []),
     ...(f.finishedFrom ? [sql`f.fin_at >= ${f.finishedFrom}`] : []),
     ...(f.finishedTo ? [sql`f.fin_at < ${f.finishedTo}`] : []),
@@ -326,8 +322,8 @@ function fromSet(sql: Db, f: F, order: Order, k: Keyset, limit: number): Fragmen
     SELECT p.id, ${key} AS at, true AS ok, 0 AS rn FROM (SELECT DISTINCT s.id FROM (${set}) s(id)) p
       JOIN job_catalog c ON c.id = p.id
       LEFT JOIN jobs_live l ON l.id = p.id
-      ${finishedJoins(sql)}
-     WHERE (l.id IS NOT NULL OR f.fin_state IS NOT NULL) ${and(sql, preds)} ${beyond(sql, k, key, sql`p.id`)}
-     ORDER BY ${key} ${dir(sql, k, false)}, p.id ${dir(sql, k, false)}
-     LIMIT ${num(sql, limit)}`;
+      ${finishedJoins()}
+     WHERE (l.id IS NOT NULL OR f.fin_state IS NOT NULL) ${and(preds)} ${beyond(k, key, sql`p.id`)}
+     ORDER BY ${key} ${dir(k, false)}, p.id ${dir(k, false)}
+     LIMIT ${num(limit)}`;
 }

@@ -6,6 +6,8 @@ import { parseJobFilters, type JobFilters } from "./filters";
 import { orderOf } from "./filters";
 import { SCAN_BUDGET } from "./list-source";
 import { countByState, COUNT_CAP, listJobs } from "./queries";
+import { sql } from "drizzle-orm";
+import { execute } from "../db/drizzle";
 
 // The console's reads of the storage (lib/jobs/list-source.ts) against the compatibility views read
 // naively: on a few thousand generated histories (bench/generate.ts), every page of every tab and
@@ -15,11 +17,17 @@ import { countByState, COUNT_CAP, listJobs } from "./queries";
 const t = setupTestDb({ tenants: [] });
 let some: { idempotencyKey: string; id: string; worker: string };
 beforeAll(async () => {
-  await generate(t.sql, { count: 6_000, spanDays: 2 });
-  const [k] = await t.sql<{ idempotencyKey: string; id: string }[]>`
-    SELECT idempotency_key, id FROM job_catalog WHERE idempotency_key IS NOT NULL ORDER BY created_at DESC LIMIT 1`;
-  const [w] = await t.sql<{ worker: string }[]>`
-    SELECT worker_id AS worker FROM job_attempts WHERE outcome <> 'succeeded' GROUP BY 1 ORDER BY count(*) DESC LIMIT 1`;
+  await generate(t.pool, { count: 6_000, spanDays: 2 });
+  const [k] = await execute<{ idempotencyKey: string; id: string }>(
+    t.pool,
+    sql`
+    SELECT idempotency_key, id FROM job_catalog WHERE idempotency_key IS NOT NULL ORDER BY created_at DESC LIMIT 1`,
+  );
+  const [w] = await execute<{ worker: string }>(
+    t.pool,
+    sql`
+    SELECT worker_id AS worker FROM job_attempts WHERE outcome <> 'succeeded' GROUP BY 1 ORDER BY count(*) DESC LIMIT 1`,
+  );
   some = { ...k!, worker: w!.worker };
 }, 300_000);
 
@@ -27,7 +35,7 @@ type F = Record<string, string>;
 
 /** The ids the `jobs` view gives under `f`, in the order listJobs pages them. */
 async function oracle(f: JobFilters): Promise<string[]> {
-  const sql = t.sql;
+  const db = t.pool;
   const order = orderOf(f);
   if (order === null) return [];
   const parts = [sql`TRUE`];
@@ -49,23 +57,23 @@ async function oracle(f: JobFilters): Promise<string[]> {
   if (f.q) parts.push(sql`(j.id::text = ${f.q.toLowerCase()} OR j.idempotency_key = ${f.q})`);
   const where = parts.reduce((acc, p) => sql`${acc} AND ${p}`);
   const by = order === "created" ? sql`j.created_at DESC, j.id DESC` : order === "finished" ? sql`j.finished_at DESC, j.id DESC` : sql`j.id DESC`;
-  return (await sql<{ id: string }[]>`SELECT j.id FROM jobs j WHERE ${where} ORDER BY ${by}`).map((r) => r.id);
+  return (await execute<{ id: string }>(db, sql`SELECT j.id FROM jobs j WHERE ${where} ORDER BY ${by}`)).map((r) => r.id);
 }
 
 /** Every page of `f` from the first on, then every page back from the last; the ids each way, newest first. */
 async function pageThrough(f: JobFilters) {
   const forward: string[][] = [];
-  let page = await listJobs(t.sql, f);
+  let page = await listJobs(t.pool, f);
   forward.push(page.jobs.map((j) => j.id));
   let reads = 1;
   while (page.next) {
-    page = await listJobs(t.sql, { ...f, after: page.next });
+    page = await listJobs(t.pool, { ...f, after: page.next });
     forward.push(page.jobs.map((j) => j.id));
     if (++reads > 500) throw new Error("more than 500 pages");
   }
   const back: string[][] = [forward.at(-1)!];
   while (page.prev) {
-    page = await listJobs(t.sql, { ...f, after: undefined, before: page.prev });
+    page = await listJobs(t.pool, { ...f, after: undefined, before: page.prev });
     back.unshift(page.jobs.map((j) => j.id));
     if (++reads > 1000) throw new Error("more than 500 pages back");
   }
@@ -108,7 +116,7 @@ describe("listJobs on the storage, against the jobs view", () => {
   }
 
   it("filters by worker, created and finished range, and id or idempotency key the same way", async () => {
-    const [mid] = await t.sql<{ at: Date }[]>`SELECT created_at AS at FROM job_catalog ORDER BY created_at DESC OFFSET 3000 LIMIT 1`;
+    const [mid] = await execute<{ at: Date }>(t.pool, sql`SELECT created_at AS at FROM job_catalog ORDER BY created_at DESC OFFSET 3000 LIMIT 1`);
     const hour = 3_600_000;
     const more: JobFilters[] = [
       parseJobFilters({ worker: some.worker, limit: "20" }),
@@ -131,7 +139,7 @@ describe("listJobs on the storage, against the jobs view", () => {
     const f = parseJobFilters({ errorClass: "RateLimited", state: "succeeded", limit: "70" });
     const got = await pageThrough(f);
     expect(got.shortPages).toBeGreaterThan(0);
-    const [finishes] = await t.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM job_finishes WHERE state = 'succeeded'`;
+    const [finishes] = await execute<{ n: number }>(t.pool, sql`SELECT count(*)::int AS n FROM job_finishes WHERE state = 'succeeded'`);
     expect(got.pages).toBeGreaterThanOrEqual(Math.ceil(finishes!.n / SCAN_BUDGET));
     expect(got.forward).toEqual(await oracle(f));
   });
@@ -139,8 +147,11 @@ describe("listJobs on the storage, against the jobs view", () => {
 
 describe("countByState on the storage, against the jobs view", () => {
   const byState = async (f: Omit<JobFilters, "state">) => {
-    const rows = await t.sql<{ state: JobState; n: number }[]>`
-      SELECT j.state, count(*)::int AS n FROM jobs j WHERE j.id = ANY(${await oracle({ ...f, state: undefined, sort: "created", limit: 50 })}::uuid[]) GROUP BY 1`;
+    const rows = await execute<{ state: JobState; n: number }>(
+      t.pool,
+      sql`
+      SELECT j.state, count(*)::int AS n FROM jobs j WHERE j.id = ANY(${sql.param(await oracle({ ...f, state: undefined, sort: "created", limit: 50 }))}::uuid[]) GROUP BY 1`,
+    );
     return new Map(rows.map((r) => [r.state, r.n]));
   };
 
@@ -154,7 +165,7 @@ describe("countByState on the storage, against the jobs view", () => {
     it(`counts ${JSON.stringify(c)}: exact up to the cap, "cap+" above`, async () => {
       const f = parseJobFilters(c);
       const want = await byState(f);
-      const got = await countByState(t.sql, f, 40);
+      const got = await countByState(t.pool, f, 40);
       for (const s of STATES) {
         const n = want.get(s) ?? 0;
         if (got[s].capped) expect(got[s].n).toBeLessThanOrEqual(n);
@@ -167,7 +178,7 @@ describe("countByState on the storage, against the jobs view", () => {
     it(`counts ${JSON.stringify(c)} at the console's cap: a state above it says so, the others are exact`, async () => {
       const f = parseJobFilters(c);
       const want = await byState(f);
-      const full = await countByState(t.sql, f, COUNT_CAP);
+      const full = await countByState(t.pool, f, COUNT_CAP);
       for (const s of STATES)
         expect(full[s]).toEqual((want.get(s) ?? 0) > COUNT_CAP ? { n: COUNT_CAP, capped: true } : { n: want.get(s) ?? 0, capped: false });
     });

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { Sql } from "../db/client";
+import type { Db } from "../db/client";
 import { withScope } from "../db/scope";
 import { setupTestDb } from "../db/test-db";
 import { previewBulk, runBulkOperation, startBulk } from "./bulk";
@@ -11,6 +11,8 @@ import { operationOutcome } from "./operation";
 import { api, operator, runJob, worker } from "./test-helpers";
 import { transition } from "./transition";
 import type { JobRow } from "./types";
+import { sql } from "drizzle-orm";
+import { execute } from "../db/drizzle";
 
 const t = setupTestDb();
 const app = t.connect({ role: "app", max: 2 });
@@ -26,12 +28,12 @@ const AUDIT = {
 /** A job that died on its only attempt. */
 async function deadJob(tenantId: string, queue: string): Promise<JobRow> {
   const { job } = await enqueue(
-    t.sql,
+    t.pool,
     { tenantId, queue, type: "report.generate", params: { report: "daily_usage", period: "2026-11" }, maxAttempts: 1 },
     api,
   );
-  const running = await runJob(t.sql, job);
-  const r = await transition(t.sql, {
+  const running = await runJob(t.pool, job);
+  const r = await transition(t.pool, {
     jobId: job.id,
     event: "abandon",
     actor: worker(),
@@ -42,8 +44,8 @@ async function deadJob(tenantId: string, queue: string): Promise<JobRow> {
   return r.job;
 }
 
-const staff = <T>(fn: (tx: Sql) => Promise<T>) => withScope(app, { all: true }, (tx) => fn(tx as unknown as Sql));
-const asTenant = <T>(id: string, fn: (tx: Sql) => Promise<T>) => withScope(app, { tenantId: id }, (tx) => fn(tx as unknown as Sql));
+const staff = <T>(fn: (tx: Db) => Promise<T>) => withScope(app, { all: true }, (tx) => fn(tx as unknown as Db));
+const asTenant = <T>(id: string, fn: (tx: Db) => Promise<T>) => withScope(app, { tenantId: id }, (tx) => fn(tx as unknown as Db));
 const ids = (p: { jobs: { id: string }[] }) => p.jobs.map((j) => j.id).sort();
 
 describe("the jobs a bulk operation touched", () => {
@@ -57,23 +59,23 @@ describe("the jobs a bulk operation touched", () => {
     acme = [await deadJob("acme", queue), await deadJob("acme", queue), await deadJob("acme", queue)];
     globex = await deadJob("globex", queue);
     untouched = await deadJob("acme", queue);
-    const preview = await previewBulk(t.sql, { selection: { ids: [...acme, globex].map((j) => j.id) }, event: "replay", actor: operator });
+    const preview = await previewBulk(t.pool, { selection: { ids: [...acme, globex].map((j) => j.id) }, event: "replay", actor: operator });
     // One of them is replayed by hand first: the operation's item for it is refused as a conflict.
-    await transition(t.sql, { jobId: acme[2]!.id, event: "replay", actor: operator, expected: { state: "dead", version: acme[2]!.stateVersion } });
-    ({ operationId } = await startBulk(t.sql, {
+    await transition(t.pool, { jobId: acme[2]!.id, event: "replay", actor: operator, expected: { state: "dead", version: acme[2]!.stateVersion } });
+    ({ operationId } = await startBulk(t.pool, {
       frozen: preview.frozen,
       event: "replay",
       actor: operator,
       description: AUDIT.description,
       audit: AUDIT,
     }));
-    await runBulkOperation(t.sql, operationId);
+    await runBulkOperation(t.pool, operationId);
     // After the replay: one succeeds, one dies again; globex's stays queued.
-    const ok = await runJob(t.sql, (await staff((tx) => listJobs(tx, parseJobFilters({ q: acme[0]!.id })))).jobs[0] as unknown as JobRow);
-    const fin = await transition(t.sql, { jobId: ok.id, event: "finish", actor: worker(), attempt: ok.attempt, result: { ok: true } });
+    const ok = await runJob(t.pool, (await staff((tx) => listJobs(tx, parseJobFilters({ q: acme[0]!.id })))).jobs[0] as unknown as JobRow);
+    const fin = await transition(t.pool, { jobId: ok.id, event: "finish", actor: worker(), attempt: ok.attempt, result: { ok: true } });
     if (!fin.ok) throw new Error(fin.reason);
-    const again = await runJob(t.sql, (await staff((tx) => listJobs(tx, parseJobFilters({ q: acme[1]!.id })))).jobs[0] as unknown as JobRow);
-    const died = await transition(t.sql, {
+    const again = await runJob(t.pool, (await staff((tx) => listJobs(tx, parseJobFilters({ q: acme[1]!.id })))).jobs[0] as unknown as JobRow);
+    const died = await transition(t.pool, {
       jobId: again.id,
       event: "abandon",
       actor: worker(),
@@ -125,8 +127,11 @@ describe("the jobs a bulk operation touched", () => {
   });
 
   it("is one audit entry, naming every job it froze and the operation", async () => {
-    const rows = await t.sql<{ action: string; outcome: string; jobIds: string[]; operationId: string; reason: string }[]>`
-      SELECT action, outcome, job_ids, operation_id, reason FROM audit_log WHERE action = 'bulk.replay'`;
+    const rows = await execute<{ action: string; outcome: string; jobIds: string[]; operationId: string; reason: string }>(
+      t.pool,
+      sql`
+      SELECT action, outcome, job_ids, operation_id, reason FROM audit_log WHERE action = 'bulk.replay'`,
+    );
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ outcome: "applied", operationId });
     expect([...rows[0]!.jobIds].sort()).toEqual([...acme, globex].map((j) => j.id).sort());

@@ -3,6 +3,8 @@ import type { JobState } from "../fsm/table";
 import { isUuid } from "../uuid";
 import type { BulkEvent, BulkOutcome, BulkProgress } from "./bulk";
 import { finishedJoins } from "./read-model";
+import { sql } from "drizzle-orm";
+import { execute } from "../db/drizzle";
 
 /**
  * What became of the jobs a bulk operation (or a replay) touched: the jobs list
@@ -30,19 +32,25 @@ export type OperationOutcome = {
   now: Partial<Record<JobState, number>>;
 };
 
-export async function operationOutcome(sql: Db, operationId: string, f: { tenant?: string } = {}): Promise<OperationOutcome | null> {
+export async function operationOutcome(db: Db, operationId: string, f: { tenant?: string } = {}): Promise<OperationOutcome | null> {
   if (!isUuid(operationId)) return null;
-  const [op] = await sql<(NonNullable<OperationOutcome["operation"]> & { visible: boolean })[]>`
+  const [op] = await execute<NonNullable<OperationOutcome["operation"]> & { visible: boolean }>(
+    db,
+    sql`
     SELECT event, description, actor_id, status, total, created_at, finished_at, jobscope_sees_all() AS visible
-      FROM bulk_operations WHERE id = ${operationId}::uuid`;
+      FROM bulk_operations WHERE id = ${operationId}::uuid`,
+  );
   if (!op) return null;
-  const rows = await sql<{ outcome: BulkOutcome | null; state: JobState | null; n: number }[]>`
+  const rows = await execute<{ outcome: BulkOutcome | null; state: JobState | null; n: number }>(
+    db,
+    sql`
     SELECT p.outcome, coalesce(l.state, f.fin_state) AS state, count(*)::int AS n
       FROM (SELECT i.job_id AS id, i.outcome FROM bulk_operation_items i WHERE i.operation_id = ${operationId}::uuid) p
       JOIN job_catalog c ON c.id = p.id ${f.tenant ? sql`AND c.tenant_id = ${f.tenant}` : sql``}
       LEFT JOIN jobs_live l ON l.id = p.id
-      ${finishedJoins(sql)}
-     GROUP BY 1, 2`;
+      ${finishedJoins()}
+     GROUP BY 1, 2`,
+  );
   const items = { applied: 0, refused: 0, pending: 0 };
   const now: Partial<Record<JobState, number>> = {};
   for (const r of rows) {

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import type { Sql } from "../db/client";
+import type { Db } from "../db/client";
 import { withScope } from "../db/scope";
 import { setupTestDb } from "../db/test-db";
 import { enqueue } from "./enqueue";
@@ -8,6 +8,8 @@ import { parseParamsFilter } from "./params-filter";
 import { keysetOf, listSource, PARAMS_SET_CAP, SCAN_BUDGET } from "./list-source";
 import { countByState, listJobs } from "./queries";
 import { api } from "./test-helpers";
+import { sql } from "drizzle-orm";
+import { execute } from "../db/drizzle";
 
 describe("parseParamsFilter", () => {
   const contains = (s: string) => {
@@ -77,19 +79,19 @@ describe("listing by params", () => {
     for (let i = 0; i < 60; i++) {
       const rows = i % 20 === 5 ? 42 : 1000 + i;
       const { job } = await enqueue(
-        t.sql,
+        t.pool,
         { tenantId: "acme", type: "export.tenant_data", params: { dataset: "orders", rows, format: i % 10 === 0 ? "csv" : "jsonl" } },
         api,
         { at: new Date(base + i * 1000) },
       );
       if (rows === 42) acme42.push(job.id);
     }
-    globex42 = (await enqueue(t.sql, { tenantId: "globex", type: "export.tenant_data", params: { dataset: "orders", rows: 42 } }, api)).job.id;
+    globex42 = (await enqueue(t.pool, { tenantId: "globex", type: "export.tenant_data", params: { dataset: "orders", rows: 42 } }, api)).job.id;
   });
 
   const ids = (p: { jobs: { id: string }[] }) => p.jobs.map((j) => j.id);
-  const staff = <T>(fn: (tx: Sql) => Promise<T>) => withScope(app, { all: true }, (tx) => fn(tx as unknown as Sql));
-  const tenant = <T>(id: string, fn: (tx: Sql) => Promise<T>) => withScope(app, { tenantId: id }, (tx) => fn(tx as unknown as Sql));
+  const staff = <T>(fn: (tx: Db) => Promise<T>) => withScope(app, { all: true }, (tx) => fn(tx as unknown as Db));
+  const tenant = <T>(id: string, fn: (tx: Db) => Promise<T>) => withScope(app, { tenantId: id }, (tx) => fn(tx as unknown as Db));
 
   it("finds the jobs whose params contain the search, newest first, in both forms", async () => {
     const newest42 = [globex42, ...[...acme42].reverse()];
@@ -126,8 +128,8 @@ describe("listing by params", () => {
     // The tenant scope alone (no tenant filter) still confines the GIN path to the tenant's rows.
     expect(ids(await tenant("globex", (tx) => listJobs(tx, parseJobFilters({ params: "rows = 42" }))))).toEqual([globex42]);
     // A transaction with no scope finds nothing, also through the function.
-    const [none] = await app.begin(
-      (tx) => tx<{ n: number }[]>`SELECT count(*)::int AS n FROM jobscope_params_match('{"rows": 42}', NULL, NULL, NULL, NULL, NULL, 10)`,
+    const [none] = await app.transaction((tx) =>
+      execute<{ n: number }>(tx, sql`SELECT count(*)::int AS n FROM jobscope_params_match('{"rows": 42}', NULL, NULL, NULL, NULL, NULL, 10)`),
     );
     expect(none!.n).toBe(0);
   });
@@ -142,10 +144,10 @@ describe("listing by params", () => {
     const plan = async (search: string) => {
       const f = parseJobFilters({ params: search });
       let text = "";
-      await app.begin(async (tx) => {
-        await tx`SELECT set_config('jobscope.scope', 'all', true), set_config('role', 'jobscope_staff', true)`;
-        const source = listSource(tx as unknown as Sql, f, keysetOf({}), 51)!;
-        const rows = await tx`EXPLAIN (ANALYZE, COSTS OFF) ${source.sql}`;
+      await app.transaction(async (tx) => {
+        await execute(tx, sql`SELECT set_config('jobscope.scope', 'all', true), set_config('role', 'jobscope_staff', true)`);
+        const source = listSource(f, keysetOf({}), 51)!;
+        const rows = await execute(tx, sql`EXPLAIN (ANALYZE, COSTS OFF) ${source.sql}`);
         text = rows.map((r) => Object.values(r)[0]).join("\n");
       });
       return text;
@@ -155,14 +157,20 @@ describe("listing by params", () => {
     const common = await plan("dataset = orders");
     expect(common).toMatch(/Function Scan on jobscope_params_match m \(never executed\)/);
     // The function pages by the keyset it is given: the matches older than (before_at, before_id).
-    const all = await staff(
-      (tx) => tx<{ id: string; at: string }[]>`
+    const all = await staff((tx) =>
+      execute<{ id: string; at: string }>(
+        tx,
+        sql`
       SELECT id, created_at::text AS at FROM jobscope_params_match('{"rows": 42}', NULL, NULL, NULL, NULL, NULL, 10)`,
+      ),
     );
     expect(all.map((r) => r.id)).toEqual([globex42, ...[...acme42].reverse()]);
-    const older = await staff(
-      (tx) => tx<{ id: string }[]>`
+    const older = await staff((tx) =>
+      execute<{ id: string }>(
+        tx,
+        sql`
       SELECT id FROM jobscope_params_match('{"rows": 42}', NULL, NULL, NULL, ${all[1]!.at}::timestamptz, ${all[1]!.id}::uuid, 10)`,
+      ),
     );
     expect(older.map((r) => r.id)).toEqual(all.slice(2).map((r) => r.id));
     expect(PARAMS_SET_CAP).toBeGreaterThan(SCAN_BUDGET);

@@ -7,6 +7,7 @@ import { claim, claimCtes, claimValues } from "./claim";
 import { uuidv7Expr } from "./ids";
 import { guardedWriteCtes, markCte, moveValues, partsOf, plan } from "./write";
 import { withDirectWrites } from "./direct-write";
+import { execute } from "../db/drizzle";
 
 /**
  * The worker's round statement (reports of the jobs it ran + the claim of its next ones) keeps one
@@ -20,17 +21,20 @@ const dialect = new PgDialect();
 
 beforeAll(async () => {
   // 10,000 queued jobs besides the ones each case claims: a table the planner could be tempted to scan.
-  await withDirectWrites(t.sql, async (tx) => {
-    await tx`
+  await withDirectWrites(t.pool, async (tx) => {
+    await execute(
+      tx,
+      sql`
       WITH c AS (
         INSERT INTO job_catalog (id, tenant_id, type, queue, priority, max_attempts, params, submitted_by_kind, submitted_by, created_at, not_before)
-        SELECT ${tx.unsafe(uuidv7Expr("now()"))}, 'acme', 'report.generate', 'other', 0, 3, '{}'::jsonb, 'api', 'plans', now(), now()
+        SELECT ${sql.raw(uuidv7Expr("now()"))}, 'acme', 'report.generate', 'other', 0, 3, '{}'::jsonb, 'api', 'plans', now(), now()
           FROM generate_series(1, 10000)
         RETURNING *)
       INSERT INTO jobs_live (id, tenant_id, type, queue, priority, state, attempt, max_attempts, state_version, not_before, params, created_at, updated_at)
-      SELECT id, tenant_id, type, queue, priority, 'queued', 0, max_attempts, 0, not_before, params, created_at, created_at FROM c`;
+      SELECT id, tenant_id, type, queue, priority, 'queued', 0, max_attempts, 0, not_before, params, created_at, created_at FROM c`,
+    );
   });
-  await t.sql`ANALYZE`;
+  await execute(t.pool, sql`ANALYZE`);
 });
 
 type PlanNode = {
@@ -91,17 +95,20 @@ function quadratic(root: PlanNode): string[] {
 
 async function roundPlan(batch: number, generic: boolean) {
   const queue = `plans-${batch}-${generic ? "g" : "c"}`;
-  await withDirectWrites(t.sql, async (tx) => {
-    await tx`
+  await withDirectWrites(t.pool, async (tx) => {
+    await execute(
+      tx,
+      sql`
       WITH c AS (
         INSERT INTO job_catalog (id, tenant_id, type, queue, priority, max_attempts, params, submitted_by_kind, submitted_by, created_at, not_before)
-        SELECT ${tx.unsafe(uuidv7Expr("now()"))}, 'acme', 'report.generate', ${queue}, 0, 3, '{}'::jsonb, 'api', 'plans', now(), now()
+        SELECT ${sql.raw(uuidv7Expr("now()"))}, 'acme', 'report.generate', ${queue}, 0, 3, '{}'::jsonb, 'api', 'plans', now(), now()
           FROM generate_series(1, ${batch * 2})
         RETURNING *)
       INSERT INTO jobs_live (id, tenant_id, type, queue, priority, state, attempt, max_attempts, state_version, not_before, params, created_at, updated_at)
-      SELECT id, tenant_id, type, queue, priority, 'queued', 0, max_attempts, 0, not_before, params, created_at, created_at FROM c`;
+      SELECT id, tenant_id, type, queue, priority, 'queued', 0, max_attempts, 0, not_before, params, created_at, created_at FROM c`,
+    );
   });
-  const held = await claim(t.sql, { workerId: "w", queues: [queue], limit: batch, startNow: batch });
+  const held = await claim(t.pool, { workerId: "w", queues: [queue], limit: batch, startNow: batch });
   const moves = held.map((j) => ({
     jobId: j.id,
     event: "finish" as const,
@@ -116,18 +123,18 @@ async function roundPlan(batch: number, generic: boolean) {
     ...moveValues(plan(moves)),
     ...claimValues({ workerId: "w", queues: [queue], limit: batch, startNow: batch }),
   });
-  const rows = await t.sql.begin(async (tx) => {
-    if (generic) await tx`SET LOCAL plan_cache_mode = force_generic_plan`;
-    await tx.unsafe(`PREPARE round_plan AS ${q.sql}`);
+  const rows = await t.pool.transaction(async (tx) => {
+    if (generic) await execute(tx, sql`SET LOCAL plan_cache_mode = force_generic_plan`);
+    await execute(tx, sql.raw(`PREPARE round_plan AS ${q.sql}`));
     try {
       const args = params.map((p) =>
         p === null
           ? "NULL"
           : `'${(Array.isArray(p) ? `{${p.map((x) => (x === null ? "NULL" : `"${String(x)}"`)).join(",")}}` : p instanceof Date ? p.toISOString() : String(p)).replace(/'/g, "''")}'`,
       );
-      return await tx.unsafe(`EXPLAIN (FORMAT JSON) EXECUTE round_plan(${args.join(", ")})`);
+      return await execute(tx, sql.raw(`EXPLAIN (FORMAT JSON) EXECUTE round_plan(${args.join(", ")})`));
     } finally {
-      await tx.unsafe(`DEALLOCATE round_plan`);
+      await execute(tx, sql.raw(`DEALLOCATE round_plan`));
     }
   });
   return (rows[0] as unknown as { "QUERY PLAN": [{ Plan: PlanNode }] })["QUERY PLAN"][0].Plan;

@@ -1,5 +1,3 @@
-import type { Db } from "../db/client";
-
 /**
  * Poison jobs and the jobs they take down with them.
  *
@@ -106,51 +104,8 @@ const ordinal = (n: number) =>
   `${n}${n % 10 === 1 && n % 100 !== 11 ? "st" : n % 10 === 2 && n % 100 !== 12 ? "nd" : n % 10 === 3 && n % 100 !== 13 ? "rd" : "th"}`;
 
 /**
- * Per job: the crashes blamed on it, and the dead workers it has been on that no repeat offender
- * explains (each lost attempt, less those it lost as a bystander of a job blamed for REPEAT_CRASHES
- * or more). The bystander's recovery event names whom its worker's death was blamed on
- * (job_attempts_pkey, job_log_job_version_idx).
- */
-export async function crashHistory(sql: Db, jobIds: readonly string[]): Promise<Map<string, { deaths: number; crashes: number }>> {
-  if (jobIds.length === 0) return new Map();
-  const rows = await sql<{ jobId: string; deaths: number; crashes: number }[]>`
-    WITH lost AS (
-      SELECT a.job_id, a.error_class,
-             CASE WHEN a.error_class = ${WORKER_LOST_CLASS} THEN
-               (SELECT (e.payload->'crash'->'blamed'->>'jobId')::uuid FROM job_log e
-                 WHERE e.job_id = a.job_id AND e.attempt = a.attempt AND e.actor_kind = 'supervisor' AND e.at >= a.claimed_at
-                 ORDER BY e.state_version DESC LIMIT 1) END AS blamed_on
-        FROM job_attempts a WHERE a.job_id = ANY(${jobIds}::uuid[]) AND a.outcome = 'lease_expired'),
-    offenders AS (
-      SELECT b.job_id FROM job_attempts b
-       WHERE b.job_id IN (SELECT blamed_on FROM lost WHERE blamed_on IS NOT NULL) AND b.outcome = 'lease_expired'
-         AND b.error_class IS DISTINCT FROM ${WORKER_LOST_CLASS}
-       GROUP BY b.job_id HAVING count(*) >= ${REPEAT_CRASHES})
-    SELECT job_id, count(*) FILTER (WHERE blamed_on IS NULL OR blamed_on NOT IN (SELECT job_id FROM offenders))::int AS deaths,
-           count(*) FILTER (WHERE error_class IS DISTINCT FROM ${WORKER_LOST_CLASS})::int AS crashes
-      FROM lost GROUP BY job_id`;
-  return new Map(rows.map((r) => [r.jobId, { deaths: r.deaths, crashes: r.crashes }]));
-}
-
-/**
  * How long after its first victims were recovered a worker's death can still take others down: the
  * leases of one dead process expire together and are recovered within a tick or a few, but a worker
  * started again with the same fixed id (`--id`) is another process, whose later death is its own.
  */
 export const CRASH_WINDOW_MS = 5 * 60_000;
-
-/**
- * The attempts already recovered, in the last CRASH_WINDOW_MS, of jobs that `workers` took down
- * (job_attempts_worker_trouble_idx: worker_id, finished_at DESC).
- */
-export async function earlierVictims(
-  sql: Db,
-  workers: readonly string[],
-): Promise<{ workerId: string; jobId: string; type: string; startedAt: Date; errorClass: string | null }[]> {
-  if (workers.length === 0) return [];
-  return sql`
-    SELECT a.worker_id, a.job_id, c.type, coalesce(a.started_at, a.claimed_at) AS started_at, a.error_class
-      FROM job_attempts a JOIN job_catalog c ON c.id = a.job_id
-     WHERE a.worker_id = ANY(${workers}::text[]) AND a.outcome <> 'succeeded' AND a.outcome = 'lease_expired'
-       AND a.finished_at >= now() - ${CRASH_WINDOW_MS} * interval '1 millisecond'`;
-}

@@ -9,6 +9,8 @@ import { countByState, getJobDetail, listJobs } from "./queries";
 import { api, operator, runJob, supervisor, worker } from "./test-helpers";
 import { transition } from "./transition";
 import type { JobRow, TransitionInput } from "./types";
+import { sql } from "drizzle-orm";
+import { execute } from "../db/drizzle";
 
 const t = setupTestDb({ tenants: ["acme", "globex", "tabs", "pages"] });
 const made: JobRow[] = [];
@@ -17,7 +19,7 @@ beforeAll(async () => {
   const base = Date.now() - 3_600_000;
   for (let i = 0; i < 7; i++) {
     const { job } = await enqueue(
-      t.sql,
+      t.pool,
       {
         tenantId: "acme",
         type: "report.generate",
@@ -31,7 +33,7 @@ beforeAll(async () => {
     made.push(job);
   }
   for (let i = 0; i < 2; i++) {
-    await enqueue(t.sql, { tenantId: "globex", type: "export.tenant_data", params: { dataset: "orders", rows: 1000 }, queue: "q-list" }, api);
+    await enqueue(t.pool, { tenantId: "globex", type: "export.tenant_data", params: { dataset: "orders", rows: 1000 }, queue: "q-list" }, api);
   }
 });
 
@@ -40,25 +42,25 @@ const ids = (p: { jobs: { id: string }[] }) => p.jobs.map((j) => j.id);
 describe("listJobs", () => {
   it("pages forward and back with keyset cursors, newest first", async () => {
     const f = parseJobFilters({ type: "report.generate", limit: "3" });
-    const p1 = await listJobs(t.sql, f);
+    const p1 = await listJobs(t.pool, f);
     const newestFirst = [...made].reverse().map((j) => j.id);
     expect(ids(p1)).toEqual(newestFirst.slice(0, 3));
     expect(p1.prev).toBeNull();
-    const p2 = await listJobs(t.sql, { ...f, after: p1.next! });
+    const p2 = await listJobs(t.pool, { ...f, after: p1.next! });
     expect(ids(p2)).toEqual(newestFirst.slice(3, 6));
-    const p3 = await listJobs(t.sql, { ...f, after: p2.next! });
+    const p3 = await listJobs(t.pool, { ...f, after: p2.next! });
     expect(ids(p3)).toEqual(newestFirst.slice(6));
     expect(p3.next).toBeNull();
-    const back = await listJobs(t.sql, { ...f, before: p3.prev! });
+    const back = await listJobs(t.pool, { ...f, before: p3.prev! });
     expect(ids(back)).toEqual(newestFirst.slice(3, 6));
-    const first = await listJobs(t.sql, { ...f, before: back.prev! });
+    const first = await listJobs(t.pool, { ...f, before: back.prev! });
     expect(ids(first)).toEqual(newestFirst.slice(0, 3));
     expect(first.prev).toBeNull();
   });
 
   it("filters by state, tenant, error class, worker, and finds a job by id or idempotency key", async () => {
-    const job = await runJob(t.sql, made[0]!, "w-list");
-    await transition(t.sql, {
+    const job = await runJob(t.pool, made[0]!, "w-list");
+    await transition(t.pool, {
       jobId: job.id,
       event: "fail",
       actor: worker("w-list"),
@@ -66,7 +68,7 @@ describe("listJobs", () => {
       error: { class: "UpstreamTimeout", message: "slow" },
       retryAt: new Date(),
     });
-    const only = async (q: Record<string, string>) => ids(await listJobs(t.sql, parseJobFilters(q)));
+    const only = async (q: Record<string, string>) => ids(await listJobs(t.pool, parseJobFilters(q)));
     expect(await only({ state: "retry_wait" })).toEqual([job.id]);
     expect(await only({ errorClass: "UpstreamTimeout" })).toEqual([job.id]);
     expect(await only({ worker: "w-list" })).toEqual([job.id]);
@@ -84,20 +86,20 @@ describe("listJobs", () => {
 
 describe("countByState", () => {
   it("counts exactly below the cap, by the filter's own index when it has one", async () => {
-    const all = await countByState(t.sql, { queue: "q-list" });
+    const all = await countByState(t.pool, { queue: "q-list" });
     expect(all.queued.n + all.retry_wait.n).toBe(9);
     expect(Object.values(all).every((c) => !c.capped)).toBe(true);
-    expect((await countByState(t.sql, { tenant: "globex" })).queued.n).toBe(2);
+    expect((await countByState(t.pool, { tenant: "globex" })).queued.n).toBe(2);
   });
 
   it("per state under no filter or a tenant: a state above the cap says at least the cap, the others stay exact", async () => {
-    const capped = await countByState(t.sql, { tenant: "acme" }, 3);
+    const capped = await countByState(t.pool, { tenant: "acme" }, 3);
     expect(capped.queued).toEqual({ n: 3, capped: true });
     expect(capped.succeeded).toEqual({ n: 0, capped: false });
   });
 
   it("under another filter with more matches than the cap: every count is a lower bound from at most cap + 1 jobs", async () => {
-    const capped = await countByState(t.sql, { queue: "q-list" }, 5);
+    const capped = await countByState(t.pool, { queue: "q-list" }, 5);
     expect(Object.values(capped).every((c) => c.capped)).toBe(true);
     expect(Object.values(capped).reduce((sum, c) => sum + c.n, 0)).toBe(6);
   });
@@ -106,13 +108,13 @@ describe("countByState", () => {
 describe("getJobDetail", () => {
   it("returns the job with its runs, events and rejections, or null", async () => {
     const job = made[1]!;
-    await transition(t.sql, { jobId: job.id, event: "resume", actor: operator });
-    const d = await getJobDetail(t.sql, job.id);
+    await transition(t.pool, { jobId: job.id, event: "resume", actor: operator });
+    const d = await getJobDetail(t.pool, job.id);
     expect(d?.job.id).toBe(job.id);
     expect(d?.events.map((e) => e.event)).toEqual(["submit"]);
     expect(d?.rejections.map((r) => r.kind)).toEqual(["illegal"]);
-    expect(await getJobDetail(t.sql, "00000000-0000-4000-8000-000000000000")).toBeNull();
-    expect(await getJobDetail(t.sql, "'; drop table jobs; --")).toBeNull();
+    expect(await getJobDetail(t.pool, "00000000-0000-4000-8000-000000000000")).toBeNull();
+    expect(await getJobDetail(t.pool, "'; drop table jobs; --")).toBeNull();
   });
 
   it("reads a finished job's history from the storage: every attempt, the open one, every transition keyed by its version", async () => {
@@ -121,8 +123,8 @@ describe("getJobDetail", () => {
     await ok({ jobId: job.id, event: "retry", actor: supervisor });
     await end(job, "w-d2", "abandon", OOM);
     await ok({ jobId: job.id, event: "replay", actor: operator });
-    await runJob(t.sql, job, "w-d3");
-    const d = await getJobDetail(t.sql, job.id);
+    await runJob(t.pool, job, "w-d3");
+    const d = await getJobDetail(t.pool, job.id);
     expect(d?.job).toMatchObject({ state: "running", attempt: 3, leaseOwner: "w-d3", finishedAt: null });
     expect(d?.runs.map((r) => [r.attempt, r.workerId, r.outcome, r.errorClass])).toEqual([
       [1, "w-d1", "failed", "UpstreamTimeout"],
@@ -144,7 +146,7 @@ describe("getJobDetail", () => {
     ]);
     expect(d?.eventCount).toBe(11);
     const done = await ok({ jobId: job.id, event: "finish", actor: worker("w-d3"), attempt: 3, result: { ok: true } });
-    expect((await getJobDetail(t.sql, job.id))?.job).toMatchObject({
+    expect((await getJobDetail(t.pool, job.id))?.job).toMatchObject({
       state: "succeeded",
       attempt: 3,
       stateVersion: 11,
@@ -155,7 +157,7 @@ describe("getJobDetail", () => {
 });
 
 async function ok(input: TransitionInput): Promise<JobRow> {
-  const r = await transition(t.sql, input);
+  const r = await transition(t.pool, input);
   if (!r.ok) throw new Error(r.reason);
   return r.job;
 }
@@ -163,7 +165,7 @@ async function ok(input: TransitionInput): Promise<JobRow> {
 const submit = async (tenantId: string, opts: { queue?: string; type?: string; key?: string; at?: Date } = {}) =>
   (
     await enqueue(
-      t.sql,
+      t.pool,
       opts.type === "export.tenant_data"
         ? { tenantId, type: opts.type, params: { dataset: "orders", rows: 10 }, queue: opts.queue ?? "q-tabs", idempotencyKey: opts.key }
         : {
@@ -180,7 +182,7 @@ const submit = async (tenantId: string, opts: { queue?: string; type?: string; k
 
 /** Run `job` as `w` and end its attempt with `event` (finish, fail, abandon). */
 async function end(job: JobRow, w: string, event: "finish" | "fail" | "abandon", error?: { class: string; message: string }) {
-  const running = await runJob(t.sql, job, w);
+  const running = await runJob(t.pool, job, w);
   return ok({
     jobId: job.id,
     event,
@@ -202,8 +204,8 @@ describe("the tabs, on the storage", () => {
   beforeAll(async () => {
     for (const k of ["q1", "r1", "p1", "rw1", "s1", "s2", "d1", "c1", "x1", "c2"]) j[k] = await submit("tabs");
     j.other = await submit("tabs", { type: "export.tenant_data", queue: "q-other", key: "tabs-export" });
-    await runJob(t.sql, j.r1!, "w-hold");
-    const paused = await runJob(t.sql, j.p1!, "w-pause");
+    await runJob(t.pool, j.r1!, "w-hold");
+    const paused = await runJob(t.pool, j.p1!, "w-pause");
     await ok({ jobId: paused.id, event: "pause", actor: operator });
     await end(j.rw1!, "w-fail", "fail", TIMEOUT);
     await end(j.d1!, "w-kill", "abandon", OOM);
@@ -212,14 +214,14 @@ describe("the tabs, on the storage", () => {
     await end(j.x1!, "w-kill", "abandon", BAD);
     await ok({ jobId: j.x1!.id, event: "replay", actor: operator });
     j.x1 = await end(j.x1!, "w-kill", "abandon", BAD);
-    const c2 = await runJob(t.sql, j.c2!, "w-stop");
+    const c2 = await runJob(t.pool, j.c2!, "w-stop");
     await ok({ jobId: c2.id, event: "cancel", actor: operator });
     j.c2 = await ok({ jobId: c2.id, event: "stop", actor: worker("w-stop"), attempt: c2.attempt });
     j.s2 = await end(j.s2!, "w-ok", "finish");
     j.s1 = await end(j.s1!, "w-ok", "finish");
   });
 
-  const list = async (q: Record<string, string>) => (await listJobs(t.sql, parseJobFilters({ tenant: "tabs", ...q }))).jobs;
+  const list = async (q: Record<string, string>) => (await listJobs(t.pool, parseJobFilters({ tenant: "tabs", ...q }))).jobs;
   const idsOf = (names: string[]) => names.map((n) => j[n]!.id);
 
   it("lists a live state's jobs newest created first, and a finished state's newest finished first", async () => {
@@ -263,7 +265,7 @@ describe("the tabs, on the storage", () => {
   });
 
   it("counts each state exactly, a job replayed and dead again once", async () => {
-    const counts = await countByState(t.sql, { tenant: "tabs" });
+    const counts = await countByState(t.pool, { tenant: "tabs" });
     expect(Object.fromEntries(Object.entries(counts).map(([s, c]) => [s, c.n]))).toEqual({
       queued: 2,
       claimed: 0,
@@ -277,11 +279,11 @@ describe("the tabs, on the storage", () => {
     });
     expect(Object.values(counts).every((c) => !c.capped)).toBe(true);
     // The same through the sampled path (a filter no state index serves).
-    const sampled = await countByState(t.sql, { tenant: "tabs", type: "report.generate" });
+    const sampled = await countByState(t.pool, { tenant: "tabs", type: "report.generate" });
     expect(sampled.dead).toEqual({ n: 2, capped: false });
     expect(sampled.queued).toEqual({ n: 1, capped: false });
     // And in the dead-letter groups.
-    const groups = await listDeadGroups(t.sql, { tenant: "tabs" });
+    const groups = await listDeadGroups(t.pool, { tenant: "tabs" });
     expect(groups.groups.map((g) => [g.errorClass, g.count])).toEqual([
       ["ValidationError", 1],
       ["OutOfMemoryError", 1],
@@ -310,11 +312,11 @@ describe("the tabs, on the storage", () => {
 
   it("filters by created and finished ranges", async () => {
     const ids = async (f: Record<string, Date | string>) =>
-      (await listJobs(t.sql, { ...parseJobFilters({ tenant: "tabs" }), ...f })).jobs.map((r) => r.id);
+      (await listJobs(t.pool, { ...parseJobFilters({ tenant: "tabs" }), ...f })).jobs.map((r) => r.id);
     const day = 86_400_000;
     const early = await submit("globex", { queue: "q-early", at: new Date(Date.now() - 3 * day) });
     const inGlobex = async (f: Record<string, Date | string>) =>
-      (await listJobs(t.sql, { ...parseJobFilters({ tenant: "globex" }), ...f })).jobs.map((r) => r.id);
+      (await listJobs(t.pool, { ...parseJobFilters({ tenant: "globex" }), ...f })).jobs.map((r) => r.id);
     expect(await inGlobex({ createdTo: new Date(Date.now() - day) })).toEqual([early.id]);
     expect(await inGlobex({ createdFrom: new Date(Date.now() - 4 * day), createdTo: new Date(Date.now() - 2 * day), state: "queued" })).toEqual([
       early.id,
@@ -329,7 +331,7 @@ describe("the tabs, on the storage", () => {
 describe("poison suspects", () => {
   it("are the jobs that lost a lease twice or more in the last seven days; older losses still count on the row", async () => {
     const lose = async (job: JobRow, at?: Date) => {
-      const [claimed] = await claim(t.sql, { workerId: "w-doomed", queues: [job.queue], limit: 1, onlyJobIds: [job.id], at });
+      const [claimed] = await claim(t.pool, { workerId: "w-doomed", queues: [job.queue], limit: 1, onlyJobIds: [job.id], at });
       if (!claimed) throw new Error("not claimed");
       await ok({ jobId: job.id, event: "reclaim", actor: supervisor, staleBefore: new Date(Date.now() + 60_000), at });
     };
@@ -337,9 +339,9 @@ describe("poison suspects", () => {
     const old = await submit("tabs", { queue: "q-poison", at: new Date(Date.now() - 9 * 86_400_000) });
     for (let i = 0; i < 2; i++) await lose(recent);
     for (let i = 0; i < 2; i++) await lose(old, new Date(Date.now() - 8 * 86_400_000 + i * 60_000));
-    const poison = (await listJobs(t.sql, parseJobFilters({ poison: "1", tenant: "tabs" }))).jobs;
+    const poison = (await listJobs(t.pool, parseJobFilters({ poison: "1", tenant: "tabs" }))).jobs;
     expect(poison.map((r) => [r.id, r.crashes])).toEqual([[recent.id, 2]]);
-    const rows = (await listJobs(t.sql, parseJobFilters({ queue: "q-poison", state: "queued" }))).jobs;
+    const rows = (await listJobs(t.pool, parseJobFilters({ queue: "q-poison", state: "queued" }))).jobs;
     expect(rows.map((r) => [r.id, r.crashes])).toEqual([
       [recent.id, 2],
       [old.id, 2],
@@ -360,18 +362,18 @@ describe("keyset paging across page boundaries, both ways", () => {
   async function both(q: Record<string, string>, want: string[]) {
     const f = parseJobFilters({ tenant: "pages", limit: "2", ...q });
     const pages: string[][] = [];
-    let p = await listJobs(t.sql, f);
+    let p = await listJobs(t.pool, f);
     expect(p.prev).toBeNull();
     pages.push(p.jobs.map((r) => r.id));
     while (p.next) {
-      p = await listJobs(t.sql, { ...f, after: p.next });
+      p = await listJobs(t.pool, { ...f, after: p.next });
       pages.push(p.jobs.map((r) => r.id));
     }
     expect(pages.flat()).toEqual(want);
     expect(pages.map((x) => x.length)).toEqual([2, 2, 1]);
     const back: string[][] = [pages.at(-1)!];
     while (p.prev) {
-      p = await listJobs(t.sql, { ...f, before: p.prev });
+      p = await listJobs(t.pool, { ...f, before: p.prev });
       back.unshift(p.jobs.map((r) => r.id));
     }
     expect(back).toEqual(pages);
@@ -402,7 +404,7 @@ describe("row-level security", () => {
   const app = t.connect({ role: "app", max: 2 });
 
   it("a tenant sees only its own jobs in every tab, count, search, job page and dead-letter group, whatever the filter says", async () => {
-    const globex = (await listJobs(t.sql, parseJobFilters({ tenant: "globex", limit: "200" }))).jobs;
+    const globex = (await listJobs(t.pool, parseJobFilters({ tenant: "globex", limit: "200" }))).jobs;
     const deadGlobex = await end(await submit("globex", { queue: "q-rls" }), "w-rls", "abandon", OOM);
     expect(globex.length).toBeGreaterThan(0);
     await withScope(app, { tenantId: "acme" }, async (tx) => {
@@ -422,7 +424,7 @@ describe("row-level security", () => {
       }
       const counts = await countByState(tx, {});
       const total = Object.values(counts).reduce((n, c) => n + c.n, 0);
-      const [acme] = await t.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM job_catalog WHERE tenant_id = 'acme'`;
+      const [acme] = await execute<{ n: number }>(t.pool, sql`SELECT count(*)::int AS n FROM job_catalog WHERE tenant_id = 'acme'`);
       expect(total).toBe(acme!.n);
       expect(await getJobDetail(tx, deadGlobex.id)).toBeNull();
       expect((await listDeadGroups(tx, {})).groups).toEqual([]);

@@ -6,7 +6,10 @@ import { durationMs, encodeCursor, type JobFilters } from "./filters";
 import { keysetOf, listSource, SCAN_BUDGET, type Keyset } from "./list-source";
 import { finishedJoins, finishesOf, jobRows, liveState, logRange, num, stateLit } from "./read-model";
 import { WORKER_LOST_CLASS } from "./poison";
+import { PROGRESS_STATES } from "./progress";
 import type { JobRow, MovedBy } from "./types";
+import { sql } from "drizzle-orm";
+import { execute } from "../db/drizzle";
 
 export type JobListRow = Pick<
   JobRow,
@@ -35,13 +38,15 @@ export type JobPage = {
  * takes no index entry; the workers page counts those). Then the page's rows are completed: the
  * live row or the last transition, and the last attempt's error class and worker.
  */
-export async function listJobs(sql: Db, f: JobFilters): Promise<JobPage> {
-  if (f.sort === "duration" || f.longerThan) return listByDuration(sql, f);
+export async function listJobs(db: Db, f: JobFilters): Promise<JobPage> {
+  if (f.sort === "duration" || f.longerThan) return listByDuration(db, f);
   const k = keysetOf(f);
-  const source = listSource(sql, f, k, f.limit + 1);
+  const source = listSource(f, k, f.limit + 1);
   if (!source) return { jobs: [], next: null, prev: null };
   const d = k.asc ? sql`ASC` : sql`DESC`;
-  const rows = await sql<(JobListRow & { cursorAt: string; ok: boolean; rn: number })[]>`
+  const rows = await execute<JobListRow & { cursorAt: string; ok: boolean; rn: number }>(
+    db,
+    sql`
     WITH p AS MATERIALIZED (${source.sql})
     SELECT p.id, c.tenant_id, c.type, c.queue, c.priority, coalesce(l.state, f.fin_state) AS state,
            coalesce(l.attempt, f.fin_attempt) AS attempt, coalesce(l.max_attempts, f.fin_max_attempts) AS max_attempts,
@@ -54,13 +59,14 @@ export async function listJobs(sql: Db, f: JobFilters): Promise<JobPage> {
       FROM p
       JOIN job_catalog c ON c.id = p.id
       LEFT JOIN jobs_live l ON l.id = p.id
-      ${finishedJoins(sql)}
+      ${finishedJoins()}
       LEFT JOIN LATERAL (
         SELECT (array_agg(a.error_class ORDER BY a.attempt DESC))[1] AS last_error_class,
                (array_agg(a.worker_id ORDER BY a.attempt DESC))[1] AS last_worker,
                count(*) FILTER (WHERE a.outcome = 'lease_expired' AND a.error_class IS DISTINCT FROM ${WORKER_LOST_CLASS})::int AS crashes
           FROM job_attempts a WHERE a.job_id = p.id) r ON true
-     ORDER BY ${source.order === "id" ? sql`p.id ${d}` : sql`p.at ${d}, p.id ${d}`}`;
+     ORDER BY ${source.order === "id" ? sql`p.id ${d}` : sql`p.at ${d}, p.id ${d}`}`,
+  );
   // The cursor keeps the sort time to the microsecond (see encodeCursor).
   const cursor = (r: (typeof rows)[number] | undefined) => (r ? encodeCursor({ at: r.cursorAt, id: r.id }) : null);
   // Where the walk stopped, when it read its whole budget before finding a page (lib/jobs/list-source.ts).
@@ -100,9 +106,9 @@ export async function listJobs(sql: Db, f: JobFilters): Promise<JobPage> {
  * narrower filter then). Keyset-paged on (duration, id), or on the source's own order with only
  * the threshold.
  */
-async function listByDuration(sql: Db, f: JobFilters): Promise<JobPage> {
+async function listByDuration(db: Db, f: JobFilters): Promise<JobPage> {
   const byDuration = f.sort === "duration";
-  const source = listSource(sql, { ...f, sort: byDuration ? "created" : f.sort }, keysetOf({ sort: f.sort }), SCAN_BUDGET);
+  const source = listSource({ ...f, sort: byDuration ? "created" : f.sort }, keysetOf({ sort: f.sort }), SCAN_BUDGET);
   if (!source) return { jobs: [], next: null, prev: null, ranked: { n: 0, capped: false } };
   const k = keysetOf(f);
   const min = f.longerThan ? durationMs(f.longerThan) : null;
@@ -118,7 +124,9 @@ async function listByDuration(sql: Db, f: JobFilters): Promise<JobPage> {
         ? sql`AND id ${cmp} ${k.id}::uuid`
         : sql`AND (at, id) ${cmp} (${k.at}::text::timestamptz, ${k.id}::uuid)`;
   }
-  const rows = await sql<((JobListRow & { cursorAt: string; durUs: string }) & { n: number; capped: boolean })[]>`
+  const rows = await execute<(JobListRow & { cursorAt: string; durUs: string }) & { n: number; capped: boolean }>(
+    db,
+    sql`
     WITH p AS MATERIALIZED (${source.sql}),
     d AS (
       SELECT p.id, p.at, c.tenant_id, c.type, c.queue, c.priority, coalesce(l.state, f.fin_state) AS state,
@@ -129,15 +137,15 @@ async function listByDuration(sql: Db, f: JobFilters): Promise<JobPage> {
         FROM p
         JOIN job_catalog c ON c.id = p.id
         LEFT JOIN jobs_live l ON l.id = p.id
-        ${finishedJoins(sql)}
+        ${finishedJoins()}
        WHERE p.ok ${finishedOnly ? sql`AND f.fin_at IS NOT NULL` : sql``}),
     pg AS (
-      SELECT * FROM d WHERE TRUE ${min !== null ? sql`AND dur_us > ${num(sql, min * 1000)}` : sql``} ${beyond}
-       ORDER BY ${order} LIMIT ${num(sql, f.limit + 1)}),
+      SELECT * FROM d WHERE TRUE ${min !== null ? sql`AND dur_us > ${num(min * 1000)}` : sql``} ${beyond}
+       ORDER BY ${order} LIMIT ${num(f.limit + 1)}),
     -- How many were ranked, and whether the walk stopped at its budget: one row even when no job is on the page.
     stats AS (
       SELECT (SELECT count(*)::int FROM d) AS n,
-             (SELECT coalesce(bool_or(rn = ${num(sql, SCAN_BUDGET)}) OR count(*) FILTER (WHERE ok) >= ${num(sql, SCAN_BUDGET)}, false) FROM p) AS capped)
+             (SELECT coalesce(bool_or(rn = ${num(SCAN_BUDGET)}) OR count(*) FILTER (WHERE ok) >= ${num(SCAN_BUDGET)}, false) FROM p) AS capped)
     SELECT pg.id, pg.tenant_id, pg.type, pg.queue, pg.priority, pg.state, pg.attempt, pg.max_attempts, pg.state_version,
            pg.created_at, pg.updated_at, pg.finished_at,
            CASE WHEN pg.lease_owner IS NULL THEN r.last_error_class END AS last_error_class,
@@ -151,7 +159,8 @@ async function listByDuration(sql: Db, f: JobFilters): Promise<JobPage> {
                (array_agg(a.worker_id ORDER BY a.attempt DESC))[1] AS last_worker,
                count(*) FILTER (WHERE a.outcome = 'lease_expired' AND a.error_class IS DISTINCT FROM ${WORKER_LOST_CLASS})::int AS crashes
           FROM job_attempts a WHERE a.job_id = pg.id) r ON true
-     ORDER BY ${order}`;
+     ORDER BY ${order}`,
+  );
   const stats = rows[0];
   // The one row of an empty page carries only the stats.
   const found = rows.filter((r) => r.id !== null);
@@ -224,9 +233,9 @@ const servedWithState = (f: Omit<Partial<JobFilters>, "state">) =>
  * No planner estimates: under row-level security PostgreSQL does not use column statistics for
  * enum equality, so an estimate is the table's average per state.
  */
-export async function countByState(sql: Db, f: Omit<Partial<JobFilters>, "state"> = {}, cap = COUNT_CAP): Promise<StateCounts> {
+export async function countByState(db: Db, f: Omit<Partial<JobFilters>, "state"> = {}, cap = COUNT_CAP): Promise<StateCounts> {
   const perState = servedWithState(f);
-  const { rows, partial } = perState ? { rows: await countPerState(sql, f.tenant, cap), partial: false } : await countSample(sql, f, cap);
+  const { rows, partial } = perState ? { rows: await countPerState(db, f.tenant, cap), partial: false } : await countSample(db, f, cap);
   const byState = new Map(rows.map((r) => [r.state, r.n]));
   const sampled = !perState && (partial || rows.reduce((sum, r) => sum + r.n, 0) > cap);
   return Object.fromEntries(
@@ -237,34 +246,37 @@ export async function countByState(sql: Db, f: Omit<Partial<JobFilters>, "state"
   ) as StateCounts;
 }
 
-function countPerState(sql: Db, tenant: string | undefined, cap: number) {
+function countPerState(db: Db, tenant: string | undefined, cap: number) {
   const counts = STATES.map((s) => {
-    const lit = stateLit(sql, s);
+    const lit = stateLit(s);
     if (!isTerminal(s)) {
       return sql`SELECT ${lit} AS state, (SELECT count(*)::int FROM (
-                   SELECT 1 FROM jobs_live l WHERE ${liveState(sql, s)} ${tenant === undefined ? sql`` : sql`AND l.tenant_id = ${tenant}`}
-                    LIMIT ${num(sql, cap + 1)}) x) AS n`;
+                   SELECT 1 FROM jobs_live l WHERE ${liveState(s)} ${tenant === undefined ? sql`` : sql`AND l.tenant_id = ${tenant}`}
+                    LIMIT ${num(cap + 1)}) x) AS n`;
     }
     // Newest first: a dead finish is checked for a later replay in the fewest day partitions.
-    const finishes = finishesOf(sql, s, { tenant, limit: cap + 1 });
-    return sql`SELECT ${lit} AS state, (SELECT count(*)::int FROM (SELECT 1 FROM (${finishes}) x LIMIT ${num(sql, cap + 1)}) y) AS n`;
+    const finishes = finishesOf(s, { tenant, limit: cap + 1 });
+    return sql`SELECT ${lit} AS state, (SELECT count(*)::int FROM (SELECT 1 FROM (${finishes}) x LIMIT ${num(cap + 1)}) y) AS n`;
   });
-  return sql<{ state: JobState; n: number }[]>`${counts.reduce((acc, q) => sql`${acc} UNION ALL ${q}`)}`;
+  return execute<{ state: JobState; n: number }>(db, sql`${counts.reduce((acc, q) => sql`${acc} UNION ALL ${q}`)}`);
 }
 
 async function countSample(
-  sql: Db,
+  db: Db,
   f: Omit<Partial<JobFilters>, "state">,
   cap: number,
 ): Promise<{ rows: { state: JobState; n: number }[]; partial: boolean }> {
   // The sort does not narrow a count; a finished range does (only finished jobs match it).
-  const source = listSource(sql, { ...f, state: undefined, sort: "created" }, keysetOf({}), cap + 1);
+  const source = listSource({ ...f, state: undefined, sort: "created" }, keysetOf({}), cap + 1);
   if (!source) return { rows: [], partial: false };
-  const rows = await sql<{ state: JobState | null; n: number; partial: boolean }[]>`
+  const rows = await execute<{ state: JobState | null; n: number; partial: boolean }>(
+    db,
+    sql`
     WITH p AS MATERIALIZED (${source.sql})
-    SELECT CASE WHEN p.ok THEN coalesce(l.state, f.fin_state) END AS state, count(*)::int AS n, bool_or(p.rn = ${num(sql, SCAN_BUDGET)}) AS partial
-      FROM p JOIN job_catalog c ON c.id = p.id LEFT JOIN jobs_live l ON l.id = p.id ${finishedJoins(sql)}
-     GROUP BY 1`;
+    SELECT CASE WHEN p.ok THEN coalesce(l.state, f.fin_state) END AS state, count(*)::int AS n, bool_or(p.rn = ${num(SCAN_BUDGET)}) AS partial
+      FROM p JOIN job_catalog c ON c.id = p.id LEFT JOIN jobs_live l ON l.id = p.id ${finishedJoins()}
+     GROUP BY 1`,
+  );
   return {
     rows: rows.flatMap((r) => (r.state === null ? [] : [{ state: r.state, n: r.n }])),
     partial: rows.some((r) => r.partial),
@@ -333,31 +345,60 @@ export const EVENT_LIMIT = 500;
  * view reads each storage table by job id), its job_log day partitions from its creation on.
  * `stacks`: each failed attempt's stack too — for staff; a tenant's reads never ask for them.
  */
-export async function getJobDetail(sql: Db, id: string, opts: { stacks?: boolean } = {}): Promise<JobDetail | null> {
+export async function getJobDetail(db: Db, id: string, opts: { stacks?: boolean } = {}): Promise<JobDetail | null> {
   if (!isUuid(id)) return null;
-  const [job] = await jobRows(sql, [id]);
+  const [job] = await jobRows(db, [id]);
   if (!job) return null;
-  const range = logRange(sql, "job_events", sql`${job.createdAt}::timestamptz`);
+  const range = logRange("job_events", sql`${job.createdAt}::timestamptz`);
   const [runs, events, [count], rejections, [progress]] = await Promise.all([
-    sql<RunRecord[]>`
+    execute<RunRecord>(
+      db,
+      sql`
       SELECT attempt, worker_id, claimed_at, started_at, finished_at, outcome, error_class, error_message, result${opts.stacks ? sql`, error_stack` : sql``}
         FROM job_attempts WHERE job_id = ${id}
       UNION ALL
       SELECT attempt, run_worker, run_claimed_at, run_started_at, NULL, NULL, NULL, NULL, NULL${opts.stacks ? sql`, NULL` : sql``}
         FROM jobs_live WHERE id = ${id} AND lease_owner IS NOT NULL
        ORDER BY attempt`,
-    sql<EventRecord[]>`
+    ),
+    execute<EventRecord>(
+      db,
+      sql`
       SELECT * FROM (
         SELECT state_version::text AS id, event, from_state, to_state, actor_kind, actor_id, attempt, state_version, at, payload
-          FROM job_events WHERE job_id = ${id} AND ${range} ORDER BY state_version DESC LIMIT ${num(sql, EVENT_LIMIT)}) e
+          FROM job_events WHERE job_id = ${id} AND ${range} ORDER BY state_version DESC LIMIT ${num(EVENT_LIMIT)}) e
        ORDER BY state_version`,
-    sql<{ n: number }[]>`SELECT count(*)::int AS n FROM job_events WHERE job_id = ${id} AND ${range}`,
-    sql<RejectionRecord[]>`
+    ),
+    execute<{ n: number }>(db, sql`SELECT count(*)::int AS n FROM job_events WHERE job_id = ${id} AND ${range}`),
+    execute<RejectionRecord>(
+      db,
+      sql`
       SELECT id, event, kind, actor_kind, actor_id, expected_state, expected_version, current_state, current_version, reason, at
         FROM transition_rejections WHERE job_id = ${id} ORDER BY id DESC LIMIT 50`,
-    sql<JobProgress[]>`
+    ),
+    execute<JobProgress>(
+      db,
+      sql`
       SELECT progress_attempt AS attempt, progress_done AS done, progress_total AS total
         FROM jobs_live WHERE id = ${id} AND progress_attempt = attempt`,
+    ),
   ]);
   return { job, runs, events, eventCount: count?.n ?? events.length, rejections, progress: progress ?? null };
+}
+
+/**
+ * The reported progress (`ctx.progress()`, written by the worker's heartbeat) of those of `jobs` whose
+ * handler may be running, by job id: one primary-key read of their live rows, and only while the
+ * value belongs to the attempt now running (a new attempt's claim leaves the last one's in place).
+ */
+export async function liveProgress(db: Db, jobs: readonly { id: string; state: JobState }[]): Promise<Map<string, { done: number; total: number }>> {
+  const ids = jobs.filter((j) => PROGRESS_STATES.includes(j.state)).map((j) => j.id);
+  if (ids.length === 0) return new Map();
+  const rows = await execute<{ id: string; done: number; total: number }>(
+    db,
+    sql`
+    SELECT id, progress_done AS done, progress_total AS total
+      FROM jobs_live WHERE id = ANY(${sql.param(ids)}::uuid[]) AND progress_attempt = attempt`,
+  );
+  return new Map(rows.map((r) => [r.id, { done: r.done, total: r.total }]));
 }

@@ -5,14 +5,19 @@ import { enqueue } from "./enqueue";
 import { changeQueue } from "./queues";
 import { workerRound } from "./round";
 import { api, operator, worker } from "./test-helpers";
+import { sql } from "drizzle-orm";
+import { execute } from "../db/drizzle";
 
 const t = setupTestDb();
 
 const submit = (queue: string) =>
-  enqueue(t.sql, { tenantId: "acme", type: "report.generate", params: { report: "daily_usage", period: "2026-11" }, queue }, api).then((r) => r.job);
+  enqueue(t.pool, { tenantId: "acme", type: "report.generate", params: { report: "daily_usage", period: "2026-11" }, queue }, api).then((r) => r.job);
 const counts = async (queue: string) => {
-  const [row] = await t.sql<{ leased: number; actual: number }[]>`
-    SELECT leased, (SELECT count(*)::int FROM jobs_live WHERE queue = ${queue} AND state IN ('claimed', 'running', 'cancelling')) AS actual FROM queues WHERE name = ${queue}`;
+  const [row] = await execute<{ leased: number; actual: number }>(
+    t.pool,
+    sql`
+    SELECT leased, (SELECT count(*)::int FROM jobs_live WHERE queue = ${queue} AND state IN ('claimed', 'running', 'cancelling')) AS actual FROM queues WHERE name = ${queue}`,
+  );
   return row!;
 };
 
@@ -20,12 +25,12 @@ describe("a capped queue's count of slots taken", () => {
   it("stays true when one worker round both reports a finished job and claims the next (one statement)", async () => {
     const queue = `cap-round-${Math.random().toString(36).slice(2, 7)}`;
     for (let i = 0; i < 6; i++) await submit(queue);
-    await changeQueue(t.sql, queue, { kind: "limit", limit: 3 }, operator);
-    const held = await claim(t.sql, { workerId: "w-1", queues: [queue], limit: 2, startNow: 2 });
+    await changeQueue(t.pool, queue, { kind: "limit", limit: 3 }, operator);
+    const held = await claim(t.pool, { workerId: "w-1", queues: [queue], limit: 2, startNow: 2 });
     expect(await counts(queue)).toEqual({ leased: 2, actual: 2 });
     const done = held[0]!;
     const r = await workerRound(
-      t.sql,
+      t.pool,
       "w-1",
       [{ jobId: done.id, event: "finish", actor: worker("w-1"), attempt: done.attempt, expected: { state: "running", version: done.stateVersion } }],
       { workerId: "w-1", queues: [queue], limit: 5, startNow: 5 },

@@ -8,14 +8,16 @@ import { changeQueue } from "./queues";
 import { api, operator, worker } from "./test-helpers";
 import { transition } from "./transition";
 import { withDirectWrites } from "./direct-write";
+import { sql } from "drizzle-orm";
+import { execute } from "../db/drizzle";
 
 const t = setupTestDb();
 
 const submit = (queue: string, opts: { notBefore?: Date } = {}) =>
-  enqueue(t.sql, { tenantId: "acme", type: "report.generate", params: { report: "daily_usage", period: "2026-11" }, queue, ...opts }, api).then(
+  enqueue(t.pool, { tenantId: "acme", type: "report.generate", params: { report: "daily_usage", period: "2026-11" }, queue, ...opts }, api).then(
     (r) => r.job,
   );
-const asStaff = <T>(fn: Parameters<typeof withScope<T>>[2]) => withScope(t.sql, { all: true }, fn);
+const asStaff = <T>(fn: Parameters<typeof withScope<T>>[2]) => withScope(t.pool, { all: true }, fn);
 
 describe("queue stats", () => {
   it("counts a queue's live jobs by state, finds its oldest due job, its last hour and the workers serving it", async () => {
@@ -23,19 +25,19 @@ describe("queue stats", () => {
     const first = await submit(queue);
     for (let i = 0; i < 4; i++) await submit(queue);
     await submit(queue, { notBefore: new Date(Date.now() + 3_600_000) });
-    await t.sql`INSERT INTO workers (id, host, pid, queues, concurrency) VALUES ('w-stats', 'h', 1, ${[queue]}, 4)`;
+    await execute(t.pool, sql`INSERT INTO workers (id, host, pid, queues, concurrency) VALUES ('w-stats', 'h', 1, ${sql.param([queue])}, 4)`);
     // Two claimed and started by the worker: one finishes, one fails into retry_wait; one more stays running.
-    const taken = await claim(t.sql, { workerId: "w-stats", queues: [queue], limit: 3, startNow: 3 });
+    const taken = await claim(t.pool, { workerId: "w-stats", queues: [queue], limit: 3, startNow: 3 });
     expect(taken.map((j) => j.id)).toContain(first.id);
     const [a, b] = taken;
-    await transition(t.sql, {
+    await transition(t.pool, {
       jobId: a!.id,
       event: "finish",
       actor: worker("w-stats"),
       attempt: a!.attempt,
       expected: { state: "running", version: a!.stateVersion },
     });
-    await transition(t.sql, {
+    await transition(t.pool, {
       jobId: b!.id,
       event: "fail",
       actor: worker("w-stats"),
@@ -44,7 +46,7 @@ describe("queue stats", () => {
       retryAt: new Date(Date.now() + 60_000),
       error: { class: "Boom", message: "boom" },
     });
-    await changeQueue(t.sql, queue, { kind: "pause" }, operator);
+    await changeQueue(t.pool, queue, { kind: "pause" }, operator);
 
     const rows = (await asStaff((tx) => listQueues(tx))).queues;
     const q = rows.find((r) => r.name === queue)!;
@@ -57,9 +59,10 @@ describe("queue stats", () => {
       paused: { n: 0, capped: false },
     });
     // The scheduled job is not due; the oldest due one is the oldest of those still queued.
-    const [oldest] = await t.sql<
-      { notBefore: Date }[]
-    >`SELECT min(not_before) AS not_before FROM jobs_live WHERE queue = ${queue} AND state = 'queued' AND not_before <= now()`;
+    const [oldest] = await execute<{ notBefore: Date }>(
+      t.pool,
+      sql`SELECT min(not_before) AS not_before FROM jobs_live WHERE queue = ${queue} AND state = 'queued' AND not_before <= now()`,
+    );
     expect(q.oldestDueAt).toEqual(oldest!.notBefore);
     expect(q.lastHour).toMatchObject({ succeeded: 1, failed: 1, other: 0, failureRate: 0.5 });
     expect(q.lastHour.perMinute).toBeGreaterThan(0);
@@ -72,8 +75,11 @@ describe("queue stats", () => {
   });
 
   it("lists a queue that has only settings, and one that only a live worker serves", async () => {
-    await changeQueue(t.sql, "qs-settings-only", { kind: "limit", limit: 7 }, operator);
-    await t.sql`INSERT INTO workers (id, host, pid, queues, concurrency) VALUES ('w-lonely', 'h', 2, ${["qs-worker-only"]}, 2)`;
+    await changeQueue(t.pool, "qs-settings-only", { kind: "limit", limit: 7 }, operator);
+    await execute(
+      t.pool,
+      sql`INSERT INTO workers (id, host, pid, queues, concurrency) VALUES ('w-lonely', 'h', 2, ${sql.param(["qs-worker-only"])}, 2)`,
+    );
     const rows = (await asStaff((tx) => listQueues(tx))).queues;
     expect(rows.find((r) => r.name === "qs-settings-only")).toMatchObject({ concurrencyLimit: 7, counts: { queued: { n: 0 } } });
     expect(rows.find((r) => r.name === "qs-worker-only")).toMatchObject({ workers: [{ id: "w-lonely", free: 2 }] });
@@ -83,13 +89,19 @@ describe("queue stats", () => {
   it("stops counting a queue's queued jobs at 1,000 and says so", async () => {
     const queue = "qs-deep";
     // 1,005 submits one by one would take a while: one INSERT … SELECT per table, as the benchmark loaders write.
-    await withDirectWrites(t.sql, async (tx) => {
-      await tx`
+    await withDirectWrites(t.pool, async (tx) => {
+      await execute(
+        tx,
+        sql`
         INSERT INTO job_catalog (id, tenant_id, type, queue, priority, max_attempts, params, submitted_by_kind, submitted_by, created_at, not_before)
-        SELECT gen_random_uuid(), 'acme', 'report.generate', ${queue}, 0, 3, '{}'::jsonb, 'api', 'test', now(), now() FROM generate_series(1, 1005)`;
-      await tx`
+        SELECT gen_random_uuid(), 'acme', 'report.generate', ${queue}, 0, 3, '{}'::jsonb, 'api', 'test', now(), now() FROM generate_series(1, 1005)`,
+      );
+      await execute(
+        tx,
+        sql`
         INSERT INTO jobs_live (id, tenant_id, type, queue, priority, state, attempt, max_attempts, state_version, not_before, params, created_at, updated_at)
-        SELECT id, tenant_id, type, queue, priority, 'queued', 0, max_attempts, 0, not_before, params, created_at, created_at FROM job_catalog WHERE queue = ${queue}`;
+        SELECT id, tenant_id, type, queue, priority, 'queued', 0, max_attempts, 0, not_before, params, created_at, created_at FROM job_catalog WHERE queue = ${queue}`,
+      );
     });
     const rows = (await asStaff((tx) => listQueues(tx))).queues;
     expect(rows.find((r) => r.name === queue)?.counts.queued).toEqual({ n: 1_000, capped: true });

@@ -6,6 +6,8 @@ import { STATES, TERMINAL_STATES, type JobState } from "../fsm/table";
 import { latencySampleWindow } from "../insight/queries";
 import { SILENT_AFTER_MS } from "../insight/windows";
 import { COUNT_CAP, type StateCount } from "./queries";
+import { sql } from "drizzle-orm";
+import { execute } from "../db/drizzle";
 
 /*
  * The queues page's reads. Each is bounded whatever the size of the tables; the index
@@ -88,13 +90,18 @@ export function queuePageOf(params: URLSearchParams | Record<string, string | st
  * One page of the queues that have jobs, settings or a live worker, in name order, each with its
  * depth, latency, last hour and workers. `next` is the `after` of the following page.
  */
-export async function listQueues(sql: Db, page: QueuePageRequest = {}, now = new Date()): Promise<QueuePage> {
+export async function listQueues(db: Db, page: QueuePageRequest = {}, now = new Date()): Promise<QueuePage> {
   const liveSince = new Date(now.getTime() - SILENT_AFTER_MS);
-  const workers = await sql<{ id: string; concurrency: number; queues: string[] }[]>`
-    SELECT id, concurrency, queues FROM workers WHERE stopped_at IS NULL AND last_seen_at >= ${liveSince} ORDER BY id LIMIT 500`;
+  const workers = await execute<{ id: string; concurrency: number; queues: string[] }>(
+    db,
+    sql`
+    SELECT id, concurrency, queues FROM workers WHERE stopped_at IS NULL AND last_seen_at >= ${liveSince} ORDER BY id LIMIT 500`,
+  );
   const after = page.after ?? "";
   const search = (page.search ?? "").trim().toLowerCase();
-  const names = await sql<{ name: string }[]>`
+  const names = await execute<{ name: string }>(
+    db,
+    sql`
     WITH RECURSIVE q AS (
       (SELECT queue, 1 AS walked FROM job_catalog WHERE queue > ${after} ORDER BY queue LIMIT 1)
       UNION ALL
@@ -105,32 +112,39 @@ export async function listQueues(sql: Db, page: QueuePageRequest = {}, now = new
       UNION
       (SELECT name FROM queues WHERE name > ${after} AND strpos(lower(name), ${search}) > 0 ORDER BY name LIMIT ${QUEUE_PAGE + 1})
       UNION
-      SELECT w FROM unnest(${workers.flatMap((w) => w.queues)}::text[]) w WHERE w > ${after} AND strpos(lower(w), ${search}) > 0) n
-    ORDER BY name LIMIT ${QUEUE_PAGE + 1}`;
+      SELECT w FROM unnest(${sql.param(workers.flatMap((w) => w.queues))}::text[]) w WHERE w > ${after} AND strpos(lower(w), ${search}) > 0) n
+    ORDER BY name LIMIT ${QUEUE_PAGE + 1}`,
+  );
   const more = names.length > QUEUE_PAGE;
   const queueNames = names.slice(0, QUEUE_PAGE).map((n) => n.name);
   if (queueNames.length === 0) return { queues: [], next: null };
-  return { queues: await describeQueues(sql, queueNames, workers, now), next: more ? queueNames.at(-1)! : null };
+  return { queues: await describeQueues(db, queueNames, workers, now), next: more ? queueNames.at(-1)! : null };
 }
 
 type LiveWorker = { id: string; concurrency: number; queues: string[] };
 
-async function describeQueues(sql: Db, queueNames: string[], workers: LiveWorker[], now: Date): Promise<QueueRow[]> {
+async function describeQueues(db: Db, queueNames: string[], workers: LiveWorker[], now: Date): Promise<QueueRow[]> {
   const [perQueue, waiting, hour, held] = await Promise.all([
-    readPerQueue(sql, queueNames, now),
-    sql<{ queue: string; state: LiveState; n: number; total: number }[]>`
+    readPerQueue(db, queueNames, now),
+    execute<{ queue: string; state: LiveState; n: number; total: number }>(
+      db,
+      sql`
       SELECT queue, state, count(*)::int AS n, sum(count(*)) OVER ()::int AS total
         FROM (SELECT queue, state FROM jobs_live WHERE state IN ('paused', 'retry_wait') LIMIT ${WAITING_SCAN + 1}) x
        GROUP BY queue, state`,
-    lastHour(sql, now),
+    ),
+    lastHour(db, now),
     workers.length === 0
       ? Promise.resolve([])
-      : sql<{ owner: string; n: number }[]>`
+      : execute<{ owner: string; n: number }>(
+          db,
+          sql`
           SELECT owner, count(*)::int AS n FROM (
-            SELECT lease_owner AS owner FROM jobs_live WHERE state IN ('claimed', 'running', 'cancelling') AND lease_owner = ANY(${workers.map((w) => w.id)}::text[])
+            SELECT lease_owner AS owner FROM jobs_live WHERE state IN ('claimed', 'running', 'cancelling') AND lease_owner = ANY(${sql.param(workers.map((w) => w.id))}::text[])
             UNION ALL
-            SELECT lease_owner FROM jobs_live WHERE state = 'paused' AND lease_owner = ANY(${workers.map((w) => w.id)}::text[])) h
+            SELECT lease_owner FROM jobs_live WHERE state = 'paused' AND lease_owner = ANY(${sql.param(workers.map((w) => w.id))}::text[])) h
            GROUP BY owner`,
+        ),
   ]);
   const heldBy = new Map(held.map((h) => [h.owner, h.n]));
   const waitingCapped = (waiting[0]?.total ?? 0) > WAITING_SCAN;
@@ -181,8 +195,10 @@ type PerQueue = {
 };
 
 /** Per queue, one probe of each index: settings, queued count, oldest due job, leased jobs by state, newest changes. */
-function readPerQueue(sql: Db, names: string[], now: Date) {
-  return sql<PerQueue[]>`
+function readPerQueue(db: Db, names: string[], now: Date) {
+  return execute<PerQueue>(
+    db,
+    sql`
     SELECT q.name, s.paused, s.concurrency_limit, s.leased, s.fair, s.updated_at, s.updated_by,
            (SELECT count(*)::int FROM (
               SELECT 1 FROM jobs_live l WHERE l.queue = q.name AND l.state = 'queued' LIMIT ${COUNT_CAP + 1}) x) AS queued,
@@ -196,9 +212,10 @@ function readPerQueue(sql: Db, names: string[], now: Date) {
                GROUP BY x.state) y) AS leased_by_state,
            (SELECT json_agg(json_build_object('event', e.event, 'value', e.value, 'actorKind', e.actor_kind, 'actorId', e.actor_id, 'at', e.at)) FROM (
               SELECT * FROM queue_events e WHERE e.queue = q.name ORDER BY e.at DESC LIMIT 5) e) AS changes
-      FROM unnest(${names}::text[]) AS q(name)
+      FROM unnest(${sql.param(names)}::text[]) AS q(name)
       LEFT JOIN queues s ON s.name = q.name
-     ORDER BY q.name`.then((rows) => rows.map((r) => ({ ...r, changes: r.changes?.map((c) => ({ ...c, at: new Date(c.at) })) ?? null })));
+     ORDER BY q.name`,
+  ).then((rows) => rows.map((r) => ({ ...r, changes: r.changes?.map((c) => ({ ...c, at: new Date(c.at) })) ?? null })));
 }
 
 /**
@@ -206,16 +223,19 @@ function readPerQueue(sql: Db, names: string[], now: Date) {
  * whole hour, a busy one's last minutes), each attempt's queue looked up in the catalog by key.
  * `failed` counts failed and lease_expired attempts, as the overview's failure rate does.
  */
-async function lastHour(sql: Db, now: Date) {
-  const { from } = await latencySampleWindow(sql, "1h", now, QUEUE_SAMPLE);
-  const rows = await sql<{ queue: string; succeeded: number; failed: number; other: number }[]>`
+async function lastHour(db: Db, now: Date) {
+  const { from } = await latencySampleWindow(db, "1h", now, QUEUE_SAMPLE);
+  const rows = await execute<{ queue: string; succeeded: number; failed: number; other: number }>(
+    db,
+    sql`
     SELECT queue, count(*) FILTER (WHERE outcome = 'succeeded')::int AS succeeded,
            count(*) FILTER (WHERE outcome IN ('failed', 'lease_expired'))::int AS failed,
            count(*) FILTER (WHERE outcome NOT IN ('succeeded', 'failed', 'lease_expired'))::int AS other
       FROM (SELECT a.outcome, (SELECT c.queue FROM job_catalog c WHERE c.id = a.job_id) AS queue
               FROM job_attempts a WHERE a.finished_at >= ${from} AND a.finished_at <= ${now}
              ORDER BY a.finished_at DESC LIMIT ${QUEUE_SAMPLE}) x
-     GROUP BY queue`;
+     GROUP BY queue`,
+  );
   return { windowMs: now.getTime() - from.getTime(), byQueue: new Map(rows.map(({ queue, ...r }) => [queue, r])) };
 }
 
@@ -229,13 +249,16 @@ export type QueueStatus = {
 };
 
 /** One queue's settings, and when and by whom it was paused (the jobs list's banner). */
-export async function getQueueStatus(sql: Db, name: string): Promise<QueueStatus> {
-  const [row] = await sql<QueueStatus[]>`
+export async function getQueueStatus(db: Db, name: string): Promise<QueueStatus> {
+  const [row] = await execute<QueueStatus>(
+    db,
+    sql`
     SELECT q.name, coalesce(s.paused, false) AS paused, s.concurrency_limit, coalesce(s.fair, false) AS fair,
            p.at AS paused_at, p.actor_id AS paused_by
       FROM (SELECT ${name}::text AS name) q
       LEFT JOIN queues s ON s.name = q.name
       LEFT JOIN LATERAL (
-        SELECT e.at, e.actor_id FROM queue_events e WHERE e.queue = q.name AND e.event = 'pause' AND s.paused ORDER BY e.at DESC LIMIT 1) p ON true`;
+        SELECT e.at, e.actor_id FROM queue_events e WHERE e.queue = q.name AND e.event = 'pause' AND s.paused ORDER BY e.at DESC LIMIT 1) p ON true`,
+  );
   return row!;
 }

@@ -5,6 +5,8 @@ import { enqueue } from "./enqueue";
 import { changeQueue, reconcileQueueCounts } from "./queues";
 import { api, getJob, operator, worker } from "./test-helpers";
 import { transition } from "./transition";
+import { sql } from "drizzle-orm";
+import { execute } from "../db/drizzle";
 
 const t = setupTestDb();
 const a = t.connect({ max: 1 });
@@ -13,18 +15,18 @@ const b = t.connect({ max: 1 });
 let n = 0;
 const queueName = () => `qs-${++n}-${Math.random().toString(36).slice(2, 7)}`;
 const submit = (queue: string, tenantId = "acme") =>
-  enqueue(t.sql, { tenantId, type: "report.generate", params: { report: "daily_usage", period: "2026-11" }, queue }, api).then((r) => r.job);
+  enqueue(t.pool, { tenantId, type: "report.generate", params: { report: "daily_usage", period: "2026-11" }, queue }, api).then((r) => r.job);
 
 describe("queues", () => {
   it("a paused queue gives no job to any worker, changes no job, and lets what runs finish", async () => {
     const queue = queueName();
     const running = await submit(queue);
-    const [held] = await claim(t.sql, { workerId: "w-1", queues: [queue], limit: 1, startNow: 1 });
+    const [held] = await claim(t.pool, { workerId: "w-1", queues: [queue], limit: 1, startNow: 1 });
     const waiting = await submit(queue);
-    await changeQueue(t.sql, queue, { kind: "pause" }, operator);
-    expect(await claim(t.sql, { workerId: "w-2", queues: [queue], limit: 10, startNow: 10 })).toEqual([]);
-    expect(await getJob(t.sql, waiting.id)).toMatchObject({ state: "queued", stateVersion: 0 });
-    const done = await transition(t.sql, {
+    await changeQueue(t.pool, queue, { kind: "pause" }, operator);
+    expect(await claim(t.pool, { workerId: "w-2", queues: [queue], limit: 10, startNow: 10 })).toEqual([]);
+    expect(await getJob(t.pool, waiting.id)).toMatchObject({ state: "queued", stateVersion: 0 });
+    const done = await transition(t.pool, {
       jobId: running.id,
       event: "finish",
       actor: worker("w-1"),
@@ -32,9 +34,12 @@ describe("queues", () => {
       expected: { state: "running", version: held!.stateVersion },
     });
     expect(done.ok).toBe(true);
-    await changeQueue(t.sql, queue, { kind: "resume" }, operator);
-    expect((await claim(t.sql, { workerId: "w-2", queues: [queue], limit: 10, startNow: 10 })).map((j) => j.id)).toEqual([waiting.id]);
-    const events = await t.sql<{ event: string; actorId: string }[]>`SELECT event, actor_id FROM queue_events WHERE queue = ${queue} ORDER BY id`;
+    await changeQueue(t.pool, queue, { kind: "resume" }, operator);
+    expect((await claim(t.pool, { workerId: "w-2", queues: [queue], limit: 10, startNow: 10 })).map((j) => j.id)).toEqual([waiting.id]);
+    const events = await execute<{ event: string; actorId: string }>(
+      t.pool,
+      sql`SELECT event, actor_id FROM queue_events WHERE queue = ${queue} ORDER BY id`,
+    );
     expect(events).toEqual([
       { event: "pause", actorId: operator.id },
       { event: "resume", actorId: operator.id },
@@ -44,20 +49,21 @@ describe("queues", () => {
   it("a cap holds across workers claiming at once: no two take the last slot", async () => {
     const queue = queueName();
     for (let i = 0; i < 10; i++) await submit(queue);
-    await changeQueue(t.sql, queue, { kind: "limit", limit: 3 }, operator);
+    await changeQueue(t.pool, queue, { kind: "limit", limit: 3 }, operator);
     for (let round = 0; round < 5; round++) {
       const [x, y] = await Promise.all([
         claim(a, { workerId: "w-a", queues: [queue], limit: 5, startNow: 5 }),
         claim(b, { workerId: "w-b", queues: [queue], limit: 5, startNow: 5 }),
       ]);
-      const [leased] = await t.sql<
-        { n: number }[]
-      >`SELECT count(*)::int AS n FROM jobs_live WHERE queue = ${queue} AND state IN ('claimed', 'running', 'cancelling')`;
+      const [leased] = await execute<{ n: number }>(
+        t.pool,
+        sql`SELECT count(*)::int AS n FROM jobs_live WHERE queue = ${queue} AND state IN ('claimed', 'running', 'cancelling')`,
+      );
       expect(leased!.n).toBeLessThanOrEqual(3);
       // Finish one of what was taken: its slot comes back.
       const one = [...x, ...y][0];
       if (one)
-        await transition(t.sql, {
+        await transition(t.pool, {
           jobId: one.id,
           event: "finish",
           actor: worker(x.includes(one) ? "w-a" : "w-b"),
@@ -65,33 +71,34 @@ describe("queues", () => {
           expected: { state: "running", version: one.stateVersion },
         });
     }
-    const [row] = await t.sql<{ leased: number }[]>`SELECT leased FROM queues WHERE name = ${queue}`;
-    const [actual] = await t.sql<
-      { n: number }[]
-    >`SELECT count(*)::int AS n FROM jobs_live WHERE queue = ${queue} AND state IN ('claimed', 'running', 'cancelling')`;
+    const [row] = await execute<{ leased: number }>(t.pool, sql`SELECT leased FROM queues WHERE name = ${queue}`);
+    const [actual] = await execute<{ n: number }>(
+      t.pool,
+      sql`SELECT count(*)::int AS n FROM jobs_live WHERE queue = ${queue} AND state IN ('claimed', 'running', 'cancelling')`,
+    );
     expect(row!.leased).toBe(actual!.n);
   });
 
   it("paused jobs give their slots back: a cap never stalls a queue on jobs an operator paused, and a resume takes its slot again", async () => {
     const queue = queueName();
     for (let i = 0; i < 6; i++) await submit(queue);
-    const held = await claim(t.sql, { workerId: "w-1", queues: [queue], limit: 3, startNow: 3 });
+    const held = await claim(t.pool, { workerId: "w-1", queues: [queue], limit: 3, startNow: 3 });
     expect(held).toHaveLength(3);
     const paused = [];
     for (const j of held) {
-      const r = await transition(t.sql, { jobId: j.id, event: "pause", actor: operator, expected: { state: "running", version: j.stateVersion } });
+      const r = await transition(t.pool, { jobId: j.id, event: "pause", actor: operator, expected: { state: "running", version: j.stateVersion } });
       expect(r.ok).toBe(true);
       if (r.ok) paused.push(r.job);
     }
     // The limit is set while three paused jobs still hold their leases: none of them holds a slot.
-    await changeQueue(t.sql, queue, { kind: "limit", limit: 3 }, operator);
-    const slots = async () => (await t.sql<{ leased: number }[]>`SELECT leased FROM queues WHERE name = ${queue}`)[0]!.leased;
+    await changeQueue(t.pool, queue, { kind: "limit", limit: 3 }, operator);
+    const slots = async () => (await execute<{ leased: number }>(t.pool, sql`SELECT leased FROM queues WHERE name = ${queue}`))[0]!.leased;
     expect(await slots()).toBe(0);
-    const next = await claim(t.sql, { workerId: "w-2", queues: [queue], limit: 5, startNow: 5 });
+    const next = await claim(t.pool, { workerId: "w-2", queues: [queue], limit: 5, startNow: 5 });
     expect(next).toHaveLength(3);
     expect(await slots()).toBe(3);
     // A resume takes a slot even past the cap (an operator asked for it); the next claim then waits.
-    const resumed = await transition(t.sql, {
+    const resumed = await transition(t.pool, {
       jobId: paused[0]!.id,
       event: "resume",
       actor: operator,
@@ -99,45 +106,45 @@ describe("queues", () => {
     });
     expect(resumed.ok).toBe(true);
     expect(await slots()).toBe(4);
-    expect(await claim(t.sql, { workerId: "w-2", queues: [queue], limit: 5, startNow: 5 })).toEqual([]);
+    expect(await claim(t.pool, { workerId: "w-2", queues: [queue], limit: 5, startNow: 5 })).toEqual([]);
     // A pause gives its slot back, and the supervisor's re-count agrees with the write path's count.
-    const again = await transition(t.sql, { jobId: paused[0]!.id, event: "pause", actor: operator });
+    const again = await transition(t.pool, { jobId: paused[0]!.id, event: "pause", actor: operator });
     expect(again.ok).toBe(true);
     expect(await slots()).toBe(3);
-    await reconcileQueueCounts(t.sql);
+    await reconcileQueueCounts(t.pool);
     expect(await slots()).toBe(3);
   });
 
   it("the supervisor's re-count puts a drifted cap count back to the live rows", async () => {
     const queue = queueName();
     await submit(queue);
-    await changeQueue(t.sql, queue, { kind: "limit", limit: 2 }, operator);
-    await claim(t.sql, { workerId: "w-1", queues: [queue], limit: 1, startNow: 1 });
-    await t.sql`UPDATE queues SET leased = 2 WHERE name = ${queue}`;
-    expect(await claim(t.sql, { workerId: "w-1", queues: [queue], limit: 1, startNow: 1 })).toEqual([]);
-    expect(await reconcileQueueCounts(t.sql)).toBeGreaterThanOrEqual(1);
-    expect((await t.sql<{ leased: number }[]>`SELECT leased FROM queues WHERE name = ${queue}`)[0]!.leased).toBe(1);
+    await changeQueue(t.pool, queue, { kind: "limit", limit: 2 }, operator);
+    await claim(t.pool, { workerId: "w-1", queues: [queue], limit: 1, startNow: 1 });
+    await execute(t.pool, sql`UPDATE queues SET leased = 2 WHERE name = ${queue}`);
+    expect(await claim(t.pool, { workerId: "w-1", queues: [queue], limit: 1, startNow: 1 })).toEqual([]);
+    expect(await reconcileQueueCounts(t.pool)).toBeGreaterThanOrEqual(1);
+    expect((await execute<{ leased: number }>(t.pool, sql`SELECT leased FROM queues WHERE name = ${queue}`))[0]!.leased).toBe(1);
   });
 
   it("a fair queue takes a tenant's single job before the rest of another tenant's burst", async () => {
     const queue = queueName();
-    await changeQueue(t.sql, queue, { kind: "fair", fair: true }, operator);
+    await changeQueue(t.pool, queue, { kind: "fair", fair: true }, operator);
     for (let i = 0; i < 40; i++) await submit(queue, "acme");
     const late = await submit(queue, "globex");
-    const first = await claim(t.sql, { workerId: "w-1", queues: [queue], limit: 3, startNow: 3 });
+    const first = await claim(t.pool, { workerId: "w-1", queues: [queue], limit: 3, startNow: 3 });
     expect(first.map((j) => j.id)).toContain(late.id);
     // Without fairness the same burst keeps it waiting behind all forty.
     const plain = queueName();
     for (let i = 0; i < 40; i++) await submit(plain, "acme");
     const behind = await submit(plain, "globex");
-    const got = await claim(t.sql, { workerId: "w-1", queues: [plain], limit: 3, startNow: 3 });
+    const got = await claim(t.pool, { workerId: "w-1", queues: [plain], limit: 3, startNow: 3 });
     expect(got.map((j) => j.id)).not.toContain(behind.id);
   });
 
   it("refuses a bad name or cap with a clear error and writes nothing", async () => {
-    await expect(changeQueue(t.sql, "Bad Name!", { kind: "pause" }, operator)).rejects.toThrow(/not a queue name/);
-    await expect(changeQueue(t.sql, queueName(), { kind: "limit", limit: 0 }, operator)).rejects.toThrow(/whole number/);
-    const [c] = await t.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM queues WHERE name = 'Bad Name!'`;
+    await expect(changeQueue(t.pool, "Bad Name!", { kind: "pause" }, operator)).rejects.toThrow(/not a queue name/);
+    await expect(changeQueue(t.pool, queueName(), { kind: "limit", limit: 0 }, operator)).rejects.toThrow(/whole number/);
+    const [c] = await execute<{ n: number }>(t.pool, sql`SELECT count(*)::int AS n FROM queues WHERE name = 'Bad Name!'`);
     expect(c!.n).toBe(0);
   });
 });

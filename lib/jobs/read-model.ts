@@ -1,8 +1,10 @@
-import type postgres from "postgres";
+import type { SQL } from "drizzle-orm";
 import type { Db } from "../db/client";
 import type { JobSnapshot } from "../fsm/machine";
 import { STATES, TERMINAL_STATES, TRANSITIONS, type ActorKind, type JobState } from "../fsm/table";
 import type { JobRow } from "./types";
+import { sql } from "drizzle-orm";
+import { execute } from "../db/drizzle";
 
 /**
  * The console's reads of a job's state from the storage of drizzle/0012 (docs/decisions.md, "The
@@ -12,7 +14,7 @@ import type { JobRow } from "./types";
  * whichever has the higher version.
  */
 
-export type Fragment = postgres.PendingQuery<postgres.Row[]>;
+export type Fragment = SQL;
 
 /**
  * A count (LIMIT, a budget, a threshold) as an SQL literal. A statement whose only parameters were
@@ -20,15 +22,15 @@ export type Fragment = postgres.PendingQuery<postgres.Row[]>;
  * the rows and never wins, so the counts' statement (tens of partitions) paid 15–27 ms of planning
  * per request; without parameters it is planned once per connection.
  */
-export function num(sql: Db, n: number): Fragment {
+export function num(n: number): Fragment {
   if (!Number.isSafeInteger(n) || n < 0) throw new Error(`not a count: ${n}`);
-  return sql.unsafe(String(n));
+  return sql.raw(String(n));
 }
 
 /** A state as an SQL literal, for the planner: a partial index's predicate is proved from constants only. */
-export function stateLit(sql: Db, s: JobState): Fragment {
+export function stateLit(s: JobState): Fragment {
   if (!(STATES as readonly string[]).includes(s)) throw new Error(`not a job state: ${s}`);
-  return sql.unsafe(`'${s}'::job_state`);
+  return sql.raw(`'${s}'::job_state`);
 }
 
 export const TERMINAL: readonly JobState[] = TERMINAL_STATES;
@@ -38,9 +40,9 @@ export const TERMINAL: readonly JobState[] = TERMINAL_STATES;
  * claim would pay for its entry); they are few, and found through jobs_live_lease_idx, which
  * `lease_owner IS NOT NULL` (always true in those states) lets the planner read whole.
  */
-export function liveState(sql: Db, state: JobState): Fragment {
+export function liveState(state: JobState): Fragment {
   const lease = state === "claimed" || state === "running" ? sql`AND l.lease_owner IS NOT NULL` : sql``;
-  return sql`l.state = ${stateLit(sql, state)} ${lease}`;
+  return sql`l.state = ${stateLit(state)} ${lease}`;
 }
 
 /**
@@ -58,8 +60,8 @@ const SLACK = `interval '${HISTORY_SLACK}'`;
  * statement can see began after it did, but one that began after its start and committed before
  * its snapshot: the bound keeps the slack.
  */
-export function logRange(sql: Db, r: string, since: Fragment): Fragment {
-  return sql`${sql.unsafe(`${r}.at`)} >= ${since} - ${sql.unsafe(SLACK)} AND ${sql.unsafe(`${r}.at`)} <= statement_timestamp() + ${sql.unsafe(SLACK)}`;
+export function logRange(r: string, since: Fragment): Fragment {
+  return sql`${sql.raw(`${r}.at`)} >= ${since} - ${sql.raw(SLACK)} AND ${sql.raw(`${r}.at`)} <= statement_timestamp() + ${sql.raw(SLACK)}`;
 }
 
 /**
@@ -69,7 +71,7 @@ export function logRange(sql: Db, r: string, since: Fragment): Fragment {
  * replayed), so job_log is not read for those (most finished jobs); otherwise the higher version wins.
  * Columns: fin_state, fin_attempt, fin_max_attempts, fin_version, fin_at (null for a live job).
  */
-export function finishedJoins(sql: Db): Fragment {
+export function finishedJoins(): Fragment {
   return sql`
     LEFT JOIN LATERAL (
       SELECT a.end_to, a.attempt, a.max_attempts, a.end_version, a.finished_at FROM job_attempts a
@@ -77,7 +79,7 @@ export function finishedJoins(sql: Db): Fragment {
     LEFT JOIN LATERAL (
       SELECT e.to_state, e.attempt, e.max_attempts, e.state_version, e.at FROM job_log e
        WHERE l.id IS NULL AND (w.end_to IS NULL OR w.end_to NOT IN ('succeeded', 'cancelled'))
-         AND e.job_id = p.id AND ${logRange(sql, "e", sql`c.created_at`)}
+         AND e.job_id = p.id AND ${logRange("e", sql`c.created_at`)}
        ORDER BY e.state_version DESC LIMIT 1) g ON true
     CROSS JOIN LATERAL (
       SELECT CASE WHEN g.state_version > coalesce(w.end_version, -1) THEN g.to_state ELSE w.end_to END AS fin_state,
@@ -91,8 +93,8 @@ export function finishedJoins(sql: Db): Fragment {
  * `superseded` for a finishing transition `x` (job `x.id`, version `x.v`, time `x.at`): a later
  * transition exists, which for a finish can only be an operator's replay of a dead job (job_log).
  */
-export function supersededBy(sql: Db): Fragment {
-  return sql`EXISTS (SELECT 1 FROM job_log r WHERE r.job_id = x.id AND r.state_version > x.v AND ${logRange(sql, "r", sql`x.at`)})`;
+export function supersededBy(): Fragment {
+  return sql`EXISTS (SELECT 1 FROM job_log r WHERE r.job_id = x.id AND r.state_version > x.v AND ${logRange("r", sql`x.at`)})`;
 }
 
 /**
@@ -124,19 +126,19 @@ export type FinishWalk = {
  * states') rows and keeps the first `limit`; ordered by (state, at, id), as the branches are, one
  * state's two branches are merged as they are read (a Merge Append), not sorted whole.
  */
-export function finishesOf(sql: Db, state: JobState, w: FinishWalk): Fragment {
-  const s = stateLit(sql, state);
+export function finishesOf(state: JobState, w: FinishWalk): Fragment {
+  const s = stateLit(state);
   const bounds = w.bounds ?? (() => sql``);
   const dir = w.ascending ? sql`ASC` : sql`DESC`;
   // The state leads the ORDER BY as it leads the index: under row-level security (even the staff
   // role's constant policy) an enum equality makes no equivalence class, so the planner does not
   // know the state is constant and would sort every finish of the state to honour (at, id).
   const stateDir = w.ascending ? sql`DESC` : sql`ASC`;
-  const superseded = state === "dead" ? sql`AND NOT ${supersededBy(sql)}` : sql``;
+  const superseded = state === "dead" ? sql`AND NOT ${supersededBy()}` : sql``;
   const leaf = (from: Fragment) => sql`
     (SELECT x.id, x.at, x.s AS state FROM (${from}) x
       WHERE TRUE ${superseded}
-      ORDER BY x.s ${stateDir}, x.at ${dir}, x.id ${dir} LIMIT ${num(sql, w.limit)})`;
+      ORDER BY x.s ${stateDir}, x.at ${dir}, x.id ${dir} LIMIT ${num(w.limit)})`;
   const stored = storedIn(state);
   const leaves = [
     ...(stored.attempts
@@ -155,30 +157,36 @@ export function finishesOf(sql: Db, state: JobState, w: FinishWalk): Fragment {
   return leaves.reduce((acc, q) => sql`${acc} UNION ALL ${q}`);
 }
 
-const byIds = (sql: Db, ids: readonly string[]) => sql`
-      FROM (SELECT DISTINCT unnest(${ids as string[]}::uuid[]) AS id) p
+const byIds = (ids: readonly string[]) => sql`
+      FROM (SELECT DISTINCT unnest(${sql.param(ids as string[])}::uuid[]) AS id) p
       JOIN job_catalog c ON c.id = p.id
       LEFT JOIN jobs_live l ON l.id = p.id
-      ${finishedJoins(sql)}
+      ${finishedJoins()}
      WHERE l.id IS NOT NULL OR f.fin_state IS NOT NULL`;
 
 /** The `jobs` view's row for each of `ids` that exists (any order), read from the storage with the pruning above. */
-export async function jobRows(sql: Db, ids: readonly string[]): Promise<JobRow[]> {
+export async function jobRows(db: Db, ids: readonly string[]): Promise<JobRow[]> {
   if (ids.length === 0) return [];
-  return sql<JobRow[]>`
+  return execute<JobRow>(
+    db,
+    sql`
     SELECT p.id, c.tenant_id, c.type, c.queue, c.priority, coalesce(l.state, f.fin_state) AS state,
            coalesce(l.attempt, f.fin_attempt) AS attempt, coalesce(l.max_attempts, f.fin_max_attempts) AS max_attempts,
            coalesce(l.state_version, f.fin_version) AS state_version, l.lease_owner, l.heartbeat_at,
            coalesce(l.not_before, c.not_before) AS not_before, c.params, c.idempotency_key, c.created_at,
            coalesce(l.updated_at, f.fin_at) AS updated_at, f.fin_at AS finished_at
-      ${byIds(sql, ids)}`;
+      ${byIds(ids)}`,
+  );
 }
 
 /** The state machine's part of each of `ids` that exists (what a bulk action checks against the table). */
-export async function jobSnapshots(sql: Db, ids: readonly string[]): Promise<(JobSnapshot & { id: string })[]> {
+export async function jobSnapshots(db: Db, ids: readonly string[]): Promise<(JobSnapshot & { id: string })[]> {
   if (ids.length === 0) return [];
-  return sql<(JobSnapshot & { id: string })[]>`
+  return execute<JobSnapshot & { id: string }>(
+    db,
+    sql`
     SELECT p.id, coalesce(l.state, f.fin_state) AS state, coalesce(l.attempt, f.fin_attempt) AS attempt,
            coalesce(l.max_attempts, f.fin_max_attempts) AS max_attempts, coalesce(l.state_version, f.fin_version) AS state_version
-      ${byIds(sql, ids)}`;
+      ${byIds(ids)}`,
+  );
 }

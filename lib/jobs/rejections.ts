@@ -1,6 +1,8 @@
 import type { JobState } from "../fsm/table";
 import type { Db } from "../db/client";
 import type { MovedBy, Rejection, TransitionInput } from "./types";
+import { sql } from "drizzle-orm";
+import { execute } from "../db/drizzle";
 
 /** The row as the write path re-reads it to decide and to classify a refusal. */
 export type Current = {
@@ -13,12 +15,15 @@ export type Current = {
 };
 
 export async function readCurrent(tx: Db, jobId: string): Promise<Current | null> {
-  const [row] = await tx<Current[]>`
+  const [row] = await execute<Current>(
+    tx,
+    sql`
     SELECT state, state_version, attempt, max_attempts, lease_owner, tenant_id FROM jobs_live WHERE id = ${jobId}
     UNION ALL
     SELECT f.state, f.state_version, f.attempt, f.max_attempts, NULL, c.tenant_id
       FROM job_catalog c CROSS JOIN LATERAL job_last_transition(c.id, c.created_at) f
-     WHERE c.id = ${jobId} AND NOT EXISTS (SELECT 1 FROM jobs_live WHERE id = ${jobId})`;
+     WHERE c.id = ${jobId} AND NOT EXISTS (SELECT 1 FROM jobs_live WHERE id = ${jobId})`,
+  );
   return row ?? null;
 }
 
@@ -51,8 +56,11 @@ export function classifyMiss(input: TransitionInput, expected: { state: JobState
 }
 
 async function lastMove(tx: Db, jobId: string): Promise<MovedBy | null> {
-  const [row] = await tx<MovedBy[]>`
-    SELECT event, actor_kind, actor_id, at FROM job_events WHERE job_id = ${jobId} ORDER BY state_version DESC LIMIT 1`;
+  const [row] = await execute<MovedBy>(
+    tx,
+    sql`
+    SELECT event, actor_kind, actor_id, at FROM job_events WHERE job_id = ${jobId} ORDER BY state_version DESC LIMIT 1`,
+  );
   return row ?? null;
 }
 
@@ -72,12 +80,15 @@ export async function recordRejection(
   if (kind === "drift") {
     console.error(`[jobscope] INVARIANT VIOLATION (drift) on job ${input.jobId}: ${reason}`);
   }
-  await tx`
+  await execute(
+    tx,
+    sql`
     INSERT INTO transition_rejections
       (job_id, tenant_id, event, kind, actor_kind, actor_id, expected_state, expected_version, current_state, current_version, reason)
     VALUES (${input.jobId}, ${current?.tenantId ?? null}, ${input.event}, ${kind === "not_found" ? "illegal" : kind},
             ${input.actor.kind}, ${input.actor.id}, ${input.expected?.state ?? null}, ${input.expected?.version ?? null},
-            ${current?.state ?? null}, ${current?.stateVersion ?? null}, ${sentence.slice(0, 2000)})`;
+            ${current?.state ?? null}, ${current?.stateVersion ?? null}, ${sentence.slice(0, 2000)})`,
+  );
   return {
     ok: false,
     kind,

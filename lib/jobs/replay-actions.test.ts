@@ -6,6 +6,8 @@ import { runBulkOperation } from "./bulk";
 import { newJob, runJob, worker } from "./test-helpers";
 import { transition } from "./transition";
 import type { JobRow } from "./types";
+import { sql } from "drizzle-orm";
+import { execute } from "../db/drizzle";
 
 // Replay's server actions — the one path from the job page, /dead and the jobs list — called as a
 // crafted POST would call them. Only the session is stood in for; the database is real, as the
@@ -44,15 +46,16 @@ beforeAll(async () => {
 
 const lastAudit = async () =>
   (
-    await db.sql<
-      { actor: string; action: string; outcome: string; reason: string }[]
-    >`SELECT actor, action, outcome, reason FROM audit_log ORDER BY id DESC LIMIT 1`
+    await execute<{ actor: string; action: string; outcome: string; reason: string }>(
+      db.pool,
+      sql`SELECT actor, action, outcome, reason FROM audit_log ORDER BY id DESC LIMIT 1`,
+    )
   )[0]!;
 
 /** A report job that died of a permanent error on its first of three attempts. */
 async function deadJob(): Promise<JobRow> {
-  const job = await runJob(db.sql, await newJob(db.sql));
-  const r = await transition(db.sql, {
+  const job = await runJob(db.pool, await newJob(db.pool));
+  const r = await transition(db.pool, {
     jobId: job.id,
     event: "abandon",
     actor: worker(),
@@ -70,7 +73,7 @@ describe("replay has one path", () => {
     const r = await jobPage.applyJobEventAction({ jobId: job.id, event: "replay", expectedState: "dead", expectedVersion: job.stateVersion });
     expect(r).toMatchObject({ ok: false, error: { code: "invalid_input" } });
     expect(await lastAudit()).toMatchObject({ action: "job.replay", outcome: "invalid" });
-    const [now] = await db.sql<{ state: string }[]>`SELECT state FROM jobs WHERE id = ${job.id}`;
+    const [now] = await execute<{ state: string }>(db.pool, sql`SELECT state FROM jobs WHERE id = ${job.id}`);
     expect(now!.state).toBe("dead");
     // So does the jobs list's generic bulk action.
     expect(await bulk.previewBulkAction({ event: "replay", selection: { ids: [job.id] } })).toMatchObject({
@@ -122,12 +125,15 @@ describe("replay has one path", () => {
       params: { report: "daily_usage", period: "2026-12" },
     });
     if (!started.ok) throw new Error(started.error.message);
-    const [entry] = await db.sql<{ action: string; reason: string }[]>`
-      SELECT action, reason FROM audit_log WHERE operation_id = ${started.data.operationId}::uuid`;
+    const [entry] = await execute<{ action: string; reason: string }>(
+      db.pool,
+      sql`
+      SELECT action, reason FROM audit_log WHERE operation_id = ${started.data.operationId}::uuid`,
+    );
     expect(entry).toMatchObject({ action: "bulk.replay" });
     expect(entry!.reason).toContain('with edited params: period "2026-11" → "2026-12"');
-    await runBulkOperation(db.sql, started.data.operationId);
-    const [live] = await db.sql<{ state: string; params: unknown }[]>`SELECT state, params FROM jobs_live WHERE id = ${job.id}`;
+    await runBulkOperation(db.pool, started.data.operationId);
+    const [live] = await execute<{ state: string; params: unknown }>(db.pool, sql`SELECT state, params FROM jobs_live WHERE id = ${job.id}`);
     expect(live).toEqual({ state: "queued", params: { report: "daily_usage", period: "2026-12" } });
   });
 

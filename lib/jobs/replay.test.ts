@@ -6,13 +6,15 @@ import { checkReplayParams, currentParams, describeDiff, paramsDiff, replayRisks
 import { newJob, operator, runJob, supervisor, worker } from "./test-helpers";
 import { transition } from "./transition";
 import type { JobRow } from "./types";
+import { sql } from "drizzle-orm";
+import { execute } from "../db/drizzle";
 
 const t = setupTestDb();
 
 /** A job that ran once and died as `how` says. */
 async function dead(how: "permanent" | "exhausted" | "poison" | "given_up", maxAttempts = 3): Promise<JobRow> {
-  let job = await newJob(t.sql, { maxAttempts: how === "exhausted" ? 1 : maxAttempts });
-  job = await runJob(t.sql, job);
+  let job = await newJob(t.pool, { maxAttempts: how === "exhausted" ? 1 : maxAttempts });
+  job = await runJob(t.pool, job);
   const move =
     how === "poison"
       ? { event: "abandon" as const, actor: supervisor, error: { class: "PoisonJob", message: "took its worker down" } }
@@ -24,10 +26,10 @@ async function dead(how: "permanent" | "exhausted" | "poison" | "given_up", maxA
             attempt: job.attempt,
             error: { class: how === "permanent" ? "PermanentError" : "UpstreamTimeout", message: "no" },
           };
-  const r = await transition(t.sql, { jobId: job.id, ...move });
+  const r = await transition(t.pool, { jobId: job.id, ...move });
   if (!r.ok) throw new Error(r.reason);
   if (how === "given_up") {
-    const a = await transition(t.sql, { jobId: job.id, event: "abandon", actor: operator });
+    const a = await transition(t.pool, { jobId: job.id, event: "abandon", actor: operator });
     if (!a.ok) throw new Error(a.reason);
     return a.job;
   }
@@ -42,21 +44,21 @@ describe("a replay's dry run says what to expect", () => {
       await dead("poison"),
       await dead("given_up", 5),
     ];
-    expect(await replayRisks(t.sql, [permanent.id])).toEqual({ poison: 0, permanent: 1, oneMore: 0, keepLeft: { jobs: 1, most: 2 } });
-    expect(await replayRisks(t.sql, [exhausted.id])).toEqual({ poison: 0, permanent: 0, oneMore: 1, keepLeft: { jobs: 0, most: 0 } });
-    expect(await replayRisks(t.sql, [poison.id]).then((r) => r.poison)).toBe(1);
+    expect(await replayRisks(t.pool, [permanent.id])).toEqual({ poison: 0, permanent: 1, oneMore: 0, keepLeft: { jobs: 1, most: 2 } });
+    expect(await replayRisks(t.pool, [exhausted.id])).toEqual({ poison: 0, permanent: 0, oneMore: 1, keepLeft: { jobs: 0, most: 0 } });
+    expect(await replayRisks(t.pool, [poison.id]).then((r) => r.poison)).toBe(1);
     // A suspect too: two attempts that lost their worker (the list's poison badge), the last one stale.
-    let lost = await newJob(t.sql, { maxAttempts: 2 });
+    let lost = await newJob(t.pool, { maxAttempts: 2 });
     for (const event of ["reclaim", "abandon"] as const) {
-      lost = await runJob(t.sql, lost);
-      const r = await transition(t.sql, { jobId: lost.id, event, actor: supervisor, error: { class: "LeaseExpired", message: "no heartbeat" } });
+      lost = await runJob(t.pool, lost);
+      const r = await transition(t.pool, { jobId: lost.id, event, actor: supervisor, error: { class: "LeaseExpired", message: "no heartbeat" } });
       if (!r.ok) throw new Error(r.reason);
       lost = r.job;
     }
-    expect(await replayRisks(t.sql, [lost.id])).toMatchObject({ poison: 1, permanent: 0 });
+    expect(await replayRisks(t.pool, [lost.id])).toMatchObject({ poison: 1, permanent: 0 });
     // An operator's abandon is no permanent error: the job keeps its attempts.
-    expect(await replayRisks(t.sql, [givenUp.id])).toEqual({ poison: 0, permanent: 0, oneMore: 0, keepLeft: { jobs: 1, most: 4 } });
-    expect(await replayRisks(t.sql, [permanent.id, exhausted.id, poison.id, givenUp.id])).toMatchObject({ poison: 1, permanent: 1 });
+    expect(await replayRisks(t.pool, [givenUp.id])).toEqual({ poison: 0, permanent: 0, oneMore: 0, keepLeft: { jobs: 1, most: 4 } });
+    expect(await replayRisks(t.pool, [permanent.id, exhausted.id, poison.id, givenUp.id])).toMatchObject({ poison: 1, permanent: 1 });
   });
 });
 
@@ -88,37 +90,40 @@ describe("a replay with edited params", () => {
   it("runs the next attempt with them, keeps the submitted params in the catalog, and records them on the replay", async () => {
     const job = await dead("permanent");
     const edited = { report: "billing_summary", period: "2026-12" };
-    const { operationId } = await startBulk(t.sql, {
+    const { operationId } = await startBulk(t.pool, {
       frozen: [{ id: job.id, state: "dead", version: job.stateVersion, params: edited }],
       event: "replay",
       actor: operator,
       description: `dead job ${job.id} with edited params`,
     });
-    await runBulkOperation(t.sql, operationId);
+    await runBulkOperation(t.pool, operationId);
 
-    const [catalog] = await t.sql<{ params: unknown }[]>`SELECT params FROM job_catalog WHERE id = ${job.id}`;
+    const [catalog] = await execute<{ params: unknown }>(t.pool, sql`SELECT params FROM job_catalog WHERE id = ${job.id}`);
     expect(catalog!.params).toEqual({ report: "daily_usage", period: "2026-11" });
-    const [replay] = await t.sql<{ event: string; payload: { params: unknown } }[]>`
-      SELECT event, payload FROM job_log WHERE job_id = ${job.id} AND event = 'replay'`;
+    const [replay] = await execute<{ event: string; payload: { params: unknown } }>(
+      t.pool,
+      sql`
+      SELECT event, payload FROM job_log WHERE job_id = ${job.id} AND event = 'replay'`,
+    );
     expect(replay!.payload.params).toEqual(edited);
-    expect(await currentParams(t.sql, job.id)).toMatchObject({ params: edited, editedAt: job.stateVersion + 1 });
+    expect(await currentParams(t.pool, job.id)).toMatchObject({ params: edited, editedAt: job.stateVersion + 1 });
 
     // The worker's claim hands out the edited params.
-    const [claimed] = await claim(t.sql, { workerId: "w-edit", queues: [job.queue], limit: 1 });
+    const [claimed] = await claim(t.pool, { workerId: "w-edit", queues: [job.queue], limit: 1 });
     expect(claimed).toMatchObject({ id: job.id, attempt: 2, params: edited });
   });
 
   it("without an edit, replays with the params it last ran with", async () => {
     const job = await dead("exhausted");
-    const { operationId } = await startBulk(t.sql, {
+    const { operationId } = await startBulk(t.pool, {
       frozen: [{ id: job.id, state: "dead", version: job.stateVersion }],
       event: "replay",
       actor: operator,
       description: "x",
     });
-    await runBulkOperation(t.sql, operationId);
-    const [claimed] = await claim(t.sql, { workerId: "w-plain", queues: [job.queue], limit: 1 });
+    await runBulkOperation(t.pool, operationId);
+    const [claimed] = await claim(t.pool, { workerId: "w-plain", queues: [job.queue], limit: 1 });
     expect(claimed).toMatchObject({ id: job.id, params: { report: "daily_usage", period: "2026-11" } });
-    expect(await currentParams(t.sql, job.id)).toMatchObject({ editedAt: null });
+    expect(await currentParams(t.pool, job.id)).toMatchObject({ editedAt: null });
   });
 });

@@ -4,6 +4,8 @@ import { POISON_SUSPECT_CRASHES } from "../insight/windows";
 import { POISON_ERROR_CLASS, WORKER_LOST_CLASS } from "./poison";
 import { isJobType, JOB_TYPES, maySubmit } from "./job-types";
 import { logRange } from "./read-model";
+import { sql } from "drizzle-orm";
+import { execute } from "../db/drizzle";
 
 export { describeDiff, paramsDiff, type ParamsChange } from "./params-diff";
 
@@ -32,18 +34,21 @@ export type ReplayRisks = {
  * job_attempts_pkey per job. A job whose last attempt a worker closed as `failed` while attempts
  * remained was abandoned on a permanent error (the worker retries anything else).
  */
-export async function replayRisks(sql: Db, ids: readonly string[]): Promise<ReplayRisks> {
+export async function replayRisks(db: Db, ids: readonly string[]): Promise<ReplayRisks> {
   if (ids.length === 0) return { poison: 0, permanent: 0, oneMore: 0, keepLeft: { jobs: 0, most: 0 } };
-  const [r] = await sql<{ poison: number; permanent: number; oneMore: number; keepJobs: number; keepMost: number }[]>`
+  const [r] = await execute<{ poison: number; permanent: number; oneMore: number; keepJobs: number; keepMost: number }>(
+    db,
+    sql`
     SELECT count(*) FILTER (WHERE a.error_class = ${POISON_ERROR_CLASS} OR lost.n >= ${POISON_SUSPECT_CRASHES})::int AS poison,
            count(*) FILTER (WHERE a.error_class IS DISTINCT FROM ${POISON_ERROR_CLASS} AND a.end_event = 'abandon' AND a.outcome = 'failed' AND a.attempt < a.max_attempts)::int AS permanent,
            count(*) FILTER (WHERE a.attempt IS NULL OR a.attempt >= a.max_attempts)::int AS one_more,
            count(*) FILTER (WHERE a.attempt < a.max_attempts)::int AS keep_jobs,
            coalesce(max(a.max_attempts - a.attempt) FILTER (WHERE a.attempt < a.max_attempts), 0)::int AS keep_most
-      FROM unnest(${ids as string[]}::uuid[]) AS j(id)
+      FROM unnest(${sql.param(ids as string[])}::uuid[]) AS j(id)
       LEFT JOIN LATERAL (
         SELECT x.error_class, x.outcome, x.end_event, x.attempt, x.max_attempts FROM job_attempts x WHERE x.job_id = j.id ORDER BY x.attempt DESC LIMIT 1) a ON true
-      LEFT JOIN LATERAL (SELECT count(*) AS n FROM job_attempts y WHERE y.job_id = j.id AND y.outcome = 'lease_expired' AND y.error_class IS DISTINCT FROM ${WORKER_LOST_CLASS}) lost ON true`;
+      LEFT JOIN LATERAL (SELECT count(*) AS n FROM job_attempts y WHERE y.job_id = j.id AND y.outcome = 'lease_expired' AND y.error_class IS DISTINCT FROM ${WORKER_LOST_CLASS}) lost ON true`,
+  );
   return { poison: r!.poison, permanent: r!.permanent, oneMore: r!.oneMore, keepLeft: { jobs: r!.keepJobs, most: r!.keepMost } };
 }
 
@@ -51,15 +56,18 @@ export async function replayRisks(sql: Db, ids: readonly string[]): Promise<Repl
  * The params a job runs with now: what was submitted (job_catalog), or what its latest replay with
  * edited params carried (that replay's job_log row). Null when there is no such job.
  */
-export async function currentParams(sql: Db, jobId: string): Promise<{ type: string; params: unknown; editedAt: number | null } | null> {
-  const [row] = await sql<{ type: string; params: unknown; editedVersion: number | null }[]>`
+export async function currentParams(db: Db, jobId: string): Promise<{ type: string; params: unknown; editedAt: number | null } | null> {
+  const [row] = await execute<{ type: string; params: unknown; editedVersion: number | null }>(
+    db,
+    sql`
     SELECT c.type, coalesce(e.params, c.params) AS params, e.state_version AS edited_version
       FROM job_catalog c
       LEFT JOIN LATERAL (
         SELECT e.payload -> 'params' AS params, e.state_version FROM job_log e
-         WHERE e.job_id = c.id AND e.event = 'replay' AND e.payload ? 'params' AND ${logRange(sql, "e", sql`c.created_at`)}
+         WHERE e.job_id = c.id AND e.event = 'replay' AND e.payload ? 'params' AND ${logRange("e", sql`c.created_at`)}
          ORDER BY e.state_version DESC LIMIT 1) e ON true
-     WHERE c.id = ${jobId}::uuid`;
+     WHERE c.id = ${jobId}::uuid`,
+  );
   return row ? { type: row.type, params: row.params, editedAt: row.editedVersion } : null;
 }
 

@@ -26,9 +26,9 @@ let jobId = "";
 
 beforeAll(async () => {
   routes = { list: await import("@/app/api/jobs/route"), detail: await import("@/app/api/jobs/[id]/route") };
-  const job = await newJob(db.sql, { tenantId: "acme", maxAttempts: 3 });
-  const running = await runJob(db.sql, job, WORKER);
-  const failed = await transition(db.sql, {
+  const job = await newJob(db.pool, { tenantId: "acme", maxAttempts: 3 });
+  const running = await runJob(db.pool, job, WORKER);
+  const failed = await transition(db.pool, {
     jobId: job.id,
     event: "fail",
     actor: worker(WORKER),
@@ -37,7 +37,7 @@ beforeAll(async () => {
     retryAt: new Date(Date.now() + 3_600_000),
   });
   if (!failed.ok) throw new Error(failed.reason);
-  const abandoned = await transition(db.sql, { jobId: job.id, event: "abandon", actor: { kind: "operator", id: STAFF } });
+  const abandoned = await transition(db.pool, { jobId: job.id, event: "abandon", actor: { kind: "operator", id: STAFF } });
   if (!abandoned.ok) throw new Error(abandoned.reason);
   jobId = job.id;
 });

@@ -1,26 +1,28 @@
-import type { Sql } from "../db/client";
+import type { Db } from "../db/client";
 import { replayEvents, type LoggedEvent } from "../fsm/replay";
 import type { JobState } from "../fsm/table";
 import { claim } from "./claim";
 import { enqueue } from "./enqueue";
 import { transition } from "./transition";
 import type { Actor, JobRow } from "./types";
+import { sql } from "drizzle-orm";
+import { execute } from "../db/drizzle";
 
 export const api: Actor = { kind: "api", id: "test-api" };
 export const operator: Actor = { kind: "operator", id: "op-1" };
 export const supervisor: Actor = { kind: "supervisor", id: "sup-1" };
 export const worker = (id = "w-1"): Actor => ({ kind: "worker", id });
 
-export async function seedTenants(sql: Sql, ids = ["acme", "globex"]) {
-  for (const id of ids) await sql`INSERT INTO tenants (id, name) VALUES (${id}, ${id.toUpperCase()}) ON CONFLICT DO NOTHING`;
+export async function seedTenants(db: Db, ids = ["acme", "globex"]) {
+  for (const id of ids) await execute(db, sql`INSERT INTO tenants (id, name) VALUES (${id}, ${id.toUpperCase()}) ON CONFLICT DO NOTHING`);
 }
 
 let n = 0;
 /** A queued report job on a queue of its own, so tests do not claim each other's jobs. */
-export async function newJob(sql: Sql, opts: { maxAttempts?: number; tenantId?: string } = {}) {
+export async function newJob(db: Db, opts: { maxAttempts?: number; tenantId?: string } = {}) {
   const queue = `q${++n}-${Math.random().toString(36).slice(2, 8)}`;
   const { job } = await enqueue(
-    sql,
+    db,
     {
       tenantId: opts.tenantId ?? "acme",
       type: "report.generate",
@@ -34,40 +36,49 @@ export async function newJob(sql: Sql, opts: { maxAttempts?: number; tenantId?: 
 }
 
 /** Claim and start `job` as worker `w`; returns the running row. */
-export async function runJob(sql: Sql, job: JobRow, w = "w-1"): Promise<JobRow> {
-  const [claimed] = await claim(sql, { workerId: w, queues: [job.queue], limit: 1, onlyJobIds: [job.id] });
+export async function runJob(db: Db, job: JobRow, w = "w-1"): Promise<JobRow> {
+  const [claimed] = await claim(db, { workerId: w, queues: [job.queue], limit: 1, onlyJobIds: [job.id] });
   if (!claimed) throw new Error(`could not claim ${job.id}`);
-  const started = await transition(sql, { jobId: job.id, event: "start", actor: worker(w), attempt: claimed.attempt });
+  const started = await transition(db, { jobId: job.id, event: "start", actor: worker(w), attempt: claimed.attempt });
   if (!started.ok) throw new Error(started.reason);
   return started.job;
 }
 
-export async function getJob(sql: Sql, id: string): Promise<JobRow> {
-  const [row] = await sql<JobRow[]>`SELECT * FROM jobs WHERE id = ${id}`;
+export async function getJob(db: Db, id: string): Promise<JobRow> {
+  const [row] = await execute<JobRow>(db, sql`SELECT * FROM jobs WHERE id = ${id}`);
   if (!row) throw new Error(`no job ${id}`);
   return row;
 }
 
-export async function eventsOf(sql: Sql, id: string) {
-  return sql<(LoggedEvent & { actorId: string; payload: unknown })[]>`
+export async function eventsOf(db: Db, id: string) {
+  return execute<LoggedEvent & { actorId: string; payload: unknown }>(
+    db,
+    sql`
     SELECT event, from_state, to_state, actor_kind, actor_id, attempt, state_version, payload FROM job_events
-     WHERE job_id = ${id} ORDER BY state_version`;
+     WHERE job_id = ${id} ORDER BY state_version`,
+  );
 }
 
-export async function rejectionsOf(sql: Sql, id: string) {
-  return sql<{ kind: string; event: string; actorKind: string; actorId: string; currentState: JobState | null; reason: string }[]>`
-    SELECT kind, event, actor_kind, actor_id, current_state, reason FROM transition_rejections WHERE job_id = ${id} ORDER BY id`;
+export async function rejectionsOf(db: Db, id: string) {
+  return execute<{ kind: string; event: string; actorKind: string; actorId: string; currentState: JobState | null; reason: string }>(
+    db,
+    sql`
+    SELECT kind, event, actor_kind, actor_id, current_state, reason FROM transition_rejections WHERE job_id = ${id} ORDER BY id`,
+  );
 }
 
 /**
  * Check one job against its history: replaying its events reproduces the row,
  * and its attempt equals its number of run records. Returns the problems found.
  */
-export async function auditJob(sql: Sql, id: string): Promise<string[]> {
-  const job = await getJob(sql, id);
-  const events = await eventsOf(sql, id);
-  const [first] = await sql<{ maxAttempts: number }[]>`
-    SELECT (payload->>'maxAttempts')::int AS max_attempts FROM job_events WHERE job_id = ${id} AND event = 'submit'`;
+export async function auditJob(db: Db, id: string): Promise<string[]> {
+  const job = await getJob(db, id);
+  const events = await eventsOf(db, id);
+  const [first] = await execute<{ maxAttempts: number }>(
+    db,
+    sql`
+    SELECT (payload->>'maxAttempts')::int AS max_attempts FROM job_events WHERE job_id = ${id} AND event = 'submit'`,
+  );
   const replayed = replayEvents(events, first?.maxAttempts ?? job.maxAttempts);
   const problems: string[] = [];
   if (!replayed.ok) problems.push(`${id}: ${replayed.problem} at v${replayed.atVersion}`);
@@ -79,7 +90,7 @@ export async function auditJob(sql: Sql, id: string): Promise<string[]> {
   ) {
     problems.push(`${id}: replay gives ${JSON.stringify(replayed.job)}, row is ${job.state}/${job.attempt}/v${job.stateVersion}`);
   }
-  const [runs] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM job_runs WHERE job_id = ${id}`;
+  const [runs] = await execute<{ n: number }>(db, sql`SELECT count(*)::int AS n FROM job_runs WHERE job_id = ${id}`);
   if (runs?.n !== job.attempt) problems.push(`${id}: attempt ${job.attempt} but ${runs?.n} run records`);
   return problems;
 }

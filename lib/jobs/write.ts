@@ -1,6 +1,6 @@
 import { sql, type SQL } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { prepared } from "../db/drizzle";
+import { prepared, execute } from "../db/drizzle";
 import { TRANSITIONS, type ActorKind, type JobEvent, type JobState } from "../fsm/table";
 import { shapeOf, type Shape } from "./shape";
 import type { Actor, JobRow } from "./types";
@@ -372,7 +372,7 @@ export async function applyMoves(client: Db, moves: readonly Move[]): Promise<(J
   if (planned.length === 0) return out;
   // Inside a console request's transaction: reuse the statement's one plan, as workers do (their
   // pools ask for it when they connect): a custom plan of this statement costs milliseconds.
-  if ("savepoint" in client) await client`SET LOCAL plan_cache_mode = force_generic_plan`;
+  if ("savepoint" in client) await execute(client, sql`SET LOCAL plan_cache_mode = force_generic_plan`);
   const parts = partsOf(planned);
   const statement = prepared<JobRow & { notified: number }>(
     client,

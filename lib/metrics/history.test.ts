@@ -1,8 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { setupTestDb } from "../db/test-db";
 import { History } from "../demo/history";
-import { MIN_SAMPLE, quantileMs, typeHistory, typeSummaries } from "./history";
+import { MIN_SAMPLE, quantileMs } from "./history";
+import { typeHistory, typeSummaries } from "./type-history";
 import { catchUpMetrics, rollUpMetrics } from "./rollup";
+import { sql } from "drizzle-orm";
+import { execute } from "../db/drizzle";
 
 const t = setupTestDb({ max: 6 });
 const HOUR = 3_600_000;
@@ -10,7 +13,7 @@ const TYPE = "report.generate";
 
 /** One attempt of a job of TYPE, claimed at `at`, that runs `runMs` and then succeeds or fails. */
 async function attempt(at: number, runMs: number, ok: boolean) {
-  const h = new History(t.sql, at);
+  const h = new History(t.pool, at);
   await h.submit({ tenantId: "acme", type: TYPE, params: { report: "daily_usage", period: "2026-11" }, queue: "hist" }, { kind: "api", id: "k" });
   await h.run("w-hist", 100, 100);
   if (ok) await h.step("finish", runMs);
@@ -26,22 +29,26 @@ describe("the per-type history (metric_history)", () => {
     await attempt(hour - HOUR + 5 * 60_000, 2_000, false);
 
     // A database whose roll-up has not started catches up from `since` (the demo's seed does this).
-    expect(await catchUpMetrics(t.sql, new Date(hour - 3 * HOUR))).toBeGreaterThanOrEqual(3);
+    expect(await catchUpMetrics(t.pool, new Date(hour - 3 * HOUR))).toBeGreaterThanOrEqual(3);
     // Each pass stayed within its hour: the history's buckets are whole hours, and nothing was counted twice.
-    const buckets = await t.sql<{ bucket: Date; n: number }[]>`
-      SELECT bucket, sum(value)::float8 AS n FROM metric_history WHERE type = ${TYPE} AND metric = 'attempts_ended' GROUP BY bucket ORDER BY bucket`;
+    const buckets = await execute<{ bucket: Date; n: number }>(
+      t.pool,
+      sql`
+      SELECT bucket, sum(value)::float8 AS n FROM metric_history WHERE type = ${TYPE} AND metric = 'attempts_ended' GROUP BY bucket ORDER BY bucket`,
+    );
     expect(buckets.map((b) => [b.bucket.getTime() - hour, b.n])).toEqual([
       [-2 * HOUR, 12],
       [-HOUR, 1],
     ]);
-    const [total] = await t.sql<
-      { n: number }[]
-    >`SELECT sum(value)::float8 AS n FROM metric_totals WHERE type = ${TYPE} AND metric = 'attempts_ended'`;
+    const [total] = await execute<{ n: number }>(
+      t.pool,
+      sql`SELECT sum(value)::float8 AS n FROM metric_totals WHERE type = ${TYPE} AND metric = 'attempts_ended'`,
+    );
     expect(total!.n).toBe(13);
     // Once caught up, a second catch-up does nothing: the supervisor's passes go on from there.
-    expect(await catchUpMetrics(t.sql, new Date(hour - 3 * HOUR))).toBe(0);
+    expect(await catchUpMetrics(t.pool, new Date(hour - 3 * HOUR))).toBe(0);
 
-    const points = await typeHistory(t.sql, TYPE, "24h", new Date(now));
+    const points = await typeHistory(t.pool, TYPE, "24h", new Date(now));
     expect(points).toHaveLength(24);
     const at = (offset: number) => points.find((p) => Date.parse(p.t) === hour + offset)!;
     expect(at(-2 * HOUR)).toMatchObject({ succeeded: 9, failed: 3, failureRate: 0.25 });
@@ -52,15 +59,15 @@ describe("the per-type history (metric_history)", () => {
     expect(at(-HOUR)).toMatchObject({ failed: 1, failureRate: null, runP50Ms: null, runP95Ms: null });
     expect(at(0)).toMatchObject({ succeeded: 0, failed: 0, failureRate: null });
 
-    const [summary] = await typeSummaries(t.sql, "24h", new Date(now));
+    const [summary] = await typeSummaries(t.pool, "24h", new Date(now));
     expect(summary).toMatchObject({ type: TYPE, attempts: 13 });
     expect(summary!.failureRate).toBeCloseTo(4 / 13);
 
     // A later pass adds what is new (after the cursor) to the hour it happened in.
     await attempt(Date.now() - 1_000, 500, true);
-    await rollUpMetrics(t.sql, { settleMs: 0 });
+    await rollUpMetrics(t.pool, { settleMs: 0 });
     const succeeded = (ps: typeof points) => ps.reduce((n, p) => n + p.succeeded, 0);
-    expect(succeeded(await typeHistory(t.sql, TYPE, "24h"))).toBe(succeeded(points) + 1);
+    expect(succeeded(await typeHistory(t.pool, TYPE, "24h"))).toBe(succeeded(points) + 1);
   });
 
   it("interpolates a percentile within its bucket, and stops at the last finite bound", () => {

@@ -1,6 +1,6 @@
 import "server-only";
 import { createHash, timingSafeEqual } from "node:crypto";
-import type { Sql } from "../db/client";
+import type { Db } from "../db/client";
 import { withScope } from "../db/scope";
 import { collectMetrics } from "./scrape";
 
@@ -11,7 +11,7 @@ import { collectMetrics } from "./scrape";
  * that lengths do not differ. The reads run in one transaction scoped to every tenant (the
  * series aggregate all of them; none carries a tenant's name or data).
  */
-export async function metricsResponse(request: Request, deps: { token: string | undefined; sql: () => Sql }): Promise<Response> {
+export async function metricsResponse(request: Request, deps: { token: string | undefined; db: () => Db }): Promise<Response> {
   const token = deps.token?.trim();
   if (!token) return new Response("Not Found\n", { status: 404, headers: { "content-type": "text/plain; charset=utf-8" } });
   if (!bearerMatches(request.headers.get("authorization"), token)) {
@@ -21,7 +21,7 @@ export async function metricsResponse(request: Request, deps: { token: string | 
     });
   }
   try {
-    const { text, contentType } = await withScope(deps.sql(), { all: true }, (tx) => collectMetrics(tx));
+    const { text, contentType } = await withScope(deps.db(), { all: true }, (tx) => collectMetrics(tx));
     return new Response(text, { status: 200, headers: { "content-type": contentType, "cache-control": "no-store" } });
   } catch (e) {
     // The cause goes to the server log only: a database error can name tables, hosts or credentials.

@@ -10,32 +10,34 @@ import { metricsResponse } from "./http";
 import { rollUpMetrics } from "./rollup";
 import { collectMetrics, METRIC_QUEUE_LIMIT } from "./scrape";
 import { parseExposition, valueOf } from "./text-format";
+import { sql } from "drizzle-orm";
+import { execute } from "../db/drizzle";
 
 const t = setupTestDb({ max: 6 });
 
 const TYPE = "report.generate";
 const submit = (queue: string, maxAttempts = 3) =>
-  enqueue(t.sql, { tenantId: "acme", type: TYPE, params: { report: "daily_usage", period: "2026-11" }, queue, maxAttempts }, api).then((r) => r.job);
-const scrape = async () => parseExposition((await collectMetrics(t.sql)).text);
+  enqueue(t.pool, { tenantId: "acme", type: TYPE, params: { report: "daily_usage", period: "2026-11" }, queue, maxAttempts }, api).then((r) => r.job);
+const scrape = async () => parseExposition((await collectMetrics(t.pool)).text);
 /** The roll-up's window ends at its now() to the millisecond: let the clock pass what was just written. */
-const settle = () => waitForNextMillisecond(t.sql);
+const settle = () => waitForNextMillisecond(t.pool);
 
 describe("GET /metrics", () => {
   it("counts what ended, went dead, was cancelled, reclaimed or refused, from the history, once", async () => {
     // The first pass places the cursor only: nothing before it is counted.
     await submit("m-before");
-    expect(await rollUpMetrics(t.sql, { settleMs: 0 })).toMatchObject({ ran: true, from: null });
+    expect(await rollUpMetrics(t.pool, { settleMs: 0 })).toMatchObject({ ran: true, from: null });
     await settle();
 
     // A queue a live worker serves is one the metrics know by name (others count under "other").
     const q = "m-main";
-    await t.sql`INSERT INTO workers (id, host, pid, queues, concurrency) VALUES ('w-m-main', 'h', 1, ${[q]}, 4)`;
-    const ok = await runJob(t.sql, await submit(q));
-    expect((await transition(t.sql, { jobId: ok.id, event: "finish", actor: worker(), attempt: 1, result: { ok: true } })).ok).toBe(true);
-    const failing = await runJob(t.sql, await submit(q));
+    await execute(t.pool, sql`INSERT INTO workers (id, host, pid, queues, concurrency) VALUES ('w-m-main', 'h', 1, ${sql.param([q])}, 4)`);
+    const ok = await runJob(t.pool, await submit(q));
+    expect((await transition(t.pool, { jobId: ok.id, event: "finish", actor: worker(), attempt: 1, result: { ok: true } })).ok).toBe(true);
+    const failing = await runJob(t.pool, await submit(q));
     expect(
       (
-        await transition(t.sql, {
+        await transition(t.pool, {
           jobId: failing.id,
           event: "fail",
           actor: worker(),
@@ -45,26 +47,27 @@ describe("GET /metrics", () => {
         })
       ).ok,
     ).toBe(true);
-    const doomed = await runJob(t.sql, await submit(q));
+    const doomed = await runJob(t.pool, await submit(q));
     expect(
-      (await transition(t.sql, { jobId: doomed.id, event: "abandon", actor: worker(), attempt: 1, error: { class: "Permanent", message: "no" } })).ok,
+      (await transition(t.pool, { jobId: doomed.id, event: "abandon", actor: worker(), attempt: 1, error: { class: "Permanent", message: "no" } }))
+        .ok,
     ).toBe(true);
     const cancelled = await submit(q);
-    expect((await transition(t.sql, { jobId: cancelled.id, event: "cancel", actor: operator })).ok).toBe(true);
-    const stale = await runJob(t.sql, await submit(q), "w-gone");
-    await t.sql`UPDATE jobs_live SET heartbeat_at = now() - interval '1 minute' WHERE id = ${stale.id}`;
-    await createSupervisor({ sql: t.sql, staleAfterMs: 10_000 }).tick();
-    expect((await getJob(t.sql, stale.id)).state).toBe("queued");
+    expect((await transition(t.pool, { jobId: cancelled.id, event: "cancel", actor: operator })).ok).toBe(true);
+    const stale = await runJob(t.pool, await submit(q), "w-gone");
+    await execute(t.pool, sql`UPDATE jobs_live SET heartbeat_at = now() - interval '1 minute' WHERE id = ${stale.id}`);
+    await createSupervisor({ db: t.pool, staleAfterMs: 10_000 }).tick();
+    expect((await getJob(t.pool, stale.id)).state).toBe("queued");
     // A refused move: finishing a job that is not running any more.
-    expect((await transition(t.sql, { jobId: cancelled.id, event: "cancel", actor: operator, expected: { state: "queued", version: 0 } })).ok).toBe(
+    expect((await transition(t.pool, { jobId: cancelled.id, event: "cancel", actor: operator, expected: { state: "queued", version: 0 } })).ok).toBe(
       false,
     );
     await settle();
 
     // Two supervisors at once: one of them rolls the window up, the other skips it.
-    const passes = await Promise.all([rollUpMetrics(t.sql, { settleMs: 0 }), rollUpMetrics(t.sql, { settleMs: 0 })]);
+    const passes = await Promise.all([rollUpMetrics(t.pool, { settleMs: 0 }), rollUpMetrics(t.pool, { settleMs: 0 })]);
     expect(passes.filter((p) => p.ran && p.series > 0).length).toBeLessThanOrEqual(1);
-    await rollUpMetrics(t.sql, { settleMs: 0 });
+    await rollUpMetrics(t.pool, { settleMs: 0 });
 
     const m = await scrape();
     const l = { queue: q, type: TYPE };
@@ -93,10 +96,10 @@ describe("GET /metrics", () => {
     expect(valueOf(m, "jobscope_metrics_rollup_lag_seconds")).toBeGreaterThanOrEqual(0);
 
     // A later pass adds only what is new.
-    const again = await runJob(t.sql, await getJob(t.sql, stale.id), "w-2");
-    expect((await transition(t.sql, { jobId: again.id, event: "finish", actor: worker("w-2"), attempt: 2 })).ok).toBe(true);
+    const again = await runJob(t.pool, await getJob(t.pool, stale.id), "w-2");
+    expect((await transition(t.pool, { jobId: again.id, event: "finish", actor: worker("w-2"), attempt: 2 })).ok).toBe(true);
     await settle();
-    await rollUpMetrics(t.sql, { settleMs: 0 });
+    await rollUpMetrics(t.pool, { settleMs: 0 });
     const m2 = await scrape();
     expect(valueOf(m2, "jobscope_jobs_finished_total", l)).toBe(2);
     expect(valueOf(m2, "jobscope_jobs_enqueued_total", l)).toBe(5);
@@ -106,7 +109,7 @@ describe("GET /metrics", () => {
 
   it("is off without a token, refuses a missing or wrong one, and serves the text format with the right one", async () => {
     const req = (auth?: string) => new Request("http://x/metrics", { headers: auth ? { authorization: auth } : {} });
-    const deps = (token: string | undefined) => ({ token, sql: () => t.sql });
+    const deps = (token: string | undefined) => ({ token, db: () => t.pool });
     expect((await metricsResponse(req("Bearer s3cret"), deps(undefined))).status).toBe(404);
     expect((await metricsResponse(req("Bearer s3cret"), deps(""))).status).toBe(404);
     expect((await metricsResponse(req(), deps("s3cret"))).status).toBe(401);
@@ -145,14 +148,14 @@ describe("GET /metrics", () => {
   });
 
   it('labels have bounded cardinality: 300 queues nobody declared, serves or set are one queue, "other"', async () => {
-    await rollUpMetrics(t.sql, { settleMs: 0 });
+    await rollUpMetrics(t.pool, { settleMs: 0 });
     await settle();
-    const before = await collectMetrics(t.sql);
+    const before = await collectMetrics(t.pool);
     for (let i = 0; i < 300; i++) await submit(`0${String(i).padStart(4, "0")}-invented`);
     await submit("default");
     await settle();
-    await rollUpMetrics(t.sql, { settleMs: 0 });
-    const text = (await collectMetrics(t.sql)).text;
+    await rollUpMetrics(t.pool, { settleMs: 0 });
+    const text = (await collectMetrics(t.pool)).text;
     const m = parseExposition(text);
     const queues = new Set([...text.matchAll(/queue="([^"]*)"/g)].map((x) => x[1]));
     expect([...queues].filter((x) => x!.includes("invented"))).toEqual([]);

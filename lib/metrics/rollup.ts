@@ -1,5 +1,7 @@
-import type { Db, Sql } from "../db/client";
+import type { Db } from "../db/client";
 import { HISTOGRAMS, INF, type CounterKey, type HistogramKey } from "./series";
+import { sql } from "drizzle-orm";
+import { execute } from "../db/drizzle";
 
 /**
  * The counters and histograms of GET /metrics, rolled up from the history by the supervisor's tick,
@@ -42,17 +44,20 @@ const HOUR_MS = 3_600_000;
 /** How long the per-type history (metric_history) is kept. */
 export const HISTORY_KEEP_MS = 35 * 24 * HOUR_MS;
 
-export async function rollUpMetrics(sql: Sql, opts: RollupOptions = {}): Promise<RollupResult> {
+export async function rollUpMetrics(db: Db, opts: RollupOptions = {}): Promise<RollupResult> {
   const settleMs = opts.settleMs ?? 5_000;
   const maxSpanMs = opts.maxSpanMs ?? 600_000;
-  await sql`INSERT INTO metric_cursors (source) VALUES (${SOURCE}) ON CONFLICT (source) DO NOTHING`;
-  return (await sql.begin(async (tx) => {
-    const [cursor] = await tx<{ uptoAt: Date | null; until: Date }[]>`
+  await execute(db, sql`INSERT INTO metric_cursors (source) VALUES (${SOURCE}) ON CONFLICT (source) DO NOTHING`);
+  return (await db.transaction(async (tx) => {
+    const [cursor] = await execute<{ uptoAt: Date | null; until: Date }>(
+      tx,
+      sql`
       SELECT upto_at, now() - ${settleMs} * interval '1 millisecond' AS until
-        FROM metric_cursors WHERE source = ${SOURCE} FOR UPDATE SKIP LOCKED`;
+        FROM metric_cursors WHERE source = ${SOURCE} FOR UPDATE SKIP LOCKED`,
+    );
     if (!cursor) return { ran: false, from: null, to: null, series: 0 };
     if (!cursor.uptoAt) {
-      await tx`UPDATE metric_cursors SET upto_at = ${cursor.until}, updated_at = now() WHERE source = ${SOURCE}`;
+      await execute(tx, sql`UPDATE metric_cursors SET upto_at = ${cursor.until}, updated_at = now() WHERE source = ${SOURCE}`);
       return { ran: true, from: null, to: cursor.until, series: 0 };
     }
     const from = cursor.uptoAt;
@@ -60,19 +65,22 @@ export async function rollUpMetrics(sql: Sql, opts: RollupOptions = {}): Promise
     const hourEnd = Math.floor(from.getTime() / HOUR_MS) * HOUR_MS + HOUR_MS;
     const to = new Date(Math.min(cursor.until.getTime(), from.getTime() + maxSpanMs, hourEnd));
     if (to <= from) return { ran: true, from, to: from, series: 0 };
-    const added = await tx`
+    const added = await execute(
+      tx,
+      sql`
       WITH w AS MATERIALIZED (
-        SELECT metric, queue, type, label, sum(n) AS n FROM (${windowTotals(tx, from, to)}) w GROUP BY metric, queue, type, label),
+        SELECT metric, queue, type, label, sum(n) AS n FROM (${windowTotals(from, to)}) w GROUP BY metric, queue, type, label),
       hist AS (
         INSERT INTO metric_history AS h (type, bucket, metric, queue, label, value)
         SELECT type, ${new Date(hourEnd - HOUR_MS)}, metric, queue, label, n FROM w WHERE type <> ''
         ON CONFLICT (type, bucket, metric, queue, label) DO UPDATE SET value = h.value + excluded.value)
       INSERT INTO metric_totals AS t (metric, queue, type, label, value)
       SELECT metric, queue, type, label, n FROM w
-      ON CONFLICT (metric, queue, type, label) DO UPDATE SET value = t.value + excluded.value`;
+      ON CONFLICT (metric, queue, type, label) DO UPDATE SET value = t.value + excluded.value`,
+    );
     // Once an hour, as its last pass ends: the history older than it keeps is dropped.
-    if (to.getTime() === hourEnd) await tx`DELETE FROM metric_history WHERE bucket < ${new Date(hourEnd - HISTORY_KEEP_MS)}`;
-    await tx`UPDATE metric_cursors SET upto_at = ${to}, updated_at = now() WHERE source = ${SOURCE}`;
+    if (to.getTime() === hourEnd) await execute(tx, sql`DELETE FROM metric_history WHERE bucket < ${new Date(hourEnd - HISTORY_KEEP_MS)}`);
+    await execute(tx, sql`UPDATE metric_cursors SET upto_at = ${to}, updated_at = now() WHERE source = ${SOURCE}`);
     return { ran: true, from, to, series: added.count };
   })) as RollupResult;
 }
@@ -81,14 +89,14 @@ const key = (k: CounterKey) => k;
 const hist = (k: HistogramKey, part: "bucket" | "sum" | "count") => `${k}_${part}`;
 
 /** The window's increments: rows of (metric, queue, type, label, n). */
-function windowTotals(tx: Db, from: Date, to: Date) {
+function windowTotals(from: Date, to: Date) {
   // A value's bucket: the first upper bound above it (width_bucket counts the bounds <= v, so a value
   // exactly on a bound lands in the next bucket: a float of seconds is on one almost never).
   const bucket = (v: string, k: HistogramKey) => {
     const b = HISTOGRAMS[k].buckets.join(",");
-    return tx.unsafe(`coalesce(('{${b}}'::text[])[width_bucket(${v}, '{${b}}'::float8[]) + 1], '${INF}')`);
+    return sql.raw(`coalesce(('{${b}}'::text[])[width_bucket(${v}, '{${b}}'::float8[]) + 1], '${INF}')`);
   };
-  return tx`
+  return sql`
     WITH r AS (
       SELECT a.job_id, a.attempt, a.claim_version, a.claimed_at, a.started_at, a.finished_at, a.outcome::text AS outcome,
              a.end_to::text AS end_to, c.queue, c.type, c.not_before, c.created_at
@@ -148,14 +156,14 @@ function windowTotals(tx: Db, from: Date, to: Date) {
  * run yet: the seeded demo's back-dated histories then appear in the per-type charts. A database
  * whose roll-up has already started is left to the supervisor.
  */
-export async function catchUpMetrics(sql: Sql, since: Date): Promise<number> {
-  const placed = await sql`INSERT INTO metric_cursors (source, upto_at) VALUES (${SOURCE}, ${since}) ON CONFLICT (source) DO NOTHING`;
+export async function catchUpMetrics(db: Db, since: Date): Promise<number> {
+  const placed = await execute(db, sql`INSERT INTO metric_cursors (source, upto_at) VALUES (${SOURCE}, ${since}) ON CONFLICT (source) DO NOTHING`);
   if (placed.count === 0) return 0;
   // Up to where the first pass would stop now: the passes after it chase a moving "now" for no gain.
-  const [{ until } = { until: new Date() }] = await sql<{ until: Date }[]>`SELECT now() - interval '5 seconds' AS until`;
+  const [{ until } = { until: new Date() }] = await execute<{ until: Date }>(db, sql`SELECT now() - interval '5 seconds' AS until`);
   let passes = 0;
   for (;;) {
-    const r = await rollUpMetrics(sql, { maxSpanMs: HOUR_MS });
+    const r = await rollUpMetrics(db, { maxSpanMs: HOUR_MS });
     passes++;
     if (!r.ran || !r.to || r.to.getTime() >= until.getTime() || r.to.getTime() <= (r.from?.getTime() ?? 0)) return passes;
   }

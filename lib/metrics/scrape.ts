@@ -4,6 +4,8 @@ import type { Db } from "../db/client";
 import { declaredQueues, isJobType } from "../jobs/job-types";
 import { SILENT_AFTER_MS } from "../insight/windows";
 import { COUNTERS, HISTOGRAMS, INF, type CounterKey, type HistogramKey } from "./series";
+import { sql } from "drizzle-orm";
+import { execute } from "../db/drizzle";
 
 /*
  * GET /metrics: one Prometheus scrape, built with prom-client from bounded reads. The
@@ -42,24 +44,30 @@ type Total = { metric: string; queue: string; type: string; label: string; value
 type QueueProbe = { name: string; paused: boolean | null; queued: number; oldestDueAge: number | null; leased: Record<string, number> | null };
 
 /** The scrape's text and its content type. `sql` must see every tenant (the route scopes it to staff). */
-export async function collectMetrics(sql: Db): Promise<{ text: string; contentType: string }> {
+export async function collectMetrics(db: Db): Promise<{ text: string; contentType: string }> {
   const t0 = performance.now();
-  const known = await knownQueues(sql);
+  const known = await knownQueues(db);
   const [totals, cursor, probes, waiting, workers, audit, estimate] = await Promise.all([
-    sql<Total[]>`SELECT metric, queue, type, label, value FROM metric_totals`,
-    sql<{ lag: number | null }[]>`SELECT extract(epoch FROM now() - upto_at)::float8 AS lag FROM metric_cursors WHERE source = 'history'`,
-    queueProbes(sql, known),
-    sql<{ queue: string; state: string; n: number; total: number }[]>`
+    execute<Total>(db, sql`SELECT metric, queue, type, label, value FROM metric_totals`),
+    execute<{ lag: number | null }>(db, sql`SELECT extract(epoch FROM now() - upto_at)::float8 AS lag FROM metric_cursors WHERE source = 'history'`),
+    queueProbes(db, known),
+    execute<{ queue: string; state: string; n: number; total: number }>(
+      db,
+      sql`
       SELECT queue, state::text AS state, count(*)::int AS n, sum(count(*)) OVER ()::int AS total
         FROM (SELECT queue, state FROM jobs_live WHERE state IN ('paused', 'retry_wait') LIMIT ${WAITING_SCAN + 1}) x
        GROUP BY queue, state`,
-    sql<{ live: number; silent: number }[]>`
+    ),
+    execute<{ live: number; silent: number }>(
+      db,
+      sql`
       SELECT (SELECT count(*)::int FROM workers WHERE last_seen_at >= now() - ${SILENT_AFTER_MS} * interval '1 millisecond' AND stopped_at IS NULL) AS live,
              (SELECT count(*)::int FROM (
                 SELECT 1 FROM workers WHERE last_seen_at < now() - ${SILENT_AFTER_MS} * interval '1 millisecond' AND stopped_at IS NULL
                  LIMIT ${METRICS_COUNT_CAP}) s) AS silent`,
-    sql<{ mismatches: number; at: Date }[]>`SELECT mismatches, at FROM integrity_audits ORDER BY at DESC NULLS LAST LIMIT 1`,
-    sql<{ n: number }[]>`SELECT greatest(reltuples, 0)::float8 AS n FROM pg_class WHERE oid = 'jobs_live'::regclass`,
+    ),
+    execute<{ mismatches: number; at: Date }>(db, sql`SELECT mismatches, at FROM integrity_audits ORDER BY at DESC NULLS LAST LIMIT 1`),
+    execute<{ n: number }>(db, sql`SELECT greatest(reltuples, 0)::float8 AS n FROM pg_class WHERE oid = 'jobs_live'::regclass`),
   ]);
 
   const reg = new Registry();
@@ -207,14 +215,17 @@ function histogram(k: HistogramKey, totals: readonly Total[]): Metric {
  * The queues named in labels: the job types' own, then those an operator gave settings and those
  * live workers serve, in name order, METRIC_QUEUE_LIMIT in all.
  */
-async function knownQueues(sql: Db): Promise<string[]> {
-  const rows = await sql<{ name: string }[]>`
+async function knownQueues(db: Db): Promise<string[]> {
+  const rows = await execute<{ name: string }>(
+    db,
+    sql`
     SELECT name FROM (
       (SELECT name FROM queues ORDER BY name LIMIT ${METRIC_QUEUE_LIMIT})
       UNION
       (SELECT DISTINCT unnest(queues) FROM workers
         WHERE stopped_at IS NULL AND last_seen_at >= now() - ${SILENT_AFTER_MS} * interval '1 millisecond' LIMIT ${METRIC_QUEUE_LIMIT})) n
-    ORDER BY name`;
+    ORDER BY name`,
+  );
   const declared = declaredQueues();
   return [...new Set([...declared, ...rows.map((r) => r.name)])].filter((n) => n !== OTHER).slice(0, METRIC_QUEUE_LIMIT);
 }
@@ -242,16 +253,21 @@ function foldOthers(probes: (QueueProbe & { more?: boolean })[], known: Readonly
  * Per queue, one probe of each index: settings, queued count, oldest due job's age, leased jobs by
  * state — for the known queues and the first OTHER_QUEUE_SCAN others (`more`: there may be others beyond).
  */
-async function queueProbes(sql: Db, known: string[]): Promise<(QueueProbe & { more?: boolean })[]> {
-  const others = await sql<{ name: string }[]>`
+async function queueProbes(db: Db, known: string[]): Promise<(QueueProbe & { more?: boolean })[]> {
+  const others = await execute<{ name: string }>(
+    db,
+    sql`
     WITH RECURSIVE q AS (
       (SELECT queue FROM job_catalog ORDER BY queue LIMIT 1)
       UNION ALL
       SELECT (SELECT queue FROM job_catalog WHERE queue > q.queue ORDER BY queue LIMIT 1) FROM q WHERE q.queue IS NOT NULL)
-    SELECT queue AS name FROM q WHERE queue IS NOT NULL AND NOT (queue = ANY(${known}::text[])) LIMIT ${OTHER_QUEUE_SCAN + 1}`;
+    SELECT queue AS name FROM q WHERE queue IS NOT NULL AND NOT (queue = ANY(${sql.param(known)}::text[])) LIMIT ${OTHER_QUEUE_SCAN + 1}`,
+  );
   const more = others.length > OTHER_QUEUE_SCAN;
   const names = [...known, ...others.slice(0, OTHER_QUEUE_SCAN).map((o) => o.name)];
-  const rows = await sql<QueueProbe[]>`
+  const rows = await execute<QueueProbe>(
+    db,
+    sql`
     SELECT n.name, s.paused,
            (SELECT count(*)::int FROM (
               SELECT 1 FROM jobs_live l WHERE l.queue = n.name AND l.state = 'queued' LIMIT ${METRICS_COUNT_CAP + 1}) x) AS queued,
@@ -263,7 +279,8 @@ async function queueProbes(sql: Db, known: string[]): Promise<(QueueProbe & { mo
               SELECT x.state, count(*)::int AS n FROM (
                 SELECT l.state FROM jobs_live l WHERE l.queue = n.name AND l.state IN ('claimed', 'running', 'cancelling') LIMIT ${METRICS_COUNT_CAP + 1}) x
                GROUP BY x.state) y) AS leased
-      FROM unnest(${names}::text[]) AS n(name) LEFT JOIN queues s ON s.name = n.name
-     ORDER BY n.name`;
+      FROM unnest(${sql.param(names)}::text[]) AS n(name) LEFT JOIN queues s ON s.name = n.name
+     ORDER BY n.name`,
+  );
   return rows.map((r) => ({ ...r, more }));
 }

@@ -11,7 +11,7 @@ describe("a worker's own metrics (metricsPort)", () => {
   it("serves what it claimed and reported, in the text format, with no database work", async () => {
     const queue = freshQueue();
     const worker = createWorker({
-      sql: t.sql,
+      db: t.pool,
       queues: [queue],
       concurrency: 2,
       heartbeatIntervalMs: 100,
@@ -25,8 +25,8 @@ describe("a worker's own metrics (metricsPort)", () => {
     try {
       const port = worker.metricsPort();
       expect(port).toBeGreaterThan(0);
-      const jobs = [await submit(t.sql, queue), await submit(t.sql, queue), await submit(t.sql, queue)];
-      for (const j of jobs) await jobIn(t.sql, j.id, "succeeded");
+      const jobs = [await submit(t.pool, queue), await submit(t.pool, queue), await submit(t.pool, queue)];
+      for (const j of jobs) await jobIn(t.pool, j.id, "succeeded");
       const m = await waitFor("three reports in the metrics", async () => {
         const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
         const f = parseExposition(text);

@@ -5,6 +5,8 @@ import { ACTOR_KINDS, EVENTS, STATES } from "../fsm/table";
 import { enqueue, EnqueueError } from "../jobs/enqueue";
 import { newJob } from "../jobs/test-helpers";
 import { InvalidTransitionInput, MAX_ACTOR_ID, transition } from "../jobs/transition";
+import { sql } from "drizzle-orm";
+import { execute } from "../db/drizzle";
 
 // Bad input at the library's front doors (enqueue, transition): every malformed value is
 // refused with a typed error or a refusal, and nothing is written to jobs or job_events.
@@ -13,8 +15,11 @@ const RUNS = Number(process.env.FUZZ_RUNS ?? 150);
 const t = setupTestDb();
 
 const counts = async () => {
-  const [r] = await t.sql<{ jobs: number; events: number }[]>`
-    SELECT (SELECT count(*) FROM jobs)::int AS jobs, (SELECT count(*) FROM job_events)::int AS events`;
+  const [r] = await execute<{ jobs: number; events: number }>(
+    t.pool,
+    sql`
+    SELECT (SELECT count(*) FROM jobs)::int AS jobs, (SELECT count(*) FROM job_events)::int AS events`,
+  );
   return r!;
 };
 
@@ -73,7 +78,7 @@ describe("enqueue refuses bad input and writes nothing", () => {
         async (raw) => {
           // A few well-formed inputs slip through the generator (tenantId "acme" is rare); skip them.
           try {
-            const r = await enqueue(t.sql, raw as never, { kind: "api", id: "fuzz" });
+            const r = await enqueue(t.pool, raw as never, { kind: "api", id: "fuzz" });
             expect.fail(`accepted ${JSON.stringify(raw).slice(0, 200)} as ${r.job.id}`);
           } catch (e) {
             expect(e).toBeInstanceOf(EnqueueError);
@@ -92,7 +97,7 @@ describe("enqueue refuses bad input and writes nothing", () => {
         fc.constantFrom("report.generate", "upstream.call", "media.render", "no.such.type", "REPORT.GENERATE", "report.generate "),
         fc.oneof(anything, fc.record({ report: fc.oneof(nasty, fc.constant("daily_usage")), period: fc.oneof(nasty, fc.constant("2026-1")) })),
         async (tenantId, type, params) => {
-          await expect(enqueue(t.sql, { tenantId, type, params }, { kind: "api", id: "fuzz" })).rejects.toSatisfy((e: unknown) => {
+          await expect(enqueue(t.pool, { tenantId, type, params }, { kind: "api", id: "fuzz" })).rejects.toSatisfy((e: unknown) => {
             if (!(e instanceof EnqueueError)) return false;
             codes[e.code] = (codes[e.code] ?? 0) + 1;
             return true;
@@ -108,16 +113,16 @@ describe("enqueue refuses bad input and writes nothing", () => {
       { report: "\ud800", period: "2026-11" },
       { report: "daily_usage", period: "2026-11", x: 1 },
     ]) {
-      await expect(enqueue(t.sql, { tenantId: "acme", type: "report.generate", params }, { kind: "api", id: "fuzz" })).rejects.toMatchObject({
+      await expect(enqueue(t.pool, { tenantId: "acme", type: "report.generate", params }, { kind: "api", id: "fuzz" })).rejects.toMatchObject({
         code: "invalid_params",
       });
     }
-    await expect(enqueue(t.sql, { tenantId: "acme\u0000", type: "report.generate", params: {} }, { kind: "api", id: "fuzz" })).rejects.toBeInstanceOf(
-      EnqueueError,
-    );
+    await expect(
+      enqueue(t.pool, { tenantId: "acme\u0000", type: "report.generate", params: {} }, { kind: "api", id: "fuzz" }),
+    ).rejects.toBeInstanceOf(EnqueueError);
     await expect(
       enqueue(
-        t.sql,
+        t.pool,
         { tenantId: "acme", type: "report.generate", params: { report: "daily_usage", period: "2026-11" } },
         { kind: "worker", id: "w" },
       ),
@@ -129,7 +134,7 @@ describe("enqueue refuses bad input and writes nothing", () => {
 
 describe("transition refuses bad input and moves nothing", () => {
   it("malformed ids, unknown events and states, wrong actors, negative and huge versions and attempts", async () => {
-    const job = await newJob(t.sql);
+    const job = await newJob(t.pool);
     const before = await counts();
     const kinds: Record<string, number> = {};
     await fc.assert(
@@ -159,7 +164,7 @@ describe("transition refuses bad input and moves nothing", () => {
           } as never;
           let kind: string;
           try {
-            const r = await transition(t.sql, input);
+            const r = await transition(t.pool, input);
             expect(r.ok).toBe(false);
             kind = r.ok ? "applied" : r.kind;
           } catch (e) {
@@ -176,17 +181,17 @@ describe("transition refuses bad input and moves nothing", () => {
     expect(Object.keys(kinds).filter((k) => k.startsWith("threw:54"))).toEqual([]);
     const after = await counts();
     expect(after).toEqual(before);
-    const [row] = await t.sql<{ state: string; stateVersion: number }[]>`SELECT state, state_version FROM jobs WHERE id = ${job.id}`;
+    const [row] = await execute<{ state: string; stateVersion: number }>(t.pool, sql`SELECT state, state_version FROM jobs WHERE id = ${job.id}`);
     expect(row).toEqual({ state: "queued", stateVersion: 0 });
   }, 60_000);
 
   it("an actor id longer than the limit is refused with a clear error before anything is written", async () => {
-    const job = await newJob(t.sql);
-    const rejections = async () => (await t.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM transition_rejections`)[0]!.n;
+    const job = await newJob(t.pool);
+    const rejections = async () => (await execute<{ n: number }>(t.pool, sql`SELECT count(*)::int AS n FROM transition_rejections`))[0]!.n;
     const before = { ...(await counts()), rejections: await rejections() };
     for (const id of ["x".repeat(MAX_ACTOR_ID + 1), "x".repeat(20_000), ""]) {
       await expect(
-        transition(t.sql, { jobId: job.id, event: "cancel", actor: { kind: "operator", id }, expected: { state: "running", version: 3 } }),
+        transition(t.pool, { jobId: job.id, event: "cancel", actor: { kind: "operator", id }, expected: { state: "running", version: 3 } }),
       ).rejects.toBeInstanceOf(InvalidTransitionInput);
     }
     expect({ ...(await counts()), rejections: await rejections() }).toEqual(before);

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
-import type { Sql } from "../db/client";
+import type { Db } from "../db/client";
 import { setupTestDb } from "../db/test-db";
 import { apply, submitted, type JobSnapshot } from "../fsm/machine";
 import type { ActorKind, JobEvent } from "../fsm/table";
@@ -9,6 +9,8 @@ import { heartbeat } from "../jobs/heartbeat";
 import { newJob, runJob } from "../jobs/test-helpers";
 import { transition } from "../jobs/transition";
 import { createSupervisor } from "../supervisor/supervisor";
+import { sql } from "drizzle-orm";
+import { execute } from "../db/drizzle";
 
 // fast-check's scheduler decides in which order concurrent commands on one running job
 // are issued (each on its own connection, so they really race in PostgreSQL). Whatever
@@ -17,21 +19,21 @@ import { createSupervisor } from "../supervisor/supervisor";
 const RUNS = Number(process.env.INTERLEAVING_RUNS ?? 40);
 const STALE_MS = 10_000;
 
-type Op = { name: string; expectsV2: boolean; run: (sql: Sql, id: string) => Promise<{ ok: boolean; event?: JobEvent; actor?: ActorKind }> };
+type Op = { name: string; expectsV2: boolean; run: (db: Db, id: string) => Promise<{ ok: boolean; event?: JobEvent; actor?: ActorKind }> };
 
 const person = (kind: "operator" | "tenant", event: JobEvent): Op => ({
   name: `${kind} ${event}`,
   expectsV2: true,
-  run: async (sql, id) => {
-    const r = await transition(sql, { jobId: id, event, actor: { kind, id: `il-${kind}` }, expected: { state: "running", version: 2 } });
+  run: async (db, id) => {
+    const r = await transition(db, { jobId: id, event, actor: { kind, id: `il-${kind}` }, expected: { state: "running", version: 2 } });
     return { ok: r.ok, event, actor: kind };
   },
 });
 const workerOp = (event: JobEvent): Op => ({
   name: `worker ${event}`,
   expectsV2: false,
-  run: async (sql, id) => {
-    const r = await transition(sql, {
+  run: async (db, id) => {
+    const r = await transition(db, {
       jobId: id,
       event,
       actor: { kind: "worker", id: "w-1" },
@@ -51,18 +53,18 @@ const OPS: Op[] = [
   {
     name: "supervisor tick",
     expectsV2: true,
-    run: async (sql, id) => {
+    run: async (db, id) => {
       // The tick also sees other runs' stale jobs: whether it moved this one is in this job's log.
-      await createSupervisor({ sql, id: "il-sup", staleAfterMs: STALE_MS, batch: 10_000 }).tick();
-      const [e] = await sql<{ event: JobEvent }[]>`SELECT event FROM job_events WHERE job_id = ${id} AND actor_kind = 'supervisor'`;
+      await createSupervisor({ db, id: "il-sup", staleAfterMs: STALE_MS, batch: 10_000 }).tick();
+      const [e] = await execute<{ event: JobEvent }>(db, sql`SELECT event FROM job_events WHERE job_id = ${id} AND actor_kind = 'supervisor'`);
       return { ok: !!e, event: e?.event, actor: "supervisor" };
     },
   },
   {
     name: "heartbeat",
     expectsV2: false,
-    run: async (sql, id) => {
-      await heartbeat(sql, { workerId: "w-1", jobs: [{ id, attempt: 1 }] });
+    run: async (db, id) => {
+      await heartbeat(db, { workerId: "w-1", jobs: [{ id, attempt: 1 }] });
       return { ok: false };
     },
   },
@@ -86,8 +88,8 @@ describe("interleavings (fast-check scheduler)", () => {
         ),
         fc.boolean(),
         async (s, picked, stale) => {
-          const job = await runJob(t.sql, await newJob(t.sql));
-          if (stale) await t.sql`UPDATE jobs_live SET heartbeat_at = now() - interval '1 minute' WHERE id = ${job.id}`;
+          const job = await runJob(t.pool, await newJob(t.pool));
+          if (stale) await execute(t.pool, sql`UPDATE jobs_live SET heartbeat_at = now() - interval '1 minute' WHERE id = ${job.id}`);
           // Each command starts when the scheduler releases it; they then run concurrently.
           const results = await Promise.all([
             ...picked.map((i) =>
@@ -96,14 +98,19 @@ describe("interleavings (fast-check scheduler)", () => {
             s.waitAll().then(() => null),
           ]);
           const done = results.filter((r) => r !== null);
-          const [row] = await t.sql<
-            Parameters<typeof checkJob>[0][]
-          >`SELECT id, state, attempt, max_attempts, state_version, lease_owner, finished_at FROM jobs WHERE id = ${job.id}`;
-          const events = await t.sql<Parameters<typeof checkJob>[1][number][]>`
-          SELECT job_id, event, from_state, to_state, actor_kind, attempt, state_version, payload FROM job_events WHERE job_id = ${job.id} ORDER BY state_version`;
-          const runs = await t.sql<
-            Parameters<typeof checkJob>[2][number][]
-          >`SELECT job_id, attempt, started_at, finished_at, outcome FROM job_runs WHERE job_id = ${job.id} ORDER BY attempt`;
+          const [row] = await execute<Parameters<typeof checkJob>[0]>(
+            t.pool,
+            sql`SELECT id, state, attempt, max_attempts, state_version, lease_owner, finished_at FROM jobs WHERE id = ${job.id}`,
+          );
+          const events = await execute<Parameters<typeof checkJob>[1][number]>(
+            t.pool,
+            sql`
+          SELECT job_id, event, from_state, to_state, actor_kind, attempt, state_version, payload FROM job_events WHERE job_id = ${job.id} ORDER BY state_version`,
+          );
+          const runs = await execute<Parameters<typeof checkJob>[2][number]>(
+            t.pool,
+            sql`SELECT job_id, attempt, started_at, finished_at, outcome FROM job_runs WHERE job_id = ${job.id} ORDER BY attempt`,
+          );
           expect(checkJob(row!, events, runs)).toEqual([]);
           // Each applied command is exactly one logged event after submit, claim and start.
           const applied = done.filter((r) => r.ok);

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
-import type { Sql } from "../db/client";
+import type { Db } from "../db/client";
 import { setupTestDb } from "../db/test-db";
 import { eventsFor } from "../fsm/machine";
 import type { JobEvent, JobState } from "../fsm/table";
@@ -11,6 +11,8 @@ import { heartbeat } from "../jobs/heartbeat";
 import { transition } from "../jobs/transition";
 import { createSupervisor } from "../supervisor/supervisor";
 import { Model, type Outcome } from "./model";
+import { sql } from "drizzle-orm";
+import { execute } from "../db/drizzle";
 
 // Model-based tests: random command sequences run against the real database (write path,
 // claim, heartbeat, supervisor) and the in-memory model, compared after every step.
@@ -28,7 +30,7 @@ const WORKERS = ["w1", "w2", "w3"] as const;
  * `wid`: a worker's id in the database. Each sequence has its own workers (the supervisor blames one
  * job per dead worker among all the jobs that worker ran, and the database is shared by every sequence).
  */
-type Real = { sql: Sql; queue: string; sup: ReturnType<typeof createSupervisor>; wid: (w: string) => string };
+type Real = { db: Db; queue: string; sup: ReturnType<typeof createSupervisor>; wid: (w: string) => string };
 type Cmd = fc.AsyncCommand<Model, Real>;
 
 const t = setupTestDb();
@@ -42,12 +44,24 @@ afterAll(() => {
 async function compare(m: Model, r: Real) {
   if (!m.jobs.length) return;
   const ids = m.jobs.map((j) => j.id);
-  const rows = await r.sql<
-    { id: string; state: JobState; attempt: number; maxAttempts: number; stateVersion: number; leaseOwner: string | null; finishedAt: Date | null }[]
-  >`
-    SELECT id, state, attempt, max_attempts, state_version, lease_owner, finished_at FROM jobs WHERE id = ANY(${ids}::uuid[])`;
-  const runs = await r.sql<{ jobId: string; attempt: number; startedAt: Date | null; finishedAt: Date | null; outcome: string | null }[]>`
-    SELECT job_id, attempt, started_at, finished_at, outcome FROM job_runs WHERE job_id = ANY(${ids}::uuid[]) ORDER BY job_id, attempt`;
+  const rows = await execute<{
+    id: string;
+    state: JobState;
+    attempt: number;
+    maxAttempts: number;
+    stateVersion: number;
+    leaseOwner: string | null;
+    finishedAt: Date | null;
+  }>(
+    r.db,
+    sql`
+    SELECT id, state, attempt, max_attempts, state_version, lease_owner, finished_at FROM jobs WHERE id = ANY(${sql.param(ids)}::uuid[])`,
+  );
+  const runs = await execute<{ jobId: string; attempt: number; startedAt: Date | null; finishedAt: Date | null; outcome: string | null }>(
+    r.db,
+    sql`
+    SELECT job_id, attempt, started_at, finished_at, outcome FROM job_runs WHERE job_id = ANY(${sql.param(ids)}::uuid[]) ORDER BY job_id, attempt`,
+  );
   for (const j of m.jobs) {
     const row = rows.find((x) => x.id === j.id);
     expect({
@@ -72,14 +86,19 @@ async function compare(m: Model, r: Real) {
 
 async function finalAudit(m: Model, r: Real) {
   for (const j of m.jobs) {
-    const [row] = await r.sql<
-      Parameters<typeof checkJob>[0][]
-    >`SELECT id, state, attempt, max_attempts, state_version, lease_owner, finished_at FROM jobs WHERE id = ${j.id}`;
-    const events = await r.sql<Parameters<typeof checkJob>[1][number][]>`
-      SELECT job_id, event, from_state, to_state, actor_kind, attempt, state_version, payload FROM job_events WHERE job_id = ${j.id} ORDER BY state_version`;
-    const runs = await r.sql<
-      Parameters<typeof checkJob>[2][number][]
-    >`SELECT job_id, attempt, started_at, finished_at, outcome FROM job_runs WHERE job_id = ${j.id} ORDER BY attempt`;
+    const [row] = await execute<Parameters<typeof checkJob>[0]>(
+      r.db,
+      sql`SELECT id, state, attempt, max_attempts, state_version, lease_owner, finished_at FROM jobs WHERE id = ${j.id}`,
+    );
+    const events = await execute<Parameters<typeof checkJob>[1][number]>(
+      r.db,
+      sql`
+      SELECT job_id, event, from_state, to_state, actor_kind, attempt, state_version, payload FROM job_events WHERE job_id = ${j.id} ORDER BY state_version`,
+    );
+    const runs = await execute<Parameters<typeof checkJob>[2][number]>(
+      r.db,
+      sql`SELECT job_id, attempt, started_at, finished_at, outcome FROM job_runs WHERE job_id = ${j.id} ORDER BY attempt`,
+    );
     expect(checkJob(row!, events, runs)).toEqual([]);
   }
 }
@@ -91,7 +110,7 @@ class Enqueue implements Cmd {
   check = (m: Model) => m.jobs.length < 6;
   async run(m: Model, r: Real) {
     const { job } = await enqueue(
-      r.sql,
+      r.db,
       {
         tenantId: "acme",
         type: "report.generate",
@@ -116,7 +135,7 @@ class Claim implements Cmd {
   check = (m: Model) => m.jobs.length > 0;
   async run(m: Model, r: Real) {
     const job = m.pick(this.i, (j) => j.state === "queued")!;
-    const got = await claim(r.sql, { workerId: r.wid(this.w), queues: [r.queue], limit: 1, onlyJobIds: [job.id] });
+    const got = await claim(r.db, { workerId: r.wid(this.w), queues: [r.queue], limit: 1, onlyJobIds: [job.id] });
     const want = m.claim(job, this.w);
     expect(got.length).toBe(want ? 1 : 0);
     tally(want ? "claim" : "claim:none");
@@ -146,7 +165,7 @@ class WorkerEvent implements Cmd {
     const legal = eventsFor(job.state, "worker").filter((e) => e !== "claim");
     this.event = this.w === null && legal.length ? legal[this.choice % legal.length]! : this.raw;
     const attempt = this.stale ? job.attempt - 1 : job.attempt;
-    const real = await transition(r.sql, {
+    const real = await transition(r.db, {
       jobId: job.id,
       event: this.event,
       actor: { kind: "worker", id: r.wid(w) },
@@ -170,7 +189,7 @@ class Heartbeat implements Cmd {
   check = (m: Model) => m.jobs.length > 0 && !m.crashed.has(this.w);
   async run(m: Model, r: Real) {
     const job = m.pick(this.i, (j) => j.leaseOwner === this.w)!;
-    const seen = await heartbeat(r.sql, { workerId: r.wid(this.w), jobs: [{ id: job.id, attempt: job.attempt }] });
+    const seen = await heartbeat(r.db, { workerId: r.wid(this.w), jobs: [{ id: job.id, attempt: job.attempt }] });
     const want = m.heartbeat(job, this.w, job.attempt);
     expect(seen.get(job.id)?.state ?? null).toBe(want);
     tally(want ? "heartbeat" : "heartbeat:not-mine");
@@ -195,8 +214,11 @@ class Advance implements Cmd {
   check = () => true;
   async run(m: Model, r: Real) {
     // heartbeat_at and not_before are outside the guarded columns: moving them back is the clock moving on.
-    await r.sql`UPDATE jobs_live SET heartbeat_at = heartbeat_at - ${this.ms} * interval '1 millisecond',
-                                not_before = not_before - ${this.ms} * interval '1 millisecond' WHERE queue = ${r.queue}`;
+    await execute(
+      r.db,
+      sql`UPDATE jobs_live SET heartbeat_at = heartbeat_at - ${this.ms} * interval '1 millisecond',
+                                not_before = not_before - ${this.ms} * interval '1 millisecond' WHERE queue = ${r.queue}`,
+    );
     m.advance(this.ms);
     tally("advance");
     await compare(m, r);
@@ -231,7 +253,7 @@ class Person implements Cmd {
   async run(m: Model, r: Real) {
     const job = m.at(this.i)!;
     const seen = this.stalePage ? Math.max(0, job.version - 1) : job.version;
-    const real = await transition(r.sql, {
+    const real = await transition(r.db, {
       jobId: job.id,
       event: this.event,
       actor: { kind: this.actor, id: `model-${this.actor}` },
@@ -293,9 +315,9 @@ describe("model-based: the database against the in-memory model", () => {
         const queue = `model-${++run}-${Math.random().toString(36).slice(2, 7)}`;
         const m = new Model(STALE_MS);
         const real: Real = {
-          sql: t.sql,
+          db: t.pool,
           queue,
-          sup: createSupervisor({ sql: t.sql, id: "model-sup", staleAfterMs: STALE_MS }),
+          sup: createSupervisor({ db: t.pool, id: "model-sup", staleAfterMs: STALE_MS }),
           wid: (w) => `${queue}:${w}`,
         };
         await fc.asyncModelRun(() => ({ model: m, real }), cmds);

@@ -5,6 +5,8 @@ import { withScope } from "../db/scope";
 import { setupTestDb } from "../db/test-db";
 import { newJob, runJob, worker } from "../jobs/test-helpers";
 import { transition } from "../jobs/transition";
+import { sql } from "drizzle-orm";
+import { execute } from "../db/drizzle";
 
 // Submitting a job and deleting finished ones from the console: the actions called as a crafted
 // POST would call them. Only the session is stood in for; the database is real, as the console's
@@ -41,12 +43,18 @@ beforeAll(async () => {
 
 const lastAudit = async () =>
   (
-    await db.sql<{ actor: string; action: string; outcome: string; reason: string; jobIds: string[] }[]>`
-    SELECT actor, action, outcome, reason, job_ids FROM audit_log ORDER BY id DESC LIMIT 1`
+    await execute<{ actor: string; action: string; outcome: string; reason: string; jobIds: string[] }>(
+      db.pool,
+      sql`
+    SELECT actor, action, outcome, reason, job_ids FROM audit_log ORDER BY id DESC LIMIT 1`,
+    )
   )[0]!;
 const count = async (table: "job_catalog" | "job_attempts" | "job_log", id: string) =>
   (
-    await db.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM ${db.sql(table)} WHERE ${db.sql(table === "job_catalog" ? "id" : "job_id")} = ${id}`
+    await execute<{ n: number }>(
+      db.pool,
+      sql`SELECT count(*)::int AS n FROM ${sql.identifier(table)} WHERE ${sql.identifier(table === "job_catalog" ? "id" : "job_id")} = ${id}`,
+    )
   )[0]!.n;
 
 describe("submit a job from the console", () => {
@@ -54,8 +62,10 @@ describe("submit a job from the console", () => {
     signedIn = OPERATOR;
     const r = await submit.submitJobAction({ tenantId: "globex", type: "media.render", params: { assetId: "a-1", frames: 24 }, priority: 3 });
     if (!r.ok) throw new Error(r.error.message);
-    const [job] =
-      await db.sql`SELECT tenant_id, type, queue, priority, params, submitted_by_kind, submitted_by FROM job_catalog WHERE id = ${r.data.id}`;
+    const [job] = await execute(
+      db.pool,
+      sql`SELECT tenant_id, type, queue, priority, params, submitted_by_kind, submitted_by FROM job_catalog WHERE id = ${r.data.id}`,
+    );
     expect(job).toEqual({
       tenantId: "globex",
       type: "media.render",
@@ -70,7 +80,7 @@ describe("submit a job from the console", () => {
 
   it("names each field's problem, as the API's validation does, and writes nothing", async () => {
     signedIn = OPERATOR;
-    const before = (await db.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM job_catalog`)[0]!.n;
+    const before = (await execute<{ n: number }>(db.pool, sql`SELECT count(*)::int AS n FROM job_catalog`))[0]!.n;
     const bad = await submit.submitJobAction({ tenantId: "acme", type: "media.render", params: { assetId: "", frames: 0, resolution: "8k" } });
     expect(bad.ok).toBe(false);
     expect(bad.ok ? [] : bad.error.issues?.map((i) => i.path).sort()).toEqual(["params.assetId", "params.frames", "params.resolution"]);
@@ -98,7 +108,7 @@ describe("submit a job from the console", () => {
       ok: false,
       error: { code: "invalid_input" },
     });
-    expect((await db.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM job_catalog`)[0]!.n).toBe(before);
+    expect((await execute<{ n: number }>(db.pool, sql`SELECT count(*)::int AS n FROM job_catalog`))[0]!.n).toBe(before);
   });
 
   it("support and tenants may not submit from the console", async () => {
@@ -117,12 +127,12 @@ describe("submit a job from the console", () => {
 describe("delete finished jobs under retention's rules", () => {
   it("a dry run counts the finished jobs and their history, and names the ones that stay; the confirm deletes exactly those, audited", async () => {
     signedIn = OPERATOR;
-    const live = await newJob(db.sql);
-    const done = await runJob(db.sql, await newJob(db.sql));
-    const finished = await transition(db.sql, { jobId: done.id, event: "finish", actor: worker(), attempt: done.attempt });
+    const live = await newJob(db.pool);
+    const done = await runJob(db.pool, await newJob(db.pool));
+    const finished = await transition(db.pool, { jobId: done.id, event: "finish", actor: worker(), attempt: done.attempt });
     if (!finished.ok) throw new Error(finished.reason);
-    const dead = await runJob(db.sql, await newJob(db.sql));
-    await transition(db.sql, { jobId: dead.id, event: "abandon", actor: worker(), attempt: dead.attempt, error: { class: "E", message: "x" } });
+    const dead = await runJob(db.pool, await newJob(db.pool));
+    await transition(db.pool, { jobId: dead.id, event: "abandon", actor: worker(), attempt: dead.attempt, error: { class: "E", message: "x" } });
 
     const p = await remove.previewDeleteAction({ selection: { ids: [live.id, done.id, dead.id] } });
     if (!p.ok) throw new Error(p.error.message);
@@ -152,18 +162,18 @@ describe("delete finished jobs under retention's rules", () => {
   });
 
   it("only staff delete: support and tenants are denied, and a tenant's scope cannot call the delete itself", async () => {
-    const done = await runJob(db.sql, await newJob(db.sql));
-    await transition(db.sql, { jobId: done.id, event: "finish", actor: worker(), attempt: done.attempt });
+    const done = await runJob(db.pool, await newJob(db.pool));
+    await transition(db.pool, { jobId: done.id, event: "finish", actor: worker(), attempt: done.attempt });
     for (const who of [SUPPORT, TENANT]) {
       signedIn = who;
       expect(await remove.deleteFinishedJobsAction({ ids: [done.id], description: "x" })).toMatchObject({ ok: false, error: { code: "forbidden" } });
     }
     const app = db.connect({ role: "app", max: 1 });
     await expect(
-      withScope(app, { tenantId: "acme" }, (tx) => tx`SELECT * FROM jobscope_delete_finished(${[done.id]}::uuid[], NULL)`),
+      withScope(app, { tenantId: "acme" }, (tx) => execute(tx, sql`SELECT * FROM jobscope_delete_finished(${sql.param([done.id])}::uuid[], NULL)`)),
     ).rejects.toThrow(/permission denied|only staff/);
     // History stays append-only for the console's role itself.
-    await expect(withScope(app, { all: true }, (tx) => tx`DELETE FROM job_catalog WHERE id = ${done.id}`)).rejects.toThrow();
+    await expect(withScope(app, { all: true }, (tx) => execute(tx, sql`DELETE FROM job_catalog WHERE id = ${done.id}`))).rejects.toThrow();
     expect(await count("job_catalog", done.id)).toBe(1);
   });
 });

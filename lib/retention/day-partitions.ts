@@ -1,6 +1,8 @@
-import type { Sql } from "../db/client";
+import type { Db } from "../db/client";
 import { listEventPartitions } from "../db/partitions";
 import type { RetentionReport } from "./retention";
+import { sql } from "drizzle-orm";
+import { execute } from "../db/drizzle";
 
 /** What retention did (or, in a dry run, would do) with one job_log partition wholly older than the cutoff. */
 export type PartitionVerdict = {
@@ -22,31 +24,37 @@ const LOCK_TIMEOUT = "5s";
  * The job_log day partitions wholly older than the cutoff (drizzle/0009, named job_log_* since
  * 0012), and their oids: the job batches leave these partitions' rows to the drop.
  */
-export async function candidatePartitions(sql: Sql, cutoff: Date): Promise<{ candidates: Candidate[]; skip: string[] }> {
-  const candidates = (await listEventPartitions(sql)).filter(
+export async function candidatePartitions(db: Db, cutoff: Date): Promise<{ candidates: Candidate[]; skip: string[] }> {
+  const candidates = (await listEventPartitions(db)).filter(
     (p): p is typeof p & Candidate => !p.isDefault && p.from !== null && p.to !== null && p.to.getTime() <= cutoff.getTime(),
   );
   const skip =
     candidates.length === 0
       ? []
       : (
-          await sql<{ oid: string }[]>`
-    SELECT c.oid::text AS oid FROM pg_class c WHERE c.relnamespace = 'public'::regnamespace AND c.relname = ANY(${candidates.map((p) => p.name)})`
+          await execute<{ oid: string }>(
+            db,
+            sql`
+    SELECT c.oid::text AS oid FROM pg_class c WHERE c.relnamespace = 'public'::regnamespace AND c.relname = ANY(${sql.param(candidates.map((p) => p.name))})`,
+          )
         ).map((r) => r.oid);
   return { candidates, skip };
 }
 
 /** A dry run's verdicts: each partition would be kept if a job that stays (live, or finished after the cutoff) has rows in it. */
-export async function dryRunVerdicts(sql: Sql, candidates: readonly Candidate[], cutoff: Date, report: RetentionReport): Promise<void> {
+export async function dryRunVerdicts(db: Db, candidates: readonly Candidate[], cutoff: Date, report: RetentionReport): Promise<void> {
   for (const p of candidates) {
     // After the batches, the jobs still having rows here would be those not finished before the cutoff.
-    const [b] = await sql<{ blockers: number; sample: string[] | null; events: number }[]>`
+    const [b] = await execute<{ blockers: number; sample: string[] | null; events: number }>(
+      db,
+      sql`
       WITH staying AS (
-        SELECT DISTINCT e.job_id FROM ${sql(p.name)} e JOIN job_catalog c ON c.id = e.job_id
+        SELECT DISTINCT e.job_id FROM ${sql.identifier(p.name)} e JOIN job_catalog c ON c.id = e.job_id
          WHERE EXISTS (SELECT 1 FROM jobs_live l WHERE l.id = e.job_id)
             OR (SELECT f.at FROM job_last_transition(e.job_id, c.created_at) f) >= ${cutoff})
       SELECT (SELECT count(*)::int FROM staying) AS blockers, (SELECT (array_agg(job_id::text))[1:3] FROM staying) AS sample,
-             (SELECT count(*)::int FROM ${sql(p.name)}) AS events`;
+             (SELECT count(*)::int FROM ${sql.identifier(p.name)}) AS events`,
+    );
     addVerdict(report, p, b?.blockers ?? 0, b?.sample ?? [], b?.blockers ? 0 : (b?.events ?? 0));
   }
 }
@@ -58,7 +66,7 @@ export async function dryRunVerdicts(sql: Sql, candidates: readonly Candidate[],
  * transaction under retention's mark. Only the table's owner can drop a partition.
  */
 export async function dropOrKeep(
-  sql: Sql,
+  db: Db,
   candidates: readonly Candidate[],
   batch: number,
   report: RetentionReport,
@@ -67,16 +75,19 @@ export async function dropOrKeep(
   for (const p of candidates) {
     // SHARE: nothing can write into this partition while it is checked; the rest of job_log is untouched
     // until DROP takes its brief exclusive lock. lock_timeout: rather keep the day than queue writers behind us.
-    const outcome = await sql
-      .begin(async (tx) => {
-        await tx`SELECT set_config('lock_timeout', ${LOCK_TIMEOUT}, true)`;
-        await tx`LOCK TABLE ${tx(p.name)} IN SHARE MODE`;
-        const [b] = await tx<{ blockers: number; sample: string[] | null }[]>`
+    const outcome = await db
+      .transaction(async (tx) => {
+        await execute(tx, sql`SELECT set_config('lock_timeout', ${LOCK_TIMEOUT}, true)`);
+        await execute(tx, sql`LOCK TABLE ${sql.identifier(p.name)} IN SHARE MODE`);
+        const [b] = await execute<{ blockers: number; sample: string[] | null }>(
+          tx,
+          sql`
           SELECT count(*)::int AS blockers, (array_agg(job_id::text))[1:3] AS sample
-            FROM (SELECT DISTINCT e.job_id FROM ${tx(p.name)} e JOIN job_catalog c ON c.id = e.job_id) s`;
+            FROM (SELECT DISTINCT e.job_id FROM ${sql.identifier(p.name)} e JOIN job_catalog c ON c.id = e.job_id) s`,
+        );
         if (b && b.blockers > 0) return { blockers: b.blockers, sample: b.sample ?? [], events: 0 };
-        const [c] = await tx<{ n: number }[]>`SELECT count(*)::int AS n FROM ${tx(p.name)}`;
-        await tx`DROP TABLE ${tx(p.name)}`;
+        const [c] = await execute<{ n: number }>(tx, sql`SELECT count(*)::int AS n FROM ${sql.identifier(p.name)}`);
+        await execute(tx, sql`DROP TABLE ${sql.identifier(p.name)}`);
         return { blockers: 0, sample: [], events: c?.n ?? 0 };
       })
       .catch((e: unknown) => {
@@ -102,14 +113,17 @@ export async function dropOrKeep(
       // then their events deleted by job id through the partition's (job_id, state_version) index,
       // `batch` jobs per transaction: no rescanning of rows already deleted.
       const gone = (
-        await sql<{ jobId: string }[]>`
-        SELECT DISTINCT e.job_id FROM ${sql(p.name)} e WHERE NOT EXISTS (SELECT 1 FROM job_catalog c WHERE c.id = e.job_id)`
+        await execute<{ jobId: string }>(
+          db,
+          sql`
+        SELECT DISTINCT e.job_id FROM ${sql.identifier(p.name)} e WHERE NOT EXISTS (SELECT 1 FROM job_catalog c WHERE c.id = e.job_id)`,
+        )
       ).map((r) => r.jobId);
       for (let i = 0; i < gone.length; i += batch) {
         const ids = gone.slice(i, i + batch);
-        deleted += await sql.begin(async (tx) => {
-          await tx`SELECT set_config('jobscope.retention', 'on', true)`;
-          return (await tx`DELETE FROM ${tx(p.name)} WHERE job_id = ANY(${ids}::uuid[])`).count;
+        deleted += await db.transaction(async (tx) => {
+          await execute(tx, sql`SELECT set_config('jobscope.retention', 'on', true)`);
+          return (await execute(tx, sql`DELETE FROM ${sql.identifier(p.name)} WHERE job_id = ANY(${sql.param(ids)}::uuid[])`)).count;
         });
       }
       report.events += deleted;

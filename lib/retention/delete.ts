@@ -2,6 +2,8 @@ import "server-only";
 import type { Db } from "../db/client";
 import { TERMINAL_STATES, type JobState } from "../fsm/table";
 import { jobSnapshots } from "../jobs/read-model";
+import { sql } from "drizzle-orm";
+import { execute } from "../db/drizzle";
 
 /**
  * Finished jobs deleted from the console, under retention's rules (lib/retention/retention.ts): only
@@ -25,17 +27,20 @@ export type DeletePreview = {
 };
 
 /** The dry run: which of `ids` are finished (and would go, with how much history), and why the others stay. */
-export async function previewDelete(sql: Db, ids: readonly string[]): Promise<DeletePreview> {
-  const jobs = await jobSnapshots(sql, [...new Set(ids)]);
+export async function previewDelete(db: Db, ids: readonly string[]): Promise<DeletePreview> {
+  const jobs = await jobSnapshots(db, [...new Set(ids)]);
   const finished = jobs.filter((j) => (TERMINAL_STATES as readonly JobState[]).includes(j.state)).map((j) => j.id);
   const skip = new Map<string, number>();
   const missing = new Set(ids).size - jobs.length;
   if (missing > 0) skip.set("no such job", missing);
   for (const j of jobs) if (!finished.includes(j.id)) skip.set(`not finished (${j.state})`, (skip.get(`not finished (${j.state})`) ?? 0) + 1);
   const [counts] = finished.length
-    ? await sql<{ runs: number; events: number }[]>`
-        SELECT (SELECT count(*)::int FROM job_attempts a WHERE a.job_id = ANY(${finished}::uuid[])) AS runs,
-               (SELECT count(*)::int FROM job_events e WHERE e.job_id = ANY(${finished}::uuid[])) AS events`
+    ? await execute<{ runs: number; events: number }>(
+        db,
+        sql`
+        SELECT (SELECT count(*)::int FROM job_attempts a WHERE a.job_id = ANY(${sql.param(finished)}::uuid[])) AS runs,
+               (SELECT count(*)::int FROM job_events e WHERE e.job_id = ANY(${sql.param(finished)}::uuid[])) AS events`,
+      )
     : [{ runs: 0, events: 0 }];
   return {
     ids: finished,
@@ -51,7 +56,10 @@ export async function previewDelete(sql: Db, ids: readonly string[]): Promise<De
  */
 export async function deleteFinishedBatch(tx: Db, ids: readonly string[]): Promise<{ deleted: string[]; runs: number; events: number }> {
   if (ids.length > DELETE_BATCH) throw new Error(`at most ${DELETE_BATCH} jobs per batch, not ${ids.length}`);
-  const [r] = await tx<{ deleted: string[]; runs: number; events: number }[]>`
-    SELECT deleted, runs, events FROM jobscope_delete_finished(${ids as string[]}::uuid[], NULL)`;
+  const [r] = await execute<{ deleted: string[]; runs: number; events: number }>(
+    tx,
+    sql`
+    SELECT deleted, runs, events FROM jobscope_delete_finished(${sql.param(ids as string[])}::uuid[], NULL)`,
+  );
   return r ?? { deleted: [], runs: 0, events: 0 };
 }

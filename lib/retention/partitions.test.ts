@@ -4,11 +4,13 @@ import { setupTestDb } from "../db/test-db";
 import { History } from "../demo/history";
 import { api } from "../jobs/test-helpers";
 import { runRetention } from "./retention";
+import { sql } from "drizzle-orm";
+import { execute } from "../db/drizzle";
 
 const t = setupTestDb();
 // Every test starts with a daily partition for each of the last 60 days (retention drops the empty ones).
 beforeEach(async () => {
-  await ensureEventPartitions(t.sql, { daysBack: 60 });
+  await ensureEventPartitions(t.pool, { daysBack: 60 });
 });
 
 const DAY = 86_400_000;
@@ -16,7 +18,7 @@ const MIN = 60_000;
 const ago = (days: number) => new Date(Date.now() - days * DAY);
 let n = 0;
 const submit = (at: Date) =>
-  new History(t.sql, at.getTime()).submit(
+  new History(t.pool, at.getTime()).submit(
     { tenantId: "acme", type: "report.generate", params: { report: "daily_usage", period: "2026-11" }, queue: `rp-${++n}` },
     api,
   );
@@ -31,20 +33,23 @@ async function finishedJob(createdDaysAgo: number, finishedDaysAgo = createdDays
   await h.step("finish", Math.max(MIN, (createdDaysAgo - finishedDaysAgo) * DAY));
   return h.id;
 }
-const logOf = async (id: string) => (await t.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM job_log WHERE job_id = ${id}`)[0]!.n;
-const exists = async (table: string) => (await t.sql<{ r: string | null }[]>`SELECT to_regclass(${table})::text AS r`)[0]!.r !== null;
+const logOf = async (id: string) => (await execute<{ n: number }>(t.pool, sql`SELECT count(*)::int AS n FROM job_log WHERE job_id = ${id}`))[0]!.n;
+const exists = async (table: string) => (await execute<{ r: string | null }>(t.pool, sql`SELECT to_regclass(${table})::text AS r`))[0]!.r !== null;
 const snapshot = async () =>
   (
-    await t.sql<{ jobs: number; attempts: number; log: number; parts: number; archive: number }[]>`
+    await execute<{ jobs: number; attempts: number; log: number; parts: number; archive: number }>(
+      t.pool,
+      sql`
     SELECT (SELECT count(*) FROM job_catalog)::int AS jobs, (SELECT count(*) FROM job_attempts)::int AS attempts, (SELECT count(*) FROM job_log)::int AS log,
-           (SELECT count(*) FROM pg_inherits WHERE inhparent = 'job_log'::regclass)::int AS parts, (SELECT count(*) FROM job_archive)::int AS archive`
+           (SELECT count(*) FROM pg_inherits WHERE inhparent = 'job_log'::regclass)::int AS parts, (SELECT count(*) FROM job_archive)::int AS archive`,
+    )
   )[0]!;
 
 describe("retention with job_log's day partitions", () => {
   it("dry run reports what would go and writes nothing", async () => {
     const id = await finishedJob(50);
     const before = await snapshot();
-    const r = await runRetention(t.sql, { olderThanDays: 30, dryRun: true, archive: true });
+    const r = await runRetention(t.pool, { olderThanDays: 30, dryRun: true, archive: true });
     expect(r).toMatchObject({ jobs: 1, runs: 2, events: 0 });
     expect(r.partitions.find((p) => p.name === dailyPartitionName(ago(50)))).toMatchObject({ action: "dropped", events: 1 });
     expect(await snapshot()).toEqual(before);
@@ -56,7 +61,7 @@ describe("retention with job_log's day partitions", () => {
     const recent = await finishedJob(2);
     const part = dailyPartitionName(ago(50));
     expect(await exists(part)).toBe(true);
-    const r = await runRetention(t.sql, { olderThanDays: 30, archive: true });
+    const r = await runRetention(t.pool, { olderThanDays: 30, archive: true });
     // The dry run's job is old too: three jobs, all of whose job_log rows were in the dropped day.
     expect(r).toMatchObject({ jobs: 3, runs: 6, archived: 3, events: 0 });
     expect(r.partitions.find((p) => p.name === part)).toEqual(expect.objectContaining({ action: "dropped", events: 3 }));
@@ -66,7 +71,10 @@ describe("retention with job_log's day partitions", () => {
     expect(r.eventsDropped).toBe(3);
     expect(await exists(part)).toBe(false);
     for (const id of old) expect(await logOf(id)).toBe(0);
-    const [a] = await t.sql<{ record: { events: unknown[]; attempts: unknown[] } }[]>`SELECT record FROM job_archive WHERE job_id = ${old[0]!}`;
+    const [a] = await execute<{ record: { events: unknown[]; attempts: unknown[] } }>(
+      t.pool,
+      sql`SELECT record FROM job_archive WHERE job_id = ${old[0]!}`,
+    );
     expect([a?.record.attempts.length, a?.record.events.length]).toEqual([2, 8]);
     expect(await logOf(recent)).toBe(1);
     // The days after the cutoff stay.
@@ -78,7 +86,7 @@ describe("retention with job_log's day partitions", () => {
     const gone = [await finishedJob(45), await finishedJob(45), await finishedJob(45)];
     const live = await retried(45);
     const lateFinisher = await finishedJob(45, 1); // its retry in that day, its finish after the cutoff
-    const r = await runRetention(t.sql, { olderThanDays: 30, batchSize: 2 });
+    const r = await runRetention(t.pool, { olderThanDays: 30, batchSize: 2 });
     expect(r).toMatchObject({ jobs: 3, runs: 6 });
     const v = r.partitions.find((p) => p.name === part);
     expect(v).toMatchObject({ action: "kept", events: 3 });
@@ -90,13 +98,16 @@ describe("retention with job_log's day partitions", () => {
     expect([await logOf(live.id), await logOf(lateFinisher)]).toEqual([1, 1]);
     // The day before, empty, went.
     expect(await exists(dailyPartitionName(ago(46)))).toBe(false);
-    const [{ n: attempts } = { n: 0 }] = await t.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM job_attempts WHERE job_id = ${lateFinisher}`;
+    const [{ n: attempts } = { n: 0 }] = await execute<{ n: number }>(
+      t.pool,
+      sql`SELECT count(*)::int AS n FROM job_attempts WHERE job_id = ${lateFinisher}`,
+    );
     expect(attempts).toBe(2);
   });
 
   it("deletes row by row everywhere when told not to drop partitions", async () => {
     const id = await finishedJob(55);
-    const r = await runRetention(t.sql, { olderThanDays: 30, dropPartitions: false });
+    const r = await runRetention(t.pool, { olderThanDays: 30, dropPartitions: false });
     expect(r).toMatchObject({ jobs: 1, events: 1, partitionsDropped: 0, partitions: [] });
     expect(await logOf(id)).toBe(0);
     expect(await exists(dailyPartitionName(ago(55)))).toBe(true);

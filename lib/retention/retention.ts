@@ -1,6 +1,8 @@
-import type { Db, Sql } from "../db/client";
+import type { Db } from "../db/client";
 import { TERMINAL_STATES } from "../fsm/table";
 import { candidatePartitions, dropOrKeep, dryRunVerdicts, type PartitionVerdict } from "./day-partitions";
+import { sql } from "drizzle-orm";
+import { execute } from "../db/drizzle";
 
 export type { PartitionVerdict } from "./day-partitions";
 
@@ -56,14 +58,17 @@ export type RetentionReport = {
  * A dry run walks the same batches and counts them, removing nothing.
  * Only the table's owner can drop a partition: the runtime roles own none.
  */
-export async function runRetention(sql: Sql, opts: RetentionOptions): Promise<RetentionReport> {
+export async function runRetention(db: Db, opts: RetentionOptions): Promise<RetentionReport> {
   if (!(opts.olderThanDays > 0)) throw new Error(`olderThanDays must be a positive number of days, not ${opts.olderThanDays}`);
   const batch = opts.batchSize ?? 5000;
   if (!Number.isInteger(batch) || batch < 1 || batch > 100_000) throw new Error(`batchSize must be an integer from 1 to 100000, not ${batch}`);
   const log = opts.log ?? (() => {});
   const dryRun = opts.dryRun ?? false;
-  const [{ cutoff } = { cutoff: new Date(0) }] = await sql<{ cutoff: Date }[]>`
-    SELECT now() - ${opts.olderThanDays} * interval '1 day' AS cutoff`;
+  const [{ cutoff } = { cutoff: new Date(0) }] = await execute<{ cutoff: Date }>(
+    db,
+    sql`
+    SELECT now() - ${opts.olderThanDays} * interval '1 day' AS cutoff`,
+  );
   const report: RetentionReport = {
     jobs: 0,
     runs: 0,
@@ -76,12 +81,12 @@ export async function runRetention(sql: Sql, opts: RetentionOptions): Promise<Re
     partitionsKept: 0,
     eventsDropped: 0,
   };
-  const { candidates, skip } = opts.dropPartitions === false ? { candidates: [], skip: [] } : await candidatePartitions(sql, cutoff);
+  const { candidates, skip } = opts.dropPartitions === false ? { candidates: [], skip: [] } : await candidatePartitions(db, cutoff);
 
   let after: Cursor = START;
   for (;;) {
     if (opts.maxBatches !== undefined && report.batches >= opts.maxBatches) break;
-    const r = await removeBatch(sql, { cutoff, after, batch, skip, archive: opts.archive ?? false, dryRun });
+    const r = await removeBatch(db, { cutoff, after, batch, skip, archive: opts.archive ?? false, dryRun });
     if (r.read === 0) break;
     report.batches++;
     report.jobs += r.jobs;
@@ -93,8 +98,8 @@ export async function runRetention(sql: Sql, opts: RetentionOptions): Promise<Re
     after = r.next;
   }
 
-  if (dryRun) await dryRunVerdicts(sql, candidates, cutoff, report);
-  else await dropOrKeep(sql, candidates, batch, report, log);
+  if (dryRun) await dryRunVerdicts(db, candidates, cutoff, report);
+  else await dropOrKeep(db, candidates, batch, report, log);
   return report;
 }
 
@@ -115,10 +120,10 @@ type Cursor = { at: string; jobId: string };
 const START: Cursor = { at: "-infinity", jobId: "00000000-0000-0000-0000-000000000000" };
 
 /** One branch per terminal state and table: each an index range in (time, job id) order, so the union is merged, not sorted whole. */
-function branches(sql: Db, cutoff: Date, after: Cursor, batch: number) {
+function branches(cutoff: Date, after: Cursor, batch: number) {
   const parts = TERMINAL_STATES.flatMap((name) => {
     // A literal, not a parameter: the partial indexes' predicate (IN the terminal states) must be provable from it in every plan.
-    const state = sql.unsafe(`'${name}'::job_state`);
+    const state = sql.raw(`'${name}'::job_state`);
     return [
       sql`(SELECT job_id, finished_at AS at, end_version AS v, end_to AS state FROM job_attempts
           WHERE end_to = ${state} AND finished_at < ${cutoff} AND (finished_at, job_id) > (${after.at}::text::timestamptz, ${after.jobId}::uuid)
@@ -136,10 +141,10 @@ function branches(sql: Db, cutoff: Date, after: Cursor, batch: number) {
  * transitions), `victims` (the jobs to remove, their catalog rows locked with SKIP LOCKED, so a
  * job another transaction holds is left for the next run), and `next` (the cursor after it).
  */
-function victimsCtes(sql: Db, cutoff: Date, after: Cursor, batch: number) {
+function victimsCtes(cutoff: Date, after: Cursor, batch: number) {
   return sql`
     cand AS MATERIALIZED (
-      SELECT job_id, at, v, state FROM (${branches(sql, cutoff, after, batch)}) u ORDER BY at, job_id LIMIT ${batch}),
+      SELECT job_id, at, v, state FROM (${branches(cutoff, after, batch)}) u ORDER BY at, job_id LIMIT ${batch}),
     victims AS MATERIALIZED (
       -- A job is here once at most: of its finishing transitions, all but the last were replayed after.
       SELECT k.id, k.tenant_id, k.created_at, c.at AS finished_at
@@ -158,10 +163,10 @@ function victimsCtes(sql: Db, cutoff: Date, after: Cursor, batch: number) {
  * searched (pruned when the statement runs), each by its (job_id, state_version) index; a join on
  * the victims instead was planned as a hash join over every partition's rows.
  */
-function batchLog(sql: Db, skip: readonly string[]) {
+function batchLog(skip: readonly string[]) {
   return sql`e.job_id = ANY(ARRAY(SELECT id FROM victims))
     AND e.at >= (SELECT min(created_at) FROM victims) AND e.at <= (SELECT max(finished_at) FROM victims)
-    AND e.tableoid <> ALL(${skip}::oid[])`;
+    AND e.tableoid <> ALL(${sql.param(skip)}::oid[])`;
 }
 
 type BatchCounts = { jobs: number; runs: number; events: number; archived: number; read: number; next: Cursor | null };
@@ -173,22 +178,27 @@ type BatchCounts = { jobs: number; runs: number; events: number; archived: numbe
  * removed.
  */
 async function removeBatch(
-  sql: Sql,
+  db: Db,
   o: { cutoff: Date; after: Cursor; batch: number; skip: readonly string[]; archive: boolean; dryRun: boolean },
 ): Promise<BatchCounts> {
-  const rows = await sql.begin(async (tx) => {
-    await tx`SELECT set_config('jobscope.retention', 'on', true)`;
-    const ctes = victimsCtes(tx, o.cutoff, o.after, o.batch);
+  const rows = await db.transaction(async (tx) => {
+    await execute(tx, sql`SELECT set_config('jobscope.retention', 'on', true)`);
+    const ctes = victimsCtes(o.cutoff, o.after, o.batch);
     if (o.dryRun) {
-      return tx<(Omit<BatchCounts, "next"> & { nextAt: string | null; nextJobId: string | null })[]>`
+      return execute<Omit<BatchCounts, "next"> & { nextAt: string | null; nextJobId: string | null }>(
+        tx,
+        sql`
         WITH ${ctes}
         SELECT (SELECT count(*)::int FROM victims) AS jobs,
                (SELECT count(*)::int FROM job_attempts a JOIN victims v ON a.job_id = v.id) AS runs,
-               (SELECT count(*)::int FROM job_log e WHERE ${batchLog(tx, o.skip)}) AS events,
+               (SELECT count(*)::int FROM job_log e WHERE ${batchLog(o.skip)}) AS events,
                0 AS archived, (SELECT count(*)::int FROM cand) AS read,
-               (SELECT at::text FROM next) AS next_at, (SELECT job_id FROM next) AS next_job_id`;
+               (SELECT at::text FROM next) AS next_at, (SELECT job_id FROM next) AS next_job_id`,
+      );
     }
-    return tx<(Omit<BatchCounts, "next"> & { nextAt: string | null; nextJobId: string | null })[]>`
+    return execute<Omit<BatchCounts, "next"> & { nextAt: string | null; nextJobId: string | null }>(
+      tx,
+      sql`
       WITH ${ctes},
       archived AS (
         INSERT INTO job_archive (job_id, tenant_id, finished_at, record)
@@ -200,12 +210,13 @@ async function removeBatch(
          WHERE ${o.archive}
         ON CONFLICT (job_id) DO NOTHING
         RETURNING 1),
-      events AS (DELETE FROM job_log e WHERE ${batchLog(tx, o.skip)} RETURNING 1),
+      events AS (DELETE FROM job_log e WHERE ${batchLog(o.skip)} RETURNING 1),
       runs AS (DELETE FROM job_attempts a USING victims v WHERE a.job_id = v.id RETURNING 1),
       gone AS (DELETE FROM job_catalog k USING victims v WHERE k.id = v.id RETURNING 1)
       SELECT (SELECT count(*)::int FROM gone) AS jobs, (SELECT count(*)::int FROM runs) AS runs,
              (SELECT count(*)::int FROM events) AS events, (SELECT count(*)::int FROM archived) AS archived,
-             (SELECT count(*)::int FROM cand) AS read, (SELECT at::text FROM next) AS next_at, (SELECT job_id FROM next) AS next_job_id`;
+             (SELECT count(*)::int FROM cand) AS read, (SELECT at::text FROM next) AS next_at, (SELECT job_id FROM next) AS next_job_id`,
+    );
   });
   const r = rows[0]!;
   return {

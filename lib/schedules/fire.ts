@@ -1,8 +1,10 @@
-import type { Sql } from "../db/client";
+import type { Db } from "../db/client";
 import { enqueue, EnqueueError } from "../jobs/enqueue";
 import type { Actor } from "../jobs/types";
 import { countTicks, latestTick, nextTick } from "./cron";
 import type { ValidSchedule } from "./schedules";
+import { sql } from "drizzle-orm";
+import { execute } from "../db/drizzle";
 
 /**
  * The supervisor's half of periodic schedules: submit the due ticks, exactly one job per schedule
@@ -28,19 +30,22 @@ type Due = ValidSchedule & { id: string; nextRunAt: Date; dbNow: Date };
 
 /** Submit every due tick (at most `limit` schedules per call). `now` is for tests: the database's clock otherwise. */
 export async function runDueSchedules(
-  sql: Sql,
+  db: Db,
   opts: { supervisorId: string; limit?: number; now?: Date; log?: (line: string) => void },
 ): Promise<FireReport> {
   const report: FireReport = { fired: 0, skippedTicks: 0, failed: 0, lost: 0 };
-  const due = await sql<Due[]>`
+  const due = await execute<Due>(
+    db,
+    sql`
     SELECT id, name, cron, time_zone, type, params, tenant_id, queue, priority, next_run_at,
            coalesce(${opts.now ?? null}::timestamptz, now()) AS db_now
       FROM schedules
      WHERE NOT paused AND next_run_at <= coalesce(${opts.now ?? null}::timestamptz, now())
      ORDER BY next_run_at
-     LIMIT ${opts.limit ?? 100}`;
+     LIMIT ${opts.limit ?? 100}`,
+  );
   for (const s of due) {
-    const r = await fireSchedule(sql, s, s.dbNow, opts.supervisorId);
+    const r = await fireSchedule(db, s, s.dbNow, opts.supervisorId);
     if (r.kind === "fired") {
       report.fired++;
       report.skippedTicks += r.missed;
@@ -64,7 +69,7 @@ export type FireResult =
  * next tick. The job is submitted by the supervisor, named after the schedule (`schedule:<name>`).
  */
 export async function fireSchedule(
-  sql: Sql,
+  db: Db,
   s: Due | (ValidSchedule & { id: string; nextRunAt: Date }),
   now: Date,
   supervisorId: string,
@@ -73,11 +78,11 @@ export async function fireSchedule(
   const missed = tick > s.nextRunAt ? countTicks(s.cron, s.timeZone, s.nextRunAt, tick) : 0;
   const next = nextTick(s.cron, s.timeZone, now);
   const actor: Actor = { kind: "supervisor", id: `schedule:${s.name}` };
-  return (await sql.begin(async (tx) => {
-    const [held] = await tx`SELECT 1 FROM schedules WHERE id = ${s.id} AND next_run_at = ${s.nextRunAt} AND NOT paused FOR UPDATE`;
+  return (await db.transaction(async (tx) => {
+    const [held] = await execute(tx, sql`SELECT 1 FROM schedules WHERE id = ${s.id} AND next_run_at = ${s.nextRunAt} AND NOT paused FOR UPDATE`);
     if (!held) return { kind: "lost" } as const;
     try {
-      const { job, created } = await tx.savepoint((sp) =>
+      const { job, created } = await tx.transaction((sp) =>
         enqueue(
           sp,
           {
@@ -91,20 +96,29 @@ export async function fireSchedule(
           actor,
         ),
       );
-      await tx`
+      await execute(
+        tx,
+        sql`
         INSERT INTO schedule_runs (schedule_id, tick_at, tenant_id, job_id, missed, enqueued_by)
         VALUES (${s.id}, ${tick}, ${s.tenantId}, ${job.id}, ${missed}, ${supervisorId})
-        ON CONFLICT (schedule_id, tick_at) DO NOTHING`;
-      await tx`
+        ON CONFLICT (schedule_id, tick_at) DO NOTHING`,
+      );
+      await execute(
+        tx,
+        sql`
         UPDATE schedules SET next_run_at = ${next}, last_tick_at = ${tick}, last_job_id = ${job.id}, last_error = NULL, last_error_at = NULL
-         WHERE id = ${s.id}`;
+         WHERE id = ${s.id}`,
+      );
       return { kind: "fired", tick, jobId: job.id, created, missed } as const;
     } catch (e) {
       // A schedule that can no longer submit (its tenant or type gone, params its type now refuses)
       // skips the tick and says why, instead of failing every second.
       if (!(e instanceof EnqueueError)) throw e;
       const message = `${e.message}${e.issues.length ? `: ${e.issues.map((i) => `${i.path} ${i.message}`).join("; ")}` : ""}`;
-      await tx`UPDATE schedules SET next_run_at = ${next}, last_error = ${message.slice(0, 1000)}, last_error_at = ${now} WHERE id = ${s.id}`;
+      await execute(
+        tx,
+        sql`UPDATE schedules SET next_run_at = ${next}, last_error = ${message.slice(0, 1000)}, last_error_at = ${now} WHERE id = ${s.id}`,
+      );
       return { kind: "failed", tick, message } as const;
     }
   })) as FireResult;

@@ -1,10 +1,11 @@
 import "server-only";
 import type { Db } from "../db/client";
-import { drizzleOn, run } from "../db/drizzle";
+import { run, execute } from "../db/drizzle";
 import { schedules as schedulesTable } from "../db/schema-queues";
 import type { JobState } from "../fsm/table";
 import { checkCron, describeCron, upcomingTicks } from "./cron";
 import type { ScheduleRow } from "./schedules";
+import { sql } from "drizzle-orm";
 
 /** Most schedules the page lists, and runs shown per schedule. */
 export const SCHEDULE_LIMIT = 200;
@@ -28,18 +29,24 @@ export type ScheduleListRow = ScheduleRow & {
  * schedule_runs_pkey (schedule_id, tick_at) read backwards per schedule, and per run its job by
  * primary key (job_catalog, then jobs_live or its last transition).
  */
-export async function listSchedules(sql: Db, now = new Date()): Promise<ScheduleListRow[]> {
-  const schedules = await run(drizzleOn(sql).select().from(schedulesTable).orderBy(schedulesTable.name).limit(SCHEDULE_LIMIT));
+export async function listSchedules(db: Db, now = new Date()): Promise<ScheduleListRow[]> {
+  const schedules = await run(db.select().from(schedulesTable).orderBy(schedulesTable.name).limit(SCHEDULE_LIMIT));
   if (schedules.length === 0) return [];
-  const runs = await sql<(Omit<ScheduleRun, "state"> & { scheduleId: string })[]>`
+  const runs = await execute<Omit<ScheduleRun, "state"> & { scheduleId: string }>(
+    db,
+    sql`
     SELECT r.schedule_id, r.tick_at, r.job_id, r.missed, r.enqueued_at, r.enqueued_by
-      FROM unnest(${schedules.map((s) => s.id)}::uuid[]) AS s(id)
+      FROM unnest(${sql.param(schedules.map((s) => s.id))}::uuid[]) AS s(id)
       CROSS JOIN LATERAL (
-        SELECT * FROM schedule_runs r WHERE r.schedule_id = s.id ORDER BY r.tick_at DESC LIMIT ${RUNS_SHOWN}) r`;
+        SELECT * FROM schedule_runs r WHERE r.schedule_id = s.id ORDER BY r.tick_at DESC LIMIT ${RUNS_SHOWN}) r`,
+  );
   const states =
     runs.length === 0
       ? []
-      : await sql<{ id: string; state: JobState }[]>`SELECT id, state FROM jobs WHERE id = ANY(${runs.map((r) => r.jobId)}::uuid[])`;
+      : await execute<{ id: string; state: JobState }>(
+          db,
+          sql`SELECT id, state FROM jobs WHERE id = ANY(${sql.param(runs.map((r) => r.jobId))}::uuid[])`,
+        );
   const stateOf = new Map(states.map((s) => [s.id, s.state]));
   const byId = new Map<string, ScheduleRun[]>();
   for (const { scheduleId, ...r } of runs) {

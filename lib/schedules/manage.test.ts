@@ -3,6 +3,8 @@ import { can, type Permission } from "../auth/permissions";
 import type { Viewer } from "../auth/viewer";
 import { setupTestDb } from "../db/test-db";
 import { declareSchedules, type ScheduleRow } from "./schedules";
+import { sql } from "drizzle-orm";
+import { execute } from "../db/drizzle";
 
 // The schedules page's actions, called as a crafted POST would call them: only the session is stood
 // in for; the database is real, as the console's role, row-level security on.
@@ -41,12 +43,13 @@ let n = 0;
 const name = () => `m${++n}-${Math.random().toString(36).slice(2, 7)}`;
 const PARAMS = { report: "daily_usage", period: "2026-11" } as const;
 const REPORT = { cron: "0 2 * * *", timeZone: "UTC", type: "report.generate", params: PARAMS as object, tenantId: "acme", queue: "", priority: 0 };
-const row = async (id: string) => (await db.sql<ScheduleRow[]>`SELECT * FROM schedules WHERE id = ${id}`)[0];
+const row = async (id: string) => (await execute<ScheduleRow>(db.pool, sql`SELECT * FROM schedules WHERE id = ${id}`))[0];
 const lastAudit = async () =>
   (
-    await db.sql<
-      { actor: string; action: string; outcome: string; reason: string }[]
-    >`SELECT actor, action, outcome, reason FROM audit_log ORDER BY id DESC LIMIT 1`
+    await execute<{ actor: string; action: string; outcome: string; reason: string }>(
+      db.pool,
+      sql`SELECT actor, action, outcome, reason FROM audit_log ORDER BY id DESC LIMIT 1`,
+    )
   )[0]!;
 
 async function created(extra: Partial<typeof REPORT> = {}): Promise<ScheduleRow> {
@@ -74,7 +77,7 @@ describe("schedules people can manage", () => {
     });
     expect((await row(s.id))!.cron).toBe("0 2 * * *");
     const declared = await declareSchedules(
-      db.sql,
+      db.pool,
       [{ name: name(), cron: "* * * * * *", type: "report.generate", params: PARAMS, tenantId: "acme" }],
       "worker:w",
     );
@@ -124,8 +127,11 @@ describe("schedules people can manage", () => {
     await actions.setSchedulePausedAction({ id: s.id, paused: true });
     const r = await actions.runScheduleNowAction({ id: s.id });
     if (!r.ok) throw new Error(r.error.message);
-    const [job] = await db.sql<{ type: string; tenantId: string; params: unknown; submittedByKind: string; submittedBy: string }[]>`
-      SELECT type, tenant_id, params, submitted_by_kind, submitted_by FROM job_catalog WHERE id = ${r.data.jobId}`;
+    const [job] = await execute<{ type: string; tenantId: string; params: unknown; submittedByKind: string; submittedBy: string }>(
+      db.pool,
+      sql`
+      SELECT type, tenant_id, params, submitted_by_kind, submitted_by FROM job_catalog WHERE id = ${r.data.jobId}`,
+    );
     expect(job).toEqual({
       type: "report.generate",
       tenantId: "acme",
@@ -133,7 +139,10 @@ describe("schedules people can manage", () => {
       submittedByKind: "operator",
       submittedBy: OPERATOR.email,
     });
-    const [run] = await db.sql<{ jobId: string; enqueuedBy: string }[]>`SELECT job_id, enqueued_by FROM schedule_runs WHERE schedule_id = ${s.id}`;
+    const [run] = await execute<{ jobId: string; enqueuedBy: string }>(
+      db.pool,
+      sql`SELECT job_id, enqueued_by FROM schedule_runs WHERE schedule_id = ${s.id}`,
+    );
     expect(run).toEqual({ jobId: r.data.jobId, enqueuedBy: `console:${OPERATOR.email}` });
     expect((await row(s.id))!.nextRunAt).toEqual(s.nextRunAt);
     expect(await lastAudit()).toMatchObject({ action: "schedule.run_now", outcome: "applied" });
@@ -145,15 +154,15 @@ describe("schedules people can manage", () => {
     if (!ran.ok) throw new Error(ran.error.message);
     expect(await actions.deleteScheduleAction({ id: s.id, seen: s.updatedAt.toISOString() })).toMatchObject({ ok: true });
     expect(await row(s.id)).toBeUndefined();
-    expect(await db.sql`SELECT 1 FROM schedule_runs WHERE schedule_id = ${s.id}`).toHaveLength(0);
-    expect(await db.sql`SELECT 1 FROM job_catalog WHERE id = ${ran.data.jobId}`).toHaveLength(1);
+    expect(await execute(db.pool, sql`SELECT 1 FROM schedule_runs WHERE schedule_id = ${s.id}`)).toHaveLength(0);
+    expect(await execute(db.pool, sql`SELECT 1 FROM job_catalog WHERE id = ${ran.data.jobId}`)).toHaveLength(1);
     expect(await lastAudit()).toMatchObject({ action: "schedule.delete", outcome: "applied" });
   });
 
   it("leaves a schedule declared in code to its code: no edit or delete here, but run now and pause", async () => {
     const nm = name();
-    await declareSchedules(db.sql, [{ name: nm, cron: "0 3 * * *", type: "report.generate", params: PARAMS, tenantId: "acme" }], "worker:w");
-    const [s] = await db.sql<ScheduleRow[]>`SELECT * FROM schedules WHERE name = ${nm}`;
+    await declareSchedules(db.pool, [{ name: nm, cron: "0 3 * * *", type: "report.generate", params: PARAMS, tenantId: "acme" }], "worker:w");
+    const [s] = await execute<ScheduleRow>(db.pool, sql`SELECT * FROM schedules WHERE name = ${nm}`);
     signedIn = OPERATOR;
     const seen = s!.updatedAt.toISOString();
     expect(await actions.updateScheduleAction({ id: s!.id, seen, ...REPORT })).toMatchObject({

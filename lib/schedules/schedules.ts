@@ -1,6 +1,5 @@
-import postgres from "postgres";
 import { z } from "zod";
-import { getTableColumns } from "drizzle-orm";
+import { getTableColumns, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { schedules } from "../db/schema-queues";
 import { isJobType, JOB_TYPES, maySubmit, type JobParams, type JobType } from "../jobs/job-types";
@@ -8,6 +7,7 @@ import { enqueue, EnqueueError } from "../jobs/enqueue";
 import { uuidv7 } from "../jobs/ids";
 import type { Actor } from "../jobs/types";
 import { checkCron, nextTick } from "./cron";
+import { execute, pgError } from "../db/drizzle";
 
 /**
  * Periodic schedules: a cron expression read in an IANA time zone, and the job each
@@ -122,8 +122,8 @@ export const SCHEDULE_COLUMNS = Object.values(getTableColumns(schedules))
 /** Who changes a schedule, as the schedule's `created_by` / `updated_by` say it. */
 export type ScheduleAuthor = string;
 
-const isUnique = (e: unknown, constraint: string) => e instanceof postgres.PostgresError && e.code === "23505" && e.constraint_name === constraint;
-const isUnknownTenant = (e: unknown) => e instanceof postgres.PostgresError && e.code === "23503" && e.constraint_name === "schedules_tenant_id_fkey";
+const isUnique = (e: unknown, constraint: string) => pgError(e)?.code === "23505" && pgError(e)?.constraint_name === constraint;
+const isUnknownTenant = (e: unknown) => pgError(e)?.code === "23503" && pgError(e)?.constraint_name === "schedules_tenant_id_fkey";
 
 /** Create a schedule from the console. Its first tick is the first one after `now`. */
 export async function createSchedule(db: Db, raw: unknown, by: ScheduleAuthor, now = new Date()): Promise<ScheduleRow> {
@@ -133,11 +133,14 @@ export async function createSchedule(db: Db, raw: unknown, by: ScheduleAuthor, n
     throw new ScheduleError("invalid_input", `type: ${type} is submitted only by Jobscope itself`, "type");
   const s = validateSchedule(raw);
   try {
-    const [row] = await db<ScheduleRow[]>`
+    const [row] = await execute<ScheduleRow>(
+      db,
+      sql`
       INSERT INTO schedules (name, cron, time_zone, type, params, tenant_id, queue, priority, source, next_run_at, created_by, updated_by)
       VALUES (${s.name}, ${s.cron}, ${s.timeZone}, ${s.type}, ${JSON.stringify(s.params)}::text::jsonb, ${s.tenantId}, ${s.queue}, ${s.priority},
               'console', ${nextTick(s.cron, s.timeZone, now)}, ${by}, ${by})
-      RETURNING ${db.unsafe(SCHEDULE_COLUMNS)}`;
+      RETURNING ${sql.raw(SCHEDULE_COLUMNS)}`,
+    );
     return row!;
   } catch (e) {
     if (isUnique(e, "schedules_name_unique")) throw new ScheduleError("name_taken", `a schedule named ${s.name} exists already`, "name");
@@ -161,7 +164,7 @@ function assertConsoleOwned(s: ScheduleRow, what: string): void {
 
 /** The schedule `id`, locked for a change, if it is still as the person saw it (its `updated_at`). */
 async function lockedAsSeen(db: Db, id: string, seen: Date | string): Promise<ScheduleRow> {
-  const [current] = await db<ScheduleRow[]>`SELECT ${db.unsafe(SCHEDULE_COLUMNS)} FROM schedules WHERE id = ${id} FOR UPDATE`;
+  const [current] = await execute<ScheduleRow>(db, sql`SELECT ${sql.raw(SCHEDULE_COLUMNS)} FROM schedules WHERE id = ${id} FOR UPDATE`);
   if (!current) throw new ScheduleError("not_found", "that schedule does not exist (any more)");
   if (current.updatedAt.getTime() !== new Date(seen).getTime()) {
     throw new ScheduleError("conflict", `${current.name} was changed by ${current.updatedBy} since you opened it: reload it and try again`);
@@ -197,12 +200,15 @@ export async function updateSchedule(
   const timing = s.cron !== current.cron || s.timeZone !== current.timeZone;
   const next = timing ? nextTick(s.cron, s.timeZone, now) : current.nextRunAt;
   try {
-    const [row] = await db<ScheduleRow[]>`
+    const [row] = await execute<ScheduleRow>(
+      db,
+      sql`
       UPDATE schedules SET cron = ${s.cron}, time_zone = ${s.timeZone}, type = ${s.type}, params = ${JSON.stringify(s.params)}::text::jsonb,
              tenant_id = ${s.tenantId}, queue = ${s.queue}, priority = ${s.priority}, next_run_at = ${next},
              last_error = NULL, last_error_at = NULL, updated_at = now(), updated_by = ${by}
        WHERE id = ${id}
-      RETURNING ${db.unsafe(SCHEDULE_COLUMNS)}`;
+      RETURNING ${sql.raw(SCHEDULE_COLUMNS)}`,
+    );
     return row!;
   } catch (e) {
     if (isUnknownTenant(e)) throw new ScheduleError("unknown_tenant", `unknown tenant ${JSON.stringify(s.tenantId)}`, "tenantId");
@@ -217,8 +223,8 @@ export async function updateSchedule(
 export async function deleteSchedule(db: Db, id: string, seen: Date | string): Promise<ScheduleRow> {
   const current = await lockedAsSeen(db, id, seen);
   assertConsoleOwned(current, "delete");
-  await db`DELETE FROM schedule_runs WHERE schedule_id = ${id}`;
-  await db`DELETE FROM schedules WHERE id = ${id}`;
+  await execute(db, sql`DELETE FROM schedule_runs WHERE schedule_id = ${id}`);
+  await execute(db, sql`DELETE FROM schedules WHERE id = ${id}`);
   return current;
 }
 
@@ -227,7 +233,7 @@ export async function deleteSchedule(db: Db, id: string, seen: Date | string): P
  * pause: the tick stays where it was. Recorded as one of its runs, at this moment, by `by`.
  */
 export async function runScheduleNow(db: Db, id: string, actor: Actor, by: ScheduleAuthor): Promise<{ schedule: ScheduleRow; jobId: string }> {
-  const [s] = await db<ScheduleRow[]>`SELECT ${db.unsafe(SCHEDULE_COLUMNS)} FROM schedules WHERE id = ${id} FOR UPDATE`;
+  const [s] = await execute<ScheduleRow>(db, sql`SELECT ${sql.raw(SCHEDULE_COLUMNS)} FROM schedules WHERE id = ${id} FOR UPDATE`);
   if (!s) throw new ScheduleError("not_found", "that schedule does not exist (any more)");
   if (!maySubmit(s.type, "console")) throw new ScheduleError("invalid_input", `type: ${s.type} is submitted only by Jobscope itself`, "type");
   let job: { id: string };
@@ -253,9 +259,12 @@ export async function runScheduleNow(db: Db, id: string, actor: Actor, by: Sched
       );
     throw e;
   }
-  await db`
+  await execute(
+    db,
+    sql`
     INSERT INTO schedule_runs (schedule_id, tick_at, tenant_id, job_id, missed, enqueued_by)
-    VALUES (${s.id}, clock_timestamp(), ${s.tenantId}, ${job.id}, 0, ${by})`;
+    VALUES (${s.id}, clock_timestamp(), ${s.tenantId}, ${job.id}, 0, ${by})`,
+  );
   return { schedule: s, jobId: job.id };
 }
 
@@ -271,14 +280,17 @@ export async function setSchedulePaused(
   by: ScheduleAuthor,
   now = new Date(),
 ): Promise<{ schedule: ScheduleRow; changed: boolean } | null> {
-  const [current] = await db<ScheduleRow[]>`SELECT ${db.unsafe(SCHEDULE_COLUMNS)} FROM schedules WHERE id = ${id} FOR UPDATE`;
+  const [current] = await execute<ScheduleRow>(db, sql`SELECT ${sql.raw(SCHEDULE_COLUMNS)} FROM schedules WHERE id = ${id} FOR UPDATE`);
   if (!current) return null;
   if (current.paused === paused) return { schedule: current, changed: false };
-  const [row] = await db<ScheduleRow[]>`
+  const [row] = await execute<ScheduleRow>(
+    db,
+    sql`
     UPDATE schedules SET paused = ${paused}, updated_at = now(), updated_by = ${by},
            next_run_at = ${paused ? current.nextRunAt : nextTick(current.cron, current.timeZone, now)}
      WHERE id = ${id}
-    RETURNING ${db.unsafe(SCHEDULE_COLUMNS)}`;
+    RETURNING ${sql.raw(SCHEDULE_COLUMNS)}`,
+  );
   return { schedule: row!, changed: true };
 }
 
@@ -307,7 +319,9 @@ export async function declareSchedules(
     }
     const next = nextTick(s.cron, s.timeZone, now);
     try {
-      const rows = await db<{ inserted: boolean; changed: boolean }[]>`
+      const rows = await execute<{ inserted: boolean; changed: boolean }>(
+        db,
+        sql`
         INSERT INTO schedules (name, cron, time_zone, type, params, tenant_id, queue, priority, source, next_run_at, created_by, updated_by)
         VALUES (${s.name}, ${s.cron}, ${s.timeZone}, ${s.type}, ${JSON.stringify(s.params)}::text::jsonb, ${s.tenantId}, ${s.queue}, ${s.priority},
                 'code', ${next}, ${by}, ${by})
@@ -320,12 +334,13 @@ export async function declareSchedules(
          WHERE schedules.source = 'code'
            AND (schedules.cron, schedules.time_zone, schedules.type, schedules.params, schedules.tenant_id, schedules.queue, schedules.priority)
                IS DISTINCT FROM (EXCLUDED.cron, EXCLUDED.time_zone, EXCLUDED.type, EXCLUDED.params, EXCLUDED.tenant_id, EXCLUDED.queue, EXCLUDED.priority)
-        RETURNING (xmax = 0) AS inserted, true AS changed`;
+        RETURNING (xmax = 0) AS inserted, true AS changed`,
+      );
       if (rows[0]) {
         out.push({ name: s.name, outcome: rows[0].inserted ? "created" : "updated" });
         continue;
       }
-      const [existing] = await db<{ source: string }[]>`SELECT source FROM schedules WHERE name = ${s.name}`;
+      const [existing] = await execute<{ source: string }>(db, sql`SELECT source FROM schedules WHERE name = ${s.name}`);
       out.push(
         existing?.source === "console"
           ? { name: s.name, outcome: "conflict", message: `a schedule created in the console is named ${s.name}; the declaration is ignored` }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { connect } from "../db/client";
+import { closeDb, connect } from "../db/client";
 import { setupTestDb } from "../db/test-db";
 import { waitFor } from "../db/test-wait";
 import { auditJob, getJob, newJob, rejectionsOf, runJob, worker } from "../jobs/test-helpers";
@@ -9,6 +9,8 @@ import { poisonSuspects } from "../insight/queries";
 import { parseJobFilters } from "../jobs/filters";
 import { listJobs } from "../jobs/queries";
 import { createSupervisor } from "./supervisor";
+import { sql } from "drizzle-orm";
+import { execute } from "../db/drizzle";
 
 const t = setupTestDb();
 const other = t.connect({ max: 2 });
@@ -17,46 +19,50 @@ const other = t.connect({ max: 2 });
 const lone = () => `w-${Math.random().toString(36).slice(2, 9)}`;
 
 /** Age a job's heartbeat, as a worker that stopped beating would. */
-const ageHeartbeat = (id: string, ms: number) => t.sql`UPDATE jobs_live SET heartbeat_at = now() - ${ms} * interval '1 millisecond' WHERE id = ${id}`;
+const ageHeartbeat = (id: string, ms: number) =>
+  execute(t.pool, sql`UPDATE jobs_live SET heartbeat_at = now() - ${ms} * interval '1 millisecond' WHERE id = ${id}`);
 
 describe("supervisor", () => {
   it("reclaims a stale running job with attempts left, closing its run as lease_expired", async () => {
-    const job = await runJob(t.sql, await newJob(t.sql, { maxAttempts: 3 }), lone());
+    const job = await runJob(t.pool, await newJob(t.pool, { maxAttempts: 3 }), lone());
     await ageHeartbeat(job.id, 60_000);
-    const sup = createSupervisor({ sql: t.sql, id: "sup-a", staleAfterMs: 10_000 });
+    const sup = createSupervisor({ db: t.pool, id: "sup-a", staleAfterMs: 10_000 });
     const report = await sup.tick();
     expect(report.reclaimed).toBeGreaterThanOrEqual(1);
-    expect(await getJob(t.sql, job.id)).toMatchObject({ state: "queued", attempt: 1, leaseOwner: null });
-    const [run] = await t.sql`SELECT outcome, error_class FROM job_runs WHERE job_id = ${job.id}`;
+    expect(await getJob(t.pool, job.id)).toMatchObject({ state: "queued", attempt: 1, leaseOwner: null });
+    const [run] = await execute(t.pool, sql`SELECT outcome, error_class FROM job_runs WHERE job_id = ${job.id}`);
     expect(run).toEqual({ outcome: "lease_expired", errorClass: "LeaseExpired" });
   });
 
   it("abandons instead when the last attempt went stale", async () => {
-    const job = await runJob(t.sql, await newJob(t.sql, { maxAttempts: 1 }), lone());
+    const job = await runJob(t.pool, await newJob(t.pool, { maxAttempts: 1 }), lone());
     await ageHeartbeat(job.id, 60_000);
-    await createSupervisor({ sql: t.sql, staleAfterMs: 10_000 }).tick();
-    expect(await getJob(t.sql, job.id)).toMatchObject({ state: "dead", attempt: 1 });
-    expect(await auditJob(t.sql, job.id)).toEqual([]);
+    await createSupervisor({ db: t.pool, staleAfterMs: 10_000 }).tick();
+    expect(await getJob(t.pool, job.id)).toMatchObject({ state: "dead", attempt: 1 });
+    expect(await auditJob(t.pool, job.id)).toEqual([]);
   });
 
   it("stops handing out a job that keeps crashing its workers: the third crash blamed on it makes it dead as a poison job", async () => {
     // Ten attempts allowed: without poison detection every crash of a worker would put it back in the queue.
-    const job = await newJob(t.sql, { maxAttempts: 10 });
-    const sup = createSupervisor({ sql: t.sql, id: "sup-poison", staleAfterMs: 10_000, poisonCrashes: 3 });
+    const job = await newJob(t.pool, { maxAttempts: 10 });
+    const sup = createSupervisor({ db: t.pool, id: "sup-poison", staleAfterMs: 10_000, poisonCrashes: 3 });
     for (const crash of [1, 2]) {
-      await runJob(t.sql, await getJob(t.sql, job.id), `w-crash-${crash}-${lone()}`);
+      await runJob(t.pool, await getJob(t.pool, job.id), `w-crash-${crash}-${lone()}`);
       await ageHeartbeat(job.id, 60_000);
       await sup.tick();
-      expect(await getJob(t.sql, job.id)).toMatchObject({ state: "queued", attempt: crash });
+      expect(await getJob(t.pool, job.id)).toMatchObject({ state: "queued", attempt: crash });
     }
     const third = `w-crash-3-${lone()}`;
-    await runJob(t.sql, await getJob(t.sql, job.id), third);
+    await runJob(t.pool, await getJob(t.pool, job.id), third);
     await ageHeartbeat(job.id, 60_000);
     const report = await sup.tick();
     expect(report.poisoned).toBe(1);
-    expect(await getJob(t.sql, job.id)).toMatchObject({ state: "dead", attempt: 3, maxAttempts: 10, leaseOwner: null });
-    const runs = await t.sql<{ attempt: number; outcome: string; errorClass: string; errorMessage: string }[]>`
-      SELECT attempt, outcome, error_class, error_message FROM job_runs WHERE job_id = ${job.id} ORDER BY attempt`;
+    expect(await getJob(t.pool, job.id)).toMatchObject({ state: "dead", attempt: 3, maxAttempts: 10, leaseOwner: null });
+    const runs = await execute<{ attempt: number; outcome: string; errorClass: string; errorMessage: string }>(
+      t.pool,
+      sql`
+      SELECT attempt, outcome, error_class, error_message FROM job_runs WHERE job_id = ${job.id} ORDER BY attempt`,
+    );
     expect(runs.map((r) => [r.outcome, r.errorClass])).toEqual([
       ["lease_expired", "LeaseExpired"],
       ["lease_expired", "LeaseExpired"],
@@ -64,175 +70,199 @@ describe("supervisor", () => {
     ]);
     expect(runs[2]!.errorMessage).toMatch(/3rd worker this job was blamed for crashing.*not handed out again/);
     // Through the normal write path: the event log has the supervisor's abandon, and replaying it gives the row.
-    const [event] = await t.sql<{ event: string; actorId: string; payload: unknown }[]>`
-      SELECT event, actor_id, payload FROM job_events WHERE job_id = ${job.id} ORDER BY state_version DESC LIMIT 1`;
+    const [event] = await execute<{ event: string; actorId: string; payload: unknown }>(
+      t.pool,
+      sql`
+      SELECT event, actor_id, payload FROM job_events WHERE job_id = ${job.id} ORDER BY state_version DESC LIMIT 1`,
+    );
     expect(event).toMatchObject({ event: "abandon", actorId: "sup-poison", payload: { crash: { worker: third, blamed: null, crashes: 3 } } });
-    expect(await auditJob(t.sql, job.id)).toEqual([]);
+    expect(await auditJob(t.pool, job.id)).toEqual([]);
   });
 
   it("blames one job for a dead worker, the one that started last, and hands the others back with their attempt refunded", async () => {
     const w = `w-died-${Math.random().toString(36).slice(2, 7)}`;
-    const a = await runJob(t.sql, await newJob(t.sql, { maxAttempts: 1 }), w);
-    const b = await runJob(t.sql, await newJob(t.sql, { maxAttempts: 3 }), w);
-    const crasher = await runJob(t.sql, await newJob(t.sql, { maxAttempts: 3 }), w);
+    const a = await runJob(t.pool, await newJob(t.pool, { maxAttempts: 1 }), w);
+    const b = await runJob(t.pool, await newJob(t.pool, { maxAttempts: 3 }), w);
+    const crasher = await runJob(t.pool, await newJob(t.pool, { maxAttempts: 3 }), w);
     for (const j of [a, b, crasher]) await ageHeartbeat(j.id, 60_000);
-    const report = await createSupervisor({ sql: t.sql, id: "sup-blame", staleAfterMs: 10_000 }).tick();
+    const report = await createSupervisor({ db: t.pool, id: "sup-blame", staleAfterMs: 10_000 }).tick();
     expect(report.rescued).toBeGreaterThanOrEqual(2);
     // The bystanders: back in the queue with the attempt refunded, even `a` on its only attempt.
-    expect(await getJob(t.sql, a.id)).toMatchObject({ state: "queued", attempt: 1, maxAttempts: 2 });
-    expect(await getJob(t.sql, b.id)).toMatchObject({ state: "queued", attempt: 1, maxAttempts: 4 });
-    const [lost] = await t.sql<
-      { errorClass: string; errorMessage: string }[]
-    >`SELECT error_class, error_message FROM job_runs WHERE job_id = ${b.id}`;
+    expect(await getJob(t.pool, a.id)).toMatchObject({ state: "queued", attempt: 1, maxAttempts: 2 });
+    expect(await getJob(t.pool, b.id)).toMatchObject({ state: "queued", attempt: 1, maxAttempts: 4 });
+    const [lost] = await execute<{ errorClass: string; errorMessage: string }>(
+      t.pool,
+      sql`SELECT error_class, error_message FROM job_runs WHERE job_id = ${b.id}`,
+    );
     expect(lost).toEqual({ errorClass: "WorkerLost", errorMessage: expect.stringContaining(`blamed on job ${crasher.id}`) });
-    const [rescue] = await t.sql<{ event: string; payload: unknown }[]>`
-      SELECT event, payload FROM job_events WHERE job_id = ${b.id} ORDER BY state_version DESC LIMIT 1`;
+    const [rescue] = await execute<{ event: string; payload: unknown }>(
+      t.pool,
+      sql`
+      SELECT event, payload FROM job_events WHERE job_id = ${b.id} ORDER BY state_version DESC LIMIT 1`,
+    );
     expect(rescue).toEqual({
       event: "rescue",
       payload: expect.objectContaining({ crash: { worker: w, blamed: { jobId: crasher.id, type: crasher.type }, crashes: null } }),
     });
     // The blamed one spends its attempt, as any lost lease does.
-    expect(await getJob(t.sql, crasher.id)).toMatchObject({ state: "queued", attempt: 1, maxAttempts: 3 });
-    const [blamed] = await t.sql<{ errorClass: string }[]>`SELECT error_class FROM job_runs WHERE job_id = ${crasher.id}`;
+    expect(await getJob(t.pool, crasher.id)).toMatchObject({ state: "queued", attempt: 1, maxAttempts: 3 });
+    const [blamed] = await execute<{ errorClass: string }>(t.pool, sql`SELECT error_class FROM job_runs WHERE job_id = ${crasher.id}`);
     expect(blamed!.errorClass).toBe("LeaseExpired");
-    for (const j of [a, b, crasher]) expect(await auditJob(t.sql, j.id)).toEqual([]);
+    for (const j of [a, b, crasher]) expect(await auditJob(t.pool, j.id)).toEqual([]);
   });
 
   it("a bystander that died beside a crasher three times is never the poison job: the crasher is, and the bystander keeps its attempts", async () => {
-    const crasher = await newJob(t.sql, { maxAttempts: 10 });
-    const bystander = await newJob(t.sql, { maxAttempts: 2 });
-    const sup = createSupervisor({ sql: t.sql, id: "sup-repeat", staleAfterMs: 10_000, poisonCrashes: 3 });
+    const crasher = await newJob(t.pool, { maxAttempts: 10 });
+    const bystander = await newJob(t.pool, { maxAttempts: 2 });
+    const sup = createSupervisor({ db: t.pool, id: "sup-repeat", staleAfterMs: 10_000, poisonCrashes: 3 });
     for (const crash of [1, 2, 3]) {
       const w = `w-repeat-${crash}-${Math.random().toString(36).slice(2, 7)}`;
       // The bystander was running first; the crasher starts and takes the process down.
-      await runJob(t.sql, await getJob(t.sql, bystander.id), w);
-      await runJob(t.sql, await getJob(t.sql, crasher.id), w);
+      await runJob(t.pool, await getJob(t.pool, bystander.id), w);
+      await runJob(t.pool, await getJob(t.pool, crasher.id), w);
       await ageHeartbeat(bystander.id, 60_000);
       await ageHeartbeat(crasher.id, 60_000);
       await sup.tick();
     }
-    expect(await getJob(t.sql, crasher.id)).toMatchObject({ state: "dead" });
-    const [last] = await t.sql<{ errorClass: string }[]>`SELECT error_class FROM job_runs WHERE job_id = ${crasher.id} ORDER BY attempt DESC LIMIT 1`;
+    expect(await getJob(t.pool, crasher.id)).toMatchObject({ state: "dead" });
+    const [last] = await execute<{ errorClass: string }>(
+      t.pool,
+      sql`SELECT error_class FROM job_runs WHERE job_id = ${crasher.id} ORDER BY attempt DESC LIMIT 1`,
+    );
     expect(last!.errorClass).toBe("PoisonJob");
     // Three lost attempts, none of them counted: two attempts left of a budget grown to five.
-    expect(await getJob(t.sql, bystander.id)).toMatchObject({ state: "queued", attempt: 3, maxAttempts: 5 });
-    const classes = await t.sql<{ errorClass: string }[]>`SELECT error_class FROM job_runs WHERE job_id = ${bystander.id} ORDER BY attempt`;
+    expect(await getJob(t.pool, bystander.id)).toMatchObject({ state: "queued", attempt: 3, maxAttempts: 5 });
+    const classes = await execute<{ errorClass: string }>(
+      t.pool,
+      sql`SELECT error_class FROM job_runs WHERE job_id = ${bystander.id} ORDER BY attempt`,
+    );
     expect(classes.map((c) => c.errorClass)).toEqual(["WorkerLost", "WorkerLost", "WorkerLost"]);
     // The overview's suspects and the jobs list's poison filter show the crasher and what it took down, never the bystander.
-    const suspects = (await poisonSuspects(t.sql)).filter((x) => x.jobId === crasher.id || x.jobId === bystander.id);
+    const suspects = (await poisonSuspects(t.pool)).filter((x) => x.jobId === crasher.id || x.jobId === bystander.id);
     expect(suspects.map((x) => [x.jobId, x.crashes, x.poisoned, x.tookDown])).toEqual([[crasher.id, 3, true, 3]]);
-    const listed = await listJobs(t.sql, parseJobFilters({ poison: "1", limit: "200" }));
+    const listed = await listJobs(t.pool, parseJobFilters({ poison: "1", limit: "200" }));
     expect(listed.jobs.map((j) => j.id)).toContain(crasher.id);
     expect(listed.jobs.map((j) => j.id)).not.toContain(bystander.id);
   });
 
   it("a crasher claimed again in one batch with the bystander of its last crash is blamed again, though both started at the same instant", async () => {
     // The bystander is made first, so it has the lower id: the last tie-break would pick it.
-    const bystander = await newJob(t.sql, { maxAttempts: 5 });
-    const crasher = await newJob(t.sql, { maxAttempts: 5 });
-    const sup = createSupervisor({ sql: t.sql, id: "sup-batch", staleAfterMs: 10_000, poisonCrashes: 3 });
+    const bystander = await newJob(t.pool, { maxAttempts: 5 });
+    const crasher = await newJob(t.pool, { maxAttempts: 5 });
+    const sup = createSupervisor({ db: t.pool, id: "sup-batch", staleAfterMs: 10_000, poisonCrashes: 3 });
     const first = lone();
-    await runJob(t.sql, await getJob(t.sql, bystander.id), first);
-    await runJob(t.sql, await getJob(t.sql, crasher.id), first);
+    await runJob(t.pool, await getJob(t.pool, bystander.id), first);
+    await runJob(t.pool, await getJob(t.pool, crasher.id), first);
     await ageHeartbeat(bystander.id, 60_000);
     await ageHeartbeat(crasher.id, 60_000);
     await sup.tick();
     // One claim hands both to the next worker: the same claim and start times.
     const second = lone();
-    await runJob(t.sql, await getJob(t.sql, bystander.id), second);
-    await runJob(t.sql, await getJob(t.sql, crasher.id), second);
-    await withDirectWrites(
-      t.sql,
-      (tx) => tx`UPDATE jobs_live SET run_claimed_at = now() - interval '30 seconds', run_started_at = now() - interval '30 seconds',
+    await runJob(t.pool, await getJob(t.pool, bystander.id), second);
+    await runJob(t.pool, await getJob(t.pool, crasher.id), second);
+    await withDirectWrites(t.pool, (tx) =>
+      execute(
+        tx,
+        sql`UPDATE jobs_live SET run_claimed_at = now() - interval '30 seconds', run_started_at = now() - interval '30 seconds',
                         heartbeat_at = now() - interval '60 seconds' WHERE id IN (${bystander.id}, ${crasher.id})`,
+      ),
     );
     await sup.tick();
-    const classes = await t.sql<{ jobId: string; errorClass: string }[]>`
-      SELECT job_id, error_class FROM job_runs WHERE job_id IN (${bystander.id}, ${crasher.id}) ORDER BY attempt, job_id`;
+    const classes = await execute<{ jobId: string; errorClass: string }>(
+      t.pool,
+      sql`
+      SELECT job_id, error_class FROM job_runs WHERE job_id IN (${bystander.id}, ${crasher.id}) ORDER BY attempt, job_id`,
+    );
     expect(classes.filter((c) => c.jobId === crasher.id).map((c) => c.errorClass)).toEqual(["LeaseExpired", "LeaseExpired"]);
     expect(classes.filter((c) => c.jobId === bystander.id).map((c) => c.errorClass)).toEqual(["WorkerLost", "WorkerLost"]);
   });
 
   it("a long job that was a bystander of a repeat offender is not blamed for the first kill of the next crasher", async () => {
-    const sup = createSupervisor({ sql: t.sql, id: "sup-next", staleAfterMs: 10_000, poisonCrashes: 3 });
-    const first = await newJob(t.sql, { maxAttempts: 10 });
-    const long = await newJob(t.sql, { maxAttempts: 3 });
+    const sup = createSupervisor({ db: t.pool, id: "sup-next", staleAfterMs: 10_000, poisonCrashes: 3 });
+    const first = await newJob(t.pool, { maxAttempts: 10 });
+    const long = await newJob(t.pool, { maxAttempts: 3 });
     // The first crasher kills two workers; the long job is on the second one.
-    await runJob(t.sql, await getJob(t.sql, first.id), lone());
+    await runJob(t.pool, await getJob(t.pool, first.id), lone());
     await ageHeartbeat(first.id, 60_000);
     await sup.tick();
     const w2 = lone();
-    await runJob(t.sql, await getJob(t.sql, long.id), w2);
-    await runJob(t.sql, await getJob(t.sql, first.id), w2);
+    await runJob(t.pool, await getJob(t.pool, long.id), w2);
+    await runJob(t.pool, await getJob(t.pool, first.id), w2);
     await ageHeartbeat(long.id, 60_000);
     await ageHeartbeat(first.id, 60_000);
     await sup.tick();
     // A new crasher's first kill: the long job has been on two dead workers, one of them explained by the first crasher.
-    const next = await newJob(t.sql, { maxAttempts: 10 });
+    const next = await newJob(t.pool, { maxAttempts: 10 });
     const w3 = lone();
-    await runJob(t.sql, await getJob(t.sql, long.id), w3);
-    await runJob(t.sql, await getJob(t.sql, next.id), w3);
+    await runJob(t.pool, await getJob(t.pool, long.id), w3);
+    await runJob(t.pool, await getJob(t.pool, next.id), w3);
     await ageHeartbeat(long.id, 60_000);
     await ageHeartbeat(next.id, 60_000);
     await sup.tick();
-    const classes = await t.sql<{ jobId: string; errorClass: string }[]>`
-      SELECT job_id, error_class FROM job_runs WHERE job_id IN (${long.id}, ${next.id}) ORDER BY job_id, attempt`;
+    const classes = await execute<{ jobId: string; errorClass: string }>(
+      t.pool,
+      sql`
+      SELECT job_id, error_class FROM job_runs WHERE job_id IN (${long.id}, ${next.id}) ORDER BY job_id, attempt`,
+    );
     expect(classes.filter((c) => c.jobId === long.id).map((c) => c.errorClass)).toEqual(["WorkerLost", "WorkerLost"]);
     expect(classes.filter((c) => c.jobId === next.id).map((c) => c.errorClass)).toEqual(["LeaseExpired"]);
-    expect(await getJob(t.sql, long.id)).toMatchObject({ state: "queued", maxAttempts: 5 });
+    expect(await getJob(t.pool, long.id)).toMatchObject({ state: "queued", maxAttempts: 5 });
   });
 
   it("a job that crashed fewer workers than the threshold is reclaimed as before", async () => {
-    const job = await runJob(t.sql, await newJob(t.sql, { maxAttempts: 10 }), lone());
+    const job = await runJob(t.pool, await newJob(t.pool, { maxAttempts: 10 }), lone());
     await ageHeartbeat(job.id, 60_000);
-    const report = await createSupervisor({ sql: t.sql, staleAfterMs: 10_000, poisonCrashes: 2 }).tick();
+    const report = await createSupervisor({ db: t.pool, staleAfterMs: 10_000, poisonCrashes: 2 }).tick();
     expect(report.poisoned).toBe(0);
-    expect((await getJob(t.sql, job.id)).state).toBe("queued");
+    expect((await getJob(t.pool, job.id)).state).toBe("queued");
   });
 
   it("never reclaims a job that keeps beating, however long it runs", async () => {
-    const job = await runJob(t.sql, await newJob(t.sql));
+    const job = await runJob(t.pool, await newJob(t.pool));
     // A run that started five hours ago (the write path's mark: run_started_at is one of its columns).
-    await withDirectWrites(t.sql, (tx) => tx`UPDATE jobs_live SET run_started_at = now() - interval '5 hours' WHERE id = ${job.id}`);
-    await createSupervisor({ sql: t.sql, staleAfterMs: 10_000 }).tick();
-    expect((await getJob(t.sql, job.id)).state).toBe("running");
+    await withDirectWrites(t.pool, (tx) => execute(tx, sql`UPDATE jobs_live SET run_started_at = now() - interval '5 hours' WHERE id = ${job.id}`));
+    await createSupervisor({ db: t.pool, staleAfterMs: 10_000 }).tick();
+    expect((await getJob(t.pool, job.id)).state).toBe("running");
   });
 
   it("turns a stale cancelling job into cancelled, never back into queued", async () => {
-    const job = await runJob(t.sql, await newJob(t.sql), lone());
-    await transition(t.sql, { jobId: job.id, event: "cancel", actor: { kind: "tenant", id: "acme-user" } });
+    const job = await runJob(t.pool, await newJob(t.pool), lone());
+    await transition(t.pool, { jobId: job.id, event: "cancel", actor: { kind: "tenant", id: "acme-user" } });
     await ageHeartbeat(job.id, 60_000);
-    await createSupervisor({ sql: t.sql, staleAfterMs: 10_000 }).tick();
-    expect((await getJob(t.sql, job.id)).state).toBe("cancelled");
+    await createSupervisor({ db: t.pool, staleAfterMs: 10_000 }).tick();
+    expect((await getJob(t.pool, job.id)).state).toBe("cancelled");
   });
 
   it("promotes due retries and leaves future ones waiting", async () => {
-    const due = await runJob(t.sql, await newJob(t.sql));
-    const future = await runJob(t.sql, await newJob(t.sql));
+    const due = await runJob(t.pool, await newJob(t.pool));
+    const future = await runJob(t.pool, await newJob(t.pool));
     const err = { class: "UpstreamTimeout", message: "timed out" };
-    await transition(t.sql, { jobId: due.id, event: "fail", actor: worker(), attempt: 1, retryAt: new Date(Date.now() - 1000), error: err });
-    await transition(t.sql, { jobId: future.id, event: "fail", actor: worker(), attempt: 1, retryAt: new Date(Date.now() + 3_600_000), error: err });
-    await createSupervisor({ sql: t.sql }).tick();
-    expect((await getJob(t.sql, due.id)).state).toBe("queued");
-    expect((await getJob(t.sql, future.id)).state).toBe("retry_wait");
+    await transition(t.pool, { jobId: due.id, event: "fail", actor: worker(), attempt: 1, retryAt: new Date(Date.now() - 1000), error: err });
+    await transition(t.pool, { jobId: future.id, event: "fail", actor: worker(), attempt: 1, retryAt: new Date(Date.now() + 3_600_000), error: err });
+    await createSupervisor({ db: t.pool }).tick();
+    expect((await getJob(t.pool, due.id)).state).toBe("queued");
+    expect((await getJob(t.pool, future.id)).state).toBe("retry_wait");
   });
 
   it("two supervisors at once reclaim each job once; the duplicate attempts show up as rejections", async () => {
     const jobs = [];
     // Each on a worker of its own: a worker's jobs that go stale together are one crash, and all but one are rescued.
-    for (let i = 0; i < 20; i++) jobs.push(await runJob(t.sql, await newJob(t.sql), lone()));
+    for (let i = 0; i < 20; i++) jobs.push(await runJob(t.pool, await newJob(t.pool), lone()));
     for (const j of jobs) await ageHeartbeat(j.id, 60_000);
-    const a = createSupervisor({ sql: t.sql, id: "sup-a", staleAfterMs: 10_000 });
-    const b = createSupervisor({ sql: other, id: "sup-b", staleAfterMs: 10_000 });
+    const a = createSupervisor({ db: t.pool, id: "sup-a", staleAfterMs: 10_000 });
+    const b = createSupervisor({ db: other, id: "sup-b", staleAfterMs: 10_000 });
     const [ra, rb] = await Promise.all([a.tick(), b.tick()]);
     for (const j of jobs) {
-      expect(await getJob(t.sql, j.id)).toMatchObject({ state: "queued", stateVersion: 3 });
-      const [{ n } = { n: -1 }] = await t.sql<{ n: number }[]>`
-        SELECT count(*)::int AS n FROM job_events WHERE job_id = ${j.id} AND event = 'reclaim'`;
+      expect(await getJob(t.pool, j.id)).toMatchObject({ state: "queued", stateVersion: 3 });
+      const [{ n } = { n: -1 }] = await execute<{ n: number }>(
+        t.pool,
+        sql`
+        SELECT count(*)::int AS n FROM job_events WHERE job_id = ${j.id} AND event = 'reclaim'`,
+      );
       expect(n).toBe(1);
-      expect(await auditJob(t.sql, j.id)).toEqual([]);
+      expect(await auditJob(t.pool, j.id)).toEqual([]);
     }
-    const duplicates = (await Promise.all(jobs.map((j) => rejectionsOf(t.sql, j.id)))).flat();
+    const duplicates = (await Promise.all(jobs.map((j) => rejectionsOf(t.pool, j.id)))).flat();
     expect(duplicates.every((r) => r.kind === "conflict" && r.event === "reclaim")).toBe(true);
     expect(ra.reclaimed + rb.reclaimed).toBe(jobs.length);
     expect(duplicates.length).toBe(ra.refused + rb.refused);
@@ -245,11 +275,11 @@ describe("supervisor without a database", () => {
     const nowhere = connect(`postgres://postgres:x@127.0.0.1:${await freePort()}/none`, { max: 1 });
     const failed: { line: string; at: number }[] = [];
     const log = (line: string) => void (line.startsWith("tick failed") && failed.push({ line, at: performance.now() }));
-    const sup = createSupervisor({ sql: nowhere, id: "sup-off", intervalMs: 20, log });
+    const sup = createSupervisor({ db: nowhere, id: "sup-off", intervalMs: 20, log });
     sup.start();
     await waitFor("three failed ticks", () => failed.length >= 3);
     await sup.stop();
-    await nowhere.end({ timeout: 1 });
+    await closeDb(nowhere, 1);
     expect(failed.slice(0, 3).map((f) => /\((\d+) in a row\)/.exec(f.line)?.[1])).toEqual(["1", "2", "3"]);
     // At its 20 ms interval the next tick would start 20 ms after a failure. DB_RETRY waits 250 ms
     // doubling, less up to half of it as jitter: at least 125 ms after the first failure, 250 ms

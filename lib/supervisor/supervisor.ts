@@ -1,17 +1,9 @@
 import { canApply, findTransition } from "../fsm/machine";
 import { HEARTBEAT_STATES, type JobEvent, type JobState } from "../fsm/table";
-import type { Sql } from "../db/client";
+import type { Db } from "../db/client";
 import { ensureEventPartitions } from "../db/partitions";
-import {
-  blameOf,
-  bystanderError,
-  crashError,
-  crashHistory,
-  earlierVictims,
-  POISON_CRASHES,
-  WORKER_LOST_CLASS as WORKER_LOST,
-  type Victim,
-} from "../jobs/poison";
+import { blameOf, bystanderError, crashError, POISON_CRASHES, WORKER_LOST_CLASS as WORKER_LOST, type Victim } from "../jobs/poison";
+import { crashHistory, earlierVictims } from "./crashes";
 import { reconcileQueueCounts } from "../jobs/queues";
 import { rollUpMetrics } from "../metrics/rollup";
 import { evaluateAlerts } from "../alerts/evaluate";
@@ -19,6 +11,8 @@ import { runDueSchedules } from "../schedules/fire";
 import { transition } from "../jobs/transition";
 import type { Actor } from "../jobs/types";
 import { backoffDelay, DB_RETRY } from "../worker/backoff";
+import { sql } from "drizzle-orm";
+import { execute } from "../db/drizzle";
 
 /** What the supervisor may do to a job whose heartbeat went stale, in order of preference: a bystander of another job's crash, the job blamed for it. */
 const BYSTANDER_RECOVERY: readonly JobEvent[] = ["rescue", "reclaim", "abandon"];
@@ -30,7 +24,7 @@ if (!promote || !(promote.actors as readonly string[]).includes("supervisor")) {
 const PROMOTE = promote;
 
 export type SupervisorOptions = {
-  sql: Sql;
+  db: Db;
   id?: string;
   /** A lease whose heartbeat is older than this is presumed dead. A few heartbeat intervals. */
   staleAfterMs?: number;
@@ -66,7 +60,7 @@ type Candidate = { id: string; state: JobState; stateVersion: number; attempt: n
 type Stale = Candidate & { leaseOwner: string; type: string; startedAt: Date };
 
 export function createSupervisor(opts: SupervisorOptions) {
-  const sql = opts.sql;
+  const db = opts.db;
   const actor: Actor = { kind: "supervisor", id: opts.id ?? `sup-${process.pid}` };
   const staleAfterMs = opts.staleAfterMs ?? 10_000;
   const batch = opts.batch ?? 200;
@@ -83,27 +77,36 @@ export function createSupervisor(opts: SupervisorOptions) {
    */
   async function recoverStale(report: TickReport) {
     // The database's clock decides staleness, the same clock heartbeats write.
-    const [{ cutoff } = { cutoff: new Date(0) }] = await sql<{ cutoff: Date }[]>`
-      SELECT now() - ${staleAfterMs} * interval '1 millisecond' AS cutoff`;
-    const stale = await sql<Stale[]>`
+    const [{ cutoff } = { cutoff: new Date(0) }] = await execute<{ cutoff: Date }>(
+      db,
+      sql`
+      SELECT now() - ${staleAfterMs} * interval '1 millisecond' AS cutoff`,
+    );
+    const stale = await execute<Stale>(
+      db,
+      sql`
       SELECT id, state, state_version, attempt, max_attempts, lease_owner, type, coalesce(run_started_at, run_claimed_at) AS started_at
         FROM jobs_live
-       WHERE state IN ${sql(HEARTBEAT_STATES)} AND heartbeat_at < ${cutoff}
-       ORDER BY heartbeat_at LIMIT ${batch}`;
+       WHERE state = ANY(${sql.param(HEARTBEAT_STATES)}::job_state[]) AND heartbeat_at < ${cutoff}
+       ORDER BY heartbeat_at LIMIT ${batch}`,
+    );
     if (stale.length === 0) return;
     const owners = [...new Set(stale.map((j) => j.leaseOwner))];
-    const earlier = await earlierVictims(sql, owners);
+    const earlier = await earlierVictims(db, owners);
     // The dead worker's other leases are its victims too, though not stale yet: a job it claimed just
     // before it died has a fresher heartbeat (the claim's) and goes stale a tick or two later, and the
     // blame must be decided knowing it is there (one heartbeat statement beats all of a worker's leases,
     // so a worker with a stale lease has stopped beating them all).
     const staleIds = new Set(stale.map((j) => j.id));
     const fresher = (
-      await sql<{ id: string; leaseOwner: string; type: string; startedAt: Date }[]>`
+      await execute<{ id: string; leaseOwner: string; type: string; startedAt: Date }>(
+        db,
+        sql`
         SELECT id, lease_owner, type, coalesce(run_started_at, run_claimed_at) AS started_at FROM jobs_live
-         WHERE lease_owner = ANY(${owners}::text[]) AND state IN ${sql(HEARTBEAT_STATES)}`
+         WHERE lease_owner = ANY(${sql.param(owners)}::text[]) AND state = ANY(${sql.param(HEARTBEAT_STATES)}::job_state[])`,
+      )
     ).filter((j) => !staleIds.has(j.id));
-    const history = await crashHistory(sql, [...new Set([...staleIds, ...fresher.map((j) => j.id), ...earlier.map((v) => v.jobId)])]);
+    const history = await crashHistory(db, [...new Set([...staleIds, ...fresher.map((j) => j.id), ...earlier.map((v) => v.jobId)])]);
     const blamed = new Map<string, Victim | null>();
     for (const owner of owners) {
       const victims: Victim[] = [
@@ -139,7 +142,7 @@ export function createSupervisor(opts: SupervisorOptions) {
       const event = poison ? "abandon" : (bystander ? BYSTANDER_RECOVERY : RECOVERY).find((e) => canApply(job, e, actor.kind));
       if (!event) continue;
       const error = bystander ? bystanderError(job.leaseOwner, culprit, event === "rescue") : crashError(crashes, staleAfterMs, poison);
-      const r = await transition(sql, {
+      const r = await transition(db, {
         jobId: job.id,
         event,
         actor,
@@ -169,11 +172,14 @@ export function createSupervisor(opts: SupervisorOptions) {
 
   /** Move retry_wait jobs whose backoff has passed back to queued. */
   async function promoteDue(report: TickReport) {
-    const due = await sql<Candidate[]>`
+    const due = await execute<Candidate>(
+      db,
+      sql`
       SELECT id, state, state_version, attempt, max_attempts FROM jobs_live
-       WHERE state = ${PROMOTE.from} AND not_before <= now() ORDER BY not_before LIMIT ${batch}`;
+       WHERE state = ${PROMOTE.from} AND not_before <= now() ORDER BY not_before LIMIT ${batch}`,
+    );
     for (const job of due) {
-      const r = await transition(sql, {
+      const r = await transition(db, {
         jobId: job.id,
         event: PROMOTE.event,
         actor,
@@ -189,9 +195,9 @@ export function createSupervisor(opts: SupervisorOptions) {
     await recoverStale(report);
     await promoteDue(report);
     // Capped queues: their count of leased jobs, re-counted from the live rows (lib/jobs/queues.ts).
-    report.recounted = await reconcileQueueCounts(sql);
+    report.recounted = await reconcileQueueCounts(db);
     // Periodic schedules: the ticks that have come, one job each (lib/schedules/fire.ts).
-    report.scheduled = (await runDueSchedules(sql, { supervisorId: actor.id, log })).fired;
+    report.scheduled = (await runDueSchedules(db, { supervisorId: actor.id, log })).fired;
     return report;
   }
 
@@ -215,14 +221,14 @@ export function createSupervisor(opts: SupervisorOptions) {
   // (e.g. lock timeout) does no harm meanwhile: a week of days is created ahead, and events outside
   // any day land in the DEFAULT partition.
   const keepPartitions = periodically(opts.partitionsEveryMs ?? 3_600_000, "create job_events partitions", async () => {
-    const created = await ensureEventPartitions(sql);
+    const created = await ensureEventPartitions(db);
     if (created > 0) log(`created ${created} job_events partition(s)`);
   });
   // The metrics' roll-up: after a failure the cursor did not move, so nothing is lost or counted twice.
-  const keepMetrics = periodically(opts.metricsEveryMs ?? 15_000, "roll up the metrics", () => rollUpMetrics(sql));
+  const keepMetrics = periodically(opts.metricsEveryMs ?? 15_000, "roll up the metrics", () => rollUpMetrics(db));
   // Alert rules: each rule's evaluation commits with its alert (or not at all).
   const keepAlerts = periodically(opts.alertsEveryMs ?? 5_000, "evaluate the alert rules", async () => {
-    const r = await evaluateAlerts(sql);
+    const r = await evaluateAlerts(db);
     if (r.alerts > 0) log(`sent ${r.alerts} alert(s)`);
   });
   // Consecutive failed ticks: while the database is unreachable the supervisor

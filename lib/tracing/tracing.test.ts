@@ -11,6 +11,8 @@ import { silentLogger } from "../worker/log";
 import { freshQueue, getJob, waitFor } from "../worker/test-support";
 import { createWorker } from "../worker/worker";
 import { tracingActive } from "./tracing";
+import { sql } from "drizzle-orm";
+import { execute } from "../db/drizzle";
 
 const t = setupTestDb({ max: 10 });
 const exporter = new InMemorySpanExporter();
@@ -25,8 +27,8 @@ afterAll(() => {
 describe("OpenTelemetry traces", () => {
   it("without an SDK, nothing is traced and no trace context is stored", async () => {
     expect(tracingActive()).toBe(false);
-    const { job } = await enqueue(t.sql, { tenantId: "acme", type: "report.generate", params, queue: freshQueue() }, api);
-    const [row] = await t.sql<{ traceContext: unknown }[]>`SELECT trace_context FROM job_catalog WHERE id = ${job.id}`;
+    const { job } = await enqueue(t.pool, { tenantId: "acme", type: "report.generate", params, queue: freshQueue() }, api);
+    const [row] = await execute<{ traceContext: unknown }>(t.pool, sql`SELECT trace_context FROM job_catalog WHERE id = ${job.id}`);
     expect(row!.traceContext).toBeNull();
   });
 
@@ -38,7 +40,7 @@ describe("OpenTelemetry traces", () => {
 
     const queue = freshQueue();
     const worker = createWorker({
-      sql: t.sql,
+      db: t.pool,
       queues: [queue],
       concurrency: 1,
       heartbeatIntervalMs: 100,
@@ -55,23 +57,26 @@ describe("OpenTelemetry traces", () => {
       },
     });
     await worker.start();
-    const sup = createSupervisor({ sql: t.sql, metricsEveryMs: 0, alertsEveryMs: 0 });
+    const sup = createSupervisor({ db: t.pool, metricsEveryMs: 0, alertsEveryMs: 0 });
     try {
       // The request that submits the job (what an HTTP instrumentation would open).
       const request = trace.getTracer("test").startSpan("POST /api/v1/jobs", { kind: SpanKind.SERVER });
       const { job } = await context.with(trace.setSpan(context.active(), request), () =>
-        enqueue(t.sql, { tenantId: "acme", type: "report.generate", params, queue, maxAttempts: 5 }, api),
+        enqueue(t.pool, { tenantId: "acme", type: "report.generate", params, queue, maxAttempts: 5 }, api),
       );
       request.end();
       await waitFor("the third attempt to succeed", async () => {
         await sup.tick();
-        return (await getJob(t.sql, job.id)).state === "succeeded";
+        return (await getJob(t.pool, job.id)).state === "succeeded";
       });
       const spans = await waitFor("three attempt spans", () => {
         const s = exporter.getFinishedSpans();
         return s.filter((x) => x.name.startsWith("jobscope.attempt")).length >= 3 ? s : null;
       });
-      const [stored] = await t.sql<{ traceContext: { traceparent: string } }[]>`SELECT trace_context FROM job_catalog WHERE id = ${job.id}`;
+      const [stored] = await execute<{ traceContext: { traceparent: string } }>(
+        t.pool,
+        sql`SELECT trace_context FROM job_catalog WHERE id = ${job.id}`,
+      );
       const enqueueSpan = spans.find((s) => s.name === "jobscope.enqueue" && s.attributes["jobscope.job.id"] === job.id)!;
       const attempts = spans
         .filter((s) => s.name === "jobscope.attempt report.generate" && s.attributes["jobscope.job.id"] === job.id)

@@ -1,7 +1,9 @@
-import type { Sql } from "../db/client";
+import type { Db } from "../db/client";
 import { runBulkOperation } from "../jobs/bulk";
 import { JobCancelled, PermanentError } from "./errors";
 import type { Handlers } from "./types";
+import { sql } from "drizzle-orm";
+import { execute } from "../db/drizzle";
 
 /**
  * Jobscope's own job types, which every worker runs beside its application's handlers
@@ -12,19 +14,22 @@ import type { Handlers } from "./types";
  * (the next attempt resumes). Cancelling the job stops the operation: it is marked failed, the
  * items it had not reached stay unsettled, visible on its progress page.
  */
-export function builtinHandlers(sql: Sql): Handlers {
+export function builtinHandlers(db: Db): Handlers {
   return {
     "jobscope.bulk": {
       run: async (ctx) => {
         const { operationId } = ctx.job.params;
         try {
-          const r = await runBulkOperation(sql, operationId, { checkpoint: () => ctx.checkpoint(), signal: ctx.signal });
+          const r = await runBulkOperation(db, operationId, { checkpoint: () => ctx.checkpoint(), signal: ctx.signal });
           // A job naming no operation (one submitted by hand): no attempt will find one.
           if (r.status === "missing") throw new PermanentError(`no bulk operation ${operationId}`);
           return r;
         } catch (e) {
           if (e instanceof JobCancelled) {
-            await sql`UPDATE bulk_operations SET status = 'failed', finished_at = now() WHERE id = ${operationId} AND status = 'running'`;
+            await execute(
+              db,
+              sql`UPDATE bulk_operations SET status = 'failed', finished_at = now() WHERE id = ${operationId} AND status = 'running'`,
+            );
           }
           throw e;
         }

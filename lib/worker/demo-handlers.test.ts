@@ -17,7 +17,7 @@ afterEach(async () => {
 async function demoWorker(random: number) {
   const queue = freshQueue();
   worker = createWorker({
-    sql: t.sql,
+    db: t.pool,
     queues: [queue],
     concurrency: 8,
     handlers: createDemoHandlers(() => random),
@@ -33,23 +33,27 @@ describe("the demo handlers", () => {
   it("run every job type to the outcome its params call for", async () => {
     // 0.99: no out-of-memory, no timeout unless timeoutRate is 1, the slowest pages.
     const queue = await demoWorker(0.99);
-    const exp = await submit(t.sql, queue, {
+    const exp = await submit(t.pool, queue, {
       type: "export.tenant_data",
       params: { dataset: "orders", rows: 3_000, chunkRows: 1_000, format: "jsonl" },
     });
-    const render = await submit(t.sql, queue, { type: "media.render", params: { assetId: "a1", frames: 200, resolution: "720p" } });
-    const report = await submit(t.sql, queue, { type: "report.generate", params: { report: "billing_summary", period: "2026-11" } });
-    const ok = await submit(t.sql, queue, { type: "upstream.call", params: { endpoint: "https://partner.example/v1", timeoutRate: 0 } });
-    const slow = await submit(t.sql, queue, {
+    const render = await submit(t.pool, queue, { type: "media.render", params: { assetId: "a1", frames: 200, resolution: "720p" } });
+    const report = await submit(t.pool, queue, { type: "report.generate", params: { report: "billing_summary", period: "2026-11" } });
+    const ok = await submit(t.pool, queue, { type: "upstream.call", params: { endpoint: "https://partner.example/v1", timeoutRate: 0 } });
+    const slow = await submit(t.pool, queue, {
       type: "upstream.call",
       params: { endpoint: "https://partner.example/v1", timeoutRate: 1 },
       maxAttempts: 1,
     });
-    const gone = await submit(t.sql, queue, { type: "upstream.call", params: { endpoint: "https://partner.example/v1?status=404" }, maxAttempts: 4 });
-    const poison = await submit(t.sql, queue, { type: "poison.crash", params: {}, maxAttempts: 1 });
+    const gone = await submit(t.pool, queue, {
+      type: "upstream.call",
+      params: { endpoint: "https://partner.example/v1?status=404" },
+      maxAttempts: 4,
+    });
+    const poison = await submit(t.pool, queue, { type: "poison.crash", params: {}, maxAttempts: 1 });
 
-    const end = (id: string) => jobIn(t.sql, id, "succeeded", "dead", "retry_wait");
-    const lastRun = async (id: string) => (await runsOf(t.sql, id)).at(-1);
+    const end = (id: string) => jobIn(t.pool, id, "succeeded", "dead", "retry_wait");
+    const lastRun = async (id: string) => (await runsOf(t.pool, id)).at(-1);
     expect((await end(exp.id)).state).toBe("succeeded");
     expect((await lastRun(exp.id))?.result).toEqual({
       rows: 3_000,
@@ -73,8 +77,8 @@ describe("the demo handlers", () => {
 
   it("media.render runs out of memory on an unlucky draw", async () => {
     const queue = await demoWorker(0);
-    const render = await submit(t.sql, queue, { type: "media.render", params: { assetId: "a2", frames: 1_000, resolution: "4k" }, maxAttempts: 2 });
-    expect(await jobIn(t.sql, render.id, "retry_wait", "succeeded", "dead")).toMatchObject({ state: "retry_wait" });
-    expect((await runsOf(t.sql, render.id)).at(-1)).toMatchObject({ outcome: "failed", errorClass: "OutOfMemoryError" });
+    const render = await submit(t.pool, queue, { type: "media.render", params: { assetId: "a2", frames: 1_000, resolution: "4k" }, maxAttempts: 2 });
+    expect(await jobIn(t.pool, render.id, "retry_wait", "succeeded", "dead")).toMatchObject({ state: "retry_wait" });
+    expect((await runsOf(t.pool, render.id)).at(-1)).toMatchObject({ outcome: "failed", errorClass: "OutOfMemoryError" });
   });
 });

@@ -11,11 +11,13 @@ import { requestDrain } from "./registry";
 import { deferred, eventsOf, freshQueue, getJob, jobIn, runsOf, submit, waitFor } from "./test-support";
 import type { Worker } from "./types";
 import { createWorker } from "./worker";
+import { sql } from "drizzle-orm";
+import { execute } from "../db/drizzle";
 
 const t = setupTestDb();
 
 const deps = (draining: boolean, ran: string[]) => ({
-  sql: t.sql,
+  db: t.pool,
   workerId: "w-drain",
   log: silentLogger,
   refresh: async () => {},
@@ -33,36 +35,36 @@ const deps = (draining: boolean, ran: string[]) => ({
 describe("draining (SIGTERM)", () => {
   it("releases a claimed job it has not started: back to queued, the attempt refunded, the run closed as released", async () => {
     const queue = freshQueue();
-    const job = await submit(t.sql, queue, { maxAttempts: 1 });
-    const [claimed] = await claim(t.sql, { workerId: "w-drain", queues: [queue], limit: 1 });
+    const job = await submit(t.pool, queue, { maxAttempts: 1 });
+    const [claimed] = await claim(t.pool, { workerId: "w-drain", queues: [queue], limit: 1 });
     const ran: string[] = [];
     const outcome = await runJob(new Lease(claimed!), deps(true, ran));
     expect(outcome).toMatchObject({ status: "released", event: "release", state: "queued" });
     expect(ran).toEqual([]);
     // The attempt number never goes back (fencing token, run key); the budget grows by one instead.
-    expect(await getJob(t.sql, job.id)).toMatchObject({ state: "queued", attempt: 1, maxAttempts: 2, leaseOwner: null });
-    expect((await runsOf(t.sql, job.id)).map((r) => r.outcome)).toEqual(["released"]);
+    expect(await getJob(t.pool, job.id)).toMatchObject({ state: "queued", attempt: 1, maxAttempts: 2, leaseOwner: null });
+    expect((await runsOf(t.pool, job.id)).map((r) => r.outcome)).toEqual(["released"]);
 
     // The next worker gets a full attempt: on a 1-attempt job it still runs, as attempt 2 of 2.
-    const [again] = await claim(t.sql, { workerId: "w-next", queues: [queue], limit: 1 });
+    const [again] = await claim(t.pool, { workerId: "w-next", queues: [queue], limit: 1 });
     expect(again).toMatchObject({ attempt: 2, maxAttempts: 2 });
     const next = await runJob(new Lease(again!), { ...deps(false, ran), workerId: "w-next" });
     expect(next).toMatchObject({ status: "reported", state: "succeeded" });
-    expect((await eventsOf(t.sql, job.id)).map((e) => e.event)).toEqual(["submit", "claim", "release", "claim", "start", "finish"]);
-    expect(await auditJob(t.sql, job.id)).toEqual([]);
+    expect((await eventsOf(t.pool, job.id)).map((e) => e.event)).toEqual(["submit", "claim", "release", "claim", "start", "finish"]);
+    expect(await auditJob(t.pool, job.id)).toEqual([]);
   });
 
   it("a release is fenced like any worker write: after a reclaim it is refused and changes nothing", async () => {
     const queue = freshQueue();
-    const job = await submit(t.sql, queue);
-    const [claimed] = await claim(t.sql, { workerId: "w-drain", queues: [queue], limit: 1 });
-    const [other] = await claim(t.sql, { workerId: "w-x", queues: [queue], limit: 1 });
+    const job = await submit(t.pool, queue);
+    const [claimed] = await claim(t.pool, { workerId: "w-drain", queues: [queue], limit: 1 });
+    const [other] = await claim(t.pool, { workerId: "w-x", queues: [queue], limit: 1 });
     expect(other).toBeUndefined();
     // Someone else's claim of the same job after a reclaim: simulate with a stale lease of attempt 0.
     const stale = new Lease({ ...claimed!, attempt: 0 });
     const outcome = await runJob(stale, deps(true, []));
     expect(outcome).toMatchObject({ status: "refused", event: "release" });
-    expect(await getJob(t.sql, job.id)).toMatchObject({ state: "claimed", attempt: 1, maxAttempts: 3 });
+    expect(await getJob(t.pool, job.id)).toMatchObject({ state: "claimed", attempt: 1, maxAttempts: 3 });
   });
 });
 
@@ -79,7 +81,7 @@ describe("an operator's drain request", () => {
     const entered = deferred();
     const asked: (string | null)[] = [];
     const w = createWorker({
-      sql: t.sql,
+      db: t.pool,
       id: `w-asked-${queue}`,
       queues: [queue],
       concurrency: 2,
@@ -101,27 +103,27 @@ describe("an operator's drain request", () => {
     });
     worker = w;
     await w.start();
-    const held = await submit(t.sql, queue);
+    const held = await submit(t.pool, queue);
     await entered.promise;
 
-    expect(await requestDrain(t.sql, w.id, "operator@jobscope.local", SILENT_AFTER_MS)).toMatchObject({ outcome: "requested" });
+    expect(await requestDrain(t.pool, w.id, "operator@jobscope.local", SILENT_AFTER_MS)).toMatchObject({ outcome: "requested" });
     // A second request changes nothing; the first stands.
-    expect(await requestDrain(t.sql, w.id, "admin@jobscope.local", SILENT_AFTER_MS)).toMatchObject({ outcome: "already" });
+    expect(await requestDrain(t.pool, w.id, "admin@jobscope.local", SILENT_AFTER_MS)).toMatchObject({ outcome: "already" });
     await waitFor("the worker to see the request", () => asked.length > 0);
     expect(asked).toEqual(["operator@jobscope.local"]);
-    const draining = (await listWorkers(t.sql)).find((x) => x.id === w.id);
+    const draining = (await listWorkers(t.pool)).find((x) => x.id === w.id);
     expect(draining).toMatchObject({ status: "draining", drainRequestedBy: "operator@jobscope.local", stoppedAt: null });
 
     // Draining: a job submitted now is not claimed; the held one finishes and is reported.
-    const later = await submit(t.sql, queue);
+    const later = await submit(t.pool, queue);
     gate.resolve();
-    await jobIn(t.sql, held.id, "succeeded");
-    const stopped = await waitFor("the worker to stop", async () => (await listWorkers(t.sql)).find((x) => x.id === w.id && x.status === "stopped"));
+    await jobIn(t.pool, held.id, "succeeded");
+    const stopped = await waitFor("the worker to stop", async () => (await listWorkers(t.pool)).find((x) => x.id === w.id && x.status === "stopped"));
     expect(stopped.drainRequestedBy).toBe("operator@jobscope.local");
-    expect(await getJob(t.sql, later.id)).toMatchObject({ state: "queued", attempt: 0 });
+    expect(await getJob(t.pool, later.id)).toMatchObject({ state: "queued", attempt: 0 });
     // A stopped worker cannot be asked again, nor one that does not exist.
-    expect(await requestDrain(t.sql, w.id, "operator@jobscope.local", SILENT_AFTER_MS)).toEqual({ outcome: "not_running" });
-    expect(await requestDrain(t.sql, "no-such-worker", "operator@jobscope.local", SILENT_AFTER_MS)).toEqual({ outcome: "not_found" });
+    expect(await requestDrain(t.pool, w.id, "operator@jobscope.local", SILENT_AFTER_MS)).toEqual({ outcome: "not_running" });
+    expect(await requestDrain(t.pool, "no-such-worker", "operator@jobscope.local", SILENT_AFTER_MS)).toEqual({ outcome: "not_found" });
   });
 
   it("a worker that stopped heartbeating without saying so is crashed, and cannot be asked to drain", async () => {
@@ -134,9 +136,12 @@ describe("an operator's drain request", () => {
     expect(workerStatus(ago(SILENT_AFTER_MS + 1), ago(SILENT_AFTER_MS), now)).toBe("stopped");
 
     const id = `w-crashed-${freshQueue()}`;
-    await t.sql`INSERT INTO workers (id, host, pid, queues, concurrency, started_at, last_seen_at)
-                VALUES (${id}, 'host-a', 1, '{q}', 1, now() - interval '2 minutes', now() - interval '1 minute')`;
-    expect((await listWorkers(t.sql)).find((x) => x.id === id)?.status).toBe("crashed");
-    expect(await requestDrain(t.sql, id, "operator@jobscope.local", SILENT_AFTER_MS)).toEqual({ outcome: "not_running" });
+    await execute(
+      t.pool,
+      sql`INSERT INTO workers (id, host, pid, queues, concurrency, started_at, last_seen_at)
+                VALUES (${id}, 'host-a', 1, '{q}', 1, now() - interval '2 minutes', now() - interval '1 minute')`,
+    );
+    expect((await listWorkers(t.pool)).find((x) => x.id === id)?.status).toBe("crashed");
+    expect(await requestDrain(t.pool, id, "operator@jobscope.local", SILENT_AFTER_MS)).toEqual({ outcome: "not_running" });
   });
 });

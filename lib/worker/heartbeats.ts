@@ -1,4 +1,4 @@
-import type { Sql } from "../db/client";
+import type { Db } from "../db/client";
 import { heartbeat } from "../jobs/heartbeat";
 import { LeaseLost } from "./errors";
 import type { Lease } from "./lease";
@@ -10,7 +10,7 @@ import type { Lease } from "./lease";
  * handler is aborted and its attempt is never reported. Throws on database
  * errors: the caller logs them and beats again on its next tick.
  */
-export async function beat(sql: Sql, workerId: string, leases: Lease[]): Promise<void> {
+export async function beat(sql: Db, workerId: string, leases: Lease[]): Promise<void> {
   const live = leases.filter((l) => !l.lost);
   if (live.length === 0) return;
   // Progress reported since the last beat rides on this write; if it fails, the next beat carries it.

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { setupTestDb } from "../db/test-db";
 import { claim } from "../jobs/claim";
 import { heartbeat } from "../jobs/heartbeat";
-import { liveProgress } from "../jobs/progress";
+import { liveProgress } from "../jobs/queries";
 import { transition } from "../jobs/transition";
 import { getJobDetail } from "../jobs/queries";
 import { redactForTenant } from "../jobs/redact";
@@ -11,6 +11,8 @@ import { silentLogger } from "./log";
 import { deferred, freshQueue, jobIn, OPERATOR, submit, waitFor } from "./test-support";
 import type { Handlers, Worker, WorkerOptions } from "./types";
 import { createWorker } from "./worker";
+import { sql } from "drizzle-orm";
+import { execute } from "../db/drizzle";
 
 const t = setupTestDb({ max: 20 });
 let started: Worker[] = [];
@@ -21,7 +23,7 @@ afterEach(async () => {
 
 async function startWorker(queue: string, handlers: Handlers, over: Partial<WorkerOptions> = {}) {
   const worker = createWorker({
-    sql: t.sql,
+    db: t.pool,
     queues: [queue],
     concurrency: 2,
     handlers,
@@ -49,10 +51,10 @@ describe("stack traces per attempt", () => {
   it("stores a failed attempt's stack with its causes, paths relative, for staff only", async () => {
     const queue = freshQueue();
     await startWorker(queue, { "report.generate": () => postToLedger() });
-    const job = await submit(t.sql, queue, { maxAttempts: 1 });
-    await jobIn(t.sql, job.id, "dead");
+    const job = await submit(t.pool, queue, { maxAttempts: 1 });
+    await jobIn(t.pool, job.id, "dead");
 
-    const staff = await getJobDetail(t.sql, job.id, { stacks: true });
+    const staff = await getJobDetail(t.pool, job.id, { stacks: true });
     const run = staff!.runs[0]!;
     expect(run).toMatchObject({ errorClass: "LedgerError", errorMessage: "the ledger refused the batch" });
     const stack = run.errorStack!;
@@ -62,10 +64,10 @@ describe("stack traces per attempt", () => {
     expect(stack).not.toContain(process.cwd());
 
     // Not read unless asked for (the tenant API's reads), and never in a tenant's copy.
-    expect((await getJobDetail(t.sql, job.id))!.runs[0]).not.toHaveProperty("errorStack");
+    expect((await getJobDetail(t.pool, job.id))!.runs[0]).not.toHaveProperty("errorStack");
     expect(redactForTenant(staff!).runs[0]).not.toHaveProperty("errorStack");
     // Nor in the event log's payloads.
-    const payloads = await t.sql<{ payload: unknown }[]>`SELECT payload FROM job_events WHERE job_id = ${job.id}`;
+    const payloads = await execute<{ payload: unknown }>(t.pool, sql`SELECT payload FROM job_events WHERE job_id = ${job.id}`);
     expect(JSON.stringify(payloads)).not.toContain("postToLedger");
   });
 
@@ -121,37 +123,37 @@ describe("ctx.progress", () => {
         return { ok: true };
       },
     });
-    const job = await submit(t.sql, queue, { maxAttempts: 2 });
+    const job = await submit(t.pool, queue, { maxAttempts: 2 });
     await reported[0]!.promise;
     expect(refusals).toEqual(["RangeError", "RangeError", "RangeError", "RangeError", "RangeError"]);
-    const first = await waitFor("the first attempt's progress", async () => (await getJobDetail(t.sql, job.id))!.progress);
+    const first = await waitFor("the first attempt's progress", async () => (await getJobDetail(t.pool, job.id))!.progress);
     expect(first).toEqual({ attempt: 1, done: 3_000, total: 10_000 });
-    expect(await liveProgress(t.sql, [{ id: job.id, state: "running" }])).toEqual(new Map([[job.id, { done: 3_000, total: 10_000 }]]));
+    expect(await liveProgress(t.pool, [{ id: job.id, state: "running" }])).toEqual(new Map([[job.id, { done: 3_000, total: 10_000 }]]));
 
     // The second attempt has reported nothing: the first one's value is not shown as its own.
     gates[0]!.resolve();
-    await jobIn(t.sql, job.id, "retry_wait");
-    expect((await transition(t.sql, { jobId: job.id, event: "retry", actor: OPERATOR })).ok).toBe(true);
+    await jobIn(t.pool, job.id, "retry_wait");
+    expect((await transition(t.pool, { jobId: job.id, event: "retry", actor: OPERATOR })).ok).toBe(true);
     await reported[1]!.promise;
-    await jobIn(t.sql, job.id, "running");
-    expect((await getJobDetail(t.sql, job.id))!.job.attempt).toBe(2);
-    expect((await getJobDetail(t.sql, job.id))!.progress).toBeNull();
-    expect((await liveProgress(t.sql, [{ id: job.id, state: "running" }])).size).toBe(0);
+    await jobIn(t.pool, job.id, "running");
+    expect((await getJobDetail(t.pool, job.id))!.job.attempt).toBe(2);
+    expect((await getJobDetail(t.pool, job.id))!.progress).toBeNull();
+    expect((await liveProgress(t.pool, [{ id: job.id, state: "running" }])).size).toBe(0);
     gates[1]!.resolve();
-    await jobIn(t.sql, job.id, "succeeded");
-    expect((await getJobDetail(t.sql, job.id))!.progress).toBeNull();
+    await jobIn(t.pool, job.id, "succeeded");
+    expect((await getJobDetail(t.pool, job.id))!.progress).toBeNull();
   });
 });
 
 describe("the heartbeat's progress", () => {
   it("writes the progress it carries and leaves the rest of the batch's as they were", async () => {
     const queue = freshQueue();
-    const a = await submit(t.sql, queue);
-    const b = await submit(t.sql, queue);
-    const claimed = await claim(t.sql, { workerId: "w-beat", queues: [queue], limit: 2, startNow: 2 });
+    const a = await submit(t.pool, queue);
+    const b = await submit(t.pool, queue);
+    const claimed = await claim(t.pool, { workerId: "w-beat", queues: [queue], limit: 2, startNow: 2 });
     expect(claimed).toHaveLength(2);
     const beat = (progress: Record<string, { done: number; total: number }>) =>
-      heartbeat(t.sql, {
+      heartbeat(t.pool, {
         workerId: "w-beat",
         jobs: claimed.map((j) => ({ id: j.id, attempt: j.attempt, ...(progress[j.id] && { progress: progress[j.id] }) })),
       });
@@ -160,7 +162,7 @@ describe("the heartbeat's progress", () => {
     const seen = await beat({ [b.id]: { done: 2, total: 2 } });
     expect(seen.size).toBe(2);
     const progress = await liveProgress(
-      t.sql,
+      t.pool,
       claimed.map((j) => ({ id: j.id, state: "running" as const })),
     );
     expect(progress).toEqual(
@@ -170,7 +172,7 @@ describe("the heartbeat's progress", () => {
       ]),
     );
     // Another worker's beat (no lease) writes nothing.
-    await heartbeat(t.sql, { workerId: "w-other", jobs: [{ id: a.id, attempt: 1, progress: { done: 4, total: 4 } }] });
-    expect((await liveProgress(t.sql, [{ id: a.id, state: "running" }])).get(a.id)).toEqual({ done: 1, total: 4 });
+    await heartbeat(t.pool, { workerId: "w-other", jobs: [{ id: a.id, attempt: 1, progress: { done: 4, total: 4 } }] });
+    expect((await liveProgress(t.pool, [{ id: a.id, state: "running" }])).get(a.id)).toEqual({ done: 1, total: 4 });
   });
 });

@@ -7,6 +7,8 @@ import { silentLogger } from "./log";
 import { API, deferred, freshQueue, getJob, jobIn, OPERATOR, submit, waitFor } from "./test-support";
 import type { Handlers, Worker } from "./types";
 import { createWorker } from "./worker";
+import { sql } from "drizzle-orm";
+import { execute } from "../db/drizzle";
 
 // Queues with real workers: pause and resume, a cap across worker processes, fairness.
 const t = setupTestDb({ max: 20 });
@@ -21,7 +23,7 @@ afterEach(async () => {
 
 async function startWorker(queue: string, handlers: Handlers, over: { concurrency?: number; prefetch?: number } = {}) {
   const worker = createWorker({
-    sql: t.sql,
+    db: t.pool,
     queues: [queue],
     concurrency: over.concurrency ?? 2,
     handlers,
@@ -37,7 +39,7 @@ async function startWorker(queue: string, handlers: Handlers, over: { concurrenc
 }
 
 const leasedIn = async (queue: string) =>
-  (await t.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM jobs_live WHERE queue = ${queue} AND lease_owner IS NOT NULL`)[0]!.n;
+  (await execute<{ n: number }>(t.pool, sql`SELECT count(*)::int AS n FROM jobs_live WHERE queue = ${queue} AND lease_owner IS NOT NULL`))[0]!.n;
 
 describe("queues with real workers", () => {
   it("a paused queue gives its running worker nothing more; what runs finishes; resumed, the rest run", async () => {
@@ -45,26 +47,26 @@ describe("queues with real workers", () => {
     const gate = deferred();
     // Four slots for two running jobs: the worker keeps asking for more while they run.
     const worker = await startWorker(queue, { "report.generate": async () => gate.promise }, { concurrency: 4 });
-    const running = [await submit(t.sql, queue), await submit(t.sql, queue)];
-    for (const j of running) await jobIn(t.sql, j.id, "running");
-    await changeQueue(t.sql, queue, { kind: "pause" }, OPERATOR);
-    const waiting = [await submit(t.sql, queue), await submit(t.sql, queue), await submit(t.sql, queue)];
+    const running = [await submit(t.pool, queue), await submit(t.pool, queue)];
+    for (const j of running) await jobIn(t.pool, j.id, "running");
+    await changeQueue(t.pool, queue, { kind: "pause" }, OPERATOR);
+    const waiting = [await submit(t.pool, queue), await submit(t.pool, queue), await submit(t.pool, queue)];
     // The worker is woken by each submit and polls every 100 ms: let it try to claim several times.
     const rounds = worker.stats().rounds;
     await waitFor("the worker to try again", () => worker.stats().rounds >= rounds + 3);
     gate.resolve();
-    for (const j of running) expect((await jobIn(t.sql, j.id, "succeeded", "dead", "retry_wait")).state).toBe("succeeded");
+    for (const j of running) expect((await jobIn(t.pool, j.id, "succeeded", "dead", "retry_wait")).state).toBe("succeeded");
     const rounds2 = worker.stats().rounds;
     await waitFor("the worker to go on trying", () => worker.stats().rounds >= rounds2 + 3);
-    for (const j of waiting) expect(await getJob(t.sql, j.id)).toMatchObject({ state: "queued", stateVersion: 0, attempt: 0 });
-    await changeQueue(t.sql, queue, { kind: "resume" }, OPERATOR);
-    for (const j of waiting) expect((await jobIn(t.sql, j.id, "succeeded", "dead", "retry_wait")).state).toBe("succeeded");
+    for (const j of waiting) expect(await getJob(t.pool, j.id)).toMatchObject({ state: "queued", stateVersion: 0, attempt: 0 });
+    await changeQueue(t.pool, queue, { kind: "resume" }, OPERATOR);
+    for (const j of waiting) expect((await jobIn(t.pool, j.id, "succeeded", "dead", "retry_wait")).state).toBe("succeeded");
   });
 
   it("a concurrency limit holds across worker processes: leased jobs never exceed it, and it is used", async () => {
     const queue = freshQueue();
     const limit = 3;
-    await changeQueue(t.sql, queue, { kind: "limit", limit }, OPERATOR);
+    await changeQueue(t.pool, queue, { kind: "limit", limit }, OPERATOR);
     // Three processes of 4 slots each, as the runtime role: 12 slots for a cap of 3.
     const ready: Promise<unknown>[] = [];
     for (let i = 0; i < 3; i++) {
@@ -80,7 +82,7 @@ describe("queues with real workers", () => {
     const jobs = [];
     for (let i = 0; i < 45; i++)
       jobs.push(
-        (await enqueue(t.sql, { tenantId: "acme", type: "report.generate", params: { report: "daily_usage", period: "2026-11" }, queue }, API)).job,
+        (await enqueue(t.pool, { tenantId: "acme", type: "report.generate", params: { report: "daily_usage", period: "2026-11" }, queue }, API)).job,
       );
     let most = 0;
     const samples: number[] = [];
@@ -90,7 +92,7 @@ describe("queues with real workers", () => {
         const n = await leasedIn(queue);
         samples.push(n);
         most = Math.max(most, n);
-        const [left] = await t.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM jobs_live WHERE queue = ${queue}`;
+        const [left] = await execute<{ n: number }>(t.pool, sql`SELECT count(*)::int AS n FROM jobs_live WHERE queue = ${queue}`);
         return left!.n === 0;
       },
       60_000,
@@ -98,21 +100,21 @@ describe("queues with real workers", () => {
     expect(most).toBeLessThanOrEqual(limit);
     expect(most).toBe(limit);
     expect(samples.length).toBeGreaterThan(10);
-    const [done] = await t.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM jobs WHERE queue = ${queue} AND state = 'succeeded'`;
+    const [done] = await execute<{ n: number }>(t.pool, sql`SELECT count(*)::int AS n FROM jobs WHERE queue = ${queue} AND state = 'succeeded'`);
     expect(done!.n).toBe(45);
-    const [row] = await t.sql<{ leased: number }[]>`SELECT leased FROM queues WHERE name = ${queue}`;
+    const [row] = await execute<{ leased: number }>(t.pool, sql`SELECT leased FROM queues WHERE name = ${queue}`);
     expect(row!.leased).toBe(0);
   });
 
   it("a fair queue runs another tenant's jobs among the first, not after a tenant's burst", async () => {
     const order = async (fair: boolean) => {
       const queue = freshQueue();
-      if (fair) await changeQueue(t.sql, queue, { kind: "fair", fair: true }, OPERATOR);
-      for (let i = 0; i < 120; i++) await submit(t.sql, queue);
+      if (fair) await changeQueue(t.pool, queue, { kind: "fair", fair: true }, OPERATOR);
+      for (let i = 0; i < 120; i++) await submit(t.pool, queue);
       const late = [];
       for (let i = 0; i < 3; i++)
         late.push(
-          (await enqueue(t.sql, { tenantId: "globex", type: "report.generate", params: { report: "daily_usage", period: "2026-11" }, queue }, API))
+          (await enqueue(t.pool, { tenantId: "globex", type: "report.generate", params: { report: "daily_usage", period: "2026-11" }, queue }, API))
             .job.id,
         );
       const starts: string[] = [];

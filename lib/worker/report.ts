@@ -38,7 +38,7 @@ export function chooseEvent(o: HandlerOutcome, job: JobSnapshot): JobEvent | nul
 export type Reporter = { add(item: BatchItem): Promise<Moved | null> };
 
 export type ReportDeps = {
-  sql: Db;
+  db: Db;
   workerId: string;
   log: Logger;
   refresh: (lease: Lease) => Promise<void>;
@@ -59,8 +59,8 @@ export async function send(
   input: TransitionInput & { expected: { state: JobState; version: number } },
 ): Promise<SendResult> {
   const item = { ...input, attempt: lease.attempt };
-  const r = deps.batch ? await deps.batch.add(item) : (await applyWorkerBatch(deps.sql, deps.workerId, [item]))[0];
-  return r ? { ok: true, job: r } : transition(deps.sql, input);
+  const r = deps.batch ? await deps.batch.add(item) : (await applyWorkerBatch(deps.db, deps.workerId, [item]))[0];
+  return r ? { ok: true, job: r } : transition(deps.db, input);
 }
 
 /**

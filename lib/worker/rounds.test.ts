@@ -8,10 +8,10 @@ const t = setupTestDb({ max: 6 });
 
 async function claimWith(claimPipelines: number) {
   const queue = freshQueue();
-  for (let i = 0; i < 6; i++) await submit(t.sql, queue);
+  for (let i = 0; i < 6; i++) await submit(t.pool, queue);
   const claimed: string[] = [];
   const rounds = new Rounds({
-    sql: t.sql,
+    db: t.pool,
     workerId: `w-${queue}`,
     queues: [queue],
     pipelines: 3,

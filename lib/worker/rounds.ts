@@ -10,7 +10,7 @@ import type { Reporter } from "./report";
 type Pending = { item: BatchItem; resolve: (m: Moved | null) => void; reject: (e: unknown) => void };
 
 export type RoundsOptions = {
-  sql: Db;
+  db: Db;
   workerId: string;
   queues: readonly string[];
   /** Statements in flight at once. */
@@ -118,7 +118,7 @@ export class Rounds implements Reporter {
     const t0 = performance.now();
     const claim: ClaimOptions | null = want > 0 ? { workerId: this.o.workerId, queues: this.o.queues, limit: want, startNow: want } : null;
     workerRound(
-      this.o.sql,
+      this.o.db,
       this.o.workerId,
       reports.map((p) => p.item),
       claim,

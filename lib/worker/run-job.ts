@@ -162,7 +162,7 @@ function leaseMove(lease: Lease, deps: RunDeps, event: "start" | "release") {
 async function release(lease: Lease, deps: RunDeps, base: { jobId: string; type: string; attempt: number }): Promise<JobOutcome> {
   const input = leaseMove(lease, deps, "release");
   try {
-    const r = (await withDbRetry("release", () => transition(deps.sql, input), { log: deps.log, signal: lease.signal, tries: 3 })).value;
+    const r = (await withDbRetry("release", () => transition(deps.db, input), { log: deps.log, signal: lease.signal, tries: 3 })).value;
     if (r.ok) return { ...base, status: "released", event: "release", state: r.job.state, durationMs: elapsed(lease) };
     return { ...base, status: "refused", event: "release", state: r.current?.state, reason: r.reason, durationMs: elapsed(lease) };
   } catch (e) {

@@ -1,12 +1,14 @@
 // Helpers for the worker's database tests: real PostgreSQL, polled waits.
 import { randomBytes } from "node:crypto";
-import type { Sql } from "../db/client";
+import type { Db } from "../db/client";
 import type { JobState } from "../fsm/table";
 import { enqueue } from "../jobs/enqueue";
 import type { JobType } from "../jobs/job-types";
 import type { JobRow } from "../jobs/types";
 import { api as API, getJob } from "../jobs/test-helpers";
 import { waitFor } from "../db/test-wait";
+import { sql } from "drizzle-orm";
+import { execute } from "../db/drizzle";
 
 export { eventsOf, getJob, rejectionsOf, seedTenants } from "../jobs/test-helpers";
 export { waitFor } from "../db/test-wait";
@@ -16,9 +18,9 @@ let n = 0;
 /** A queue of its own per test, so a test's worker never claims another test's jobs. */
 export const freshQueue = () => `wq${++n}-${randomBytes(3).toString("hex")}`;
 
-export async function submit(sql: Sql, queue: string, opts: { type?: JobType; params?: unknown; maxAttempts?: number } = {}): Promise<JobRow> {
+export async function submit(db: Db, queue: string, opts: { type?: JobType; params?: unknown; maxAttempts?: number } = {}): Promise<JobRow> {
   const { job } = await enqueue(
-    sql,
+    db,
     {
       tenantId: "acme",
       type: opts.type ?? "report.generate",
@@ -31,9 +33,9 @@ export async function submit(sql: Sql, queue: string, opts: { type?: JobType; pa
   return job;
 }
 
-export function jobIn(sql: Sql, id: string, ...states: JobState[]): Promise<JobRow> {
+export function jobIn(db: Db, id: string, ...states: JobState[]): Promise<JobRow> {
   return waitFor(`job ${id} in ${states.join("|")}`, async () => {
-    const job = await getJob(sql, id);
+    const job = await getJob(db, id);
     return states.includes(job.state) ? job : null;
   });
 }
@@ -48,9 +50,12 @@ export type RunRow = {
   errorMessage: string | null;
   result: unknown;
 };
-export const runsOf = (sql: Sql, id: string) =>
-  sql<RunRow[]>`SELECT attempt, worker_id, started_at, finished_at, outcome, error_class, error_message, result
-                  FROM job_runs WHERE job_id = ${id} ORDER BY attempt`;
+export const runsOf = (db: Db, id: string) =>
+  execute<RunRow>(
+    db,
+    sql`SELECT attempt, worker_id, started_at, finished_at, outcome, error_class, error_message, result
+                  FROM job_runs WHERE job_id = ${id} ORDER BY attempt`,
+  );
 
 /** A promise with its resolver outside: a gate a handler waits at, or a flag a test waits for. */
 export function deferred<T = void>() {

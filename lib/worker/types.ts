@@ -1,4 +1,4 @@
-import type { Sql } from "../db/client";
+import type { Pool } from "../db/client";
 import type { JobEvent, JobState } from "../fsm/table";
 import type { JobParams, JobType } from "../jobs/job-types";
 import type { ScheduleDeclaration } from "../schedules/schedules";
@@ -86,7 +86,8 @@ export type JobOutcome = {
 };
 
 export type WorkerOptions = {
-  sql: Sql;
+  /** A pool, not a transaction: the worker also LISTENs on it. */
+  db: Pool;
   /** Also the lease owner written on claimed jobs. Default: host-pid-random. */
   id?: string;
   queues: string[];

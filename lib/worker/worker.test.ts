@@ -7,6 +7,8 @@ import { deferred, eventsOf, freshQueue, getJob, jobIn, OPERATOR, rejectionsOf, 
 import type { Handlers, JobOutcome, Worker, WorkerOptions } from "./types";
 import { sleep } from "./wakeup";
 import { createWorker } from "./worker";
+import { sql } from "drizzle-orm";
+import { execute } from "../db/drizzle";
 
 const t = setupTestDb({ max: 20 });
 let started: Worker[] = [];
@@ -18,7 +20,7 @@ afterEach(async () => {
 async function startWorker(queue: string, handlers: Handlers, over: Partial<WorkerOptions> = {}) {
   const outcomes: JobOutcome[] = [];
   const worker = createWorker({
-    sql: t.sql,
+    db: t.pool,
     queues: [queue],
     concurrency: 4,
     handlers,
@@ -37,7 +39,7 @@ async function startWorker(queue: string, handlers: Handlers, over: Partial<Work
 /** Until the worker's row has been beaten `n` more times (its heartbeat ticks, on the database's clock). */
 async function heartbeatTicks(workerId: string, n: number) {
   const lastSeen = async () => {
-    const [w] = await t.sql<{ lastSeenAt: Date }[]>`SELECT last_seen_at FROM workers WHERE id = ${workerId}`;
+    const [w] = await execute<{ lastSeenAt: Date }>(t.pool, sql`SELECT last_seen_at FROM workers WHERE id = ${workerId}`);
     return w!.lastSeenAt.getTime();
   };
   for (let ticks = 0, last = await lastSeen(); ticks < n; ticks++) {
@@ -67,9 +69,9 @@ async function heldRunning(end: () => unknown, over: Partial<WorkerOptions> = {}
     },
     over,
   );
-  const job = await submit(t.sql, queue);
+  const job = await submit(t.pool, queue);
   await entered.promise;
-  await jobIn(t.sql, job.id, "running");
+  await jobIn(t.pool, job.id, "running");
   return { queue, worker, job, release: () => gate.resolve() };
 }
 
@@ -85,16 +87,16 @@ describe("the worker", () => {
         return { rows: ctx.job.params.rows, url: "https://x.example/e.csv" };
       },
     });
-    const job = await submit(t.sql, queue, { type: "export.tenant_data", params: { dataset: "orders", rows: 500 } });
-    const done = await jobIn(t.sql, job.id, "succeeded", "dead", "retry_wait");
+    const job = await submit(t.pool, queue, { type: "export.tenant_data", params: { dataset: "orders", rows: 500 } });
+    const done = await jobIn(t.pool, job.id, "succeeded", "dead", "retry_wait");
     expect(done).toMatchObject({ state: "succeeded", attempt: 1, leaseOwner: null });
     // The handler got params parsed with the type's schema: defaults applied.
     expect(seen).toEqual([{ params: { dataset: "orders", rows: 500, chunkRows: 10_000, format: "csv" }, attempt: 1 }]);
-    const [run, ...more] = await runsOf(t.sql, job.id);
+    const [run, ...more] = await runsOf(t.pool, job.id);
     expect(more).toEqual([]);
     expect(run).toMatchObject({ attempt: 1, workerId: worker.id, outcome: "succeeded", result: { rows: 500, url: "https://x.example/e.csv" } });
     expect(run?.startedAt).toBeInstanceOf(Date);
-    const events = await eventsOf(t.sql, job.id);
+    const events = await eventsOf(t.pool, job.id);
     expect(events.map((e) => `${e.event}:${e.actorKind}:${e.toState}`)).toEqual([
       "submit:api:queued",
       "claim:worker:claimed",
@@ -103,15 +105,15 @@ describe("the worker", () => {
     ]);
     expect(events.filter((e) => e.actorKind === "worker").every((e) => e.actorId === worker.id)).toBe(true);
 
-    const [row] = await t.sql`SELECT host, pid, queues, concurrency, last_seen_at, stopped_at FROM workers WHERE id = ${worker.id}`;
+    const [row] = await execute(t.pool, sql`SELECT host, pid, queues, concurrency, last_seen_at, stopped_at FROM workers WHERE id = ${worker.id}`);
     expect(row).toMatchObject({ pid: process.pid, queues: [queue], concurrency: 4, stoppedAt: null });
     const firstSeen = (row?.lastSeenAt as Date).getTime();
     await waitFor("last_seen_at to advance", async () => {
-      const [r] = await t.sql`SELECT last_seen_at FROM workers WHERE id = ${worker.id}`;
+      const [r] = await execute(t.pool, sql`SELECT last_seen_at FROM workers WHERE id = ${worker.id}`);
       return (r?.lastSeenAt as Date).getTime() > firstSeen;
     });
     await worker.stop();
-    const [after] = await t.sql`SELECT stopped_at FROM workers WHERE id = ${worker.id}`;
+    const [after] = await execute(t.pool, sql`SELECT stopped_at FROM workers WHERE id = ${worker.id}`);
     expect(after?.stoppedAt).toBeInstanceOf(Date);
   });
 
@@ -119,13 +121,13 @@ describe("the worker", () => {
     const queue = freshQueue();
     const other = freshQueue();
     await startWorker(queue, { "report.generate": async () => ({ ok: true }) }, { pollIntervalMs: 600_000 });
-    const job = await submit(t.sql, queue);
-    expect(await jobIn(t.sql, job.id, "succeeded")).toMatchObject({ state: "succeeded" });
+    const job = await submit(t.pool, queue);
+    expect(await jobIn(t.pool, job.id, "succeeded")).toMatchObject({ state: "succeeded" });
     // A job on a queue the worker does not serve is left alone.
-    const foreign = await submit(t.sql, other);
-    const second = await submit(t.sql, queue);
-    await jobIn(t.sql, second.id, "succeeded");
-    expect((await getJob(t.sql, foreign.id)).state).toBe("queued");
+    const foreign = await submit(t.pool, other);
+    const second = await submit(t.pool, queue);
+    await jobIn(t.pool, second.id, "succeeded");
+    expect((await getJob(t.pool, foreign.id)).state).toBe("queued");
   });
 
   it("fails a throwing job to retry_wait with backoff, and abandons it on the last attempt", async () => {
@@ -143,30 +145,30 @@ describe("the worker", () => {
       },
       { retry: { baseMs: 1_000 } },
     );
-    const job = await submit(t.sql, queue, { maxAttempts: 2 });
-    const waiting = await jobIn(t.sql, job.id, "retry_wait", "dead", "succeeded");
+    const job = await submit(t.pool, queue, { maxAttempts: 2 });
+    const waiting = await jobIn(t.pool, job.id, "retry_wait", "dead", "succeeded");
     expect(waiting).toMatchObject({ state: "retry_wait", attempt: 1, leaseOwner: null });
     const delay = waiting.notBefore.getTime() - waiting.updatedAt.getTime();
     expect(delay).toBeGreaterThan(115_000);
     expect(delay).toBeLessThan(125_000);
-    expect(await runsOf(t.sql, job.id)).toEqual([
+    expect(await runsOf(t.pool, job.id)).toEqual([
       expect.objectContaining({ attempt: 1, outcome: "failed", errorClass: "FlakyError", errorMessage: "partner said no" }),
     ]);
 
     // "Retry now" puts it back at once; the second attempt is the last, so its failure abandons it.
-    const retried = await transition(t.sql, { jobId: job.id, event: "retry", actor: OPERATOR });
+    const retried = await transition(t.pool, { jobId: job.id, event: "retry", actor: OPERATOR });
     expect(retried.ok).toBe(true);
-    const dead = await jobIn(t.sql, job.id, "dead", "retry_wait", "succeeded");
+    const dead = await jobIn(t.pool, job.id, "dead", "retry_wait", "succeeded");
     expect(dead).toMatchObject({ state: "dead", attempt: 2 });
-    const runs = await runsOf(t.sql, job.id);
+    const runs = await runsOf(t.pool, job.id);
     expect(runs.map((r) => [r.attempt, r.outcome, r.errorClass])).toEqual([
       [1, "failed", "FlakyError"],
       [2, "failed", "FlakyError"],
     ]);
-    const events = await eventsOf(t.sql, job.id);
+    const events = await eventsOf(t.pool, job.id);
     expect(events.map((e) => e.event)).toEqual(["submit", "claim", "start", "fail", "retry", "claim", "start", "abandon"]);
     expect(events.at(-1)).toMatchObject({ actorKind: "worker", toState: "dead", payload: { error: { class: "FlakyError" } } });
-    expect(await rejectionsOf(t.sql, job.id)).toEqual([]);
+    expect(await rejectionsOf(t.pool, job.id)).toEqual([]);
   });
 
   it("abandons a job at once on a PermanentError", async () => {
@@ -176,13 +178,13 @@ describe("the worker", () => {
         throw new PermanentError("period 2026-11 has no data");
       },
     });
-    const job = await submit(t.sql, queue, { maxAttempts: 5 });
-    const dead = await jobIn(t.sql, job.id, "dead", "retry_wait", "succeeded");
+    const job = await submit(t.pool, queue, { maxAttempts: 5 });
+    const dead = await jobIn(t.pool, job.id, "dead", "retry_wait", "succeeded");
     expect(dead).toMatchObject({ state: "dead", attempt: 1 });
-    expect(await runsOf(t.sql, job.id)).toEqual([
+    expect(await runsOf(t.pool, job.id)).toEqual([
       expect.objectContaining({ outcome: "failed", errorClass: "PermanentError", errorMessage: "period 2026-11 has no data" }),
     ]);
-    expect((await eventsOf(t.sql, job.id)).at(-1)).toMatchObject({ event: "abandon", actorKind: "worker", fromState: "running" });
+    expect((await eventsOf(t.pool, job.id)).at(-1)).toMatchObject({ event: "abandon", actorKind: "worker", fromState: "running" });
   });
 
   it("stops a running job that is cancelled: checkpoint throws and the run ends cancelled", async () => {
@@ -203,18 +205,18 @@ describe("the worker", () => {
         }
       },
     });
-    const job = await submit(t.sql, queue);
+    const job = await submit(t.pool, queue);
     await inLoop.promise;
-    const running = await jobIn(t.sql, job.id, "running");
+    const running = await jobIn(t.pool, job.id, "running");
     // A long job keeps beating: its heartbeat advances while it runs.
-    await waitFor("a heartbeat", async () => (await getJob(t.sql, job.id)).heartbeatAt! > running.heartbeatAt!);
-    const cancel = await transition(t.sql, { jobId: job.id, event: "cancel", actor: OPERATOR });
+    await waitFor("a heartbeat", async () => (await getJob(t.pool, job.id)).heartbeatAt! > running.heartbeatAt!);
+    const cancel = await transition(t.pool, { jobId: job.id, event: "cancel", actor: OPERATOR });
     expect(cancel).toMatchObject({ ok: true, job: { state: "cancelling" } });
-    const done = await jobIn(t.sql, job.id, "cancelled", "succeeded", "dead", "retry_wait");
+    const done = await jobIn(t.pool, job.id, "cancelled", "succeeded", "dead", "retry_wait");
     expect(done.state).toBe("cancelled");
     expect(thrown).toBeInstanceOf(JobCancelled);
-    expect(await runsOf(t.sql, job.id)).toEqual([expect.objectContaining({ outcome: "cancelled", errorClass: null })]);
-    expect((await eventsOf(t.sql, job.id)).slice(-2)).toEqual([
+    expect(await runsOf(t.pool, job.id)).toEqual([expect.objectContaining({ outcome: "cancelled", errorClass: null })]);
+    expect((await eventsOf(t.pool, job.id)).slice(-2)).toEqual([
       expect.objectContaining({ event: "cancel", actorKind: "operator", toState: "cancelling" }),
       expect.objectContaining({ event: "stop", actorKind: "worker", fromState: "cancelling", toState: "cancelled" }),
     ]);
@@ -236,24 +238,24 @@ describe("the worker", () => {
         }
       },
     });
-    const job = await submit(t.sql, queue);
+    const job = await submit(t.pool, queue);
     await waitFor("some progress", () => progress >= 2);
-    expect(await transition(t.sql, { jobId: job.id, event: "pause", actor: OPERATOR })).toMatchObject({ ok: true });
+    expect(await transition(t.pool, { jobId: job.id, event: "pause", actor: OPERATOR })).toMatchObject({ ok: true });
     await waitFor("the handler to be held", () => worker.inFlight().find((j) => j.jobId === job.id)?.heldAtCheckpoint);
     const held = progress;
     // Let several heartbeat ticks pass (the worker's own clock, read from the database) while paused.
     await heartbeatTicks(worker.id, 3);
     expect(progress).toBe(held);
-    expect((await getJob(t.sql, job.id)).state).toBe("paused");
+    expect((await getJob(t.pool, job.id)).state).toBe("paused");
 
-    expect(await transition(t.sql, { jobId: job.id, event: "resume", actor: OPERATOR })).toMatchObject({ ok: true });
+    expect(await transition(t.pool, { jobId: job.id, event: "resume", actor: OPERATOR })).toMatchObject({ ok: true });
     resumed = true;
-    const done = await jobIn(t.sql, job.id, "succeeded", "dead", "retry_wait", "cancelled");
+    const done = await jobIn(t.pool, job.id, "succeeded", "dead", "retry_wait", "cancelled");
     expect(done.state).toBe("succeeded");
     // It went on from where it was held: the chunk it was in, at least, ended after the resume.
     expect(progress).toBeGreaterThan(held);
-    expect(await runsOf(t.sql, job.id)).toEqual([expect.objectContaining({ outcome: "succeeded", result: { chunks: progress } })]);
-    expect((await eventsOf(t.sql, job.id)).map((e) => e.event)).toEqual(["submit", "claim", "start", "pause", "resume", "finish"]);
+    expect(await runsOf(t.pool, job.id)).toEqual([expect.objectContaining({ outcome: "succeeded", result: { chunks: progress } })]);
+    expect((await eventsOf(t.pool, job.id)).map((e) => e.event)).toEqual(["submit", "claim", "start", "pause", "resume", "finish"]);
   });
 
   it("aborts ctx.signal when the lease is lost and never reports for that attempt", async () => {
@@ -272,20 +274,20 @@ describe("the worker", () => {
         return { from: `attempt ${ctx.attempt}` };
       },
     });
-    const job = await submit(t.sql, queue, { maxAttempts: 3 });
+    const job = await submit(t.pool, queue, { maxAttempts: 3 });
     await firstRunning.promise;
     // The supervisor decides the lease expired (here without waiting for staleness).
-    const reclaimed = await transition(t.sql, { jobId: job.id, event: "reclaim", actor: SUPERVISOR });
+    const reclaimed = await transition(t.pool, { jobId: job.id, event: "reclaim", actor: SUPERVISOR });
     expect(reclaimed).toMatchObject({ ok: true, job: { state: "queued" } });
     await waitFor("the handler to be aborted", () => abortReason);
     expect(abortReason).toBeInstanceOf(LeaseLost);
-    const done = await jobIn(t.sql, job.id, "succeeded", "dead", "retry_wait");
+    const done = await jobIn(t.pool, job.id, "succeeded", "dead", "retry_wait");
     expect(done).toMatchObject({ state: "succeeded", attempt: 2 });
-    expect((await runsOf(t.sql, job.id)).map((r) => [r.attempt, r.outcome, r.result])).toEqual([
+    expect((await runsOf(t.pool, job.id)).map((r) => [r.attempt, r.outcome, r.result])).toEqual([
       [1, "lease_expired", null],
       [2, "succeeded", { from: "attempt 2" }],
     ]);
-    expect(await rejectionsOf(t.sql, job.id)).toEqual([]);
+    expect(await rejectionsOf(t.pool, job.id)).toEqual([]);
     await waitFor("both outcomes", () => outcomes.length >= 2);
     expect(outcomes.find((o) => o.attempt === 1)).toMatchObject({ status: "lease_lost" });
   });
@@ -298,25 +300,25 @@ describe("the worker", () => {
       },
       { heartbeatIntervalMs: 60_000 },
     );
-    expect(await transition(t.sql, { jobId: job.id, event: "cancel", actor: OPERATOR })).toMatchObject({ ok: true });
+    expect(await transition(t.pool, { jobId: job.id, event: "cancel", actor: OPERATOR })).toMatchObject({ ok: true });
     release();
-    expect(await jobIn(t.sql, job.id, "cancelled", "dead")).toMatchObject({ state: "cancelled" });
+    expect(await jobIn(t.pool, job.id, "cancelled", "dead")).toMatchObject({ state: "cancelled" });
     // abandon (chosen from `running`) was refused; fail from `cancelling` applied.
-    expect(await rejectionsOf(t.sql, job.id)).toEqual([expect.objectContaining({ kind: "conflict", event: "abandon", actorKind: "worker" })]);
-    expect((await eventsOf(t.sql, job.id)).at(-1)).toMatchObject({ event: "fail", fromState: "cancelling", toState: "cancelled" });
-    expect(await runsOf(t.sql, job.id)).toEqual([expect.objectContaining({ outcome: "failed", errorClass: "PermanentError" })]);
+    expect(await rejectionsOf(t.pool, job.id)).toEqual([expect.objectContaining({ kind: "conflict", event: "abandon", actorKind: "worker" })]);
+    expect((await eventsOf(t.pool, job.id)).at(-1)).toMatchObject({ event: "fail", fromState: "cancelling", toState: "cancelled" });
+    expect(await runsOf(t.pool, job.id)).toEqual([expect.objectContaining({ outcome: "failed", errorClass: "PermanentError" })]);
   });
 
   it("holds a result reached while paused until the job is resumed", async () => {
     const { job, release } = await heldRunning(() => ({ done: true }), { heartbeatIntervalMs: 60_000 });
-    expect(await transition(t.sql, { jobId: job.id, event: "pause", actor: OPERATOR })).toMatchObject({ ok: true });
+    expect(await transition(t.pool, { jobId: job.id, event: "pause", actor: OPERATOR })).toMatchObject({ ok: true });
     release();
     // The worker tried to finish, was refused, and now holds the result.
-    await waitFor("the refused finish", async () => (await rejectionsOf(t.sql, job.id)).length > 0);
-    expect(await getJob(t.sql, job.id)).toMatchObject({ state: "paused" });
-    expect(await transition(t.sql, { jobId: job.id, event: "resume", actor: OPERATOR })).toMatchObject({ ok: true });
-    expect(await jobIn(t.sql, job.id, "succeeded", "dead")).toMatchObject({ state: "succeeded" });
-    expect(await runsOf(t.sql, job.id)).toEqual([expect.objectContaining({ outcome: "succeeded", result: { done: true } })]);
+    await waitFor("the refused finish", async () => (await rejectionsOf(t.pool, job.id)).length > 0);
+    expect(await getJob(t.pool, job.id)).toMatchObject({ state: "paused" });
+    expect(await transition(t.pool, { jobId: job.id, event: "resume", actor: OPERATOR })).toMatchObject({ ok: true });
+    expect(await jobIn(t.pool, job.id, "succeeded", "dead")).toMatchObject({ state: "succeeded" });
+    expect(await runsOf(t.pool, job.id)).toEqual([expect.objectContaining({ outcome: "succeeded", result: { done: true } })]);
   });
 
   it("runs at most `concurrency` jobs at once and survives failing ones", async () => {
@@ -325,7 +327,7 @@ describe("the worker", () => {
     const jobs = [];
     for (let i = 0; i < 6; i++) {
       const report = i % 3 === 0 ? "audit_trail" : "daily_usage";
-      jobs.push(await submit(t.sql, queue, { params: { report, period: "2026-11" } }));
+      jobs.push(await submit(t.pool, queue, { params: { report, period: "2026-11" } }));
     }
     let now = 0;
     let peak = 0;
@@ -346,18 +348,18 @@ describe("the worker", () => {
     );
     // Both slots in use, held: the other four were not claimed, they wait in the queue.
     await waitFor("both slots in use", () => now === 2);
-    const states = await Promise.all(jobs.map(async (j) => (await getJob(t.sql, j.id)).state));
+    const states = await Promise.all(jobs.map(async (j) => (await getJob(t.pool, j.id)).state));
     expect(states.filter((s) => s === "queued")).toHaveLength(4);
     gate.resolve();
-    const ends = await Promise.all(jobs.map((j) => jobIn(t.sql, j.id, "succeeded", "dead")));
+    const ends = await Promise.all(jobs.map((j) => jobIn(t.pool, j.id, "succeeded", "dead")));
     expect(ends.map((j) => j.state)).toEqual(["dead", "succeeded", "succeeded", "dead", "succeeded", "succeeded"]);
     expect(peak).toBe(2);
   });
 
   it("fails a job whose handler throws a value that is not even a string, and frees its slot for the next", async () => {
     const queue = freshQueue();
-    const bad = await submit(t.sql, queue, { maxAttempts: 1, params: { report: "audit_trail", period: "2026-11" } });
-    const good = await submit(t.sql, queue);
+    const bad = await submit(t.pool, queue, { maxAttempts: 1, params: { report: "audit_trail", period: "2026-11" } });
+    const good = await submit(t.pool, queue);
     await startWorker(
       queue,
       {
@@ -368,26 +370,26 @@ describe("the worker", () => {
       },
       { concurrency: 1 },
     );
-    expect(await jobIn(t.sql, bad.id, "dead", "succeeded")).toMatchObject({ state: "dead" });
-    expect(await runsOf(t.sql, bad.id)).toEqual([
+    expect(await jobIn(t.pool, bad.id, "dead", "succeeded")).toMatchObject({ state: "dead" });
+    expect(await runsOf(t.pool, bad.id)).toEqual([
       expect.objectContaining({ outcome: "failed", errorClass: "NonErrorThrown", errorMessage: "[object Object]" }),
     ]);
-    expect(await jobIn(t.sql, good.id, "succeeded", "dead")).toMatchObject({ state: "succeeded" });
+    expect(await jobIn(t.pool, good.id, "succeeded", "dead")).toMatchObject({ state: "succeeded" });
   });
 
   it("drains in-flight work on stop() and claims nothing more", async () => {
     const { queue, worker, job, release } = await heldRunning(() => ({ drained: true }));
     let stopped = false;
     const stopping = worker.stop().then(() => (stopped = true));
-    const late = await submit(t.sql, queue);
+    const late = await submit(t.pool, queue);
     expect(stopped).toBe(false);
-    expect((await getJob(t.sql, job.id)).state).toBe("running");
+    expect((await getJob(t.pool, job.id)).state).toBe("running");
     release();
     await stopping;
-    expect((await getJob(t.sql, job.id)).state).toBe("succeeded");
-    expect(await runsOf(t.sql, job.id)).toEqual([expect.objectContaining({ outcome: "succeeded", result: { drained: true } })]);
-    expect((await getJob(t.sql, late.id)).state).toBe("queued");
-    const [row] = await t.sql`SELECT stopped_at FROM workers WHERE id = ${worker.id}`;
+    expect((await getJob(t.pool, job.id)).state).toBe("succeeded");
+    expect(await runsOf(t.pool, job.id)).toEqual([expect.objectContaining({ outcome: "succeeded", result: { drained: true } })]);
+    expect((await getJob(t.pool, late.id)).state).toBe("queued");
+    const [row] = await execute(t.pool, sql`SELECT stopped_at FROM workers WHERE id = ${worker.id}`);
     expect(row?.stoppedAt).toBeInstanceOf(Date);
   });
 
@@ -407,19 +409,19 @@ describe("the worker", () => {
       },
       { drainTimeoutMs: 150 },
     );
-    const job = await submit(t.sql, queue);
+    const job = await submit(t.pool, queue);
     await entered.promise;
     await worker.stop();
     expect(reason).toBeInstanceOf(DrainTimeout);
     expect(outcomes).toEqual([expect.objectContaining({ jobId: job.id, status: "drained" })]);
     // Nothing was reported: the job is still running under the old lease, for the supervisor to reclaim.
-    expect(await getJob(t.sql, job.id)).toMatchObject({ state: "running", leaseOwner: worker.id });
-    expect(await runsOf(t.sql, job.id)).toEqual([expect.objectContaining({ outcome: null })]);
-    const heartbeatAt = (await getJob(t.sql, job.id)).heartbeatAt;
+    expect(await getJob(t.pool, job.id)).toMatchObject({ state: "running", leaseOwner: worker.id });
+    expect(await runsOf(t.pool, job.id)).toEqual([expect.objectContaining({ outcome: null })]);
+    const heartbeatAt = (await getJob(t.pool, job.id)).heartbeatAt;
     // The stopped worker no longer beats for it. An absence is seen only over time: three heartbeat
     // ticks of a live worker with the same interval, which slow down as much as a loaded machine does.
     const { worker: witness } = await startWorker(freshQueue(), {});
     await heartbeatTicks(witness.id, 3);
-    expect((await getJob(t.sql, job.id)).heartbeatAt).toEqual(heartbeatAt);
+    expect((await getJob(t.pool, job.id)).heartbeatAt).toEqual(heartbeatAt);
   });
 });

@@ -16,6 +16,8 @@ import { createWorkerMetrics } from "../metrics/worker-metrics";
 import { extractTraceContext, SpanKind, SpanStatusCode, tracingActive, withSpan, type TraceCarrier } from "../tracing/tracing";
 import { trace } from "@opentelemetry/api";
 import { Fifo } from "./fifo";
+import { sql } from "drizzle-orm";
+import { execute } from "../db/drizzle";
 
 /** How long a drain waits for each of its own database steps (not the handlers: those get `drainTimeoutMs`). */
 const DRAIN_STEP_MS = 2000;
@@ -35,7 +37,7 @@ export const QUEUED_CHANNEL = "jobscope_queued";
  * - `listen` / poll: wake-ups; `drain`: SIGTERM.
  */
 export function createWorker(opts: WorkerOptions): Worker {
-  const { sql, queues, concurrency } = opts;
+  const { db, queues, concurrency } = opts;
   const id = opts.id ?? defaultWorkerId();
   const heartbeatIntervalMs = opts.heartbeatIntervalMs ?? 1000;
   const pollIntervalMs = opts.pollIntervalMs ?? 1000;
@@ -76,7 +78,7 @@ export function createWorker(opts: WorkerOptions): Worker {
   const ahead = claimAhead(concurrency, maxBatch * pipelines, opts.prefetch);
 
   const rounds = new Rounds({
-    sql,
+    db,
     workerId: id,
     queues,
     pipelines,
@@ -103,17 +105,17 @@ export function createWorker(opts: WorkerOptions): Worker {
   const refresh = async (lease: Lease) => {
     lease.checkedAt = Date.now();
     try {
-      await beat(sql, id, [lease]);
+      await beat(db, id, [lease]);
     } catch (e) {
       log.warn("checkpoint could not refresh the job's state; using the last known one", { jobId: lease.id, ...errorFields(e) });
     }
   };
   const deps: RunDeps = {
-    sql,
+    db,
     workerId: id,
     log,
     refresh,
-    handlers: { ...builtinHandlers(sql), ...opts.handlers },
+    handlers: { ...builtinHandlers(db), ...opts.handlers },
     retry: opts.retry ?? {},
     allowProcessKill: opts.allowProcessKill ?? false,
     draining: () => phase !== "running",
@@ -130,8 +132,11 @@ export function createWorker(opts: WorkerOptions): Worker {
   // span that continues its job's trace. Without one, nothing is read and no span is made.
   const traceContexts = new WeakMap<Lease, Promise<TraceCarrier | null>>();
   function lookupTraces(leases: Lease[]) {
-    const found = sql<{ id: string; traceContext: TraceCarrier }[]>`
-      SELECT id, trace_context FROM job_catalog WHERE id = ANY(${leases.map((l) => l.id)}::uuid[]) AND trace_context IS NOT NULL`.then(
+    const found = execute<{ id: string; traceContext: TraceCarrier }>(
+      db,
+      sql`
+      SELECT id, trace_context FROM job_catalog WHERE id = ANY(${sql.param(leases.map((l) => l.id))}::uuid[]) AND trace_context IS NOT NULL`,
+    ).then(
       (rows) => new Map(rows.map((r) => [r.id, r.traceContext])),
       (e: unknown) => {
         log.warn("could not read the jobs' trace contexts; their attempts start new traces", errorFields(e));
@@ -246,7 +251,7 @@ export function createWorker(opts: WorkerOptions): Worker {
     try {
       // onlisten runs on every (re)connection of the listening connection: a NOTIFY sent while it
       // was down is lost, so the worker claims once to catch up.
-      const meta = await sql.listen(
+      const meta = await db.$client.listen(
         QUEUED_CHANNEL,
         (queue) => {
           if (queues.includes(queue)) rounds.wake();
@@ -264,7 +269,7 @@ export function createWorker(opts: WorkerOptions): Worker {
   async function beatOnce() {
     if (!listening && phase === "running") void listen();
     try {
-      const drain = await touchWorker(sql, record);
+      const drain = await touchWorker(db, record);
       if (drain && phase === "running" && !drainAsked) {
         drainAsked = true;
         log.info("an operator asked this worker to drain", { by: drain.drainRequestedBy });
@@ -280,7 +285,7 @@ export function createWorker(opts: WorkerOptions): Worker {
       const due = Date.now() - heartbeatIntervalMs / 2;
       // …and any whose handler reported progress since (its one write per beat).
       await beat(
-        sql,
+        db,
         id,
         [...leases].filter((l) => l.knownAt <= due || l.progressDirty),
       );
@@ -327,7 +332,7 @@ export function createWorker(opts: WorkerOptions): Worker {
     await bounded("the last heartbeat", beats?.stop() ?? Promise.resolve());
     await bounded(
       "marking the worker stopped",
-      markWorkerStopped(sql, record).catch((e: unknown) => log.warn("could not mark the worker stopped", errorFields(e))),
+      markWorkerStopped(db, record).catch((e: unknown) => log.warn("could not mark the worker stopped", errorFields(e))),
     );
     if (metricsServer) await bounded("closing the metrics endpoint", metricsServer.close());
     log.info("worker stopped");
@@ -336,7 +341,7 @@ export function createWorker(opts: WorkerOptions): Worker {
   /** The schedules declared in code: a bad one is logged and skipped, never a reason not to start. */
   async function declare(schedules: NonNullable<WorkerOptions["schedules"]>) {
     try {
-      for (const d of await declareSchedules(sql, schedules, `worker:${id}`)) {
+      for (const d of await declareSchedules(db, schedules, `worker:${id}`)) {
         if (d.outcome === "conflict" || d.outcome === "invalid") log.warn(`schedule ${d.name} not declared: ${d.message ?? d.outcome}`);
         else log.info(`schedule ${d.name} ${d.outcome}`);
       }
@@ -354,7 +359,7 @@ export function createWorker(opts: WorkerOptions): Worker {
     async start() {
       if (phase !== "idle") throw new Error(`worker ${id} was already started`);
       // A worker started while the database is down (or restarting) waits for it with backoff.
-      await withDbRetry("register", () => registerWorker(sql, record), { log, tries: 12 });
+      await withDbRetry("register", () => registerWorker(db, record), { log, tries: 12 });
       if (opts.schedules?.length) await declare(opts.schedules);
       if (metrics) {
         metricsServer = await metrics.serve(opts.metricsPort!, opts.metricsHost);

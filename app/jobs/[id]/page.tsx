@@ -11,6 +11,8 @@ import { getJobDetail, type JobDetail } from "@/lib/jobs/queries";
 import { redactForTenant } from "@/lib/jobs/redact";
 import { JobDetailView } from "./job-detail-view";
 import { shortId } from "@/lib/jobs/short-id";
+import { sql } from "drizzle-orm";
+import { execute } from "../../../lib/db/drizzle";
 
 type Props = { params: Promise<{ id: string }> };
 
@@ -62,7 +64,7 @@ export default async function JobPage({ params }: Props) {
   const q = isUuid(asked) ? null : idQueryOf(asked);
   if (q?.kind === "id") redirect(`/jobs/${q.id}`);
   if (q?.kind === "piece") {
-    const matches = await withViewerRead(viewer, (tx) => tx<{ id: string }[]>`SELECT id FROM (${idPieceIds(tx, q, 2)}) m LIMIT 2`);
+    const matches = await withViewerRead(viewer, (tx) => execute<{ id: string }>(tx, sql`SELECT id FROM (${idPieceIds(q, 2)}) m LIMIT 2`));
     if (matches.length === 1) redirect(`/jobs/${matches[0]!.id}`);
     if (matches.length > 1) redirect(`/jobs?q=${encodeURIComponent(asked.trim().toLowerCase())}`);
     notFound();

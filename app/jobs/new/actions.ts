@@ -45,7 +45,7 @@ export const submitJobAction = consoleAction({
     if (notBefore && Number.isNaN(notBefore.getTime())) return refused([{ path: "notBefore", message: "not a date and time" }]);
     try {
       // In a savepoint: a refusal by the database (an unknown tenant) leaves the transaction usable for the audit row.
-      const { job, created } = await tx.savepoint((sp) =>
+      const { job, created } = await tx.transaction((sp) =>
         enqueue(
           sp,
           {

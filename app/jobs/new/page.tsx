@@ -5,6 +5,8 @@ import { JOB_TYPES, maySubmit } from "@/lib/jobs/job-types";
 import { paramFieldsOf } from "@/lib/jobs/param-fields";
 import { PageHeader } from "@/components/page-header";
 import { SubmitJobForm, type SubmitType } from "./submit-job-form";
+import { sql } from "drizzle-orm";
+import { execute } from "../../../lib/db/drizzle";
 
 export const metadata: Metadata = { title: "Submit a job" };
 export const dynamic = "force-dynamic";
@@ -14,9 +16,8 @@ type Props = { searchParams: Promise<Record<string, string | string[] | undefine
 /** An operator submits a job for a tenant: the form is the job type's schema (lib/jobs/param-fields.ts). */
 export default async function SubmitJobPage({ searchParams }: Props) {
   const viewer = await requirePage("jobs:operate", "/jobs/new");
-  const tenants = await withViewerRead(
-    viewer,
-    (tx) => tx<{ id: string; name: string }[]>`SELECT id, name FROM tenants WHERE suspended_at IS NULL ORDER BY id LIMIT 1000`,
+  const tenants = await withViewerRead(viewer, (tx) =>
+    execute<{ id: string; name: string }>(tx, sql`SELECT id, name FROM tenants WHERE suspended_at IS NULL ORDER BY id LIMIT 1000`),
   );
   const types: SubmitType[] = Object.entries(JOB_TYPES)
     .filter(([type]) => maySubmit(type, "console"))

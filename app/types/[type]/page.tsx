@@ -3,7 +3,8 @@ import { notFound } from "next/navigation";
 import { requirePage, withViewerRead, type Viewer } from "@/lib/auth/viewer";
 import type { TypeHistoryResponse } from "@/lib/client/wire";
 import { isJobType } from "@/lib/jobs/job-types";
-import { parseHistoryRange, typeHistory, type HistoryRange } from "@/lib/metrics/history";
+import { parseHistoryRange, type HistoryRange } from "@/lib/metrics/history";
+import { typeHistory } from "@/lib/metrics/type-history";
 import { TYPE_NAME } from "../name";
 import { TypeHistoryView } from "./type-history-view";
 

@@ -1,5 +1,7 @@
 import { pool } from "@/lib/db/client";
 import { NO_STORE } from "@/lib/api/http";
+import { sql } from "drizzle-orm";
+import { execute } from "../../../../lib/db/drizzle";
 
 // Polled by the console's database banner (components/db-status-banner.tsx): never cached.
 export const dynamic = "force-dynamic";
@@ -15,7 +17,7 @@ export async function GET() {
   let timer: NodeJS.Timeout | undefined;
   try {
     await Promise.race([
-      pool()`SELECT 1`,
+      execute(pool(), sql`SELECT 1`),
       new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${TIMEOUT_MS} ms`)), TIMEOUT_MS))),
     ]);
     return Response.json({ ok: true, latencyMs: Math.round(performance.now() - started) }, { headers: NO_STORE });

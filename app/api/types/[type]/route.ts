@@ -1,7 +1,8 @@
 import { TYPE_NAME } from "@/app/types/name";
 import type { TypeHistoryResponse } from "@/lib/client/wire";
 import { consoleRoute } from "@/lib/frame/route";
-import { parseHistoryRange, typeHistory } from "@/lib/metrics/history";
+import { parseHistoryRange } from "@/lib/metrics/history";
+import { typeHistory } from "@/lib/metrics/type-history";
 import { AppError } from "@/lib/result";
 
 export const dynamic = "force-dynamic";
