@@ -9,6 +9,7 @@ import { poisonSuspects } from "../insight/queries";
 import { parseJobFilters } from "../jobs/filters";
 import { listJobs } from "../jobs/queries";
 import { createSupervisor } from "./supervisor";
+import { heartbeat } from "../jobs/heartbeat";
 import { sql } from "drizzle-orm";
 import { execute } from "../db/drizzle";
 
@@ -175,6 +176,37 @@ describe("supervisor", () => {
     );
     expect(classes.filter((c) => c.jobId === crasher.id).map((c) => c.errorClass)).toEqual(["LeaseExpired", "LeaseExpired"]);
     expect(classes.filter((c) => c.jobId === bystander.id).map((c) => c.errorClass)).toEqual(["WorkerLost", "WorkerLost"]);
+  });
+
+  it("recovers nothing of a worker while the job it would blame is not stale yet: a stopped worker that comes back loses nothing", async () => {
+    const sup = createSupervisor({ db: t.pool, id: "sup-stopped", staleAfterMs: 10_000, poisonCrashes: 3 });
+    const w = lone();
+    const stale = await runJob(t.pool, await getJob(t.pool, (await newJob(t.pool, { maxAttempts: 5 })).id), w);
+    // Started last, so the blame of a crash of `w` falls on it; its lease is fresh (claimed just now).
+    const fresh = await runJob(t.pool, await getJob(t.pool, (await newJob(t.pool, { maxAttempts: 5 })).id), w);
+    await withDirectWrites(t.pool, (tx) =>
+      execute(
+        tx,
+        sql`UPDATE jobs_live SET run_started_at = now() - interval '30 seconds', heartbeat_at = now() - interval '60 seconds' WHERE id = ${stale.id}`,
+      ),
+    );
+    const first = await sup.tick();
+    expect([first.reclaimed, first.rescued, first.abandoned]).toEqual([0, 0, 0]);
+    expect((await getJob(t.pool, stale.id)).state).toBe("running");
+    // The worker was only stopped: it comes back and beats both leases; nothing is recovered after.
+    await heartbeat(t.pool, { workerId: w, jobs: [stale, fresh].map((j) => ({ id: j.id, attempt: j.attempt })) });
+    const second = await sup.tick();
+    expect([second.reclaimed, second.rescued, second.abandoned]).toEqual([0, 0, 0]);
+    // Had it died, the blamed lease goes stale too: then the crash is decided, blaming it.
+    await ageHeartbeat(stale.id, 60_000);
+    await ageHeartbeat(fresh.id, 60_000);
+    await sup.tick();
+    expect((await getJob(t.pool, fresh.id)).state).toBe("queued");
+    const runs = await execute<{ jobId: string; errorClass: string }>(
+      t.pool,
+      sql`SELECT job_id, error_class FROM job_runs WHERE job_id IN (${stale.id}, ${fresh.id}) ORDER BY job_id`,
+    );
+    expect(Object.fromEntries(runs.map((r) => [r.jobId, r.errorClass]))).toEqual({ [stale.id]: "WorkerLost", [fresh.id]: "LeaseExpired" });
   });
 
   it("a long job that was a bystander of a repeat offender is not blamed for the first kill of the next crasher", async () => {

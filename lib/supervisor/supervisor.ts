@@ -134,8 +134,15 @@ export function createSupervisor(opts: SupervisorOptions) {
       ];
       blamed.set(owner, blameOf(victims));
     }
+    const notStaleYet = new Set(fresher.map((j) => j.id));
     for (const job of stale) {
       const culprit = blamed.get(job.leaseOwner) ?? null;
+      // The blame fell on a lease of this worker that is not stale yet: nothing of this worker is
+      // recovered until it is. A dead worker's lease goes stale within a tick or two, and the crash is
+      // then decided with it among the dead; a worker that was only stopped renews every lease it
+      // holds with its next heartbeat, and the job blamed would have been blamed for a crash that
+      // did not happen.
+      if (culprit && notStaleYet.has(culprit.jobId)) continue;
       const bystander = culprit !== null && culprit.jobId !== job.id;
       const crashes = (history.get(job.id)?.crashes ?? 0) + 1;
       const poison = !bystander && crashes >= poisonAt && canApply(job, "abandon", actor.kind);
