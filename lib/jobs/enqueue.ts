@@ -1,8 +1,7 @@
 import { sql } from "drizzle-orm";
 import postgres from "postgres";
 import { z } from "zod";
-import { submitted } from "../fsm/machine";
-import { TRANSITIONS, type ActorKind } from "../fsm/table";
+import { mayApply, submitted } from "../fsm/machine";
 import type { Db } from "../db/client";
 import { prepared } from "../db/drizzle";
 import { injectTraceContext, SpanKind, withSpan } from "../tracing/tracing";
@@ -12,8 +11,6 @@ import { isJobType, JOB_TYPES, maySubmit, queuesOf, typesFor, type Submitter } f
 import { markCte } from "./write";
 import { JOB_COLUMNS } from "./direct-write";
 import type { Actor, JobRow } from "./types";
-
-const SUBMIT = TRANSITIONS.find((t) => t.from === null)!;
 
 export class EnqueueError extends Error {
   constructor(
@@ -84,7 +81,7 @@ export async function enqueue(client: Db, raw: EnqueueInput, actor: Actor, opts:
 }
 
 async function submit(client: Db, raw: EnqueueInput, actor: Actor, opts: EnqueueOptions): Promise<{ job: JobRow; created: boolean }> {
-  if (!(SUBMIT.actors as readonly ActorKind[]).includes(actor.kind)) {
+  if (!mayApply(null, "submit", actor.kind)) {
     throw new EnqueueError("forbidden", `a ${actor.kind} may not submit jobs`);
   }
   // Text PostgreSQL cannot store (a NUL, a lone surrogate), anywhere in the input, params included.

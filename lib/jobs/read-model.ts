@@ -1,7 +1,7 @@
 import type postgres from "postgres";
 import type { Db } from "../db/client";
-import type { JobSnapshot } from "../fsm/machine";
-import { STATES, TERMINAL_STATES, TRANSITIONS, type ActorKind, type JobState } from "../fsm/table";
+import { actorsInto, type JobSnapshot } from "../fsm/machine";
+import { STATES, TERMINAL_STATES, type JobState } from "../fsm/table";
 import type { JobRow } from "./types";
 
 /**
@@ -101,7 +101,7 @@ export function supersededBy(sql: Db): Fragment {
  * succeeded tab reads no job_log partition).
  */
 const storedIn = (state: JobState) => {
-  const into = TRANSITIONS.filter((t) => t.to === state).flatMap((t) => t.actors as readonly ActorKind[]);
+  const into = actorsInto(state);
   return { attempts: into.includes("worker"), log: into.some((a) => a !== "worker") };
 };
 
