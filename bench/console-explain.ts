@@ -18,7 +18,7 @@ import { countByState, getJobDetail } from "../lib/jobs/queries";
 import { transition } from "../lib/jobs/transition";
 import { pickTargets } from "./console";
 import { endReport, explainingApp, explainOptions, generatedDatabase, runMain } from "./explain";
-import { auditSample } from "./generate";
+import { checkSample } from "./generate";
 import { fmt, pct } from "./lib";
 
 const { values: args } = parseArgs({
@@ -30,7 +30,7 @@ type Probe = { name: string; scope: Scope; run: (tx: ScopedSql, i: number) => Pr
 
 async function main() {
   const { owner, stop } = await generatedDatabase({ url: args.url, jobs: args.jobs, name: "console_explain", log }, async (sql) => {
-    return `audit: ${(await auditSample(sql as unknown as Sql, 200)).length} problems`;
+    return `integrity check: ${(await checkSample(sql as unknown as Sql, 200)).length} problems`;
   });
   await provisionRoles(owner, args.secret);
   const tenant = args.tenant;

@@ -13,7 +13,7 @@ import { provisionRoles, roleUrl } from "../lib/db/roles";
 import { withScope } from "../lib/db/scope";
 import { rollUpMetrics } from "../lib/metrics/rollup";
 import { collectMetrics } from "../lib/metrics/scrape";
-import { auditSample, generate } from "./generate";
+import { checkSample, generate } from "./generate";
 import { benchServer, fmt, freshDb, pct } from "./lib";
 
 const { values: args } = parseArgs({
@@ -40,7 +40,7 @@ async function main() {
     const t0 = performance.now();
     await generate(sql, { count: Number(args.jobs), log });
     log(
-      `generated ${fmt(Number(args.jobs))} jobs in ${fmt((performance.now() - t0) / 1000)} s; audit: ${(await auditSample(sql, 200)).length} problems`,
+      `generated ${fmt(Number(args.jobs))} jobs in ${fmt((performance.now() - t0) / 1000)} s; integrity check: ${(await checkSample(sql, 200)).length} problems`,
     );
     await sql.end();
   }

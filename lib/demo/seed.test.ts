@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { setupTestDb } from "../db/test-db";
-import { auditJob } from "../jobs/test-helpers";
+import { checkJobIntegrity } from "../jobs/test-helpers";
 import { seedDemo } from "./seed";
 
 const t = setupTestDb({ tenants: [] });
@@ -13,7 +13,7 @@ describe("the demo seed", () => {
     const outcomes = await t.sql<{ outcome: string }[]>`SELECT DISTINCT outcome FROM job_runs WHERE outcome IS NOT NULL`;
     expect(outcomes.map((o) => o.outcome).sort()).toEqual(["abandoned", "cancelled", "failed", "lease_expired", "succeeded"]);
     const ids = await t.sql<{ id: string }[]>`SELECT id FROM jobs`;
-    const problems = (await Promise.all(ids.map((j) => auditJob(t.sql, j.id)))).flat();
+    const problems = (await Promise.all(ids.map((j) => checkJobIntegrity(t.sql, j.id)))).flat();
     expect(problems).toEqual([]);
 
     const runs = await t.sql`SELECT attempt, worker_id, outcome, error_class FROM job_runs WHERE job_id = ${slowExportId} ORDER BY attempt`;

@@ -3,7 +3,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { setupTestDb } from "../db/test-db";
 import { heartbeat } from "./heartbeat";
-import { auditJob, getJob, newJob, operator, runJob } from "./test-helpers";
+import { checkJobIntegrity, getJob, newJob, operator, runJob } from "./test-helpers";
 import { transition } from "./transition";
 
 const ROOT = path.resolve(__dirname, "../..");
@@ -98,7 +98,7 @@ describe("one write path", () => {
         await tx`SELECT set_config('jobscope.write_path', 'on', true)`;
         await tx`UPDATE jobs_live SET state_version = 2 WHERE id = ${job.id}`;
       });
-      expect((await auditJob(t.sql, job.id)).join()).toMatch(/replay/);
+      expect((await checkJobIntegrity(t.sql, job.id)).join()).toMatch(/rebuil/);
     });
 
     it("lets the heartbeat through, and keeps the history append-only", async () => {

@@ -3,7 +3,7 @@ import { setupTestDb } from "../db/test-db";
 import { claim } from "./claim";
 import { enqueue, EnqueueError } from "./enqueue";
 import { heartbeat } from "./heartbeat";
-import { api, auditJob, eventsOf, getJob, newJob, operator, rejectionsOf, runJob, supervisor, worker } from "./test-helpers";
+import { api, checkJobIntegrity, eventsOf, getJob, newJob, operator, rejectionsOf, runJob, supervisor, worker } from "./test-helpers";
 import { transition } from "./transition";
 
 const t = setupTestDb();
@@ -64,7 +64,7 @@ describe("claim", () => {
     expect((await getJob(t.sql, later.job.id)).state).toBe("queued");
     const [run] = await t.sql`SELECT worker_id, outcome, started_at FROM job_runs WHERE job_id = ${job.id}`;
     expect(run).toEqual({ workerId: "w-1", outcome: null, startedAt: null });
-    expect(await auditJob(t.sql, job.id)).toEqual([]);
+    expect(await checkJobIntegrity(t.sql, job.id)).toEqual([]);
   });
 
   it("claims a batch up to the limit, never more", async () => {
@@ -93,7 +93,7 @@ describe("transition", () => {
     expect(row.finishedAt).toBeInstanceOf(Date);
     const [run] = await t.sql`SELECT outcome, result, started_at IS NOT NULL AS started FROM job_runs WHERE job_id = ${job.id}`;
     expect(run).toEqual({ outcome: "succeeded", result: { rows: 3 }, started: true });
-    expect(await auditJob(t.sql, job.id)).toEqual([]);
+    expect(await checkJobIntegrity(t.sql, job.id)).toEqual([]);
   });
 
   it("refuses an event the table does not allow, records it, and changes nothing", async () => {
@@ -157,7 +157,7 @@ describe("transition", () => {
     ]);
     const replayed = await transition(t.sql, { jobId: job.id, event: "replay", actor: operator });
     expect(replayed).toMatchObject({ ok: true, job: { state: "queued", attempt: 2, maxAttempts: 3, finishedAt: null } });
-    expect(await auditJob(t.sql, job.id)).toEqual([]);
+    expect(await checkJobIntegrity(t.sql, job.id)).toEqual([]);
   });
 
   it("reclaims only while the heartbeat is still stale", async () => {
