@@ -11,6 +11,7 @@ import { isJobType, JOB_TYPES, maySubmit, queuesOf, typesFor, type Submitter } f
 import { markCte } from "./write";
 import { JOB_COLUMNS } from "./direct-write";
 import type { Actor, JobRow } from "./types";
+import { inputIssues } from "../result";
 
 export class EnqueueError extends Error {
   constructor(
@@ -40,8 +41,6 @@ export const EnqueueInput = z.strictObject({
   idempotencyKey: z.string().min(1).max(200).optional(),
 });
 export type EnqueueInput = z.input<typeof EnqueueInput>;
-
-const issuesOf = (e: z.ZodError) => e.issues.map((i) => ({ path: i.path.join("."), message: i.message }));
 
 /**
  * Submit a job: validate everything first (bad input writes nothing), then
@@ -93,7 +92,7 @@ async function submit(client: Db, raw: EnqueueInput, actor: Actor, opts: Enqueue
     ]);
   }
   const parsed = EnqueueInput.safeParse(raw);
-  if (!parsed.success) throw new EnqueueError("invalid_input", "invalid job", issuesOf(parsed.error));
+  if (!parsed.success) throw new EnqueueError("invalid_input", "invalid job", inputIssues(parsed.error));
   const input = parsed.data;
   const submitter = opts.submitter ?? "internal";
   if (!isJobType(input.type) || !maySubmit(input.type, submitter)) {
@@ -110,7 +109,7 @@ async function submit(client: Db, raw: EnqueueInput, actor: Actor, opts: Enqueue
     );
   }
   const params = spec.params.safeParse(input.params);
-  if (!params.success) throw new EnqueueError("invalid_params", `invalid params for ${input.type}`, issuesOf(params.error));
+  if (!params.success) throw new EnqueueError("invalid_params", `invalid params for ${input.type}`, inputIssues(params.error));
   const initial = submitted(input.maxAttempts ?? spec.maxAttempts);
 
   // One autocommit statement (inside a caller's transaction, one statement of it): the catalog row

@@ -4,6 +4,7 @@ import { POISON_SUSPECT_CRASHES } from "../insight/windows";
 import { POISON_ERROR_CLASS, WORKER_LOST_CLASS } from "./poison";
 import { isJobType, JOB_TYPES, maySubmit } from "./job-types";
 import { logRange } from "./read-model";
+import { inputIssues } from "../result";
 
 export { describeDiff, paramsDiff, type ParamsChange } from "./params-diff";
 
@@ -78,5 +79,5 @@ export function checkReplayParams(type: string, raw: unknown): { ok: true; param
     return { ok: false, issues: [{ path: "", message: `${type} jobs are submitted only by Jobscope itself: replay them as they are` }] };
   const parsed = JOB_TYPES[type].params.safeParse(raw);
   if (parsed.success) return { ok: true, params: parsed.data };
-  return { ok: false, issues: parsed.error.issues.map((i) => ({ path: i.path.join("."), message: i.message })) };
+  return { ok: false, issues: inputIssues(parsed.error) };
 }

@@ -3,6 +3,7 @@ import { enqueue, EnqueueError } from "../jobs/enqueue";
 import type { Actor } from "../jobs/types";
 import { countTicks, latestTick, nextTick } from "./cron";
 import type { ValidSchedule } from "./schedules";
+import { describeInvalid } from "../result";
 
 /**
  * The supervisor's half of periodic schedules: submit the due ticks, exactly one job per schedule
@@ -103,7 +104,7 @@ export async function fireSchedule(
       // A schedule that can no longer submit (its tenant or type gone, params its type now refuses)
       // skips the tick and says why, instead of failing every second.
       if (!(e instanceof EnqueueError)) throw e;
-      const message = `${e.message}${e.issues.length ? `: ${e.issues.map((i) => `${i.path} ${i.message}`).join("; ")}` : ""}`;
+      const message = `${e.message}${e.issues.length ? `: ${describeInvalid(e.issues, { most: e.issues.length })}` : ""}`;
       await tx`UPDATE schedules SET next_run_at = ${next}, last_error = ${message.slice(0, 1000)}, last_error_at = ${now} WHERE id = ${s.id}`;
       return { kind: "failed", tick, message } as const;
     }

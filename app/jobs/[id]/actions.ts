@@ -3,11 +3,11 @@
 import { z } from "zod";
 import type { AuditAction } from "@/lib/audit/actions";
 import { actorOf } from "@/lib/auth/viewer";
-import { consoleAction, firstIssue } from "@/lib/frame/action";
+import { consoleAction } from "@/lib/frame/action";
 import { isEventOf } from "@/lib/fsm/machine";
 import { EVENTS, STATES, type JobEvent } from "@/lib/fsm/table";
 import { transition } from "@/lib/jobs/transition";
-import { AppError } from "@/lib/result";
+import { AppError, describeInvalid } from "@/lib/result";
 import { viewerTimeZone } from "@/lib/server/time-zone";
 import { describeRejection } from "./action-result";
 
@@ -38,7 +38,7 @@ export const applyJobEventAction = consoleAction({
   jobIds: idOf,
   span: "job.event",
   input: Input,
-  invalid: (e) => `Not applied: ${firstIssue(e)}.`,
+  invalid: (e) => `Not applied: ${describeInvalid(e)}.`,
   failed: "The server could not complete this action. Details are in the server log; the page shows the job as it is now.",
   change: async ({ tx, input: { jobId, event, expectedState, expectedVersion }, viewer }) => {
     const actor = actorOf(viewer);
