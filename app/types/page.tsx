@@ -7,7 +7,7 @@ import { PageHeader } from "@/components/page-header";
 import { PageTable } from "@/components/page-table";
 import { requirePage, withViewerRead, type Viewer } from "@/lib/auth/viewer";
 import { JOB_TYPES } from "@/lib/jobs/job-types";
-import { formatDuration } from "@/lib/jobs/timeline";
+import { formatDuration } from "@/lib/time-format";
 import { HISTORY_RANGES, MIN_SAMPLE, parseHistoryRange, typeSummaries, type HistoryRange, type TypeSummary } from "@/lib/metrics/history";
 import { RangeLinks } from "./range-links";
 
