@@ -129,9 +129,9 @@ describe("migration 0012 on a database written by the code before it", () => {
     const sql = connect(url, { max: 2 });
     try {
       const ids = (before.jobs as { id: string }[]).map((j) => j.id);
-      const audit = await checkJobs(sql, ids);
-      expect(audit.mismatches).toEqual([]);
-      expect(audit.jobs).toBe(ids.length);
+      const check = await checkJobs(sql, ids);
+      expect(check.mismatches).toEqual([]);
+      expect(check.jobs).toBe(ids.length);
     } finally {
       await sql.end();
     }
