@@ -4,7 +4,7 @@ import { recordAudit } from "../audit/audit";
 import { pool } from "../db/client";
 import { clientAddressOf } from "../http/client-address";
 import { describeBadText, findBadText } from "../input";
-import type { InvalidWords } from "../result";
+import type { InputIssue, InvalidWords } from "../result";
 import { auditPrincipalOfKey, verifyApiKey, type ApiKeyPrincipal } from "./keys";
 import { apiRateLimiter, type RateLimiter } from "./rate-limit";
 import type { ErrorCode } from "./schemas";
@@ -15,7 +15,7 @@ export type ApiResult = { status: number; body: unknown; headers?: Record<string
 /** Every JSON answer of the console and the API is per person and live: never cached. */
 export const NO_STORE = { "Cache-Control": "no-store" };
 
-export type ErrorExtra = { issues?: { path: string; message: string }[]; current?: unknown };
+export type ErrorExtra = { issues?: InputIssue[]; current?: unknown };
 
 export function apiError(status: number, code: ErrorCode, message: string, extra: ErrorExtra = {}, headers?: Record<string, string>): ApiResult {
   return { status, body: { error: { code, message, ...extra } }, headers };

@@ -11,13 +11,13 @@ import { isJobType, JOB_TYPES, maySubmit, queuesOf, typesFor, type Submitter } f
 import { markCte } from "./write";
 import { JOB_COLUMNS } from "./direct-write";
 import type { Actor, JobRow } from "./types";
-import { inputIssues } from "../result";
+import { inputIssues, type InputIssue } from "../result";
 
 export class EnqueueError extends Error {
   constructor(
     readonly code: "invalid_input" | "unknown_type" | "unknown_queue" | "invalid_params" | "unknown_tenant" | "forbidden",
     message: string,
-    readonly issues: { path: string; message: string }[] = [],
+    readonly issues: InputIssue[] = [],
   ) {
     super(message);
     this.name = "EnqueueError";

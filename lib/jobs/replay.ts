@@ -4,7 +4,7 @@ import { POISON_SUSPECT_CRASHES } from "../insight/windows";
 import { POISON_ERROR_CLASS, WORKER_LOST_CLASS } from "./poison";
 import { isJobType, JOB_TYPES, maySubmit } from "./job-types";
 import { logRange } from "./read-model";
-import { inputIssues } from "../result";
+import { inputIssues, type InputIssue } from "../result";
 
 export { describeDiff, paramsDiff, type ParamsChange } from "./params-diff";
 
@@ -65,7 +65,7 @@ export async function currentParams(sql: Db, jobId: string): Promise<{ type: str
 }
 
 /** A problem with edited params, on one field ("frames") or the whole ("" for the params themselves). */
-export type ParamsIssue = { path: string; message: string };
+export type ParamsIssue = InputIssue;
 
 /**
  * Edited params checked as a new submission of `type` would be (its schema in lib/jobs/job-types.ts):
