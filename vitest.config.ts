@@ -11,7 +11,7 @@ export default defineConfig({
     },
   },
   test: {
-    include: ["lib/**/*.test.ts", "scripts/**/*.test.ts", "bench/**/*.test.ts"],
+    include: ["lib/**/*.test.ts", "components/**/*.test.ts", "scripts/**/*.test.ts", "bench/**/*.test.ts"],
     globalSetup: ["./lib/db/test-global-setup.ts"],
     testTimeout: 60_000,
     // The tests run as the demo: its job types (poison.crash) exist (lib/jobs/job-types.ts).

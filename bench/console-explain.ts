@@ -17,7 +17,7 @@ import { countByState, getJobDetail } from "../lib/jobs/queries";
 import { transition } from "../lib/jobs/transition";
 import { pickTargets } from "./console";
 import { endReport, explainingApp, explainOptions, generatedDatabase, runMain } from "./explain";
-import { auditSample } from "./generate";
+import { checkSample } from "./generate";
 import { fmt, pct } from "./lib";
 import { sql } from "drizzle-orm";
 import { execute } from "../lib/db/drizzle";
@@ -31,7 +31,7 @@ type Probe = { name: string; scope: Scope; run: (tx: Tx, i: number) => Promise<u
 
 async function main() {
   const { owner, stop } = await generatedDatabase({ url: args.url, jobs: args.jobs, name: "console_explain", log }, async (db) => {
-    return `audit: ${(await auditSample(db, 200)).length} problems`;
+    return `integrity check: ${(await checkSample(db, 200)).length} problems`;
   });
   await provisionRoles(owner, args.secret);
   const tenant = args.tenant;

@@ -12,7 +12,7 @@
 // SQL then stamps the templates onto generated jobs, chunk by chunk (INSERT … SELECT from
 // generate_series), with UUIDv7 ids back-dated to each job's creation and a per-job clock factor
 // so durations spread out. The transactions are marked as the write path and skip triggers
-// (superuser only); every CHECK constraint still holds, and `auditSample` replays a sample through
+// (superuser only); every CHECK constraint still holds, and `checkSample` runs a sample through
 // lib/integrity's checker.
 import { closeDb, connect, type Db, type Tx } from "../lib/db/client";
 import { ensureEventPartitions } from "../lib/db/partitions";
@@ -435,8 +435,8 @@ async function dropSecondaryIndexes(db: Db, count: number, log?: (s: string) => 
   };
 }
 
-/** Check a random sample of generated jobs with lib/integrity's checker (their transitions replayed against their rows and attempts); returns the problems. */
-export async function auditSample(db: Db, n = 200): Promise<string[]> {
+/** Check a random sample of generated jobs with lib/integrity's checker (each rebuilt from its transitions and compared with its rows and attempts); returns the problems. */
+export async function checkSample(db: Db, n = 200): Promise<string[]> {
   const ids = await execute<{ id: string }>(db, sql`SELECT id FROM job_catalog TABLESAMPLE SYSTEM (1) LIMIT ${n}`);
   const { mismatches, jobs } = await checkJobs(
     db,

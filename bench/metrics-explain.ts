@@ -12,7 +12,7 @@ import { provisionRoles, roleUrl } from "../lib/db/roles";
 import { withScope } from "../lib/db/scope";
 import { rollUpMetrics } from "../lib/metrics/rollup";
 import { collectMetrics } from "../lib/metrics/scrape";
-import { auditSample, generate } from "./generate";
+import { checkSample, generate } from "./generate";
 import { explainOf, type Statement } from "./explain";
 import { benchServer, fmt, freshDb, pct } from "./lib";
 import { sql } from "drizzle-orm";
@@ -42,7 +42,7 @@ async function main() {
     const t0 = performance.now();
     await generate(db, { count: Number(args.jobs), log });
     log(
-      `generated ${fmt(Number(args.jobs))} jobs in ${fmt((performance.now() - t0) / 1000)} s; audit: ${(await auditSample(db, 200)).length} problems`,
+      `generated ${fmt(Number(args.jobs))} jobs in ${fmt((performance.now() - t0) / 1000)} s; integrity check: ${(await checkSample(db, 200)).length} problems`,
     );
     await closeDb(db);
   }

@@ -15,7 +15,7 @@ import { createSupervisor } from "../lib/supervisor/supervisor";
 import { measureConsole, measureConsoleLib, signIn, startConsole, WARMUP, type Timing } from "./console";
 import { burnGraphile, burnJobs, burnJobscope, burnPgBoss, pickupGraphile, pickupJobscope, pickupPgBoss, type Burn } from "./engines";
 import { drizzleOverhead, runFactors, type Factor } from "./factors";
-import { auditSample, generate, prefillJobscope } from "./generate";
+import { checkSample, generate, prefillJobscope } from "./generate";
 import { benchServer, fmt, freshDb, mb, pct, sizes, sleep, waitUntil } from "./lib";
 import { fairnessRun, type FairnessRun } from "./fairness";
 import { burnSkeleton } from "./skeleton";
@@ -90,7 +90,7 @@ export type Results = {
   /** The same requests before the load starts. */
   consoleIdle: Timing[];
   consoleNote: string;
-  generated: { jobs: number; seconds: number; auditProblems: number } | null;
+  generated: { jobs: number; seconds: number; integrityProblems: number } | null;
   minutes: number;
 };
 
@@ -288,8 +288,8 @@ export async function runBench(profile: Profile, only?: Set<string>): Promise<Re
         const target = Math.max(p.consoleJobs, 10_000);
         const g0 = performance.now();
         if (target > 10_000) await generate(db, { count: target - 10_000, log });
-        const problems = await auditSample(db, 200);
-        r.generated = { jobs: target, seconds: (performance.now() - g0) / 1000, auditProblems: problems.length };
+        const problems = await checkSample(db, 200);
+        r.generated = { jobs: target, seconds: (performance.now() - g0) / 1000, integrityProblems: problems.length };
         if (problems.length) log(`generated histories that do not replay: ${problems.slice(0, 3).join("; ")}`);
         if (p.supervisor) r.supervisor.push(await supervisorScan(db));
         const sz = await sizes(url, ["public"]);
@@ -524,7 +524,7 @@ ${r.consoleNote}. Each kind of request is measured after ${WARMUP} of its own, n
 |---|---:|---:|---:|---:|---:|---|
 ${con}
 
-Generated in ${r.generated ? fmt(r.generated.seconds) : "n/a"} s; replay audit of a 200-job sample: ${r.generated ? `${r.generated.auditProblems} problems` : "n/a"}.
+Generated in ${r.generated ? fmt(r.generated.seconds) : "n/a"} s; integrity check of a 200-job sample: ${r.generated ? `${r.generated.integrityProblems} problems` : "n/a"}.
 
 ### Supervisor scan (one idle tick: stale leases + due retries)
 

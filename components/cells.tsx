@@ -2,7 +2,7 @@
 // a refused transition's expected and current state, and "nothing here".
 import Link from "next/link";
 import type { JobState } from "@/lib/fsm/table";
-import { formatAgo } from "./relative-time";
+import { formatAgo } from "@/lib/time-format";
 import { LongTime } from "./time-zone";
 import { CopyId } from "./copy-id";
 import { StateBadge } from "./state-badge";

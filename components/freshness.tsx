@@ -1,6 +1,7 @@
 "use client";
 
 import { freshnessOf } from "@/lib/client/freshness";
+import { formatAgo } from "@/lib/time-format";
 import { useNow } from "./use-now";
 
 const LOOK = {
@@ -32,20 +33,16 @@ export function Freshness({
   pollMs?: number;
 }) {
   const now = useNow({ serverNow });
-  // The clock ticks once a second and may lag a response by up to a second: never show a negative age.
-  const age = updatedAt === null || now === 0 ? null : Math.max(0, Math.round((now - updatedAt) / 1000));
+  // The clock ticks once a second and may lag a response by up to a second: formatAgo never shows a negative age.
+  const age = updatedAt === null || now === 0 ? null : now - updatedAt;
   const look = LOOK[freshnessOf({ updatedAt, now, pollMs, isPaused, isFailing })];
   return (
     <p className="flex items-center gap-2 text-sm text-neutral-600" data-testid="freshness">
       <span aria-hidden="true" className={`size-2 rounded-full ${look.dot}`} />
       <span className="font-medium text-neutral-700">{look.label}</span>
-      {age !== null && <span className="tabular-nums">Updated {formatAge(age)} ago</span>}
+      {age !== null && <span className="tabular-nums">Updated {formatAgo(age)}</span>}
     </p>
   );
-}
-
-function formatAge(seconds: number) {
-  return seconds < 60 ? `${seconds} s` : `${Math.floor(seconds / 60)} min`;
 }
 
 /**

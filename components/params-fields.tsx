@@ -2,9 +2,10 @@
 
 import { Field, INPUT } from "@/components/fields";
 import type { ParamField } from "@/lib/jobs/param-fields";
+import type { InputIssue } from "@/lib/result";
 
 /** A problem with one field of the params ("" for the params as a whole), as the server's check names it. */
-export type FieldIssue = { path: string; message: string };
+export type FieldIssue = InputIssue;
 
 const fieldId = (prefix: string, name: string) => `${prefix}-p-${name}`;
 const JSON_FIELD = "__params_json";

@@ -4,8 +4,17 @@ import { useRouter } from "next/navigation";
 import { createContext, useContext, useEffect, useState, type ReactNode } from "react";
 import { Options } from "@/components/options";
 import { TZ_KEY } from "@/lib/client/tz";
-import { formatAgo, formatRelative } from "@/components/relative-time";
-import { formatDateTime, formatDay, formatLong, formatUtc, isTimeZone, TZ_COOKIE, TZ_COOKIE_MAX_AGE } from "@/lib/time-format";
+import {
+  formatAgo,
+  formatDateTime,
+  formatDay,
+  formatLong,
+  formatRelative,
+  formatUtc,
+  isTimeZone,
+  TZ_COOKIE,
+  TZ_COOKIE_MAX_AGE,
+} from "@/lib/time-format";
 
 // The viewer's time zone for client components. The layout reads it from the cookie on the server
 // and provides it here, so the server's render and the browser's format times the same way.

@@ -1,3 +1,5 @@
+import type { ZodError } from "zod";
+
 /**
  * The one error and the one result of the console's edge (server actions, route handlers).
  *
@@ -72,3 +74,44 @@ export const appErrorOf = (err: unknown, ...codes: AppErrorCode[]): AppError | n
 
 /** A failed Result from an error code and message. */
 export const failure = <E extends ErrorBody = ErrorBody>(error: E): Result<never, E> => ({ ok: false, error });
+
+/** One problem with an input: where it is (a dotted path, "" for the value as a whole) and what is wrong. */
+export type InputIssue = { path: string; message: string };
+
+const joinPath = (prefix: string, path: readonly PropertyKey[]) => [prefix, ...path.map(String)].filter((p) => p !== "").join(".");
+
+/** A zod error's issues as paths and messages; `prefix` places them inside a larger value ("params"). */
+export const inputIssues = (error: ZodError, prefix = ""): InputIssue[] =>
+  error.issues.map((i) => ({ path: joinPath(prefix, i.path), message: i.message }));
+
+/** How `describeInvalid` names things, for where the input came from. */
+export type InvalidWords = {
+  /** The value as a whole, for an issue about all of it: "input" (the default), "body", "query". */
+  whole?: string;
+  /** Where the value sits in what was sent: with "params", an issue at "frames" reads "params.frames". */
+  prefix?: string;
+  /** A path in the reader's words ("query parameter limit", "Tenant owner"); the path itself by default. */
+  label?: (path: string) => string;
+  /** What an unknown key is called: "field" (the default), "query parameter". */
+  key?: string;
+  /** How many issues to name, the first first (default 1). */
+  most?: number;
+};
+
+/**
+ * THE words for invalid input, for server actions, route handlers, the API and lib alike: each issue as
+ * "field: problem" ("input: problem" about the value as a whole), unknown keys as `unknown field "x"`.
+ * It names fields and keys (cut short), never a submitted value: a password may be one.
+ */
+export function describeInvalid(error: ZodError | readonly InputIssue[], words: InvalidWords = {}): string {
+  const { whole = "input", prefix = "", label = (p: string) => p, key = "field", most = 1 } = words;
+  const issues: (InputIssue & { keys?: readonly string[] })[] =
+    "issues" in error
+      ? error.issues.map((i) => ({ path: joinPath(prefix, i.path), message: i.message, keys: i.code === "unrecognized_keys" ? i.keys : undefined }))
+      : error.map((i) => ({ ...i, path: joinPath(prefix, i.path ? [i.path] : []) }));
+  const parts = issues.slice(0, most).map(({ path, message, keys }) => {
+    if (keys) return `unknown ${key}${keys.length > 1 ? "s" : ""} ${keys.map((k) => JSON.stringify(k.slice(0, 50))).join(", ")}`;
+    return `${path ? label(path) : whole}: ${message}`;
+  });
+  return parts.length ? parts.join("; ") : `${whole}: invalid`;
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatClock, formatDateTime, formatLong, formatMoment, formatUtc, parseTimeZone, zoneLabel } from "./time-format";
+import { formatClock, formatDateTime, formatDuration, formatLong, formatMoment, formatUtc, parseTimeZone, zoneLabel } from "./time-format";
 
 describe("times in the viewer's zone", () => {
   const winter = new Date("2026-12-01T13:05:03Z");
@@ -43,5 +43,23 @@ describe("times in the viewer's zone", () => {
     expect(parseTimeZone("%E0%A4%A")).toBe("UTC");
     expect(parseTimeZone("Europe%2FBerlin")).toBe("Europe/Berlin");
     expect(parseTimeZone("America/New_York")).toBe("America/New_York");
+  });
+});
+
+describe("formatDuration", () => {
+  it.each([
+    [0, "0ms"],
+    [350, "350ms"],
+    [4_250, "4.2s"],
+    [42_000, "42s"],
+    [192_000, "3m 12s"],
+    [4 * 3_600_000 + 5 * 60_000, "4h 05m"],
+    [360_000, "6m"],
+    [3_600_000, "1h"],
+    [51 * 3_600_000, "2d 3h"],
+    [48 * 3_600_000, "2d"],
+    [-5, "0ms"],
+  ])("%i ms is %s", (ms, text) => {
+    expect(formatDuration(ms)).toBe(text);
   });
 });

@@ -9,6 +9,10 @@
  *
  * Text that is stored or audited (audit reasons, API JSON) stays UTC/ISO: formatUtc, toISOString.
  * No "use client" and no hooks: server components and server actions use these too.
+ *
+ * Spans and ages are written here too, one way each: a span (how long something took or has been
+ * going on) by formatDuration, "3m 12s"; an age (how long ago) by formatAgo, "3 min ago", and a
+ * time to come by formatRelative, "in 40 s". Every page that shows one calls these.
  */
 
 /** The cookie that keeps the viewer's time zone (an IANA name), one year. */
@@ -119,4 +123,48 @@ const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "
 export function formatLong(at: Date, tz: string): string {
   const w = wall(at, tz);
   return `${w.getUTCDate()} ${MONTHS[w.getUTCMonth()]} ${w.getUTCFullYear()}, ${formatClock(at, tz)} ${zoneLabel(at, tz)}`;
+}
+
+const SECOND = 1_000;
+const MINUTE = 60 * SECOND;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+
+/** A compact duration for labels and tables: 350ms, 4.2s, 42s, 3m 12s, 6m, 4h 05m, 2d 3h. */
+export function formatDuration(ms: number): string {
+  const v = Math.max(0, ms);
+  if (v < SECOND) return `${Math.round(v)}ms`;
+  if (v < 10 * SECOND) return `${(Math.floor(v / 100) / 10).toFixed(1)}s`;
+  if (v < MINUTE) return `${Math.floor(v / SECOND)}s`;
+  if (v < HOUR) return pair(Math.floor(v / MINUTE), "m", Math.floor((v % MINUTE) / SECOND), "s");
+  if (v < DAY) return pair(Math.floor(v / HOUR), "h", Math.floor((v % HOUR) / MINUTE), "m");
+  return pair(Math.floor(v / DAY), "d", Math.floor((v % DAY) / HOUR), "h", false);
+}
+
+/** "4h 05m", or just "4h" when the smaller unit is zero. */
+function pair(big: number, bigUnit: string, small: number, smallUnit: string, pad = true) {
+  if (small === 0) return `${big}${bigUnit}`;
+  return `${big}${bigUnit} ${pad ? String(small).padStart(2, "0") : small}${smallUnit}`;
+}
+
+/** An age in words: "12 s", "3 min", "30 h" (hours up to two days), "3 d". */
+function ageWords(ms: number): string {
+  const s = Math.round(Math.abs(ms) / SECOND);
+  if (s < 60) return `${s} s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m} min`;
+  const h = Math.floor(m / 60);
+  if (h < 48) return `${h} h`;
+  return `${Math.floor(h / 24)} d`;
+}
+
+/**
+ * How long ago, `ms` being the age: "0 s ago", "3 min ago", "30 h ago", "3 d ago". A time ahead of the
+ * clock that reads it (the server's and the browser's clocks apart) is "0 s ago".
+ */
+export const formatAgo = (ms: number): string => `${ageWords(Math.max(0, ms))} ago`;
+
+/** `at` seen from `now`: formatAgo for the past, "in 40 s" for a time to come (a schedule's next run). */
+export function formatRelative(at: number, now: number): string {
+  return at - now >= SECOND / 2 ? `in ${ageWords(at - now)}` : formatAgo(now - at);
 }

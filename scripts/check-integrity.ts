@@ -1,18 +1,18 @@
-// `npm run check:integrity`: replay every job's transitions and compare them with its row and
+// `npm run check:integrity`: rebuild every job from its transitions and compare it with its row and
 // run records. Incremental: by default it checks the jobs with activity since the last stored
-// audit (submitted, moved, or an attempt ended: lib/integrity/check.ts), so it can run from cron
+// check (submitted, moved, or an attempt ended: lib/integrity/check.ts), so it can run from cron
 // every few minutes. Exit code 1 when it finds a mismatch.
 import { parseArgs } from "node:util";
 import { closeDb, connect, databaseUrl } from "../lib/db/client";
 import { runIncrementalCheck } from "../lib/integrity/check";
 
 const USAGE = `usage: npm run check:integrity -- [--all | --since 2h | --from ISO [--to ISO]] [--lag-ms N]
-  (default)  from the end of the last stored audit (or the beginning) to now minus the lag
+  (default)  from the end of the last stored check (or the beginning) to now minus the lag
   --all      every job, from the beginning
   --since    a window ending now: 30m, 2h, 7d
   --from/--to  an explicit window of activity: submits (job_catalog.created_at), transitions no
              worker applied (job_log.at) and ended attempts (job_attempts.finished_at); a worker's
-             claim and start are audited when their attempt ends
+             claim and start are checked when their attempt ends
   --lag-ms   leave the last N ms for the next run, so in-flight transactions are not half-read (default 5000)`;
 
 function parseDuration(s: string): number {
@@ -47,12 +47,12 @@ async function main() {
         : undefined;
   const to = values.to ? date(values.to) : undefined;
   const lagMs = Number(values["lag-ms"]);
-  const db = connect(databaseUrl(), { max: 4, appName: "jobscope-audit" });
+  const db = connect(databaseUrl(), { max: 4, appName: "jobscope-check-integrity" });
   try {
     const r = await runIncrementalCheck(db, { actor: "cli", from, to, lagMs });
     const rate = r.durationMs > 0 ? Math.round((r.jobsChecked / r.durationMs) * 1000) : r.jobsChecked;
     console.log(
-      `audit #${r.id}: ${r.windowFrom.toISOString()} → ${r.windowTo.toISOString()}: ${r.jobsChecked} jobs, ${r.eventsReplayed} events in ${r.durationMs} ms (${rate} jobs/s); ${r.mismatches.length} mismatches`,
+      `check #${r.id}: ${r.windowFrom.toISOString()} → ${r.windowTo.toISOString()}: ${r.jobsChecked} jobs, ${r.eventsRebuilt} events in ${r.durationMs} ms (${rate} jobs/s); ${r.mismatches.length} mismatches`,
     );
     for (const m of r.mismatches.slice(0, 50)) console.log(`  ${m.jobId}: ${m.problem}`);
     if (r.mismatches.length > 50) console.log(`  … and ${r.mismatches.length - 50} more (the first 200 are stored in integrity_audits)`);

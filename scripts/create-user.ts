@@ -9,6 +9,7 @@ import { ZodError } from "zod";
 import { recordAudit } from "../lib/audit/audit";
 import { createUser } from "../lib/auth/users";
 import { closeDb, connect, databaseUrl } from "../lib/db/client";
+import { describeInvalid } from "../lib/result";
 
 const { values } = parseArgs({
   options: {
@@ -63,12 +64,7 @@ try {
   console.log(`[jobscope] created ${user.email} (${user.role}${user.tenantId ? `, tenant ${user.tenantId}` : ""})`);
   if (generated) console.log(`[jobscope] password (shown once; they can change it after signing in): ${password}`);
 } catch (err) {
-  const why =
-    err instanceof ZodError
-      ? err.issues.map((i) => `${i.path.join(".") || "input"}: ${i.message}`).join("; ")
-      : err instanceof Error
-        ? err.message
-        : String(err);
+  const why = err instanceof ZodError ? describeInvalid(err, { most: err.issues.length }) : err instanceof Error ? err.message : String(err);
   console.error(`[jobscope] could not create the user: ${why}`);
   process.exitCode = 1;
 } finally {

@@ -15,7 +15,7 @@ import {
 import { createTenant, NewTenant, renameTenant, TenantRename } from "@/lib/auth/tenants";
 import { createUser, NewUser, RoleChange, setUserRole } from "@/lib/auth/users";
 import { consoleAction, type Done } from "@/lib/frame/action";
-import { AppError, appErrorOf } from "@/lib/result";
+import { AppError, appErrorOf, describeInvalid } from "@/lib/result";
 import { sql } from "drizzle-orm";
 import { execute } from "../../lib/db/drizzle";
 
@@ -35,16 +35,9 @@ const FIELD_LABELS: Record<string, string> = {
   id: "Tenant id",
 };
 
-/** Zod's issues in words a person can act on; never echoes the submitted values (a password among them). */
-function describeIssues(error: z.ZodError): string {
-  const parts = error.issues.slice(0, 4).map((i) => {
-    const field = i.path.length ? (FIELD_LABELS[String(i.path[0])] ?? String(i.path[0])) : null;
-    if (i.code === "unrecognized_keys")
-      return `unexpected field${i.keys.length > 1 ? "s" : ""} ${i.keys.map((k) => `"${k.slice(0, 40)}"`).join(", ")}`;
-    return field ? `${field}: ${i.message}` : i.message;
-  });
-  return `Nothing was saved. ${parts.join("; ")}.`;
-}
+/** Zod's issues in the form's words (lib/result.ts, describeInvalid: never the submitted values, a password among them). */
+const describeIssues = (error: z.ZodError) =>
+  `Nothing was saved. ${describeInvalid(error, { label: (path) => FIELD_LABELS[path.split(".")[0]!] ?? path, most: 4 })}.`;
 
 /** What every admin action shares: the permission, and bad input in the form's words. */
 const ADMIN = { permission: "admin:manage", invalid: describeIssues } as const;

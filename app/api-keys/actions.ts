@@ -3,8 +3,8 @@
 import { principalOf } from "@/lib/audit/console";
 import { canManageApiKeys, createApiKey, CreateKeyInput, managedTenant, revokeApiKey, RevokeKeyInput } from "@/lib/api/keys";
 import { pool } from "@/lib/db/client";
-import { consoleAction, firstIssue } from "@/lib/frame/action";
-import { AppError } from "@/lib/result";
+import { consoleAction } from "@/lib/frame/action";
+import { AppError, describeInvalid } from "@/lib/result";
 
 // Signed in (any role may ask), then only admins and tenant owners; lib/api/keys.ts writes each
 // key change with its own audit row, in its own transaction.
@@ -19,7 +19,7 @@ export const createApiKeyAction = consoleAction({
   ...KEYS,
   audit: "api_key.create",
   input: CreateKeyInput,
-  invalid: (e) => `Not created: ${firstIssue(e)}.`,
+  invalid: (e) => `Not created: ${describeInvalid(e)}.`,
   call: async ({ input, viewer }) => {
     const own = managedTenant(viewer);
     if (own && input.tenantId !== own) throw new AppError("forbidden", "You may create keys for your own tenant only.");

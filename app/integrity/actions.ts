@@ -11,7 +11,7 @@ const Input = z.strictObject({ window: z.enum(["incremental", "24h", "all"]) });
 export type CheckRun = {
   id: number;
   jobsChecked: number;
-  eventsReplayed: number;
+  eventsRebuilt: number;
   mismatches: { jobId: string; problem: string }[];
   durationMs: number;
   windowFrom: string;
@@ -36,7 +36,7 @@ export const runIntegrityCheckAction = consoleAction({
     const data: CheckRun = {
       id: r.id,
       jobsChecked: r.jobsChecked,
-      eventsReplayed: r.eventsReplayed,
+      eventsRebuilt: r.eventsRebuilt,
       mismatches: r.mismatches.slice(0, 50),
       durationMs: r.durationMs,
       windowFrom: r.windowFrom.toISOString(),

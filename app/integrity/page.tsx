@@ -10,7 +10,7 @@ export const metadata: Metadata = { title: "Integrity check" };
 export const dynamic = "force-dynamic";
 
 /**
- * The integrity check for operators: every job's event log replayed through the
+ * The integrity check for operators: every job rebuilt from its event log through the
  * state machine and compared with its row and its run records. Scheduled runs
  * (`npm run check:integrity` from cron) and runs started here are listed together.
  */
@@ -24,9 +24,9 @@ export default async function IntegrityPage() {
       <header className="space-y-1">
         <h1 className="text-2xl font-semibold tracking-tight">Integrity check</h1>
         <p className="max-w-3xl text-sm text-neutral-600">
-          Replays each job&apos;s events through the state machine and compares the result with the job&apos;s row (state, attempt, budget, version)
-          and its run records (one per claim, closed once, with the outcome the log says). A mismatch means something wrote outside the write path.
-          Incremental: each check reads only the jobs with events since the previous one.
+          Rebuilds each job from its events through the state machine and compares the result with the job&apos;s row (state, attempt, budget,
+          version) and its run records (one per claim, closed once, with the outcome the log says). A mismatch means something wrote outside the write
+          path. Incremental: each check reads only the jobs with events since the previous one.
         </p>
       </header>
       <RunCheck />

@@ -61,12 +61,12 @@ export function RunCheck() {
         </SubmitButton>
       </form>
       <div role="status" aria-live="polite" aria-label="Check outcome" className="min-h-5 text-sm">
-        {pending && "Replaying events…"}
+        {pending && "Rebuilding jobs from their events…"}
         {!pending && result?.ok === false && <span className="text-red-700">{result.error.message}</span>}
         {!pending && result?.ok && (
           <div className="space-y-2">
             <p className={result.data.mismatches.length ? "font-semibold text-red-700" : "text-emerald-700"}>
-              Check #{result.data.id}: {result.data.jobsChecked} jobs and {result.data.eventsReplayed} events rebuilt in {result.data.durationMs} ms;{" "}
+              Check #{result.data.id}: {result.data.jobsChecked} jobs and {result.data.eventsRebuilt} events rebuilt in {result.data.durationMs} ms;{" "}
               {result.data.mismatches.length === 0 ? "every job matches its history." : `${result.data.mismatches.length} mismatches.`}
             </p>
             {result.data.mismatches.length > 0 && <MismatchList mismatches={result.data.mismatches} />}

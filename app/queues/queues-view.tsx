@@ -12,7 +12,7 @@ import { PageHeader, useLive } from "@/components/page-header";
 import { useNow } from "@/components/use-now";
 import { queuesQuery } from "@/lib/client/queries";
 import type { QueuesResponse } from "@/lib/client/wire";
-import { formatDuration } from "@/lib/jobs/timeline";
+import { formatDuration } from "@/lib/time-format";
 import type { StateCount } from "@/lib/jobs/queries";
 import type { QueuePageRequest } from "@/lib/jobs/queue-stats";
 import { atLimit, atWork, QueueDetail, QueueRowActions } from "./queue-controls";

@@ -7,7 +7,7 @@ import { PageHeader } from "@/components/page-header";
 import { PageTable } from "@/components/page-table";
 import { requirePage, withViewerRead, type Viewer } from "@/lib/auth/viewer";
 import { JOB_TYPES } from "@/lib/jobs/job-types";
-import { formatDuration } from "@/lib/jobs/timeline";
+import { formatDuration } from "@/lib/time-format";
 import { HISTORY_RANGES, MIN_SAMPLE, parseHistoryRange, type HistoryRange, type TypeSummary } from "@/lib/metrics/history";
 import { typeSummaries } from "@/lib/metrics/type-history";
 import { RangeLinks } from "./range-links";

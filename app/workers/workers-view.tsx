@@ -18,7 +18,7 @@ import { keys, workersQuery } from "@/lib/client/queries";
 import type { WorkersResponse } from "@/lib/client/wire";
 import type { WorkerStatus } from "@/lib/insight/queries";
 import { SILENT_AFTER_MS } from "@/lib/insight/windows";
-import { formatDuration } from "@/lib/jobs/timeline";
+import { formatAgo, formatDuration } from "@/lib/time-format";
 import { ConfirmDialog } from "../jobs/[id]/confirm-dialog";
 import { ResultNote, useOperate } from "../_operate/use-operate";
 import { drainWorkerAction } from "./actions";
@@ -103,7 +103,7 @@ function columns(now: number, drain: Drain): Column<Worker>[] {
       className: "text-xs tabular-nums",
       cell: (w) => (
         <span className={w.status === "crashed" ? "font-semibold text-red-800" : "text-neutral-600"}>
-          {`${formatDuration(now ? Math.max(0, now - Date.parse(w.lastSeenAt)) : w.heartbeatAgeMs)} ago`}
+          {formatAgo(now ? now - Date.parse(w.lastSeenAt) : w.heartbeatAgeMs)}
         </span>
       ),
     },

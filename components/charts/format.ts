@@ -1,5 +1,4 @@
-import { formatDuration } from "@/lib/jobs/timeline";
-import { formatClock, formatDay, zoneLabel } from "@/lib/time-format";
+import { formatClock, formatDay, formatDuration, zoneLabel } from "@/lib/time-format";
 
 /** "14:05", an ISO time on the wall clock of `tz` (the viewer's zone). */
 export function hhmm(iso: string, tz: string): string {

@@ -1,6 +1,6 @@
 import { useTimeZone } from "@/components/time-zone";
-import { formatClock, zoneLabel } from "@/lib/time-format";
-import { formatDuration, type Lane, type Segment } from "@/lib/jobs/timeline";
+import { formatClock, formatDuration, zoneLabel } from "@/lib/time-format";
+import type { Lane, Segment } from "@/lib/jobs/timeline";
 import { fillFor, KINDS, kindLabel } from "./patterns";
 import { SECOND } from "./scale";
 import { INK, TONES, toneLabel, toneOf } from "./tones";

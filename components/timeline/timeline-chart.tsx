@@ -2,7 +2,8 @@
 
 import { useEffect, useId, useRef, useState } from "react";
 import { LocalTime, useTimeZone } from "@/components/time-zone";
-import { formatDuration, type Timeline } from "@/lib/jobs/timeline";
+import type { Timeline } from "@/lib/jobs/timeline";
+import { formatDuration } from "@/lib/time-format";
 import { LABEL_W, LANE_H, LaneRow } from "./lane";
 import { Legend } from "./legend";
 import { Patterns } from "./patterns";

@@ -3,7 +3,7 @@ import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import { desc, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { AppError } from "../result";
+import { AppError, describeInvalid } from "../result";
 import { run, execute } from "../db/drizzle";
 import { ALERT_KINDS, alertRules } from "../db/schema-observability";
 import { destinationPolicy, refusedHost } from "./destination";
@@ -88,10 +88,7 @@ const allowPrivate = () => process.env.JOBSCOPE_ALERTS_ALLOW_PRIVATE === "1";
 /** Validate and store a rule. Returns it with its signing secret (shown once, to its creator). */
 export async function createAlertRule(db: Db, raw: unknown, owner: RuleOwner, by: string): Promise<{ rule: AlertRule; secret: string }> {
   const parsed = AlertRuleInput.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new AppError("invalid_input", `${issue?.path.join(".") || "input"}: ${issue?.message ?? "invalid"}`);
-  }
+  if (!parsed.success) throw new AppError("invalid_input", describeInvalid(parsed.error));
   const input = parsed.data;
   const tenantId = "tenantId" in owner ? owner.tenantId : null;
   if (tenantId !== null) {

@@ -1,10 +1,10 @@
-import type { z } from "zod";
 import type { AuditAction } from "../audit/actions";
 import { anonymousAudit, type AnonymousAuditor } from "../audit/anonymous";
 import { recordAudit } from "../audit/audit";
 import { pool } from "../db/client";
 import { clientAddressOf } from "../http/client-address";
 import { describeBadText, findBadText } from "../input";
+import type { InputIssue, InvalidWords } from "../result";
 import { auditPrincipalOfKey, verifyApiKey, type ApiKeyPrincipal } from "./keys";
 import { apiRateLimiter, type RateLimiter } from "./rate-limit";
 import type { ErrorCode } from "./schemas";
@@ -15,7 +15,7 @@ export type ApiResult = { status: number; body: unknown; headers?: Record<string
 /** Every JSON answer of the console and the API is per person and live: never cached. */
 export const NO_STORE = { "Cache-Control": "no-store" };
 
-export type ErrorExtra = { issues?: { path: string; message: string }[]; current?: unknown };
+export type ErrorExtra = { issues?: InputIssue[]; current?: unknown };
 
 export function apiError(status: number, code: ErrorCode, message: string, extra: ErrorExtra = {}, headers?: Record<string, string>): ApiResult {
   return { status, body: { error: { code, message, ...extra } }, headers };
@@ -27,23 +27,10 @@ export function toResponse(r: ApiResult): Response {
   return Response.json(r.body, { status: r.status, headers: { ...NO_STORE, ...r.headers } });
 }
 
-export const issuesOf = (e: z.ZodError) => e.issues.map((i) => ({ path: i.path.join("."), message: i.message }));
-
-/**
- * The first issue in words, saying where it is: "priority: Too big: expected number to be <=9" in
- * a body, "query parameter limit: Too small: …" in a URL.
- */
-export const describeIssues = (e: z.ZodError, where: "body" | "query" = "body") => {
-  const i = e.issues[0];
-  if (!i) return "invalid input";
-  const path = i.path.join(".");
-  if (where === "query") {
-    if (i.code === "unrecognized_keys")
-      return `unknown query parameter${i.keys.length > 1 ? "s" : ""} ${i.keys.map((k) => JSON.stringify(k.slice(0, 50))).join(", ")}`;
-    return path ? `query parameter ${path}: ${i.message}` : `query: ${i.message}`;
-  }
-  return `${path || "body"}: ${i.message}`;
-};
+/** The words for a body's first issue: "priority: Too big: expected number to be <=9". */
+export const BODY_WORDS: InvalidWords = { whole: "body" };
+/** The words for a URL's: "query parameter limit: Too small: …", `unknown query parameter "x"`. */
+export const QUERY_WORDS: InvalidWords = { whole: "query", label: (p) => `query parameter ${p}`, key: "query parameter" };
 
 /** Request bodies above this are refused (413) without being read further (the web server caps /api/v1 at the same size). */
 export const MAX_BODY_BYTES = 64 * 1024;

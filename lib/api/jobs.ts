@@ -11,7 +11,8 @@ import { getJobDetail, listJobs, type JobListRow } from "../jobs/queries";
 import { redactForTenant } from "../jobs/redact";
 import { transition } from "../jobs/transition";
 import type { Actor, JobRow, Rejection } from "../jobs/types";
-import { apiError, describeIssues, issuesOf, ok, type ApiResult } from "./http";
+import { apiError, BODY_WORDS, ok, QUERY_WORDS, type ApiResult } from "./http";
+import { describeInvalid, inputIssues } from "../result";
 import { auditPrincipalOfKey, keyActorId, type ApiKeyPrincipal } from "./keys";
 import { CancelJobBody, ListJobsQuery, SubmitJobBody } from "./schemas";
 import { isUuid } from "../uuid";
@@ -63,9 +64,9 @@ export async function submitJob(db: Db, key: ApiKeyPrincipal, raw: unknown): Pro
   return scoped(db, key, async (tx) => {
     const parsed = SubmitJobBody.safeParse(raw);
     if (!parsed.success) {
-      const message = `Not submitted: ${describeIssues(parsed.error)}.`;
+      const message = `Not submitted: ${describeInvalid(parsed.error, BODY_WORDS)}.`;
       await refused(key, { action: "job.submit", outcome: "invalid", reason: message });
-      return apiError(400, "invalid_input", message, { issues: issuesOf(parsed.error) });
+      return apiError(400, "invalid_input", message, { issues: inputIssues(parsed.error) });
     }
     try {
       const { job, created } = await enqueue(tx, { ...parsed.data, tenantId: key.tenantId }, actor, { submitter: "tenant_api" });
@@ -96,7 +97,7 @@ export async function listTenantJobs(db: Db, key: ApiKeyPrincipal, search: URLSe
     raw[k] = v;
   }
   const parsed = ListJobsQuery.safeParse(raw);
-  if (!parsed.success) return apiError(400, "invalid_input", describeIssues(parsed.error, "query"), { issues: issuesOf(parsed.error) });
+  if (!parsed.success) return apiError(400, "invalid_input", describeInvalid(parsed.error, QUERY_WORDS), { issues: inputIssues(parsed.error) });
   const q = parsed.data;
   const filters = JobFilters.parse({ ...q, tenant: key.tenantId, sort: "created" });
   const page = await scoped(db, key, (tx) => listJobs(tx, filters));
@@ -158,9 +159,9 @@ export async function cancelTenantJob(db: Db, key: ApiKeyPrincipal, id: string, 
   return scoped(db, key, async (tx) => {
     const parsed = CancelJobBody.safeParse(raw ?? {});
     if (!parsed.success) {
-      const message = `Not cancelled: ${describeIssues(parsed.error)}.`;
+      const message = `Not cancelled: ${describeInvalid(parsed.error, BODY_WORDS)}.`;
       await refused(key, { action: "job.cancel", jobIds, outcome: "invalid", reason: message });
-      return apiError(400, "invalid_input", message, { issues: issuesOf(parsed.error) });
+      return apiError(400, "invalid_input", message, { issues: inputIssues(parsed.error) });
     }
     const body = parsed.data;
     // The application's own tenant check, before the write path (which row-level security confines as well).

@@ -7,7 +7,7 @@ import type { Db } from "../db/client";
 import { run, execute } from "../db/drizzle";
 import { apiKeys } from "../db/schema-identity";
 import { withScope } from "../db/scope";
-import { AppError } from "../result";
+import { AppError, describeInvalid } from "../result";
 
 /**
  * Per-tenant API keys. A key is `jsk_` + 32 random bytes in base64url; the
@@ -113,7 +113,7 @@ export async function createApiKey(
   by: AuditPrincipal,
 ): Promise<{ key: ApiKeyRow; secret: string }> {
   const parsed = CreateKeyInput.safeParse(input);
-  if (!parsed.success) throw new AppError("invalid_input", parsed.error.issues[0]?.message ?? "invalid key");
+  if (!parsed.success) throw new AppError("invalid_input", describeInvalid(parsed.error));
   const { tenantId, name } = parsed.data;
   const { secret, prefix, hash } = generateKey();
   // Scoped to the key's tenant: row-level security lets the transaction write only that tenant's keys.

@@ -1,9 +1,5 @@
-import { EVENTS, TRANSITIONS } from "../fsm/table";
-
-/** The events an operator may apply to existing jobs: the ones a bulk action can carry. */
-const OPERATOR_EVENTS = [
-  ...new Set(TRANSITIONS.filter((t) => t.from !== null && (t.actors as readonly string[]).includes("operator")).map((t) => t.event)),
-];
+import { eventsOf } from "../fsm/machine";
+import { EVENTS } from "../fsm/table";
 
 /**
  * Every action name the audit log may hold. A name always comes from this list, chosen by the
@@ -22,7 +18,8 @@ export const AUDIT_ACTIONS = [
   // Finished jobs deleted from the console, with their history, under retention's rules.
   "jobs.delete_preview",
   "jobs.delete",
-  ...OPERATOR_EVENTS.map((e) => `bulk.${e}` as const),
+  // The events an operator may apply to existing jobs: the ones a bulk action can carry.
+  ...eventsOf("operator").map((e) => `bulk.${e}` as const),
   "replay.preview",
   "replay.start",
   // API keys.

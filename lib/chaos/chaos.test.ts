@@ -30,7 +30,7 @@ describe("chaos (short profile)", () => {
     expect(report.faultDetails.drainsClean).toBe(report.faults.sigterm_drain);
     expect(report.runs.lease_expired ?? 0).toBeGreaterThan(0);
     expect(report.states.succeeded ?? 0).toBeGreaterThan(50);
-    expect(report.audit.jobs).toBe(report.jobs);
+    expect(report.integrityCheck.jobs).toBe(report.jobs);
     // Every job's explanation was checked against its history (the false_claims and tenant_leaks violations above).
     expect(report.claims.jobs).toBe(report.jobs);
   }, 150_000);

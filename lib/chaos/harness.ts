@@ -1,7 +1,7 @@
 // The chaos harness: real worker and supervisor processes against an embedded
 // PostgreSQL of its own, a steady stream of jobs, operators and tenants clicking, and
 // faults injected one after another. Afterwards every invariant is checked by SQL and
-// by replaying every job's events. `npm run chaos` runs it; lib/chaos/chaos.test.ts
+// by rebuilding every job from its events. `npm run chaos` runs it; lib/chaos/chaos.test.ts
 // runs its short profile inside `npm test`.
 import { spawn, type ChildProcess } from "node:child_process";
 import { createWriteStream, mkdirSync, readdirSync, readFileSync, rmSync, type WriteStream } from "node:fs";
@@ -9,8 +9,8 @@ import path from "node:path";
 import { closeDb, connect, type Db } from "../db/client";
 import { ensureDatabase, freePort, startEmbeddedPostgres, type EmbeddedServer } from "../db/embedded";
 import { migrateDatabase } from "../db/migrate";
-import { canApply } from "../fsm/machine";
-import { HEARTBEAT_STATES, TRANSITIONS, type JobEvent, type JobState } from "../fsm/table";
+import { canApply, statesFrom } from "../fsm/machine";
+import { HEARTBEAT_STATES, type JobEvent, type JobState } from "../fsm/table";
 import { enqueue, type EnqueueInput } from "../jobs/enqueue";
 import { transition } from "../jobs/transition";
 import type { Actor } from "../jobs/types";
@@ -85,7 +85,8 @@ export type ChaosReport = {
   /** Transitions answered as applied to their caller, then looked up in the log at the end. */
   acknowledged: { workerReports: number; operatorActions: number };
   rejections: Record<string, number>;
-  audit: { jobs: number; events: number; ms: number; jobsPerSecond: number };
+  /** The integrity check over every job (lib/integrity/check.ts). */
+  integrityCheck: { jobs: number; events: number; ms: number; jobsPerSecond: number };
   /** Crash lines in worker/supervisor logs other than the known driver bug: should be 0. */
   crashLines: number;
   /** porsager/postgres#1154: processes that died of it (and were restarted), and errors the harness absorbed. */
@@ -269,12 +270,10 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
   const operatorAcks: OperatorAck[] = [];
   const count = (k: string) => (operators[k] = (operators[k] ?? 0) + 1);
   // The states an operator may apply each event from, read from the transition table.
-  const operatorFrom = (event: JobEvent): JobState[] =>
-    TRANSITIONS.filter((t) => t.event === event && t.from !== null && (t.actors as readonly string[]).includes("operator")).map((t) => t.from!);
   const CANDIDATE_STATES: Partial<Record<JobEvent, JobState[]>> = {
-    pause: operatorFrom("pause"),
-    resume: operatorFrom("resume"),
-    replay: operatorFrom("replay"),
+    pause: statesFrom("pause", "operator"),
+    resume: statesFrom("resume", "operator"),
+    replay: statesFrom("replay", "operator"),
   };
   async function person(actor: Actor, until: number) {
     while (Date.now() < until) {
@@ -617,7 +616,7 @@ function readWorkerAcks(logDir: string): WorkerAck[] {
   return acks;
 }
 
-/** Every invariant the system promises (docs/reliability.md), by SQL and by replaying every job's events. */
+/** Every invariant the system promises (docs/reliability.md), by SQL and by rebuilding every job from its events. */
 async function check(
   db: Db,
   submitted: readonly { id: string; key: string; tenantId: string }[],
@@ -642,13 +641,13 @@ async function check(
   // 2. No attempt finalized twice (the run records allow it once; the log must agree), no job finished twice.
   const twice = await execute<{ jobId: string }>(db, sql`SELECT job_id FROM job_events WHERE event = 'finish' GROUP BY job_id HAVING count(*) > 1`);
   for (const s of twice.slice(0, 5)) examples.push(`finished twice: ${s.jobId}`);
-  // 3. Replaying each job's events reproduces its row and its run records.
+  // 3. Rebuilding each job from its events reproduces its row and its run records.
   const started = performance.now();
-  const audit = await checkJobs(db, ids);
-  const auditMs = Math.round(performance.now() - started);
-  const finalizedTwice = audit.mismatches.filter((m) => /finalized \d+ times/.test(m.problem));
-  const replayMismatch = audit.mismatches.filter((m) => !/finalized \d+ times/.test(m.problem));
-  for (const m of audit.mismatches.slice(0, 5)) examples.push(`audit: ${m.jobId}: ${m.problem}`);
+  const integrity = await checkJobs(db, ids);
+  const checkMs = Math.round(performance.now() - started);
+  const finalizedTwice = integrity.mismatches.filter((m) => /finalized \d+ times/.test(m.problem));
+  const rebuildMismatch = integrity.mismatches.filter((m) => !/finalized \d+ times/.test(m.problem));
+  for (const m of integrity.mismatches.slice(0, 5)) examples.push(`integrity check: ${m.jobId}: ${m.problem}`);
   // 4. Attempts that counted stay within the budget, which only a replay raises (a release refunds its own
   // attempt; so does a rescue, which hands back a bystander of another job's crash).
   const overBudget = await execute<{ id: string }>(
@@ -757,12 +756,17 @@ async function check(
     runs: kv(runs),
     faultDetails: { lateReportsFenced } as ChaosReport["faultDetails"],
     rejections: kv(rejections),
-    audit: { jobs: audit.jobs, events: audit.events, ms: auditMs, jobsPerSecond: auditMs ? Math.round((audit.jobs / auditMs) * 1000) : audit.jobs },
+    integrityCheck: {
+      jobs: integrity.jobs,
+      events: integrity.events,
+      ms: checkMs,
+      jobsPerSecond: checkMs ? Math.round((integrity.jobs / checkMs) * 1000) : integrity.jobs,
+    },
     violations: {
       lost: missing.length,
       stranded: stranded.length,
       finalized_twice: twice.length + finalizedTwice.length,
-      replay_mismatch: replayMismatch.length,
+      rebuild_mismatch: rebuildMismatch.length,
       over_budget: overBudget.length,
       drift: drift?.n ?? 0,
       cancelled_ran_again: ranAgain.length,

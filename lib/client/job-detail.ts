@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ACTOR_KINDS, EVENTS, REJECTION_KINDS, RUN_OUTCOMES, STATES } from "@/lib/fsm/table";
 import type { JobDetail } from "@/lib/jobs/queries";
+import { inputIssues } from "@/lib/result";
 import { HttpError } from "./get-json";
 
 // The wire format is JobDetail as JSON: timestamps arrive as ISO strings and
@@ -84,6 +85,6 @@ const JobDetailSchema: z.ZodType<JobDetail> = z.object({
 export function parseJobDetail(body: unknown): JobDetail {
   const parsed = JobDetailSchema.safeParse(body);
   if (parsed.success) return parsed.data;
-  const where = parsed.error.issues[0]?.path.join(".") ?? "";
+  const where = inputIssues(parsed.error)[0]?.path ?? "";
   throw new HttpError(`The server sent the job in an unexpected shape${where ? ` (at ${where})` : ""}.`, 200, "bad_shape");
 }

@@ -137,9 +137,9 @@ describe("migration 0012 on a database written by the code before it", () => {
     const db = connect(url, { max: 2 });
     try {
       const ids = (before.jobs as { id: string }[]).map((j) => j.id);
-      const audit = await checkJobs(db, ids);
-      expect(audit.mismatches).toEqual([]);
-      expect(audit.jobs).toBe(ids.length);
+      const check = await checkJobs(db, ids);
+      expect(check.mismatches).toEqual([]);
+      expect(check.jobs).toBe(ids.length);
     } finally {
       await closeDb(db);
     }

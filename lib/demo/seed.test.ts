@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { setupTestDb } from "../db/test-db";
-import { auditJob } from "../jobs/test-helpers";
+import { checkJobIntegrity } from "../jobs/test-helpers";
 import { seedDemo } from "./seed";
 import { sql } from "drizzle-orm";
 import { execute } from "../db/drizzle";
@@ -15,7 +15,7 @@ describe("the demo seed", () => {
     const outcomes = await execute<{ outcome: string }>(t.pool, sql`SELECT DISTINCT outcome FROM job_runs WHERE outcome IS NOT NULL`);
     expect(outcomes.map((o) => o.outcome).sort()).toEqual(["abandoned", "cancelled", "failed", "lease_expired", "succeeded"]);
     const ids = await execute<{ id: string }>(t.pool, sql`SELECT id FROM jobs`);
-    const problems = (await Promise.all(ids.map((j) => auditJob(t.pool, j.id)))).flat();
+    const problems = (await Promise.all(ids.map((j) => checkJobIntegrity(t.pool, j.id)))).flat();
     expect(problems).toEqual([]);
 
     const runs = await execute(

@@ -8,7 +8,7 @@ import { actorOf, authorize, withViewer, type Viewer } from "../auth/viewer";
 import { pool, type Db, type Tx } from "../db/client";
 import type { Actor } from "../jobs/types";
 import { describeBadText, findBadText } from "../input";
-import { AppError, type AppErrorCode, type ErrorBody, type Result } from "../result";
+import { AppError, describeInvalid, type AppErrorCode, type ErrorBody, type Result } from "../result";
 import { withSpan } from "../tracing/tracing";
 
 /** What an action's body is given: the parsed input and who is calling. */
@@ -58,12 +58,6 @@ export type ActionSpec<S extends z.ZodType, T, E extends ErrorBody = ErrorBody> 
 } & Body<z.output<S>, T, E>;
 
 const FAILED = "The server could not complete this. Details are in the server log; nothing was changed.";
-
-/** "field: problem" of a zod error's first issue. */
-export function firstIssue(error: z.ZodError): string {
-  const issue = error.issues[0];
-  return `${issue?.path.join(".") || "input"}: ${issue?.message ?? "invalid"}`;
-}
 
 /** How the audit log names a refusal of each code. */
 const outcomeOf = (code: AppErrorCode): AuditOutcome =>
@@ -123,7 +117,7 @@ async function frame<S extends z.ZodType, T, E extends ErrorBody>(spec: ActionSp
     }
     const parsed = spec.input.safeParse(raw);
     if (!parsed.success) {
-      const said = spec.invalid?.(parsed.error) ?? `Nothing was changed. ${firstIssue(parsed.error)}.`;
+      const said = spec.invalid?.(parsed.error) ?? `Nothing was changed. ${describeInvalid(parsed.error)}.`;
       const e = said instanceof AppError ? said : new AppError("invalid_input", said);
       await refused(outcomeOf(e.code), e.reason);
       return refusal(e.body);

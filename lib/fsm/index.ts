@@ -1,4 +1,4 @@
 export * from "./table";
 export * from "./machine";
-export * from "./replay";
+export * from "./rebuild";
 export { toMermaid } from "./diagram";

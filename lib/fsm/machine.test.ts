@@ -7,12 +7,20 @@ import {
   TERMINAL_STATES,
   TRANSITIONS,
   apply,
+  eventsFor,
   eventsFrom,
+  eventsOf,
+  actorsFrom,
+  actorsInto,
   findTransition,
+  isEventOf,
+  mayApply,
+  MOVES,
+  statesFrom,
   IllegalTransition,
   isDestructive,
   isTerminal,
-  replayEvents,
+  rebuild,
   submitted,
   toMermaid,
   type ActorKind,
@@ -91,8 +99,7 @@ describe("the transition table", () => {
   });
 
   it("derives which operator events need a confirmation: those that can end a job without a result", () => {
-    const operatorEvents = [...new Set(TRANSITIONS.filter((t) => (t.actors as readonly string[]).includes("operator")).map((t) => t.event))];
-    expect(operatorEvents.filter(isDestructive).sort()).toEqual(["abandon", "cancel"]);
+    expect(eventsOf("operator").filter(isDestructive).sort()).toEqual(["abandon", "cancel"]);
   });
 
   it("extends the attempt budget on replay", () => {
@@ -119,6 +126,40 @@ describe("the transition table", () => {
   });
 });
 
+describe("who may do what, from the table", () => {
+  it("answers mayApply for every (state, event, actor) exactly as the table's rows say", () => {
+    for (const state of [null, ...STATES]) {
+      for (const event of EVENTS) {
+        for (const actor of ACTOR_KINDS) {
+          const row = TRANSITIONS.find((t) => t.from === state && t.event === event);
+          expect(mayApply(state, event, actor), `${state} ${event} ${actor}`).toBe(row?.actors.includes(actor) ?? false);
+        }
+      }
+    }
+    expect(MOVES).toHaveLength(TRANSITIONS.filter((t) => t.from !== null).reduce((n, t) => n + t.actors.length, 0));
+  });
+
+  it("lists the events of an actor: in a state, and on any existing job", () => {
+    expect(eventsFor("running", "operator")).toEqual(["pause", "cancel"]);
+    expect(eventsFor("running", "tenant")).toEqual(["cancel"]);
+    expect(eventsFor("succeeded", "operator")).toEqual([]);
+    expect(eventsOf("operator")).toEqual(["cancel", "pause", "resume", "abandon", "retry", "replay"]);
+    expect(eventsOf("tenant")).toEqual(["cancel"]);
+    expect(eventsOf("api")).toEqual([]);
+    expect([isEventOf("operator", "replay"), isEventOf("operator", "submit"), isEventOf("tenant", "replay")]).toEqual([true, false, false]);
+  });
+
+  it("lists the states an event leaves for an actor, and who moves jobs out of and into a state", () => {
+    expect(statesFrom("cancel", "tenant")).toEqual(["queued", "claimed", "running", "paused", "retry_wait"]);
+    expect(statesFrom("replay", "operator")).toEqual(["dead"]);
+    expect(statesFrom("replay", "supervisor")).toEqual([]);
+    expect(actorsFrom("dead")).toEqual(["operator"]);
+    expect(actorsFrom("succeeded")).toEqual([]);
+    expect(actorsInto("succeeded")).toEqual(["worker"]);
+    expect(actorsInto("dead")).toEqual(["supervisor", "worker", "operator"]);
+  });
+});
+
 describe("random event sequences (property)", () => {
   // Three steps in four take a move the table offers from where the walk is (`pick` chooses which,
   // and who makes it); the others try any event as any actor, mostly refused. Uniform events alone
@@ -136,7 +177,7 @@ describe("random event sequences (property)", () => {
     return step.offered && t ? { event: t.event, actor: t.actors[step.pick % t.actors.length]! } : { event: step.event, actor: step.actor };
   };
 
-  it("keep every invariant, and replaying the log reproduces the value", () => {
+  it("keep every invariant, and rebuilding from the log reproduces the value", () => {
     // The events seen to leave a terminal state, over every run: the walks do reach one and leave it.
     const outOfTerminal = new Set<string>();
     fc.assert(
@@ -159,19 +200,19 @@ describe("random event sequences (property)", () => {
           log.push({ event, fromState: job.state, toState: next.state, actorKind: actor, attempt: next.attempt, stateVersion: next.stateVersion });
           job = next;
         }
-        expect(replayEvents(log, maxAttempts)).toEqual({ ok: true, job });
+        expect(rebuild(log, maxAttempts)).toMatchObject({ complete: true, problems: [], job });
       }),
       { numRuns: 2000 },
     );
     expect([...outOfTerminal]).toEqual(["replay"]);
   });
 
-  it("replay notices a log that skips a step", () => {
+  it("a rebuild notices a log that skips a step", () => {
     const log: LoggedEvent[] = [
       { event: "submit", fromState: null, toState: "queued", actorKind: "api", attempt: 0, stateVersion: 0 },
       { event: "start", fromState: "queued", toState: "running", actorKind: "worker", attempt: 0, stateVersion: 1 },
     ];
-    expect(replayEvents(log, 3)).toMatchObject({ ok: false, atVersion: 1 });
+    expect(rebuild(log, 3)).toMatchObject({ complete: false, problems: [expect.stringMatching(/^v1: /)] });
   });
 });
 

@@ -5,6 +5,7 @@ import {
   TERMINAL_STATES,
   TRANSITIONS,
   type ActorKind,
+  type EventOf,
   type JobEvent,
   type JobState,
   type RunOutcome,
@@ -40,9 +41,51 @@ export function eventsFrom(state: JobState): JobEvent[] {
   return TRANSITIONS.filter((t) => t.from === state).map((t) => t.event);
 }
 
-/** Events an actor of this kind may apply from `state`: what the console offers as buttons. */
+// Who may do what, read from the table. These answer for the table alone; whether one job can take
+// the step now (attempts left, a run outcome for the actor) is `canApply` below.
+
+/** One thing the table allows on an existing job: an actor of this kind may apply `event` from `from`. */
+export type Move = { from: JobState; event: JobEvent; actor: ActorKind; transition: Transition };
+
+/** Every move on an existing job, in the table's order: a transition with two actors is two moves. */
+export const MOVES: readonly Move[] = TRANSITIONS.flatMap((t) => {
+  const from = t.from;
+  return from === null ? [] : t.actors.map((actor) => ({ from, event: t.event, actor, transition: t }));
+});
+
+const moveKey = (state: JobState | null, event: JobEvent, actor: ActorKind) => `${state}:${event}:${actor}`;
+const allowed = new Set(TRANSITIONS.flatMap((t) => t.actors.map((a) => moveKey(t.from, t.event, a))));
+
+/** Whether the table lets an actor of this kind apply `event` to a job in `state` (`null`: submit a new job). */
+export const mayApply = (state: JobState | null, event: JobEvent, actor: ActorKind): boolean => allowed.has(moveKey(state, event, actor));
+
+/** Events an actor of this kind may apply from `state`, in the table's order: what the console offers as buttons. */
 export function eventsFor(state: JobState, actor: ActorKind): JobEvent[] {
-  return TRANSITIONS.filter((t) => t.from === state && (t.actors as readonly ActorKind[]).includes(actor)).map((t) => t.event);
+  return MOVES.filter((m) => m.from === state && m.actor === actor).map((m) => m.event);
+}
+
+/** Whether an actor of this kind may apply `event` to an existing job in some state. */
+export const isEventOf = <A extends ActorKind>(actor: A, event: JobEvent): event is EventOf<A> =>
+  MOVES.some((m) => m.event === event && m.actor === actor);
+
+/** The events an actor of this kind may apply to existing jobs, each once, in the table's order. */
+export function eventsOf<A extends ActorKind>(actor: A): EventOf<A>[] {
+  return [...new Set(MOVES.filter((m) => m.actor === actor).map((m) => m.event))].filter((e): e is EventOf<A> => isEventOf(actor, e));
+}
+
+/** The states from which an actor of this kind may apply `event`, in the table's order. */
+export function statesFrom(event: JobEvent, actor: ActorKind): JobState[] {
+  return MOVES.filter((m) => m.event === event && m.actor === actor).map((m) => m.from);
+}
+
+/** The kinds of actor that may move a job out of `state`, each once, in the table's order. */
+export function actorsFrom(state: JobState): ActorKind[] {
+  return [...new Set(MOVES.filter((m) => m.from === state).map((m) => m.actor))];
+}
+
+/** The kinds of actor whose transitions lead into `state`, each once, in the table's order. */
+export function actorsInto(state: JobState): ActorKind[] {
+  return [...new Set(TRANSITIONS.filter((t) => t.to === state).flatMap((t) => t.actors))];
 }
 
 const terminal = new Set<JobState>(TERMINAL_STATES);
@@ -86,7 +129,7 @@ export function step(job: JobSnapshot, event: JobEvent, actor?: ActorKind): Step
     const why = terminal.has(job.state) ? `${job.state} is terminal` : `no transition from ${job.state}`;
     throw new IllegalTransition(job.state, event, `${why} on ${event}`);
   }
-  if (actor && !(t.actors as readonly ActorKind[]).includes(actor)) {
+  if (actor && !mayApply(job.state, event, actor)) {
     throw new IllegalTransition(job.state, event, `a ${actor} may not ${event} a ${job.state} job`);
   }
   if (t.needsAttemptsLeft && job.attempt >= job.maxAttempts) {

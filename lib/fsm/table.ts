@@ -113,7 +113,7 @@ export type Transition = {
   note: string;
 };
 
-export const TRANSITIONS = [
+const ROWS = [
   {
     from: null,
     event: "submit",
@@ -214,3 +214,14 @@ export const TRANSITIONS = [
   { from: "retry_wait", event: "cancel", to: "cancelled", actors: ["tenant", "operator"], note: "" },
   { from: "dead", event: "replay", to: "queued", actors: ["operator"], schedules: "now", note: "history kept; the attempt budget is extended" },
 ] as const satisfies readonly Transition[];
+
+/** The table, each row a `Transition`: its optional fields and its actors read without a cast. */
+export const TRANSITIONS: readonly Transition[] = ROWS;
+
+type EventOfRow<T, A extends ActorKind> = T extends { from: JobState; event: infer E; actors: readonly (infer K)[] }
+  ? A extends K
+    ? E
+    : never
+  : never;
+/** The events an actor of kind `A` may apply to an existing job, as a type read from the table (`EventOf<"operator">`). */
+export type EventOf<A extends ActorKind> = EventOfRow<(typeof ROWS)[number], A>;

@@ -1,5 +1,5 @@
 import type { Db } from "../db/client";
-import { TERMINAL_STATES, TRANSITIONS, type ActorKind, type JobEvent, type JobState, type RunOutcome, type Transition } from "../fsm/table";
+import { TERMINAL_STATES, TRANSITIONS, type ActorKind, type JobEvent, type JobState, type RunOutcome } from "../fsm/table";
 import { sizeParamOf } from "../jobs/job-types";
 import { CRASH_WINDOW_MS, outranks, POISON_CRASHES, POISON_ERROR_CLASS, REPEAT_CRASHES, WORKER_LOST_CLASS } from "../jobs/poison";
 import { PHASES, type Claim, type ClaimOf, type Explanation, type Phase } from "./claims";
@@ -74,7 +74,7 @@ type Logged = {
 type Ev = { event: JobEvent; to: JobState; attempt: number; version: number; at: number };
 
 const TERMINAL = new Set<JobState>(TERMINAL_STATES);
-const RESCHEDULES = new Set<JobEvent>((TRANSITIONS as readonly Transition[]).filter((t) => t.schedules !== undefined).map((t) => t.event));
+const RESCHEDULES = new Set<JobEvent>(TRANSITIONS.filter((t) => t.schedules !== undefined).map((t) => t.event));
 /** Milliseconds of slack for a duration added up from several timestamps (the database keeps microseconds). */
 const SLACK = 3;
 

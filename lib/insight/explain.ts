@@ -1,5 +1,5 @@
 import { findTransition } from "../fsm/machine";
-import { TRANSITIONS, type ActorKind, type JobEvent, type JobState, type RunOutcome, type Transition } from "../fsm/table";
+import { TRANSITIONS, type ActorKind, type JobEvent, type JobState, type RunOutcome } from "../fsm/table";
 import { buildTimeline, type Segment } from "../jobs/timeline";
 import { PHASES, type AttemptRow, type Baseline, type CauseKind, type Claim, type ClaimOf, type Explanation, type Phase, type Who } from "./claims";
 
@@ -87,7 +87,7 @@ export const NAMED_FLOOR_MS = 1_000;
 /** The crashes blamed on a job from which they lead its explanation, whatever else it cost. */
 const CRASHES_LEAD = 2;
 /** Events that set not_before again (from the table), after which the row's not_before no longer says what the submit asked. */
-const RESCHEDULING = new Set<JobEvent>((TRANSITIONS as readonly Transition[]).filter((t) => t.schedules !== undefined).map((t) => t.event));
+const RESCHEDULING = new Set<JobEvent>(TRANSITIONS.filter((t) => t.schedules !== undefined).map((t) => t.event));
 /** Who makes a decision the explanation names: people, and tenants' API keys. */
 const PEOPLE = new Set<ActorKind>(["operator", "tenant", "api"]);
 const DECISIONS = new Set<JobEvent>(["abandon", "cancel", "replay", "pause", "resume", "retry"]);

@@ -1,6 +1,5 @@
 import type { ActorKind, JobEvent, JobState } from "../fsm/table";
-import { formatDuration } from "../jobs/timeline";
-import { formatClock, zoneLabel } from "../time-format";
+import { formatClock, formatDuration, zoneLabel } from "../time-format";
 import type { Audience, BaselineScope, CauseKind, Claim, ClaimOf, Explanation, Phase, Who } from "./claims";
 import { claimsOf, NAMED_FLOOR_MS } from "./explain";
 

@@ -67,11 +67,11 @@ describe("the integrity check", () => {
     const problems = (id: string) => r.mismatches.filter((m) => m.jobId === id).map((m) => m.problem);
     expect([...new Set(r.mismatches.map((m) => m.jobId))].sort()).toEqual([...tampered].sort());
     expect(problems(reclaimed!)).toEqual([
-      expect.stringMatching(/^row is retry_wait\/attempt 1\/3\/v3, the log replays to queued\/attempt 1\/3\/v3$/),
+      expect.stringMatching(/^row is retry_wait\/attempt 1\/3\/v3, the log rebuilds to queued\/attempt 1\/3\/v3$/),
     ]);
     expect(problems(retried!)).toEqual(["run 1: outcome succeeded, the log says failed"]);
-    expect(problems(finished!)).toEqual([expect.stringMatching(/^v3: logged dead\/attempt 1\/v3, replayed succeeded\/attempt 1\/v3$/)]);
-    expect(problems(cancelled!)).toEqual([expect.stringMatching(/^v3: logged paused\/attempt 1\/v3, replayed cancelling\/attempt 1\/v3$/)]);
+    expect(problems(finished!)).toEqual([expect.stringMatching(/^v3: logged dead\/attempt 1\/v3, rebuilt succeeded\/attempt 1\/v3$/)]);
+    expect(problems(cancelled!)).toEqual([expect.stringMatching(/^v3: logged paused\/attempt 1\/v3, rebuilt cancelling\/attempt 1\/v3$/)]);
     expect(problems(released!)).toEqual([expect.stringMatching(/^transitions exist but the job row is missing/)]);
   });
 
@@ -89,28 +89,28 @@ describe("the integrity check", () => {
     expect(r.mismatches.map((m) => m.problem)).toContainEqual(expect.stringMatching(/^2 rows: /));
   });
 
-  it("is incremental: each stored audit starts where the last one ended and reads the jobs submitted, moved or with an attempt ended since", async () => {
+  it("is incremental: each stored check starts where the last one ended and reads the jobs submitted, moved or with an attempt ended since", async () => {
     const first = await runIncrementalCheck(t.pool, { actor: "test", lagMs: 0 });
     expect(first.jobsChecked).toBeGreaterThan(0);
-    const audit = () => runIncrementalCheck(t.pool, { actor: "test", lagMs: 0 });
+    const check = () => runIncrementalCheck(t.pool, { actor: "test", lagMs: 0 });
     // Submitted: found by its catalog row.
     const fresh = await newJob(t.pool);
-    const second = await audit();
+    const second = await check();
     expect(second.windowFrom).toEqual(first.windowTo);
     expect([second.jobsChecked, second.mismatches]).toEqual([1, []]);
-    // Claimed and started: the attempt is open, its transitions are on the live row only; audited when it ends.
+    // Claimed and started: the attempt is open, its transitions are on the live row only; checked when it ends.
     await runJob(t.pool, fresh);
-    expect((await audit()).jobsChecked).toBe(0);
+    expect((await check()).jobsChecked).toBe(0);
     await transition(t.pool, { jobId: fresh.id, event: "fail", actor: worker(), attempt: 1, error: { class: "E", message: "x" } });
-    const ended = await audit();
-    expect([ended.jobsChecked, ended.eventsReplayed, ended.mismatches]).toEqual([1, 4, []]);
+    const ended = await check();
+    expect([ended.jobsChecked, ended.eventsRebuilt, ended.mismatches]).toEqual([1, 4, []]);
     // Moved by someone other than a worker: found by its job_log row.
     await transition(t.pool, { jobId: fresh.id, event: "cancel", actor: operator });
-    expect((await audit()).jobsChecked).toBe(1);
+    expect((await check()).jobsChecked).toBe(1);
     const stored = await recentChecks(t.pool, 6);
     expect(stored[0]!.windowFrom).toEqual(stored[1]!.windowTo);
     expect(stored.at(-1)!.id).toBe(first.id);
-    // The six tampered jobs of the previous tests (the one shown twice has a second problem: its live row does not replay).
+    // The six tampered jobs of the previous tests (the one shown twice has a second problem: its live row is not what its log rebuilds).
     expect(stored.at(-1)!.mismatches).toBe(7);
     expect(new Set(stored.at(-1)!.details.map((d) => d.jobId)).size).toBe(6);
   });

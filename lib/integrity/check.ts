@@ -1,12 +1,14 @@
 import type { Db } from "../db/client";
-import { IllegalTransition, isLeased, step, submitted, type JobSnapshot } from "../fsm/machine";
-import type { ActorKind, JobEvent, JobState, RunOutcome } from "../fsm/table";
+import { isLeased } from "../fsm/machine";
+import { rebuild, type LoggedEvent } from "../fsm/rebuild";
+import type { JobState, RunOutcome } from "../fsm/table";
 import { sql } from "drizzle-orm";
 import { execute } from "../db/drizzle";
 
 /**
- * The integrity check: for every job, replay its transitions through the state
- * machine and compare the result with the job's row and its run records.
+ * The integrity check: for every job, rebuild it from its transitions through
+ * the state machine (lib/fsm/rebuild.ts) and compare the result with the job's
+ * row and its run records.
  * The transitions are the source of truth (DESIGN.md, "One write path"); a
  * mismatch means a write bypassed the write path or the write path has a bug.
  *
@@ -16,13 +18,13 @@ import { execute } from "../db/drizzle";
  * live row), the `jobs` view (the live row, or the last transition of a finished
  * job) and the `job_runs` view (the ended attempts and the open one). So a
  * tampered attempt row, job_log row, catalog row or live row each shows up as a
- * transition that does not replay or a row the replay does not reproduce.
+ * transition that does not fold or a row the rebuild does not reproduce.
  *
  * It is incremental: it checks the jobs with activity in a time window, found
  * where each kind of write lands: a submit by job_catalog.created_at, a
  * transition no worker applied by job_log.at, and an attempt by
  * job_attempts.finished_at. An attempt is written once, when it ends, so a
- * worker's claim and start are audited when their attempt ends (or when the
+ * worker's claim and start are checked when their attempt ends (or when the
  * job's next non-worker transition lands), not while the attempt is open.
  */
 
@@ -31,21 +33,12 @@ export type CheckResult = {
   windowFrom: Date;
   windowTo: Date;
   jobsChecked: number;
-  eventsReplayed: number;
+  eventsRebuilt: number;
   mismatches: Mismatch[];
   durationMs: number;
 };
 
-type EventRow = {
-  jobId: string;
-  event: JobEvent;
-  fromState: JobState | null;
-  toState: JobState;
-  actorKind: ActorKind;
-  attempt: number;
-  stateVersion: number;
-  payload: { maxAttempts?: number } | null;
-};
+type EventRow = LoggedEvent & { jobId: string; payload: { maxAttempts?: number } | null };
 type JobRowLite = {
   id: string;
   state: JobState;
@@ -59,49 +52,13 @@ type RunRow = { jobId: string; attempt: number; startedAt: Date | null; finished
 
 /** Check one job given everything stored about it. Pure: the chaos harness and the tests call it too. */
 export function checkJob(job: JobRowLite, events: readonly EventRow[], runs: readonly RunRow[]): string[] {
-  const problems: string[] = [];
-  const [first, ...rest] = events;
-  if (!first || first.event !== "submit" || first.stateVersion !== 0) return ["the event log does not start with submit at version 0"];
-  let snap: JobSnapshot = submitted(first.payload?.maxAttempts ?? job.maxAttempts);
-  // What the log says each attempt's run record must look like.
-  const expected = new Map<number, { started: boolean; outcome: RunOutcome | null; closings: number }>();
-  for (const e of rest) {
-    if (e.fromState !== snap.state) {
-      problems.push(`v${e.stateVersion}: logged from ${e.fromState}, replayed state is ${snap.state}`);
-      return problems;
-    }
-    let s;
-    try {
-      s = step(snap, e.event, e.actorKind);
-    } catch (err) {
-      if (err instanceof IllegalTransition) {
-        problems.push(`v${e.stateVersion}: ${err.message}`);
-        return problems;
-      }
-      throw err;
-    }
-    const n = s.next;
-    if (n.state !== e.toState || n.attempt !== e.attempt || n.stateVersion !== e.stateVersion) {
-      problems.push(
-        `v${e.stateVersion}: logged ${e.toState}/attempt ${e.attempt}/v${e.stateVersion}, replayed ${n.state}/attempt ${n.attempt}/v${n.stateVersion}`,
-      );
-      return problems;
-    }
-    if (s.opensRun) expected.set(n.attempt, { started: false, outcome: null, closings: 0 });
-    const open = expected.get(snap.attempt);
-    if (s.startsRun && open) open.started = true;
-    if (s.closesRun) {
-      if (!open) problems.push(`v${e.stateVersion}: ${e.event} closes a run for attempt ${snap.attempt} that no claim opened`);
-      else {
-        open.closings++;
-        open.outcome = s.closesRun;
-      }
-    }
-    snap = n;
-  }
+  const rebuilt = rebuild(events, events[0]?.payload?.maxAttempts ?? job.maxAttempts);
+  const problems = [...rebuilt.problems];
+  if (!rebuilt.complete) return problems;
+  const { job: snap, runs: expected } = rebuilt;
   if (snap.state !== job.state || snap.attempt !== job.attempt || snap.stateVersion !== job.stateVersion || snap.maxAttempts !== job.maxAttempts) {
     problems.push(
-      `row is ${job.state}/attempt ${job.attempt}/${job.maxAttempts}/v${job.stateVersion}, the log replays to ${snap.state}/attempt ${snap.attempt}/${snap.maxAttempts}/v${snap.stateVersion}`,
+      `row is ${job.state}/attempt ${job.attempt}/${job.maxAttempts}/v${job.stateVersion}, the log rebuilds to ${snap.state}/attempt ${snap.attempt}/${snap.maxAttempts}/v${snap.stateVersion}`,
     );
   }
   for (const [attempt, want] of expected) {
@@ -182,7 +139,7 @@ function group<T extends { jobId: string }>(xs: readonly T[]): Map<string, T[]> 
 }
 
 /**
- * Audit every job with activity in [from, to): submitted (job_catalog_created_idx),
+ * Check every job with activity in [from, to): submitted (job_catalog_created_idx),
  * moved by someone other than a worker (job_log: the window's day partitions,
  * job_log_at_brin) or with an attempt that ended (job_attempts_finished_brin).
  */
@@ -205,7 +162,7 @@ export async function checkWindow(db: Db, from: Date, to: Date): Promise<CheckRe
     windowFrom: from,
     windowTo: to,
     jobsChecked: r.jobs,
-    eventsReplayed: r.events,
+    eventsRebuilt: r.events,
     mismatches: r.mismatches,
     durationMs: Math.round(performance.now() - started),
   };
@@ -223,11 +180,11 @@ export type StoredCheck = {
   at: Date;
 };
 
-/** At most this many mismatches are stored per audit; the count is always exact. */
+/** At most this many mismatches are stored per check; the count is always exact. */
 const STORED_DETAILS = 200;
 
 /**
- * The scheduled audit: from the end of the last stored audit (or `since`) up
+ * The scheduled check: from the end of the last stored check (or `since`) up
  * to now minus `lagMs` (so transactions still in flight are not half-read),
  * then store the result. Running it every few minutes keeps each run small.
  */

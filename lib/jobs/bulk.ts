@@ -1,7 +1,7 @@
 import type { Db } from "../db/client";
 import { withScope } from "../db/scope";
-import { canApply, type JobSnapshot } from "../fsm/machine";
-import { STATES, TRANSITIONS, type JobState } from "../fsm/table";
+import { canApply, eventsOf, type JobSnapshot } from "../fsm/machine";
+import { STATES, TRANSITIONS, type EventOf, type JobState } from "../fsm/table";
 import type { JobFilters } from "./filters";
 import { listJobs } from "./queries";
 import { jobSnapshots } from "./read-model";
@@ -17,16 +17,11 @@ import { BUILTIN_TENANT } from "./job-types";
 import { sql } from "drizzle-orm";
 import { execute } from "../db/drizzle";
 
-type OperatorEvent<T> = T extends { from: JobState; event: infer E; actors: readonly (infer A)[] } ? ("operator" extends A ? E : never) : never;
-
 /** An event an operator may apply to an existing job, read from the transition table. */
-export type BulkEvent = OperatorEvent<(typeof TRANSITIONS)[number]>;
-
-const isOperatorTransition = (t: (typeof TRANSITIONS)[number]): t is Extract<(typeof TRANSITIONS)[number], { event: BulkEvent }> =>
-  t.from !== null && (t.actors as readonly string[]).includes("operator");
+export type BulkEvent = EventOf<"operator">;
 
 /** Every `BulkEvent`, in the table's order. */
-export const BULK_EVENTS: readonly BulkEvent[] = [...new Set(TRANSITIONS.filter(isOperatorTransition).map((t) => t.event))];
+export const BULK_EVENTS: readonly BulkEvent[] = eventsOf("operator");
 
 /** Jobs picked one by one, or everything matching the jobs list's filters (cursor ignored). */
 export type BulkSelection = { ids: string[] } | { filter: JobFilters };

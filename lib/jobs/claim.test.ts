@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { setupTestDb } from "../db/test-db";
 import { claim } from "./claim";
 import { enqueue } from "./enqueue";
-import { api, auditJob, eventsOf, getJob } from "./test-helpers";
+import { api, checkJobIntegrity, eventsOf, getJob } from "./test-helpers";
 import { transition } from "./transition";
 import { sql } from "drizzle-orm";
 import { execute } from "../db/drizzle";
@@ -44,7 +44,7 @@ describe("claim and start in one statement", () => {
     expect(run).toMatchObject({ workerId: "w-1", outcome: null });
     const [prefetched] = await execute(t.pool, sql`SELECT started_at FROM job_runs WHERE job_id = ${ids[2]!}`);
     expect(prefetched!.startedAt).toBeNull();
-    for (const id of ids) expect(await auditJob(t.pool, id)).toEqual([]);
+    for (const id of ids) expect(await checkJobIntegrity(t.pool, id)).toEqual([]);
     // The running job finishes like any other; the claimed one still needs its own start.
     const fin = await transition(t.pool, {
       jobId: ids[0]!,

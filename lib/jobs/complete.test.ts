@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { setupTestDb } from "../db/test-db";
 import { applyWorkerBatch, type BatchItem } from "./complete";
-import { auditJob, eventsOf, getJob, newJob, operator, rejectionsOf, runJob, worker } from "./test-helpers";
+import { checkJobIntegrity, eventsOf, getJob, newJob, operator, rejectionsOf, runJob, worker } from "./test-helpers";
 import { transition } from "./transition";
 import type { JobRow } from "./types";
 import { sql } from "drizzle-orm";
@@ -36,7 +36,7 @@ describe("the batched worker write path", () => {
     const [failed] = await execute(t.pool, sql`SELECT outcome, error_class FROM job_runs WHERE job_id = ${b.id}`);
     expect(failed).toMatchObject({ outcome: "failed", errorClass: "Boom" });
     expect((await eventsOf(t.pool, b.id)).at(-1)).toMatchObject({ event: "fail", toState: "retry_wait", actorId: "w-1" });
-    for (const j of [a, b, c]) expect(await auditJob(t.pool, j.id)).toEqual([]);
+    for (const j of [a, b, c]) expect(await checkJobIntegrity(t.pool, j.id)).toEqual([]);
   });
 
   it("starts claimed jobs in a batch", async () => {
@@ -62,6 +62,6 @@ describe("the batched worker write path", () => {
     const refused = await transition(t.pool, item(lost));
     expect(refused).toMatchObject({ ok: false, kind: "conflict" });
     expect(await rejectionsOf(t.pool, lost.id)).toHaveLength(1);
-    for (const j of [won, lost, stale]) expect(await auditJob(t.pool, j.id)).toEqual([]);
+    for (const j of [won, lost, stale]) expect(await checkJobIntegrity(t.pool, j.id)).toEqual([]);
   });
 });

@@ -3,7 +3,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { setupTestDb } from "../db/test-db";
 import { heartbeat } from "./heartbeat";
-import { auditJob, getJob, newJob, operator, runJob } from "./test-helpers";
+import { checkJobIntegrity, getJob, newJob, operator, runJob } from "./test-helpers";
 import { transition } from "./transition";
 import { sql } from "drizzle-orm";
 import { execute } from "../db/drizzle";
@@ -106,7 +106,7 @@ describe("one write path", () => {
         await execute(tx, sql`SELECT set_config('jobscope.write_path', 'on', true)`);
         await execute(tx, sql`UPDATE jobs_live SET state_version = 2 WHERE id = ${job.id}`);
       });
-      expect((await auditJob(t.pool, job.id)).join()).toMatch(/replay/);
+      expect((await checkJobIntegrity(t.pool, job.id)).join()).toMatch(/rebuil/);
     });
 
     it("lets the heartbeat through, and keeps the history append-only", async () => {

@@ -1,7 +1,6 @@
 import { sql } from "drizzle-orm";
 import { z } from "zod";
-import { submitted } from "../fsm/machine";
-import { TRANSITIONS, type ActorKind } from "../fsm/table";
+import { mayApply, submitted } from "../fsm/machine";
 import type { Db } from "../db/client";
 import { prepared, execute, pgError } from "../db/drizzle";
 import { injectTraceContext, SpanKind, withSpan } from "../tracing/tracing";
@@ -11,14 +10,13 @@ import { isJobType, JOB_TYPES, maySubmit, queuesOf, typesFor, type Submitter } f
 import { markCte } from "./write";
 import { JOB_COLUMNS } from "./direct-write";
 import type { Actor, JobRow } from "./types";
-
-const SUBMIT = TRANSITIONS.find((t) => t.from === null)!;
+import { inputIssues, type InputIssue } from "../result";
 
 export class EnqueueError extends Error {
   constructor(
     readonly code: "invalid_input" | "unknown_type" | "unknown_queue" | "invalid_params" | "unknown_tenant" | "forbidden",
     message: string,
-    readonly issues: { path: string; message: string }[] = [],
+    readonly issues: InputIssue[] = [],
   ) {
     super(message);
     this.name = "EnqueueError";
@@ -42,8 +40,6 @@ export const EnqueueInput = z.strictObject({
   idempotencyKey: z.string().min(1).max(200).optional(),
 });
 export type EnqueueInput = z.input<typeof EnqueueInput>;
-
-const issuesOf = (e: z.ZodError) => e.issues.map((i) => ({ path: i.path.join("."), message: i.message }));
 
 /**
  * Submit a job: validate everything first (bad input writes nothing), then
@@ -83,7 +79,7 @@ export async function enqueue(client: Db, raw: EnqueueInput, actor: Actor, opts:
 }
 
 async function submit(client: Db, raw: EnqueueInput, actor: Actor, opts: EnqueueOptions): Promise<{ job: JobRow; created: boolean }> {
-  if (!(SUBMIT.actors as readonly ActorKind[]).includes(actor.kind)) {
+  if (!mayApply(null, "submit", actor.kind)) {
     throw new EnqueueError("forbidden", `a ${actor.kind} may not submit jobs`);
   }
   // Text PostgreSQL cannot store (a NUL, a lone surrogate), anywhere in the input, params included.
@@ -95,7 +91,7 @@ async function submit(client: Db, raw: EnqueueInput, actor: Actor, opts: Enqueue
     ]);
   }
   const parsed = EnqueueInput.safeParse(raw);
-  if (!parsed.success) throw new EnqueueError("invalid_input", "invalid job", issuesOf(parsed.error));
+  if (!parsed.success) throw new EnqueueError("invalid_input", "invalid job", inputIssues(parsed.error));
   const input = parsed.data;
   const submitter = opts.submitter ?? "internal";
   if (!isJobType(input.type) || !maySubmit(input.type, submitter)) {
@@ -112,7 +108,7 @@ async function submit(client: Db, raw: EnqueueInput, actor: Actor, opts: Enqueue
     );
   }
   const params = spec.params.safeParse(input.params);
-  if (!params.success) throw new EnqueueError("invalid_params", `invalid params for ${input.type}`, issuesOf(params.error));
+  if (!params.success) throw new EnqueueError("invalid_params", `invalid params for ${input.type}`, inputIssues(params.error));
   const initial = submitted(input.maxAttempts ?? spec.maxAttempts);
 
   // One autocommit statement (inside a caller's transaction, one statement of it): the catalog row

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { setupTestDb } from "../db/test-db";
 import { waitForLockWaiters } from "../db/test-wait";
 import { claim } from "./claim";
-import { auditJob, getJob, newJob, operator, rejectionsOf, runJob, supervisor, worker } from "./test-helpers";
+import { checkJobIntegrity, getJob, newJob, operator, rejectionsOf, runJob, supervisor, worker } from "./test-helpers";
 import { transition } from "./transition";
 import type { TransitionResult } from "./types";
 import { sql } from "drizzle-orm";
@@ -31,7 +31,7 @@ describe("the races of seed 000: exactly one wins, the loser learns the current 
       const row = await getJob(t.pool, job.id);
       expect(loser.ok ? null : loser.current?.state).toBe(row.state);
       expect(row.state).toBe(fin.ok ? "succeeded" : "queued");
-      expect(await auditJob(t.pool, job.id)).toEqual([]);
+      expect(await checkJobIntegrity(t.pool, job.id)).toEqual([]);
     }
   });
 
@@ -61,7 +61,7 @@ describe("the races of seed 000: exactly one wins, the loser learns the current 
       expect(x.length + y.length).toBe(1);
       const row = await getJob(t.pool, job.id);
       expect(row).toMatchObject({ state: "claimed", attempt: 1, leaseOwner: x.length ? "w-a" : "w-b" });
-      expect(await auditJob(t.pool, job.id)).toEqual([]);
+      expect(await checkJobIntegrity(t.pool, job.id)).toEqual([]);
     }
   });
 

@@ -1,7 +1,7 @@
 import type { SQL } from "drizzle-orm";
 import type { Db } from "../db/client";
-import type { JobSnapshot } from "../fsm/machine";
-import { STATES, TERMINAL_STATES, TRANSITIONS, type ActorKind, type JobState } from "../fsm/table";
+import { actorsInto, type JobSnapshot } from "../fsm/machine";
+import { STATES, TERMINAL_STATES, type JobState } from "../fsm/table";
 import type { JobRow } from "./types";
 import { sql } from "drizzle-orm";
 import { execute } from "../db/drizzle";
@@ -103,7 +103,7 @@ export function supersededBy(): Fragment {
  * succeeded tab reads no job_log partition).
  */
 const storedIn = (state: JobState) => {
-  const into = TRANSITIONS.filter((t) => t.to === state).flatMap((t) => t.actors as readonly ActorKind[]);
+  const into = actorsInto(state);
   return { attempts: into.includes("worker"), log: into.some((a) => a !== "worker") };
 };
 

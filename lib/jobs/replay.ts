@@ -6,6 +6,7 @@ import { isJobType, JOB_TYPES, maySubmit } from "./job-types";
 import { logRange } from "./read-model";
 import { sql } from "drizzle-orm";
 import { execute } from "../db/drizzle";
+import { inputIssues, type InputIssue } from "../result";
 
 export { describeDiff, paramsDiff, type ParamsChange } from "./params-diff";
 
@@ -72,7 +73,7 @@ export async function currentParams(db: Db, jobId: string): Promise<{ type: stri
 }
 
 /** A problem with edited params, on one field ("frames") or the whole ("" for the params themselves). */
-export type ParamsIssue = { path: string; message: string };
+export type ParamsIssue = InputIssue;
 
 /**
  * Edited params checked as a new submission of `type` would be (its schema in lib/jobs/job-types.ts):
@@ -86,5 +87,5 @@ export function checkReplayParams(type: string, raw: unknown): { ok: true; param
     return { ok: false, issues: [{ path: "", message: `${type} jobs are submitted only by Jobscope itself: replay them as they are` }] };
   const parsed = JOB_TYPES[type].params.safeParse(raw);
   if (parsed.success) return { ok: true, params: parsed.data };
-  return { ok: false, issues: parsed.error.issues.map((i) => ({ path: i.path.join("."), message: i.message })) };
+  return { ok: false, issues: inputIssues(parsed.error) };
 }

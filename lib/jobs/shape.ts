@@ -1,5 +1,5 @@
-import { holdsSlot, isLeased, isTerminal, isHeartbeatWatched, findTransition } from "../fsm/machine";
-import { TRANSITIONS, type ActorKind, type JobEvent, type JobState, type RunOutcome, type Transition } from "../fsm/table";
+import { holdsSlot, isLeased, isTerminal, isHeartbeatWatched, findTransition, mayApply, MOVES } from "../fsm/machine";
+import type { ActorKind, JobEvent, JobState, RunOutcome, Transition } from "../fsm/table";
 
 /**
  * What one transition does to the stored rows, resolved once from lib/fsm/table.ts for a
@@ -52,7 +52,7 @@ export function shapeOf(from: JobState, event: JobEvent, actor: ActorKind): Shap
 
 function resolve(from: JobState, event: JobEvent, actor: ActorKind): Shape | null {
   const t = findTransition(from, event);
-  if (!t || !(t.actors as readonly ActorKind[]).includes(actor)) return null;
+  if (!t || !mayApply(from, event, actor)) return null;
   const run = t.run;
   let closes: RunOutcome | null = null;
   if (typeof run === "object") closes = run[actor] ?? null;
@@ -84,15 +84,12 @@ function resolve(from: JobState, event: JobEvent, actor: ActorKind): Shape | nul
 // The storage model's assumptions about the table, checked when this module loads: a worker's
 // transitions are exactly its claim, its start and the one that closes its attempt (so its attempt
 // row can carry them all); only a claim opens a run; a replay is the only way out of a terminal state.
-for (const t of TRANSITIONS) {
-  if (t.from === null) continue;
-  for (const actor of t.actors as readonly ActorKind[]) {
-    const s = shapeOf(t.from, t.event, actor);
-    if (!s) throw new Error(`table: ${t.from} ${t.event} by ${actor} has no run outcome`);
-    if (actor === "worker" && !s.opensRun && !s.startsRun && !s.closes) {
-      throw new Error(`table: a worker's ${t.event} from ${t.from} neither opens, starts nor closes its attempt`);
-    }
-    if (s.opensRun && (actor !== "worker" || t.from !== "queued")) throw new Error(`table: only a worker's claim from queued opens a run`);
-    if (s.fromDone && s.toDone) throw new Error(`table: ${t.from} → ${t.to} moves between terminal states`);
+for (const { from, event, actor, transition: t } of MOVES) {
+  const s = shapeOf(from, event, actor);
+  if (!s) throw new Error(`table: ${from} ${event} by ${actor} has no run outcome`);
+  if (actor === "worker" && !s.opensRun && !s.startsRun && !s.closes) {
+    throw new Error(`table: a worker's ${event} from ${from} neither opens, starts nor closes its attempt`);
   }
+  if (s.opensRun && (actor !== "worker" || from !== "queued")) throw new Error(`table: only a worker's claim from queued opens a run`);
+  if (s.fromDone && s.toDone) throw new Error(`table: ${from} → ${t.to} moves between terminal states`);
 }

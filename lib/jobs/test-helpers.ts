@@ -1,6 +1,7 @@
 import type { Db } from "../db/client";
-import { replayEvents, type LoggedEvent } from "../fsm/replay";
+import type { LoggedEvent } from "../fsm/rebuild";
 import type { JobState } from "../fsm/table";
+import { checkJobs } from "../integrity/check";
 import { claim } from "./claim";
 import { enqueue } from "./enqueue";
 import { transition } from "./transition";
@@ -67,30 +68,8 @@ export async function rejectionsOf(db: Db, id: string) {
   );
 }
 
-/**
- * Check one job against its history: replaying its events reproduces the row,
- * and its attempt equals its number of run records. Returns the problems found.
- */
-export async function auditJob(db: Db, id: string): Promise<string[]> {
-  const job = await getJob(db, id);
-  const events = await eventsOf(db, id);
-  const [first] = await execute<{ maxAttempts: number }>(
-    db,
-    sql`
-    SELECT (payload->>'maxAttempts')::int AS max_attempts FROM job_events WHERE job_id = ${id} AND event = 'submit'`,
-  );
-  const replayed = replayEvents(events, first?.maxAttempts ?? job.maxAttempts);
-  const problems: string[] = [];
-  if (!replayed.ok) problems.push(`${id}: ${replayed.problem} at v${replayed.atVersion}`);
-  else if (
-    replayed.job.state !== job.state ||
-    replayed.job.attempt !== job.attempt ||
-    replayed.job.stateVersion !== job.stateVersion ||
-    replayed.job.maxAttempts !== job.maxAttempts
-  ) {
-    problems.push(`${id}: replay gives ${JSON.stringify(replayed.job)}, row is ${job.state}/${job.attempt}/v${job.stateVersion}`);
-  }
-  const [runs] = await execute<{ n: number }>(db, sql`SELECT count(*)::int AS n FROM job_runs WHERE job_id = ${id}`);
-  if (runs?.n !== job.attempt) problems.push(`${id}: attempt ${job.attempt} but ${runs?.n} run records`);
-  return problems;
+/** The integrity check of one job (lib/integrity/check.ts): its row and run records are what its events rebuild. */
+export async function checkJobIntegrity(db: Db, id: string): Promise<string[]> {
+  const { mismatches } = await checkJobs(db, [id]);
+  return mismatches.map((m) => `${id}: ${m.problem}`);
 }

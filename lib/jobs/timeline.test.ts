@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ActorKind, JobEvent, JobState, RunOutcome } from "../fsm/table";
-import { buildTimeline, formatDuration, summarizeTimeline, type Timeline } from "./timeline";
+import { buildTimeline, summarizeTimeline, type Timeline } from "./timeline";
 
 const T0 = Date.UTC(2026, 10, 29, 12, 0, 0);
 const S = 1_000;
@@ -295,23 +295,5 @@ describe("buildTimeline", () => {
     ]);
     const t = buildTimeline(JOB, runs, events, T0 + 5 * S);
     expect(t.segments.every((s) => s.durationMs >= 0)).toBe(true);
-  });
-});
-
-describe("formatDuration", () => {
-  it.each([
-    [0, "0ms"],
-    [350, "350ms"],
-    [4_250, "4.2s"],
-    [42_000, "42s"],
-    [192_000, "3m 12s"],
-    [4 * 3_600_000 + 5 * 60_000, "4h 05m"],
-    [360_000, "6m"],
-    [3_600_000, "1h"],
-    [51 * 3_600_000, "2d 3h"],
-    [48 * 3_600_000, "2d"],
-    [-5, "0ms"],
-  ])("%i ms is %s", (ms, text) => {
-    expect(formatDuration(ms)).toBe(text);
   });
 });

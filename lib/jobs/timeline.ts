@@ -158,25 +158,3 @@ export function summarizeTimeline(t: Timeline): TimeSpent {
   }
   return { totalMs: t.end - t.start, byKind, lostToExpiredLeasesMs: lost };
 }
-
-const SECOND = 1_000;
-const MINUTE = 60 * SECOND;
-const HOUR = 60 * MINUTE;
-const DAY = 24 * HOUR;
-
-/** A compact duration for labels and tables: 350ms, 4.2s, 42s, 3m 12s, 6m, 4h 05m, 2d 3h. */
-export function formatDuration(ms: number): string {
-  const v = Math.max(0, ms);
-  if (v < SECOND) return `${Math.round(v)}ms`;
-  if (v < 10 * SECOND) return `${(Math.floor(v / 100) / 10).toFixed(1)}s`;
-  if (v < MINUTE) return `${Math.floor(v / SECOND)}s`;
-  if (v < HOUR) return pair(Math.floor(v / MINUTE), "m", Math.floor((v % MINUTE) / SECOND), "s");
-  if (v < DAY) return pair(Math.floor(v / HOUR), "h", Math.floor((v % HOUR) / MINUTE), "m");
-  return pair(Math.floor(v / DAY), "d", Math.floor((v % DAY) / HOUR), "h", false);
-}
-
-/** "4h 05m", or just "4h" when the smaller unit is zero. */
-function pair(big: number, bigUnit: string, small: number, smallUnit: string, pad = true) {
-  if (small === 0) return `${big}${bigUnit}`;
-  return `${big}${bigUnit} ${pad ? String(small).padStart(2, "0") : small}${smallUnit}`;
-}

@@ -3,7 +3,7 @@ import { setupTestDb } from "../db/test-db";
 import { claim } from "./claim";
 import { enqueue, EnqueueError } from "./enqueue";
 import { heartbeat } from "./heartbeat";
-import { api, auditJob, eventsOf, getJob, newJob, operator, rejectionsOf, runJob, supervisor, worker } from "./test-helpers";
+import { api, checkJobIntegrity, eventsOf, getJob, newJob, operator, rejectionsOf, runJob, supervisor, worker } from "./test-helpers";
 import { transition } from "./transition";
 import { sql } from "drizzle-orm";
 import { execute } from "../db/drizzle";
@@ -66,7 +66,7 @@ describe("claim", () => {
     expect((await getJob(t.pool, later.job.id)).state).toBe("queued");
     const [run] = await execute(t.pool, sql`SELECT worker_id, outcome, started_at FROM job_runs WHERE job_id = ${job.id}`);
     expect(run).toEqual({ workerId: "w-1", outcome: null, startedAt: null });
-    expect(await auditJob(t.pool, job.id)).toEqual([]);
+    expect(await checkJobIntegrity(t.pool, job.id)).toEqual([]);
   });
 
   it("claims a batch up to the limit, never more", async () => {
@@ -95,7 +95,7 @@ describe("transition", () => {
     expect(row.finishedAt).toBeInstanceOf(Date);
     const [run] = await execute(t.pool, sql`SELECT outcome, result, started_at IS NOT NULL AS started FROM job_runs WHERE job_id = ${job.id}`);
     expect(run).toEqual({ outcome: "succeeded", result: { rows: 3 }, started: true });
-    expect(await auditJob(t.pool, job.id)).toEqual([]);
+    expect(await checkJobIntegrity(t.pool, job.id)).toEqual([]);
   });
 
   it("refuses an event the table does not allow, records it, and changes nothing", async () => {
@@ -164,7 +164,7 @@ describe("transition", () => {
     ]);
     const replayed = await transition(t.pool, { jobId: job.id, event: "replay", actor: operator });
     expect(replayed).toMatchObject({ ok: true, job: { state: "queued", attempt: 2, maxAttempts: 3, finishedAt: null } });
-    expect(await auditJob(t.pool, job.id)).toEqual([]);
+    expect(await checkJobIntegrity(t.pool, job.id)).toEqual([]);
   });
 
   it("reclaims only while the heartbeat is still stale", async () => {

@@ -1,7 +1,8 @@
 import { sql, type SQL } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { prepared, execute } from "../db/drizzle";
-import { TRANSITIONS, type ActorKind, type JobEvent, type JobState } from "../fsm/table";
+import { MOVES } from "../fsm/machine";
+import type { JobEvent, JobState } from "../fsm/table";
 import { shapeOf, type Shape } from "./shape";
 import type { Actor, JobRow } from "./types";
 
@@ -91,9 +92,7 @@ const json = (v: unknown) => (v === undefined ? null : JSON.stringify(v));
  * its shape by number, and the statement joins the shape's columns (lib/jobs/shape.ts) from this
  * list, which is written into the statement's text from lib/fsm/table.ts.
  */
-const SHAPES: Shape[] = TRANSITIONS.flatMap((t) =>
-  t.from === null ? [] : (t.actors as readonly ActorKind[]).map((a) => shapeOf(t.from!, t.event, a)!).filter((x) => !x.opensRun),
-);
+const SHAPES: Shape[] = MOVES.map((m) => shapeOf(m.from, m.event, m.actor)!).filter((x) => !x.opensRun);
 const shapeKey = new Map(SHAPES.map((x, k) => [`${x.from}:${x.event}:${x.actor}`, k]));
 const lit = (v: string | number | boolean | null, type?: string) =>
   v === null ? `NULL${type ? `::${type}` : ""}` : typeof v === "string" ? `'${v}'${type ? `::${type}` : ""}` : String(v);

@@ -5,6 +5,7 @@ import { countTicks, latestTick, nextTick } from "./cron";
 import type { ValidSchedule } from "./schedules";
 import { sql } from "drizzle-orm";
 import { execute } from "../db/drizzle";
+import { describeInvalid } from "../result";
 
 /**
  * The supervisor's half of periodic schedules: submit the due ticks, exactly one job per schedule
@@ -114,7 +115,7 @@ export async function fireSchedule(
       // A schedule that can no longer submit (its tenant or type gone, params its type now refuses)
       // skips the tick and says why, instead of failing every second.
       if (!(e instanceof EnqueueError)) throw e;
-      const message = `${e.message}${e.issues.length ? `: ${e.issues.map((i) => `${i.path} ${i.message}`).join("; ")}` : ""}`;
+      const message = `${e.message}${e.issues.length ? `: ${describeInvalid(e.issues, { most: e.issues.length })}` : ""}`;
       await execute(
         tx,
         sql`UPDATE schedules SET next_run_at = ${next}, last_error = ${message.slice(0, 1000)}, last_error_at = ${now} WHERE id = ${s.id}`,

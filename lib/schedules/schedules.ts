@@ -8,6 +8,7 @@ import { uuidv7 } from "../jobs/ids";
 import type { Actor } from "../jobs/types";
 import { checkCron, nextTick } from "./cron";
 import { execute, pgError } from "../db/drizzle";
+import { describeInvalid, inputIssues } from "../result";
 
 /**
  * Periodic schedules: a cron expression read in an IANA time zone, and the job each
@@ -74,9 +75,7 @@ export class ScheduleError extends Error {
 export function validateSchedule(raw: unknown): ValidSchedule {
   const parsed = ScheduleInput.safeParse(raw);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const field = issue?.path.join(".") || "input";
-    throw new ScheduleError("invalid_input", `${field}: ${issue?.message ?? "invalid"}`, field);
+    throw new ScheduleError("invalid_input", describeInvalid(parsed.error), inputIssues(parsed.error)[0]?.path || "input");
   }
   const s = parsed.data;
   const cron = checkCron(s.cron, s.timeZone);
@@ -89,12 +88,7 @@ export function validateSchedule(raw: unknown): ValidSchedule {
     );
   const params = JOB_TYPES[s.type].params.safeParse(s.params);
   if (!params.success) {
-    const issue = params.error.issues[0];
-    throw new ScheduleError(
-      "invalid_input",
-      `params${issue?.path.length ? `.${issue.path.join(".")}` : ""}: ${issue?.message ?? "invalid"} (for ${s.type})`,
-      "params",
-    );
+    throw new ScheduleError("invalid_input", `${describeInvalid(params.error, { prefix: "params" })} (for ${s.type})`, "params");
   }
   return {
     name: s.name,
@@ -192,9 +186,7 @@ export async function updateSchedule(
     throw new ScheduleError("invalid_input", `type: ${type} is submitted only by Jobscope itself`, "type");
   const parsed = ScheduleEdit.safeParse(raw);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const field = issue?.path.join(".") || "input";
-    throw new ScheduleError("invalid_input", `${field}: ${issue?.message ?? "invalid"}`, field);
+    throw new ScheduleError("invalid_input", describeInvalid(parsed.error), inputIssues(parsed.error)[0]?.path || "input");
   }
   const s = validateSchedule({ ...parsed.data, name: current.name });
   const timing = s.cron !== current.cron || s.timeZone !== current.timeZone;
@@ -253,10 +245,7 @@ export async function runScheduleNow(db: Db, id: string, actor: Actor, by: Sched
   } catch (e) {
     // The schedule can no longer submit (its type gone, params its type now refuses): said, nothing written.
     if (e instanceof EnqueueError)
-      throw new ScheduleError(
-        "invalid_input",
-        `${e.message}${e.issues.length ? `: ${e.issues.map((i) => `${i.path} ${i.message}`).join("; ")}` : ""}`,
-      );
+      throw new ScheduleError("invalid_input", `${e.message}${e.issues.length ? `: ${describeInvalid(e.issues, { most: e.issues.length })}` : ""}`);
     throw e;
   }
   await execute(

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { closeDb, connect } from "../db/client";
 import { setupTestDb } from "../db/test-db";
 import { waitFor } from "../db/test-wait";
-import { auditJob, getJob, newJob, rejectionsOf, runJob, worker } from "../jobs/test-helpers";
+import { checkJobIntegrity, getJob, newJob, rejectionsOf, runJob, worker } from "../jobs/test-helpers";
 import { transition } from "../jobs/transition";
 import { withDirectWrites } from "../jobs/direct-write";
 import { poisonSuspects } from "../insight/queries";
@@ -40,7 +40,7 @@ describe("supervisor", () => {
     await ageHeartbeat(job.id, 60_000);
     await createSupervisor({ db: t.pool, staleAfterMs: 10_000 }).tick();
     expect(await getJob(t.pool, job.id)).toMatchObject({ state: "dead", attempt: 1 });
-    expect(await auditJob(t.pool, job.id)).toEqual([]);
+    expect(await checkJobIntegrity(t.pool, job.id)).toEqual([]);
   });
 
   it("stops handing out a job that keeps crashing its workers: the third crash blamed on it makes it dead as a poison job", async () => {
@@ -77,7 +77,7 @@ describe("supervisor", () => {
       SELECT event, actor_id, payload FROM job_events WHERE job_id = ${job.id} ORDER BY state_version DESC LIMIT 1`,
     );
     expect(event).toMatchObject({ event: "abandon", actorId: "sup-poison", payload: { crash: { worker: third, blamed: null, crashes: 3 } } });
-    expect(await auditJob(t.pool, job.id)).toEqual([]);
+    expect(await checkJobIntegrity(t.pool, job.id)).toEqual([]);
   });
 
   it("blames one job for a dead worker, the one that started last, and hands the others back with their attempt refunded", async () => {
@@ -109,7 +109,7 @@ describe("supervisor", () => {
     expect(await getJob(t.pool, crasher.id)).toMatchObject({ state: "queued", attempt: 1, maxAttempts: 3 });
     const [blamed] = await execute<{ errorClass: string }>(t.pool, sql`SELECT error_class FROM job_runs WHERE job_id = ${crasher.id}`);
     expect(blamed!.errorClass).toBe("LeaseExpired");
-    for (const j of [a, b, crasher]) expect(await auditJob(t.pool, j.id)).toEqual([]);
+    for (const j of [a, b, crasher]) expect(await checkJobIntegrity(t.pool, j.id)).toEqual([]);
   });
 
   it("a bystander that died beside a crasher three times is never the poison job: the crasher is, and the bystander keeps its attempts", async () => {
@@ -292,7 +292,7 @@ describe("supervisor", () => {
         SELECT count(*)::int AS n FROM job_events WHERE job_id = ${j.id} AND event = 'reclaim'`,
       );
       expect(n).toBe(1);
-      expect(await auditJob(t.pool, j.id)).toEqual([]);
+      expect(await checkJobIntegrity(t.pool, j.id)).toEqual([]);
     }
     const duplicates = (await Promise.all(jobs.map((j) => rejectionsOf(t.pool, j.id)))).flat();
     expect(duplicates.every((r) => r.kind === "conflict" && r.event === "reclaim")).toBe(true);

@@ -1,4 +1,4 @@
-import { canApply, findTransition } from "../fsm/machine";
+import { canApply, findTransition, mayApply } from "../fsm/machine";
 import { HEARTBEAT_STATES, type JobEvent, type JobState } from "../fsm/table";
 import type { Db } from "../db/client";
 import { ensureEventPartitions } from "../db/partitions";
@@ -18,7 +18,7 @@ import { execute } from "../db/drizzle";
 const BYSTANDER_RECOVERY: readonly JobEvent[] = ["rescue", "reclaim", "abandon"];
 const RECOVERY: readonly JobEvent[] = ["reclaim", "abandon"];
 const promote = findTransition("retry_wait", "retry");
-if (!promote || !(promote.actors as readonly string[]).includes("supervisor")) {
+if (!promote || !mayApply("retry_wait", "retry", "supervisor")) {
   throw new Error("the table lets no supervisor retry a retry_wait job");
 }
 const PROMOTE = promote;

@@ -3,7 +3,7 @@ import { setupTestDb } from "../db/test-db";
 import { listWorkers, workerStatus } from "../insight/workers";
 import { SILENT_AFTER_MS } from "../insight/windows";
 import { claim } from "../jobs/claim";
-import { auditJob } from "../jobs/test-helpers";
+import { checkJobIntegrity } from "../jobs/test-helpers";
 import { Lease } from "./lease";
 import { silentLogger } from "./log";
 import { runJob } from "./run-job";
@@ -51,7 +51,7 @@ describe("draining (SIGTERM)", () => {
     const next = await runJob(new Lease(again!), { ...deps(false, ran), workerId: "w-next" });
     expect(next).toMatchObject({ status: "reported", state: "succeeded" });
     expect((await eventsOf(t.pool, job.id)).map((e) => e.event)).toEqual(["submit", "claim", "release", "claim", "start", "finish"]);
-    expect(await auditJob(t.pool, job.id)).toEqual([]);
+    expect(await checkJobIntegrity(t.pool, job.id)).toEqual([]);
   });
 
   it("a release is fenced like any worker write: after a reclaim it is refused and changes nothing", async () => {

@@ -7,6 +7,6 @@ export const dynamic = "force-dynamic";
 export const GET = consoleRoute({
   permission: "audit:read",
   reads: "primary",
-  failed: "Could not list the audits: the database did not answer. Details are in the server log.",
-  read: async ({ tx }) => ({ audits: await recentChecks(tx, 20) }),
+  failed: "Could not list the checks: the database did not answer. Details are in the server log.",
+  read: async ({ tx }) => ({ checks: await recentChecks(tx, 20) }),
 });

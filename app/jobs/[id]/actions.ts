@@ -3,17 +3,13 @@
 import { z } from "zod";
 import type { AuditAction } from "@/lib/audit/actions";
 import { actorOf } from "@/lib/auth/viewer";
-import { consoleAction, firstIssue } from "@/lib/frame/action";
-import { EVENTS, STATES, TRANSITIONS, type ActorKind, type JobEvent } from "@/lib/fsm/table";
+import { consoleAction } from "@/lib/frame/action";
+import { isEventOf } from "@/lib/fsm/machine";
+import { EVENTS, STATES, type JobEvent } from "@/lib/fsm/table";
 import { transition } from "@/lib/jobs/transition";
-import { AppError } from "@/lib/result";
+import { AppError, describeInvalid } from "@/lib/result";
 import { viewerTimeZone } from "@/lib/server/time-zone";
 import { describeRejection } from "./action-result";
-
-/** The events the table lets an actor of `kind` apply to an existing job (never `submit`). */
-function eventsAllowed(kind: ActorKind): ReadonlySet<string> {
-  return new Set(TRANSITIONS.filter((t) => t.from !== null && (t.actors as readonly ActorKind[]).includes(kind)).map((t) => t.event));
-}
 
 const Input = z.strictObject({
   jobId: z.uuid(),
@@ -42,11 +38,11 @@ export const applyJobEventAction = consoleAction({
   jobIds: idOf,
   span: "job.event",
   input: Input,
-  invalid: (e) => `Not applied: ${firstIssue(e)}.`,
+  invalid: (e) => `Not applied: ${describeInvalid(e)}.`,
   failed: "The server could not complete this action. Details are in the server log; the page shows the job as it is now.",
   change: async ({ tx, input: { jobId, event, expectedState, expectedVersion }, viewer }) => {
     const actor = actorOf(viewer);
-    if (!actor || !eventsAllowed(actor.kind).has(event)) throw new AppError("forbidden", `Your role (${viewer.role}) may not apply ${event}.`);
+    if (!actor || !isEventOf(actor.kind, event)) throw new AppError("forbidden", `Your role (${viewer.role}) may not apply ${event}.`);
     // Replay has one path (app/_replay/actions.ts): its dry run warns of poison and permanent errors and
     // says how many attempts it gives, its confirm may carry edited params, and it runs on the engine.
     if (event === "replay")

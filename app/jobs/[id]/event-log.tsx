@@ -3,7 +3,7 @@
 import { ActorCell, ExpectedVsCurrent, None } from "@/components/cells";
 import { RejectionKindBadge } from "@/components/charts/rejection-kind";
 import { DataTable } from "@/components/data-table";
-import { formatRelative } from "@/components/relative-time";
+import { formatRelative } from "@/lib/time-format";
 import { LocalTime } from "@/components/time-zone";
 import { StateBadge } from "@/components/state-badge";
 import type { EventRecord, RejectionRecord } from "@/lib/jobs/queries";

@@ -3,11 +3,10 @@
 import { None } from "@/components/cells";
 import { DataTable } from "@/components/data-table";
 import { LocalTime, useTimeZone } from "@/components/time-zone";
-import { formatDateTime } from "@/lib/time-format";
+import { formatDateTime, formatDuration } from "@/lib/time-format";
 import { OutcomeLabel } from "@/components/timeline/tones";
 import { RUN_OUTCOMES, type RunOutcome } from "@/lib/fsm/table";
 import type { RunRecord } from "@/lib/jobs/queries";
-import { formatDuration } from "@/lib/jobs/timeline";
 import { ExpandableText } from "./expandable-text";
 import { Card } from "@/components/charts/card";
 

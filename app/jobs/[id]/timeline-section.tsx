@@ -5,7 +5,8 @@ import { TimelineChart } from "@/components/timeline/timeline-chart";
 import type { JobDetail } from "@/lib/jobs/queries";
 import { PHASES, type Audience, type Explanation } from "@/lib/insight/claims";
 import { PHASE_LABELS } from "@/lib/insight/render";
-import { buildTimeline, formatDuration } from "@/lib/jobs/timeline";
+import { buildTimeline } from "@/lib/jobs/timeline";
+import { formatDuration } from "@/lib/time-format";
 import { Card } from "@/components/charts/card";
 
 /**

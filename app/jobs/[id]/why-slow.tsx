@@ -11,7 +11,7 @@ import { PHASES, type Audience, type AttemptRow, type Baseline, type Explanation
 import { claimsOf, explain, type ExplainContext, emptyContext } from "@/lib/insight/explain";
 import { PHASE_LABELS, render } from "@/lib/insight/render";
 import type { JobDetail } from "@/lib/jobs/queries";
-import { formatDuration } from "@/lib/jobs/timeline";
+import { formatDuration } from "@/lib/time-format";
 
 export const PHASE_COLORS: Record<Phase, string> = {
   scheduled: "#a3a3a3",

@@ -12,7 +12,7 @@ import { useNow } from "@/components/use-now";
 import type { JobWire } from "@/lib/client/wire";
 import { POISON_SUSPECT_CRASHES } from "@/lib/insight/windows";
 import { shortId } from "@/lib/jobs/short-id";
-import { formatDuration } from "@/lib/jobs/timeline";
+import { formatDuration } from "@/lib/time-format";
 
 type Props = {
   jobs: JobWire[];

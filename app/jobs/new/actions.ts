@@ -4,12 +4,11 @@ import { z } from "zod";
 import { consoleAction, type Done } from "@/lib/frame/action";
 import { enqueue, EnqueueError } from "@/lib/jobs/enqueue";
 import { maySubmit } from "@/lib/jobs/job-types";
-import { AppError, type ErrorBody } from "@/lib/result";
+import { AppError, type ErrorBody, type InputIssue } from "@/lib/result";
 
 /** A problem with one field of the submission: a field of the form (`tenantId`, `priority`) or of the params (`params.frames`). */
-export type SubmitIssue = { path: string; message: string };
 /** A refusal of the submission, with each field's problem for the form to show beside it. */
-export type SubmitError = ErrorBody & { issues?: SubmitIssue[] };
+export type SubmitError = ErrorBody & { issues?: InputIssue[] };
 
 /**
  * The form's fields as the browser sends them. Types are loose on purpose: the job's own checks
@@ -80,7 +79,7 @@ export const submitJobAction = consoleAction({
 });
 
 /** Bad input in words, each field's problem kept for the form; nothing was written, so nothing rolls back. */
-function refused(issues: SubmitIssue[]): { ok: false; error: SubmitError; reason: string } {
+function refused(issues: InputIssue[]): { ok: false; error: SubmitError; reason: string } {
   const said = issues.map((i) => `${i.path}: ${i.message}`).join("; ");
   return { ok: false, error: { code: "invalid_input", message: `Nothing was submitted. ${said}.`, issues }, reason: said };
 }
