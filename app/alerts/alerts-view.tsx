@@ -9,7 +9,7 @@ import { Options } from "@/components/options";
 import { CreateFooter } from "@/components/submit-button";
 import { LocalTime } from "@/components/time-zone";
 import type { AlertDelivery, AlertKind, AlertRule } from "@/lib/alerts/rules";
-import { ResultNote, RowFailure, useOperate } from "../_operate/use-operate";
+import { ResultNote, RowFailure, useAction } from "@/components/use-action";
 import { createAlertRuleAction, sendTestAlertAction, setAlertRuleEnabledAction } from "./actions";
 
 type Json<T> = { [K in keyof T]: T[K] extends Date ? string : T[K] extends Date | null ? string | null : T[K] };
@@ -91,9 +91,9 @@ function TableSection(props: {
 /** Rules, a form for a new one, and every alert sent with its delivery job's attempts. */
 export function AlertsView({ data, isTenant, types }: { data: AlertsData | null; isTenant: boolean; types: string[] }) {
   const router = useRouter();
-  const create = useOperate(createAlertRuleAction, REFRESH);
-  const toggle = useOperate(setAlertRuleEnabledAction, REFRESH);
-  const test = useOperate(sendTestAlertAction, REFRESH);
+  const create = useAction(createAlertRuleAction, { invalidate: [REFRESH] });
+  const toggle = useAction(setAlertRuleEnabledAction, { invalidate: [REFRESH] });
+  const test = useAction(sendTestAlertAction, { invalidate: [REFRESH] });
   const [kind, setKind] = useState<AlertKind>("job_dead");
   const [secret, setSecret] = useState<string | null>(null);
   const kinds = KINDS.filter((k) => !isTenant || !k.staffOnly);

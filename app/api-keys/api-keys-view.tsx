@@ -2,7 +2,7 @@
 
 import { useRouter } from "next/navigation";
 import { useId, useState, useTransition } from "react";
-import { ConfirmDialog } from "@/app/jobs/[id]/confirm-dialog";
+import { ConfirmDialog } from "@/components/confirm-dialog";
 import { actionsColumn, DataTable } from "@/components/data-table";
 import { LocalTime } from "@/components/time-zone";
 import { createApiKeyAction, revokeApiKeyAction } from "./actions";

@@ -10,13 +10,13 @@ import { STATES } from "@/lib/fsm/table";
 import { getJson, HttpError, shaped } from "./get-json";
 import { parseJobDetail } from "./job-detail";
 import type {
-  BulkProgressWire,
   CountsResponse,
   DeadGroupsResponse,
   DeadJobsResponse,
   DriftResponse,
   HealthResponse,
   JobsResponse,
+  OperationResult,
   OverviewResponse,
   QueuesResponse,
   QueueStatusResponse,
@@ -37,8 +37,10 @@ export const keys = {
     list: (search: string) => [...keys.jobs.all, "list", search] as const,
     detail: (id: string) => [...keys.jobs.all, "detail", id] as const,
   },
-  bulk: {
-    progress: (id: string) => ["bulk", "progress", id] as const,
+  operations: {
+    progress: (id: string) => ["operations", "progress", id] as const,
+    /** A dry run, one per time its dialog is opened. */
+    dryRun: (n: number) => ["operations", "dry-run", n] as const,
   },
   dead: {
     all: ["dead"] as const,
@@ -46,8 +48,6 @@ export const keys = {
     lists: ["dead", "list"] as const,
     groups: (search: string) => [...keys.dead.lists, "groups", search] as const,
     jobs: (search: string, g: DeadGroupKey) => [...keys.dead.lists, "jobs", search, g.type, g.errorClass] as const,
-    /** A replay's dry run, one per time the dialog is opened. */
-    dryRun: (n: number) => [...keys.dead.all, "dry-run", n] as const,
   },
   insight: {
     all: ["insight"] as const,
@@ -88,15 +88,15 @@ export const jobsQuery = (search: string) =>
 
 export const jobDetailQuery = (id: string) => readQuery(keys.jobs.detail(id), `/api/jobs/${encodeURIComponent(id)}`, parseJobDetail);
 
-/** A bulk action's or a replay's progress, polled every second until it is over. */
-export const bulkProgressQuery = (id: string) =>
+/** A durable operation's progress, polled every second until it is over. */
+export const operationProgressQuery = (id: string) =>
   queryOptions({
-    queryKey: keys.bulk.progress(id),
+    queryKey: keys.operations.progress(id),
     queryFn: ({ signal }) =>
       getJson(
         `/api/bulk/${encodeURIComponent(id)}`,
         signal,
-        shaped<BulkProgressWire>("progress", { status: "string", total: "number", done: "number", applied: "number", refused: "array" }),
+        shaped<OperationResult>("progress", { status: "string", total: "number", done: "number", applied: "number", refused: "array" }),
       ),
     refetchInterval: (q) => (q.state.data && q.state.data.status !== "running" ? false : 1_000),
   });

@@ -3,7 +3,7 @@
 // lib/client/queries.ts: one definition for both ends of each wire.
 import type { HistoryRange, TypeHistoryPoint } from "@/lib/metrics/history";
 import type { JobState } from "@/lib/fsm/table";
-import type { BulkProgress } from "@/lib/jobs/bulk";
+import type { BulkOutcome, BulkProgress } from "@/lib/jobs/bulk";
 import type { DeadGroup, DeadJob } from "@/lib/jobs/dead";
 import type { OperationOutcome } from "@/lib/jobs/operation";
 import type { JobListRow, StateCounts } from "@/lib/jobs/queries";
@@ -46,8 +46,18 @@ export type JobsResponse = {
   at: string;
 };
 
-/** GET /api/bulk/[id]: a bulk action's (or a replay's) progress. */
-export type BulkProgressWire = Wire<BulkProgress>;
+/** One job's outcome when the operation was applied at once. `message`: a refusal in words (who moved it first). */
+export type JobOutcome = { id: string; outcome: BulkOutcome; state: JobState | null; stateVersion: number | null; message: string };
+
+/**
+ * What became of an operation: the confirm's answer, and GET /api/bulk/[id]'s while a worker
+ * runs it. Applied at once: `operationId` null, every job in `jobs`. Recorded: `operationId`,
+ * counts only (the jobs are at /jobs?operation=<id>).
+ */
+export type OperationResult = Pick<BulkProgress, "event" | "description" | "status" | "total" | "done" | "applied" | "refused"> & {
+  operationId: string | null;
+  jobs: JobOutcome[];
+};
 
 export type DeadGroupDto = Wire<DeadGroup>;
 export type DeadJobDto = Wire<DeadJob>;
