@@ -3,7 +3,7 @@
 import { useQueryClient, type QueryKey } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useCallback, useState, useTransition } from "react";
-import type { Result } from "@/lib/result";
+import type { ErrorBody, Result } from "@/lib/result";
 
 /**
  * What an action changed, to show it at once instead of at the next poll: the TanStack Query keys
@@ -30,17 +30,18 @@ const UNREACHABLE = "The server did not answer. Nothing may have changed: reload
  * THE way a client component calls a server action: run it, keep its answer to show (a thrown
  * call, the network gone, is an answer too), and once it applied, refresh what it changed.
  */
-export function useAction<I, T>(action: (input: I) => Promise<Result<T>>, changes: Changes = {}) {
+export function useAction<I, T, E extends ErrorBody = ErrorBody>(action: (input: I) => Promise<Result<T, E>>, changes: Changes = {}) {
   const refreshChanged = useRefresh(changes);
-  const [result, setResult] = useState<Result<T> | null>(null);
+  const [result, setResult] = useState<Result<T, E> | null>(null);
   const [pending, startTransition] = useTransition();
   const run = (input: I, onApplied?: (data: T) => void) =>
     startTransition(async () => {
-      let r: Result<T>;
+      let r: Result<T, E>;
       try {
         r = await action(input);
       } catch {
-        r = { ok: false, error: { code: "internal", message: UNREACHABLE } };
+        // An action's own error type only adds fields to the one error body (a job's current state, a field's issues).
+        r = { ok: false, error: { code: "internal", message: UNREACHABLE } as E };
       }
       setResult(r);
       if (r.ok) {

@@ -18,10 +18,12 @@ const POLL_MS = 5_000;
 export function DeadJobsView({
   scope,
   initial,
+  renderedAt,
   canReplay,
 }: {
   scope: DeadScopeParams;
   initial: DeadGroupsResponse | null;
+  renderedAt: number;
   /** Operators replay; support sees the same groups without the buttons. */
   canReplay: boolean;
 }) {
@@ -33,7 +35,7 @@ export function DeadJobsView({
   const query = useQuery({
     ...deadGroupsQuery(scopeToSearch(scope).toString()),
     initialData: initial ?? undefined,
-    initialDataUpdatedAt: initial ? Date.parse(initial.at) : undefined,
+    initialDataUpdatedAt: renderedAt,
     ...live.poll,
   });
   const data = query.data;

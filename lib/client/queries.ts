@@ -10,6 +10,7 @@ import { STATES } from "@/lib/fsm/table";
 import { getJson, HttpError, shaped } from "./get-json";
 import { parseJobDetail } from "./job-detail";
 import type {
+  AlertsResponse,
   CountsResponse,
   DeadGroupsResponse,
   DeadJobsResponse,
@@ -63,6 +64,7 @@ export const keys = {
     status: (name: string) => [...keys.queues.all, "status", name] as const,
   },
   schedules: () => ["schedules"] as const,
+  alerts: () => ["alerts"] as const,
   cronPreview: (cron: string, timeZone: string) => ["cron-preview", cron, timeZone] as const,
   health: () => ["health"] as const,
 };
@@ -164,6 +166,9 @@ export const queueStatusQuery = (name: string) =>
 
 export const schedulesQuery = () =>
   readQuery(keys.schedules(), "/api/schedules", shaped<SchedulesResponse>("schedules", { schedules: "array", at: "string" }));
+
+export const alertsQuery = () =>
+  readQuery(keys.alerts(), "/api/alerts", shaped<AlertsResponse>("alert rules", { rules: "array", deliveries: "array", at: "string" }));
 
 /** A cron expression as it is typed: in words, its next ticks, or why it would be refused. */
 export const cronPreviewQuery = (cron: string, timeZone: string) => ({

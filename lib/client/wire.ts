@@ -1,6 +1,7 @@
 // What the console's GET route handlers answer, as JSON carries it. The route
 // handlers type their bodies with these, and the browser reads them with
 // lib/client/queries.ts: one definition for both ends of each wire.
+import type { AlertDelivery, AlertRule } from "@/lib/alerts/rules";
 import type { HistoryRange, TypeHistoryPoint } from "@/lib/metrics/history";
 import type { JobState } from "@/lib/fsm/table";
 import type { BulkOutcome, BulkProgress } from "@/lib/jobs/bulk";
@@ -102,6 +103,9 @@ export type QueueStatusResponse = Wire<QueueStatus> & { at: string };
 
 /** GET /api/schedules: every schedule with its next and last runs (lib/schedules/list.ts). */
 export type SchedulesResponse = { schedules: Wire<ScheduleListRow>[]; at: string };
+
+/** GET /api/alerts: the rules the viewer may see, and the latest deliveries with their attempts. */
+export type AlertsResponse = { rules: Wire<AlertRule>[]; deliveries: Wire<AlertDelivery>[]; at: string };
 
 /** GET /api/schedules/preview: a cron expression in words and its next ticks, or why it would be refused. */
 export type CronPreview = { ok: true; description: string | null; next: string[] } | { ok: false; message: string; description: string | null };
