@@ -58,8 +58,10 @@ export function OperationResultView({
   const only = id === null && r.jobs.length === 1 ? r.jobs[0]! : null;
   if (only) {
     return (
-      <div className="space-y-1 text-sm">
-        <JobLine event={r.event} job={only} />
+      <div className="space-y-2 text-sm">
+        <p>
+          <JobLine event={r.event} job={only} />
+        </p>
         {!isOnJobPage && (
           <Link href={`/jobs/${only.id}`} prefetch={false} className={LINK}>
             Open the job and follow it →
@@ -104,7 +106,10 @@ export function OperationResultView({
               <span className="font-medium">
                 {plural(x.count, "job")} refused — {refusalWords(x.kind)}
               </span>
-              {x.sampleReason && <span className="mt-0.5 block text-xs break-words text-amber-900">e.g. {x.sampleReason}</span>}
+              {/* Applied at once, each job's refusal is listed below in words. */}
+              {x.sampleReason && r.jobs.length === 0 && (
+                <span className="mt-0.5 block text-xs break-words text-amber-900">e.g. {x.sampleReason}</span>
+              )}
             </li>
           ))}
         </ul>
