@@ -175,7 +175,7 @@ test.describe("job detail", () => {
       // The catalog keeps what was submitted.
       params: { endpoint: "https://partner.example/e2e?status=404", timeoutRate: 0, failFirstAttempts: 0 },
     });
-    const [audit] = await db<{ reason: string }[]>`SELECT reason FROM audit_log WHERE action = 'bulk.replay' AND ${job.id}::uuid = ANY(job_ids)`;
+    const [audit] = await db<{ reason: string }[]>`SELECT reason FROM audit_log WHERE action = 'job.replay' AND ${job.id}::uuid = ANY(job_ids)`;
     expect(audit?.reason).toContain('endpoint "https://partner.example/e2e?status=404" → "https://partner.example/e2e"');
   });
 

@@ -8,7 +8,7 @@ import { principalOf } from "@/lib/audit/console";
 import { can } from "@/lib/auth/permissions";
 import { withViewer, withViewerRead, type Viewer } from "@/lib/auth/viewer";
 import { pool } from "@/lib/db/client";
-import { consoleAction, type Done } from "@/lib/frame/action";
+import { consoleAction, firstIssue, type Done } from "@/lib/frame/action";
 import { EVENTS, TRANSITIONS, type ActorKind } from "@/lib/fsm/table";
 import { BULK_CAP, BULK_EVENTS, fromTuple, FrozenTuple, previewBulk, startBulk, toTuple, type BulkEvent, type FrozenJob } from "@/lib/jobs/bulk";
 import { describeDiff, replayRisks } from "@/lib/jobs/replay";
@@ -131,7 +131,8 @@ export const applyOperationAction = consoleAction({
   jobIds: idsOf,
   span: "job.operation",
   input: ApplyInput,
-  invalid: () => "Nothing was changed: the request was not understood. Run the dry run again.",
+  // Names the field (never its value): the audit log tells one crafted request from another.
+  invalid: (e) => `Nothing was changed: ${firstIssue(e)}.`,
   failed: "The server could not complete this operation. Details are in the server log; the page shows the jobs as they are now.",
   call: async ({ input, viewer, actor: actorOf }): Promise<Done<OperationResult>> => {
     const { operation: event, selection, params } = input;
