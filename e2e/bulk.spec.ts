@@ -156,9 +156,13 @@ test.describe("bulk actions", () => {
     await page.getByRole("checkbox", { name: `Select job ${job!.id}` }).check();
     await page.getByRole("group", { name: "Actions on the selection" }).getByRole("button", { name: "Delete finished…" }).click();
     const del = page.getByRole("dialog", { name: "Delete finished jobs" });
-    await expect(del.getByRole("status")).toContainText(/Will delete 1 finished job, with 0 runs and \d+ events; skip 0/);
+    // The same dialog as every operation: its dry run, with the history that goes.
+    await expect(del.getByText(/^Will delete 1, skip 0$/)).toBeVisible();
+    await expect(del.getByText(/^With their 0 runs and \d+ events:/)).toBeVisible();
+    if (SHOTS) await page.screenshot({ path: `${SHOTS}/delete-dry-run.png` });
     await del.getByRole("button", { name: "Delete 1 job" }).click();
     await expect(del.getByText(/^Deleted 1 finished job/)).toBeVisible();
+    await expect(del.getByLabel("applied: 1")).toBeVisible();
     expect(await db`SELECT 1 FROM job_catalog WHERE id = ${job!.id}`).toHaveLength(0);
     const [audit] = await db<
       { action: string; actor: string }[]

@@ -17,9 +17,10 @@ import type { Actor } from "@/lib/jobs/types";
 import { AppError } from "@/lib/result";
 import { viewerTimeZone } from "@/lib/server/time-zone";
 import { isUuid } from "@/lib/uuid";
+import { deleteNow, previewDeletion } from "./delete";
 import { describeRejection } from "./describe-rejection";
 import { acceptedEdit, describeSelection, DIRECT_MAX, editedJob, editOf, MAX_SELECTED, resolve, Selection } from "./selection";
-import type { JobOutcome, OperationResult } from "@/lib/client/wire";
+import type { JobOutcome, OperationKind, OperationResult } from "@/lib/client/wire";
 import type { OperationPreview } from "./types";
 
 /**
@@ -33,7 +34,8 @@ import type { OperationPreview } from "./types";
  * the person saw, and the answer has one shape (OperationResult).
  */
 
-const Operation = z.enum(BULK_EVENTS as [BulkEvent, ...BulkEvent[]]);
+/** An operator's event of the table, or deleting finished jobs (app/_operation/delete.ts). */
+const Operation = z.enum(["delete", ...BULK_EVENTS] as [OperationKind, ...OperationKind[]]);
 /** `params`: one job's edited params for its replay (any JSON: the job type's schema checks it). */
 const PreviewInput = z.strictObject({ operation: Operation, selection: Selection, params: z.unknown().optional() });
 const ApplyInput = z.strictObject({
@@ -51,9 +53,9 @@ const mayApply = (kind: ActorKind, event: BulkEvent) =>
   TRANSITIONS.some((t) => t.from !== null && t.event === event && (t.actors as readonly ActorKind[]).includes(kind));
 
 /** The operation a request names, when it is one: chosen from the fixed list, never the request's text. */
-function operationOf(raw: unknown): BulkEvent | null {
+function operationOf(raw: unknown): OperationKind | null {
   const asked = (raw as { operation?: unknown } | null)?.operation;
-  return typeof asked === "string" && (BULK_EVENTS as readonly string[]).includes(asked) ? (asked as BulkEvent) : null;
+  return typeof asked === "string" && (Operation.options as readonly string[]).includes(asked) ? (asked as OperationKind) : null;
 }
 
 /** The jobs a request names, for the audit rows of its refusal. */
@@ -64,6 +66,7 @@ function idsOf(raw: unknown): string[] {
 
 /** One job is audited as the job's event (`job.cancel`); several as the operation they start. */
 function auditNameOf(raw: unknown): AuditAction {
+  if (operationOf(raw) === "delete") return "jobs.delete";
   const asked = (raw as { operation?: unknown } | null)?.operation;
   const jobs = (raw as { jobs?: unknown } | null)?.jobs;
   if (Array.isArray(jobs) && jobs.length === 1)
@@ -71,8 +74,12 @@ function auditNameOf(raw: unknown): AuditAction {
   return operationOf(raw) === "replay" ? "replay.start" : "bulk.start";
 }
 
-/** Who may: the table lets the viewer's actor apply the event, and more than one job is an operator's. */
-function mayOperate(viewer: Viewer, actor: Actor, event: BulkEvent, isOneJob: boolean) {
+/** Who may: the table lets the viewer's actor apply the event, and more than one job is an operator's, as is deleting. */
+function mayOperate(viewer: Viewer, actor: Actor, event: OperationKind, isOneJob: boolean) {
+  if (event === "delete") {
+    if (!can(viewer, "jobs:operate")) throw new AppError("forbidden", "Only an operator may delete jobs.");
+    return;
+  }
   if (!mayApply(actor.kind, event))
     throw new AppError("forbidden", event === "replay" ? ONLY_OPERATORS : `Your role (${viewer.role}) may not apply ${event}.`);
   if (!isOneJob && !can(viewer, "jobs:operate")) throw new AppError("forbidden", ONLY_OPERATORS);
@@ -82,7 +89,10 @@ function mayOperate(viewer: Viewer, actor: Actor, event: BulkEvent, isOneJob: bo
 export const previewOperationAction = consoleAction({
   permission: "jobs:operate",
   forbidden: ONLY_OPERATORS,
-  audit: (_input, raw) => (operationOf(raw) === "replay" ? "replay.preview" : "bulk.preview"),
+  audit: (_input, raw) => {
+    const asked = operationOf(raw);
+    return asked === "delete" ? "jobs.delete_preview" : asked === "replay" ? "replay.preview" : "bulk.preview";
+  },
   input: PreviewInput,
   invalid: (e) =>
     e.issues.some((i) => i.code === "too_big" && i.path[1] === "ids")
@@ -96,6 +106,7 @@ export const previewOperationAction = consoleAction({
     // Edited params name one job; anything else is refused before a read.
     if (params !== undefined) editedJob(s);
     const { target, capped } = await resolve(tx, s);
+    if (operation === "delete") return { ok: true, data: await previewDeletion(tx, target, { description: describeSelection(s), capped }) };
     const p = await previewBulk(tx, { selection: target, event: operation, actor: a });
     const isReplay = operation === "replay";
     const single = s.kind === "ids" && s.ids.length === 1 ? s.ids[0]! : null;
@@ -115,6 +126,7 @@ export const previewOperationAction = consoleAction({
           )
         : null,
       edit: isReplay && single ? await editOf(tx, single, params) : null,
+      history: null,
     };
     return { ok: true, data };
   },
@@ -143,6 +155,17 @@ export const applyOperationAction = consoleAction({
     if (isOneJob && (jobs.length !== 1 || jobs[0]!.id !== selection.ids[0]))
       throw new AppError("invalid_input", "Nothing was changed: the job confirmed is not the job selected.");
     let description = describeSelection(selection);
+    if (event === "delete") {
+      if (params !== undefined) throw new AppError("invalid_input", "Params are edited on a replay only.");
+      return {
+        ok: true,
+        data: await deleteNow(
+          viewer,
+          input.jobs.map(([id]) => id),
+          description,
+        ),
+      };
+    }
     if (params !== undefined) {
       if (event !== "replay") throw new AppError("invalid_input", "Params are edited on a replay only.");
       const jobId = editedJob(selection);

@@ -84,7 +84,7 @@ export function OperationDialog({
       subtitle={p?.description}
       body={done ? undefined : request.question}
       confirmLabel={done ? null : apply.pending ? "Applying…" : label}
-      isDestructive={isDestructive(operation)}
+      isDestructive={operation === "delete" || isDestructive(operation)}
       isConfirmDisabled={count === 0 || apply.pending || (isEditing && (edited === null || isUnchanged))}
       onConfirm={confirm}
       onClose={onClose}
@@ -144,6 +144,12 @@ function DryRun({ preview: p }: { preview: OperationPreview }) {
           {numbers.format(skipped)}
         </strong>
       </p>
+      {p.history && (
+        <p className="text-neutral-700">
+          With their {plural(p.history.runs, "run")} and {plural(p.history.events, "event")}: deleted with their whole history, as retention deletes
+          them, and not recoverable. Each deletion is in the audit log with its jobs.
+        </p>
+      )}
       {p.willSkip.length > 0 && (
         <ul aria-label="Skipped" className="list-inside list-disc text-neutral-600">
           {p.willSkip.map((s) => (
@@ -160,7 +166,9 @@ function DryRun({ preview: p }: { preview: OperationPreview }) {
       )}
       {p.risks && <Risks preview={{ ...p, risks: p.risks }} />}
       <p className="text-neutral-600">
-        Each job is moved only if it is still exactly as this dry run saw it; jobs that arrive after it are not included.
+        {p.history
+          ? "Only the finished jobs this dry run found are deleted: one replayed or held by another action before you confirm stays."
+          : "Each job is moved only if it is still exactly as this dry run saw it; jobs that arrive after it are not included."}
         {p.isDirect ? "" : " A worker applies it: it goes on if you close this, and a restart loses nothing."}
       </p>
     </section>

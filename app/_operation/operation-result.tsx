@@ -20,6 +20,7 @@ const REFUSAL_WORDS: Record<string, string> = {
   drift: "drift: the row changed outside the write path",
   not_found: "not found: the job no longer exists",
   error: "error: the write failed",
+  kept: "kept: no longer finished, or held by another action",
 };
 const refusalWords = (kind: string) => REFUSAL_WORDS[kind] ?? kind;
 const capitalize = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
@@ -84,6 +85,7 @@ export function OperationResultView({
         </div>
         {id && <ProgressBar label="Operation progress" done={r.done} total={r.total} isFailed={r.status === "failed"} />}
       </div>
+      {r.message && <p className="text-neutral-800">{r.message}</p>}
       {poll.isError && (
         <p role="alert" className="rounded-md bg-red-50 px-3 py-2 text-red-900">
           Could not read the progress: {poll.error.message}

@@ -3,7 +3,8 @@
 // OperationResult (lib/client/wire.ts). Types only: the
 // browser imports them.
 import type { JobState } from "@/lib/fsm/table";
-import type { BulkEvent, FrozenTuple } from "@/lib/jobs/bulk";
+import type { OperationKind } from "@/lib/client/wire";
+import type { FrozenTuple } from "@/lib/jobs/bulk";
 import type { ParamField } from "@/lib/jobs/param-fields";
 import type { ParamsChange } from "@/lib/jobs/params-diff";
 import type { ParamsIssue, ReplayRisks } from "@/lib/jobs/replay";
@@ -26,7 +27,7 @@ export type SelectionInput =
  */
 export type OperationRequest = {
   key: number;
-  operation: BulkEvent;
+  operation: OperationKind;
   selection: SelectionInput;
   title: string;
   expected?: { state: JobState; version: number };
@@ -49,7 +50,7 @@ export type ParamsEdit = {
 
 /** A dry run's answer: what the confirm sends back (`jobs`), and what the dialog says. */
 export type OperationPreview = {
-  operation: BulkEvent;
+  operation: OperationKind;
   description: string;
   total: number;
   willApply: number;
@@ -64,4 +65,6 @@ export type OperationPreview = {
   risks: ReplayRisks | null;
   /** One job's replay: its params, to replay as they are or edited. */
   edit: ParamsEdit | null;
+  /** A deletion's: the history that goes with the jobs. */
+  history: { runs: number; events: number } | null;
 };

@@ -4,7 +4,7 @@
 import type { AlertDelivery, AlertRule } from "@/lib/alerts/rules";
 import type { HistoryRange, TypeHistoryPoint } from "@/lib/metrics/history";
 import type { JobState } from "@/lib/fsm/table";
-import type { BulkOutcome, BulkProgress } from "@/lib/jobs/bulk";
+import type { BulkEvent, BulkOutcome, BulkProgress } from "@/lib/jobs/bulk";
 import type { DeadGroup, DeadJob } from "@/lib/jobs/dead";
 import type { OperationOutcome } from "@/lib/jobs/operation";
 import type { JobListRow, StateCounts } from "@/lib/jobs/queries";
@@ -47,17 +47,28 @@ export type JobsResponse = {
   at: string;
 };
 
+/** What an operation does to jobs: an event of the state machine, or deleting finished jobs with their history. */
+export type OperationKind = BulkEvent | "delete";
+
+/** Why a job was not moved: a refusal of the write path, or (deleting) it was no longer finished and free. */
+export type Refusal = Exclude<BulkOutcome, "applied"> | "kept";
+
 /** One job's outcome when the operation was applied at once. `message`: a refusal in words (who moved it first). */
 export type JobOutcome = { id: string; outcome: BulkOutcome; state: JobState | null; stateVersion: number | null; message: string };
 
 /**
  * What became of an operation: the confirm's answer, and GET /api/bulk/[id]'s while a worker
- * runs it. Applied at once: `operationId` null, every job in `jobs`. Recorded: `operationId`,
- * counts only (the jobs are at /jobs?operation=<id>).
+ * runs it. Applied at once: `operationId` null, every job in `jobs` (none for a deletion, which
+ * says what went in `message`). Recorded: `operationId`, counts only (the jobs are at
+ * /jobs?operation=<id>).
  */
-export type OperationResult = Pick<BulkProgress, "event" | "description" | "status" | "total" | "done" | "applied" | "refused"> & {
+export type OperationResult = Pick<BulkProgress, "description" | "status" | "total" | "done" | "applied"> & {
+  event: OperationKind;
+  /** Refusals by kind, most common first, each with one example of its reason. */
+  refused: { kind: Refusal; count: number; sampleReason: string }[];
   operationId: string | null;
   jobs: JobOutcome[];
+  message?: string;
 };
 
 export type DeadGroupDto = Wire<DeadGroup>;

@@ -1,11 +1,11 @@
 "use client";
 
 import { useRef, useState } from "react";
+import type { OperationKind } from "@/lib/client/wire";
 import type { BulkEvent } from "@/lib/jobs/bulk";
 import { OperationDialog } from "@/app/_operation/operation-dialog";
 import type { OperationRequest } from "@/app/_operation/types";
 import { BulkBar } from "./bulk-bar";
-import { DeleteDialog, type DeleteTarget } from "./delete-dialog";
 
 /** What the operator picked: ids on this page, or everything matching the filter (its query string, cursor dropped). */
 export type PickedSelection =
@@ -26,14 +26,18 @@ type Props = {
 export function BulkFlow({ selection, events, filterCount, onSelectFilter, onClear, canDelete }: Props) {
   const [operation, setOperation] = useState<OperationRequest | null>(null);
   const opened = useRef(0);
-  const [deleting, setDeleting] = useState<{ key: number; target: DeleteTarget } | null>(null);
 
-  function ask(event: BulkEvent) {
+  function ask(event: OperationKind) {
     if (!selection) return;
     const what = selection.kind === "ids" ? { kind: "ids" as const, ids: selection.ids } : { kind: "filter" as const, search: selection.search };
     const which =
       selection.kind === "ids" ? (selection.count === 1 ? "the selected job" : `${selection.count} selected jobs`) : "the jobs matching this filter";
-    setOperation({ key: ++opened.current, operation: event, selection: what, title: `${event.charAt(0).toUpperCase()}${event.slice(1)} ${which}` });
+    setOperation({
+      key: ++opened.current,
+      operation: event,
+      selection: what,
+      title: event === "delete" ? "Delete finished jobs" : `${event.charAt(0).toUpperCase()}${event.slice(1)} ${which}`,
+    });
   }
 
   return (
@@ -49,15 +53,9 @@ export function BulkFlow({ selection, events, filterCount, onSelectFilter, onCle
           onClear={onClear}
           onAction={ask}
           canDelete={canDelete}
-          onDelete={() =>
-            setDeleting({
-              key: ++opened.current,
-              target: selection.kind === "ids" ? { kind: "ids", ids: selection.ids } : { kind: "filter", search: selection.search },
-            })
-          }
+          onDelete={() => ask("delete")}
         />
       )}
-      {deleting && <DeleteDialog key={deleting.key} target={deleting.target} onClose={() => setDeleting(null)} onDeleted={onClear} />}
       {operation && <OperationDialog key={operation.key} request={operation} onClose={() => setOperation(null)} onApplied={() => onClear()} />}
     </>
   );

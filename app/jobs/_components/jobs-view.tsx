@@ -10,7 +10,7 @@ import type { JobsResponse } from "@/lib/client/wire";
 import { STATES, TERMINAL_STATES, type ActorKind, type JobState } from "@/lib/fsm/table";
 import { SECONDARY } from "@/components/fields";
 import Link from "next/link";
-import { DeleteDialog } from "./delete-dialog";
+import { CleanUpDialog } from "./clean-up-dialog";
 import { paramsProblem, parseJobFilters, type FilterProblem } from "@/lib/jobs/filters";
 import { BulkFlow, type PickedSelection } from "./bulk-flow";
 import type { TenantOption } from "@/lib/jobs/tenant-pick";
@@ -143,9 +143,7 @@ export function JobsView({ search, initial, renderedAt, actorKind, isStaff = fal
           canDelete={canDelete}
         />
       )}
-      {cleaning > 0 && (
-        <DeleteDialog key={cleaning} target={{ kind: "clean", filters }} onClose={() => setCleaning(0)} onDeleted={() => setIds(new Set())} />
-      )}
+      {cleaning > 0 && <CleanUpDialog key={cleaning} filters={filters} onClose={() => setCleaning(0)} onDeleted={() => setIds(new Set())} />}
 
       <section id="results" tabIndex={-1} aria-label="Results" className="space-y-3 focus:outline-none">
         <NewJobsPill waiting={held.waiting} onShow={held.showAll} />
