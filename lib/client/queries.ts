@@ -40,8 +40,6 @@ export const keys = {
   },
   operations: {
     progress: (id: string) => ["operations", "progress", id] as const,
-    /** A dry run, one per time its dialog is opened. */
-    dryRun: (n: number) => ["operations", "dry-run", n] as const,
   },
   dead: {
     all: ["dead"] as const,
