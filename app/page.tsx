@@ -1,7 +1,9 @@
 import { Suspense } from "react";
 import { redirect } from "next/navigation";
 import { can } from "@/lib/auth/permissions";
-import { requirePage, withViewerRead, type Viewer } from "@/lib/auth/viewer";
+import { requirePage, type Viewer } from "@/lib/auth/viewer";
+import type { CountsResponse, OverviewResponse } from "@/lib/client/wire";
+import { firstView } from "@/lib/frame/first-view";
 import { OverviewLoading, OverviewView } from "./_overview/overview-view";
 import { readCounts, readOverview } from "./_overview/read";
 import { FIRST_WINDOW } from "./_overview/window";
@@ -25,18 +27,10 @@ export default async function OverviewPage() {
 }
 
 async function OverviewWithData({ viewer }: { viewer: Viewer }) {
-  const { initial, readAt } = await load(viewer);
-  return <OverviewView initial={initial} renderedAt={readAt} />;
-}
-
-/** The counts and the first window's charts, and when they were read. A failed read still renders the page: its polls then say what failed. */
-async function load(viewer: Viewer) {
-  const initial = await withViewerRead(viewer, async (tx) => ({
+  // The counts and the first window's charts: a failed read still renders the page, and its polls then say what failed.
+  const { initial, renderedAt } = await firstView<{ counts: CountsResponse; overview: OverviewResponse; at: string }>(viewer, "/", async (tx) => ({
     counts: await readCounts(tx, viewer),
     overview: await readOverview(tx, FIRST_WINDOW),
-  })).catch((err: unknown) => {
-    console.error("overview: the first read failed:", err);
-    return null;
-  });
-  return { initial, readAt: Date.now() };
+  }));
+  return <OverviewView initial={initial} renderedAt={renderedAt} />;
 }

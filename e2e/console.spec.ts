@@ -87,7 +87,7 @@ test.describe("the console's craft", () => {
     await page.getByRole("button", { name: `Replay group report.generate · ${errorClass}` }).click();
     const dialog = page.getByRole("dialog");
     await expect(dialog.getByText(/^Will replay 1, skip 0/)).toBeVisible();
-    await expect(dialog.getByRole("button", { name: "Cancel" })).toBeFocused();
+    await expect(dialog.getByRole("button", { name: "Go back" })).toBeFocused();
     await page.keyboard.press("Enter");
     await expect(dialog).toBeHidden();
     expect((await jobRow(db, id)).state).toBe("dead");

@@ -45,13 +45,31 @@ async function callAction(
   return { status: res.status(), body: await res.text() };
 }
 
-const JOB_ACTION = ["app/jobs/[id]/actions.ts", "applyJobEventAction"] as const;
-const BULK_START = ["app/jobs/actions.ts", "startBulkAction"] as const;
-const REPLAY_START = ["app/_replay/actions.ts", "startReplayAction"] as const;
+/** The one entry point of every operation on jobs: one job from its page, or a selection. */
+const APPLY = ["app/_operation/actions.ts", "applyOperationAction"] as const;
 
 /** The job page's action cancelling `jobId` as the page saw it: queued, at version 0. */
 const cancelQueued = (request: APIRequestContext, jobId: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}) =>
-  callAction(request, `/jobs/${jobId}`, ...JOB_ACTION, [{ jobId, event: "cancel", expectedState: "queued", expectedVersion: 0, ...extra }], headers);
+  callAction(
+    request,
+    `/jobs/${jobId}`,
+    ...APPLY,
+    [{ operation: "cancel", selection: { kind: "ids", ids: [jobId] }, jobs: [[jobId, "queued", 0]], ...extra }],
+    headers,
+  );
+
+/** A bulk `operation` of the jobs list on a filter that froze `jobId` (twice: a selection, never one job). */
+const bulk = (request: APIRequestContext, jobId: string, operation: "cancel" | "replay" = "cancel") =>
+  callAction(request, "/jobs", ...APPLY, [
+    {
+      operation,
+      selection: { kind: "filter", search: "state=queued" },
+      jobs: [
+        [jobId, operation === "replay" ? "dead" : "queued", 0],
+        [jobId, operation === "replay" ? "dead" : "queued", 0],
+      ],
+    },
+  ]);
 
 const REPORT = { type: "report.generate", queue: HELD_QUEUE, params: { report: "daily_usage", period: "2026-11" } } as const;
 
@@ -79,12 +97,8 @@ test.describe("server actions called directly", () => {
     const request = await signedIn(page, "support");
     const cancel = await cancelQueued(request, job.id);
     expect(cancel.body).toContain('"forbidden"');
-    const bulk = await callAction(request, "/jobs", ...BULK_START, [{ event: "cancel", description: "x", frozen: [[job.id, "queued", 0]] }]);
-    expect(bulk.body).toContain('"forbidden"');
-    const replay = await callAction(request, "/dead", ...REPLAY_START, [
-      { selection: { kind: "ids", ids: [job.id] }, frozen: [[job.id, "dead", 0]] },
-    ]);
-    expect(replay.body).toContain('"forbidden"');
+    expect((await bulk(request, job.id)).body).toContain('"forbidden"');
+    expect((await bulk(request, job.id, "replay")).body).toContain('"forbidden"');
     await unchanged(db, job);
     expect(await auditRows(db, job.id)).toContainEqual({ actor: DEMO_USERS.support.email, action: "job.cancel", outcome: "denied" });
     const denied = await execute<{ action: string }>(
@@ -99,8 +113,7 @@ test.describe("server actions called directly", () => {
     const job = await submit({ tenantId: "acme", ...REPORT });
     const cancel = await cancelQueued(request, job.id);
     expect(cancel.body).toContain("Sign in to do this.");
-    const bulk = await callAction(request, "/jobs", ...BULK_START, [{ event: "cancel", description: "x", frozen: [[job.id, "queued", 0]] }]);
-    expect(bulk.body).toContain('"forbidden"');
+    expect((await bulk(request, job.id)).body).toContain('"forbidden"');
     await unchanged(db, job);
     expect(await auditRows(db, job.id)).toContainEqual({ actor: "anonymous", action: "job.cancel", outcome: "denied" });
   });
@@ -120,9 +133,7 @@ test.describe("server actions called directly", () => {
     const cancel = await cancelQueued(request, job.id);
     expect(cancel.body).toContain('"not_found"');
     // Bulk and dead-job endpoints are for staff: a tenant is refused outright.
-    expect(
-      (await callAction(request, "/jobs", ...BULK_START, [{ event: "cancel", description: "x", frozen: [[job.id, "queued", 0]] }])).body,
-    ).toContain('"forbidden"');
+    expect((await bulk(request, job.id)).body).toContain('"forbidden"');
     expect((await request.get("/api/dead")).status()).toBe(403);
     expect((await page.goto("/dead"))?.status()).toBe(404);
     await unchanged(db, job);
@@ -138,9 +149,7 @@ test.describe("server actions called directly", () => {
     expect(await auditRows(db, job.id)).toContainEqual({ actor: DEMO_USERS.acme.email, action: "job.cancel", outcome: "applied" });
     // A tenant may not apply an operator's event, even to its own job.
     const dead = await submit({ tenantId: "acme", ...REPORT });
-    const pause = await callAction(request, `/jobs/${dead.id}`, ...JOB_ACTION, [
-      { jobId: dead.id, event: "pause", expectedState: "queued", expectedVersion: 0 },
-    ]);
+    const pause = await cancelQueued(request, dead.id, { operation: "pause" });
     expect(pause.body).toContain('"forbidden"');
     await unchanged(db, dead);
   });

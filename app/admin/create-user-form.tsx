@@ -5,13 +5,14 @@ import { Field, INPUT } from "@/components/fields";
 import { Options } from "@/components/options";
 import { ROLE_LABELS, ROLES, type Role } from "@/lib/auth/permissions";
 import { createUserAction } from "./actions";
-import { CreateFooter, TenantSelect, useAdminAction } from "./use-admin-action";
+import { CreateFooter, TenantSelect, REFRESH } from "./admin-fields";
+import { useAction } from "@/components/use-action";
 
 const str = (form: FormData, name: string) => String(form.get(name) ?? "");
 
 export function CreateUserForm({ tenants }: { tenants: { id: string; name: string }[] }) {
   const [role, setRole] = useState<Role>("tenant");
-  const { result, pending, run } = useAdminAction(createUserAction);
+  const { result, pending, run } = useAction(createUserAction, REFRESH);
   const isTenant = role === "tenant";
 
   function onSubmit(e: FormEvent<HTMLFormElement>) {

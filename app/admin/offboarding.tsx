@@ -3,7 +3,8 @@
 import { type FormEvent } from "react";
 import { INPUT, PRIMARY, SECONDARY } from "@/components/fields";
 import { deactivateUserAction, reactivateUserAction, resetPasswordAction, resumeTenantAction, suspendTenantAction } from "./actions";
-import { ResultNote, useAdminAction } from "./use-admin-action";
+import { ResultNote, useAction } from "@/components/use-action";
+import { REFRESH } from "./admin-fields";
 
 /** A user's access: deactivate or reactivate, and set a new password. Every step is checked and audited on the server. */
 export function UserAccess({
@@ -15,8 +16,8 @@ export function UserAccess({
   isSelf: boolean;
   onClose: () => void;
 }) {
-  const toggle = useAdminAction(user.deactivated ? reactivateUserAction : deactivateUserAction);
-  const reset = useAdminAction(resetPasswordAction);
+  const toggle = useAction(user.deactivated ? reactivateUserAction : deactivateUserAction, REFRESH);
+  const reset = useAction(resetPasswordAction, REFRESH);
   const id = `pw-${user.id}`;
 
   function onReset(e: FormEvent<HTMLFormElement>) {
@@ -66,7 +67,7 @@ export function UserAccess({
 
 /** Suspend or resume a tenant: its members and API keys stop or start again; its jobs stay readable to staff. */
 export function TenantAccess({ tenant }: { tenant: { id: string; suspended: boolean } }) {
-  const { result, pending, run } = useAdminAction(tenant.suspended ? resumeTenantAction : suspendTenantAction);
+  const { result, pending, run } = useAction(tenant.suspended ? resumeTenantAction : suspendTenantAction, REFRESH);
   return (
     <div className="space-y-2">
       <button type="button" disabled={pending} onClick={() => run({ id: tenant.id })} className={SECONDARY}>

@@ -7,7 +7,8 @@ import { Field, INPUT, SECONDARY } from "@/components/fields";
 import { SubmitButton } from "@/components/submit-button";
 import { createTenantAction, renameTenantAction } from "./actions";
 import { TenantAccess } from "./offboarding";
-import { CreateFooter, EditToggle, ResultNote, useAdminAction } from "./use-admin-action";
+import { CreateFooter, EditToggle, REFRESH } from "./admin-fields";
+import { ResultNote, useAction } from "@/components/use-action";
 
 export type TenantItem = { id: string; name: string; users: number; createdAt: string; suspended: boolean };
 
@@ -61,7 +62,7 @@ export function TenantsTable({ tenants }: { tenants: TenantItem[] }) {
 }
 
 function RenameForm({ tenant, onClose }: { tenant: TenantItem; onClose: () => void }) {
-  const { result, pending, run } = useAdminAction(renameTenantAction);
+  const { result, pending, run } = useAction(renameTenantAction, REFRESH);
   const id = `t-rename-${tenant.id}`;
   function onSubmit(e: FormEvent<HTMLFormElement>) {
     e.preventDefault();
@@ -89,7 +90,7 @@ function RenameForm({ tenant, onClose }: { tenant: TenantItem; onClose: () => vo
 }
 
 export function CreateTenantForm() {
-  const { result, pending, run } = useAdminAction(createTenantAction);
+  const { result, pending, run } = useAction(createTenantAction, REFRESH);
   function onSubmit(e: FormEvent<HTMLFormElement>) {
     e.preventDefault();
     const formEl = e.currentTarget;

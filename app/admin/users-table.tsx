@@ -10,7 +10,8 @@ import { INPUT, SECONDARY } from "@/components/fields";
 import { ROLE_LABELS, ROLES, type Role } from "@/lib/auth/permissions";
 import { setUserRoleAction } from "./actions";
 import { UserAccess } from "./offboarding";
-import { EditToggle, ResultNote, TenantSelect, useAdminAction } from "./use-admin-action";
+import { EditToggle, TenantSelect, REFRESH } from "./admin-fields";
+import { ResultNote, useAction } from "@/components/use-action";
 
 export type UserItem = {
   id: string;
@@ -97,7 +98,7 @@ function RoleEditor({
   onClose: () => void;
 }) {
   const [role, setRole] = useState<Role>(user.role);
-  const { result, pending, run } = useAdminAction(setUserRoleAction);
+  const { result, pending, run } = useAction(setUserRoleAction, REFRESH);
   const isTenant = role === "tenant";
   const ids = { role: `r-role-${user.id}`, tenant: `r-tenant-${user.id}` };
 

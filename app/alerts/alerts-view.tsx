@@ -1,19 +1,22 @@
 "use client";
 
+import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { useRouter } from "next/navigation";
-import { useEffect, useState, type ComponentProps, type FormEvent, type ReactNode } from "react";
+import { useState, type ComponentProps, type FormEvent, type ReactNode } from "react";
 import { Field, INPUT, SECONDARY } from "@/components/fields";
 import { TextField } from "@/components/form-field";
 import { Options } from "@/components/options";
 import { CreateFooter } from "@/components/submit-button";
 import { LocalTime } from "@/components/time-zone";
-import type { AlertDelivery, AlertKind, AlertRule } from "@/lib/alerts/rules";
-import { ResultNote, RowFailure, useOperate } from "../_operate/use-operate";
+import { liveStatus, QueryLoadError } from "@/components/live-query";
+import { PageHeader, useLive } from "@/components/page-header";
+import type { AlertKind } from "@/lib/alerts/rules";
+import { alertsQuery, keys } from "@/lib/client/queries";
+import type { AlertsResponse } from "@/lib/client/wire";
+import { ResultNote, RowFailure, useAction } from "@/components/use-action";
 import { createAlertRuleAction, sendTestAlertAction, setAlertRuleEnabledAction } from "./actions";
 
-type Json<T> = { [K in keyof T]: T[K] extends Date ? string : T[K] extends Date | null ? string | null : T[K] };
-export type AlertsData = { rules: Json<AlertRule>[]; deliveries: Json<AlertDelivery>[] };
+type Rule = AlertsResponse["rules"][number];
 
 const KINDS: { kind: AlertKind; label: string; staffOnly: boolean }[] = [
   { kind: "job_dead", label: "A job went dead", staffOnly: false },
@@ -22,9 +25,12 @@ const KINDS: { kind: AlertKind; label: string; staffOnly: boolean }[] = [
   { kind: "queue_oldest_due", label: "A queue's oldest due job is older than N s", staffOnly: true },
   { kind: "type_failure_rate", label: "A type's failure rate is over N% in M min", staffOnly: true },
 ];
-const REFRESH = ["alerts"];
+/** The delivery history moves by itself (retries, firing rules). */
+const POLL_MS = 5_000;
+/** What an alert action changes: the rules and their deliveries. */
+const CHANGED = { invalidate: [keys.alerts()] };
 
-function condition(r: Json<AlertRule>): string {
+function condition(r: Rule): string {
   switch (r.kind) {
     case "job_dead":
       return `dead jobs${r.queue ? ` in ${r.queue}` : ""}${r.type ? ` of ${r.type}` : ""}${r.tenantId ? ` of tenant ${r.tenantId}` : ""}`;
@@ -89,21 +95,26 @@ function TableSection(props: {
 }
 
 /** Rules, a form for a new one, and every alert sent with its delivery job's attempts. */
-export function AlertsView({ data, isTenant, types }: { data: AlertsData | null; isTenant: boolean; types: string[] }) {
-  const router = useRouter();
-  const create = useOperate(createAlertRuleAction, REFRESH);
-  const toggle = useOperate(setAlertRuleEnabledAction, REFRESH);
-  const test = useOperate(sendTestAlertAction, REFRESH);
+export function AlertsView({
+  initial,
+  renderedAt,
+  isTenant,
+  types,
+}: {
+  initial: AlertsResponse | null;
+  renderedAt: number;
+  isTenant: boolean;
+  types: string[];
+}) {
+  const live = useLive(POLL_MS);
+  const query = useQuery({ ...alertsQuery(), initialData: initial ?? undefined, initialDataUpdatedAt: renderedAt, ...live.poll });
+  const data = query.data;
+  const create = useAction(createAlertRuleAction, CHANGED);
+  const toggle = useAction(setAlertRuleEnabledAction, CHANGED);
+  const test = useAction(sendTestAlertAction, CHANGED);
   const [kind, setKind] = useState<AlertKind>("job_dead");
   const [secret, setSecret] = useState<string | null>(null);
   const kinds = KINDS.filter((k) => !isTenant || !k.staffOnly);
-  // The delivery history moves by itself (retries, firing rules): the page re-reads it every 5 s while visible.
-  useEffect(() => {
-    const timer = setInterval(() => {
-      if (document.visibilityState === "visible") router.refresh();
-    }, 5_000);
-    return () => clearInterval(timer);
-  }, [router]);
 
   function submit(e: FormEvent<HTMLFormElement>) {
     e.preventDefault();
@@ -121,23 +132,21 @@ export function AlertsView({ data, isTenant, types }: { data: AlertsData | null;
         threshold: optional("threshold"),
         windowMinutes: optional("windowMinutes"),
       },
-      (d) => {
-        setSecret(d.secret);
-        router.refresh();
-      },
+      (d) => setSecret(d.secret),
     );
   }
 
   return (
     <div className="space-y-6">
-      <header className="space-y-1">
-        <h1 className="text-xl font-semibold text-neutral-900">Alerts</h1>
-        <p className="max-w-3xl text-sm text-neutral-600">
-          {isTenant
+      <PageHeader
+        title="Alerts"
+        description={
+          isTenant
             ? "A webhook for your tenant's dead jobs. Each alert is a signed POST (Jobscope-Signature: t=…,v1=HMAC-SHA256 of “t.body”), delivered by a job of Jobscope's own: retried with backoff, shown below with every attempt."
-            : "Rules evaluated by the supervisor every few seconds. Each alert is a signed POST (Jobscope-Signature: t=…,v1=HMAC-SHA256 of “t.body”) delivered by a jobscope.webhook job: retried with backoff, visible and replayable like any job."}
-        </p>
-      </header>
+            : "Rules evaluated by the supervisor every few seconds. Each alert is a signed POST (Jobscope-Signature: t=…,v1=HMAC-SHA256 of “t.body”) delivered by a jobscope.webhook job: retried with backoff, visible and replayable like any job."
+        }
+        live={liveStatus(live, query, { serverNow: renderedAt })}
+      />
 
       <form onSubmit={submit} aria-label="New alert rule" className="space-y-4 rounded-lg border border-neutral-200 bg-white p-4 shadow-xs">
         <div className="grid gap-3 sm:grid-cols-2 lg:grid-cols-4">
@@ -193,11 +202,11 @@ export function AlertsView({ data, isTenant, types }: { data: AlertsData | null;
         </CreateFooter>
       </form>
 
-      {!data && (
-        <p role="alert" className="text-sm text-red-800">
-          Could not read the alert rules: the database did not answer. Details are in the server log.
-        </p>
-      )}
+      <QueryLoadError
+        query={query}
+        refreshing="Could not refresh the alert rules; showing the last ones received."
+        loading="Could not read the alert rules."
+      />
 
       {data && (
         <TableSection
@@ -218,20 +227,10 @@ export function AlertsView({ data, isTenant, types }: { data: AlertsData | null;
               <td className="px-3 py-2 text-neutral-700">{!r.enabled ? "disabled" : r.firing ? "firing" : "enabled"}</td>
               <td className="space-y-1 px-3 py-2 text-right whitespace-nowrap">
                 <div className="flex justify-end gap-2">
-                  <button
-                    type="button"
-                    className={SECONDARY}
-                    disabled={test.pending || !r.enabled}
-                    onClick={() => test.run({ id: r.id }, () => router.refresh())}
-                  >
+                  <button type="button" className={SECONDARY} disabled={test.pending || !r.enabled} onClick={() => test.run({ id: r.id })}>
                     Send test
                   </button>
-                  <button
-                    type="button"
-                    className={SECONDARY}
-                    disabled={toggle.pending}
-                    onClick={() => toggle.run({ id: r.id, enabled: !r.enabled }, () => router.refresh())}
-                  >
+                  <button type="button" className={SECONDARY} disabled={toggle.pending} onClick={() => toggle.run({ id: r.id, enabled: !r.enabled })}>
                     {r.enabled ? "Disable" : "Enable"}
                   </button>
                 </div>

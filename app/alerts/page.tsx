@@ -1,28 +1,26 @@
 import type { Metadata } from "next";
 import { listAlertDeliveries, listAlertRules } from "@/lib/alerts/rules";
-import { requirePage, withViewerRead } from "@/lib/auth/viewer";
+import { requirePage } from "@/lib/auth/viewer";
+import type { AlertsResponse } from "@/lib/client/wire";
+import { firstView } from "@/lib/frame/first-view";
 import { typesSeenBy } from "@/lib/jobs/job-types";
-import { AlertsView, type AlertsData } from "./alerts-view";
+import { AlertsView } from "./alerts-view";
 
 export const metadata: Metadata = { title: "Alerts" };
 export const dynamic = "force-dynamic";
 
 /**
- * Alert rules and their delivery history. Operators and admins see and set every staff
- * rule; a tenant member sees and sets only their tenant's rules (row-level security and the rule's
- * own check), which can only be about the tenant's own dead jobs.
+ * Alert rules and their delivery history, rendered first here, then polled from GET /api/alerts.
+ * Operators and admins see and set every staff rule; a tenant member sees and sets only their
+ * tenant's rules (row-level security and the rule's own check), which can only be about the
+ * tenant's own dead jobs.
  */
 export default async function AlertsPage() {
   const viewer = await requirePage("alerts:manage", "/alerts");
-  let data: AlertsData | null = null;
-  try {
-    data = await withViewerRead(viewer, async (tx) => {
-      const [rules, deliveries] = [await listAlertRules(tx), await listAlertDeliveries(tx)];
-      // Through JSON: dates as strings, the shape a client component receives.
-      return JSON.parse(JSON.stringify({ rules, deliveries })) as AlertsData;
-    });
-  } catch (err) {
-    console.error("/alerts: could not read the alert rules:", err);
-  }
-  return <AlertsView data={data} isTenant={viewer.role === "tenant"} types={typesSeenBy(viewer.role === "tenant")} />;
+  const { initial, renderedAt } = await firstView<AlertsResponse>(viewer, "/alerts", async (tx) => ({
+    rules: await listAlertRules(tx),
+    deliveries: await listAlertDeliveries(tx),
+  }));
+  const isTenant = viewer.role === "tenant";
+  return <AlertsView initial={initial} renderedAt={renderedAt} isTenant={isTenant} types={typesSeenBy(isTenant)} />;
 }

@@ -1,10 +1,10 @@
 "use client";
 
-import { useRouter } from "next/navigation";
-import { useId, useState, useTransition } from "react";
-import { ConfirmDialog } from "@/app/jobs/[id]/confirm-dialog";
+import { useId, useState } from "react";
+import { ConfirmDialog } from "@/components/confirm-dialog";
 import { actionsColumn, DataTable } from "@/components/data-table";
 import { LocalTime } from "@/components/time-zone";
+import { useAction } from "@/components/use-action";
 import { createApiKeyAction, revokeApiKeyAction } from "./actions";
 import type { KeyView } from "./wire";
 
@@ -15,33 +15,30 @@ type Created = { secret: string; prefix: string; tenantId: string };
 
 /** Create a key (its secret shown once, here), and list and revoke keys. */
 export function ApiKeysView({ keys, tenants, fixedTenant }: { keys: KeyView[]; tenants: string[]; fixedTenant: string | null }) {
-  const router = useRouter();
+  // The keys are read by the server component: a change re-renders it.
+  const creating = useAction(createApiKeyAction, { refresh: true });
+  const revokeKey = useAction(revokeApiKeyAction, { refresh: true });
   const [created, setCreated] = useState<Created | null>(null);
-  const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
+  const [last, setLast] = useState<"create" | "revoke" | null>(null);
   const [revoking, setRevoking] = useState<KeyView | null>(null);
-  const [isPending, startTransition] = useTransition();
+  const isPending = creating.pending || revokeKey.pending;
 
   const create = (form: FormData) => {
-    setMessage(null);
-    startTransition(async () => {
-      const r = await createApiKeyAction({ name: String(form.get("name") ?? ""), tenantId: fixedTenant ?? String(form.get("tenantId") ?? "") });
-      if (r.ok) {
-        setCreated(r.data);
-        router.refresh();
-      } else {
-        setMessage({ ok: false, text: r.error.message });
-      }
-    });
+    setLast("create");
+    creating.run({ name: String(form.get("name") ?? ""), tenantId: fixedTenant ?? String(form.get("tenantId") ?? "") }, setCreated);
   };
   const revoke = (key: KeyView) => {
     setRevoking(null);
-    setMessage(null);
-    startTransition(async () => {
-      const r = await revokeApiKeyAction({ id: key.id });
-      setMessage(r.ok ? { ok: true, text: `Revoked ${r.data.prefix}…: it no longer authenticates.` } : { ok: false, text: r.error.message });
-      router.refresh();
-    });
+    setLast("revoke");
+    revokeKey.run({ id: key.id });
   };
+  const revoked = last === "revoke" ? revokeKey.result : null;
+  const failedCreate = last === "create" && creating.result && !creating.result.ok ? creating.result.error.message : null;
+  const message = revoked
+    ? revoked.ok
+      ? { ok: true, text: `Revoked ${revoked.data.prefix}…: it no longer authenticates.` }
+      : { ok: false, text: revoked.error.message }
+    : failedCreate && { ok: false, text: failedCreate };
 
   return (
     <div className="space-y-6">

@@ -8,8 +8,8 @@ import { deadGroupsQuery } from "@/lib/client/queries";
 import type { DeadGroupsResponse } from "@/lib/client/wire";
 import { numbers, plural } from "@/components/numbers";
 import { GroupsTable } from "./groups-table";
-import { ReplayDialog } from "../_replay/replay-dialog";
-import type { ReplayRequest, ReplaySelectionInput } from "../_replay/replay-types";
+import { OperationDialog } from "../_operation/operation-dialog";
+import type { OperationRequest, SelectionInput } from "../_operation/types";
 import { ScopeForm } from "./scope-form";
 import { scopeToSearch, type DeadScopeParams } from "./scope";
 
@@ -18,22 +18,24 @@ const POLL_MS = 5_000;
 export function DeadJobsView({
   scope,
   initial,
+  renderedAt,
   canReplay,
 }: {
   scope: DeadScopeParams;
   initial: DeadGroupsResponse | null;
+  renderedAt: number;
   /** Operators replay; support sees the same groups without the buttons. */
   canReplay: boolean;
 }) {
   const live = useLive(POLL_MS);
   const isPaused = live.isPaused;
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
-  const [replay, setReplay] = useState<ReplayRequest | null>(null);
+  const [replay, setReplay] = useState<OperationRequest | null>(null);
   const nextKey = useRef(0);
   const query = useQuery({
     ...deadGroupsQuery(scopeToSearch(scope).toString()),
     initialData: initial ?? undefined,
-    initialDataUpdatedAt: initial ? Date.parse(initial.at) : undefined,
+    initialDataUpdatedAt: renderedAt,
     ...live.poll,
   });
   const data = query.data;
@@ -51,8 +53,8 @@ export function DeadJobsView({
       return next;
     });
   }, []);
-  const ask = useCallback((selection: ReplaySelectionInput, title: string) => {
-    setReplay({ key: ++nextKey.current, selection, title });
+  const ask = useCallback((selection: SelectionInput, title: string) => {
+    setReplay({ key: ++nextKey.current, operation: "replay", selection, title });
   }, []);
 
   return (
@@ -146,7 +148,7 @@ export function DeadJobsView({
         </section>
       )}
 
-      {replay && <ReplayDialog key={replay.key} request={replay} onClose={() => setReplay(null)} onApplied={(ids) => toggle(ids, false)} />}
+      {replay && <OperationDialog key={replay.key} request={replay} onClose={() => setReplay(null)} onApplied={(ids) => toggle(ids, false)} />}
     </div>
   );
 }

@@ -6,7 +6,7 @@ import { actionsColumn, DataTable } from "@/components/data-table";
 import { deadJobsQuery } from "@/lib/client/queries";
 import type { DeadGroupDto, DeadJobDto } from "@/lib/client/wire";
 import { groupName, NO_ERROR, SMALL_BUTTON } from "./groups";
-import type { GroupListProps } from "../_replay/replay-types";
+import type { GroupListProps } from "./groups";
 import { scopeToSearch } from "./scope";
 import { shortId } from "@/lib/jobs/short-id";
 

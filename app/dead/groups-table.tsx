@@ -7,7 +7,7 @@ import { numbers } from "@/components/numbers";
 import type { DeadGroupDto } from "@/lib/client/wire";
 import { GroupJobs } from "./group-jobs";
 import { groupName, NO_ERROR, SMALL_BUTTON } from "./groups";
-import type { GroupListProps } from "../_replay/replay-types";
+import type { GroupListProps } from "./groups";
 
 type Props = GroupListProps & {
   groups: DeadGroupDto[];

@@ -1,7 +1,8 @@
 import type { Metadata } from "next";
 import { Suspense } from "react";
 import { PageLoading } from "@/components/page-loading";
-import { requirePage, withViewerRead, type Viewer } from "@/lib/auth/viewer";
+import { requirePage, type Viewer } from "@/lib/auth/viewer";
+import { firstView } from "@/lib/frame/first-view";
 import { can } from "@/lib/auth/permissions";
 import { DEAD_GROUP_SCAN_CAP, listDeadGroups } from "@/lib/jobs/dead";
 import { DeadJobsView } from "./dead-jobs-view";
@@ -28,13 +29,9 @@ export default async function DeadJobsPage({ searchParams }: Props) {
 }
 
 async function DeadJobsWithData({ viewer, scope }: { viewer: Viewer; scope: DeadScopeParams }) {
-  let initial: DeadGroupsResponse | null = null;
-  try {
-    const { groups, capped } = await withViewerRead(viewer, (tx) => listDeadGroups(tx, resolveScope(scope)));
-    initial = { groups: groups.map(toGroupDto), capped, scanCap: DEAD_GROUP_SCAN_CAP, at: new Date().toISOString() };
-  } catch (err) {
-    // The page still renders: the browser's first poll shows the error state and retries.
-    console.error("/dead: could not list dead jobs:", err);
-  }
-  return <DeadJobsView scope={scope} initial={initial} canReplay={can(viewer, "jobs:operate")} />;
+  const { initial, renderedAt } = await firstView<DeadGroupsResponse>(viewer, "/dead", async (tx) => {
+    const { groups, capped } = await listDeadGroups(tx, resolveScope(scope));
+    return { groups: groups.map(toGroupDto), capped, scanCap: DEAD_GROUP_SCAN_CAP };
+  });
+  return <DeadJobsView scope={scope} initial={initial} renderedAt={renderedAt} canReplay={can(viewer, "jobs:operate")} />;
 }

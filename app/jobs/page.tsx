@@ -9,6 +9,7 @@ import type { TenantOption } from "@/lib/jobs/tenant-pick";
 import { JobsView } from "./_components/jobs-view";
 import { searchOf } from "./_components/url";
 import type { JobsResponse } from "@/lib/client/wire";
+import { firstView } from "@/lib/frame/first-view";
 import { loadJobs } from "./load";
 import { typesSeenBy } from "@/lib/jobs/job-types";
 import { sql } from "drizzle-orm";
@@ -33,22 +34,20 @@ export default async function JobsPage({ searchParams }: Props) {
 const isLookup = (f: JobFilters) => !!f.q && !f.after && !f.before;
 
 async function JobsWithData({ viewer, filters, problems }: { viewer: Viewer; filters: JobFilters; problems: FilterProblem[] }) {
-  let initial: JobsResponse | null = null;
   const isStaff = viewer.role !== "tenant";
-  // The tenant picker's choices (staff only): ids and names, so "Acme" or "acm" finds acme.
-  let tenants: TenantOption[] = [];
-  try {
-    [initial, tenants] = await Promise.all([
-      // A params search that does not parse is named on the page (JobsView), not listed.
-      paramsProblem(filters) ? Promise.resolve(null) : withViewerRead(viewer, (tx) => loadJobs(tx, filters, tenantScopeOf(viewer) !== null)),
-      isStaff
-        ? withViewerRead(viewer, (tx) => execute<TenantOption>(tx, sql`SELECT id, name FROM tenants ORDER BY id LIMIT 1000`))
-        : Promise.resolve([]),
-    ]);
-  } catch (err) {
-    // The client shows the failure and keeps retrying; the cause stays in the server log.
-    console.error("/jobs: first render could not list jobs:", err);
-  }
+  const [{ initial, renderedAt }, tenants] = await Promise.all([
+    // A params search that does not parse is named on the page (JobsView), not listed.
+    paramsProblem(filters)
+      ? { initial: null, renderedAt: 0 }
+      : firstView<JobsResponse>(viewer, "/jobs", (tx) => loadJobs(tx, filters, tenantScopeOf(viewer) !== null)),
+    // The tenant picker's choices (staff only): ids and names, so "Acme" or "acm" finds acme.
+    isStaff
+      ? withViewerRead(viewer, (tx) => execute<TenantOption>(tx, sql`SELECT id, name FROM tenants ORDER BY id LIMIT 1000`)).catch((err: unknown) => {
+          console.error("/jobs: could not list tenants:", err);
+          return [];
+        })
+      : [],
+  ]);
   // A lookup that found exactly one job opens it, as a pasted id or link should; a list of one would be a step more.
   const only = initial?.jobs.length === 1 && !initial.next && !initial.prev ? initial.jobs[0] : undefined;
   if (isLookup(filters) && only) redirect(`/jobs/${only.id}`);
@@ -61,6 +60,7 @@ async function JobsWithData({ viewer, filters, problems }: { viewer: Viewer; fil
     <JobsView
       search={searchOf(filters)}
       initial={initial}
+      renderedAt={renderedAt}
       actorKind={bulkActor}
       isStaff={isStaff}
       tenants={tenants}

@@ -2,7 +2,8 @@ import type { Metadata } from "next";
 import { Suspense } from "react";
 import { PageLoading } from "@/components/page-loading";
 import { can } from "@/lib/auth/permissions";
-import { requirePage, withViewerRead, type Viewer } from "@/lib/auth/viewer";
+import { requirePage, type Viewer } from "@/lib/auth/viewer";
+import { firstView } from "@/lib/frame/first-view";
 import type { QueuesResponse } from "@/lib/client/wire";
 import { listQueues, queuePageOf, type QueuePageRequest } from "@/lib/jobs/queue-stats";
 import { AppError } from "@/lib/result";
@@ -33,17 +34,6 @@ export default async function QueuesPage({ searchParams }: Props) {
 }
 
 async function QueuesWithData({ viewer, request, problem }: { viewer: Viewer; request: QueuePageRequest; problem: string | null }) {
-  const { initial, readAt } = await load(viewer, request);
-  return <QueuesView initial={initial} renderedAt={readAt} canOperate={can(viewer, "jobs:operate")} request={request} problem={problem} />;
-}
-
-/** The first view, read as GET /api/queues answers it; null when the read failed (the page still renders, and the browser's first poll says why). */
-async function load(viewer: Viewer, request: QueuePageRequest): Promise<{ initial: QueuesResponse | null; readAt: number }> {
-  try {
-    const page = await withViewerRead(viewer, (tx) => listQueues(tx, request));
-    return { initial: JSON.parse(JSON.stringify({ ...page, at: new Date().toISOString() })) as QueuesResponse, readAt: Date.now() };
-  } catch (err) {
-    console.error("/queues: could not list queues:", err);
-    return { initial: null, readAt: Date.now() };
-  }
+  const { initial, renderedAt } = await firstView<QueuesResponse>(viewer, "/queues", (tx) => listQueues(tx, request));
+  return <QueuesView initial={initial} renderedAt={renderedAt} canOperate={can(viewer, "jobs:operate")} request={request} problem={problem} />;
 }

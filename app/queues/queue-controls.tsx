@@ -6,7 +6,7 @@ import { ActorCell } from "@/components/cells";
 import { numbers } from "@/components/numbers";
 import { TimeAgo } from "@/components/time-zone";
 import { keys } from "@/lib/client/queries";
-import { ResultNote, RowFailure, useOperate } from "../_operate/use-operate";
+import { ResultNote, RowFailure, useAction } from "@/components/use-action";
 import { changeQueueAction } from "./actions";
 import type { QueueWire } from "./queues-view";
 
@@ -22,7 +22,7 @@ export function QueueRowActions({
   isOpen: boolean;
   onToggle: () => void;
 }) {
-  const op = useOperate(changeQueueAction, keys.queues.all);
+  const op = useAction(changeQueueAction, { invalidate: [keys.queues.all] });
   return (
     <div className="flex flex-col items-end gap-1.5">
       <div className="flex justify-end gap-2">
@@ -155,7 +155,7 @@ function LimitNow({ queue, limit }: { queue: QueueWire; limit: number | null }) 
 /** The limit and fairness of one queue; each setting that changed is one action (and one audit row). */
 function SettingsForm({ queue }: { queue: QueueWire }) {
   const id = useId();
-  const op = useOperate(changeQueueAction, keys.queues.all);
+  const op = useAction(changeQueueAction, { invalidate: [keys.queues.all] });
   const [limit, setLimit] = useState(queue.concurrencyLimit === null ? "" : String(queue.concurrencyLimit));
   const [fair, setFair] = useState(queue.fair);
   const wanted = limit.trim() === "" ? null : Number(limit);

@@ -3,6 +3,7 @@ import { Suspense } from "react";
 import { PageLoading } from "@/components/page-loading";
 import { can } from "@/lib/auth/permissions";
 import { requirePage, type Viewer, withViewerRead } from "@/lib/auth/viewer";
+import { firstView } from "@/lib/frame/first-view";
 import type { SchedulesResponse } from "@/lib/client/wire";
 import { JOB_TYPES, maySubmit } from "@/lib/jobs/job-types";
 import { listSchedules } from "@/lib/schedules/list";
@@ -27,25 +28,24 @@ export default async function SchedulesPage() {
 
 async function SchedulesWithData({ viewer }: { viewer: Viewer }) {
   const canOperate = can(viewer, "jobs:operate");
-  const { initial, tenants, readAt } = await load(viewer, canOperate);
+  const [{ initial, renderedAt }, tenants] = await Promise.all([
+    firstView<SchedulesResponse>(viewer, "/schedules", async (tx) => ({ schedules: await listSchedules(tx) })),
+    canOperate ? listTenants(viewer) : [],
+  ]);
   const types = Object.entries(JOB_TYPES)
     .filter(([type]) => maySubmit(type, "console"))
     .map(([type, t]) => ({ type, description: t.description, queue: t.queue, fields: paramFieldsOf(type) }));
-  return <SchedulesView initial={initial} renderedAt={readAt} canOperate={canOperate} tenants={tenants} types={types} />;
+  return <SchedulesView initial={initial} renderedAt={renderedAt} canOperate={canOperate} tenants={tenants} types={types} />;
 }
 
-async function load(viewer: Viewer, canOperate: boolean) {
-  const readAt = Date.now();
+/** The tenants a new schedule may submit for; none when the read failed (the form then says so). */
+async function listTenants(viewer: Viewer): Promise<{ id: string; name: string }[]> {
   try {
-    return await withViewerRead(viewer, async (tx) => {
-      const schedules = await listSchedules(tx);
-      const tenants = canOperate ? await execute<{ id: string; name: string }>(tx, sql`SELECT id, name FROM tenants ORDER BY id LIMIT 1000`) : [];
-      // Through JSON, so the first view has exactly the shape every poll has.
-      const initial = JSON.parse(JSON.stringify({ schedules, at: new Date().toISOString() })) as SchedulesResponse;
-      return { initial, tenants: [...tenants], readAt };
-    });
+    return [
+      ...(await withViewerRead(viewer, (tx) => execute<{ id: string; name: string }>(tx, sql`SELECT id, name FROM tenants ORDER BY id LIMIT 1000`))),
+    ];
   } catch (err) {
-    console.error("/schedules: could not list schedules:", err);
-    return { initial: null, tenants: [], readAt };
+    console.error("/schedules: could not list tenants:", err);
+    return [];
   }
 }

@@ -10,7 +10,7 @@ import { LocalTime } from "@/components/time-zone";
 import { cronPreviewQuery, keys } from "@/lib/client/queries";
 import type { SchedulesResponse } from "@/lib/client/wire";
 import type { ParamField } from "@/lib/jobs/param-fields";
-import { ResultNote, useOperate } from "../_operate/use-operate";
+import { ResultNote, useAction } from "@/components/use-action";
 import { createScheduleAction, updateScheduleAction } from "./actions";
 
 export type TypeOption = { type: string; description: string; queue: string; fields: ParamField[] | null };
@@ -41,8 +41,8 @@ export function ScheduleForm({
   editing?: ScheduleWire;
   onDone?: () => void;
 }) {
-  const create = useOperate(createScheduleAction, keys.schedules());
-  const update = useOperate(updateScheduleAction, keys.schedules());
+  const create = useAction(createScheduleAction, { invalidate: [keys.schedules()] });
+  const update = useAction(updateScheduleAction, { invalidate: [keys.schedules()] });
   const op = editing ? update : create;
   const [type, setType] = useState(editing?.type ?? types[0]?.type ?? "");
   const [cron, setCron] = useState(editing?.cron ?? "");

@@ -16,9 +16,9 @@ import { StateBadge } from "@/components/state-badge";
 import { useNow } from "@/components/use-now";
 import { keys, schedulesQuery } from "@/lib/client/queries";
 import type { SchedulesResponse } from "@/lib/client/wire";
-import { RowFailure, useOperate } from "../_operate/use-operate";
+import { RowFailure, useAction } from "@/components/use-action";
 import { Badge } from "../queues/queues-view";
-import { ConfirmDialog } from "../jobs/[id]/confirm-dialog";
+import { ConfirmDialog } from "@/components/confirm-dialog";
 import { deleteScheduleAction, runScheduleNowAction, setSchedulePausedAction } from "./actions";
 import { ScheduleForm, type TypeOption } from "./schedule-form";
 
@@ -125,9 +125,9 @@ function columns(now: number, canOperate: boolean, onEdit: (s: ScheduleWire) => 
  * declared in code is changed in code: the next worker start would undo a change made here).
  */
 function RowActions({ schedule: s, onEdit }: { schedule: ScheduleWire; onEdit: () => void }) {
-  const pause = useOperate(setSchedulePausedAction, keys.schedules());
-  const runNow = useOperate(runScheduleNowAction, keys.schedules());
-  const remove = useOperate(deleteScheduleAction, keys.schedules());
+  const pause = useAction(setSchedulePausedAction, { invalidate: [keys.schedules()] });
+  const runNow = useAction(runScheduleNowAction, { invalidate: [keys.schedules()] });
+  const remove = useAction(deleteScheduleAction, { invalidate: [keys.schedules()] });
   const [isConfirming, setIsConfirming] = useState(false);
   const isCode = s.source === "code";
   const busy = pause.pending || runNow.pending || remove.pending;

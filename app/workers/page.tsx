@@ -23,6 +23,6 @@ export default async function WorkersPage() {
 }
 
 async function WorkersWithData({ viewer }: { viewer: Viewer }) {
-  const { initial, readAt } = await firstView<WorkersResponse>(viewer, "workers", listWorkers);
-  return <WorkersView initial={initial} renderedAt={readAt} canOperate={can(viewer, "jobs:operate")} />;
+  const { initial, renderedAt } = await firstView<WorkersResponse>(viewer, "/workers", async (tx) => ({ workers: await listWorkers(tx) }));
+  return <WorkersView initial={initial} renderedAt={renderedAt} canOperate={can(viewer, "jobs:operate")} />;
 }

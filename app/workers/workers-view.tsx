@@ -19,8 +19,8 @@ import type { WorkersResponse } from "@/lib/client/wire";
 import type { WorkerStatus } from "@/lib/insight/queries";
 import { SILENT_AFTER_MS } from "@/lib/insight/windows";
 import { formatAgo, formatDuration } from "@/lib/time-format";
-import { ConfirmDialog } from "../jobs/[id]/confirm-dialog";
-import { ResultNote, useOperate } from "../_operate/use-operate";
+import { ConfirmDialog } from "@/components/confirm-dialog";
+import { ResultNote, useAction } from "@/components/use-action";
 import { drainWorkerAction } from "./actions";
 
 const POLL_MS = 3_000;
@@ -201,7 +201,7 @@ export function WorkersView({ initial, renderedAt, canOperate }: { initial: Work
   const shown = recent.filter((w) => show === "all" || w.status === show).sort(byStatus);
   const window = showGone ? "in the last day" : `now or in the last ${GONE_AFTER_MS / 60_000} minutes`;
   // One drain at a time; its answer stays above the list (the row itself changes as the worker drains).
-  const op = useOperate(drainWorkerAction, keys.insight.workers());
+  const op = useAction(drainWorkerAction, { invalidate: [keys.insight.workers()] });
   const drain: Drain = canOperate ? { pending: op.pending, onDrain: (id) => op.run({ id }) } : null;
 
   return (

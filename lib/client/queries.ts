@@ -10,13 +10,14 @@ import { STATES } from "@/lib/fsm/table";
 import { getJson, HttpError, shaped } from "./get-json";
 import { parseJobDetail } from "./job-detail";
 import type {
-  BulkProgressWire,
+  AlertsResponse,
   CountsResponse,
   DeadGroupsResponse,
   DeadJobsResponse,
   DriftResponse,
   HealthResponse,
   JobsResponse,
+  OperationResult,
   OverviewResponse,
   QueuesResponse,
   QueueStatusResponse,
@@ -37,8 +38,8 @@ export const keys = {
     list: (search: string) => [...keys.jobs.all, "list", search] as const,
     detail: (id: string) => [...keys.jobs.all, "detail", id] as const,
   },
-  bulk: {
-    progress: (id: string) => ["bulk", "progress", id] as const,
+  operations: {
+    progress: (id: string) => ["operations", "progress", id] as const,
   },
   dead: {
     all: ["dead"] as const,
@@ -46,8 +47,6 @@ export const keys = {
     lists: ["dead", "list"] as const,
     groups: (search: string) => [...keys.dead.lists, "groups", search] as const,
     jobs: (search: string, g: DeadGroupKey) => [...keys.dead.lists, "jobs", search, g.type, g.errorClass] as const,
-    /** A replay's dry run, one per time the dialog is opened. */
-    dryRun: (n: number) => [...keys.dead.all, "dry-run", n] as const,
   },
   insight: {
     all: ["insight"] as const,
@@ -63,6 +62,7 @@ export const keys = {
     status: (name: string) => [...keys.queues.all, "status", name] as const,
   },
   schedules: () => ["schedules"] as const,
+  alerts: () => ["alerts"] as const,
   cronPreview: (cron: string, timeZone: string) => ["cron-preview", cron, timeZone] as const,
   health: () => ["health"] as const,
 };
@@ -88,15 +88,15 @@ export const jobsQuery = (search: string) =>
 
 export const jobDetailQuery = (id: string) => readQuery(keys.jobs.detail(id), `/api/jobs/${encodeURIComponent(id)}`, parseJobDetail);
 
-/** A bulk action's or a replay's progress, polled every second until it is over. */
-export const bulkProgressQuery = (id: string) =>
+/** A durable operation's progress, polled every second until it is over. */
+export const operationProgressQuery = (id: string) =>
   queryOptions({
-    queryKey: keys.bulk.progress(id),
+    queryKey: keys.operations.progress(id),
     queryFn: ({ signal }) =>
       getJson(
         `/api/bulk/${encodeURIComponent(id)}`,
         signal,
-        shaped<BulkProgressWire>("progress", { status: "string", total: "number", done: "number", applied: "number", refused: "array" }),
+        shaped<OperationResult>("progress", { status: "string", total: "number", done: "number", applied: "number", refused: "array" }),
       ),
     refetchInterval: (q) => (q.state.data && q.state.data.status !== "running" ? false : 1_000),
   });
@@ -164,6 +164,9 @@ export const queueStatusQuery = (name: string) =>
 
 export const schedulesQuery = () =>
   readQuery(keys.schedules(), "/api/schedules", shaped<SchedulesResponse>("schedules", { schedules: "array", at: "string" }));
+
+export const alertsQuery = () =>
+  readQuery(keys.alerts(), "/api/alerts", shaped<AlertsResponse>("alert rules", { rules: "array", deliveries: "array", at: "string" }));
 
 /** A cron expression as it is typed: in words, its next ticks, or why it would be refused. */
 export const cronPreviewQuery = (cron: string, timeZone: string) => ({

@@ -1,9 +1,10 @@
 // What the console's GET route handlers answer, as JSON carries it. The route
 // handlers type their bodies with these, and the browser reads them with
 // lib/client/queries.ts: one definition for both ends of each wire.
+import type { AlertDelivery, AlertRule } from "@/lib/alerts/rules";
 import type { HistoryRange, TypeHistoryPoint } from "@/lib/metrics/history";
 import type { JobState } from "@/lib/fsm/table";
-import type { BulkProgress } from "@/lib/jobs/bulk";
+import type { BulkEvent, BulkOutcome, BulkProgress } from "@/lib/jobs/bulk";
 import type { DeadGroup, DeadJob } from "@/lib/jobs/dead";
 import type { OperationOutcome } from "@/lib/jobs/operation";
 import type { JobListRow, StateCounts } from "@/lib/jobs/queries";
@@ -46,8 +47,29 @@ export type JobsResponse = {
   at: string;
 };
 
-/** GET /api/bulk/[id]: a bulk action's (or a replay's) progress. */
-export type BulkProgressWire = Wire<BulkProgress>;
+/** What an operation does to jobs: an event of the state machine, or deleting finished jobs with their history. */
+export type OperationKind = BulkEvent | "delete";
+
+/** Why a job was not moved: a refusal of the write path, or (deleting) it was no longer finished and free. */
+export type Refusal = Exclude<BulkOutcome, "applied"> | "kept";
+
+/** One job's outcome when the operation was applied at once. `message`: a refusal in words (who moved it first). */
+export type JobOutcome = { id: string; outcome: BulkOutcome; state: JobState | null; stateVersion: number | null; message: string };
+
+/**
+ * What became of an operation: the confirm's answer, and GET /api/bulk/[id]'s while a worker
+ * runs it. Applied at once: `operationId` null, every job in `jobs` (none for a deletion, which
+ * says what went in `message`). Recorded: `operationId`, counts only (the jobs are at
+ * /jobs?operation=<id>).
+ */
+export type OperationResult = Pick<BulkProgress, "description" | "status" | "total" | "done" | "applied"> & {
+  event: OperationKind;
+  /** Refusals by kind, most common first, each with one example of its reason. */
+  refused: { kind: Refusal; count: number; sampleReason: string }[];
+  operationId: string | null;
+  jobs: JobOutcome[];
+  message?: string;
+};
 
 export type DeadGroupDto = Wire<DeadGroup>;
 export type DeadJobDto = Wire<DeadJob>;
@@ -92,6 +114,9 @@ export type QueueStatusResponse = Wire<QueueStatus> & { at: string };
 
 /** GET /api/schedules: every schedule with its next and last runs (lib/schedules/list.ts). */
 export type SchedulesResponse = { schedules: Wire<ScheduleListRow>[]; at: string };
+
+/** GET /api/alerts: the rules the viewer may see, and the latest deliveries with their attempts. */
+export type AlertsResponse = { rules: Wire<AlertRule>[]; deliveries: Wire<AlertDelivery>[]; at: string };
 
 /** GET /api/schedules/preview: a cron expression in words and its next ticks, or why it would be refused. */
 export type CronPreview = { ok: true; description: string | null; next: string[] } | { ok: false; message: string; description: string | null };

@@ -35,10 +35,10 @@ const TENANT = viewer("tenant", "dana@acme.example", "acme");
 
 const db = setupTestDb({ consolePool: true });
 let submit: typeof import("@/app/jobs/new/actions");
-let remove: typeof import("@/app/jobs/delete-actions");
+let ops: typeof import("@/app/_operation/actions");
 beforeAll(async () => {
   submit = await import("@/app/jobs/new/actions");
-  remove = await import("@/app/jobs/delete-actions");
+  ops = await import("@/app/_operation/actions");
 });
 
 const lastAudit = async () =>
@@ -134,19 +134,19 @@ describe("delete finished jobs under retention's rules", () => {
     const dead = await runJob(db.pool, await newJob(db.pool));
     await transition(db.pool, { jobId: dead.id, event: "abandon", actor: worker(), attempt: dead.attempt, error: { class: "E", message: "x" } });
 
-    const p = await remove.previewDeleteAction({ selection: { ids: [live.id, done.id, dead.id] } });
+    const selection = { kind: "ids", ids: [live.id, done.id, dead.id] };
+    const p = await ops.previewOperationAction({ operation: "delete", selection });
     if (!p.ok) throw new Error(p.error.message);
-    expect(p.data).toMatchObject({
-      ids: expect.arrayContaining([done.id, dead.id]),
-      runs: 2,
-      willSkip: [{ reason: "not finished (queued)", count: 1 }],
-    });
-    expect(p.data.ids).toHaveLength(2);
-    expect(p.data.events).toBeGreaterThan(0);
+    expect(p.data).toMatchObject({ willApply: 2, history: { runs: 2 }, willSkip: [{ reason: "not finished (queued)", count: 1 }] });
+    expect(p.data.jobs.map(([id]) => id).sort()).toEqual([done.id, dead.id].sort());
+    expect(p.data.history!.events).toBeGreaterThan(0);
 
     // The live job is not deleted even when the confirm names it: the database checks each job again.
-    const r = await remove.deleteFinishedJobsAction({ ids: [live.id, done.id, dead.id], description: "3 selected jobs" });
-    expect(r).toMatchObject({ ok: true, data: { deleted: 2, runs: 2, kept: 1 } });
+    const r = await ops.applyOperationAction({ operation: "delete", selection, jobs: [[live.id, "queued", 0], ...p.data.jobs] });
+    expect(r).toMatchObject({
+      ok: true,
+      data: { applied: 2, refused: [{ kind: "kept", count: 1 }], message: expect.stringContaining("with their 2 runs") },
+    });
     for (const id of [done.id, dead.id]) {
       expect([await count("job_catalog", id), await count("job_attempts", id), await count("job_log", id)]).toEqual([0, 0, 0]);
     }
@@ -158,7 +158,8 @@ describe("delete finished jobs under retention's rules", () => {
       jobIds: expect.arrayContaining([done.id, dead.id]),
     });
     // Nothing left to delete: said, and audited as refused.
-    expect(await remove.deleteFinishedJobsAction({ ids: [live.id], description: "again" })).toMatchObject({ ok: false, error: { code: "empty" } });
+    const again = { operation: "delete", selection: { kind: "ids", ids: [live.id] }, jobs: [[live.id, "queued", 0]] };
+    expect(await ops.applyOperationAction(again)).toMatchObject({ ok: false, error: { code: "empty" } });
   });
 
   it("only staff delete: support and tenants are denied, and a tenant's scope cannot call the delete itself", async () => {
@@ -166,7 +167,8 @@ describe("delete finished jobs under retention's rules", () => {
     await transition(db.pool, { jobId: done.id, event: "finish", actor: worker(), attempt: done.attempt });
     for (const who of [SUPPORT, TENANT]) {
       signedIn = who;
-      expect(await remove.deleteFinishedJobsAction({ ids: [done.id], description: "x" })).toMatchObject({ ok: false, error: { code: "forbidden" } });
+      const del = { operation: "delete", selection: { kind: "ids", ids: [done.id] }, jobs: [[done.id, "succeeded", 3]] };
+      expect(await ops.applyOperationAction(del)).toMatchObject({ ok: false, error: { code: "forbidden" } });
     }
     const app = db.connect({ role: "app", max: 1 });
     await expect(

@@ -1,69 +1,45 @@
 "use client";
 
-import { useState, useTransition } from "react";
-import { eventsFor, eventsFrom, findTransition, isDestructive } from "@/lib/fsm/machine";
-import { TRANSITIONS, type ActorKind, type JobEvent, type JobState } from "@/lib/fsm/table";
+import { useRef, useState } from "react";
+import { useAction } from "@/components/use-action";
+import { keys } from "@/lib/client/queries";
+import { actorsFrom, eventsFor, eventsFrom, findTransition, isDestructive } from "@/lib/fsm/machine";
+import type { ActorKind, JobEvent, JobState } from "@/lib/fsm/table";
+import type { BulkEvent } from "@/lib/jobs/bulk";
 import type { JobRow } from "@/lib/jobs/types";
-import { ReplayDialog } from "@/app/_replay/replay-dialog";
-import { applyJobEventAction } from "./actions";
-import type { JobActionResult } from "./action-result";
-import { ConfirmDialog } from "./confirm-dialog";
+import { applyOperationAction } from "@/app/_operation/actions";
+import { OperationDialog } from "@/app/_operation/operation-dialog";
+import { OperationResultView } from "@/app/_operation/operation-result";
+import type { OperationRequest } from "@/app/_operation/types";
 
 /** Button words where the event's own name is not what a person would say. */
 const LABELS: Partial<Record<JobEvent, string>> = { retry: "Retry now" };
-/** Events that throw work away: asked twice. */
 
 const labelOf = (e: JobEvent) => LABELS[e] ?? e.charAt(0).toUpperCase() + e.slice(1);
 
-/** What the person decided on: the event and the state and version the page showed them. */
-type Intent = { event: JobEvent; state: JobState; version: number };
-type Outcome = { result: JobActionResult; at: number };
-
 /**
- * The actions the transition table allows this actor from the job's current
- * state. Each click sends the state and version on screen, so a page that has
- * fallen behind is refused by the write path instead of overwriting.
+ * The actions the transition table allows this actor from the job's current state: the one
+ * operation path (app/_operation) on a selection of this job. Each click sends the state and
+ * version on screen, so a page that has fallen behind is refused by the write path instead of
+ * overwriting. An event that throws work away is asked first; a replay shows its dry run.
  */
-export function JobActions({
-  job,
-  actorKind,
-  onSettled,
-}: {
-  job: Pick<JobRow, "id" | "state" | "stateVersion" | "type">;
-  actorKind: ActorKind;
-  onSettled: () => void;
-}) {
-  const [isPending, startTransition] = useTransition();
-  const [confirming, setConfirming] = useState<Intent | null>(null);
-  const [outcome, setOutcome] = useState<Outcome | null>(null);
-  // Replay has one path everywhere (app/_replay): its dry run, its warnings, edited params, its progress.
-  const [replays, setReplays] = useState(0);
-  const [isReplaying, setIsReplaying] = useState(false);
-  const events = eventsFor(job.state, actorKind);
+export function JobActions({ job, actorKind }: { job: Pick<JobRow, "id" | "state" | "stateVersion" | "type">; actorKind: ActorKind }) {
+  const now = useAction(applyOperationAction, { invalidate: [keys.jobs.all, keys.counts()] });
+  const [asking, setAsking] = useState<OperationRequest | null>(null);
+  const asked = useRef(0);
+  // Only events an operator or a tenant applies to a job are offered here (never a worker's).
+  const events = eventsFor(job.state, actorKind) as BulkEvent[];
 
-  const apply = (intent: Intent) => {
-    setConfirming(null);
-    startTransition(async () => {
-      const result = await applyJobEventAction({
-        jobId: job.id,
-        event: intent.event,
-        expectedState: intent.state,
-        expectedVersion: intent.version,
-      });
-      setOutcome({ result, at: Date.now() });
-      onSettled();
-    });
-  };
-  const onClick = (event: JobEvent) => {
-    if (event === "replay") {
-      setOutcome(null);
-      setReplays((n) => n + 1);
-      setIsReplaying(true);
-      return;
+  const onClick = (event: BulkEvent) => {
+    now.clear();
+    const selection = { kind: "ids" as const, ids: [job.id] };
+    const expected = { state: job.state, version: job.stateVersion };
+    if (event === "replay" || isDestructive(event)) {
+      const question = event === "replay" ? undefined : describe(event, expected.state, job.type);
+      setAsking({ key: ++asked.current, operation: event, selection, expected, question, title: `${labelOf(event)} this job?` });
+    } else {
+      now.run({ operation: event, selection, jobs: [[job.id, expected.state, expected.version]] });
     }
-    const intent = { event, state: job.state, version: job.stateVersion };
-    if (isDestructive(event)) setConfirming(intent);
-    else apply(intent);
   };
 
   return (
@@ -73,14 +49,14 @@ export function JobActions({
           <p className="text-sm text-neutral-600">
             {eventsFrom(job.state).length === 0
               ? `No actions: ${job.state} is final, and no transition leaves it.`
-              : `No actions: only ${ownersOf(job.state).join(" or ")} may move a ${job.state} job.`}
+              : `No actions: only ${actorsFrom(job.state).join(" or ")} may move a ${job.state} job.`}
           </p>
         )}
         {events.map((event) => (
           <button
             key={event}
             type="button"
-            disabled={isPending}
+            disabled={now.pending}
             onClick={() => onClick(event)}
             className={`rounded-md border px-3 py-1.5 text-sm font-medium shadow-xs disabled:cursor-not-allowed disabled:opacity-50 ${
               isDestructive(event)
@@ -93,50 +69,23 @@ export function JobActions({
         ))}
       </div>
       <div role="status" aria-live="polite" aria-label="Action outcome" className="min-h-5 text-sm">
-        {isPending ? <span className="text-neutral-600">Applying…</span> : outcome && <OutcomeMessage key={outcome.at} result={outcome.result} />}
+        {now.pending ? (
+          <span className="text-neutral-600">Applying…</span>
+        ) : now.result?.ok ? (
+          <OperationResultView result={now.result.data} isOnJobPage />
+        ) : (
+          now.result && <span className="font-medium text-red-800">{now.result.error.message}</span>
+        )}
       </div>
-      {isReplaying && (
-        <ReplayDialog
-          key={replays}
-          request={{ key: replays, selection: { kind: "ids", ids: [job.id] }, title: "Replay this job" }}
-          onClose={() => setIsReplaying(false)}
-          onApplied={onSettled}
-        />
-      )}
-      {confirming && (
-        <ConfirmDialog
-          title={`${labelOf(confirming.event)} this job?`}
-          body={describe(confirming, job.type)}
-          confirmLabel={`Yes, ${confirming.event}`}
-          onConfirm={() => apply(confirming)}
-          onClose={() => setConfirming(null)}
-        />
-      )}
+      {asking && <OperationDialog key={asking.key} request={asking} onClose={() => setAsking(null)} isOnJobPage />}
     </div>
   );
 }
 
-/** Who the table lets move a job out of `state`. */
-function ownersOf(state: JobState): ActorKind[] {
-  return [...new Set(TRANSITIONS.filter((t) => t.from === state).flatMap((t): readonly ActorKind[] => t.actors))];
-}
-
-/** The confirmation's words, from the transition table: where the job goes and what that does. */
-function describe(intent: Intent, type: string) {
-  const t = findTransition(intent.state, intent.event);
-  if (!t) return `This ${type} job is ${intent.state}.`;
+/** The question's words, from the transition table: where the job goes and what that does. */
+function describe(event: JobEvent, state: JobState, type: string) {
+  const t = findTransition(state, event);
+  if (!t) return `This ${type} job is ${state}.`;
   const isFinal = eventsFrom(t.to).length === 0;
-  return `This ${type} job is ${intent.state}; it will become ${t.to}${isFinal ? ", which is final" : ""}${t.note ? `: ${t.note}` : ""}.`;
-}
-
-function OutcomeMessage({ result }: { result: JobActionResult }) {
-  if (result.ok) {
-    const { event, state, stateVersion } = result.data;
-    return (
-      <span className="font-medium text-emerald-800">
-        Applied: {event} → {state} <span className="font-normal text-emerald-700">(version {stateVersion})</span>
-      </span>
-    );
-  }
-  return <span className="font-medium text-red-800">{result.error.message}</span>;
+  return `This ${type} job is ${state}; it will become ${t.to}${isFinal ? ", which is final" : ""}${t.note ? `: ${t.note}` : ""}.`;
 }

@@ -1,14 +1,13 @@
 "use client";
 
-import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { useCallback } from "react";
 import { Freshness, PauseButton } from "@/components/freshness";
 import { JsonViewer } from "@/components/json-viewer";
 import { isFailingOf, useLive } from "@/components/page-header";
 import { useNow } from "@/components/use-now";
 import { HttpError } from "@/lib/client/get-json";
-import { jobDetailQuery, keys } from "@/lib/client/queries";
+import { jobDetailQuery } from "@/lib/client/queries";
 import type { ActorKind } from "@/lib/fsm/table";
 import type { Audience } from "@/lib/insight/claims";
 import type { ExplainContext } from "@/lib/insight/explain";
@@ -37,7 +36,6 @@ type Props = {
 
 export function JobDetailView({ id, initial, renderedAt, actorKind, audience, initialContext }: Props) {
   const live = useLive(POLL_MS);
-  const queryClient = useQueryClient();
   const query = useQuery({
     ...jobDetailQuery(id),
     initialData: initial,
@@ -45,7 +43,6 @@ export function JobDetailView({ id, initial, renderedAt, actorKind, audience, in
     ...live.poll,
   });
   const now = useNow({ serverNow: renderedAt });
-  const refresh = useCallback(() => queryClient.invalidateQueries({ queryKey: keys.jobs.detail(id) }), [queryClient, id]);
   const detail = query.data;
   const { job } = detail;
   const isFailing = isFailingOf(query);
@@ -79,7 +76,7 @@ export function JobDetailView({ id, initial, renderedAt, actorKind, audience, in
           </div>
         }
       >
-        {actorKind && <JobActions job={job} actorKind={actorKind} onSettled={refresh} />}
+        {actorKind && <JobActions job={job} actorKind={actorKind} />}
       </JobHeader>
 
       {isFailing && (

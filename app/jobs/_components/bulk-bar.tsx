@@ -72,4 +72,4 @@ export function BulkBar({ count, countIsCapped, isFilter, filterCount, events, o
   );
 }
 
-export const capitalize = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
+const capitalize = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);

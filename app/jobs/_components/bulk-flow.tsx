@@ -1,14 +1,11 @@
 "use client";
 
 import { useRef, useState } from "react";
+import type { OperationKind } from "@/lib/client/wire";
 import type { BulkEvent } from "@/lib/jobs/bulk";
-import { ReplayDialog } from "@/app/_replay/replay-dialog";
-import type { ReplayRequest } from "@/app/_replay/replay-types";
-import { previewBulkAction, startBulkAction, type BulkPreviewData, type GenericBulkEvent } from "../actions";
+import { OperationDialog } from "@/app/_operation/operation-dialog";
+import type { OperationRequest } from "@/app/_operation/types";
 import { BulkBar } from "./bulk-bar";
-import { BulkDialog, type DialogState } from "./bulk-dialog";
-import { BulkProgressPanel } from "./bulk-progress";
-import { DeleteDialog, type DeleteTarget } from "./delete-dialog";
 
 /** What the operator picked: ids on this page, or everything matching the filter (its query string, cursor dropped). */
 export type PickedSelection =
@@ -25,63 +22,26 @@ type Props = {
   canDelete: boolean;
 };
 
-const FAILED = "Could not reach the server; nothing was changed. Try again.";
-
-/**
- * Selection bar → dry-run dialog → confirmed operation → progress panel. A replay takes the one
- * replay dialog every page uses (app/_replay): its dry run, its warnings, its progress and outcome.
- */
+/** Selection bar → the one operation dialog (app/_operation): dry run, confirm, progress and result. */
 export function BulkFlow({ selection, events, filterCount, onSelectFilter, onClear, canDelete }: Props) {
-  const [dialog, setDialog] = useState<DialogState>({ phase: "closed" });
-  const [operations, setOperations] = useState<string[]>([]);
-  const [replay, setReplay] = useState<ReplayRequest | null>(null);
-  const replays = useRef(0);
-  const [deleting, setDeleting] = useState<{ key: number; target: DeleteTarget } | null>(null);
+  const [operation, setOperation] = useState<OperationRequest | null>(null);
+  const opened = useRef(0);
 
-  async function preview(event: BulkEvent) {
+  function ask(event: OperationKind) {
     if (!selection) return;
-    if (event === "replay") {
-      const what = selection.kind === "ids" ? { kind: "ids" as const, ids: selection.ids } : { kind: "filter" as const, search: selection.search };
-      setReplay({
-        key: ++replays.current,
-        selection: what,
-        title:
-          selection.kind === "ids"
-            ? `Replay ${selection.count === 1 ? "the selected job" : `${selection.count} selected jobs`}`
-            : "Replay the jobs matching this filter",
-      });
-      return;
-    }
-    await previewGeneric(event);
-  }
-
-  async function previewGeneric(event: GenericBulkEvent) {
-    if (!selection) return;
-    setDialog({ phase: "checking", event });
-    const input = selection.kind === "ids" ? { ids: selection.ids } : { search: selection.search };
-    const result = await previewBulkAction({ event, selection: input }).catch(() => null);
-    if (!result) setDialog({ phase: "error", event, message: FAILED });
-    else if (!result.ok) setDialog({ phase: "error", event, message: result.error.message });
-    else setDialog({ phase: "preview", preview: result.data, isStarting: false, error: null });
-  }
-
-  async function confirm(p: BulkPreviewData) {
-    setDialog({ phase: "preview", preview: p, isStarting: true, error: null });
-    const result = await startBulkAction({ event: p.event, description: p.description, frozen: p.frozen }).catch(() => null);
-    if (!result || !result.ok) {
-      setDialog({ phase: "preview", preview: p, isStarting: false, error: result ? result.error.message : FAILED });
-      return;
-    }
-    setOperations((ops) => [result.data.operationId, ...ops]);
-    setDialog({ phase: "closed" });
-    onClear();
+    const what = selection.kind === "ids" ? { kind: "ids" as const, ids: selection.ids } : { kind: "filter" as const, search: selection.search };
+    const which =
+      selection.kind === "ids" ? (selection.count === 1 ? "the selected job" : `${selection.count} selected jobs`) : "the jobs matching this filter";
+    setOperation({
+      key: ++opened.current,
+      operation: event,
+      selection: what,
+      title: event === "delete" ? "Delete finished jobs" : `${event.charAt(0).toUpperCase()}${event.slice(1)} ${which}`,
+    });
   }
 
   return (
     <>
-      {operations.map((id) => (
-        <BulkProgressPanel key={id} operationId={id} onDismiss={() => setOperations((ops) => ops.filter((o) => o !== id))} />
-      ))}
       {selection && (
         <BulkBar
           count={selection.count}
@@ -91,19 +51,12 @@ export function BulkFlow({ selection, events, filterCount, onSelectFilter, onCle
           events={events}
           onSelectFilter={onSelectFilter}
           onClear={onClear}
-          onAction={(e) => void preview(e)}
+          onAction={ask}
           canDelete={canDelete}
-          onDelete={() =>
-            setDeleting({
-              key: ++replays.current,
-              target: selection.kind === "ids" ? { kind: "ids", ids: selection.ids } : { kind: "filter", search: selection.search },
-            })
-          }
+          onDelete={() => ask("delete")}
         />
       )}
-      <BulkDialog state={dialog} onClose={() => setDialog({ phase: "closed" })} onConfirm={(p) => void confirm(p)} />
-      {deleting && <DeleteDialog key={deleting.key} target={deleting.target} onClose={() => setDeleting(null)} onDeleted={onClear} />}
-      {replay && <ReplayDialog key={replay.key} request={replay} onClose={() => setReplay(null)} onApplied={() => onClear()} />}
+      {operation && <OperationDialog key={operation.key} request={operation} onClose={() => setOperation(null)} onApplied={() => onClear()} />}
     </>
   );
 }

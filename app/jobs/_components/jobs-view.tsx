@@ -10,7 +10,7 @@ import type { JobsResponse } from "@/lib/client/wire";
 import { STATES, TERMINAL_STATES, type ActorKind, type JobState } from "@/lib/fsm/table";
 import { SECONDARY } from "@/components/fields";
 import Link from "next/link";
-import { DeleteDialog } from "./delete-dialog";
+import { CleanUpDialog } from "./clean-up-dialog";
 import { paramsProblem, parseJobFilters, type FilterProblem } from "@/lib/jobs/filters";
 import { BulkFlow, type PickedSelection } from "./bulk-flow";
 import type { TenantOption } from "@/lib/jobs/tenant-pick";
@@ -34,6 +34,8 @@ const POLL_MS = 3_000;
 type Props = {
   search: string;
   initial: JobsResponse | null;
+  /** When the server read `initial` (lib/frame/first-view.ts). */
+  renderedAt: number;
   actorKind: ActorKind | null;
   isStaff?: boolean;
   tenants?: readonly TenantOption[];
@@ -45,7 +47,7 @@ type Props = {
 type Picked = { search: string; ids: ReadonlySet<string>; everything: boolean };
 
 /** The jobs list: server-rendered first, then polled live under the filters in the URL. */
-export function JobsView({ search, initial, actorKind, isStaff = false, tenants = [], types = [], problems = [] }: Props) {
+export function JobsView({ search, initial, renderedAt, actorKind, isStaff = false, tenants = [], types = [], problems = [] }: Props) {
   const filters = parseJobFilters(new URLSearchParams(search));
   const badParams = paramsProblem(filters);
   const live = useLive(POLL_MS);
@@ -53,7 +55,7 @@ export function JobsView({ search, initial, actorKind, isStaff = false, tenants 
     ...jobsQuery(search),
     enabled: badParams === null,
     initialData: initial ?? undefined,
-    initialDataUpdatedAt: initial ? Date.parse(initial.at) : undefined,
+    initialDataUpdatedAt: renderedAt,
     ...live.poll,
   });
   const data = query.data;
@@ -141,9 +143,7 @@ export function JobsView({ search, initial, actorKind, isStaff = false, tenants 
           canDelete={canDelete}
         />
       )}
-      {cleaning > 0 && (
-        <DeleteDialog key={cleaning} target={{ kind: "clean", filters }} onClose={() => setCleaning(0)} onDeleted={() => setIds(new Set())} />
-      )}
+      {cleaning > 0 && <CleanUpDialog key={cleaning} filters={filters} onClose={() => setCleaning(0)} onDeleted={() => setIds(new Set())} />}
 
       <section id="results" tabIndex={-1} aria-label="Results" className="space-y-3 focus:outline-none">
         <NewJobsPill waiting={held.waiting} onShow={held.showAll} />

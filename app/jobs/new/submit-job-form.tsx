@@ -1,19 +1,19 @@
 "use client";
 
 import Link from "next/link";
-import { useState, useTransition, type FormEvent } from "react";
+import { useState, type FormEvent } from "react";
 import { Field, INPUT } from "@/components/fields";
 import { Options } from "@/components/options";
 import { ParamsFields, readParams, type FieldIssue } from "@/components/params-fields";
 import { SubmitButton } from "@/components/submit-button";
 import { TimeZoneSelect, useTimeZone } from "@/components/time-zone";
+import { useAction } from "@/components/use-action";
+import { keys } from "@/lib/client/queries";
 import { fromWallInput } from "@/lib/client/tz";
 import type { ParamField } from "@/lib/jobs/param-fields";
-import type { Result } from "@/lib/result";
-import { submitJobAction, type SubmitError } from "./actions";
+import { submitJobAction } from "./actions";
 
 export type SubmitType = { type: string; description: string; queue: string; maxAttempts: number; fields: ParamField[] | null };
-type Answer = Result<{ id: string; created: boolean }, SubmitError>;
 
 const PARAMS = "submit-params";
 
@@ -32,9 +32,8 @@ export function SubmitJobForm({
   initialType: string;
 }) {
   const [type, setType] = useState(initialType);
-  const [answer, setAnswer] = useState<Answer | null>(null);
   const [clientIssues, setClientIssues] = useState<FieldIssue[]>([]);
-  const [pending, startTransition] = useTransition();
+  const { result: answer, pending, run, clear } = useAction(submitJobAction, { invalidate: [keys.jobs.all, keys.counts()] });
   const tz = useTimeZone();
   const option = types.find((t) => t.type === type);
   const serverIssues = answer && !answer.ok ? (answer.error.issues ?? []) : [];
@@ -54,26 +53,15 @@ export function SubmitJobForm({
     if (read.issues.length) return;
     const number = (k: string) => (text(k) === "" ? undefined : Number(text(k)));
     const notBefore = text("notBefore") ? fromWallInput(text("notBefore"), tz) : undefined;
-    startTransition(async () => {
-      let r: Answer;
-      try {
-        r = await submitJobAction({
-          tenantId: text("tenantId"),
-          type,
-          params: read.params,
-          queue: text("queue") || undefined,
-          priority: number("priority"),
-          maxAttempts: number("maxAttempts"),
-          notBefore: notBefore?.toISOString() ?? (text("notBefore") || undefined),
-          idempotencyKey: text("idempotencyKey") || undefined,
-        });
-      } catch {
-        r = {
-          ok: false,
-          error: { code: "internal", message: "The server did not answer. Nothing may have been submitted: look for the job before trying again." },
-        };
-      }
-      setAnswer(r);
+    run({
+      tenantId: text("tenantId"),
+      type,
+      params: read.params,
+      queue: text("queue") || undefined,
+      priority: number("priority"),
+      maxAttempts: number("maxAttempts"),
+      notBefore: notBefore?.toISOString() ?? (text("notBefore") || undefined),
+      idempotencyKey: text("idempotencyKey") || undefined,
     });
   }
 
@@ -100,7 +88,7 @@ export function SubmitJobForm({
             value={type}
             onChange={(e) => {
               setType(e.currentTarget.value);
-              setAnswer(null);
+              clear();
               setClientIssues([]);
             }}
             className={INPUT}

@@ -1,9 +1,10 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
-import { requirePage, withViewerRead, type Viewer } from "@/lib/auth/viewer";
+import { requirePage } from "@/lib/auth/viewer";
+import { firstView } from "@/lib/frame/first-view";
 import type { TypeHistoryResponse } from "@/lib/client/wire";
 import { isJobType } from "@/lib/jobs/job-types";
-import { parseHistoryRange, type HistoryRange } from "@/lib/metrics/history";
+import { parseHistoryRange } from "@/lib/metrics/history";
 import { typeHistory } from "@/lib/metrics/type-history";
 import { TYPE_NAME } from "../name";
 import { TypeHistoryView } from "./type-history-view";
@@ -26,17 +27,11 @@ export default async function TypePage({ params, searchParams }: Props) {
   if (!TYPE_NAME.test(type)) notFound();
   const raw = (await searchParams).range;
   const range = parseHistoryRange(typeof raw === "string" ? raw : null);
-  const { initial, readAt } = await load(viewer, type, range);
+  const { initial, renderedAt } = await firstView<TypeHistoryResponse>(viewer, `/types/${type}`, async (tx) => ({
+    type,
+    range,
+    points: await typeHistory(tx, type, range),
+  }));
   if (initial && !isJobType(type) && initial.points.every((p) => p.succeeded + p.failed + p.leaseExpired + p.other === 0)) notFound();
-  return <TypeHistoryView type={type} range={range} initial={initial} renderedAt={readAt} />;
-}
-
-/** The charts' first data as GET /api/types/[type] answers it, and when it was read; null when the read failed (the polls then say why). */
-async function load(viewer: Viewer, type: string, range: HistoryRange) {
-  const points = await withViewerRead(viewer, (tx) => typeHistory(tx, type, range)).catch((err: unknown) => {
-    console.error(`/types/${type}: could not read the history:`, err);
-    return null;
-  });
-  const initial = points && (JSON.parse(JSON.stringify({ type, range, points, at: new Date().toISOString() })) as TypeHistoryResponse);
-  return { initial, readAt: Date.now() };
+  return <TypeHistoryView type={type} range={range} initial={initial} renderedAt={renderedAt} />;
 }
