@@ -249,6 +249,58 @@ export async function prepareGeneration(db: Db, prefix: string, pats: { id: numb
   return slots;
 }
 
+/**
+ * The work tables of what each pattern's history writes besides its live row: `<prefix>_attempt`,
+ * its ended attempts, and `<prefix>_log`, the transitions no worker applied.
+ */
+export async function recordHistories(db: Db, prefix: string, pats: Pattern[]) {
+  await recordTable(
+    db,
+    `${prefix}_attempt`,
+    pats.flatMap((p) =>
+      p.attempts.map((a) => ({
+        pattern: p.id,
+        attempt: a.attempt,
+        claimed_s: a.claimedS,
+        claim_version: a.claimVersion,
+        started_s: a.startedS,
+        finished_s: a.finishedS,
+        outcome: a.outcome,
+        max_attempts: a.maxAttempts,
+        end_event: a.end?.event ?? null,
+        end_from: a.end?.from ?? null,
+        end_to: a.end?.to ?? null,
+        end_version: a.end?.version ?? null,
+        retry_s: a.retryS,
+        error_class: a.errorClass,
+        // The failure a live job waits on: its retry is the live row's not_before.
+        retry_far: p.finishedS === null && a.attempt === p.final.attempt && a.retryS !== null,
+      })),
+    ),
+    `pattern int, attempt int, claimed_s float8, claim_version int, started_s float8, finished_s float8, outcome run_outcome, max_attempts int,
+           end_event job_event, end_from job_state, end_to job_state, end_version int, retry_s float8, error_class text, retry_far boolean`,
+  );
+  await recordTable(
+    db,
+    `${prefix}_log`,
+    pats.flatMap((p) =>
+      p.log.map((e) => ({
+        pattern: p.id,
+        event: e.event,
+        from_state: e.from,
+        to_state: e.to,
+        actor: e.actor,
+        actor_id: actorId(e.actor),
+        attempt: e.attempt,
+        version: e.version,
+        at_s: e.atS,
+        max_attempts: e.maxAttempts,
+      })),
+    ),
+    `pattern int, event job_event, from_state job_state, to_state job_state, actor actor_kind, actor_id text, attempt int, version int, at_s float8, max_attempts int`,
+  );
+}
+
 /** The steady state of insert-only tables under autovacuum: statistics, and visibility maps for index-only scans. */
 export async function vacuumAnalyze(db: Db) {
   for (const t of TABLES) await execute(db, sql`VACUUM ANALYZE ${sql.identifier(t)}`);
@@ -325,51 +377,7 @@ export async function generate(
     `pattern int, state job_state, attempt int, submit_max int, max_attempts int, version int, last_s float8, live boolean,
            never_claimed boolean, leased boolean, run_claimed_s float8, run_started_s float8, run_version int`,
   );
-  await recordTable(
-    db,
-    "gen_attempt",
-    pats.flatMap((p) =>
-      p.attempts.map((a) => ({
-        pattern: p.id,
-        attempt: a.attempt,
-        claimed_s: a.claimedS,
-        claim_version: a.claimVersion,
-        started_s: a.startedS,
-        finished_s: a.finishedS,
-        outcome: a.outcome,
-        max_attempts: a.maxAttempts,
-        end_event: a.end?.event ?? null,
-        end_from: a.end?.from ?? null,
-        end_to: a.end?.to ?? null,
-        end_version: a.end?.version ?? null,
-        retry_s: a.retryS,
-        error_class: a.errorClass,
-        // The failure a live job waits on: its retry is the live row's not_before.
-        retry_far: p.finishedS === null && a.attempt === p.final.attempt && a.retryS !== null,
-      })),
-    ),
-    `pattern int, attempt int, claimed_s float8, claim_version int, started_s float8, finished_s float8, outcome run_outcome, max_attempts int,
-           end_event job_event, end_from job_state, end_to job_state, end_version int, retry_s float8, error_class text, retry_far boolean`,
-  );
-  await recordTable(
-    db,
-    "gen_log",
-    pats.flatMap((p) =>
-      p.log.map((e) => ({
-        pattern: p.id,
-        event: e.event,
-        from_state: e.from,
-        to_state: e.to,
-        actor: e.actor,
-        actor_id: actorId(e.actor),
-        attempt: e.attempt,
-        version: e.version,
-        at_s: e.atS,
-        max_attempts: e.maxAttempts,
-      })),
-    ),
-    `pattern int, event job_event, from_state job_state, to_state job_state, actor actor_kind, actor_id text, attempt int, version int, at_s float8, max_attempts int`,
-  );
+  await recordHistories(db, "gen", pats);
   const rebuilt = await dropSecondaryIndexes(db, opts.count, opts.log);
   const worker = (attempt: string) => `'gen-w' || to_char(c.created_at AT TIME ZONE 'UTC', 'MMDD') || '-' || ((c.i + ${attempt}) % 8)`;
   const at = (s: string) => `c.created_at + c.scale * ${s} * interval '1 second'`;
