@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it, vi } from "vitest";
 import { setupTestDb } from "../db/test-db";
 import { ACME, lastAudit, OPERATOR, signIn, SUPPORT } from "../frame/test-actions";
 import { runBulkOperation } from "./bulk";
-import { eventsOf, getJob, newJob, operator, rejectionsOf, runJob, worker } from "./test-helpers";
+import { eventsOf, getJob, newJob, operator, rejectionsOf, runAndEnd } from "./test-helpers";
 import { transition } from "./transition";
 import type { JobRow } from "./types";
 import { sql } from "drizzle-orm";
@@ -23,16 +23,7 @@ beforeAll(async () => {
 
 /** A report job that died of a permanent error (of class `errorClass`) on its first of three attempts. */
 async function deadJob(errorClass = "PermanentError"): Promise<JobRow> {
-  const job = await runJob(db.pool, await newJob(db.pool));
-  const r = await transition(db.pool, {
-    jobId: job.id,
-    event: "abandon",
-    actor: worker(),
-    attempt: job.attempt,
-    error: { class: errorClass, message: "bad period" },
-  });
-  if (!r.ok) throw new Error(r.reason);
-  return r.job;
+  return runAndEnd(db.pool, await newJob(db.pool), "abandon", { error: { class: errorClass, message: "bad period" } });
 }
 
 const one = (job: JobRow) => ({ selection: { kind: "ids", ids: [job.id] }, jobs: [[job.id, job.state, job.stateVersion]] });
