@@ -5,7 +5,7 @@ import { sql, type SQL } from "drizzle-orm";
 import { closeDb, connect, type Pool, type Tx } from "../lib/db/client";
 import { execute } from "../lib/db/drizzle";
 import { roleUrl } from "../lib/db/roles";
-import type { Scope } from "../lib/db/scope";
+import { setScope, type Scope } from "../lib/db/scope";
 import { generate } from "./generate";
 import { benchServer, fmt, freshDb } from "./lib";
 
@@ -21,20 +21,6 @@ async function rolledBack(db: Pool, fn: (tx: Tx) => Promise<unknown>): Promise<v
     .catch((e: unknown) => {
       if (!(e instanceof Rollback)) throw e;
     });
-}
-
-/** The scope's settings inside an already open transaction (what withScope does after BEGIN). */
-export async function withScopeIn(tx: Tx, scope: Scope, fn: () => Promise<unknown>) {
-  if ("all" in scope) {
-    await execute(
-      tx,
-      sql`SELECT set_config('jobscope.scope', 'all', true), set_config('max_parallel_workers_per_gather', '0', true),
-                    CASE WHEN current_user = 'jobscope_app' THEN set_config('role', 'jobscope_staff', true) END`,
-    );
-  } else {
-    await execute(tx, sql`SELECT set_config('jobscope.tenant', ${scope.tenantId}, true), set_config('max_parallel_workers_per_gather', '0', true)`);
-  }
-  return fn();
 }
 
 export type Statement = { query: string; parameters: unknown[] };
@@ -65,19 +51,19 @@ export function explainingApp(owner: string, secret: string) {
     await rolledBack(app, async (tx) => {
       sink = seen;
       try {
-        await withScopeIn(tx, scope, () => run(tx));
+        await setScope(tx, scope);
+        await run(tx);
       } finally {
         sink = null;
       }
     });
     const explained: string[] = [];
     for (const s of seen) {
-      await rolledBack(app, (tx) =>
-        withScopeIn(tx, scope, async () => {
-          const out = await execute(tx, explainOf(s));
-          explained.push(out.map((r) => Object.values(r)[0] as string).join("\n"));
-        }),
-      );
+      await rolledBack(app, async (tx) => {
+        await setScope(tx, scope);
+        const out = await execute(tx, explainOf(s));
+        explained.push(out.map((r) => Object.values(r)[0] as string).join("\n"));
+      });
     }
     return explained;
   }

@@ -7,7 +7,7 @@ import { closeDb, connect } from "../lib/db/client";
 import { prepared, execute } from "../lib/db/drizzle";
 import { claimCtes, claimValues, CLAIMED_COLUMNS } from "../lib/jobs/claim";
 import { markCte } from "../lib/jobs/write";
-import { withDirectWrites } from "../lib/jobs/direct-write";
+import { insertQueuedJobs } from "../lib/jobs/direct-write";
 import { PgDialect } from "drizzle-orm/pg-core";
 import { fillPlaceholders } from "drizzle-orm/sql";
 import { burnGraphile, burnJobs, burnJobscope, type Burn } from "./engines";
@@ -106,19 +106,7 @@ export const VARIANTS: Variant[] = [
 async function prefillRandomIds(url: string, n: number) {
   const db = connect(url, { max: 1 });
   try {
-    await withDirectWrites(db, async (tx) => {
-      await execute(
-        tx,
-        sql`
-        WITH c AS (
-          INSERT INTO job_catalog (id, tenant_id, type, queue, priority, max_attempts, params, submitted_by_kind, submitted_by, created_at, not_before)
-          SELECT gen_random_uuid(), 'acme', 'report.generate', 'bench', 0, 3, '{"report":"daily_usage","period":"2026-11"}'::jsonb, 'api', 'bench', now(), now()
-            FROM generate_series(1, ${n})
-          RETURNING *)
-        INSERT INTO jobs_live (id, tenant_id, type, queue, priority, state, attempt, max_attempts, state_version, not_before, params, created_at, updated_at)
-        SELECT id, tenant_id, type, queue, priority, 'queued', 0, max_attempts, 0, not_before, params, created_at, created_at FROM c`,
-      );
-    });
+    await insertQueuedJobs(db, { n, queue: "bench", randomIds: true });
     await execute(db, sql`VACUUM ANALYZE jobs_live, job_catalog`);
   } finally {
     await closeDb(db);

@@ -20,7 +20,7 @@ import { isLeased, isTerminal, step, submitted, type JobSnapshot } from "../lib/
 import type { ActorKind, JobEvent, JobState, RunOutcome } from "../lib/fsm/table";
 import { checkJobs } from "../lib/integrity/check";
 import { uuidv7Expr } from "../lib/jobs/ids";
-import { withDirectWrites } from "../lib/jobs/direct-write";
+import { insertQueuedJobs, withDirectWrites } from "../lib/jobs/direct-write";
 import { sql } from "drizzle-orm";
 import { execute } from "../lib/db/drizzle";
 
@@ -209,6 +209,103 @@ export const GEN_TENANTS = Array.from({ length: 20 }, (_, i) => (i === 0 ? "acme
 
 export const actorId = (a: ActorKind) => (a === "supervisor" ? "gen-sup" : `gen-${a}`);
 
+/** A generator's work tables, `<prefix>_slot` and the others, which its jobs are stamped from. */
+const WORK_TABLES = ["slot", "pattern", "attempt", "log"];
+
+export async function dropWorkTables(db: Db, prefix: string) {
+  await execute(
+    db,
+    sql`DROP TABLE IF EXISTS ${sql.join(
+      WORK_TABLES.map((t) => sql.identifier(`${prefix}_${t}`)),
+      sql`, `,
+    )}`,
+  );
+}
+
+/** An unlogged work table of `rows`, its columns named and typed by `columns` (constant text, never input). */
+export async function recordTable(db: Db, name: string, rows: object[], columns: string) {
+  await execute(
+    db,
+    sql`CREATE UNLOGGED TABLE ${sql.identifier(name)} AS SELECT * FROM jsonb_to_recordset(${sql.param(rows as never)}) AS x(${sql.raw(columns)})`,
+  );
+}
+
+/**
+ * What a generation starts from: the tenants, a day partition of job_log for every day of the span
+ * (the longest histories reach further back), no work tables of an earlier run, and `<prefix>_slot`,
+ * which deals the patterns out by weight (slot → pattern). Returns the slots.
+ */
+export async function prepareGeneration(db: Db, prefix: string, pats: { id: number; weight: number }[], spanDays: number) {
+  for (const id of GEN_TENANTS) await execute(db, sql`INSERT INTO tenants (id, name) VALUES (${id}, ${id}) ON CONFLICT DO NOTHING`);
+  await ensureEventPartitions(db, { daysBack: spanDays + 2 });
+  await dropWorkTables(db, prefix);
+  const slots = pats.flatMap((p) => Array.from({ length: p.weight }, () => p.id));
+  await recordTable(
+    db,
+    `${prefix}_slot`,
+    slots.map((pattern, slot) => ({ slot, pattern })),
+    "slot int, pattern int",
+  );
+  return slots;
+}
+
+/**
+ * The work tables of what each pattern's history writes besides its live row: `<prefix>_attempt`,
+ * its ended attempts, and `<prefix>_log`, the transitions no worker applied.
+ */
+export async function recordHistories(db: Db, prefix: string, pats: Pattern[]) {
+  await recordTable(
+    db,
+    `${prefix}_attempt`,
+    pats.flatMap((p) =>
+      p.attempts.map((a) => ({
+        pattern: p.id,
+        attempt: a.attempt,
+        claimed_s: a.claimedS,
+        claim_version: a.claimVersion,
+        started_s: a.startedS,
+        finished_s: a.finishedS,
+        outcome: a.outcome,
+        max_attempts: a.maxAttempts,
+        end_event: a.end?.event ?? null,
+        end_from: a.end?.from ?? null,
+        end_to: a.end?.to ?? null,
+        end_version: a.end?.version ?? null,
+        retry_s: a.retryS,
+        error_class: a.errorClass,
+        // The failure a live job waits on: its retry is the live row's not_before.
+        retry_far: p.finishedS === null && a.attempt === p.final.attempt && a.retryS !== null,
+      })),
+    ),
+    `pattern int, attempt int, claimed_s float8, claim_version int, started_s float8, finished_s float8, outcome run_outcome, max_attempts int,
+           end_event job_event, end_from job_state, end_to job_state, end_version int, retry_s float8, error_class text, retry_far boolean`,
+  );
+  await recordTable(
+    db,
+    `${prefix}_log`,
+    pats.flatMap((p) =>
+      p.log.map((e) => ({
+        pattern: p.id,
+        event: e.event,
+        from_state: e.from,
+        to_state: e.to,
+        actor: e.actor,
+        actor_id: actorId(e.actor),
+        attempt: e.attempt,
+        version: e.version,
+        at_s: e.atS,
+        max_attempts: e.maxAttempts,
+      })),
+    ),
+    `pattern int, event job_event, from_state job_state, to_state job_state, actor actor_kind, actor_id text, attempt int, version int, at_s float8, max_attempts int`,
+  );
+}
+
+/** The steady state of insert-only tables under autovacuum: statistics, and visibility maps for index-only scans. */
+export async function vacuumAnalyze(db: Db) {
+  for (const t of TABLES) await execute(db, sql`VACUUM ANALYZE ${sql.identifier(t)}`);
+}
+
 /**
  * Stamp `count` jobs chunk by chunk: `fill` writes jobs `from` to `from + n - 1` in one transaction,
  * marked as the write path, with triggers skipped (superuser only) and without waiting for the WAL flush.
@@ -253,86 +350,34 @@ export async function generate(
   const chunk = opts.chunk ?? 250_000;
   const pats = [...patterns()];
   pats.push(...consolePatterns(pats.length));
-  for (const id of GEN_TENANTS) await execute(db, sql`INSERT INTO tenants (id, name) VALUES (${id}, ${id}) ON CONFLICT DO NOTHING`);
-  // A day partition of job_log for every day of the span (the longest histories reach further back).
-  await ensureEventPartitions(db, { daysBack: spanDays + 2 });
-  const slots = pats.flatMap((p) => Array.from({ length: p.weight }, () => p.id));
+  const slots = await prepareGeneration(db, "gen", pats, spanDays);
   const types = TYPES.map((t, i) => ({ i, ...t }));
   // Not due for a year: no benchmark worker or supervisor moves the generated history.
   const [{ far, run }] = (await execute(db, sql`SELECT now() + interval '365 days' AS far, floor(random() * 1e6)::int AS run`)) as unknown as [
     { far: Date; run: number },
   ];
-  await execute(db, sql`DROP TABLE IF EXISTS gen_slot, gen_pattern, gen_attempt, gen_log`);
-  await execute(
+  await recordTable(
     db,
-    sql`CREATE UNLOGGED TABLE gen_slot AS SELECT * FROM jsonb_to_recordset(${sql.param(slots.map((p, i) => ({ slot: i, pattern: p })) as never)}) AS x(slot int, pattern int)`,
+    "gen_pattern",
+    pats.map((p) => ({
+      pattern: p.id,
+      state: p.final.state,
+      attempt: p.final.attempt,
+      submit_max: p.maxAttempts,
+      max_attempts: p.final.maxAttempts,
+      version: p.final.stateVersion,
+      last_s: p.events.at(-1)!.offsetS,
+      live: p.finishedS === null,
+      never_claimed: p.events.length === 1,
+      leased: p.open !== null,
+      run_claimed_s: p.open?.claimedS ?? null,
+      run_started_s: p.open?.startedS ?? null,
+      run_version: p.open?.version ?? null,
+    })),
+    `pattern int, state job_state, attempt int, submit_max int, max_attempts int, version int, last_s float8, live boolean,
+           never_claimed boolean, leased boolean, run_claimed_s float8, run_started_s float8, run_version int`,
   );
-  await execute(
-    db,
-    sql`CREATE UNLOGGED TABLE gen_pattern AS SELECT * FROM jsonb_to_recordset(${sql.param(
-      pats.map((p) => ({
-        pattern: p.id,
-        state: p.final.state,
-        attempt: p.final.attempt,
-        submit_max: p.maxAttempts,
-        max_attempts: p.final.maxAttempts,
-        version: p.final.stateVersion,
-        last_s: p.events.at(-1)!.offsetS,
-        live: p.finishedS === null,
-        never_claimed: p.events.length === 1,
-        leased: p.open !== null,
-        run_claimed_s: p.open?.claimedS ?? null,
-        run_started_s: p.open?.startedS ?? null,
-        run_version: p.open?.version ?? null,
-      })) as never,
-    )}) AS x(pattern int, state job_state, attempt int, submit_max int, max_attempts int, version int, last_s float8, live boolean,
-           never_claimed boolean, leased boolean, run_claimed_s float8, run_started_s float8, run_version int)`,
-  );
-  await execute(
-    db,
-    sql`CREATE UNLOGGED TABLE gen_attempt AS SELECT * FROM jsonb_to_recordset(${sql.param(
-      pats.flatMap((p) =>
-        p.attempts.map((a) => ({
-          pattern: p.id,
-          attempt: a.attempt,
-          claimed_s: a.claimedS,
-          claim_version: a.claimVersion,
-          started_s: a.startedS,
-          finished_s: a.finishedS,
-          outcome: a.outcome,
-          max_attempts: a.maxAttempts,
-          end_event: a.end?.event ?? null,
-          end_from: a.end?.from ?? null,
-          end_to: a.end?.to ?? null,
-          end_version: a.end?.version ?? null,
-          retry_s: a.retryS,
-          error_class: a.errorClass,
-          // The failure a live job waits on: its retry is the live row's not_before.
-          retry_far: p.finishedS === null && a.attempt === p.final.attempt && a.retryS !== null,
-        })),
-      ) as never,
-    )}) AS x(pattern int, attempt int, claimed_s float8, claim_version int, started_s float8, finished_s float8, outcome run_outcome, max_attempts int,
-           end_event job_event, end_from job_state, end_to job_state, end_version int, retry_s float8, error_class text, retry_far boolean)`,
-  );
-  await execute(
-    db,
-    sql`CREATE UNLOGGED TABLE gen_log AS SELECT * FROM jsonb_to_recordset(${sql.param(
-      pats.flatMap((p) =>
-        p.log.map((e) => ({
-          pattern: p.id,
-          event: e.event,
-          from_state: e.from,
-          to_state: e.to,
-          actor: e.actor,
-          actor_id: actorId(e.actor),
-          attempt: e.attempt,
-          version: e.version,
-          at_s: e.atS,
-          max_attempts: e.maxAttempts,
-        })),
-      ) as never,
-    )}) AS x(pattern int, event job_event, from_state job_state, to_state job_state, actor actor_kind, actor_id text, attempt int, version int, at_s float8, max_attempts int)`,
-  );
+  await recordHistories(db, "gen", pats);
   const rebuilt = await dropSecondaryIndexes(db, opts.count, opts.log);
   const worker = (attempt: string) => `'gen-w' || to_char(c.created_at AT TIME ZONE 'UTC', 'MMDD') || '-' || ((c.i + ${attempt}) % 8)`;
   const at = (s: string) => `c.created_at + c.scale * ${s} * interval '1 second'`;
@@ -397,10 +442,9 @@ export async function generate(
        ORDER BY 10`,
     );
   });
-  await execute(db, sql`DROP TABLE IF EXISTS gen_slot, gen_pattern, gen_attempt, gen_log`);
+  await dropWorkTables(db, "gen");
   await rebuilt();
-  // The steady state of insert-only tables under autovacuum: statistics, and visibility maps for index-only scans.
-  for (const t of TABLES) await execute(db, sql`VACUUM ANALYZE ${sql.identifier(t)}`);
+  await vacuumAnalyze(db);
 }
 
 const TABLES = ["job_catalog", "jobs_live", "job_attempts", "job_log"];
@@ -452,22 +496,7 @@ export async function prefillJobscope(url: string, n: number, queue = "bench", o
   const db = connect(url, { max: 1 });
   try {
     for (let done = 0; done < n; done += 20_000) {
-      const k = Math.min(20_000, n - done);
-      // What `enqueue` writes, set-based: the catalog row (the submit) and the live row, with
-      // time-ordered ids (lib/jobs/ids.ts: 48 bits of milliseconds, then random bits).
-      await withDirectWrites(db, async (tx) => {
-        await execute(
-          tx,
-          sql`
-          WITH c AS (
-            INSERT INTO job_catalog (id, tenant_id, type, queue, priority, max_attempts, params, submitted_by_kind, submitted_by, created_at, not_before)
-            SELECT ${sql.raw(uuidv7Expr("now()"))}, 'acme', 'report.generate', ${queue}, 0, 3, '{"report":"daily_usage","period":"2026-11"}'::jsonb, 'api', 'bench', now(), now()
-              FROM generate_series(1, ${k}) g
-            RETURNING *)
-          INSERT INTO jobs_live (id, tenant_id, type, queue, priority, state, attempt, max_attempts, state_version, not_before, params, created_at, updated_at)
-          SELECT id, tenant_id, type, queue, priority, 'queued', 0, max_attempts, 0, not_before, params, created_at, created_at FROM c ORDER BY id`,
-        );
-      });
+      await insertQueuedJobs(db, { n: Math.min(20_000, n - done), queue });
     }
     if (opts.vacuum !== false) await execute(db, sql`VACUUM ANALYZE jobs_live, job_catalog`);
   } finally {

@@ -13,10 +13,8 @@
 // the rest. The transactions are marked as the write path and skip triggers (superuser only);
 // every CHECK constraint still holds, and replaying a job's events reproduces its row.
 import type { Db } from "../lib/db/client";
-import { ensureEventPartitions } from "../lib/db/partitions";
 import { uuidv7Expr } from "../lib/jobs/ids";
-import { shapeOf } from "../lib/jobs/shape";
-import { actorId, GEN_TENANTS, inChunks, patterns } from "./generate";
+import { dropWorkTables, GEN_TENANTS, inChunks, patterns, prepareGeneration, recordHistories, recordTable, vacuumAnalyze } from "./generate";
 import { sql } from "drizzle-orm";
 import { execute } from "../lib/db/drizzle";
 
@@ -26,93 +24,27 @@ const TYPES = [
   { type: "media.render", queue: "media", params: { assetId: "asset-7", frames: 2400 } },
   { type: "upstream.call", queue: "default", params: { endpoint: "https://partner.example/api", timeoutRate: 0.3 } },
 ];
-/** Seconds a failed attempt waits before its retry is due (bench/generate.ts's `playPattern`). */
-const RETRY_AFTER_S = 30;
-
-type Pattern = ReturnType<typeof patterns>[number];
-
-/** Each ended attempt of a pattern with the versions of its claim and, when a worker applied it, its closing event. */
-function attemptsOf(p: Pattern) {
-  return p.runs
-    .filter((r) => r.finishedS !== null)
-    .map((r) => {
-      const claim = p.events.find((e) => e.event === "claim" && e.attempt === r.attempt)!;
-      const end = p.events.find((e) => e.seq > claim.seq && e.from !== null && shapeOf(e.from, e.event, e.actor)?.closes);
-      if (!end) throw new Error(`pattern ${p.id}: attempt ${r.attempt} ended without a closing event`);
-      const byWorker = end.actor === "worker";
-      return {
-        pattern: p.id,
-        attempt: r.attempt,
-        claimed_s: r.claimedS,
-        started_s: r.startedS,
-        finished_s: r.finishedS,
-        outcome: r.outcome,
-        error_class: r.errorClass,
-        claim_version: claim.version,
-        max_attempts: p.maxAttempts,
-        end_event: byWorker ? end.event : null,
-        end_from: byWorker ? end.from : null,
-        end_to: byWorker ? end.to : null,
-        end_version: byWorker ? end.version : null,
-        retry_s: byWorker && end.event === "fail" ? end.offsetS + RETRY_AFTER_S : null,
-      };
-    });
-}
 
 export async function generateInsightData(db: Db, opts: { count: number; spanDays: number; chunk?: number; log?: (s: string) => void }) {
   const pats = patterns();
   const chunk = opts.chunk ?? 100_000;
   const span = opts.spanDays * 86_400;
-  for (const id of GEN_TENANTS) await execute(db, sql`INSERT INTO tenants (id, name) VALUES (${id}, ${id}) ON CONFLICT DO NOTHING`);
-  // A day partition of job_log for every day of the span (the longest history reaches a day further back).
-  await ensureEventPartitions(db, { daysBack: opts.spanDays + 2 });
-  const slots = pats.flatMap((p) => Array.from({ length: p.weight }, () => p.id));
-  await execute(db, sql`DROP TABLE IF EXISTS ig_slot, ig_pattern, ig_log, ig_attempt`);
-  await execute(
+  const slots = await prepareGeneration(db, "ig", pats, opts.spanDays);
+  await recordTable(
     db,
-    sql`CREATE UNLOGGED TABLE ig_slot AS SELECT * FROM jsonb_to_recordset(${sql.param(slots.map((p, i) => ({ slot: i, pattern: p })) as never)}) AS x(slot int, pattern int)`,
+    "ig_pattern",
+    pats.map((p) => ({
+      pattern: p.id,
+      state: p.final.state,
+      attempt: p.final.attempt,
+      max_attempts: p.final.maxAttempts,
+      version: p.final.stateVersion,
+      last_s: p.events.at(-1)!.offsetS,
+      live: p.finishedS === null,
+    })),
+    `pattern int, state job_state, attempt int, max_attempts int, version int, last_s float8, live boolean`,
   );
-  await execute(
-    db,
-    sql`CREATE UNLOGGED TABLE ig_pattern AS SELECT * FROM jsonb_to_recordset(${sql.param(
-      pats.map((p) => ({
-        pattern: p.id,
-        state: p.final.state,
-        attempt: p.final.attempt,
-        max_attempts: p.final.maxAttempts,
-        version: p.final.stateVersion,
-        last_s: p.events.at(-1)!.offsetS,
-        live: p.finishedS === null,
-      })) as never,
-    )}) AS x(pattern int, state job_state, attempt int, max_attempts int, version int, last_s float8, live boolean)`,
-  );
-  await execute(
-    db,
-    sql`CREATE UNLOGGED TABLE ig_log AS SELECT * FROM jsonb_to_recordset(${sql.param(
-      pats.flatMap((p) =>
-        p.events
-          .filter((e) => e.from !== null && e.actor !== "worker")
-          .map((e) => ({
-            pattern: p.id,
-            event: e.event,
-            from_state: e.from,
-            to_state: e.to,
-            actor: e.actor,
-            actor_id: actorId(e.actor),
-            attempt: e.attempt,
-            version: e.version,
-            offset_s: e.offsetS,
-            max_attempts: p.maxAttempts,
-          })),
-      ) as never,
-    )}) AS x(pattern int, event job_event, from_state job_state, to_state job_state, actor actor_kind, actor_id text, attempt int, version int, offset_s float8, max_attempts int)`,
-  );
-  await execute(
-    db,
-    sql`CREATE UNLOGGED TABLE ig_attempt AS SELECT * FROM jsonb_to_recordset(${sql.param(pats.flatMap(attemptsOf) as never)})
-    AS x(pattern int, attempt int, claimed_s float8, started_s float8, finished_s float8, outcome run_outcome, error_class text, claim_version int,
-         max_attempts int, end_event job_event, end_from job_state, end_to job_state, end_version int, retry_s float8)`,
-  );
+  await recordHistories(db, "ig", pats);
   const total = slots.length;
   const types = TYPES.map((t, i) => ({ i, ...t }));
   await inChunks(db, opts.count, chunk, opts.log, async (tx, from, n) => {
@@ -170,11 +102,11 @@ export async function generateInsightData(db: Db, opts: { count: number; spanDay
       sql`
       INSERT INTO job_log (job_id, tenant_id, event, from_state, to_state, actor_kind, actor_id, attempt, state_version, at, payload, max_attempts)
       SELECT c.id, c.tenant_id, e.event, e.from_state, e.to_state, e.actor, e.actor_id, e.attempt, e.version,
-             c.created_at + c.scale * e.offset_s * interval '1 second', NULL, e.max_attempts
+             c.created_at + c.scale * e.at_s * interval '1 second', NULL, e.max_attempts
         FROM ig_chunk c JOIN ig_log e USING (pattern)
        ORDER BY 10`,
     );
   });
-  await execute(db, sql`DROP TABLE IF EXISTS ig_slot, ig_pattern, ig_log, ig_attempt`);
-  for (const t of ["job_catalog", "jobs_live", "job_attempts", "job_log"]) await execute(db, sql`VACUUM ANALYZE ${sql.identifier(t)}`);
+  await dropWorkTables(db, "ig");
+  await vacuumAnalyze(db);
 }

@@ -2,48 +2,19 @@ import { context, trace } from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { can, type Permission } from "../auth/permissions";
-import type { Viewer } from "../auth/viewer";
 import { setupTestDb } from "../db/test-db";
+import { ACME, GLOBEX, lastAudit, OPERATOR, signIn, SUPPORT } from "../frame/test-actions";
 import { sql } from "drizzle-orm";
 import { execute } from "../db/drizzle";
 
 // The alerts page's server actions, called directly as a crafted POST would call them. Only the
 // session is stood in for (who is signed in); the rest of the viewer module and the database
 // (as the console's role, row-level security on) are real.
-let signedIn: Viewer | null = null;
-vi.mock("@/lib/auth/viewer", async (importOriginal) => ({
-  ...(await importOriginal<typeof import("@/lib/auth/viewer")>()),
-  authorize: async (permission: Permission) => {
-    if (!signedIn) return { ok: false, status: 401, code: "unauthenticated", message: "Sign in to do this.", viewer: null };
-    if (!can(signedIn, permission)) return { ok: false, status: 403, code: "forbidden", message: "Your role may not do this.", viewer: signedIn };
-    return { ok: true, viewer: signedIn };
-  },
-}));
-
-const viewer = (role: Viewer["role"], email: string, tenantId: string | null = null): Viewer => ({
-  userId: `u-${email}`,
-  email,
-  name: email,
-  role,
-  tenantId,
-  tenantOwner: false,
-});
-const OPERATOR = viewer("operator", "op@jobscope.local");
-const SUPPORT = viewer("support", "support@jobscope.local");
-const ACME = viewer("tenant", "dana@acme.example", "acme");
-const GLOBEX = viewer("tenant", "gil@globex.example", "globex");
+vi.mock("@/lib/auth/viewer", async (real) => (await import("../frame/test-actions")).withSession(await real()));
 
 const db = setupTestDb({ consolePool: true });
 let actions: typeof import("@/app/alerts/actions");
 const rules = async () => (await execute<{ n: number }>(db.pool, sql`SELECT count(*)::int AS n FROM alert_rules`))[0]!.n;
-const lastAudit = async () =>
-  (
-    await execute<{ actor: string; action: string; outcome: string }>(
-      db.pool,
-      sql`SELECT actor, action, outcome FROM audit_log ORDER BY id DESC LIMIT 1`,
-    )
-  )[0]!;
 
 const spans = new InMemorySpanExporter();
 
@@ -59,7 +30,7 @@ afterAll(async () => {
 
 describe("alert actions", () => {
   it("an operator creates a rule (its secret shown once), sends a test alert and disables it; each is audited", async () => {
-    signedIn = OPERATOR;
+    signIn(OPERATOR);
     const created = await actions.createAlertRuleAction({
       kind: "job_dead",
       name: "dead exports",
@@ -67,7 +38,7 @@ describe("alert actions", () => {
       queue: "exports",
     });
     expect(created).toMatchObject({ ok: true, data: { secret: expect.stringMatching(/^whsec_[0-9a-f]{48}$/) } });
-    expect(await lastAudit()).toMatchObject({ actor: OPERATOR.email, action: "alert.create", outcome: "applied" });
+    expect(await lastAudit(db.pool)).toMatchObject({ actor: OPERATOR.email, action: "alert.create", outcome: "applied" });
     const id = created.ok ? created.data.id : "";
     const [row] = await execute(db.pool, sql`SELECT tenant_id, queue, created_by FROM alert_rules WHERE id = ${id}`);
     expect(row).toEqual({ tenantId: null, queue: "exports", createdBy: OPERATOR.email });
@@ -76,7 +47,7 @@ describe("alert actions", () => {
     const [job] = await execute(db.pool, sql`SELECT type, tenant_id, params FROM job_catalog WHERE id = ${test.ok ? test.data.jobId : null}`);
     expect(job).toMatchObject({ type: "jobscope.webhook", tenantId: "jobscope" });
     expect(await actions.setAlertRuleEnabledAction({ id, enabled: false })).toMatchObject({ ok: true });
-    expect(await lastAudit()).toMatchObject({ action: "alert.disable", outcome: "applied" });
+    expect(await lastAudit(db.pool)).toMatchObject({ action: "alert.disable", outcome: "applied" });
     // Each console action ran in a span of its own (lib/tracing), the test alert's enqueue inside its action's.
     const finished = spans.getFinishedSpans();
     expect(finished.map((s) => s.name)).toEqual(
@@ -87,7 +58,7 @@ describe("alert actions", () => {
   });
 
   it("bad input gets a clear error and writes nothing", async () => {
-    signedIn = OPERATOR;
+    signIn(OPERATOR);
     const before = await rules();
     expect(await actions.createAlertRuleAction({ kind: "job_dead", name: "x", url: "not a url" })).toMatchObject({
       ok: false,
@@ -110,22 +81,22 @@ describe("alert actions", () => {
       error: { code: "invalid_input" },
     });
     expect(await rules()).toBe(before);
-    expect(await lastAudit()).toMatchObject({ outcome: "invalid" });
+    expect(await lastAudit(db.pool)).toMatchObject({ outcome: "invalid" });
   });
 
   it("support may not set alerts; a tenant sets one for its own dead jobs only, and cannot see or change another tenant's", async () => {
     const before = await rules();
-    signedIn = SUPPORT;
+    signIn(SUPPORT);
     expect(await actions.createAlertRuleAction({ kind: "job_dead", name: "x", url: "https://h.example.com/" })).toMatchObject({
       ok: false,
       error: { code: "forbidden" },
     });
-    signedIn = null;
+    signIn(null);
     expect(await actions.createAlertRuleAction({ kind: "job_dead", name: "x", url: "https://h.example.com/" })).toMatchObject({
       ok: false,
       error: { code: "forbidden" },
     });
-    signedIn = ACME;
+    signIn(ACME);
     expect(await actions.createAlertRuleAction({ kind: "drift_rejection", name: "x", url: "https://h.example.com/" })).toMatchObject({
       ok: false,
       error: { code: "refused", message: /own dead jobs/ },
@@ -139,7 +110,7 @@ describe("alert actions", () => {
     expect(mine).toMatchObject({ ok: true });
     const id = mine.ok ? mine.data.id : "";
     expect((await execute(db.pool, sql`SELECT tenant_id FROM alert_rules WHERE id = ${id}`))[0]).toEqual({ tenantId: "acme" });
-    signedIn = GLOBEX;
+    signIn(GLOBEX);
     expect(await actions.setAlertRuleEnabledAction({ id, enabled: false })).toMatchObject({
       ok: false,
       error: { code: "refused", message: /does not exist/ },

@@ -1,39 +1,24 @@
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import type { Viewer } from "./viewer";
 import { setupTestDb } from "../db/test-db";
+import { lastAudit, OPERATOR, signIn } from "../frame/test-actions";
 import { createUser } from "./users";
 import { sql } from "drizzle-orm";
 import { execute } from "../db/drizzle";
 
 // The admin page's server actions, called directly as a crafted POST would call them.
 // Only the session is stood in for (who is signed in); the database is real, as the console's role.
-let signedIn: Viewer | null = null;
-vi.mock("@/lib/auth/viewer", async (importOriginal) => ({
-  ...(await importOriginal<typeof import("@/lib/auth/viewer")>()),
-  authorize: async () => {
-    if (!signedIn) return { ok: false, status: 401, code: "unauthenticated", message: "Sign in to do this.", viewer: null };
-    if (signedIn.role !== "admin") return { ok: false, status: 403, code: "forbidden", message: "Your role may not do this.", viewer: signedIn };
-    return { ok: true, viewer: signedIn };
-  },
-}));
+vi.mock("@/lib/auth/viewer", async (real) => (await import("../frame/test-actions")).withSession(await real()));
 
 const db = setupTestDb({ consolePool: true });
 let actions: typeof import("@/app/admin/actions");
 let ADMIN: Viewer;
-const OPERATOR: Viewer = { userId: "u-op", email: "operator@jobscope.local", name: "Op", role: "operator", tenantId: null, tenantOwner: false };
 
 const counts = async () =>
   (
     await execute<{ users: number; tenants: number }>(
       db.pool,
       sql`SELECT (SELECT count(*)::int FROM users) AS users, (SELECT count(*)::int FROM tenants) AS tenants`,
-    )
-  )[0]!;
-const lastAudit = async () =>
-  (
-    await execute<{ actor: string; action: string; outcome: string; reason: string }>(
-      db.pool,
-      sql`SELECT actor, action, outcome, reason FROM audit_log ORDER BY id DESC LIMIT 1`,
     )
   )[0]!;
 
@@ -45,9 +30,9 @@ beforeAll(async () => {
 
 describe("admin server actions", () => {
   it("an admin creates a tenant and a user, renames the tenant and changes the role; each is audited as applied", async () => {
-    signedIn = ADMIN;
+    signIn(ADMIN);
     expect(await actions.createTenantAction({ id: "initech", name: "Initech" })).toMatchObject({ ok: true });
-    expect(await lastAudit()).toMatchObject({ actor: ADMIN.email, action: "admin.tenant.create", outcome: "applied" });
+    expect(await lastAudit(db.pool)).toMatchObject({ actor: ADMIN.email, action: "admin.tenant.create", outcome: "applied" });
     const created = await actions.createUserAction({
       email: "p@initech.example",
       name: "Peter",
@@ -57,13 +42,13 @@ describe("admin server actions", () => {
       tenantOwner: true,
     });
     expect(created).toMatchObject({ ok: true });
-    const audit = await lastAudit();
+    const audit = await lastAudit(db.pool);
     expect(audit).toMatchObject({ action: "admin.user.create", outcome: "applied" });
     expect(audit.reason).not.toContain("peter-password-1");
     expect(await actions.renameTenantAction({ id: "initech", name: "Initech Corp" })).toMatchObject({ ok: true });
     const [peter] = await execute<{ id: string }>(db.pool, sql`SELECT id FROM users WHERE email = 'p@initech.example'`);
     expect(await actions.setUserRoleAction({ userId: peter!.id, role: "support" })).toMatchObject({ ok: true });
-    expect(await lastAudit()).toMatchObject({ action: "admin.user.role", outcome: "applied" });
+    expect(await lastAudit(db.pool)).toMatchObject({ action: "admin.user.role", outcome: "applied" });
     const [row] = await execute(db.pool, sql`SELECT role, tenant_id FROM users WHERE id = ${peter!.id}`);
     expect(row).toEqual({ role: "support", tenantId: null });
   });
@@ -72,7 +57,7 @@ describe("admin server actions", () => {
     ["an operator", (): Viewer | null => OPERATOR, "denied"],
     ["nobody signed in", (): Viewer | null => null, "denied"],
   ] as const)("refuses %s on every action, audits it and writes nothing", async (_, who, outcome) => {
-    signedIn = who();
+    signIn(who());
     const before = await counts();
     const calls = [
       () => actions.createTenantAction({ id: "sneaky", name: "Sneaky" }),
@@ -82,7 +67,7 @@ describe("admin server actions", () => {
     ];
     for (const call of calls) {
       expect(await call()).toMatchObject({ ok: false, error: { code: "forbidden" } });
-      expect(await lastAudit()).toMatchObject({ actor: signedIn?.email ?? "anonymous", outcome });
+      expect(await lastAudit(db.pool)).toMatchObject({ actor: who()?.email ?? "anonymous", outcome });
     }
     expect(await counts()).toEqual(before);
     const [acme] = await execute(db.pool, sql`SELECT name FROM tenants WHERE id = 'acme'`);
@@ -90,14 +75,14 @@ describe("admin server actions", () => {
   });
 
   it("refuses extra fields and bad input with a reason, audited as invalid, nothing written", async () => {
-    signedIn = ADMIN;
+    signIn(ADMIN);
     const before = await counts();
     const r1 = await actions.renameTenantAction({ id: "acme", name: "A", role: "admin" });
     expect(r1).toMatchObject({ ok: false, error: { code: "invalid_input", message: expect.stringContaining('unknown field "role"') } });
-    expect(await lastAudit()).toMatchObject({ action: "admin.tenant.rename", outcome: "invalid" });
+    expect(await lastAudit(db.pool)).toMatchObject({ action: "admin.tenant.rename", outcome: "invalid" });
     const r2 = await actions.createUserAction({ email: "s@x.example", name: "S", password: "secret-password-9", role: "operator", tenantId: "acme" });
     expect(r2).toMatchObject({ ok: false, error: { message: expect.stringContaining("Tenant: a tenant member needs a tenant") } });
-    expect((await lastAudit()).reason).not.toContain("secret-password-9");
+    expect((await lastAudit(db.pool)).reason).not.toContain("secret-password-9");
     expect(await actions.createTenantAction({ id: "Bad Id", name: "B" })).toMatchObject({ ok: false, error: { code: "invalid_input" } });
     expect(await actions.createTenantAction({ id: "acme", name: "Again" })).toMatchObject({
       ok: false,
@@ -115,15 +100,15 @@ describe("admin server actions", () => {
       ok: false,
       error: { message: expect.stringContaining('no tenant "nowhere"') },
     });
-    expect(await lastAudit()).toMatchObject({ action: "admin.user.create", outcome: "invalid" });
+    expect(await lastAudit(db.pool)).toMatchObject({ action: "admin.user.create", outcome: "invalid" });
     expect(await counts()).toEqual(before);
   });
 
   it("refuses to demote the last admin, audited as refused", async () => {
-    signedIn = ADMIN;
+    signIn(ADMIN);
     const r = await actions.setUserRoleAction({ userId: ADMIN.userId, role: "operator" });
     expect(r).toMatchObject({ ok: false, error: { code: "refused", message: expect.stringContaining("last admin") } });
-    expect(await lastAudit()).toMatchObject({ action: "admin.user.role", outcome: "refused" });
+    expect(await lastAudit(db.pool)).toMatchObject({ action: "admin.user.role", outcome: "refused" });
     const [row] = await execute(db.pool, sql`SELECT role FROM users WHERE id = ${ADMIN.userId}`);
     expect(row).toEqual({ role: "admin" });
   });

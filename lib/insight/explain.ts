@@ -1,6 +1,7 @@
 import { findTransition } from "../fsm/machine";
-import { TRANSITIONS, type ActorKind, type JobEvent, type JobState, type RunOutcome } from "../fsm/table";
-import { buildTimeline, type Segment } from "../jobs/timeline";
+import { TRANSITIONS, type ActorKind, type JobEvent, type JobState } from "../fsm/table";
+import type { RunRecord } from "../jobs/queries";
+import { buildTimeline, type Segment, type TimelineEvent } from "../jobs/timeline";
 import { PHASES, type AttemptRow, type Baseline, type CauseKind, type Claim, type ClaimOf, type Explanation, type Phase, type Who } from "./claims";
 
 /**
@@ -21,26 +22,10 @@ export type ExplainJob = {
   createdAt: Date;
   notBefore: Date;
 };
-export type ExplainRun = {
-  attempt: number;
-  workerId: string;
-  claimedAt: Date;
-  startedAt: Date | null;
-  finishedAt: Date | null;
-  outcome: RunOutcome | null;
-  errorClass: string | null;
+export type ExplainRun = Pick<RunRecord, "attempt" | "workerId" | "claimedAt" | "startedAt" | "finishedAt" | "outcome" | "errorClass"> & {
   errorMessage?: string | null;
 };
-export type ExplainEvent = {
-  event: JobEvent;
-  toState: JobState;
-  attempt: number;
-  stateVersion: number;
-  at: Date;
-  actorKind: ActorKind;
-  actorId: string;
-  payload?: Record<string, unknown> | null;
-};
+export type ExplainEvent = TimelineEvent & { payload?: Record<string, unknown> | null };
 
 export type Interval = { from: number; to: number };
 /** An interval that may still be going on at `asOf` (`to` null). */

@@ -1,7 +1,8 @@
 import type { Db } from "../db/client";
 import { isLeased } from "../fsm/machine";
 import { rebuild, type LoggedEvent } from "../fsm/rebuild";
-import type { JobState, RunOutcome } from "../fsm/table";
+import type { RunOutcome } from "../fsm/table";
+import type { JobRow } from "../jobs/types";
 import { sql } from "drizzle-orm";
 import { execute } from "../db/drizzle";
 
@@ -39,19 +40,13 @@ export type CheckResult = {
 };
 
 type EventRow = LoggedEvent & { jobId: string; payload: { maxAttempts?: number } | null };
-type JobRowLite = {
-  id: string;
-  state: JobState;
-  attempt: number;
-  maxAttempts: number;
-  stateVersion: number;
-  leaseOwner: string | null;
-  finishedAt: Date | null;
-};
-type RunRow = { jobId: string; attempt: number; startedAt: Date | null; finishedAt: Date | null; outcome: RunOutcome | null };
+/** What the check compares of a job's row. */
+export type CheckedJob = Pick<JobRow, "id" | "state" | "attempt" | "maxAttempts" | "stateVersion" | "leaseOwner" | "finishedAt">;
+/** What the check compares of a run record. */
+export type CheckedRun = { jobId: string; attempt: number; startedAt: Date | null; finishedAt: Date | null; outcome: RunOutcome | null };
 
 /** Check one job given everything stored about it. Pure: the chaos harness and the tests call it too. */
-export function checkJob(job: JobRowLite, events: readonly EventRow[], runs: readonly RunRow[]): string[] {
+export function checkJob(job: CheckedJob, events: readonly EventRow[], runs: readonly CheckedRun[]): string[] {
   const rebuilt = rebuild(events, events[0]?.payload?.maxAttempts ?? job.maxAttempts);
   const problems = [...rebuilt.problems];
   if (!rebuilt.complete) return problems;
@@ -92,7 +87,7 @@ export async function checkJobs(db: Db, ids: readonly string[]): Promise<{ misma
   for (let i = 0; i < ids.length; i += BATCH) {
     const batch = ids.slice(i, i + BATCH);
     const [rows, evs, runs] = await Promise.all([
-      execute<JobRowLite>(
+      execute<CheckedJob>(
         db,
         sql`SELECT id, state, attempt, max_attempts, state_version, lease_owner, finished_at FROM jobs WHERE id = ANY(${sql.param(batch)}::uuid[])`,
       ),
@@ -102,7 +97,7 @@ export async function checkJobs(db: Db, ids: readonly string[]): Promise<{ misma
         SELECT job_id, event, from_state, to_state, actor_kind, attempt, state_version, CASE WHEN event = 'submit' THEN payload END AS payload
           FROM job_events WHERE job_id = ANY(${sql.param(batch)}::uuid[]) ORDER BY job_id, state_version`,
       ),
-      execute<RunRow>(
+      execute<CheckedRun>(
         db,
         sql`SELECT job_id, attempt, started_at, finished_at, outcome FROM job_runs WHERE job_id = ANY(${sql.param(batch)}::uuid[]) ORDER BY job_id, attempt`,
       ),

@@ -5,7 +5,7 @@ import { waitFor } from "../db/test-wait";
 import { BULK_CAP, BULK_EVENTS, getBulkProgress, previewBulk, runBulkOperation, startBulk, type BulkProgress } from "./bulk";
 import { enqueue } from "./enqueue";
 import { parseJobFilters } from "./filters";
-import { api, getJob, newJob, operator, runJob, worker } from "./test-helpers";
+import { api, getJob, newJob, operator, runAndEnd, runJob } from "./test-helpers";
 import { transition } from "./transition";
 import type { JobRow } from "./types";
 import { sql } from "drizzle-orm";
@@ -19,19 +19,8 @@ async function onQueue(queue: string): Promise<JobRow> {
   return (await enqueue(t.pool, { tenantId: "acme", queue, ...report }, api)).job;
 }
 
-async function failOnce(job: JobRow): Promise<JobRow> {
-  const running = await runJob(t.pool, job);
-  const r = await transition(t.pool, {
-    jobId: job.id,
-    event: "fail",
-    actor: worker(),
-    attempt: running.attempt,
-    error: { class: "UpstreamTimeout", message: "slow" },
-    retryAt: new Date(Date.now() + 3_600_000),
-  });
-  if (!r.ok) throw new Error(r.reason);
-  return r.job;
-}
+const failOnce = (job: JobRow) =>
+  runAndEnd(t.pool, job, "fail", { error: { class: "UpstreamTimeout", message: "slow" }, retryAt: new Date(Date.now() + 3_600_000) });
 
 /** Run the operation as its `jobscope.bulk` job's handler does (lib/jobs/bulk-restart.test.ts runs it on real workers). */
 async function finished(operationId: string): Promise<BulkProgress> {
@@ -92,18 +81,7 @@ describe("previewBulk", () => {
 
   it("selects a job replayed and dead again once, at the version of its last death", async () => {
     const queue = `bulk-${randomUUID().slice(0, 8)}`;
-    const die = async (job: JobRow) => {
-      const running = await runJob(t.pool, job);
-      const r = await transition(t.pool, {
-        jobId: job.id,
-        event: "abandon",
-        actor: worker(),
-        attempt: running.attempt,
-        error: { class: "Boom", message: "x" },
-      });
-      if (!r.ok) throw new Error(r.reason);
-      return r.job;
-    };
+    const die = (job: JobRow) => runAndEnd(t.pool, job, "abandon", { error: { class: "Boom", message: "x" } });
     const once = await die(await onQueue(queue));
     const twice = await die(await onQueue(queue));
     await transition(t.pool, { jobId: twice.id, event: "replay", actor: operator });

@@ -1,9 +1,8 @@
 import { beforeAll, describe, expect, it, vi } from "vitest";
-import { can, type Permission } from "../auth/permissions";
-import type { Viewer } from "../auth/viewer";
 import { setupTestDb } from "../db/test-db";
+import { ACME, lastAudit, OPERATOR, signIn, SUPPORT } from "../frame/test-actions";
 import { runBulkOperation } from "./bulk";
-import { eventsOf, getJob, newJob, operator, rejectionsOf, runJob, worker } from "./test-helpers";
+import { eventsOf, getJob, newJob, operator, rejectionsOf, runAndEnd } from "./test-helpers";
 import { transition } from "./transition";
 import type { JobRow } from "./types";
 import { sql } from "drizzle-orm";
@@ -12,28 +11,8 @@ import { execute } from "../db/drizzle";
 // The one operation path (app/_operation/actions.ts) — a job page's event, a replay from /dead, a
 // bulk action of the jobs list — called as a crafted POST would call it. Only the session and the
 // time-zone cookie are stood in for; the database is real, as the console's role, row-level security on.
-let signedIn: Viewer | null = null;
 vi.mock("@/lib/server/time-zone", () => ({ viewerTimeZone: async () => "UTC" }));
-vi.mock("@/lib/auth/viewer", async (importOriginal) => ({
-  ...(await importOriginal<typeof import("@/lib/auth/viewer")>()),
-  authorize: async (permission: Permission) => {
-    if (!signedIn) return { ok: false, status: 401, code: "unauthenticated", message: "Sign in to do this.", viewer: null };
-    if (!can(signedIn, permission)) return { ok: false, status: 403, code: "forbidden", message: "Your role may not do this.", viewer: signedIn };
-    return { ok: true, viewer: signedIn };
-  },
-}));
-
-const viewer = (role: Viewer["role"], email: string, tenantId: string | null = null): Viewer => ({
-  userId: `u-${email}`,
-  email,
-  name: email,
-  role,
-  tenantId,
-  tenantOwner: false,
-});
-const OPERATOR = viewer("operator", "op@jobscope.local");
-const SUPPORT = viewer("support", "support@jobscope.local");
-const ACME = viewer("tenant", "ann@acme.example", "acme");
+vi.mock("@/lib/auth/viewer", async (real) => (await import("../frame/test-actions")).withSession(await real()));
 
 const db = setupTestDb({ consolePool: true });
 let ops: typeof import("@/app/_operation/actions");
@@ -42,26 +21,9 @@ beforeAll(async () => {
   ops = await import("@/app/_operation/actions");
 });
 
-const lastAudit = async () =>
-  (
-    await execute<{ actor: string; action: string; outcome: string; reason: string }>(
-      db.pool,
-      sql`SELECT actor, action, outcome, reason FROM audit_log ORDER BY id DESC LIMIT 1`,
-    )
-  )[0]!;
-
 /** A report job that died of a permanent error (of class `errorClass`) on its first of three attempts. */
 async function deadJob(errorClass = "PermanentError"): Promise<JobRow> {
-  const job = await runJob(db.pool, await newJob(db.pool));
-  const r = await transition(db.pool, {
-    jobId: job.id,
-    event: "abandon",
-    actor: worker(),
-    attempt: job.attempt,
-    error: { class: errorClass, message: "bad period" },
-  });
-  if (!r.ok) throw new Error(r.reason);
-  return r.job;
+  return runAndEnd(db.pool, await newJob(db.pool), "abandon", { error: { class: errorClass, message: "bad period" } });
 }
 
 const one = (job: JobRow) => ({ selection: { kind: "ids", ids: [job.id] }, jobs: [[job.id, job.state, job.stateVersion]] });
@@ -69,14 +31,14 @@ const operations = async () => (await execute<{ n: number }>(db.pool, sql`SELECT
 
 describe("one path per operation", () => {
   it("replaying one dead job is one guarded transition, audited as the job's event; a stale page is refused with who moved it", async () => {
-    signedIn = OPERATOR;
+    signIn(OPERATOR);
     const job = await deadJob();
     const before = await operations();
     const r = await ops.applyOperationAction({ operation: "replay", ...one(job) });
     if (!r.ok) throw new Error(r.error.message);
     expect(r.data).toMatchObject({ operationId: null, status: "done", applied: 1, jobs: [{ id: job.id, outcome: "applied", state: "queued" }] });
     expect(await operations()).toBe(before);
-    expect(await lastAudit()).toMatchObject({ action: "job.replay", outcome: "applied", reason: "dead → queued" });
+    expect(await lastAudit(db.pool)).toMatchObject({ action: "job.replay", outcome: "applied", reason: "dead → queued" });
     expect((await eventsOf(db.pool, job.id)).at(-1)).toMatchObject({ event: "replay", actorKind: "operator", actorId: OPERATOR.email });
 
     // The same click from a page that still shows it dead: refused, recorded, and said with who moved it.
@@ -84,12 +46,12 @@ describe("one path per operation", () => {
     if (!again.ok) throw new Error(again.error.message);
     expect(again.data.jobs[0]).toMatchObject({ outcome: "conflict", state: "queued" });
     expect(again.data.jobs[0]!.message).toMatch(/^Refused: operator op@jobscope\.local applied replay at .*; the job is now queued/);
-    expect(await lastAudit()).toMatchObject({ action: "job.replay", outcome: "refused" });
+    expect(await lastAudit(db.pool)).toMatchObject({ action: "job.replay", outcome: "refused" });
     expect((await rejectionsOf(db.pool, job.id)).map((x) => x.kind)).toEqual(["conflict"]);
   });
 
   it("a group of one job is applied at once; a group of more is a durable operation with one audit entry", async () => {
-    signedIn = OPERATOR;
+    signIn(OPERATOR);
     const scope = { window: "all" } as const;
     const alone = await deadJob("OnlyOne");
     const group = { kind: "group", type: "report.generate", errorClass: "OnlyOne", scope };
@@ -118,7 +80,7 @@ describe("one path per operation", () => {
   });
 
   it("jobs picked one by one are applied at once, each only from the state the dry run saw", async () => {
-    signedIn = OPERATOR;
+    signIn(OPERATOR);
     const jobs = [await newJob(db.pool), await newJob(db.pool), await newJob(db.pool)];
     const selection = { kind: "ids", ids: jobs.map((j) => j.id) };
     const p = await ops.previewOperationAction({ operation: "cancel", selection });
@@ -138,7 +100,7 @@ describe("one path per operation", () => {
   });
 
   it("one job's dry run warns of its permanent error, says what a replay gives, and offers its params for editing", async () => {
-    signedIn = OPERATOR;
+    signIn(OPERATOR);
     const job = await deadJob();
     const p = await ops.previewOperationAction({ operation: "replay", selection: { kind: "ids", ids: [job.id] } });
     if (!p.ok) throw new Error(p.error.message);
@@ -170,17 +132,17 @@ describe("one path per operation", () => {
   });
 
   it("a confirmed replay with edited params is checked again, audited with the diff, and runs with them", async () => {
-    signedIn = OPERATOR;
+    signIn(OPERATOR);
     const job = await deadJob();
     // The browser's copy is not trusted: params the type refuses are refused at the confirm, and audited.
     const refused = await ops.applyOperationAction({ operation: "replay", ...one(job), params: { report: "daily_usage", period: "soon" } });
     expect(refused).toMatchObject({ ok: false, error: { code: "invalid_input", message: expect.stringContaining("params.period") } });
-    expect(await lastAudit()).toMatchObject({ action: "job.replay", outcome: "invalid" });
+    expect(await lastAudit(db.pool)).toMatchObject({ action: "job.replay", outcome: "invalid" });
 
     const r = await ops.applyOperationAction({ operation: "replay", ...one(job), params: { report: "daily_usage", period: "2026-12" } });
     if (!r.ok) throw new Error(r.error.message);
     expect(r.data.applied).toBe(1);
-    const entry = await lastAudit();
+    const entry = await lastAudit(db.pool);
     expect(entry).toMatchObject({ action: "job.replay", outcome: "applied" });
     expect(entry.reason).toContain('with edited params: period "2026-11" → "2026-12"');
     const [live] = await execute<{ state: string; params: unknown }>(db.pool, sql`SELECT state, params FROM jobs_live WHERE id = ${job.id}`);
@@ -188,24 +150,24 @@ describe("one path per operation", () => {
   });
 
   it("support may not replay; a tenant member cancels its own job, but not several, and nothing of an operator's", async () => {
-    signedIn = SUPPORT;
+    signIn(SUPPORT);
     const job = await deadJob();
     expect(await ops.previewOperationAction({ operation: "replay", selection: { kind: "ids", ids: [job.id] } })).toMatchObject({
       ok: false,
       error: { code: "forbidden" },
     });
     expect(await ops.applyOperationAction({ operation: "replay", ...one(job) })).toMatchObject({ ok: false, error: { code: "forbidden" } });
-    expect(await lastAudit()).toMatchObject({ actor: SUPPORT.email, action: "job.replay", outcome: "denied" });
+    expect(await lastAudit(db.pool)).toMatchObject({ actor: SUPPORT.email, action: "job.replay", outcome: "denied" });
 
-    signedIn = ACME;
+    signIn(ACME);
     const mine = [await newJob(db.pool), await newJob(db.pool)];
     const several = { selection: { kind: "ids", ids: mine.map((j) => j.id) }, jobs: mine.map((j) => [j.id, "queued", 0]) };
     expect(await ops.applyOperationAction({ operation: "cancel", ...several })).toMatchObject({ ok: false, error: { code: "forbidden" } });
-    expect(await lastAudit()).toMatchObject({ action: "bulk.start", outcome: "denied" });
+    expect(await lastAudit(db.pool)).toMatchObject({ action: "bulk.start", outcome: "denied" });
     expect(await ops.applyOperationAction({ operation: "pause", ...one(mine[0]!) })).toMatchObject({ ok: false, error: { code: "forbidden" } });
     const r = await ops.applyOperationAction({ operation: "cancel", ...one(mine[0]!) });
     expect(r.ok && r.data.jobs[0]).toMatchObject({ outcome: "applied", state: "cancelled" });
-    expect(await lastAudit()).toMatchObject({ actor: ACME.email, action: "job.cancel", outcome: "applied" });
+    expect(await lastAudit(db.pool)).toMatchObject({ actor: ACME.email, action: "job.cancel", outcome: "applied" });
     // Another tenant's job is "no such job": row-level security, the same answer as a job that does not exist.
     const theirs = await newJob(db.pool, { tenantId: "globex" });
     const other = await ops.applyOperationAction({ operation: "cancel", ...one(theirs) });

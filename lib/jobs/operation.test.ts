@@ -8,7 +8,7 @@ import { countByState, listJobs } from "./queries";
 import { enqueue } from "./enqueue";
 import { parseJobFilters } from "./filters";
 import { operationOutcome } from "./operation";
-import { api, operator, runJob, worker } from "./test-helpers";
+import { api, operator, runAndEnd } from "./test-helpers";
 import { transition } from "./transition";
 import type { JobRow } from "./types";
 import { sql } from "drizzle-orm";
@@ -32,16 +32,7 @@ async function deadJob(tenantId: string, queue: string): Promise<JobRow> {
     { tenantId, queue, type: "report.generate", params: { report: "daily_usage", period: "2026-11" }, maxAttempts: 1 },
     api,
   );
-  const running = await runJob(t.pool, job);
-  const r = await transition(t.pool, {
-    jobId: job.id,
-    event: "abandon",
-    actor: worker(),
-    attempt: running.attempt,
-    error: { class: "Boom", message: "boom" },
-  });
-  if (!r.ok) throw new Error(r.reason);
-  return r.job;
+  return runAndEnd(t.pool, job, "abandon", { error: { class: "Boom", message: "boom" } });
 }
 
 const staff = <T>(fn: (tx: Db) => Promise<T>) => withScope(app, { all: true }, (tx) => fn(tx as unknown as Db));
@@ -71,18 +62,9 @@ describe("the jobs a bulk operation touched", () => {
     }));
     await runBulkOperation(t.pool, operationId);
     // After the replay: one succeeds, one dies again; globex's stays queued.
-    const ok = await runJob(t.pool, (await staff((tx) => listJobs(tx, parseJobFilters({ q: acme[0]!.id })))).jobs[0] as unknown as JobRow);
-    const fin = await transition(t.pool, { jobId: ok.id, event: "finish", actor: worker(), attempt: ok.attempt, result: { ok: true } });
-    if (!fin.ok) throw new Error(fin.reason);
-    const again = await runJob(t.pool, (await staff((tx) => listJobs(tx, parseJobFilters({ q: acme[1]!.id })))).jobs[0] as unknown as JobRow);
-    const died = await transition(t.pool, {
-      jobId: again.id,
-      event: "abandon",
-      actor: worker(),
-      attempt: again.attempt,
-      error: { class: "Boom", message: "again" },
-    });
-    if (!died.ok) throw new Error(died.reason);
+    const listed = async (id: string) => (await staff((tx) => listJobs(tx, parseJobFilters({ q: id })))).jobs[0] as unknown as JobRow;
+    await runAndEnd(t.pool, await listed(acme[0]!.id), "finish", { result: { ok: true } });
+    await runAndEnd(t.pool, await listed(acme[1]!.id), "abandon", { error: { class: "Boom", message: "again" } });
   });
 
   it("lists exactly the operation's jobs, in any tab", async () => {

@@ -4,9 +4,8 @@ import { fillPlaceholders } from "drizzle-orm/sql";
 import { beforeAll, describe, expect, it } from "vitest";
 import { setupTestDb } from "../db/test-db";
 import { claim, claimCtes, claimValues } from "./claim";
-import { uuidv7Expr } from "./ids";
 import { guardedWriteCtes, markCte, moveValues, partsOf, plan } from "./write";
-import { withDirectWrites } from "./direct-write";
+import { insertQueuedJobs } from "./direct-write";
 import { execute } from "../db/drizzle";
 
 /**
@@ -21,19 +20,7 @@ const dialect = new PgDialect();
 
 beforeAll(async () => {
   // 10,000 queued jobs besides the ones each case claims: a table the planner could be tempted to scan.
-  await withDirectWrites(t.pool, async (tx) => {
-    await execute(
-      tx,
-      sql`
-      WITH c AS (
-        INSERT INTO job_catalog (id, tenant_id, type, queue, priority, max_attempts, params, submitted_by_kind, submitted_by, created_at, not_before)
-        SELECT ${sql.raw(uuidv7Expr("now()"))}, 'acme', 'report.generate', 'other', 0, 3, '{}'::jsonb, 'api', 'plans', now(), now()
-          FROM generate_series(1, 10000)
-        RETURNING *)
-      INSERT INTO jobs_live (id, tenant_id, type, queue, priority, state, attempt, max_attempts, state_version, not_before, params, created_at, updated_at)
-      SELECT id, tenant_id, type, queue, priority, 'queued', 0, max_attempts, 0, not_before, params, created_at, created_at FROM c`,
-    );
-  });
+  await insertQueuedJobs(t.pool, { n: 10_000, queue: "other" });
   await execute(t.pool, sql`ANALYZE`);
 });
 
@@ -95,19 +82,7 @@ function quadratic(root: PlanNode): string[] {
 
 async function roundPlan(batch: number, generic: boolean) {
   const queue = `plans-${batch}-${generic ? "g" : "c"}`;
-  await withDirectWrites(t.pool, async (tx) => {
-    await execute(
-      tx,
-      sql`
-      WITH c AS (
-        INSERT INTO job_catalog (id, tenant_id, type, queue, priority, max_attempts, params, submitted_by_kind, submitted_by, created_at, not_before)
-        SELECT ${sql.raw(uuidv7Expr("now()"))}, 'acme', 'report.generate', ${queue}, 0, 3, '{}'::jsonb, 'api', 'plans', now(), now()
-          FROM generate_series(1, ${batch * 2})
-        RETURNING *)
-      INSERT INTO jobs_live (id, tenant_id, type, queue, priority, state, attempt, max_attempts, state_version, not_before, params, created_at, updated_at)
-      SELECT id, tenant_id, type, queue, priority, 'queued', 0, max_attempts, 0, not_before, params, created_at, created_at FROM c`,
-    );
-  });
+  await insertQueuedJobs(t.pool, { n: batch * 2, queue });
   const held = await claim(t.pool, { workerId: "w", queues: [queue], limit: batch, startNow: batch });
   const moves = held.map((j) => ({
     jobId: j.id,

@@ -5,7 +5,7 @@ import { checkJobs } from "../integrity/check";
 import { claim } from "./claim";
 import { enqueue } from "./enqueue";
 import { transition } from "./transition";
-import type { Actor, JobRow } from "./types";
+import type { Actor, JobRow, TransitionInput } from "./types";
 import { sql } from "drizzle-orm";
 import { execute } from "../db/drizzle";
 
@@ -43,6 +43,19 @@ export async function runJob(db: Db, job: JobRow, w = "w-1"): Promise<JobRow> {
   const started = await transition(db, { jobId: job.id, event: "start", actor: worker(w), attempt: claimed.attempt });
   if (!started.ok) throw new Error(started.reason);
   return started.job;
+}
+
+/** Run `job` (claim and start, as worker w-1), then end that attempt with the worker's `event`; returns the row after it. */
+export async function runAndEnd(
+  db: Db,
+  job: JobRow,
+  event: "finish" | "fail" | "abandon",
+  details: Pick<TransitionInput, "error" | "retryAt" | "result"> = {},
+): Promise<JobRow> {
+  const running = await runJob(db, job);
+  const r = await transition(db, { jobId: job.id, event, actor: worker(), attempt: running.attempt, ...details });
+  if (!r.ok) throw new Error(r.reason);
+  return r.job;
 }
 
 export async function getJob(db: Db, id: string): Promise<JobRow> {

@@ -1,20 +1,12 @@
 import { describe, expect, it } from "vitest";
 import type { ActorKind, JobEvent, JobState, RunOutcome } from "../fsm/table";
-import { buildTimeline, summarizeTimeline, type Timeline } from "./timeline";
+import { buildTimeline, summarizeTimeline, type Timeline, type TimelineEvent, type TimelineRun } from "./timeline";
 
 const T0 = Date.UTC(2026, 10, 29, 12, 0, 0);
 const S = 1_000;
 
-type Ev = {
-  event: JobEvent;
-  toState: JobState;
-  attempt: number;
-  stateVersion: number;
-  at: Date;
-  actorKind: ActorKind;
-  actorId: string;
-};
-type Run = { attempt: number; workerId: string; outcome: RunOutcome | null };
+type Ev = TimelineEvent;
+type Run = TimelineRun;
 
 /**
  * A history written as the write path would log it: each step names the event,

@@ -64,8 +64,8 @@ export type Timeline = {
 };
 
 type TimelineJob = Pick<JobRow, "createdAt">;
-type TimelineRun = Pick<RunRecord, "attempt" | "workerId" | "outcome">;
-type TimelineEvent = Pick<EventRecord, "event" | "toState" | "attempt" | "stateVersion" | "at" | "actorKind" | "actorId">;
+export type TimelineRun = Pick<RunRecord, "attempt" | "workerId" | "outcome">;
+export type TimelineEvent = Pick<EventRecord, "event" | "toState" | "attempt" | "stateVersion" | "at" | "actorKind" | "actorId">;
 
 /**
  * Turn a job's event log into segments per attempt. Pure: the same inputs give

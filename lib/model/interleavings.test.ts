@@ -4,9 +4,8 @@ import type { Db } from "../db/client";
 import { setupTestDb } from "../db/test-db";
 import { apply, submitted, type JobSnapshot } from "../fsm/machine";
 import type { ActorKind, JobEvent } from "../fsm/table";
-import { checkJob } from "../integrity/check";
 import { heartbeat } from "../jobs/heartbeat";
-import { newJob, runJob } from "../jobs/test-helpers";
+import { checkJobIntegrity, eventsOf, getJob, newJob, runJob } from "../jobs/test-helpers";
 import { transition } from "../jobs/transition";
 import { createSupervisor } from "../supervisor/supervisor";
 import { sql } from "drizzle-orm";
@@ -98,20 +97,9 @@ describe("interleavings (fast-check scheduler)", () => {
             s.waitAll().then(() => null),
           ]);
           const done = results.filter((r) => r !== null);
-          const [row] = await execute<Parameters<typeof checkJob>[0]>(
-            t.pool,
-            sql`SELECT id, state, attempt, max_attempts, state_version, lease_owner, finished_at FROM jobs WHERE id = ${job.id}`,
-          );
-          const events = await execute<Parameters<typeof checkJob>[1][number]>(
-            t.pool,
-            sql`
-          SELECT job_id, event, from_state, to_state, actor_kind, attempt, state_version, payload FROM job_events WHERE job_id = ${job.id} ORDER BY state_version`,
-          );
-          const runs = await execute<Parameters<typeof checkJob>[2][number]>(
-            t.pool,
-            sql`SELECT job_id, attempt, started_at, finished_at, outcome FROM job_runs WHERE job_id = ${job.id} ORDER BY attempt`,
-          );
-          expect(checkJob(row!, events, runs)).toEqual([]);
+          expect(await checkJobIntegrity(t.pool, job.id)).toEqual([]);
+          const row = await getJob(t.pool, job.id);
+          const events = await eventsOf(t.pool, job.id);
           // Each applied command is exactly one logged event after submit, claim and start.
           const applied = done.filter((r) => r.ok);
           expect(
@@ -126,14 +114,14 @@ describe("interleavings (fast-check scheduler)", () => {
           const supervisorV3 = events.some((e) => e.actorKind === "supervisor" && e.stateVersion === 3);
           expect(applied.filter((r) => r.op.expectsV2 && (r.actor !== "supervisor" || supervisorV3)).length).toBeLessThanOrEqual(1);
           // The model: applying the logged events in order to a fresh job gives the row.
-          let m: JobSnapshot = submitted(row!.maxAttempts);
+          let m: JobSnapshot = submitted(row.maxAttempts);
           for (const e of events.slice(1)) m = apply(m, e.event, e.actorKind);
           expect({ state: m.state, attempt: m.attempt, version: m.stateVersion }).toEqual({
-            state: row!.state,
-            attempt: row!.attempt,
-            version: row!.stateVersion,
+            state: row.state,
+            attempt: row.attempt,
+            version: row.stateVersion,
           });
-          seen[row!.state] = (seen[row!.state] ?? 0) + 1;
+          seen[row.state] = (seen[row.state] ?? 0) + 1;
         },
       ),
       { numRuns: RUNS },

@@ -3,11 +3,12 @@ import { afterAll, describe, expect, it } from "vitest";
 import type { Db } from "../db/client";
 import { setupTestDb } from "../db/test-db";
 import { eventsFor } from "../fsm/machine";
-import type { JobEvent, JobState } from "../fsm/table";
-import { checkJob } from "../integrity/check";
+import type { JobEvent } from "../fsm/table";
+import type { CheckedJob, CheckedRun } from "../integrity/check";
 import { claim } from "../jobs/claim";
 import { enqueue } from "../jobs/enqueue";
 import { heartbeat } from "../jobs/heartbeat";
+import { checkJobIntegrity } from "../jobs/test-helpers";
 import { transition } from "../jobs/transition";
 import { createSupervisor } from "../supervisor/supervisor";
 import { Model, type Outcome } from "./model";
@@ -44,20 +45,12 @@ afterAll(() => {
 async function compare(m: Model, r: Real) {
   if (!m.jobs.length) return;
   const ids = m.jobs.map((j) => j.id);
-  const rows = await execute<{
-    id: string;
-    state: JobState;
-    attempt: number;
-    maxAttempts: number;
-    stateVersion: number;
-    leaseOwner: string | null;
-    finishedAt: Date | null;
-  }>(
+  const rows = await execute<CheckedJob>(
     r.db,
     sql`
     SELECT id, state, attempt, max_attempts, state_version, lease_owner, finished_at FROM jobs WHERE id = ANY(${sql.param(ids)}::uuid[])`,
   );
-  const runs = await execute<{ jobId: string; attempt: number; startedAt: Date | null; finishedAt: Date | null; outcome: string | null }>(
+  const runs = await execute<CheckedRun>(
     r.db,
     sql`
     SELECT job_id, attempt, started_at, finished_at, outcome FROM job_runs WHERE job_id = ANY(${sql.param(ids)}::uuid[]) ORDER BY job_id, attempt`,
@@ -85,22 +78,7 @@ async function compare(m: Model, r: Real) {
 }
 
 async function finalAudit(m: Model, r: Real) {
-  for (const j of m.jobs) {
-    const [row] = await execute<Parameters<typeof checkJob>[0]>(
-      r.db,
-      sql`SELECT id, state, attempt, max_attempts, state_version, lease_owner, finished_at FROM jobs WHERE id = ${j.id}`,
-    );
-    const events = await execute<Parameters<typeof checkJob>[1][number]>(
-      r.db,
-      sql`
-      SELECT job_id, event, from_state, to_state, actor_kind, attempt, state_version, payload FROM job_events WHERE job_id = ${j.id} ORDER BY state_version`,
-    );
-    const runs = await execute<Parameters<typeof checkJob>[2][number]>(
-      r.db,
-      sql`SELECT job_id, attempt, started_at, finished_at, outcome FROM job_runs WHERE job_id = ${j.id} ORDER BY attempt`,
-    );
-    expect(checkJob(row!, events, runs)).toEqual([]);
-  }
+  for (const j of m.jobs) expect(await checkJobIntegrity(r.db, j.id)).toEqual([]);
 }
 
 const same = (real: { ok: boolean; kind?: string }, want: Outcome) => expect(real.ok ? { ok: true } : { ok: false, kind: real.kind }).toEqual(want);

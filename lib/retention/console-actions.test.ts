@@ -1,8 +1,7 @@
 import { beforeAll, describe, expect, it, vi } from "vitest";
-import { can, type Permission } from "../auth/permissions";
-import type { Viewer } from "../auth/viewer";
 import { withScope } from "../db/scope";
 import { setupTestDb } from "../db/test-db";
+import { ACME, lastAudit, OPERATOR, signIn, SUPPORT } from "../frame/test-actions";
 import { newJob, runJob, worker } from "../jobs/test-helpers";
 import { transition } from "../jobs/transition";
 import { sql } from "drizzle-orm";
@@ -11,27 +10,7 @@ import { execute } from "../db/drizzle";
 // Submitting a job and deleting finished ones from the console: the actions called as a crafted
 // POST would call them. Only the session is stood in for; the database is real, as the console's
 // role, row-level security on.
-let signedIn: Viewer | null = null;
-vi.mock("@/lib/auth/viewer", async (importOriginal) => ({
-  ...(await importOriginal<typeof import("@/lib/auth/viewer")>()),
-  authorize: async (permission: Permission) => {
-    if (!signedIn) return { ok: false, status: 401, code: "unauthenticated", message: "Sign in to do this.", viewer: null };
-    if (!can(signedIn, permission)) return { ok: false, status: 403, code: "forbidden", message: "Your role may not do this.", viewer: signedIn };
-    return { ok: true, viewer: signedIn };
-  },
-}));
-
-const viewer = (role: Viewer["role"], email: string, tenantId: string | null = null): Viewer => ({
-  userId: `u-${email}`,
-  email,
-  name: email,
-  role,
-  tenantId,
-  tenantOwner: false,
-});
-const OPERATOR = viewer("operator", "op@jobscope.local");
-const SUPPORT = viewer("support", "support@jobscope.local");
-const TENANT = viewer("tenant", "dana@acme.example", "acme");
+vi.mock("@/lib/auth/viewer", async (real) => (await import("../frame/test-actions")).withSession(await real()));
 
 const db = setupTestDb({ consolePool: true });
 let submit: typeof import("@/app/jobs/new/actions");
@@ -41,14 +20,6 @@ beforeAll(async () => {
   ops = await import("@/app/_operation/actions");
 });
 
-const lastAudit = async () =>
-  (
-    await execute<{ actor: string; action: string; outcome: string; reason: string; jobIds: string[] }>(
-      db.pool,
-      sql`
-    SELECT actor, action, outcome, reason, job_ids FROM audit_log ORDER BY id DESC LIMIT 1`,
-    )
-  )[0]!;
 const count = async (table: "job_catalog" | "job_attempts" | "job_log", id: string) =>
   (
     await execute<{ n: number }>(
@@ -59,7 +30,7 @@ const count = async (table: "job_catalog" | "job_attempts" | "job_log", id: stri
 
 describe("submit a job from the console", () => {
   it("an operator submits for the tenant they chose, as themselves; audited with the job", async () => {
-    signedIn = OPERATOR;
+    signIn(OPERATOR);
     const r = await submit.submitJobAction({ tenantId: "globex", type: "media.render", params: { assetId: "a-1", frames: 24 }, priority: 3 });
     if (!r.ok) throw new Error(r.error.message);
     const [job] = await execute(
@@ -75,16 +46,16 @@ describe("submit a job from the console", () => {
       submittedByKind: "operator",
       submittedBy: OPERATOR.email,
     });
-    expect(await lastAudit()).toMatchObject({ action: "job.submit", outcome: "applied", reason: expect.stringContaining(r.data.id) });
+    expect(await lastAudit(db.pool)).toMatchObject({ action: "job.submit", outcome: "applied", reason: expect.stringContaining(r.data.id) });
   });
 
   it("names each field's problem, as the API's validation does, and writes nothing", async () => {
-    signedIn = OPERATOR;
+    signIn(OPERATOR);
     const before = (await execute<{ n: number }>(db.pool, sql`SELECT count(*)::int AS n FROM job_catalog`))[0]!.n;
     const bad = await submit.submitJobAction({ tenantId: "acme", type: "media.render", params: { assetId: "", frames: 0, resolution: "8k" } });
     expect(bad.ok).toBe(false);
     expect(bad.ok ? [] : bad.error.issues?.map((i) => i.path).sort()).toEqual(["params.assetId", "params.frames", "params.resolution"]);
-    expect(await lastAudit()).toMatchObject({ action: "job.submit", outcome: "invalid" });
+    expect(await lastAudit(db.pool)).toMatchObject({ action: "job.submit", outcome: "invalid" });
     expect(await submit.submitJobAction({ tenantId: "", type: "media.render", params: {} })).toMatchObject({
       ok: false,
       error: { issues: [{ path: "tenantId" }] },
@@ -112,8 +83,8 @@ describe("submit a job from the console", () => {
   });
 
   it("support and tenants may not submit from the console", async () => {
-    for (const who of [SUPPORT, TENANT]) {
-      signedIn = who;
+    for (const who of [SUPPORT, ACME]) {
+      signIn(who);
       expect(
         await submit.submitJobAction({ tenantId: "acme", type: "report.generate", params: { report: "daily_usage", period: "2026-11" } }),
       ).toMatchObject({
@@ -126,7 +97,7 @@ describe("submit a job from the console", () => {
 
 describe("delete finished jobs under retention's rules", () => {
   it("a dry run counts the finished jobs and their history, and names the ones that stay; the confirm deletes exactly those, audited", async () => {
-    signedIn = OPERATOR;
+    signIn(OPERATOR);
     const live = await newJob(db.pool);
     const done = await runJob(db.pool, await newJob(db.pool));
     const finished = await transition(db.pool, { jobId: done.id, event: "finish", actor: worker(), attempt: done.attempt });
@@ -151,7 +122,7 @@ describe("delete finished jobs under retention's rules", () => {
       expect([await count("job_catalog", id), await count("job_attempts", id), await count("job_log", id)]).toEqual([0, 0, 0]);
     }
     expect(await count("job_catalog", live.id)).toBe(1);
-    expect(await lastAudit()).toMatchObject({
+    expect(await lastAudit(db.pool)).toMatchObject({
       actor: OPERATOR.email,
       action: "jobs.delete",
       outcome: "applied",
@@ -165,8 +136,8 @@ describe("delete finished jobs under retention's rules", () => {
   it("only staff delete: support and tenants are denied, and a tenant's scope cannot call the delete itself", async () => {
     const done = await runJob(db.pool, await newJob(db.pool));
     await transition(db.pool, { jobId: done.id, event: "finish", actor: worker(), attempt: done.attempt });
-    for (const who of [SUPPORT, TENANT]) {
-      signedIn = who;
+    for (const who of [SUPPORT, ACME]) {
+      signIn(who);
       const del = { operation: "delete", selection: { kind: "ids", ids: [done.id] }, jobs: [[done.id, "succeeded", 3]] };
       expect(await ops.applyOperationAction(del)).toMatchObject({ ok: false, error: { code: "forbidden" } });
     }

@@ -1,37 +1,16 @@
 import { beforeAll, describe, expect, it, vi } from "vitest";
-import { can, type Permission } from "../auth/permissions";
-import type { Viewer } from "../auth/viewer";
 import { setupTestDb } from "../db/test-db";
+import { ACME, lastAudit, OPERATOR, signIn, SUPPORT } from "../frame/test-actions";
 import { declareSchedules, type ScheduleRow } from "./schedules";
 import { sql } from "drizzle-orm";
 import { execute } from "../db/drizzle";
 
 // The schedules page's actions, called as a crafted POST would call them: only the session is stood
 // in for; the database is real, as the console's role, row-level security on.
-let signedIn: Viewer | null = null;
-vi.mock("@/lib/auth/viewer", async (importOriginal) => ({
-  ...(await importOriginal<typeof import("@/lib/auth/viewer")>()),
-  authorize: async (permission: Permission) => {
-    if (!signedIn) return { ok: false, status: 401, code: "unauthenticated", message: "Sign in to do this.", viewer: null };
-    if (!can(signedIn, permission)) return { ok: false, status: 403, code: "forbidden", message: "Your role may not do this.", viewer: signedIn };
-    return { ok: true, viewer: signedIn };
-  },
-}));
+vi.mock("@/lib/auth/viewer", async (real) => (await import("../frame/test-actions")).withSession(await real()));
 
 // The person's time zone is a cookie of the request; these calls have none.
 vi.mock("@/lib/server/time-zone", () => ({ viewerTimeZone: async () => "UTC" }));
-
-const viewer = (role: Viewer["role"], email: string, tenantId: string | null = null): Viewer => ({
-  userId: `u-${email}`,
-  email,
-  name: email,
-  role,
-  tenantId,
-  tenantOwner: false,
-});
-const OPERATOR = viewer("operator", "op@jobscope.local");
-const SUPPORT = viewer("support", "support@jobscope.local");
-const TENANT = viewer("tenant", "dana@acme.example", "acme");
 
 const db = setupTestDb({ consolePool: true });
 let actions: typeof import("@/app/schedules/actions");
@@ -44,16 +23,9 @@ const name = () => `m${++n}-${Math.random().toString(36).slice(2, 7)}`;
 const PARAMS = { report: "daily_usage", period: "2026-11" } as const;
 const REPORT = { cron: "0 2 * * *", timeZone: "UTC", type: "report.generate", params: PARAMS as object, tenantId: "acme", queue: "", priority: 0 };
 const row = async (id: string) => (await execute<ScheduleRow>(db.pool, sql`SELECT * FROM schedules WHERE id = ${id}`))[0];
-const lastAudit = async () =>
-  (
-    await execute<{ actor: string; action: string; outcome: string; reason: string }>(
-      db.pool,
-      sql`SELECT actor, action, outcome, reason FROM audit_log ORDER BY id DESC LIMIT 1`,
-    )
-  )[0]!;
 
 async function created(extra: Partial<typeof REPORT> = {}): Promise<ScheduleRow> {
-  signedIn = OPERATOR;
+  signIn(OPERATOR);
   const r = await actions.createScheduleAction({ name: name(), ...REPORT, ...extra });
   if (!r.ok) throw new Error(r.error.message);
   return (await row(r.data.id))!;
@@ -61,7 +33,7 @@ async function created(extra: Partial<typeof REPORT> = {}): Promise<ScheduleRow>
 
 describe("schedules people can manage", () => {
   it("refuses a per-second schedule with the reason, at create, at edit and in code, and stores nothing", async () => {
-    signedIn = OPERATOR;
+    signIn(OPERATOR);
     const r = await actions.createScheduleAction({ name: name(), ...REPORT, cron: "* * * * * *" });
     expect(r).toMatchObject({
       ok: false,
@@ -70,7 +42,7 @@ describe("schedules people can manage", () => {
         message: expect.stringContaining("fires 60 times a minute (Every second); a schedule fires at most once a minute"),
       },
     });
-    expect(await lastAudit()).toMatchObject({ action: "schedule.create", outcome: "invalid" });
+    expect(await lastAudit(db.pool)).toMatchObject({ action: "schedule.create", outcome: "invalid" });
     const s = await created();
     expect(await actions.updateScheduleAction({ id: s.id, seen: s.updatedAt.toISOString(), ...REPORT, cron: "*/10 * * * * *" })).toMatchObject({
       ok: false,
@@ -104,7 +76,11 @@ describe("schedules people can manage", () => {
       updatedBy: OPERATOR.email,
     });
     expect(after.nextRunAt).not.toEqual(s.nextRunAt);
-    expect(await lastAudit()).toMatchObject({ action: "schedule.update", outcome: "applied", reason: expect.stringContaining("30 6 * * 1-5") });
+    expect(await lastAudit(db.pool)).toMatchObject({
+      action: "schedule.update",
+      outcome: "applied",
+      reason: expect.stringContaining("30 6 * * 1-5"),
+    });
     // The page the operator opened before that save is stale now: refused, nothing overwritten.
     const stale = await actions.updateScheduleAction({ id: s.id, seen, ...REPORT });
     expect(stale).toMatchObject({
@@ -123,7 +99,7 @@ describe("schedules people can manage", () => {
 
   it("runs a schedule now (paused or not) as the operator, leaving its next tick where it was", async () => {
     const s = await created();
-    signedIn = OPERATOR;
+    signIn(OPERATOR);
     await actions.setSchedulePausedAction({ id: s.id, paused: true });
     const r = await actions.runScheduleNowAction({ id: s.id });
     if (!r.ok) throw new Error(r.error.message);
@@ -145,7 +121,7 @@ describe("schedules people can manage", () => {
     );
     expect(run).toEqual({ jobId: r.data.jobId, enqueuedBy: `console:${OPERATOR.email}` });
     expect((await row(s.id))!.nextRunAt).toEqual(s.nextRunAt);
-    expect(await lastAudit()).toMatchObject({ action: "schedule.run_now", outcome: "applied" });
+    expect(await lastAudit(db.pool)).toMatchObject({ action: "schedule.run_now", outcome: "applied" });
   });
 
   it("deletes a schedule and its run records; the jobs it submitted stay", async () => {
@@ -156,14 +132,14 @@ describe("schedules people can manage", () => {
     expect(await row(s.id)).toBeUndefined();
     expect(await execute(db.pool, sql`SELECT 1 FROM schedule_runs WHERE schedule_id = ${s.id}`)).toHaveLength(0);
     expect(await execute(db.pool, sql`SELECT 1 FROM job_catalog WHERE id = ${ran.data.jobId}`)).toHaveLength(1);
-    expect(await lastAudit()).toMatchObject({ action: "schedule.delete", outcome: "applied" });
+    expect(await lastAudit(db.pool)).toMatchObject({ action: "schedule.delete", outcome: "applied" });
   });
 
   it("leaves a schedule declared in code to its code: no edit or delete here, but run now and pause", async () => {
     const nm = name();
     await declareSchedules(db.pool, [{ name: nm, cron: "0 3 * * *", type: "report.generate", params: PARAMS, tenantId: "acme" }], "worker:w");
     const [s] = await execute<ScheduleRow>(db.pool, sql`SELECT * FROM schedules WHERE name = ${nm}`);
-    signedIn = OPERATOR;
+    signIn(OPERATOR);
     const seen = s!.updatedAt.toISOString();
     expect(await actions.updateScheduleAction({ id: s!.id, seen, ...REPORT })).toMatchObject({
       ok: false,
@@ -178,14 +154,14 @@ describe("schedules people can manage", () => {
 
   it("only operators change schedules: support and tenants are denied and audited", async () => {
     const s = await created();
-    for (const who of [SUPPORT, TENANT]) {
-      signedIn = who;
+    for (const who of [SUPPORT, ACME]) {
+      signIn(who);
       expect(await actions.runScheduleNowAction({ id: s.id })).toMatchObject({ ok: false, error: { code: "forbidden" } });
       expect(await actions.deleteScheduleAction({ id: s.id, seen: s.updatedAt.toISOString() })).toMatchObject({
         ok: false,
         error: { code: "forbidden" },
       });
-      expect(await lastAudit()).toMatchObject({ actor: who.email, action: "schedule.delete", outcome: "denied" });
+      expect(await lastAudit(db.pool)).toMatchObject({ actor: who.email, action: "schedule.delete", outcome: "denied" });
     }
     expect(await row(s.id)).toBeDefined();
   });

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { setupTestDb } from "../db/test-db";
 import { claim } from "../jobs/claim";
 import { heartbeat } from "../jobs/heartbeat";
@@ -7,36 +7,12 @@ import { transition } from "../jobs/transition";
 import { getJobDetail } from "../jobs/queries";
 import { redactForTenant } from "../jobs/redact";
 import { errorStack, MAX_ERROR_STACK_BYTES } from "./errors";
-import { silentLogger } from "./log";
-import { deferred, freshQueue, jobIn, OPERATOR, submit, waitFor } from "./test-support";
-import type { Handlers, Worker, WorkerOptions } from "./types";
-import { createWorker } from "./worker";
+import { deferred, freshQueue, jobIn, OPERATOR, submit, waitFor, testWorkers } from "./test-support";
 import { sql } from "drizzle-orm";
 import { execute } from "../db/drizzle";
 
 const t = setupTestDb({ max: 20 });
-let started: Worker[] = [];
-afterEach(async () => {
-  await Promise.all(started.map((w) => w.stop()));
-  started = [];
-});
-
-async function startWorker(queue: string, handlers: Handlers, over: Partial<WorkerOptions> = {}) {
-  const worker = createWorker({
-    db: t.pool,
-    queues: [queue],
-    concurrency: 2,
-    handlers,
-    heartbeatIntervalMs: 100,
-    pollIntervalMs: 100,
-    drainTimeoutMs: 2_000,
-    log: silentLogger,
-    ...over,
-  });
-  await worker.start();
-  started.push(worker);
-  return worker;
-}
+const startWorker = testWorkers(t.pool);
 
 class LedgerError extends Error {
   override name = "LedgerError";

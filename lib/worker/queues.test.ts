@@ -3,40 +3,18 @@ import { afterEach, describe, expect, it } from "vitest";
 import { setupTestDb } from "../db/test-db";
 import { enqueue } from "../jobs/enqueue";
 import { changeQueue } from "../jobs/queues";
-import { silentLogger } from "./log";
-import { API, deferred, freshQueue, getJob, jobIn, OPERATOR, submit, waitFor } from "./test-support";
-import type { Handlers, Worker } from "./types";
-import { createWorker } from "./worker";
+import { API, deferred, freshQueue, getJob, jobIn, OPERATOR, submit, waitFor, testWorkers } from "./test-support";
 import { sql } from "drizzle-orm";
 import { execute } from "../db/drizzle";
 
 // Queues with real workers: pause and resume, a cap across worker processes, fairness.
 const t = setupTestDb({ max: 20 });
-let started: Worker[] = [];
+const startWorker = testWorkers(t.pool);
 let children: ChildProcess[] = [];
 afterEach(async () => {
-  await Promise.all(started.map((w) => w.stop()));
-  started = [];
   await Promise.all(children.map((c) => new Promise((r) => (c.exitCode !== null ? r(null) : (c.once("exit", r), c.kill("SIGTERM"))))));
   children = [];
 });
-
-async function startWorker(queue: string, handlers: Handlers, over: { concurrency?: number; prefetch?: number } = {}) {
-  const worker = createWorker({
-    db: t.pool,
-    queues: [queue],
-    concurrency: over.concurrency ?? 2,
-    handlers,
-    heartbeatIntervalMs: 100,
-    pollIntervalMs: 100,
-    drainTimeoutMs: 2_000,
-    log: silentLogger,
-    prefetch: over.prefetch,
-  });
-  await worker.start();
-  started.push(worker);
-  return worker;
-}
 
 const leasedIn = async (queue: string) =>
   (await execute<{ n: number }>(t.pool, sql`SELECT count(*)::int AS n FROM jobs_live WHERE queue = ${queue} AND lease_owner IS NOT NULL`))[0]!.n;

@@ -1,12 +1,16 @@
 // Helpers for the worker's database tests: real PostgreSQL, polled waits.
 import { randomBytes } from "node:crypto";
-import type { Db } from "../db/client";
+import { afterEach } from "vitest";
+import type { Db, Pool } from "../db/client";
 import type { JobState } from "../fsm/table";
 import { enqueue } from "../jobs/enqueue";
 import type { JobType } from "../jobs/job-types";
 import type { JobRow } from "../jobs/types";
 import { api as API, getJob } from "../jobs/test-helpers";
 import { waitFor } from "../db/test-wait";
+import { silentLogger } from "./log";
+import type { Handlers, Worker, WorkerOptions } from "./types";
+import { createWorker } from "./worker";
 import { sql } from "drizzle-orm";
 import { execute } from "../db/drizzle";
 
@@ -62,4 +66,33 @@ export function deferred<T = void>() {
   let resolve!: (v: T) => void;
   const promise = new Promise<T>((r) => (resolve = r));
   return { promise, resolve };
+}
+
+/**
+ * What starts a test's workers on `db`: one queue each, quick to beat and to poll (`defaults`, then
+ * each start's `over`, change that), all stopped after each test.
+ */
+export function testWorkers(db: Pool, defaults: Partial<WorkerOptions> = {}) {
+  let started: Worker[] = [];
+  afterEach(async () => {
+    await Promise.all(started.map((w) => w.stop()));
+    started = [];
+  });
+  return async (queue: string, handlers: Handlers, over: Partial<WorkerOptions> = {}): Promise<Worker> => {
+    const worker = createWorker({
+      db,
+      queues: [queue],
+      concurrency: 2,
+      handlers,
+      heartbeatIntervalMs: 100,
+      pollIntervalMs: 100,
+      drainTimeoutMs: 2_000,
+      log: silentLogger,
+      ...defaults,
+      ...over,
+    });
+    await worker.start();
+    started.push(worker);
+    return worker;
+  };
 }

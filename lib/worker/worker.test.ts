@@ -1,38 +1,32 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { setupTestDb } from "../db/test-db";
 import { transition } from "../jobs/transition";
 import { DrainTimeout, JobCancelled, LeaseLost, PermanentError } from "./errors";
-import { silentLogger } from "./log";
-import { deferred, eventsOf, freshQueue, getJob, jobIn, OPERATOR, rejectionsOf, runsOf, submit, SUPERVISOR, waitFor } from "./test-support";
-import type { Handlers, JobOutcome, Worker, WorkerOptions } from "./types";
+import {
+  deferred,
+  eventsOf,
+  freshQueue,
+  getJob,
+  jobIn,
+  OPERATOR,
+  rejectionsOf,
+  runsOf,
+  submit,
+  SUPERVISOR,
+  waitFor,
+  testWorkers,
+} from "./test-support";
+import type { Handlers, JobOutcome, WorkerOptions } from "./types";
 import { sleep } from "./wakeup";
-import { createWorker } from "./worker";
 import { sql } from "drizzle-orm";
 import { execute } from "../db/drizzle";
 
 const t = setupTestDb({ max: 20 });
-let started: Worker[] = [];
-afterEach(async () => {
-  await Promise.all(started.map((w) => w.stop()));
-  started = [];
-});
+const launch = testWorkers(t.pool, { concurrency: 4, pollIntervalMs: 200 });
 
 async function startWorker(queue: string, handlers: Handlers, over: Partial<WorkerOptions> = {}) {
   const outcomes: JobOutcome[] = [];
-  const worker = createWorker({
-    db: t.pool,
-    queues: [queue],
-    concurrency: 4,
-    handlers,
-    heartbeatIntervalMs: 100,
-    pollIntervalMs: 200,
-    drainTimeoutMs: 2_000,
-    log: silentLogger,
-    onOutcome: (o) => outcomes.push(o),
-    ...over,
-  });
-  await worker.start();
-  started.push(worker);
+  const worker = await launch(queue, handlers, { onOutcome: (o) => outcomes.push(o), ...over });
   return { worker, outcomes };
 }
 
