@@ -112,6 +112,6 @@ export async function setUserRole(db: Db | Tx, raw: z.input<typeof RoleChange>):
 }
 
 /** A transaction of its own, or a savepoint inside the caller's (so an audit row can commit with the change). */
-function atomically<T>(db: Db | Tx, fn: (tx: Tx) => Promise<T>): Promise<T> {
-  return ("savepoint" in db ? db.transaction(fn) : db.transaction(fn)) as Promise<T>;
+function atomically<T>(db: Db, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  return db.transaction(fn);
 }

@@ -67,9 +67,8 @@ export async function changeQueue(db: Db | Db, queue: string, change: QueueChang
     );
     return row!;
   };
-  return "savepoint" in db
-    ? (db as Db & { savepoint: <T>(f: (tx: Db) => Promise<T>) => Promise<T> }).transaction(run)
-    : ((db as Db).transaction(run) as Promise<QueueSettings>);
+  // Its own transaction, or a savepoint inside the caller's.
+  return db.transaction(run);
 }
 
 /**

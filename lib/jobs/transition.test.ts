@@ -87,6 +87,20 @@ describe("claim", () => {
 });
 
 describe("transition", () => {
+  it("inside a console request's transaction, the guarded write reuses one generic plan, as workers do", async () => {
+    const job = await newJob(t.pool);
+    const mode = await t.pool.transaction(async (tx) => {
+      const r = await transition(tx, { jobId: job.id, event: "cancel", actor: operator });
+      expect(r.ok).toBe(true);
+      const [m] = await execute<{ planCacheMode: string }>(tx, sql`SELECT current_setting('plan_cache_mode') AS plan_cache_mode`);
+      return m?.planCacheMode;
+    });
+    expect(mode).toBe("force_generic_plan");
+    // Local to that transaction: the pool's next session is as it was.
+    const [after] = await execute<{ planCacheMode: string }>(t.pool, sql`SELECT current_setting('plan_cache_mode') AS plan_cache_mode`);
+    expect(after?.planCacheMode).toBe("auto");
+  });
+
   it("runs a job to succeeded, storing the result on its run record", async () => {
     const job = await runJob(t.pool, await newJob(t.pool));
     const done = await transition(t.pool, { jobId: job.id, event: "finish", actor: worker(), attempt: 1, result: { rows: 3 } });

@@ -1,4 +1,5 @@
 import { sql, type SQL } from "drizzle-orm";
+import { PgTransaction } from "drizzle-orm/pg-core";
 import type { Db } from "../db/client";
 import { prepared, execute } from "../db/drizzle";
 import { MOVES } from "../fsm/machine";
@@ -371,7 +372,7 @@ export async function applyMoves(client: Db, moves: readonly Move[]): Promise<(J
   if (planned.length === 0) return out;
   // Inside a console request's transaction: reuse the statement's one plan, as workers do (their
   // pools ask for it when they connect): a custom plan of this statement costs milliseconds.
-  if ("savepoint" in client) await execute(client, sql`SET LOCAL plan_cache_mode = force_generic_plan`);
+  if (client instanceof PgTransaction) await execute(client as Db, sql`SET LOCAL plan_cache_mode = force_generic_plan`);
   const parts = partsOf(planned);
   const statement = prepared<JobRow & { notified: number }>(
     client,
