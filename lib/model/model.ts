@@ -117,7 +117,8 @@ export class Model {
    * One supervisor tick: recover stale leases, then promote due retries. The jobs a worker took down
    * with it are its victims: the one on the most dead workers (then the one that began last) is
    * blamed and reclaimed, or abandoned, as a poison job at its POISON_CRASHES-th crash; the others are
-   * rescued with their attempt refunded (lib/jobs/poison.ts says why).
+   * rescued with their attempt refunded (lib/jobs/poison.ts says why); nothing of a worker is
+   * recovered while the job it would blame is not stale yet.
    */
   tick(): { reclaimed: number; rescued: number; abandoned: number; promoted: number } {
     const r = { reclaimed: 0, rescued: 0, abandoned: 0, promoted: 0 };
@@ -153,7 +154,16 @@ export class Model {
       const pick = victims.find((v) => v.blamed) ?? victims.reduce((a, b) => (outranks(b, a) ? b : a));
       blamed.set(owner, pick.jobId);
     }
+    // A worker whose crash would be blamed on a lease that is not stale yet waits (the supervisor's rule).
+    const waiting = new Set(
+      [...blamed]
+        .filter(([owner, id]) =>
+          this.jobs.some((j) => j.id === id && watched.has(j.state) && j.leaseOwner === owner && j.heartbeatAge < this.staleAfterMs),
+        )
+        .map(([owner]) => owner),
+    );
     for (const j of stale) {
+      if (waiting.has(j.leaseOwner!)) continue;
       const bystander = blamed.get(j.leaseOwner!) !== j.id;
       const crashes = crashesOf(j.id) + 1;
       const poison = !bystander && crashes >= POISON_CRASHES && canApply(this.snap(j), "abandon", "supervisor");
