@@ -5,8 +5,6 @@ import type { ParamField } from "@/lib/jobs/param-fields";
 import type { InputIssue } from "@/lib/result";
 
 /** A problem with one field of the params ("" for the params as a whole), as the server's check names it. */
-export type FieldIssue = InputIssue;
-
 const fieldId = (prefix: string, name: string) => `${prefix}-p-${name}`;
 const JSON_FIELD = "__params_json";
 
@@ -26,7 +24,7 @@ export function ParamsFields({
   idPrefix: string;
   fields: readonly ParamField[] | null;
   initial: Record<string, unknown> | null;
-  issues: readonly FieldIssue[];
+  issues: readonly InputIssue[];
 }) {
   const issueOf = (name: string) => issues.find((i) => i.path === name || i.path.startsWith(`${name}.`));
   const general = issues.filter((i) => !fields?.some((f) => i.path === f.name || i.path.startsWith(`${f.name}.`)));
@@ -118,7 +116,7 @@ export function ParamsFields({
   );
 }
 
-function Problems({ issues }: { issues: readonly FieldIssue[] }) {
+function Problems({ issues }: { issues: readonly InputIssue[] }) {
   if (issues.length === 0) return null;
   return (
     <ul role="alert" className="space-y-0.5 text-xs text-red-800">
@@ -145,13 +143,13 @@ function range(f: ParamField): string {
  * does not parse, a required field left empty) is a problem on its field; the rest is for the server
  * to check.
  */
-export function readParams(form: HTMLFormElement, idPrefix: string, fields: readonly ParamField[] | null): { params: unknown; issues: FieldIssue[] } {
+export function readParams(form: HTMLFormElement, idPrefix: string, fields: readonly ParamField[] | null): { params: unknown; issues: InputIssue[] } {
   const data = new FormData(form);
   const text = (name: string) => {
     const v = data.get(fieldId(idPrefix, name));
     return typeof v === "string" ? v : "";
   };
-  const issues: FieldIssue[] = [];
+  const issues: InputIssue[] = [];
   const parseJson = (raw: string, path: string): unknown => {
     try {
       return JSON.parse(raw);

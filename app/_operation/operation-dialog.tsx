@@ -3,7 +3,8 @@
 import { useEffect, useState, type FormEvent } from "react";
 import { ConfirmDialog } from "@/components/confirm-dialog";
 import { numbers, plural } from "@/components/numbers";
-import { readParams, type FieldIssue } from "@/components/params-fields";
+import { readParams } from "@/components/params-fields";
+import type { InputIssue } from "@/lib/result";
 import { useAction, useRefresh } from "@/components/use-action";
 import { keys } from "@/lib/client/queries";
 import { isDestructive } from "@/lib/fsm/machine";
@@ -44,7 +45,7 @@ export function OperationDialog({
   const apply = useAction(applyOperationAction);
   const refreshChanged = useRefresh(CHANGED);
   const [isEditing, setIsEditing] = useState(false);
-  const [clientIssues, setClientIssues] = useState<FieldIssue[]>([]);
+  const [clientIssues, setClientIssues] = useState<InputIssue[]>([]);
 
   const runPreview = preview.run;
   useEffect(() => {

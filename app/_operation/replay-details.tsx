@@ -3,7 +3,8 @@
 import type { FormEvent } from "react";
 import { SECONDARY } from "@/components/fields";
 import { plural } from "@/components/numbers";
-import { ParamsFields, type FieldIssue } from "@/components/params-fields";
+import { ParamsFields } from "@/components/params-fields";
+import type { InputIssue } from "@/lib/result";
 import type { ReplayRisks } from "@/lib/jobs/replay";
 import type { OperationPreview, ParamsEdit } from "./types";
 
@@ -52,7 +53,7 @@ export function EditParams(props: {
   onCheck: (e: FormEvent<HTMLFormElement>) => void;
   isChecking: boolean;
   error: string | null;
-  clientIssues: FieldIssue[];
+  clientIssues: InputIssue[];
 }) {
   const { edit, checked } = props;
   if (!edit.isEditable) {

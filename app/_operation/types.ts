@@ -7,7 +7,8 @@ import type { OperationKind } from "@/lib/client/wire";
 import type { FrozenTuple } from "@/lib/jobs/bulk";
 import type { ParamField } from "@/lib/jobs/param-fields";
 import type { ParamsChange } from "@/lib/jobs/params-diff";
-import type { ParamsIssue, ReplayRisks } from "@/lib/jobs/replay";
+import type { ReplayRisks } from "@/lib/jobs/replay";
+import type { InputIssue } from "@/lib/result";
 
 /** /dead's scope, as it travels: a tenant and how far back. */
 type Scope = { tenant?: string; window: string };
@@ -45,7 +46,7 @@ export type ParamsEdit = {
   /** The edited params, as the type's schema gives them back (defaults filled), when they pass. */
   params?: unknown;
   diff?: ParamsChange[];
-  issues?: ParamsIssue[];
+  issues?: InputIssue[];
 };
 
 /** A dry run's answer: what the confirm sends back (`jobs`), and what the dialog says. */

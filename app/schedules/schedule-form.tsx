@@ -4,7 +4,8 @@ import { useQuery } from "@tanstack/react-query";
 import { useEffect, useState, type FormEvent } from "react";
 import { Field, INPUT, SECONDARY } from "@/components/fields";
 import { Options } from "@/components/options";
-import { ParamsFields, readParams, type FieldIssue } from "@/components/params-fields";
+import { ParamsFields, readParams } from "@/components/params-fields";
+import type { InputIssue } from "@/lib/result";
 import { SubmitButton } from "@/components/submit-button";
 import { LocalTime } from "@/components/time-zone";
 import { cronPreviewQuery, keys } from "@/lib/client/queries";
@@ -47,7 +48,7 @@ export function ScheduleForm({
   const [type, setType] = useState(editing?.type ?? types[0]?.type ?? "");
   const [cron, setCron] = useState(editing?.cron ?? "");
   const [timeZone, setTimeZone] = useState(editing?.timeZone ?? "UTC");
-  const [issues, setIssues] = useState<FieldIssue[]>([]);
+  const [issues, setIssues] = useState<InputIssue[]>([]);
   const [zones] = useState(allZones);
   const option = types.find((t) => t.type === type);
   const prefix = editing ? `schedule-${editing.id}` : "schedule-new";

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { hashPassword } from "better-auth/crypto";
 import { z } from "zod";
-import type { Db, Tx } from "../db/client";
+import type { Db } from "../db/client";
 import { run, execute } from "../db/drizzle";
 import { users } from "../db/schema-identity";
 import { AppError } from "../result";
@@ -56,11 +56,12 @@ const USER_COLUMNS = Object.values(userColumns)
  * better-auth's own hasher and stored the way its sign-up stores it (a "credential"
  * account), so better-auth's sign-in verifies it.
  */
-export async function createUser(db: Db | Tx, raw: NewUser): Promise<UserRow> {
+export async function createUser(db: Db, raw: NewUser): Promise<UserRow> {
   const u = NewUser.parse(raw);
   const hash = await hashPassword(u.password);
   const id = randomUUID();
-  return (await atomically(db, async (tx) => {
+  // Its own transaction, or a savepoint inside the caller's (an audit row commits with the change).
+  return (await db.transaction(async (tx) => {
     const [row] = await execute<UserRow>(
       tx,
       sql`
@@ -92,9 +93,9 @@ export const lastAdminRefusal = () => new AppError("refused", "This is the last 
  * Demoting the last admin is refused (`lastAdminRefusal`): the admins' rows are locked first,
  * so two admins demoting each other at once cannot both succeed.
  */
-export async function setUserRole(db: Db | Tx, raw: z.input<typeof RoleChange>): Promise<UserRow | null> {
+export async function setUserRole(db: Db, raw: z.input<typeof RoleChange>): Promise<UserRow | null> {
   const c = RoleChange.parse(raw);
-  return (await atomically(db, async (tx) => {
+  return (await db.transaction(async (tx) => {
     if (c.role !== "admin") {
       const admins = await execute<{ id: string }>(tx, sql`SELECT id FROM users WHERE role = 'admin' ORDER BY id FOR UPDATE`);
       if (admins.length === 1 && admins[0]!.id === c.userId) throw lastAdminRefusal();
@@ -109,9 +110,4 @@ export async function setUserRole(db: Db | Tx, raw: z.input<typeof RoleChange>):
     if (row) await execute(tx, sql`DELETE FROM sessions WHERE user_id = ${c.userId}`);
     return row ?? null;
   })) as UserRow | null;
-}
-
-/** A transaction of its own, or a savepoint inside the caller's (so an audit row can commit with the change). */
-function atomically<T>(db: Db, fn: (tx: Tx) => Promise<T>): Promise<T> {
-  return db.transaction(fn);
 }

@@ -72,15 +72,12 @@ export async function currentParams(db: Db, jobId: string): Promise<{ type: stri
   return row ? { type: row.type, params: row.params, editedAt: row.editedVersion } : null;
 }
 
-/** A problem with edited params, on one field ("frames") or the whole ("" for the params themselves). */
-export type ParamsIssue = InputIssue;
-
 /**
  * Edited params checked as a new submission of `type` would be (its schema in lib/jobs/job-types.ts):
  * the params as the schema gives them back (defaults filled), or every issue by field. Jobscope's own
  * types are submitted only by Jobscope: their params are not the console's to edit.
  */
-export function checkReplayParams(type: string, raw: unknown): { ok: true; params: unknown } | { ok: false; issues: ParamsIssue[] } {
+export function checkReplayParams(type: string, raw: unknown): { ok: true; params: unknown } | { ok: false; issues: InputIssue[] } {
   if (!isJobType(type))
     return { ok: false, issues: [{ path: "", message: `${type} is not a job type this console knows, so its params cannot be checked` }] };
   if (!maySubmit(type, "console"))

@@ -4,7 +4,8 @@ import Link from "next/link";
 import { useState, type FormEvent } from "react";
 import { Field, INPUT } from "@/components/fields";
 import { Options } from "@/components/options";
-import { ParamsFields, readParams, type FieldIssue } from "@/components/params-fields";
+import { ParamsFields, readParams } from "@/components/params-fields";
+import type { InputIssue } from "@/lib/result";
 import { SubmitButton } from "@/components/submit-button";
 import { TimeZoneSelect, useTimeZone } from "@/components/time-zone";
 import { useAction } from "@/components/use-action";
@@ -32,7 +33,7 @@ export function SubmitJobForm({
   initialType: string;
 }) {
   const [type, setType] = useState(initialType);
-  const [clientIssues, setClientIssues] = useState<FieldIssue[]>([]);
+  const [clientIssues, setClientIssues] = useState<InputIssue[]>([]);
   const { result: answer, pending, run, clear } = useAction(submitJobAction, { invalidate: [keys.jobs.all, keys.counts()] });
   const tz = useTimeZone();
   const option = types.find((t) => t.type === type);
