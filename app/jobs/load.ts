@@ -10,18 +10,18 @@ import type { JobsResponse } from "@/lib/client/wire";
  * One page of the list and the tab counts under the same filters: the page's first render and every
  * poll. `forTenant`: the reader is a tenant member, who reads the rows redacted (lib/jobs/redact.ts).
  */
-export async function loadJobs(sql: Db, filters: JobFilters, forTenant: boolean): Promise<JobsResponse> {
+export async function loadJobs(db: Db, filters: JobFilters, forTenant: boolean): Promise<JobsResponse> {
   // The tabs count every state under the other filters; the cursor and sort do not narrow a count.
   const countFilters = { ...filters, state: undefined, after: undefined, before: undefined };
   const [page, counts, operation] = await Promise.all([
-    listJobs(sql, filters),
-    countByState(sql, countFilters),
+    listJobs(db, filters),
+    countByState(db, countFilters),
     // The jobs a bulk operation touched: where they are now, polled with the list.
-    filters.operation ? operationOutcome(sql, filters.operation, { tenant: filters.tenant }) : null,
+    filters.operation ? operationOutcome(db, filters.operation, { tenant: filters.tenant }) : null,
   ]);
   const rows = forTenant ? page.jobs.map(redactListRowForTenant) : page.jobs;
   // The running jobs' progress bars: after the page, from its own live rows.
-  const progress = await liveProgress(sql, page.jobs);
+  const progress = await liveProgress(db, page.jobs);
   return {
     jobs: rows.map((j) => ({
       id: j.id,

@@ -65,7 +65,7 @@ function post(
 
 /**
  * The handler of `jobscope.webhook` jobs, for a worker to register beside its own:
- * `handlers: { ...myHandlers, ...alertHandlers(sql) }` (`npm run worker` does). It reads the alert
+ * `handlers: { ...myHandlers, ...alertHandlers(db) }` (`npm run worker` does). It reads the alert
  * and its rule's URL and secret (never in the job's params, which the console shows), POSTs the
  * signed body, and succeeds on a 2xx; any other answer or a network error fails the attempt, and
  * the engine retries it with WEBHOOK_RETRY until the job's attempts run out (then it is dead, and

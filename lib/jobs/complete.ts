@@ -15,6 +15,6 @@ export type BatchItem = Move & { attempt: number };
  * after the move, or `null` for a move that lost its guard or that the table refuses. The caller
  * sends each loser through `transition()`, which reads the row, classifies and records the refusal.
  */
-export async function applyWorkerBatch(sql: Db, workerId: string, items: readonly BatchItem[]): Promise<(Moved | null)[]> {
-  return (await workerRound(sql, workerId, items, null)).reports;
+export async function applyWorkerBatch(db: Db, workerId: string, items: readonly BatchItem[]): Promise<(Moved | null)[]> {
+  return (await workerRound(db, workerId, items, null)).reports;
 }

@@ -27,7 +27,7 @@ export class InvalidTransitionInput extends Error {
  * Inside a caller's transaction (a console request with its tenant scope and audit row), the
  * move, a refusal's record and the caller's own writes share its commit.
  */
-export async function transition(sql: Db, input: TransitionInput): Promise<TransitionResult> {
+export async function transition(db: Db, input: TransitionInput): Promise<TransitionResult> {
   const actorId: unknown = input.actor?.id;
   if (typeof actorId !== "string" || actorId.length === 0 || actorId.length > MAX_ACTOR_ID) {
     // Recorded as given, a longer id failed the rejection's index (54000) instead of saying so.
@@ -38,28 +38,28 @@ export async function transition(sql: Db, input: TransitionInput): Promise<Trans
   }
   let expected = input.expected;
   if (!expected) {
-    const current = await readCurrent(sql, input.jobId);
-    if (!current) return recordRejection(sql, input, null, "not_found", `no job ${input.jobId}`);
+    const current = await readCurrent(db, input.jobId);
+    if (!current) return recordRejection(db, input, null, "not_found", `no job ${input.jobId}`);
     expected = { state: current.state, version: current.stateVersion };
   }
   const move: Move = { ...input, expected };
-  const [job] = await applyMoves(sql, [move]);
+  const [job] = await applyMoves(db, [move]);
   if (job) return { ok: true, job, from: expected.state, event: input.event };
-  return classify(sql, input, expected);
+  return classify(db, input, expected);
 }
 
 /** Why a move did not apply, recorded: the row as it is now against what the move expected. */
-async function classify(sql: Db, input: TransitionInput, expected: { state: JobState; version: number }): Promise<TransitionResult> {
-  const now = await readCurrent(sql, input.jobId);
-  if (!now) return recordRejection(sql, input, null, "not_found", `no job ${input.jobId}`);
+async function classify(db: Db, input: TransitionInput, expected: { state: JobState; version: number }): Promise<TransitionResult> {
+  const now = await readCurrent(db, input.jobId);
+  if (!now) return recordRejection(db, input, null, "not_found", `no job ${input.jobId}`);
   const miss = classifyMiss(input, expected, now);
-  if (miss) return recordRejection(sql, input, now, miss.kind, miss.reason);
+  if (miss) return recordRejection(db, input, now, miss.kind, miss.reason);
   try {
     step(now, input.event, input.actor.kind);
   } catch (e) {
-    if (e instanceof IllegalTransition) return recordRejection(sql, input, now, "illegal", e.reason);
+    if (e instanceof IllegalTransition) return recordRejection(db, input, now, "illegal", e.reason);
     throw e;
   }
   // The table allows it and nothing moved: only the supervisor's "still stale" guard can fail so.
-  return recordRejection(sql, input, now, "conflict", "the heartbeat is no longer stale: the worker is alive");
+  return recordRejection(db, input, now, "conflict", "the heartbeat is no longer stale: the worker is alive");
 }

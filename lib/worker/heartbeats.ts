@@ -10,7 +10,7 @@ import type { Lease } from "./lease";
  * handler is aborted and its attempt is never reported. Throws on database
  * errors: the caller logs them and beats again on its next tick.
  */
-export async function beat(sql: Db, workerId: string, leases: Lease[]): Promise<void> {
+export async function beat(db: Db, workerId: string, leases: Lease[]): Promise<void> {
   const live = leases.filter((l) => !l.lost);
   if (live.length === 0) return;
   // Progress reported since the last beat rides on this write; if it fails, the next beat carries it.
@@ -18,7 +18,7 @@ export async function beat(sql: Db, workerId: string, leases: Lease[]): Promise<
   for (const l of reporting) l.progressDirty = false;
   let seen;
   try {
-    seen = await heartbeat(sql, {
+    seen = await heartbeat(db, {
       workerId,
       jobs: live.map((l) => ({ id: l.id, attempt: l.attempt, ...(reporting.has(l) && { progress: l.progress! }) })),
     });
