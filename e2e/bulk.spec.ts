@@ -134,6 +134,9 @@ test.describe("bulk actions", () => {
   }) => {
     const queue = ownQueue();
     await page.goto("/jobs");
+    // On a cold server a click in the first half second, while the page hydrates, was seen to be
+    // lost (no navigation at all; Next 16's Link): the person clicks once the page has settled.
+    await page.waitForLoadState("networkidle");
     await page.getByRole("link", { name: "Submit a job" }).click();
     const form = page.getByRole("form", { name: "Submit a job" });
     await form.getByLabel("Tenant").selectOption("acme");

@@ -2,12 +2,13 @@
 
 import { Bar, BarChart, CartesianGrid, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import { INK } from "@/components/timeline/tones";
-import { AXIS_TICK, CATEGORY_TICK, TOOLTIP } from "./ink";
+import { AXIS_TICK, CATEGORY_TICK, CLIP, TOOLTIP } from "./ink";
 
 /** Counts per category as horizontal bars, largest first (the caller sorts). */
 export function CountBars({ rows, color, name }: { rows: { label: string; n: number }[]; color: string; name: string }) {
   return (
     <ResponsiveContainer
+      className={CLIP}
       width="100%"
       height={Math.max(100, 30 * rows.length + 30)}
       initialDimension={{ width: 520, height: Math.max(100, 30 * rows.length + 30) }}

@@ -3,7 +3,7 @@
 import { Bar, BarChart, CartesianGrid, LabelList, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import { INK } from "@/components/timeline/tones";
 import { duration } from "./format";
-import { AXIS_TICK, CATEGORY_TICK, TOOLTIP } from "./ink";
+import { AXIS_TICK, CATEGORY_TICK, CLIP, TOOLTIP } from "./ink";
 
 type Row = { label: string; p50: number | null; p95: number | null };
 
@@ -15,6 +15,7 @@ type Row = { label: string; p50: number | null; p95: number | null };
 export function PercentileChart({ rows, color, light }: { rows: Row[]; color: string; light: string }) {
   return (
     <ResponsiveContainer
+      className={CLIP}
       width="100%"
       height={Math.max(120, 44 * rows.length + 40)}
       initialDimension={{ width: 520, height: Math.max(120, 44 * rows.length + 40) }}

@@ -6,7 +6,7 @@ import { MIN_SAMPLE } from "@/lib/metrics/history";
 import { INK, TONES } from "@/components/timeline/tones";
 import { useTimeZone } from "@/components/time-zone";
 import { hhmm, hhmmZone, percent } from "./format";
-import { AXIS_TICK, TOOLTIP } from "./ink";
+import { AXIS_TICK, CLIP, TOOLTIP } from "./ink";
 
 /**
  * Ended attempts per step, stacked by outcome, with the failure rate as a line on its own axis.
@@ -29,7 +29,7 @@ export function ThroughputChart({
   const tz = useTimeZone();
   const data = points.map((p) => (p.succeeded + p.failed + p.leaseExpired + p.other < MIN_SAMPLE ? { ...p, failureRate: null } : p));
   return (
-    <ResponsiveContainer width="100%" height={260} initialDimension={{ width, height: 260 }}>
+    <ResponsiveContainer width="100%" height={260} initialDimension={{ width, height: 260 }} className={CLIP}>
       <ComposedChart data={data} margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
         <CartesianGrid stroke={INK.grid} vertical={false} />
         <XAxis dataKey="t" tickFormatter={(t) => (tick ?? hhmm)(String(t), tz)} tick={AXIS_TICK} minTickGap={24} />
