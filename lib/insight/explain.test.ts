@@ -359,6 +359,21 @@ describe("comparisons", () => {
     );
   });
 
+  it("a wait too small to name beside the lead is not the lead: a long total is its run's, not 2 ms in the queue", () => {
+    const h = new H().run(2, "w-1").finish(39 * SEC);
+    const { ex, summary } = h.words({ baselines: [baseline({ total: [10 * SEC, 20 * SEC] })] });
+    expect(ex.costs.jobs_ahead).toBe(2);
+    expect(ex.cause).toBe("running");
+    expect(summary).toMatch(/^Most of its 39s was running: 39s\. Longer than usual/);
+    // Once the same wait is a real share of the total, it leads.
+    const waited = new H()
+      .run(30 * SEC, "w-1")
+      .finish(9 * SEC)
+      .words({ baselines: [baseline({ total: [10 * SEC, 20 * SEC] })] });
+    expect(waited.ex.cause).toBe("jobs_ahead");
+    expect(waited.summary).toMatch(/^Slow because it waited its turn in the queue for 30s of its 39s/);
+  });
+
   it("a typical job is 'nothing unusual'; a thin sample is not used", () => {
     const h = new H().run(10 * SEC, "w-1").finish(MIN);
     expect(h.explain({ baselines: [baseline({ total: [MIN, 2 * MIN], run: [50 * SEC, 80 * SEC], wait: [5 * SEC, 20 * SEC] })] }).cause).toBe(

@@ -69,6 +69,8 @@ export const emptyContext = (asOf: number): ExplainContext => ({
 export const MIN_BASELINE_JOBS = 20;
 /** A cause that cost less than this is not named beside the lead. */
 export const NAMED_FLOOR_MS = 1_000;
+/** A cause that cost less than this share of the job's total is not why it was slow. */
+export const MINOR_SHARE = 0.2;
 /** The crashes blamed on a job from which they lead its explanation, whatever else it cost. */
 const CRASHES_LEAD = 2;
 /** Events that set not_before again (from the table), after which the row's not_before no longer says what the submit asked. */
@@ -356,17 +358,26 @@ export function explain(job: ExplainJob, runs: readonly ExplainRun[], events: re
     [cause, lead] = ["crashed_workers", index(crashed)];
   } else {
     const ranked = (Object.entries(costs) as [CauseKind, number][]).sort((a, b) => b[1] - a[1]);
-    const [top, topMs] = ranked[0] ?? [null, 0];
     const waste = ranked.reduce((s, [k, ms]) => s + (k === "slow_run" ? 0 : ms), 0);
+    // A wait too small to be named beside the lead cannot be the lead: 2 ms in the queue is not why
+    // a 39 s job was slow, its run is. A slow run is measured against its type, not the total.
+    const [top] = ranked.find(([k, ms]) => k === "slow_run" || ms >= Math.max(NAMED_FLOOR_MS, MINOR_SHARE * totalMs)) ?? [null];
     // Usual: within its type's p95 in total, its run and its wait, and nothing happened to it that a person would want named.
     const typical = totalCompare !== null && claimsOf(claims, "compare").every((c) => !c.above);
     const stalled = (costs.queue_paused ?? 0) + (costs.queue_limit ?? 0) + (costs.no_worker ?? 0);
     const eventful =
-      lost.length > 0 || failedRuns.length > 0 || decisions.length > 0 || crashed !== null || (stalled >= NAMED_FLOOR_MS && stalled >= 0.2 * totalMs);
-    if (!top || topMs === 0 || (!baseline && waste < 0.25 * totalMs && !eventful)) {
-      [cause, lead] = ["running", index(claims.find((c) => c.kind === "phase" && c.phase === "running"))];
+      lost.length > 0 ||
+      failedRuns.length > 0 ||
+      decisions.length > 0 ||
+      crashed !== null ||
+      (stalled >= NAMED_FLOOR_MS && stalled >= MINOR_SHARE * totalMs);
+    const running = () => ["running", index(claims.find((c) => c.kind === "phase" && c.phase === "running"))] as const;
+    if (ranked.length === 0 || (!baseline && waste < 0.25 * totalMs && !eventful)) {
+      [cause, lead] = running();
     } else if (typical && !eventful) {
       [cause, lead] = ["nothing_unusual", index(totalCompare)];
+    } else if (!top) {
+      [cause, lead] = running();
     } else {
       cause = top;
       lead = index(leadClaim(top, claims, slowRun, lost, blamedLoss, decisions));

@@ -1,7 +1,7 @@
 import type { ActorKind, JobEvent, JobState } from "../fsm/table";
 import { formatClock, formatDuration, zoneLabel } from "../time-format";
 import type { Audience, BaselineScope, CauseKind, Claim, ClaimOf, Explanation, Phase, Who } from "./claims";
-import { claimsOf, NAMED_FLOOR_MS } from "./explain";
+import { claimsOf, MINOR_SHARE, NAMED_FLOOR_MS } from "./explain";
 
 /**
  * The words of an explanation (lib/insight/explain.ts), for staff or for a tenant, from the same
@@ -216,7 +216,7 @@ function supporting(ex: Explanation, c: Claim, lead: Claim | null, w: Words): st
     case "no_worker":
       return c.waitedMs >= NAMED_FLOOR_MS ? `${capital(noWorkerWords(c, w))} while it waited (${d(c.waitedMs)}).` : null;
     case "busy": {
-      if (ex.cause === "jobs_ahead" || c.ms < NAMED_FLOOR_MS || c.ms < 0.2 * ex.totalMs) return null;
+      if (ex.cause === "jobs_ahead" || c.ms < NAMED_FLOOR_MS || c.ms < MINOR_SHARE * ex.totalMs) return null;
       const why = turnWords(ex, w);
       return `It waited its turn for ${d(c.ms)}${why ? `: ${why}` : ""}.`;
     }
