@@ -134,10 +134,13 @@ test.describe("bulk actions", () => {
   }) => {
     const queue = ownQueue();
     await page.goto("/jobs");
-    // On a cold server a click in the first half second, while the page hydrates, was seen to be
-    // lost (no navigation at all; Next 16's Link): the person clicks once the page has settled.
-    await page.waitForLoadState("networkidle");
-    await page.getByRole("link", { name: "Submit a job" }).click();
+    // A click that landed while Next 16 was prefetching the link's own route was seen to start no
+    // navigation at all, on a loaded machine, about one run in five (not reproduced in isolation);
+    // the link no longer prefetches, and a person who sees nothing happen clicks again.
+    await expect(async () => {
+      await page.getByRole("link", { name: "Submit a job" }).click();
+      await baseExpect(page).toHaveURL(/\/jobs\/new$/, { timeout: 5_000 });
+    }).toPass({ timeout: 30_000 });
     const form = page.getByRole("form", { name: "Submit a job" });
     await form.getByLabel("Tenant").selectOption("acme");
     await form.getByLabel("Job type").selectOption("report.generate");
