@@ -1,7 +1,7 @@
 import { and, desc, eq, gte, lt, sql } from "drizzle-orm";
 import type { Role } from "../auth/permissions";
 import type { Db } from "../db/client";
-import { run, execute } from "../db/drizzle";
+import { columnsExcept, execute, run } from "../db/drizzle";
 import { auditLog, type AUDIT_OUTCOMES } from "../db/schema-identity";
 import type { AuditAction } from "./actions";
 
@@ -53,20 +53,7 @@ export async function recordAudit(db: Db, e: AuditEntry): Promise<void> {
 }
 
 /** An audit row as the page lists it: every column but the user's id (the actor names them). */
-const auditColumns = {
-  id: auditLog.id,
-  at: auditLog.at,
-  actor: auditLog.actor,
-  role: auditLog.role,
-  tenantId: auditLog.tenantId,
-  via: auditLog.via,
-  action: auditLog.action,
-  jobIds: auditLog.jobIds,
-  outcome: auditLog.outcome,
-  reason: auditLog.reason,
-  repeatCount: auditLog.repeatCount,
-  operationId: auditLog.operationId,
-};
+const auditColumns = columnsExcept(auditLog, "userId");
 export type AuditRow = Omit<typeof auditLog.$inferSelect, "userId">;
 
 export type AuditFilters = { actor?: string; action?: string; outcome?: AuditOutcome; since?: Date; until?: Date; before?: number };
