@@ -1,6 +1,7 @@
 import { and, desc, eq, gte, lt, sql } from "drizzle-orm";
 import type { Role } from "../auth/permissions";
 import type { Db } from "../db/client";
+import { distinctValues } from "../db/distinct-values";
 import { columnsExcept, execute, run } from "../db/drizzle";
 import { auditLog, type AUDIT_OUTCOMES } from "../db/schema-identity";
 import type { AuditAction } from "./actions";
@@ -88,15 +89,6 @@ export function auditQuery(db: Db, f: AuditFilters) {
 
 /** The distinct action names in the log (for the audit page's filter): one index probe per name, not a scan. */
 export async function listAuditActions(db: Db): Promise<string[]> {
-  const rows = await execute<{ action: string }>(
-    db,
-    sql`
-    WITH RECURSIVE a AS (
-      (SELECT action FROM audit_log ORDER BY action LIMIT 1)
-      UNION ALL
-      SELECT (SELECT action FROM audit_log WHERE action > a.action ORDER BY action LIMIT 1) FROM a WHERE a.action IS NOT NULL
-    )
-    SELECT action FROM a WHERE action IS NOT NULL LIMIT 500`,
-  );
+  const rows = await execute<{ action: string }>(db, sql`SELECT value AS action FROM ${distinctValues(auditLog.action)} a LIMIT 500`);
   return rows.map((r) => r.action);
 }
