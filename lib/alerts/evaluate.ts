@@ -79,90 +79,18 @@ export async function evaluateAlerts(db: Db, opts: { settleMs?: number } = {}): 
   return { rules: ids.length, alerts };
 }
 
-type Found = { cursorAt?: Date; firing?: boolean; alert?: { summary: string; payload: Record<string, unknown> } };
+type Alert = { summary: string; payload: Record<string, unknown> };
+type Found = { cursorAt?: Date; firing?: boolean; alert?: Alert };
 
 async function evaluate(tx: Tx, rule: Rule, until: Date): Promise<Found> {
   const from = rule.cursorAt ?? until;
   switch (rule.kind) {
-    case "job_dead": {
-      if (until <= from) return {};
-      const rows = await execute<{
-        jobId: string;
-        tenantId: string;
-        type: string;
-        queue: string;
-        at: Date;
-        errorClass: string | null;
-        errorMessage: string | null;
-      }>(
-        tx,
-        sql`
-        SELECT d.job_id, c.tenant_id, c.type, c.queue, d.at, last.error_class, left(last.error_message, 500) AS error_message
-          FROM (SELECT a.job_id, a.finished_at AS at FROM job_attempts a
-                 WHERE a.end_to = 'dead' AND a.finished_at > ${from} AND a.finished_at <= ${until}
-                   AND (${rule.tenantId}::text IS NULL OR a.tenant_id = ${rule.tenantId}::text)
-                UNION ALL
-                SELECT e.job_id, e.at FROM job_log e
-                 WHERE e.to_state = 'dead' AND e.at > ${from} AND e.at <= ${until}
-                   AND (${rule.tenantId}::text IS NULL OR e.tenant_id = ${rule.tenantId}::text)) d
-          JOIN job_catalog c ON c.id = d.job_id
-          LEFT JOIN LATERAL (SELECT error_class, error_message FROM job_attempts x WHERE x.job_id = d.job_id ORDER BY x.attempt DESC LIMIT 1) last ON true
-         WHERE (${rule.queue}::text IS NULL OR c.queue = ${rule.queue}::text) AND (${rule.type}::text IS NULL OR c.type = ${rule.type}::text)
-         ORDER BY d.at LIMIT ${ALERT_COUNT_CAP}`,
-      );
-      if (rows.length === 0) return { cursorAt: until };
-      const total = rows.length;
-      const first = rows[0]!;
-      const summary =
-        total === 1
-          ? `Job ${first.jobId} (${first.type}, queue ${first.queue}) went dead${first.errorClass ? `: ${first.errorClass}` : ""}`
-          : `${total}${total >= ALERT_COUNT_CAP ? "+" : ""} jobs went dead, the first ${first.jobId} (${first.type})`;
-      return {
-        cursorAt: until,
-        alert: { summary, payload: { status: "firing", total, capped: total >= ALERT_COUNT_CAP, jobs: rows.slice(0, ALERT_JOBS) } },
-      };
-    }
-    case "poison_suspect": {
-      if (until <= from) return {};
-      // A suspect is blamed for two or more worker crashes (lib/jobs/poison.ts); a bystander's lost attempt (WorkerLost) is not a crash.
-      const rows = await execute<{ jobId: string; tenantId: string; type: string; queue: string; crashes: number }>(
-        tx,
-        sql`
-        SELECT s.job_id, c.tenant_id, c.type, c.queue, s.crashes FROM (
-          SELECT n.job_id, (SELECT count(*)::int FROM job_attempts x WHERE x.job_id = n.job_id AND x.outcome = 'lease_expired'
-                              AND x.error_class IS DISTINCT FROM ${WORKER_LOST_CLASS}) AS crashes
-            FROM (SELECT DISTINCT job_id FROM job_attempts
-                   WHERE outcome = 'lease_expired' AND error_class IS DISTINCT FROM ${WORKER_LOST_CLASS}
-                     AND finished_at > ${from} AND finished_at <= ${until} LIMIT ${ALERT_COUNT_CAP}) n) s
-          JOIN job_catalog c ON c.id = s.job_id
-         WHERE s.crashes >= ${POISON_SUSPECT_CRASHES} ORDER BY s.crashes DESC, s.job_id`,
-      );
-      if (rows.length === 0) return { cursorAt: until };
-      const summary = `${rows.length} poison-job suspect(s): job ${rows[0]!.jobId} (${rows[0]!.type}) was blamed for ${rows[0]!.crashes} worker crashes`;
-      return { cursorAt: until, alert: { summary, payload: { status: "firing", total: rows.length, jobs: rows.slice(0, ALERT_JOBS) } } };
-    }
-    case "drift_rejection": {
-      if (until <= from) return {};
-      const rows = await execute<{
-        id: number;
-        jobId: string;
-        event: string;
-        actorKind: string;
-        actorId: string;
-        expectedState: string | null;
-        currentState: string | null;
-        reason: string;
-        at: Date;
-      }>(
-        tx,
-        sql`
-        SELECT id, job_id, event, actor_kind, actor_id, expected_state, current_state, reason, at FROM transition_rejections
-         WHERE kind = 'drift' AND at > ${from} AND at <= ${until} ORDER BY at LIMIT ${ALERT_COUNT_CAP}`,
-      );
-      if (rows.length === 0) return { cursorAt: until };
-      const summary = `${rows.length} drift rejection(s): a job's state changed outside the write path (job ${rows[0]!.jobId}: ${rows[0]!.reason})`;
-      return { cursorAt: until, alert: { summary, payload: { status: "firing", total: rows.length, rejections: rows.slice(0, ALERT_JOBS) } } };
-    }
+    case "job_dead":
+      return events(from, until, () => deadJobs(tx, rule, from, until));
+    case "poison_suspect":
+      return events(from, until, () => poisonSuspects(tx, from, until));
+    case "drift_rejection":
+      return events(from, until, () => driftRejections(tx, from, until));
     case "queue_oldest_due": {
       const [r] = await execute<{ age: number | null }>(
         tx,
@@ -205,6 +133,99 @@ async function evaluate(tx: Tx, rule: Rule, until: Date): Promise<Found> {
       });
     }
   }
+}
+
+/**
+ * An event rule's pass over (from, until]: nothing to read while the window is empty; the cursor
+ * moves to `until` whatever the rule finds, and what it finds, if anything, is one alert.
+ */
+async function events(from: Date, until: Date, find: () => Promise<Alert | null>): Promise<Found> {
+  if (until <= from) return {};
+  const alert = await find();
+  return alert ? { cursorAt: until, alert: { summary: alert.summary, payload: { status: "firing", ...alert.payload } } } : { cursorAt: until };
+}
+
+/** Jobs that went dead in the window, by a worker's attempt or by a transition no worker applied, each with its last error. */
+async function deadJobs(tx: Tx, rule: Rule, from: Date, until: Date): Promise<Alert | null> {
+  const rows = await execute<{
+    jobId: string;
+    tenantId: string;
+    type: string;
+    queue: string;
+    at: Date;
+    errorClass: string | null;
+    errorMessage: string | null;
+  }>(
+    tx,
+    sql`
+    SELECT d.job_id, c.tenant_id, c.type, c.queue, d.at, last.error_class, left(last.error_message, 500) AS error_message
+      FROM (SELECT a.job_id, a.finished_at AS at FROM job_attempts a
+             WHERE a.end_to = 'dead' AND a.finished_at > ${from} AND a.finished_at <= ${until}
+               AND (${rule.tenantId}::text IS NULL OR a.tenant_id = ${rule.tenantId}::text)
+            UNION ALL
+            SELECT e.job_id, e.at FROM job_log e
+             WHERE e.to_state = 'dead' AND e.at > ${from} AND e.at <= ${until}
+               AND (${rule.tenantId}::text IS NULL OR e.tenant_id = ${rule.tenantId}::text)) d
+      JOIN job_catalog c ON c.id = d.job_id
+      LEFT JOIN LATERAL (SELECT error_class, error_message FROM job_attempts x WHERE x.job_id = d.job_id ORDER BY x.attempt DESC LIMIT 1) last ON true
+     WHERE (${rule.queue}::text IS NULL OR c.queue = ${rule.queue}::text) AND (${rule.type}::text IS NULL OR c.type = ${rule.type}::text)
+     ORDER BY d.at LIMIT ${ALERT_COUNT_CAP}`,
+  );
+  const [first] = rows;
+  if (!first) return null;
+  const total = rows.length;
+  const summary =
+    total === 1
+      ? `Job ${first.jobId} (${first.type}, queue ${first.queue}) went dead${first.errorClass ? `: ${first.errorClass}` : ""}`
+      : `${total}${total >= ALERT_COUNT_CAP ? "+" : ""} jobs went dead, the first ${first.jobId} (${first.type})`;
+  return { summary, payload: { total, capped: total >= ALERT_COUNT_CAP, jobs: rows.slice(0, ALERT_JOBS) } };
+}
+
+/**
+ * Jobs that lost an attempt in the window and are blamed for two or more worker crashes
+ * (lib/jobs/poison.ts); a bystander's lost attempt (WorkerLost) is not a crash.
+ */
+async function poisonSuspects(tx: Tx, from: Date, until: Date): Promise<Alert | null> {
+  const rows = await execute<{ jobId: string; tenantId: string; type: string; queue: string; crashes: number }>(
+    tx,
+    sql`
+    SELECT s.job_id, c.tenant_id, c.type, c.queue, s.crashes FROM (
+      SELECT n.job_id, (SELECT count(*)::int FROM job_attempts x WHERE x.job_id = n.job_id AND x.outcome = 'lease_expired'
+                          AND x.error_class IS DISTINCT FROM ${WORKER_LOST_CLASS}) AS crashes
+        FROM (SELECT DISTINCT job_id FROM job_attempts
+               WHERE outcome = 'lease_expired' AND error_class IS DISTINCT FROM ${WORKER_LOST_CLASS}
+                 AND finished_at > ${from} AND finished_at <= ${until} LIMIT ${ALERT_COUNT_CAP}) n) s
+      JOIN job_catalog c ON c.id = s.job_id
+     WHERE s.crashes >= ${POISON_SUSPECT_CRASHES} ORDER BY s.crashes DESC, s.job_id`,
+  );
+  const [first] = rows;
+  if (!first) return null;
+  const summary = `${rows.length} poison-job suspect(s): job ${first.jobId} (${first.type}) was blamed for ${first.crashes} worker crashes`;
+  return { summary, payload: { total: rows.length, jobs: rows.slice(0, ALERT_JOBS) } };
+}
+
+/** Drift rejections in the window: something changed a job's state outside the write path. */
+async function driftRejections(tx: Tx, from: Date, until: Date): Promise<Alert | null> {
+  const rows = await execute<{
+    id: number;
+    jobId: string;
+    event: string;
+    actorKind: string;
+    actorId: string;
+    expectedState: string | null;
+    currentState: string | null;
+    reason: string;
+    at: Date;
+  }>(
+    tx,
+    sql`
+    SELECT id, job_id, event, actor_kind, actor_id, expected_state, current_state, reason, at FROM transition_rejections
+     WHERE kind = 'drift' AND at > ${from} AND at <= ${until} ORDER BY at LIMIT ${ALERT_COUNT_CAP}`,
+  );
+  const [first] = rows;
+  if (!first) return null;
+  const summary = `${rows.length} drift rejection(s): a job's state changed outside the write path (job ${first.jobId}: ${first.reason})`;
+  return { summary, payload: { total: rows.length, rejections: rows.slice(0, ALERT_JOBS) } };
 }
 
 function threshold(rule: Rule, holds: boolean, text: { firing: string; resolved: string; data: Record<string, unknown> }): Found {

@@ -4,7 +4,7 @@ import { z } from "zod";
 import { desc, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { AppError, describeInvalid } from "../result";
-import { run, execute } from "../db/drizzle";
+import { columnList, columnsExcept, execute, run } from "../db/drizzle";
 import { ALERT_KINDS, alertRules } from "../db/schema-observability";
 import { destinationPolicy, refusedHost } from "./destination";
 import { SYSTEM_TENANT } from "./evaluate";
@@ -17,14 +17,6 @@ import { SYSTEM_TENANT } from "./evaluate";
  */
 export { ALERT_KINDS };
 export type AlertKind = (typeof ALERT_KINDS)[number];
-
-export const KIND_LABELS: Record<AlertKind, string> = {
-  job_dead: "A job went dead",
-  poison_suspect: "A poison-job suspect appeared (a job blamed for two or more worker crashes)",
-  drift_rejection: "A drift rejection (something wrote a job outside the write path)",
-  queue_oldest_due: "A queue's oldest due job is older than N seconds",
-  type_failure_rate: "A type's failure rate is over N% in the last M minutes",
-};
 
 const url = z
   .string()
@@ -61,23 +53,8 @@ export const AlertRuleInput = z.discriminatedUnion("kind", [
 ]);
 export type AlertRuleInput = z.input<typeof AlertRuleInput>;
 
-/** What a list or a change returns of a rule: not its secret, nor the evaluation's cursor. */
-const ruleColumns = {
-  id: alertRules.id,
-  name: alertRules.name,
-  kind: alertRules.kind,
-  tenantId: alertRules.tenantId,
-  queue: alertRules.queue,
-  type: alertRules.type,
-  threshold: alertRules.threshold,
-  windowMinutes: alertRules.windowMinutes,
-  url: alertRules.url,
-  enabled: alertRules.enabled,
-  firing: alertRules.firing,
-  evaluatedAt: alertRules.evaluatedAt,
-  createdAt: alertRules.createdAt,
-  createdBy: alertRules.createdBy,
-};
+/** What a list or a change returns of a rule: not its secret, nor the evaluation's cursor, nor who changed it last. */
+const ruleColumns = columnsExcept(alertRules, "secret", "cursorAt", "cursorId", "updatedAt", "updatedBy");
 export type AlertRule = Pick<typeof alertRules.$inferSelect, keyof typeof ruleColumns>;
 
 /** Who owns a rule: the staff, or one tenant (which may only watch its own dead jobs). */
@@ -110,15 +87,10 @@ export async function createAlertRule(db: Db, raw: unknown, owner: RuleOwner, by
     sql`
     INSERT INTO alert_rules (name, kind, tenant_id, queue, type, threshold, window_minutes, url, secret, cursor_at, created_by, updated_by)
     VALUES (${input.name}, ${input.kind}, ${tenantId}, ${q}, ${t}, ${threshold}, ${windowMinutes}, ${input.url}, ${secret}, now(), ${by}, ${by})
-    RETURNING ${sql.raw(RULE_COLUMNS)}`,
+    RETURNING ${columnList(ruleColumns)}`,
   );
   return { rule: rule!, secret };
 }
-
-/** The same columns, for the writes' `RETURNING`. */
-const RULE_COLUMNS = Object.values(ruleColumns)
-  .map((c) => c.name)
-  .join(", ");
 
 /** Enable or disable a rule the caller can see (row-level security hides other tenants' rules). Null: no such rule. */
 export async function setAlertRuleEnabled(db: Db, id: string, enabled: boolean, by: string): Promise<AlertRule | null> {
@@ -129,7 +101,7 @@ export async function setAlertRuleEnabled(db: Db, id: string, enabled: boolean, 
     UPDATE alert_rules SET enabled = ${enabled}, updated_at = now(), updated_by = ${by},
            cursor_at = CASE WHEN ${enabled} AND NOT enabled THEN now() ELSE cursor_at END,
            firing = CASE WHEN ${enabled} THEN firing ELSE false END
-     WHERE id = ${id} RETURNING ${sql.raw(RULE_COLUMNS)}`,
+     WHERE id = ${id} RETURNING ${columnList(ruleColumns)}`,
   );
   return rule ?? null;
 }

@@ -4,7 +4,7 @@ import type { Principal } from "../auth/permissions";
 import { recordAudit, type AuditPrincipal } from "../audit/audit";
 import { and, desc, eq, isNotNull, isNull, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { run, execute } from "../db/drizzle";
+import { columnsExcept, execute, run } from "../db/drizzle";
 import { apiKeys } from "../db/schema-identity";
 import { withScope } from "../db/scope";
 import { AppError, describeInvalid } from "../result";
@@ -91,16 +91,7 @@ export function maxKeysPerTenant(env = process.env): number {
 }
 
 /** What a list or a change returns of a key: every column but its hash. */
-const keyColumns = {
-  id: apiKeys.id,
-  tenantId: apiKeys.tenantId,
-  name: apiKeys.name,
-  prefix: apiKeys.prefix,
-  createdBy: apiKeys.createdBy,
-  createdAt: apiKeys.createdAt,
-  lastUsedAt: apiKeys.lastUsedAt,
-  revokedAt: apiKeys.revokedAt,
-};
+const keyColumns = columnsExcept(apiKeys, "hash");
 export type ApiKeyRow = Omit<typeof apiKeys.$inferSelect, "hash">;
 
 /**

@@ -1,7 +1,8 @@
 import { and, desc, eq, gte, lt, sql } from "drizzle-orm";
 import type { Role } from "../auth/permissions";
 import type { Db } from "../db/client";
-import { run, execute } from "../db/drizzle";
+import { distinctValues } from "../db/distinct-values";
+import { columnsExcept, execute, run } from "../db/drizzle";
 import { auditLog, type AUDIT_OUTCOMES } from "../db/schema-identity";
 import type { AuditAction } from "./actions";
 
@@ -53,20 +54,7 @@ export async function recordAudit(db: Db, e: AuditEntry): Promise<void> {
 }
 
 /** An audit row as the page lists it: every column but the user's id (the actor names them). */
-const auditColumns = {
-  id: auditLog.id,
-  at: auditLog.at,
-  actor: auditLog.actor,
-  role: auditLog.role,
-  tenantId: auditLog.tenantId,
-  via: auditLog.via,
-  action: auditLog.action,
-  jobIds: auditLog.jobIds,
-  outcome: auditLog.outcome,
-  reason: auditLog.reason,
-  repeatCount: auditLog.repeatCount,
-  operationId: auditLog.operationId,
-};
+const auditColumns = columnsExcept(auditLog, "userId");
 export type AuditRow = Omit<typeof auditLog.$inferSelect, "userId">;
 
 export type AuditFilters = { actor?: string; action?: string; outcome?: AuditOutcome; since?: Date; until?: Date; before?: number };
@@ -101,15 +89,6 @@ export function auditQuery(db: Db, f: AuditFilters) {
 
 /** The distinct action names in the log (for the audit page's filter): one index probe per name, not a scan. */
 export async function listAuditActions(db: Db): Promise<string[]> {
-  const rows = await execute<{ action: string }>(
-    db,
-    sql`
-    WITH RECURSIVE a AS (
-      (SELECT action FROM audit_log ORDER BY action LIMIT 1)
-      UNION ALL
-      SELECT (SELECT action FROM audit_log WHERE action > a.action ORDER BY action LIMIT 1) FROM a WHERE a.action IS NOT NULL
-    )
-    SELECT action FROM a WHERE action IS NOT NULL LIMIT 500`,
-  );
+  const rows = await execute<{ action: string }>(db, sql`SELECT value AS action FROM ${distinctValues(auditLog.action)} a LIMIT 500`);
   return rows.map((r) => r.action);
 }

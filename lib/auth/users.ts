@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { hashPassword } from "better-auth/crypto";
 import { z } from "zod";
 import type { Db } from "../db/client";
-import { run, execute } from "../db/drizzle";
+import { columnList, columnsExcept, execute, run } from "../db/drizzle";
 import { users } from "../db/schema-identity";
 import { AppError } from "../result";
 import { ROLES, type Role } from "./permissions";
@@ -34,22 +34,9 @@ export const NewUser = tenantMatchesRole(
 );
 export type NewUser = z.input<typeof NewUser>;
 
-/** What a list or a change returns of a user. */
-const userColumns = {
-  id: users.id,
-  email: users.email,
-  name: users.name,
-  role: users.role,
-  tenantId: users.tenantId,
-  tenantOwner: users.tenantOwner,
-  createdAt: users.createdAt,
-  deactivatedAt: users.deactivatedAt,
-};
+/** What a list or a change returns of a user: not better-auth's fields Jobscope does not use, nor when it last changed. */
+const userColumns = columnsExcept(users, "emailVerified", "image", "updatedAt");
 export type UserRow = Pick<typeof users.$inferSelect, keyof typeof userColumns>;
-/** The same columns, for the writes' `RETURNING`. */
-const USER_COLUMNS = Object.values(userColumns)
-  .map((c) => c.name)
-  .join(", ");
 
 /**
  * Create a user who signs in with email and password. The password is hashed by
@@ -67,7 +54,7 @@ export async function createUser(db: Db, raw: NewUser): Promise<UserRow> {
       sql`
       INSERT INTO users (id, name, email, role, tenant_id, tenant_owner)
       VALUES (${id}, ${u.name}, ${u.email}, ${u.role}, ${u.tenantId}, ${u.tenantOwner})
-      RETURNING ${sql.raw(USER_COLUMNS)}`,
+      RETURNING ${columnList(userColumns)}`,
     );
     await execute(
       tx,
@@ -105,7 +92,7 @@ export async function setUserRole(db: Db, raw: z.input<typeof RoleChange>): Prom
       sql`
       UPDATE users SET role = ${c.role}, tenant_id = ${c.tenantId}, tenant_owner = ${c.tenantOwner}, updated_at = now()
       WHERE id = ${c.userId}
-      RETURNING ${sql.raw(USER_COLUMNS)}`,
+      RETURNING ${columnList(userColumns)}`,
     );
     if (row) await execute(tx, sql`DELETE FROM sessions WHERE user_id = ${c.userId}`);
     return row ?? null;

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { bigint, check, foreignKey, text, timestamp, type AnyPgColumn, type ExtraConfigColumn } from "drizzle-orm/pg-core";
+import { bigint, check, foreignKey, text, timestamp, uuid, type AnyPgColumn, type ExtraConfigColumn } from "drizzle-orm/pg-core";
 
 /**
  * Column and constraint builders the schema files share (lib/db/schema*.ts). Not a schema file
@@ -28,6 +28,9 @@ export const serialId = () => bigint("id", { mode: "number" }).primaryKey().gene
 
 /** The tenant a row belongs to (`tenants.id`). */
 export const tenantId = () => text("tenant_id").notNull();
+
+/** The job a row is about (a `job_catalog` id). */
+export const jobId = () => uuid("job_id").notNull();
 
 /** When the row was created and last updated, both filled in by the database. */
 export const timestamps = () => ({

@@ -1,4 +1,4 @@
-import { DrizzleQueryError, type SQL } from "drizzle-orm";
+import { DrizzleQueryError, getTableColumns, sql, type Column, type SQL, type Table } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
 import postgres from "postgres";
 import type { Db } from "./client";
@@ -55,6 +55,23 @@ export async function run<T>(query: PromiseLike<T>): Promise<T> {
     unwrap(e);
   }
 }
+
+/**
+ * A table's columns but `omit` (a secret, a cursor), keyed as the table keys them: what a list
+ * selects or a change returns of a row, and whose type is the row's less the same keys.
+ */
+export function columnsExcept<T extends Table, K extends keyof T["_"]["columns"] & string>(table: T, ...omit: K[]): Omit<T["_"]["columns"], K> {
+  const left = Object.entries(getTableColumns(table)).filter(([key]) => !(omit as string[]).includes(key));
+  // Object.fromEntries types its keys as any string: they are the table's own, less `omit`.
+  return Object.fromEntries(left) as Omit<T["_"]["columns"], K>;
+}
+
+/** Columns as the list of a hand-written statement's `SELECT` or `RETURNING`: a change returns what a list selects. */
+export const columnList = (columns: Record<string, Column>): SQL =>
+  sql.join(
+    Object.values(columns).map((c) => sql.identifier(c.name)),
+    sql`, `,
+  );
 
 /** PostgreSQL's error behind `e` (drizzle's wrapper taken off), or undefined if `e` is another failure. */
 export function pgError(e: unknown): postgres.PostgresError | undefined {

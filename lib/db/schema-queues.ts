@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { boolean, check, index, integer, jsonb, pgTable, primaryKey, smallint, text, unique, uuid } from "drizzle-orm/pg-core";
-import { authored, checkKnown, fkey, serialId, tenantId, tz } from "./columns";
+import { authored, checkKnown, fkey, jobId, serialId, tenantId, tz } from "./columns";
 import { actor, tenants } from "./schema";
 
 /**
@@ -102,7 +102,7 @@ export const scheduleRuns = pgTable(
     scheduleId: uuid("schedule_id").notNull(),
     tickAt: tz("tick_at").notNull(),
     tenantId: tenantId(),
-    jobId: uuid("job_id").notNull(),
+    jobId: jobId(),
     missed: integer("missed").notNull().default(0),
     enqueuedAt: tz("enqueued_at").notNull().defaultNow(),
     enqueuedBy: text("enqueued_by").notNull(),

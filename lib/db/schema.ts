@@ -17,7 +17,7 @@ import {
   type ExtraConfigColumn,
 } from "drizzle-orm/pg-core";
 import { ACTOR_KINDS, EVENTS, HEARTBEAT_STATES, LEASED_STATES, REJECTION_KINDS, RUN_OUTCOMES, STATES, TERMINAL_STATES } from "../fsm/table";
-import { fkey, keyDesc, serialId, sqlList, tenantId, tz } from "./columns";
+import { fkey, jobId, keyDesc, serialId, sqlList, tenantId, tz } from "./columns";
 
 export const jobState = pgEnum("job_state", STATES);
 export const jobEvent = pgEnum("job_event", EVENTS);
@@ -211,7 +211,7 @@ const finishedIndexes = (table: string, tenantId: ExtraConfigColumn, state: Extr
 export const jobAttempts = pgTable(
   "job_attempts",
   {
-    jobId: uuid("job_id").notNull(),
+    jobId: jobId(),
     attempt: integer("attempt").notNull(),
     tenantId: tenantId(),
     workerId: text("worker_id").notNull(),
@@ -266,7 +266,7 @@ export const jobAttempts = pgTable(
 export const jobLog = pgTable(
   "job_log",
   {
-    jobId: uuid("job_id").notNull(),
+    jobId: jobId(),
     tenantId: tenantId(),
     event: jobEvent("event").notNull(),
     fromState: jobState("from_state"),
@@ -293,7 +293,7 @@ export const transitionRejections = pgTable(
   "transition_rejections",
   {
     id: serialId(),
-    jobId: uuid("job_id").notNull(),
+    jobId: jobId(),
     tenantId: text("tenant_id"),
     event: jobEvent("event").notNull(),
     kind: rejectionKind("kind").notNull(),
@@ -370,7 +370,7 @@ export const bulkOperationItems = pgTable(
     operationId: uuid("operation_id")
       .notNull()
       .references(() => bulkOperations.id),
-    jobId: uuid("job_id").notNull(),
+    jobId: jobId(),
     expectedState: jobState("expected_state").notNull(),
     expectedVersion: integer("expected_version").notNull(),
     /** null until processed; "applied" or a rejection kind. */

@@ -19,6 +19,7 @@ import {
   statesFrom,
   IllegalTransition,
   isDestructive,
+  isRescheduling,
   isTerminal,
   rebuild,
   submitted,
@@ -100,6 +101,10 @@ describe("the transition table", () => {
 
   it("derives which operator events need a confirmation: those that can end a job without a result", () => {
     expect(eventsOf("operator").filter(isDestructive).sort()).toEqual(["abandon", "cancel"]);
+  });
+
+  it("derives which events set not_before again: a retry's backoff, a retry, a replay and the hand-backs", () => {
+    expect(EVENTS.filter(isRescheduling).sort()).toEqual(["fail", "release", "replay", "rescue", "retry"]);
   });
 
   it("extends the attempt budget on replay", () => {

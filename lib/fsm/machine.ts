@@ -98,6 +98,14 @@ const destructive = new Set<JobEvent>(
   TRANSITIONS.filter((t) => t.to === "dead" || t.to === "cancelled" || t.to === "cancelling").map((t) => t.event),
 );
 export const isDestructive = (e: JobEvent) => destructive.has(e);
+
+/**
+ * Events with a row that sets `not_before` again (`schedules`): after one, a job's `not_before` no
+ * longer says when its submit asked it to start. Derived from the table.
+ */
+const rescheduling = new Set<JobEvent>(TRANSITIONS.filter((t) => t.schedules !== undefined).map((t) => t.event));
+export const isRescheduling = (e: JobEvent) => rescheduling.has(e);
+
 const leased = new Set<JobState>(LEASED_STATES);
 const watched = new Set<JobState>(HEARTBEAT_STATES);
 const slotted = new Set<JobState>(SLOT_STATES);

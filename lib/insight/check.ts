@@ -1,5 +1,6 @@
 import type { Db } from "../db/client";
-import { TERMINAL_STATES, TRANSITIONS, type ActorKind, type JobEvent, type JobState, type RunOutcome } from "../fsm/table";
+import { isRescheduling } from "../fsm/machine";
+import { TERMINAL_STATES, type ActorKind, type JobEvent, type JobState, type RunOutcome } from "../fsm/table";
 import { sizeParamOf } from "../jobs/job-types";
 import { CRASH_WINDOW_MS, outranks, POISON_CRASHES, POISON_ERROR_CLASS, REPEAT_CRASHES, WORKER_LOST_CLASS } from "../jobs/poison";
 import { PHASES, type Claim, type ClaimOf, type Explanation, type Phase } from "./claims";
@@ -74,7 +75,6 @@ type Logged = {
 type Ev = { event: JobEvent; to: JobState; attempt: number; version: number; at: number };
 
 const TERMINAL = new Set<JobState>(TERMINAL_STATES);
-const RESCHEDULES = new Set<JobEvent>(TRANSITIONS.filter((t) => t.schedules !== undefined).map((t) => t.event));
 /** Milliseconds of slack for a duration added up from several timestamps (the database keeps microseconds). */
 const SLACK = 3;
 
@@ -144,7 +144,7 @@ function phasesOf(f: Facts, segs: readonly Seg[], evs: readonly Ev[]): { phases:
   const outcome = new Map(f.attempts.map((a) => [a.attempt, a.outcome]));
   const phases = Object.fromEntries(PHASES.map((p) => [p, 0])) as Record<Phase, number>;
   const lostOf = new Map<number, number>();
-  const rescheduled = evs.some((e) => RESCHEDULES.has(e.event));
+  const rescheduled = evs.some((e) => isRescheduling(e.event));
   const waits: Seg[] = [];
   for (const s of segs) {
     const ms = s.to - s.from;
@@ -528,7 +528,7 @@ function ownMetric(f: Facts, metric: "total" | "run" | "wait", asOf: number, evs
     return f.live?.runStartedAt ? asOf - f.live.runStartedAt.getTime() : null;
   }
   if (evs.some((e) => e.event === "replay")) return null;
-  const rescheduled = evs.some((e) => RESCHEDULES.has(e.event) && e.version > 0);
+  const rescheduled = evs.some((e) => isRescheduling(e.event) && e.version > 0);
   const due = Math.max(created, rescheduled ? created : f.catalog.notBefore.getTime());
   const first =
     f.attempts.find((a) => a.attempt === 1)?.claimedAt.getTime() ?? (f.live?.attempt === 1 ? f.live.runClaimedAt?.getTime() : undefined) ?? asOf;

@@ -1,5 +1,5 @@
-import { findTransition } from "../fsm/machine";
-import { TRANSITIONS, type ActorKind, type JobEvent, type JobState } from "../fsm/table";
+import { findTransition, isRescheduling } from "../fsm/machine";
+import type { ActorKind, JobEvent, JobState } from "../fsm/table";
 import type { RunRecord } from "../jobs/queries";
 import { buildTimeline, type Segment, type TimelineEvent } from "../jobs/timeline";
 import { PHASES, type AttemptRow, type Baseline, type CauseKind, type Claim, type ClaimOf, type Explanation, type Phase, type Who } from "./claims";
@@ -73,8 +73,6 @@ export const NAMED_FLOOR_MS = 1_000;
 export const MINOR_SHARE = 0.2;
 /** The crashes blamed on a job from which they lead its explanation, whatever else it cost. */
 const CRASHES_LEAD = 2;
-/** Events that set not_before again (from the table), after which the row's not_before no longer says what the submit asked. */
-const RESCHEDULING = new Set<JobEvent>(TRANSITIONS.filter((t) => t.schedules !== undefined).map((t) => t.event));
 /** Who makes a decision the explanation names: people, and tenants' API keys. */
 const PEOPLE = new Set<ActorKind>(["operator", "tenant", "api"]);
 const DECISIONS = new Set<JobEvent>(["abandon", "cancel", "replay", "pause", "resume", "retry"]);
@@ -86,7 +84,7 @@ export type Wait = Interval & { before: number; requeue: boolean };
 
 /** The job's waits in the queue: what the server reads the rest of the system for (lib/insight/context.ts). */
 export function queueWaits(job: ExplainJob, runs: readonly ExplainRun[], events: readonly ExplainEvent[], asOf: number): Wait[] {
-  const scheduledUntil = events.some((e) => RESCHEDULING.has(e.event)) ? null : job.notBefore.getTime();
+  const scheduledUntil = events.some((e) => isRescheduling(e.event)) ? null : job.notBefore.getTime();
   return buildTimeline(job, runs, events, asOf).segments.flatMap((s) => {
     if (s.kind !== "queue_wait") return [];
     const scheduled = s.attempt === 0 && s.startEvent === "submit" && scheduledUntil !== null ? clamp(scheduledUntil - s.start, 0, s.durationMs) : 0;
@@ -124,7 +122,7 @@ export function explain(job: ExplainJob, runs: readonly ExplainRun[], events: re
   };
   for (const r of runs) row(r.attempt);
 
-  const scheduledUntil = events.some((e) => RESCHEDULING.has(e.event)) ? null : job.notBefore.getTime();
+  const scheduledUntil = events.some((e) => isRescheduling(e.event)) ? null : job.notBefore.getTime();
   const waits: Wait[] = [];
   for (const s of timeline.segments) {
     const lost = s.outcome === "lease_expired" && (s.kind === "claimed" || s.kind === "running" || s.kind === "cancelling");

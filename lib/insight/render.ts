@@ -56,6 +56,14 @@ export const CAUSE_CHIPS: Record<CauseKind, Record<Audience, string>> = {
   claimed: { staff: "slow to start", tenant: "slow to start" },
 };
 
+/** A person's decision that the sentences tell beside the lead, in the past tense ("It was replayed by …"). */
+const DECISION_VERBS: Partial<Record<JobEvent, Record<Audience, string>>> = {
+  pause: { staff: "paused", tenant: "paused" },
+  resume: { staff: "resumed", tenant: "resumed" },
+  replay: { staff: "replayed", tenant: "restarted" },
+  retry: { staff: "retried", tenant: "retried" },
+};
+
 export type RenderJob = { queue: string; state: JobState };
 export type Rendered = { chip: string; summary: string; next: string | null };
 
@@ -222,7 +230,7 @@ function supporting(ex: Explanation, c: Claim, lead: Claim | null, w: Words): st
     }
     case "decision":
       if (lead === c || c.event === "cancel" || c.event === "abandon") return null;
-      return `It was ${decisionVerb(c, w)} by ${w.who(c.by)} at ${w.clock(c.at)}.`;
+      return `It was ${DECISION_VERBS[c.event]?.[w.audience] ?? c.event} by ${w.who(c.by)} at ${w.clock(c.at)}.`;
     case "large_input":
       return w.tenant
         ? `Its input was larger than usual: ${c.param} ${c.value.toLocaleString("en-US")} (95 of 100 of ${w.scope(c.scope)} had at most ${c.p95.toLocaleString("en-US")}).`
@@ -358,21 +366,6 @@ function tookDown(c: ClaimOf<"crashed_workers">, w: Words): string {
   return `; those crashes took ${c.tookDown} other ${c.tookDown === 1 ? "job" : "jobs"} down with it, handed back without losing an attempt`;
 }
 
-function decisionVerb(c: ClaimOf<"decision">, w: Words): string {
-  switch (c.event) {
-    case "pause":
-      return "paused";
-    case "resume":
-      return "resumed";
-    case "replay":
-      return w.tenant ? "restarted" : "replayed";
-    case "retry":
-      return "retried";
-    default:
-      return c.event;
-  }
-}
-
 function nextStep(ex: Explanation, job: RenderJob, w: Words): string | null {
   if (job.state !== "dead") return null;
   if (w.tenant) return "Contact support with this job's id to have it run again, or submit it again once the cause is fixed.";
@@ -383,24 +376,20 @@ function nextStep(ex: Explanation, job: RenderJob, w: Words): string | null {
   return "An operator can replay it once the cause is fixed.";
 }
 
+/** What a job not finished is doing now ("It is still …"), by its state. */
+const ONGOING: Partial<Record<JobState, Record<Audience, string>>> = {
+  queued: { staff: "waiting in the queue", tenant: "waiting its turn" },
+  claimed: { staff: "claimed, not yet started", tenant: "starting" },
+  running: { staff: "running", tenant: "running" },
+  paused: { staff: "paused", tenant: "paused" },
+  cancelling: { staff: "being cancelled", tenant: "being cancelled" },
+  retry_wait: { staff: "backing off before its next attempt", tenant: "waiting to retry" },
+};
+
 function ongoing(state: JobState, ex: Explanation, w: Words): string {
-  switch (state) {
-    case "queued": {
-      const paused = claimsOf(ex.claims, "queue_paused").find((c) => c.to === null);
-      if (paused) return w.tenant ? "waiting: processing of jobs like it is paused" : `waiting: queue ${w.queue} is paused`;
-      return w.tenant ? "waiting its turn" : "waiting in the queue";
-    }
-    case "retry_wait":
-      return w.tenant ? "waiting to retry" : "backing off before its next attempt";
-    case "paused":
-      return "paused";
-    case "claimed":
-      return w.tenant ? "starting" : "claimed, not yet started";
-    case "cancelling":
-      return "being cancelled";
-    default:
-      return "running";
-  }
+  const paused = state === "queued" && claimsOf(ex.claims, "queue_paused").some((c) => c.to === null);
+  if (paused) return w.tenant ? "waiting: processing of jobs like it is paused" : `waiting: queue ${w.queue} is paused`;
+  return ONGOING[state]?.[w.audience] ?? "running";
 }
 
 /** The sentence's vocabulary for one audience and time zone. */

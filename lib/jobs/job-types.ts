@@ -75,6 +75,15 @@ const PRODUCT_TYPES = {
       failFirstAttempts: z.int().min(0).max(100).default(0),
     }),
   },
+} as const satisfies Record<string, JobTypeSpec>;
+
+/**
+ * Jobscope's own jobs, run by its own workers: every deployment has them, only its own code submits
+ * them. `jobscope.bulk` applies a bulk action an operator confirmed; `jobscope.webhook` delivers one
+ * alert (lib/alerts). Each inherits the engine's guarantees — at least once, retried with backoff,
+ * visible in the console, replayable when dead.
+ */
+const SYSTEM_TYPES = {
   "jobscope.bulk": {
     description: "Built in: apply a confirmed bulk action, item by item (progress in bulk_operation_items)",
     queue: BULK_QUEUE,
@@ -83,14 +92,6 @@ const PRODUCT_TYPES = {
     submitters: ["internal"],
     params: z.strictObject({ operationId: z.uuid() }),
   },
-} as const satisfies Record<string, JobTypeSpec>;
-
-/**
- * Jobscope's own jobs, run by its own workers: every deployment has them, only its own code submits
- * them. `jobscope.webhook` delivers one alert (lib/alerts): a delivery inherits the engine's
- * guarantees — at least once, retried with backoff, visible in the console, replayable when dead.
- */
-const SYSTEM_TYPES = {
   "jobscope.webhook": {
     description: "Deliver an alert to its webhook, signed (lib/alerts)",
     queue: "jobscope.alerts",

@@ -5,7 +5,9 @@ import { declaredQueues, isJobType } from "../jobs/job-types";
 import { SILENT_AFTER_MS } from "../insight/windows";
 import { COUNTERS, HISTOGRAMS, INF, type CounterKey, type HistogramKey } from "./series";
 import { sql } from "drizzle-orm";
+import { distinctValues } from "../db/distinct-values";
 import { execute } from "../db/drizzle";
+import { jobCatalog } from "../db/schema";
 
 /*
  * GET /metrics: one Prometheus scrape, built with prom-client from bounded reads. The
@@ -257,11 +259,8 @@ async function queueProbes(db: Db, known: string[]): Promise<(QueueProbe & { mor
   const others = await execute<{ name: string }>(
     db,
     sql`
-    WITH RECURSIVE q AS (
-      (SELECT queue FROM job_catalog ORDER BY queue LIMIT 1)
-      UNION ALL
-      SELECT (SELECT queue FROM job_catalog WHERE queue > q.queue ORDER BY queue LIMIT 1) FROM q WHERE q.queue IS NOT NULL)
-    SELECT queue AS name FROM q WHERE queue IS NOT NULL AND NOT (queue = ANY(${sql.param(known)}::text[])) LIMIT ${OTHER_QUEUE_SCAN + 1}`,
+    SELECT value AS name FROM ${distinctValues(jobCatalog.queue)} q
+     WHERE NOT (value = ANY(${sql.param(known)}::text[])) LIMIT ${OTHER_QUEUE_SCAN + 1}`,
   );
   const more = others.length > OTHER_QUEUE_SCAN;
   const names = [...known, ...others.slice(0, OTHER_QUEUE_SCAN).map((o) => o.name)];

@@ -7,7 +7,7 @@ import { enqueue, EnqueueError } from "../jobs/enqueue";
 import { uuidv7 } from "../jobs/ids";
 import type { Actor } from "../jobs/types";
 import { checkCron, nextTick } from "./cron";
-import { execute, pgError } from "../db/drizzle";
+import { columnList, execute, pgError } from "../db/drizzle";
 import { describeInvalid, inputIssues } from "../result";
 
 /**
@@ -108,10 +108,8 @@ export function validateSchedule(raw: unknown): ValidSchedule {
  */
 export type ScheduleRow = typeof schedules.$inferSelect;
 
-/** Every column of a schedule, for `RETURNING`: the table's own list. */
-export const SCHEDULE_COLUMNS = Object.values(getTableColumns(schedules))
-  .map((c) => c.name)
-  .join(", ");
+/** Every column of a schedule, for a hand-written `SELECT` or `RETURNING`: the table's own list. */
+const SCHEDULE_COLUMNS = columnList(getTableColumns(schedules));
 
 /** Who changes a schedule, as the schedule's `created_by` / `updated_by` say it. */
 export type ScheduleAuthor = string;
@@ -133,7 +131,7 @@ export async function createSchedule(db: Db, raw: unknown, by: ScheduleAuthor, n
       INSERT INTO schedules (name, cron, time_zone, type, params, tenant_id, queue, priority, source, next_run_at, created_by, updated_by)
       VALUES (${s.name}, ${s.cron}, ${s.timeZone}, ${s.type}, ${JSON.stringify(s.params)}::text::jsonb, ${s.tenantId}, ${s.queue}, ${s.priority},
               'console', ${nextTick(s.cron, s.timeZone, now)}, ${by}, ${by})
-      RETURNING ${sql.raw(SCHEDULE_COLUMNS)}`,
+      RETURNING ${SCHEDULE_COLUMNS}`,
     );
     return row!;
   } catch (e) {
@@ -158,7 +156,7 @@ function assertConsoleOwned(s: ScheduleRow, what: string): void {
 
 /** The schedule `id`, locked for a change, if it is still as the person saw it (its `updated_at`). */
 async function lockedAsSeen(db: Db, id: string, seen: Date | string): Promise<ScheduleRow> {
-  const [current] = await execute<ScheduleRow>(db, sql`SELECT ${sql.raw(SCHEDULE_COLUMNS)} FROM schedules WHERE id = ${id} FOR UPDATE`);
+  const [current] = await execute<ScheduleRow>(db, sql`SELECT ${SCHEDULE_COLUMNS} FROM schedules WHERE id = ${id} FOR UPDATE`);
   if (!current) throw new ScheduleError("not_found", "that schedule does not exist (any more)");
   if (current.updatedAt.getTime() !== new Date(seen).getTime()) {
     throw new ScheduleError("conflict", `${current.name} was changed by ${current.updatedBy} since you opened it: reload it and try again`);
@@ -199,7 +197,7 @@ export async function updateSchedule(
              tenant_id = ${s.tenantId}, queue = ${s.queue}, priority = ${s.priority}, next_run_at = ${next},
              last_error = NULL, last_error_at = NULL, updated_at = now(), updated_by = ${by}
        WHERE id = ${id}
-      RETURNING ${sql.raw(SCHEDULE_COLUMNS)}`,
+      RETURNING ${SCHEDULE_COLUMNS}`,
     );
     return row!;
   } catch (e) {
@@ -225,7 +223,7 @@ export async function deleteSchedule(db: Db, id: string, seen: Date | string): P
  * pause: the tick stays where it was. Recorded as one of its runs, at this moment, by `by`.
  */
 export async function runScheduleNow(db: Db, id: string, actor: Actor, by: ScheduleAuthor): Promise<{ schedule: ScheduleRow; jobId: string }> {
-  const [s] = await execute<ScheduleRow>(db, sql`SELECT ${sql.raw(SCHEDULE_COLUMNS)} FROM schedules WHERE id = ${id} FOR UPDATE`);
+  const [s] = await execute<ScheduleRow>(db, sql`SELECT ${SCHEDULE_COLUMNS} FROM schedules WHERE id = ${id} FOR UPDATE`);
   if (!s) throw new ScheduleError("not_found", "that schedule does not exist (any more)");
   if (!maySubmit(s.type, "console")) throw new ScheduleError("invalid_input", `type: ${s.type} is submitted only by Jobscope itself`, "type");
   let job: { id: string };
@@ -269,7 +267,7 @@ export async function setSchedulePaused(
   by: ScheduleAuthor,
   now = new Date(),
 ): Promise<{ schedule: ScheduleRow; changed: boolean } | null> {
-  const [current] = await execute<ScheduleRow>(db, sql`SELECT ${sql.raw(SCHEDULE_COLUMNS)} FROM schedules WHERE id = ${id} FOR UPDATE`);
+  const [current] = await execute<ScheduleRow>(db, sql`SELECT ${SCHEDULE_COLUMNS} FROM schedules WHERE id = ${id} FOR UPDATE`);
   if (!current) return null;
   if (current.paused === paused) return { schedule: current, changed: false };
   const [row] = await execute<ScheduleRow>(
@@ -278,7 +276,7 @@ export async function setSchedulePaused(
     UPDATE schedules SET paused = ${paused}, updated_at = now(), updated_by = ${by},
            next_run_at = ${paused ? current.nextRunAt : nextTick(current.cron, current.timeZone, now)}
      WHERE id = ${id}
-    RETURNING ${sql.raw(SCHEDULE_COLUMNS)}`,
+    RETURNING ${SCHEDULE_COLUMNS}`,
   );
   return { schedule: row!, changed: true };
 }
