@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeDb, connect } from "../db/client";
 import { setupTestDb } from "../db/test-db";
 import { enqueue } from "../jobs/enqueue";
-import { api, getJob, operator, runJob, worker } from "../jobs/test-helpers";
+import { api, getJob, operator, runAndEnd, runJob } from "../jobs/test-helpers";
 import { transition } from "../jobs/transition";
 import { createSupervisor } from "../supervisor/supervisor";
 import { silentLogger } from "../worker/log";
@@ -45,15 +45,7 @@ const sup = () => createSupervisor({ db: t.pool, staleAfterMs: 60_000, metricsEv
 const STAFF = { staff: true } as const;
 const dies = async (queue: string, tenantId = "acme") => {
   const { job } = await enqueue(t.pool, { tenantId, type: "report.generate", params: { report: "daily_usage", period: "2026-11" }, queue }, api);
-  await runJob(t.pool, job);
-  const r = await transition(t.pool, {
-    jobId: job.id,
-    event: "abandon",
-    actor: worker(),
-    attempt: 1,
-    error: { class: "PermanentError", message: `bad input in ${queue}` },
-  });
-  expect(r.ok).toBe(true);
+  await runAndEnd(t.pool, job, "abandon", { error: { class: "PermanentError", message: `bad input in ${queue}` } });
   return job.id;
 };
 /** Evaluate the rules, and promote due retries (a failed delivery's next attempt) until `until` holds. */
@@ -250,18 +242,8 @@ describe("alerts", () => {
           { tenantId: "acme", type: "media.render", params: { assetId: "a", frames: 1 }, queue: "a-render" },
           api,
         );
-        await runJob(t.pool, job);
-        const r = fail
-          ? await transition(t.pool, {
-              jobId: job.id,
-              event: "fail",
-              actor: worker(),
-              attempt: 1,
-              error: { class: "OutOfMemoryError", message: "oom" },
-              retryAt: new Date(Date.now() + 3_600_000),
-            })
-          : await transition(t.pool, { jobId: job.id, event: "finish", actor: worker(), attempt: 1 });
-        expect(r.ok).toBe(true);
+        const oom = { error: { class: "OutOfMemoryError", message: "oom" }, retryAt: new Date(Date.now() + 3_600_000) };
+        await runAndEnd(t.pool, job, fail ? "fail" : "finish", fail ? oom : {});
       };
       for (let i = 0; i < 4; i++) await attempt(true);
       // 4 of 4 failed, but 4 attempts are too few to judge.
