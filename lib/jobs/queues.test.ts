@@ -3,7 +3,7 @@ import { setupTestDb } from "../db/test-db";
 import { claim } from "./claim";
 import { enqueue } from "./enqueue";
 import { changeQueue, reconcileQueueCounts } from "./queues";
-import { api, getJob, operator, worker } from "./test-helpers";
+import { api, getJob, heldBy, operator } from "./test-helpers";
 import { transition } from "./transition";
 import { sql } from "drizzle-orm";
 import { execute } from "../db/drizzle";
@@ -20,19 +20,13 @@ const submit = (queue: string, tenantId = "acme") =>
 describe("queues", () => {
   it("a paused queue gives no job to any worker, changes no job, and lets what runs finish", async () => {
     const queue = queueName();
-    const running = await submit(queue);
-    const [held] = await claim(t.pool, { workerId: "w-1", queues: [queue], limit: 1, startNow: 1 });
+    await submit(queue);
+    const [running] = await claim(t.pool, { workerId: "w-1", queues: [queue], limit: 1, startNow: 1 });
     const waiting = await submit(queue);
     await changeQueue(t.pool, queue, { kind: "pause" }, operator);
     expect(await claim(t.pool, { workerId: "w-2", queues: [queue], limit: 10, startNow: 10 })).toEqual([]);
     expect(await getJob(t.pool, waiting.id)).toMatchObject({ state: "queued", stateVersion: 0 });
-    const done = await transition(t.pool, {
-      jobId: running.id,
-      event: "finish",
-      actor: worker("w-1"),
-      attempt: held!.attempt,
-      expected: { state: "running", version: held!.stateVersion },
-    });
+    const done = await transition(t.pool, { ...heldBy(running!), event: "finish" });
     expect(done.ok).toBe(true);
     await changeQueue(t.pool, queue, { kind: "resume" }, operator);
     expect((await claim(t.pool, { workerId: "w-2", queues: [queue], limit: 10, startNow: 10 })).map((j) => j.id)).toEqual([waiting.id]);
@@ -62,14 +56,7 @@ describe("queues", () => {
       expect(leased!.n).toBeLessThanOrEqual(3);
       // Finish one of what was taken: its slot comes back.
       const one = [...x, ...y][0];
-      if (one)
-        await transition(t.pool, {
-          jobId: one.id,
-          event: "finish",
-          actor: worker(x.includes(one) ? "w-a" : "w-b"),
-          attempt: one.attempt,
-          expected: { state: "running", version: one.stateVersion },
-        });
+      if (one) await transition(t.pool, { ...heldBy(one, x.includes(one) ? "w-a" : "w-b"), event: "finish" });
     }
     const [row] = await execute<{ leased: number }>(t.pool, sql`SELECT leased FROM queues WHERE name = ${queue}`);
     const [actual] = await execute<{ n: number }>(

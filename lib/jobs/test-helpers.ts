@@ -14,6 +14,14 @@ export const operator: Actor = { kind: "operator", id: "op-1" };
 export const supervisor: Actor = { kind: "supervisor", id: "sup-1" };
 export const worker = (id = "w-1"): Actor => ({ kind: "worker", id });
 
+/** What worker `w`'s move of a job it claimed and started names: the job, its attempt, and the running version it holds. */
+export const heldBy = (job: Pick<JobRow, "id" | "attempt" | "stateVersion">, w = "w-1") => ({
+  jobId: job.id,
+  actor: worker(w),
+  attempt: job.attempt,
+  expected: { state: "running" as const, version: job.stateVersion },
+});
+
 export async function seedTenants(db: Db, ids = ["acme", "globex"]) {
   for (const id of ids) await execute(db, sql`INSERT INTO tenants (id, name) VALUES (${id}, ${id.toUpperCase()}) ON CONFLICT DO NOTHING`);
 }
