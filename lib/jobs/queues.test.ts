@@ -1,9 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { setupTestDb } from "../db/test-db";
 import { claim } from "./claim";
-import { enqueue } from "./enqueue";
 import { changeQueue, reconcileQueueCounts } from "./queues";
-import { api, getJob, heldBy, operator } from "./test-helpers";
+import { getJob, heldBy, newJob, operator } from "./test-helpers";
 import { transition } from "./transition";
 import { sql } from "drizzle-orm";
 import { execute } from "../db/drizzle";
@@ -14,8 +13,7 @@ const b = t.connect({ max: 1 });
 
 let n = 0;
 const queueName = () => `qs-${++n}-${Math.random().toString(36).slice(2, 7)}`;
-const submit = (queue: string, tenantId = "acme") =>
-  enqueue(t.pool, { tenantId, type: "report.generate", params: { report: "daily_usage", period: "2026-11" }, queue }, api).then((r) => r.job);
+const submit = (queue: string, tenantId = "acme") => newJob(t.pool, { queue, tenantId });
 
 describe("queues", () => {
   it("a paused queue gives no job to any worker, changes no job, and lets what runs finish", async () => {

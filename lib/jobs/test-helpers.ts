@@ -3,7 +3,7 @@ import type { LoggedEvent } from "../fsm/rebuild";
 import type { JobState } from "../fsm/table";
 import { checkJobs } from "../integrity/check";
 import { claim } from "./claim";
-import { enqueue } from "./enqueue";
+import { enqueue, type EnqueueInput, type EnqueueOptions } from "./enqueue";
 import { transition } from "./transition";
 import type { Actor, JobRow, TransitionInput } from "./types";
 import { sql } from "drizzle-orm";
@@ -27,19 +27,23 @@ export async function seedTenants(db: Db, ids = ["acme", "globex"]) {
 }
 
 let n = 0;
-/** A queued report job on a queue of its own, so tests do not claim each other's jobs. */
-export async function newJob(db: Db, opts: { maxAttempts?: number; tenantId?: string } = {}) {
-  const queue = `q${++n}-${Math.random().toString(36).slice(2, 8)}`;
+/**
+ * A queued report job of acme's, submitted by the API. Unless `input` names one, it is on a queue of
+ * its own, so tests do not claim each other's jobs; `input` may set any other field of the submit too.
+ */
+export async function newJob(db: Db, input: Partial<EnqueueInput> = {}, opts: EnqueueOptions = {}) {
   const { job } = await enqueue(
     db,
     {
-      tenantId: opts.tenantId ?? "acme",
       type: "report.generate",
       params: { report: "daily_usage", period: "2026-11" },
-      queue,
-      maxAttempts: opts.maxAttempts ?? 3,
+      ...input,
+      tenantId: input.tenantId ?? "acme",
+      queue: input.queue ?? `q${++n}-${Math.random().toString(36).slice(2, 8)}`,
+      maxAttempts: input.maxAttempts ?? 3,
     },
     api,
+    opts,
   );
   return job;
 }

@@ -2,8 +2,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { setupTestDb } from "../db/test-db";
 import { waitForNextMillisecond } from "../db/test-wait";
-import { enqueue } from "../jobs/enqueue";
-import { api, getJob, operator, runAndEnd, runJob, worker } from "../jobs/test-helpers";
+import { getJob, newJob, operator, runAndEnd, runJob, worker } from "../jobs/test-helpers";
 import { transition } from "../jobs/transition";
 import { createSupervisor } from "../supervisor/supervisor";
 import { metricsResponse } from "./http";
@@ -16,8 +15,7 @@ import { execute } from "../db/drizzle";
 const t = setupTestDb({ max: 6 });
 
 const TYPE = "report.generate";
-const submit = (queue: string, maxAttempts = 3) =>
-  enqueue(t.pool, { tenantId: "acme", type: TYPE, params: { report: "daily_usage", period: "2026-11" }, queue, maxAttempts }, api).then((r) => r.job);
+const submit = (queue: string, maxAttempts = 3) => newJob(t.pool, { type: TYPE, queue, maxAttempts });
 const scrape = async () => parseExposition((await collectMetrics(t.pool)).text);
 /** The roll-up's window ends at its now() to the millisecond: let the clock pass what was just written. */
 const settle = () => waitForNextMillisecond(t.pool);
