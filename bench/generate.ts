@@ -21,7 +21,7 @@ import type { ActorKind, JobEvent, JobState, RunOutcome } from "../lib/fsm/table
 import { checkJobs } from "../lib/integrity/check";
 import { uuidv7Expr } from "../lib/jobs/ids";
 import { insertQueuedJobs, withDirectWrites } from "../lib/jobs/direct-write";
-import { sql } from "drizzle-orm";
+import { sql, type SQL } from "drizzle-orm";
 import { execute } from "../lib/db/drizzle";
 
 type Ev = { seq: number; event: JobEvent; from: JobState | null; to: JobState; actor: ActorKind; attempt: number; version: number; offsetS: number };
@@ -69,8 +69,11 @@ const ERRORS = ["UpstreamTimeout", "OutOfMemoryError", "ValidationError", "RateL
 /** Seconds a failed attempt waits before its retry is due. */
 const RETRY_AFTER_S = 30;
 
-/** Play `events` through the table from submit; times are seconds after creation. */
-function playPattern(id: number, weight: number, maxAttempts: number, script: [JobEvent, ActorKind, number][], errorClass: string): Pattern {
+/** A history after its submit: each event, who applies it, and the seconds since the one before. */
+type Script = [JobEvent, ActorKind, number][];
+
+/** Play `script` through the table from submit; times are seconds after creation. */
+function playPattern(id: number, weight: number, maxAttempts: number, script: Script, errorClass: string): Pattern {
   let job = submitted(maxAttempts);
   let t = 0;
   const events: Ev[] = [{ seq: 0, event: "submit", from: null, to: "queued", actor: "api", attempt: 0, version: 0, offsetS: 0 }];
@@ -120,57 +123,40 @@ function playPattern(id: number, weight: number, maxAttempts: number, script: [J
   return { id, weight, maxAttempts, final: job, events, runs, finishedS, notBeforeS, attempts, log, open: isLeased(job.state) ? open : null };
 }
 
-const ok: [JobEvent, ActorKind, number][] = [
+const ok: Script = [
   ["claim", "worker", 2],
   ["start", "worker", 0.01],
   ["finish", "worker", 3],
 ];
-const failThenRetry: [JobEvent, ActorKind, number][] = [
+/** Claimed after a second in the queue and started at once; each history below goes on from there. */
+const started: Script = [
   ["claim", "worker", 1],
   ["start", "worker", 0.01],
-  ["fail", "worker", 5],
-  ["retry", "supervisor", 30],
 ];
-const stale: [JobEvent, ActorKind, number][] = [
-  ["claim", "worker", 1],
-  ["start", "worker", 0.01],
-  ["reclaim", "supervisor", 15],
-];
-const dies: [JobEvent, ActorKind, number][] = [
-  ["claim", "worker", 1],
-  ["start", "worker", 0.01],
-  ["abandon", "worker", 1],
-];
+const failThenRetry: Script = [...started, ["fail", "worker", 5], ["retry", "supervisor", 30]];
+const stale: Script = [...started, ["reclaim", "supervisor", 15]];
+const dies: Script = [...started, ["abandon", "worker", 1]];
 
 /** The histories and how often each occurs (weights per 1000 jobs). */
 export function patterns(): Pattern[] {
   const list: Pattern[] = [];
   let id = 0;
-  const add = (weight: number, max: number, script: [JobEvent, ActorKind, number][], err = ERRORS[id % ERRORS.length]!) =>
+  const add = (weight: number, max: number, script: Script, err = ERRORS[id % ERRORS.length]!) =>
     list.push(playPattern(id++, weight, max, script, err));
   add(800, 3, ok);
   add(60, 3, [...failThenRetry, ...ok]);
   add(20, 3, [...failThenRetry, ...failThenRetry, ...ok]);
   add(15, 3, [...stale, ...ok]);
-  add(30, 3, [...failThenRetry, ...failThenRetry, ["claim", "worker", 1], ["start", "worker", 0.01], ["abandon", "worker", 4]]);
+  add(30, 3, [...failThenRetry, ...failThenRetry, ...started, ["abandon", "worker", 4]]);
   add(10, 3, dies, "ValidationError");
   add(25, 3, [["cancel", "tenant", 20]]);
-  add(10, 3, [
-    ["claim", "worker", 1],
-    ["start", "worker", 0.01],
-    ["cancel", "operator", 5],
-    ["stop", "worker", 1],
-  ]);
+  add(10, 3, [...started, ["cancel", "operator", 5], ["stop", "worker", 1]]);
   add(20, 3, []); // still queued (not due: see not_before below)
-  add(9, 3, [
-    ["claim", "worker", 1],
-    ["start", "worker", 0.01],
-    ["fail", "worker", 5],
-  ]); // waiting for a retry
+  add(9, 3, [...started, ["fail", "worker", 5]]); // waiting for a retry
   // A job with a long history: 20 failed attempts, then dead. The detail page's worst case.
-  const many: [JobEvent, ActorKind, number][] = [];
+  const many: Script = [];
   for (let i = 1; i < 20; i++) many.push(...failThenRetry);
-  add(1, 20, [...many, ["claim", "worker", 1], ["start", "worker", 0.01], ["abandon", "worker", 2]], "UpstreamTimeout");
+  add(1, 20, [...many, ...started, ["abandon", "worker", 2]], "UpstreamTimeout");
   return list;
 }
 
@@ -180,21 +166,11 @@ export function patterns(): Pattern[] {
  * superseded), and a job an operator paused (a live row holding its lease).
  */
 function consolePatterns(from: number): Pattern[] {
-  const replay: [JobEvent, ActorKind, number][] = [...dies, ["replay", "operator", 600]];
+  const replay: Script = [...dies, ["replay", "operator", 600]];
   return [
     playPattern(from, 2, 3, [...replay, ...ok], "ValidationError"),
     playPattern(from + 1, 2, 3, [...replay, ...dies], "ValidationError"),
-    playPattern(
-      from + 2,
-      1,
-      3,
-      [
-        ["claim", "worker", 1],
-        ["start", "worker", 0.01],
-        ["pause", "operator", 20],
-      ],
-      "UpstreamTimeout",
-    ),
+    playPattern(from + 2, 1, 3, [...started, ["pause", "operator", 20]], "UpstreamTimeout"),
   ];
 }
 
@@ -306,6 +282,39 @@ export async function vacuumAnalyze(db: Db) {
   for (const t of TABLES) await execute(db, sql`VACUUM ANALYZE ${sql.identifier(t)}`);
 }
 
+/** The SQL of a stamped job's time: `s` seconds into its pattern, on the job's own clock (`c` is its row of the chunk). */
+export const at = (s: string) => `c.created_at + c.scale * ${s} * interval '1 second'`;
+
+/**
+ * Stamp the histories of a chunk's jobs (`<prefix>_chunk`): their ended attempts from `<prefix>_attempt`,
+ * in the order the attempts ended, and the transitions no worker applied from `<prefix>_log`, in time
+ * order. `worker` is the SQL of the worker of attempt `a.attempt`, `retryAt` of a failed attempt's retry time.
+ */
+export async function stampHistories(tx: Tx, prefix: string, of: { worker: string; retryAt: SQL }) {
+  const chunk = sql.identifier(`${prefix}_chunk`);
+  await execute(
+    tx,
+    sql`
+      INSERT INTO job_attempts (job_id, attempt, tenant_id, worker_id, claimed_at, claim_version, started_at, finished_at, outcome, max_attempts,
+                                end_event, end_from, end_to, end_version, retry_at, error_class, error_message, result)
+      SELECT c.id, a.attempt, c.tenant_id, ${sql.raw(of.worker)}, ${sql.raw(at("a.claimed_s"))}, a.claim_version,
+             ${sql.raw(at("a.started_s"))}, ${sql.raw(at("a.finished_s"))}, a.outcome, a.max_attempts,
+             a.end_event, a.end_from, a.end_to, a.end_version, ${of.retryAt},
+             a.error_class, CASE WHEN a.error_class IS NOT NULL THEN a.error_class || ': generated failure of attempt ' || a.attempt END,
+             CASE WHEN a.outcome = 'succeeded' THEN '{"ok":true}'::jsonb END
+        FROM ${chunk} c JOIN ${sql.identifier(`${prefix}_attempt`)} a USING (pattern)
+       ORDER BY 8`,
+  );
+  await execute(
+    tx,
+    sql`
+      INSERT INTO job_log (job_id, tenant_id, event, from_state, to_state, actor_kind, actor_id, attempt, state_version, at, payload, max_attempts)
+      SELECT c.id, c.tenant_id, e.event, e.from_state, e.to_state, e.actor, e.actor_id, e.attempt, e.version, ${sql.raw(at("e.at_s"))}, NULL, e.max_attempts
+        FROM ${chunk} c JOIN ${sql.identifier(`${prefix}_log`)} e USING (pattern)
+       ORDER BY 10`,
+  );
+}
+
 /**
  * Stamp `count` jobs chunk by chunk: `fill` writes jobs `from` to `from + n - 1` in one transaction,
  * marked as the write path, with triggers skipped (superuser only) and without waiting for the WAL flush.
@@ -380,7 +389,6 @@ export async function generate(
   await recordHistories(db, "gen", pats);
   const rebuilt = await dropSecondaryIndexes(db, opts.count, opts.log);
   const worker = (attempt: string) => `'gen-w' || to_char(c.created_at AT TIME ZONE 'UTC', 'MMDD') || '-' || ((c.i + ${attempt}) % 8)`;
-  const at = (s: string) => `c.created_at + c.scale * ${s} * interval '1 second'`;
   await inChunks(db, opts.count, chunk, opts.log, async (tx, from, n) => {
     await execute(
       tx,
@@ -420,27 +428,10 @@ export async function generate(
         FROM gen_chunk c JOIN gen_pattern p USING (pattern) JOIN job_catalog k ON k.id = c.id
        WHERE c.live`,
     );
-    await execute(
-      tx,
-      sql`
-      INSERT INTO job_attempts (job_id, attempt, tenant_id, worker_id, claimed_at, claim_version, started_at, finished_at, outcome, max_attempts,
-                                end_event, end_from, end_to, end_version, retry_at, error_class, error_message, result)
-      SELECT c.id, a.attempt, c.tenant_id, ${sql.raw(worker("a.attempt"))}, ${sql.raw(at("a.claimed_s"))}, a.claim_version,
-             ${sql.raw(at("a.started_s"))}, ${sql.raw(at("a.finished_s"))}, a.outcome, a.max_attempts,
-             a.end_event, a.end_from, a.end_to, a.end_version, CASE WHEN a.retry_far THEN ${far}::timestamptz ELSE ${sql.raw(at("a.retry_s"))} END,
-             a.error_class, CASE WHEN a.error_class IS NOT NULL THEN a.error_class || ': generated failure of attempt ' || a.attempt END,
-             CASE WHEN a.outcome = 'succeeded' THEN '{"ok":true}'::jsonb END
-        FROM gen_chunk c JOIN gen_attempt a USING (pattern)
-       ORDER BY 8`,
-    );
-    await execute(
-      tx,
-      sql`
-      INSERT INTO job_log (job_id, tenant_id, event, from_state, to_state, actor_kind, actor_id, attempt, state_version, at, payload, max_attempts)
-      SELECT c.id, c.tenant_id, e.event, e.from_state, e.to_state, e.actor, e.actor_id, e.attempt, e.version, ${sql.raw(at("e.at_s"))}, NULL, e.max_attempts
-        FROM gen_chunk c JOIN gen_log e USING (pattern)
-       ORDER BY 10`,
-    );
+    await stampHistories(tx, "gen", {
+      worker: worker("a.attempt"),
+      retryAt: sql`CASE WHEN a.retry_far THEN ${far}::timestamptz ELSE ${sql.raw(at("a.retry_s"))} END`,
+    });
   });
   await dropWorkTables(db, "gen");
   await rebuilt();

@@ -25,6 +25,7 @@ import {
   throughput,
   transitionCounts,
 } from "../lib/insight/queries";
+import type { WindowKey } from "../lib/insight/windows";
 import { checkWindow } from "../lib/integrity/check";
 import { benchServer, freshDb } from "./lib";
 import { generateInsightData } from "./insight-generate";
@@ -169,21 +170,18 @@ async function main() {
   );
   const windows = await Promise.all((["1h", "24h"] as const).map((w) => latencySampleWindow(db, w, now)));
 
+  /** A query over a window up to `now`: one probe per window, each served by the same indexes. */
+  const perWindow = (name: string, serves: string, keys: WindowKey[], query: (db: Db, w: WindowKey, now: Date) => Promise<unknown>): Probe[] =>
+    keys.map((w) => ({ name: `${name} ${w}`, serves, run: (s) => query(s, w, now) }));
   const probes: Probe[] = [
-    { name: "throughput 1h", serves: "job_attempts_finished_brin", run: (s) => throughput(s, "1h", now) },
-    { name: "throughput 24h", serves: "job_attempts_finished_brin", run: (s) => throughput(s, "24h", now) },
-    {
-      name: "latency by type 1h",
-      serves: "job_attempts_finished_brin (sample window), job_catalog_pkey, job_log_job_version_idx, job_attempts_pkey",
-      run: (s) => latencyByType(s, "1h", now),
-    },
-    {
-      name: "latency by type 24h",
-      serves: "job_attempts_finished_brin (sample window), job_catalog_pkey, job_log_job_version_idx, job_attempts_pkey",
-      run: (s) => latencyByType(s, "24h", now),
-    },
-    { name: "busiest errors 1h", serves: "job_attempts_finished_brin", run: (s) => busiestErrors(s, "1h", now) },
-    { name: "busiest errors 24h", serves: "job_attempts_finished_brin", run: (s) => busiestErrors(s, "24h", now) },
+    ...perWindow("throughput", "job_attempts_finished_brin", ["1h", "24h"], throughput),
+    ...perWindow(
+      "latency by type",
+      "job_attempts_finished_brin (sample window), job_catalog_pkey, job_log_job_version_idx, job_attempts_pkey",
+      ["1h", "24h"],
+      latencyByType,
+    ),
+    ...perWindow("busiest errors", "job_attempts_finished_brin", ["1h", "24h"], busiestErrors),
     {
       name: "poison suspects (7 d)",
       serves:
@@ -207,13 +205,12 @@ async function main() {
       serves: "workers (seq scan: one row per worker process), job_attempts_worker_trouble_idx, jobs_live_lease_idx, jobs_live_waiting_idx",
       run: (s) => listWorkers(s, now),
     },
-    {
-      name: "transition counts 1h",
-      serves: "job_catalog_created_idx, job_log_at_brin (1-2 day partitions), job_attempts_finished_brin, jobs_live_lease_idx, jobs_live_waiting_idx",
-      run: (s) => transitionCounts(s, "1h", now),
-    },
-    { name: "transition counts 6h", serves: "same", run: (s) => transitionCounts(s, "6h", now) },
-    { name: "transition counts 24h", serves: "same", run: (s) => transitionCounts(s, "24h", now) },
+    ...perWindow(
+      "transition counts",
+      "job_catalog_created_idx, job_log_at_brin (1-2 day partitions), job_attempts_finished_brin, jobs_live_lease_idx, jobs_live_waiting_idx",
+      ["1h", "6h", "24h"],
+      transitionCounts,
+    ),
     {
       name: "why-slow context (export.tenant_data, staff)",
       serves:

@@ -14,7 +14,18 @@
 // every CHECK constraint still holds, and replaying a job's events reproduces its row.
 import type { Db } from "../lib/db/client";
 import { uuidv7Expr } from "../lib/jobs/ids";
-import { dropWorkTables, GEN_TENANTS, inChunks, patterns, prepareGeneration, recordHistories, recordTable, vacuumAnalyze } from "./generate";
+import {
+  at,
+  dropWorkTables,
+  GEN_TENANTS,
+  inChunks,
+  patterns,
+  prepareGeneration,
+  recordHistories,
+  recordTable,
+  stampHistories,
+  vacuumAnalyze,
+} from "./generate";
 import { sql } from "drizzle-orm";
 import { execute } from "../lib/db/drizzle";
 
@@ -83,29 +94,7 @@ export async function generateInsightData(db: Db, opts: { count: number; spanDay
         FROM ig_chunk c JOIN ig_pattern p USING (pattern) JOIN job_catalog k ON k.id = c.id
        WHERE c.live`,
     );
-    await execute(
-      tx,
-      sql`
-      INSERT INTO job_attempts (job_id, attempt, tenant_id, worker_id, claimed_at, claim_version, started_at, finished_at, outcome, max_attempts,
-                                end_event, end_from, end_to, end_version, retry_at, error_class, error_message, result)
-      SELECT c.id, a.attempt, c.tenant_id, 'gen-worker-' || ((c.i + a.attempt) % 8),
-             c.created_at + c.scale * a.claimed_s * interval '1 second', a.claim_version, c.created_at + c.scale * a.started_s * interval '1 second',
-             c.created_at + c.scale * a.finished_s * interval '1 second', a.outcome, a.max_attempts,
-             a.end_event, a.end_from, a.end_to, a.end_version, c.created_at + c.scale * a.retry_s * interval '1 second', a.error_class,
-             CASE WHEN a.error_class IS NOT NULL THEN a.error_class || ': generated failure of attempt ' || a.attempt END,
-             CASE WHEN a.outcome = 'succeeded' THEN '{"ok":true}'::jsonb END
-        FROM ig_chunk c JOIN ig_attempt a USING (pattern)
-       ORDER BY 8`,
-    );
-    await execute(
-      tx,
-      sql`
-      INSERT INTO job_log (job_id, tenant_id, event, from_state, to_state, actor_kind, actor_id, attempt, state_version, at, payload, max_attempts)
-      SELECT c.id, c.tenant_id, e.event, e.from_state, e.to_state, e.actor, e.actor_id, e.attempt, e.version,
-             c.created_at + c.scale * e.at_s * interval '1 second', NULL, e.max_attempts
-        FROM ig_chunk c JOIN ig_log e USING (pattern)
-       ORDER BY 10`,
-    );
+    await stampHistories(tx, "ig", { worker: "'gen-worker-' || ((c.i + a.attempt) % 8)", retryAt: sql.raw(at("a.retry_s")) });
   });
   await dropWorkTables(db, "ig");
   await vacuumAnalyze(db);

@@ -37,6 +37,22 @@ export class InjectedFailure extends Error {
   override name = "InjectedFailure";
 }
 
+/** Run `measure` while `fixedRate` load runs beside it (for `seconds` at most); the load stops when `measure` ends. */
+export async function underLoad<T>(
+  url: string,
+  load: { rate: number; seconds: number; failRate: number; queue: string },
+  measure: () => Promise<T>,
+): Promise<T> {
+  let done = false;
+  const running = fixedRate(url, { ...load, stopWhen: () => done });
+  try {
+    return await measure();
+  } finally {
+    done = true;
+    await running;
+  }
+}
+
 /** Run `rate` jobs/s for `seconds` against the database at `url`; `failRate` of attempts throw. */
 export async function fixedRate(
   url: string,

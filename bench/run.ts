@@ -20,7 +20,7 @@ import { benchServer, fmt, freshDb, mb, pct, sizes, sleep, waitUntil } from "./l
 import { fairnessRun, type FairnessRun } from "./fairness";
 import { burnSkeleton } from "./skeleton";
 import { formatRatio, pairs, type Contender, type Ratio } from "./pairs";
-import { fixedRate, type LoadResult } from "./load";
+import { fixedRate, underLoad, type LoadResult } from "./load";
 import { sql } from "drizzle-orm";
 import { execute } from "../lib/db/drizzle";
 
@@ -143,22 +143,17 @@ export async function runBench(profile: Profile, only?: Set<string>): Promise<Re
       };
       let db = 0;
       const fresh = (jobscope: boolean) => freshDb(server.adminUrl, `bench_burn_${db++}`, { jobscope });
+      // Each burn on a fresh database of its own.
+      const jobscopeBurn = (batch: boolean, label: string): Contender => ({
+        label,
+        run: async (jobs) => burnJobscope(await fresh(true), jobs, { concurrency: CONCURRENCY, batch, label }),
+      });
+      const graphileBurn = (batch: boolean, label: string): Contender => ({
+        label,
+        run: async (jobs) => burnGraphile(await fresh(false), jobs, { concurrency: CONCURRENCY, batch, label }),
+      });
       const n = p.batchedJobs;
-      const batched: Contender[] = [
-        {
-          label: "Jobscope, batched",
-          run: async (jobs) => burnJobscope(await fresh(true), jobs, { concurrency: CONCURRENCY, batch: true, label: "Jobscope, batched" }),
-        },
-        {
-          label: "graphile-worker 0.17.3, local queue + batched completion",
-          run: async (jobs) =>
-            burnGraphile(await fresh(false), jobs, {
-              concurrency: CONCURRENCY,
-              batch: true,
-              label: "graphile-worker 0.17.3, local queue + batched completion",
-            }),
-        },
-      ];
+      const batched = [jobscopeBurn(true, "Jobscope, batched"), graphileBurn(true, "graphile-worker 0.17.3, local queue + batched completion")];
       if (p.pairs > 1) {
         batched.push({
           label: "skeleton: the tables alone, two claims in flight",
@@ -183,24 +178,8 @@ export async function runBench(profile: Profile, only?: Set<string>): Promise<Re
       }
       if (p.singleJobs > 0) {
         const m = p.singleJobs;
-        const single: Contender[] = [
-          {
-            label: "Jobscope, one job per statement",
-            run: async (jobs) =>
-              burnJobscope(await fresh(true), jobs, { concurrency: CONCURRENCY, batch: false, label: "Jobscope, one job per statement" }),
-          },
-        ];
-        if (profile !== "smoke") {
-          single.push({
-            label: "graphile-worker 0.17.3, defaults (unbatched)",
-            run: async (jobs) =>
-              burnGraphile(await fresh(false), jobs, {
-                concurrency: CONCURRENCY,
-                batch: false,
-                label: "graphile-worker 0.17.3, defaults (unbatched)",
-              }),
-          });
-        }
+        const single = [jobscopeBurn(false, "Jobscope, one job per statement")];
+        if (profile !== "smoke") single.push(graphileBurn(false, "graphile-worker 0.17.3, defaults (unbatched)"));
         const s = await pairs(single, m, p.pairs, burn, log, single.length - 1);
         r.throughput.push(...s.medians);
         const unbatched = s.ratio(0);
@@ -248,9 +227,11 @@ export async function runBench(profile: Profile, only?: Set<string>): Promise<Re
     }
 
     const peak = r.throughput[0]?.jobsPerSec ?? 400;
+    // The fixed-rate load asks for half the batched peak; the console is measured under that rate too, with 10% of the load's attempts failing.
+    const rate = Math.max(20, Math.round(peak / 2));
+    const consoleLoad = { rate, seconds: 600, failRate: 0.1 };
     if (want("load") && p.loadSeconds > 0) {
       const url = await freshDb(server.adminUrl, "bench_load", { jobscope: true });
-      const rate = Math.max(20, Math.round(peak / 2));
       // A fresh database has no statistics yet: a short warm-up (not counted), then ANALYZE, so the
       // figures are the steady state and not the planner's first guesses.
       await fixedRate(url, { rate, seconds: 3, failRate: 0, queue: "load-warmup" });
@@ -321,39 +302,13 @@ export async function runBench(profile: Profile, only?: Set<string>): Promise<Re
             };
             // The same requests on the idle database first: what the console costs without the machine's two cores busy.
             r.consoleIdle = await measure(Math.min(p.samples, 50));
-            let done = false;
-            const load = fixedRate(url, {
-              rate: Math.max(20, Math.round(peak / 2)),
-              seconds: 600,
-              failRate: 0.1,
-              queue: "console-load",
-              stopWhen: () => done,
-            });
-            try {
-              r.console = await measure(p.samples);
-            } finally {
-              done = true;
-              await load;
-            }
+            r.console = await underLoad(url, { ...consoleLoad, queue: "console-load" }, () => measure(p.samples));
             r.consoleNote =
               'signed in over HTTP (better-auth session cookie) as the demo operator, and as the demo tenant acme\'s user for the rows named "tenant acme"; the web process connects as jobscope_app under RLS';
           } catch (e) {
             r.consoleNote = `over HTTP: failed (${e instanceof Error ? e.message.slice(0, 200) : String(e)}); measured through the library functions the routes call instead, under the same load`;
             log(r.consoleNote);
-            let done = false;
-            const load = fixedRate(url, {
-              rate: Math.max(20, Math.round(peak / 2)),
-              seconds: 600,
-              failRate: 0.1,
-              queue: "console-load-lib",
-              stopWhen: () => done,
-            });
-            try {
-              r.console = await measureConsoleLib(url, p.samples);
-            } finally {
-              done = true;
-              await load;
-            }
+            r.console = await underLoad(url, { ...consoleLoad, queue: "console-load-lib" }, () => measureConsoleLib(url, p.samples));
           } finally {
             await web.stop();
           }

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeDb, connect } from "../db/client";
 import { setupTestDb } from "../db/test-db";
 import { enqueue } from "../jobs/enqueue";
-import { api, getJob, operator, runJob, worker } from "../jobs/test-helpers";
+import { api, getJob, newJob, operator, runAndEnd, runJob } from "../jobs/test-helpers";
 import { transition } from "../jobs/transition";
 import { createSupervisor } from "../supervisor/supervisor";
 import { silentLogger } from "../worker/log";
@@ -44,16 +44,8 @@ let w: Worker;
 const sup = () => createSupervisor({ db: t.pool, staleAfterMs: 60_000, metricsEveryMs: 0, alertsEveryMs: 0 });
 const STAFF = { staff: true } as const;
 const dies = async (queue: string, tenantId = "acme") => {
-  const { job } = await enqueue(t.pool, { tenantId, type: "report.generate", params: { report: "daily_usage", period: "2026-11" }, queue }, api);
-  await runJob(t.pool, job);
-  const r = await transition(t.pool, {
-    jobId: job.id,
-    event: "abandon",
-    actor: worker(),
-    attempt: 1,
-    error: { class: "PermanentError", message: `bad input in ${queue}` },
-  });
-  expect(r.ok).toBe(true);
+  const job = await newJob(t.pool, { tenantId, queue });
+  await runAndEnd(t.pool, job, "abandon", { error: { class: "PermanentError", message: `bad input in ${queue}` } });
   return job.id;
 };
 /** Evaluate the rules, and promote due retries (a failed delivery's next attempt) until `until` holds. */
@@ -213,17 +205,7 @@ describe("alerts", () => {
         "op@x",
       );
       expect((await evaluateAlerts(t.pool, { settleMs: 0 })).alerts).toBe(0);
-      const { job } = await enqueue(
-        t.pool,
-        {
-          tenantId: "acme",
-          type: "report.generate",
-          params: { report: "daily_usage", period: "2026-11" },
-          queue: "a-late",
-          notBefore: new Date(Date.now() - 120_000),
-        },
-        api,
-      );
+      const job = await newJob(t.pool, { queue: "a-late", notBefore: new Date(Date.now() - 120_000) });
       expect((await evaluateAlerts(t.pool, { settleMs: 0 })).alerts).toBe(1);
       expect((await evaluateAlerts(t.pool, { settleMs: 0 })).alerts).toBe(0);
       expect((await transition(t.pool, { jobId: job.id, event: "cancel", actor: operator })).ok).toBe(true);
@@ -250,18 +232,8 @@ describe("alerts", () => {
           { tenantId: "acme", type: "media.render", params: { assetId: "a", frames: 1 }, queue: "a-render" },
           api,
         );
-        await runJob(t.pool, job);
-        const r = fail
-          ? await transition(t.pool, {
-              jobId: job.id,
-              event: "fail",
-              actor: worker(),
-              attempt: 1,
-              error: { class: "OutOfMemoryError", message: "oom" },
-              retryAt: new Date(Date.now() + 3_600_000),
-            })
-          : await transition(t.pool, { jobId: job.id, event: "finish", actor: worker(), attempt: 1 });
-        expect(r.ok).toBe(true);
+        const oom = { error: { class: "OutOfMemoryError", message: "oom" }, retryAt: new Date(Date.now() + 3_600_000) };
+        await runAndEnd(t.pool, job, fail ? "fail" : "finish", fail ? oom : {});
       };
       for (let i = 0; i < 4; i++) await attempt(true);
       // 4 of 4 failed, but 4 attempts are too few to judge.
@@ -287,11 +259,7 @@ describe("alerts", () => {
     try {
       await createAlertRule(t.pool, { kind: "drift_rejection", name: "drift", url: hook.url }, STAFF, "op@x");
       await createAlertRule(t.pool, { kind: "poison_suspect", name: "poison", url: hook.url }, STAFF, "op@x");
-      const { job } = await enqueue(
-        t.pool,
-        { tenantId: "acme", type: "report.generate", params: { report: "daily_usage", period: "2026-11" }, queue: "a-poison", maxAttempts: 10 },
-        api,
-      );
+      const job = await newJob(t.pool, { queue: "a-poison", maxAttempts: 10 });
       // A drift, as the write path records one (something changed the row outside it).
       await execute(
         t.pool,

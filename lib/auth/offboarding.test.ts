@@ -8,7 +8,7 @@ import { withScope } from "../db/scope";
 import { newJob } from "../jobs/test-helpers";
 import { createAuth } from "./auth";
 import { deactivateUser, reactivateUser, resetPassword, resumeTenant, suspendTenant } from "./offboarding";
-import { createUser } from "./users";
+import { createUser, type NewUser } from "./users";
 import { sql } from "drizzle-orm";
 import { execute } from "../db/drizzle";
 
@@ -38,27 +38,27 @@ async function signIn(email: string, password = PASSWORD): Promise<{ cookie: str
   }
 }
 const sessionOf = async (cookie: string) => auth.api.getSession({ headers: headers({ cookie }) });
+
+/** A new user with the test's password (named after their address), signed in: the row and the session cookie. */
+async function signedInUser(email: string, membership: Pick<NewUser, "role" | "tenantId" | "tenantOwner">) {
+  const user = await createUser(db.pool, { email, name: email.split("@")[0]!, password: PASSWORD, ...membership });
+  const signedIn = await signIn(email);
+  if (!("cookie" in signedIn)) throw new Error(`could not sign in as ${email}`);
+  return { user, cookie: signedIn.cookie };
+}
+
 const tx = <T>(fn: (t: Tx) => Promise<T>) => db.pool.transaction(fn) as Promise<T>;
 
 describe("offboarding: deactivated users, suspended tenants, password resets", () => {
   it("deactivating a user ends their sessions and their API keys at once, and they cannot sign in until reactivated", async () => {
-    const u = await createUser(db.pool, {
-      email: "leaver@acme.example",
-      name: "Leaver",
-      password: PASSWORD,
-      role: "tenant",
-      tenantId: "acme",
-      tenantOwner: true,
-    });
+    const { user: u, cookie } = await signedInUser("leaver@acme.example", { role: "tenant", tenantId: "acme", tenantOwner: true });
     const key = await createApiKey(db.pool, { tenantId: "acme", name: "theirs" }, { userId: u.id, actor: u.email, role: "tenant", tenantId: "acme" });
-    const signedIn = await signIn(u.email);
-    if (!("cookie" in signedIn)) throw new Error("could not sign in");
-    expect(await sessionOf(signedIn.cookie)).not.toBeNull();
+    expect(await sessionOf(cookie)).not.toBeNull();
     expect(await verifyApiKey(db.pool, `Bearer ${key.secret}`)).not.toBeNull();
 
     const r = await tx((t) => deactivateUser(t, u.id, { userId: "someone-else" }));
     expect(r).toEqual({ email: u.email, sessionsEnded: 1, keysRevoked: 1 });
-    expect(await sessionOf(signedIn.cookie)).toBeNull();
+    expect(await sessionOf(cookie)).toBeNull();
     expect(await verifyApiKey(db.pool, `Bearer ${key.secret}`)).toBeNull();
     expect(await signIn(u.email)).toEqual({ status: 403, message: "This account is deactivated: ask an administrator." });
 
@@ -67,14 +67,12 @@ describe("offboarding: deactivated users, suspended tenants, password resets", (
   });
 
   it("suspending a tenant stops its members and its keys; resuming brings both back; staff still read its jobs", async () => {
-    const u = await createUser(db.pool, { email: "member@globex.example", name: "Member", password: PASSWORD, role: "tenant", tenantId: "globex" });
+    const { user: u, cookie } = await signedInUser("member@globex.example", { role: "tenant", tenantId: "globex" });
     const key = await createApiKey(db.pool, { tenantId: "globex", name: "ci" }, { userId: null, actor: "admin@x", role: "admin", tenantId: null });
-    const signedIn = await signIn(u.email);
-    if (!("cookie" in signedIn)) throw new Error("could not sign in");
     const job = await newJob(db.pool, { tenantId: "globex" });
 
     expect(await tx((t) => suspendTenant(t, "globex"))).toEqual({ sessionsEnded: 1 });
-    expect(await sessionOf(signedIn.cookie)).toBeNull();
+    expect(await sessionOf(cookie)).toBeNull();
     expect(await verifyApiKey(db.pool, `Bearer ${key.secret}`)).toBeNull();
     expect(await signIn(u.email)).toMatchObject({ status: 403, message: expect.stringContaining("suspended") });
     const app = connect(db.roleUrl("app"), { max: 1 });
@@ -91,11 +89,9 @@ describe("offboarding: deactivated users, suspended tenants, password resets", (
   });
 
   it("a password reset replaces the password and ends the sessions", async () => {
-    const u = await createUser(db.pool, { email: "forgetful@acme.example", name: "F", password: PASSWORD, role: "support" });
-    const before = await signIn(u.email);
-    if (!("cookie" in before)) throw new Error("could not sign in");
+    const { user: u, cookie } = await signedInUser("forgetful@acme.example", { role: "support" });
     await tx((t) => resetPassword(t, u.id, "a-brand-new-password"));
-    expect(await sessionOf(before.cookie)).toBeNull();
+    expect(await sessionOf(cookie)).toBeNull();
     expect(await signIn(u.email)).toMatchObject({ status: 401 });
     expect(await signIn(u.email, "a-brand-new-password")).toHaveProperty("cookie");
   });

@@ -6,7 +6,7 @@ import { listDeadGroups } from "./dead";
 import { enqueue } from "./enqueue";
 import { parseJobFilters } from "./filters";
 import { countByState, getJobDetail, listJobs } from "./queries";
-import { api, operator, runJob, supervisor, worker } from "./test-helpers";
+import { api, newJob, operator, runJob, supervisor, worker } from "./test-helpers";
 import { transition } from "./transition";
 import type { JobRow, TransitionInput } from "./types";
 import { sql } from "drizzle-orm";
@@ -18,19 +18,7 @@ beforeAll(async () => {
   // Seven reports a minute apart, newest last; two exports for another tenant.
   const base = Date.now() - 3_600_000;
   for (let i = 0; i < 7; i++) {
-    const { job } = await enqueue(
-      t.pool,
-      {
-        tenantId: "acme",
-        type: "report.generate",
-        params: { report: "daily_usage", period: "2026-11" },
-        queue: "q-list",
-        idempotencyKey: `rep-${i}`,
-      },
-      api,
-      { at: new Date(base + i * 60_000) },
-    );
-    made.push(job);
+    made.push(await newJob(t.pool, { queue: "q-list", idempotencyKey: `rep-${i}` }, { at: new Date(base + i * 60_000) }));
   }
   for (let i = 0; i < 2; i++) {
     await enqueue(t.pool, { tenantId: "globex", type: "export.tenant_data", params: { dataset: "orders", rows: 1000 }, queue: "q-list" }, api);

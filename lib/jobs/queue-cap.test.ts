@@ -4,7 +4,7 @@ import { claim } from "./claim";
 import { enqueue } from "./enqueue";
 import { changeQueue } from "./queues";
 import { workerRound } from "./round";
-import { api, operator, worker } from "./test-helpers";
+import { api, heldBy, operator } from "./test-helpers";
 import { sql } from "drizzle-orm";
 import { execute } from "../db/drizzle";
 
@@ -29,12 +29,7 @@ describe("a capped queue's count of slots taken", () => {
     const held = await claim(t.pool, { workerId: "w-1", queues: [queue], limit: 2, startNow: 2 });
     expect(await counts(queue)).toEqual({ leased: 2, actual: 2 });
     const done = held[0]!;
-    const r = await workerRound(
-      t.pool,
-      "w-1",
-      [{ jobId: done.id, event: "finish", actor: worker("w-1"), attempt: done.attempt, expected: { state: "running", version: done.stateVersion } }],
-      { workerId: "w-1", queues: [queue], limit: 5, startNow: 5 },
-    );
+    const r = await workerRound(t.pool, "w-1", [{ ...heldBy(done), event: "finish" }], { workerId: "w-1", queues: [queue], limit: 5, startNow: 5 });
     expect(r.reports[0]).toMatchObject({ state: "succeeded" });
     // The cap had one free slot when the round read it (its own finish is counted back after).
     expect(r.claimed).toHaveLength(1);

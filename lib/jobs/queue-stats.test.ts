@@ -2,10 +2,9 @@ import { describe, expect, it } from "vitest";
 import { setupTestDb } from "../db/test-db";
 import { withScope } from "../db/scope";
 import { claim } from "./claim";
-import { enqueue } from "./enqueue";
 import { getQueueStatus, listQueues, QUEUE_PAGE } from "./queue-stats";
 import { changeQueue } from "./queues";
-import { api, operator, worker } from "./test-helpers";
+import { heldBy, newJob, operator } from "./test-helpers";
 import { transition } from "./transition";
 import { withDirectWrites } from "./direct-write";
 import { sql } from "drizzle-orm";
@@ -13,10 +12,7 @@ import { execute } from "../db/drizzle";
 
 const t = setupTestDb();
 
-const submit = (queue: string, opts: { notBefore?: Date } = {}) =>
-  enqueue(t.pool, { tenantId: "acme", type: "report.generate", params: { report: "daily_usage", period: "2026-11" }, queue, ...opts }, api).then(
-    (r) => r.job,
-  );
+const submit = (queue: string, opts: { notBefore?: Date } = {}) => newJob(t.pool, { queue, ...opts });
 const asStaff = <T>(fn: Parameters<typeof withScope<T>>[2]) => withScope(t.pool, { all: true }, fn);
 
 describe("queue stats", () => {
@@ -30,19 +26,10 @@ describe("queue stats", () => {
     const taken = await claim(t.pool, { workerId: "w-stats", queues: [queue], limit: 3, startNow: 3 });
     expect(taken.map((j) => j.id)).toContain(first.id);
     const [a, b] = taken;
+    await transition(t.pool, { ...heldBy(a!, "w-stats"), event: "finish" });
     await transition(t.pool, {
-      jobId: a!.id,
-      event: "finish",
-      actor: worker("w-stats"),
-      attempt: a!.attempt,
-      expected: { state: "running", version: a!.stateVersion },
-    });
-    await transition(t.pool, {
-      jobId: b!.id,
+      ...heldBy(b!, "w-stats"),
       event: "fail",
-      actor: worker("w-stats"),
-      attempt: b!.attempt,
-      expected: { state: "running", version: b!.stateVersion },
       retryAt: new Date(Date.now() + 60_000),
       error: { class: "Boom", message: "boom" },
     });

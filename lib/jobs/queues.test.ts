@@ -1,9 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { setupTestDb } from "../db/test-db";
 import { claim } from "./claim";
-import { enqueue } from "./enqueue";
 import { changeQueue, reconcileQueueCounts } from "./queues";
-import { api, getJob, operator, worker } from "./test-helpers";
+import { getJob, heldBy, newJob, operator } from "./test-helpers";
 import { transition } from "./transition";
 import { sql } from "drizzle-orm";
 import { execute } from "../db/drizzle";
@@ -14,25 +13,18 @@ const b = t.connect({ max: 1 });
 
 let n = 0;
 const queueName = () => `qs-${++n}-${Math.random().toString(36).slice(2, 7)}`;
-const submit = (queue: string, tenantId = "acme") =>
-  enqueue(t.pool, { tenantId, type: "report.generate", params: { report: "daily_usage", period: "2026-11" }, queue }, api).then((r) => r.job);
+const submit = (queue: string, tenantId = "acme") => newJob(t.pool, { queue, tenantId });
 
 describe("queues", () => {
   it("a paused queue gives no job to any worker, changes no job, and lets what runs finish", async () => {
     const queue = queueName();
-    const running = await submit(queue);
-    const [held] = await claim(t.pool, { workerId: "w-1", queues: [queue], limit: 1, startNow: 1 });
+    await submit(queue);
+    const [running] = await claim(t.pool, { workerId: "w-1", queues: [queue], limit: 1, startNow: 1 });
     const waiting = await submit(queue);
     await changeQueue(t.pool, queue, { kind: "pause" }, operator);
     expect(await claim(t.pool, { workerId: "w-2", queues: [queue], limit: 10, startNow: 10 })).toEqual([]);
     expect(await getJob(t.pool, waiting.id)).toMatchObject({ state: "queued", stateVersion: 0 });
-    const done = await transition(t.pool, {
-      jobId: running.id,
-      event: "finish",
-      actor: worker("w-1"),
-      attempt: held!.attempt,
-      expected: { state: "running", version: held!.stateVersion },
-    });
+    const done = await transition(t.pool, { ...heldBy(running!), event: "finish" });
     expect(done.ok).toBe(true);
     await changeQueue(t.pool, queue, { kind: "resume" }, operator);
     expect((await claim(t.pool, { workerId: "w-2", queues: [queue], limit: 10, startNow: 10 })).map((j) => j.id)).toEqual([waiting.id]);
@@ -62,14 +54,7 @@ describe("queues", () => {
       expect(leased!.n).toBeLessThanOrEqual(3);
       // Finish one of what was taken: its slot comes back.
       const one = [...x, ...y][0];
-      if (one)
-        await transition(t.pool, {
-          jobId: one.id,
-          event: "finish",
-          actor: worker(x.includes(one) ? "w-a" : "w-b"),
-          attempt: one.attempt,
-          expected: { state: "running", version: one.stateVersion },
-        });
+      if (one) await transition(t.pool, { ...heldBy(one, x.includes(one) ? "w-a" : "w-b"), event: "finish" });
     }
     const [row] = await execute<{ leased: number }>(t.pool, sql`SELECT leased FROM queues WHERE name = ${queue}`);
     const [actual] = await execute<{ n: number }>(

@@ -3,7 +3,7 @@ import type { LoggedEvent } from "../fsm/rebuild";
 import type { JobState } from "../fsm/table";
 import { checkJobs } from "../integrity/check";
 import { claim } from "./claim";
-import { enqueue } from "./enqueue";
+import { enqueue, type EnqueueInput, type EnqueueOptions } from "./enqueue";
 import { transition } from "./transition";
 import type { Actor, JobRow, TransitionInput } from "./types";
 import { sql } from "drizzle-orm";
@@ -14,24 +14,36 @@ export const operator: Actor = { kind: "operator", id: "op-1" };
 export const supervisor: Actor = { kind: "supervisor", id: "sup-1" };
 export const worker = (id = "w-1"): Actor => ({ kind: "worker", id });
 
+/** What worker `w`'s move of a job it claimed and started names: the job, its attempt, and the running version it holds. */
+export const heldBy = (job: Pick<JobRow, "id" | "attempt" | "stateVersion">, w = "w-1") => ({
+  jobId: job.id,
+  actor: worker(w),
+  attempt: job.attempt,
+  expected: { state: "running" as const, version: job.stateVersion },
+});
+
 export async function seedTenants(db: Db, ids = ["acme", "globex"]) {
   for (const id of ids) await execute(db, sql`INSERT INTO tenants (id, name) VALUES (${id}, ${id.toUpperCase()}) ON CONFLICT DO NOTHING`);
 }
 
 let n = 0;
-/** A queued report job on a queue of its own, so tests do not claim each other's jobs. */
-export async function newJob(db: Db, opts: { maxAttempts?: number; tenantId?: string } = {}) {
-  const queue = `q${++n}-${Math.random().toString(36).slice(2, 8)}`;
+/**
+ * A queued report job of acme's, submitted by the API. Unless `input` names one, it is on a queue of
+ * its own, so tests do not claim each other's jobs; `input` may set any other field of the submit too.
+ */
+export async function newJob(db: Db, input: Partial<EnqueueInput> = {}, opts: EnqueueOptions = {}) {
   const { job } = await enqueue(
     db,
     {
-      tenantId: opts.tenantId ?? "acme",
       type: "report.generate",
       params: { report: "daily_usage", period: "2026-11" },
-      queue,
-      maxAttempts: opts.maxAttempts ?? 3,
+      ...input,
+      tenantId: input.tenantId ?? "acme",
+      queue: input.queue ?? `q${++n}-${Math.random().toString(36).slice(2, 8)}`,
+      maxAttempts: input.maxAttempts ?? 3,
     },
     api,
+    opts,
   );
   return job;
 }

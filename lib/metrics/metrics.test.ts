@@ -2,8 +2,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { setupTestDb } from "../db/test-db";
 import { waitForNextMillisecond } from "../db/test-wait";
-import { enqueue } from "../jobs/enqueue";
-import { api, getJob, operator, runJob, worker } from "../jobs/test-helpers";
+import { getJob, newJob, operator, runAndEnd, runJob, worker } from "../jobs/test-helpers";
 import { transition } from "../jobs/transition";
 import { createSupervisor } from "../supervisor/supervisor";
 import { metricsResponse } from "./http";
@@ -16,8 +15,7 @@ import { execute } from "../db/drizzle";
 const t = setupTestDb({ max: 6 });
 
 const TYPE = "report.generate";
-const submit = (queue: string, maxAttempts = 3) =>
-  enqueue(t.pool, { tenantId: "acme", type: TYPE, params: { report: "daily_usage", period: "2026-11" }, queue, maxAttempts }, api).then((r) => r.job);
+const submit = (queue: string, maxAttempts = 3) => newJob(t.pool, { type: TYPE, queue, maxAttempts });
 const scrape = async () => parseExposition((await collectMetrics(t.pool)).text);
 /** The roll-up's window ends at its now() to the millisecond: let the clock pass what was just written. */
 const settle = () => waitForNextMillisecond(t.pool);
@@ -32,26 +30,9 @@ describe("GET /metrics", () => {
     // A queue a live worker serves is one the metrics know by name (others count under "other").
     const q = "m-main";
     await execute(t.pool, sql`INSERT INTO workers (id, host, pid, queues, concurrency) VALUES ('w-m-main', 'h', 1, ${sql.param([q])}, 4)`);
-    const ok = await runJob(t.pool, await submit(q));
-    expect((await transition(t.pool, { jobId: ok.id, event: "finish", actor: worker(), attempt: 1, result: { ok: true } })).ok).toBe(true);
-    const failing = await runJob(t.pool, await submit(q));
-    expect(
-      (
-        await transition(t.pool, {
-          jobId: failing.id,
-          event: "fail",
-          actor: worker(),
-          attempt: 1,
-          error: { class: "Boom", message: "x" },
-          retryAt: new Date(Date.now() + 3_600_000),
-        })
-      ).ok,
-    ).toBe(true);
-    const doomed = await runJob(t.pool, await submit(q));
-    expect(
-      (await transition(t.pool, { jobId: doomed.id, event: "abandon", actor: worker(), attempt: 1, error: { class: "Permanent", message: "no" } }))
-        .ok,
-    ).toBe(true);
+    await runAndEnd(t.pool, await submit(q), "finish", { result: { ok: true } });
+    await runAndEnd(t.pool, await submit(q), "fail", { error: { class: "Boom", message: "x" }, retryAt: new Date(Date.now() + 3_600_000) });
+    await runAndEnd(t.pool, await submit(q), "abandon", { error: { class: "Permanent", message: "no" } });
     const cancelled = await submit(q);
     expect((await transition(t.pool, { jobId: cancelled.id, event: "cancel", actor: operator })).ok).toBe(true);
     const stale = await runJob(t.pool, await submit(q), "w-gone");

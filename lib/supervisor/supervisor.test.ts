@@ -23,6 +23,22 @@ const lone = () => `w-${Math.random().toString(36).slice(2, 9)}`;
 const ageHeartbeat = (id: string, ms: number) =>
   execute(t.pool, sql`UPDATE jobs_live SET heartbeat_at = now() - ${ms} * interval '1 millisecond' WHERE id = ${id}`);
 
+/** Worker `w` (one of its own unless named) takes `jobs` in this order and dies holding them; then `sup` ticks. */
+async function crash(sup: ReturnType<typeof createSupervisor>, jobs: { id: string }[], w = lone()) {
+  for (const j of jobs) await runJob(t.pool, await getJob(t.pool, j.id), w);
+  for (const j of jobs) await ageHeartbeat(j.id, 60_000);
+  return sup.tick();
+}
+
+/** Each job's run records' error classes, in attempt order. */
+async function errorClassesOf(...jobs: { id: string }[]): Promise<Record<string, string[]>> {
+  const rows = await execute<{ jobId: string; errorClass: string }>(
+    t.pool,
+    sql`SELECT job_id, error_class FROM job_runs WHERE job_id = ANY(${sql.param(jobs.map((j) => j.id))}::uuid[]) ORDER BY attempt`,
+  );
+  return Object.fromEntries(jobs.map((j) => [j.id, rows.filter((r) => r.jobId === j.id).map((r) => r.errorClass)]));
+}
+
 describe("supervisor", () => {
   it("reclaims a stale running job with attempts left, closing its run as lease_expired", async () => {
     const job = await runJob(t.pool, await newJob(t.pool, { maxAttempts: 3 }), lone());
@@ -47,16 +63,12 @@ describe("supervisor", () => {
     // Ten attempts allowed: without poison detection every crash of a worker would put it back in the queue.
     const job = await newJob(t.pool, { maxAttempts: 10 });
     const sup = createSupervisor({ db: t.pool, id: "sup-poison", staleAfterMs: 10_000, poisonCrashes: 3 });
-    for (const crash of [1, 2]) {
-      await runJob(t.pool, await getJob(t.pool, job.id), `w-crash-${crash}-${lone()}`);
-      await ageHeartbeat(job.id, 60_000);
-      await sup.tick();
-      expect(await getJob(t.pool, job.id)).toMatchObject({ state: "queued", attempt: crash });
+    for (const n of [1, 2]) {
+      await crash(sup, [job], `w-crash-${n}-${lone()}`);
+      expect(await getJob(t.pool, job.id)).toMatchObject({ state: "queued", attempt: n });
     }
     const third = `w-crash-3-${lone()}`;
-    await runJob(t.pool, await getJob(t.pool, job.id), third);
-    await ageHeartbeat(job.id, 60_000);
-    const report = await sup.tick();
+    const report = await crash(sup, [job], third);
     expect(report.poisoned).toBe(1);
     expect(await getJob(t.pool, job.id)).toMatchObject({ state: "dead", attempt: 3, maxAttempts: 10, leaseOwner: null });
     const runs = await execute<{ attempt: number; outcome: string; errorClass: string; errorMessage: string }>(
@@ -116,15 +128,8 @@ describe("supervisor", () => {
     const crasher = await newJob(t.pool, { maxAttempts: 10 });
     const bystander = await newJob(t.pool, { maxAttempts: 2 });
     const sup = createSupervisor({ db: t.pool, id: "sup-repeat", staleAfterMs: 10_000, poisonCrashes: 3 });
-    for (const crash of [1, 2, 3]) {
-      const w = `w-repeat-${crash}-${Math.random().toString(36).slice(2, 7)}`;
-      // The bystander was running first; the crasher starts and takes the process down.
-      await runJob(t.pool, await getJob(t.pool, bystander.id), w);
-      await runJob(t.pool, await getJob(t.pool, crasher.id), w);
-      await ageHeartbeat(bystander.id, 60_000);
-      await ageHeartbeat(crasher.id, 60_000);
-      await sup.tick();
-    }
+    // The bystander was running first; the crasher starts and takes the process down.
+    for (const n of [1, 2, 3]) await crash(sup, [bystander, crasher], `w-repeat-${n}-${lone()}`);
     expect(await getJob(t.pool, crasher.id)).toMatchObject({ state: "dead" });
     const [last] = await execute<{ errorClass: string }>(
       t.pool,
@@ -133,11 +138,7 @@ describe("supervisor", () => {
     expect(last!.errorClass).toBe("PoisonJob");
     // Three lost attempts, none of them counted: two attempts left of a budget grown to five.
     expect(await getJob(t.pool, bystander.id)).toMatchObject({ state: "queued", attempt: 3, maxAttempts: 5 });
-    const classes = await execute<{ errorClass: string }>(
-      t.pool,
-      sql`SELECT error_class FROM job_runs WHERE job_id = ${bystander.id} ORDER BY attempt`,
-    );
-    expect(classes.map((c) => c.errorClass)).toEqual(["WorkerLost", "WorkerLost", "WorkerLost"]);
+    expect(await errorClassesOf(bystander)).toEqual({ [bystander.id]: ["WorkerLost", "WorkerLost", "WorkerLost"] });
     // The overview's suspects and the jobs list's poison filter show the crasher and what it took down, never the bystander.
     const suspects = (await poisonSuspects(t.pool)).filter((x) => x.jobId === crasher.id || x.jobId === bystander.id);
     expect(suspects.map((x) => [x.jobId, x.crashes, x.poisoned, x.tookDown])).toEqual([[crasher.id, 3, true, 3]]);
@@ -151,12 +152,7 @@ describe("supervisor", () => {
     const bystander = await newJob(t.pool, { maxAttempts: 5 });
     const crasher = await newJob(t.pool, { maxAttempts: 5 });
     const sup = createSupervisor({ db: t.pool, id: "sup-batch", staleAfterMs: 10_000, poisonCrashes: 3 });
-    const first = lone();
-    await runJob(t.pool, await getJob(t.pool, bystander.id), first);
-    await runJob(t.pool, await getJob(t.pool, crasher.id), first);
-    await ageHeartbeat(bystander.id, 60_000);
-    await ageHeartbeat(crasher.id, 60_000);
-    await sup.tick();
+    await crash(sup, [bystander, crasher]);
     // One claim hands both to the next worker: the same claim and start times.
     const second = lone();
     await runJob(t.pool, await getJob(t.pool, bystander.id), second);
@@ -169,13 +165,10 @@ describe("supervisor", () => {
       ),
     );
     await sup.tick();
-    const classes = await execute<{ jobId: string; errorClass: string }>(
-      t.pool,
-      sql`
-      SELECT job_id, error_class FROM job_runs WHERE job_id IN (${bystander.id}, ${crasher.id}) ORDER BY attempt, job_id`,
-    );
-    expect(classes.filter((c) => c.jobId === crasher.id).map((c) => c.errorClass)).toEqual(["LeaseExpired", "LeaseExpired"]);
-    expect(classes.filter((c) => c.jobId === bystander.id).map((c) => c.errorClass)).toEqual(["WorkerLost", "WorkerLost"]);
+    expect(await errorClassesOf(bystander, crasher)).toEqual({
+      [crasher.id]: ["LeaseExpired", "LeaseExpired"],
+      [bystander.id]: ["WorkerLost", "WorkerLost"],
+    });
   });
 
   it("recovers nothing of a worker while the job it would blame is not stale yet: a stopped worker that comes back loses nothing", async () => {
@@ -202,11 +195,7 @@ describe("supervisor", () => {
     await ageHeartbeat(fresh.id, 60_000);
     await sup.tick();
     expect((await getJob(t.pool, fresh.id)).state).toBe("queued");
-    const runs = await execute<{ jobId: string; errorClass: string }>(
-      t.pool,
-      sql`SELECT job_id, error_class FROM job_runs WHERE job_id IN (${stale.id}, ${fresh.id}) ORDER BY job_id`,
-    );
-    expect(Object.fromEntries(runs.map((r) => [r.jobId, r.errorClass]))).toEqual({ [stale.id]: "WorkerLost", [fresh.id]: "LeaseExpired" });
+    expect(await errorClassesOf(stale, fresh)).toEqual({ [stale.id]: ["WorkerLost"], [fresh.id]: ["LeaseExpired"] });
   });
 
   it("a long job that was a bystander of a repeat offender is not blamed for the first kill of the next crasher", async () => {
@@ -214,30 +203,12 @@ describe("supervisor", () => {
     const first = await newJob(t.pool, { maxAttempts: 10 });
     const long = await newJob(t.pool, { maxAttempts: 3 });
     // The first crasher kills two workers; the long job is on the second one.
-    await runJob(t.pool, await getJob(t.pool, first.id), lone());
-    await ageHeartbeat(first.id, 60_000);
-    await sup.tick();
-    const w2 = lone();
-    await runJob(t.pool, await getJob(t.pool, long.id), w2);
-    await runJob(t.pool, await getJob(t.pool, first.id), w2);
-    await ageHeartbeat(long.id, 60_000);
-    await ageHeartbeat(first.id, 60_000);
-    await sup.tick();
+    await crash(sup, [first]);
+    await crash(sup, [long, first]);
     // A new crasher's first kill: the long job has been on two dead workers, one of them explained by the first crasher.
     const next = await newJob(t.pool, { maxAttempts: 10 });
-    const w3 = lone();
-    await runJob(t.pool, await getJob(t.pool, long.id), w3);
-    await runJob(t.pool, await getJob(t.pool, next.id), w3);
-    await ageHeartbeat(long.id, 60_000);
-    await ageHeartbeat(next.id, 60_000);
-    await sup.tick();
-    const classes = await execute<{ jobId: string; errorClass: string }>(
-      t.pool,
-      sql`
-      SELECT job_id, error_class FROM job_runs WHERE job_id IN (${long.id}, ${next.id}) ORDER BY job_id, attempt`,
-    );
-    expect(classes.filter((c) => c.jobId === long.id).map((c) => c.errorClass)).toEqual(["WorkerLost", "WorkerLost"]);
-    expect(classes.filter((c) => c.jobId === next.id).map((c) => c.errorClass)).toEqual(["LeaseExpired"]);
+    await crash(sup, [long, next]);
+    expect(await errorClassesOf(long, next)).toEqual({ [long.id]: ["WorkerLost", "WorkerLost"], [next.id]: ["LeaseExpired"] });
     expect(await getJob(t.pool, long.id)).toMatchObject({ state: "queued", maxAttempts: 5 });
   });
 

@@ -7,15 +7,14 @@ import { setupTestDb } from "../db/test-db";
 import { enqueue } from "../jobs/enqueue";
 import { api } from "../jobs/test-helpers";
 import { createSupervisor } from "../supervisor/supervisor";
-import { silentLogger } from "../worker/log";
-import { freshQueue, getJob, waitFor } from "../worker/test-support";
-import { createWorker } from "../worker/worker";
+import { freshQueue, getJob, testWorkers, waitFor } from "../worker/test-support";
 import { tracingActive } from "./tracing";
 import { sql } from "drizzle-orm";
 import { execute } from "../db/drizzle";
 
 const t = setupTestDb({ max: 10 });
 const exporter = new InMemorySpanExporter();
+const startWorker = testWorkers(t.pool);
 const params = { report: "daily_usage", period: "2026-11" };
 
 afterAll(() => {
@@ -39,14 +38,9 @@ describe("OpenTelemetry traces", () => {
     expect(tracingActive()).toBe(true);
 
     const queue = freshQueue();
-    const worker = createWorker({
-      db: t.pool,
-      queues: [queue],
-      concurrency: 1,
-      heartbeatIntervalMs: 100,
-      pollIntervalMs: 50,
-      log: silentLogger,
-      handlers: {
+    await startWorker(
+      queue,
+      {
         "report.generate": {
           retry: { baseMs: 10, capMs: 10, jitter: 0 },
           run: async (ctx) => {
@@ -55,64 +49,58 @@ describe("OpenTelemetry traces", () => {
           },
         },
       },
-    });
-    await worker.start();
+      { concurrency: 1, pollIntervalMs: 50 },
+    );
     const sup = createSupervisor({ db: t.pool, metricsEveryMs: 0, alertsEveryMs: 0 });
-    try {
-      // The request that submits the job (what an HTTP instrumentation would open).
-      const request = trace.getTracer("test").startSpan("POST /api/v1/jobs", { kind: SpanKind.SERVER });
-      const { job } = await context.with(trace.setSpan(context.active(), request), () =>
-        enqueue(t.pool, { tenantId: "acme", type: "report.generate", params, queue, maxAttempts: 5 }, api),
-      );
-      request.end();
-      await waitFor("the third attempt to succeed", async () => {
-        await sup.tick();
-        return (await getJob(t.pool, job.id)).state === "succeeded";
-      });
-      const spans = await waitFor("three attempt spans", () => {
-        const s = exporter.getFinishedSpans();
-        return s.filter((x) => x.name.startsWith("jobscope.attempt")).length >= 3 ? s : null;
-      });
-      const [stored] = await execute<{ traceContext: { traceparent: string } }>(
-        t.pool,
-        sql`SELECT trace_context FROM job_catalog WHERE id = ${job.id}`,
-      );
-      const enqueueSpan = spans.find((s) => s.name === "jobscope.enqueue" && s.attributes["jobscope.job.id"] === job.id)!;
-      const attempts = spans
-        .filter((s) => s.name === "jobscope.attempt report.generate" && s.attributes["jobscope.job.id"] === job.id)
-        .sort(byAttempt);
-      const traceId = request.spanContext().traceId;
+    // The request that submits the job (what an HTTP instrumentation would open).
+    const request = trace.getTracer("test").startSpan("POST /api/v1/jobs", { kind: SpanKind.SERVER });
+    const { job } = await context.with(trace.setSpan(context.active(), request), () =>
+      enqueue(t.pool, { tenantId: "acme", type: "report.generate", params, queue, maxAttempts: 5 }, api),
+    );
+    request.end();
+    await waitFor("the third attempt to succeed", async () => {
+      await sup.tick();
+      return (await getJob(t.pool, job.id)).state === "succeeded";
+    });
+    const spans = await waitFor("three attempt spans", () => {
+      const s = exporter.getFinishedSpans();
+      return s.filter((x) => x.name.startsWith("jobscope.attempt")).length >= 3 ? s : null;
+    });
+    const [stored] = await execute<{ traceContext: { traceparent: string } }>(
+      t.pool,
+      sql`SELECT trace_context FROM job_catalog WHERE id = ${job.id}`,
+    );
+    const enqueueSpan = spans.find((s) => s.name === "jobscope.enqueue" && s.attributes["jobscope.job.id"] === job.id)!;
+    const attempts = spans.filter((s) => s.name === "jobscope.attempt report.generate" && s.attributes["jobscope.job.id"] === job.id).sort(byAttempt);
+    const traceId = request.spanContext().traceId;
 
-      expect(enqueueSpan.kind).toBe(SpanKind.PRODUCER);
-      expect(enqueueSpan.spanContext().traceId).toBe(traceId);
-      expect(enqueueSpan.parentSpanContext?.spanId).toBe(request.spanContext().spanId);
-      expect(enqueueSpan.attributes).toMatchObject({
+    expect(enqueueSpan.kind).toBe(SpanKind.PRODUCER);
+    expect(enqueueSpan.spanContext().traceId).toBe(traceId);
+    expect(enqueueSpan.parentSpanContext?.spanId).toBe(request.spanContext().spanId);
+    expect(enqueueSpan.attributes).toMatchObject({
+      "jobscope.job.type": "report.generate",
+      "jobscope.job.queue": queue,
+      "jobscope.tenant": "acme",
+    });
+    // The catalog holds the enqueue span's context (W3C traceparent).
+    expect(stored!.traceContext.traceparent).toBe(`00-${traceId}-${enqueueSpan.spanContext().spanId}-01`);
+
+    expect(attempts).toHaveLength(3);
+    for (const [i, a] of attempts.entries()) {
+      expect(a.kind).toBe(SpanKind.CONSUMER);
+      expect(a.spanContext().traceId).toBe(traceId);
+      expect(a.parentSpanContext?.spanId).toBe(enqueueSpan.spanContext().spanId);
+      expect(a.links.map((l) => l.context.spanId)).toEqual([enqueueSpan.spanContext().spanId]);
+      expect(a.attributes).toMatchObject({
+        "jobscope.job.id": job.id,
         "jobscope.job.type": "report.generate",
         "jobscope.job.queue": queue,
         "jobscope.tenant": "acme",
+        "jobscope.attempt": i + 1,
       });
-      // The catalog holds the enqueue span's context (W3C traceparent).
-      expect(stored!.traceContext.traceparent).toBe(`00-${traceId}-${enqueueSpan.spanContext().spanId}-01`);
-
-      expect(attempts).toHaveLength(3);
-      for (const [i, a] of attempts.entries()) {
-        expect(a.kind).toBe(SpanKind.CONSUMER);
-        expect(a.spanContext().traceId).toBe(traceId);
-        expect(a.parentSpanContext?.spanId).toBe(enqueueSpan.spanContext().spanId);
-        expect(a.links.map((l) => l.context.spanId)).toEqual([enqueueSpan.spanContext().spanId]);
-        expect(a.attributes).toMatchObject({
-          "jobscope.job.id": job.id,
-          "jobscope.job.type": "report.generate",
-          "jobscope.job.queue": queue,
-          "jobscope.tenant": "acme",
-          "jobscope.attempt": i + 1,
-        });
-      }
-      expect(attempts.map((a) => a.attributes["jobscope.attempt.outcome"])).toEqual(["fail", "fail", "finish"]);
-      expect(attempts.map((a) => a.status.code)).toEqual([SpanStatusCode.ERROR, SpanStatusCode.ERROR, SpanStatusCode.UNSET]);
-    } finally {
-      await worker.stop();
     }
+    expect(attempts.map((a) => a.attributes["jobscope.attempt.outcome"])).toEqual(["fail", "fail", "finish"]);
+    expect(attempts.map((a) => a.status.code)).toEqual([SpanStatusCode.ERROR, SpanStatusCode.ERROR, SpanStatusCode.UNSET]);
   });
 });
 
