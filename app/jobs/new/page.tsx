@@ -1,12 +1,11 @@
 import type { Metadata } from "next";
 import Link from "next/link";
+import { listTenantOptions } from "@/lib/auth/tenants";
 import { requirePage, withViewerRead } from "@/lib/auth/viewer";
 import { JOB_TYPES, maySubmit } from "@/lib/jobs/job-types";
 import { paramFieldsOf } from "@/lib/jobs/param-fields";
 import { PageHeader } from "@/components/page-header";
 import { SubmitJobForm, type SubmitType } from "./submit-job-form";
-import { sql } from "drizzle-orm";
-import { execute } from "../../../lib/db/drizzle";
 
 export const metadata: Metadata = { title: "Submit a job" };
 export const dynamic = "force-dynamic";
@@ -16,9 +15,7 @@ type Props = { searchParams: Promise<Record<string, string | string[] | undefine
 /** An operator submits a job for a tenant: the form is the job type's schema (lib/jobs/param-fields.ts). */
 export default async function SubmitJobPage({ searchParams }: Props) {
   const viewer = await requirePage("jobs:operate", "/jobs/new");
-  const tenants = await withViewerRead(viewer, (tx) =>
-    execute<{ id: string; name: string }>(tx, sql`SELECT id, name FROM tenants WHERE suspended_at IS NULL ORDER BY id LIMIT 1000`),
-  );
+  const tenants = await withViewerRead(viewer, (tx) => listTenantOptions(tx, { activeOnly: true }));
   const types: SubmitType[] = Object.entries(JOB_TYPES)
     .filter(([type]) => maySubmit(type, "console"))
     .map(([type, t]) => ({ type, description: t.description, queue: t.queue, maxAttempts: t.maxAttempts, fields: paramFieldsOf(type) }));
@@ -39,7 +36,7 @@ export default async function SubmitJobPage({ searchParams }: Props) {
         title="Submit a job"
         description="For a tenant, as yourself: checked exactly as a submission through the API is, each problem shown at its field."
       />
-      <SubmitJobForm tenants={[...tenants]} types={types} initialType={initialType} />
+      <SubmitJobForm tenants={tenants} types={types} initialType={initialType} />
     </div>
   );
 }
