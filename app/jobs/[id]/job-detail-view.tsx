@@ -1,7 +1,7 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
-import Link from "next/link";
+import { Breadcrumb } from "@/components/breadcrumb";
 import { Freshness, PauseButton } from "@/components/freshness";
 import { JsonViewer } from "@/components/json-viewer";
 import { isFailingOf, useLive } from "@/components/page-header";
@@ -53,15 +53,9 @@ export function JobDetailView({ id, initial, renderedAt, actorKind, audience, in
 
   return (
     <div className="space-y-6">
-      <nav aria-label="Breadcrumb" className="text-sm text-neutral-600">
-        <Link href="/jobs" className="hover:text-neutral-900 hover:underline">
-          Jobs
-        </Link>
-        <span aria-hidden="true" className="px-2">
-          /
-        </span>
+      <Breadcrumb href="/jobs" label="Jobs">
         <span className="font-mono text-neutral-700">{job.id}</span>
-      </nav>
+      </Breadcrumb>
 
       <JobHeader
         job={job}

@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import Link from "next/link";
+import { Breadcrumb } from "@/components/breadcrumb";
 import { listTenantOptions } from "@/lib/auth/tenants";
 import { requirePage, withViewerRead } from "@/lib/auth/viewer";
 import { JOB_TYPES, maySubmit } from "@/lib/jobs/job-types";
@@ -23,15 +23,9 @@ export default async function SubmitJobPage({ searchParams }: Props) {
   const initialType = typeof asked === "string" && types.some((t) => t.type === asked) ? asked : (types[0]?.type ?? "");
   return (
     <div className="space-y-5">
-      <nav aria-label="Breadcrumb" className="text-sm text-neutral-600">
-        <Link href="/jobs" className="hover:text-neutral-900 hover:underline">
-          Jobs
-        </Link>
-        <span aria-hidden="true" className="px-2">
-          /
-        </span>
+      <Breadcrumb href="/jobs" label="Jobs">
         Submit a job
-      </nav>
+      </Breadcrumb>
       <PageHeader
         title="Submit a job"
         description="For a tenant, as yourself: checked exactly as a submission through the API is, each problem shown at its field."
