@@ -12,7 +12,7 @@ import type { ActorKind } from "@/lib/fsm/table";
 import type { Audience } from "@/lib/insight/claims";
 import type { ExplainContext } from "@/lib/insight/explain";
 import type { JobDetail } from "@/lib/jobs/queries";
-import { EventLog, Rejections, TenantHistory } from "./event-log";
+import { EventLog, Rejections } from "./event-log";
 import { ParamsCard } from "./params-card";
 import { JobActions } from "./job-actions";
 import { JobHeader } from "./job-header";
@@ -99,15 +99,9 @@ export function JobDetailView({ id, initial, renderedAt, actorKind, audience, in
       </div>
 
       <RunRecords runs={detail.runs} maxAttempts={job.maxAttempts} now={now} tenant={audience === "tenant"} />
-      {/* A tenant reads the job's history in its words; the machinery's refusals are staff's. */}
-      {audience === "tenant" ? (
-        <TenantHistory events={detail.events} eventCount={detail.eventCount} now={now} />
-      ) : (
-        <>
-          <EventLog events={detail.events} eventCount={detail.eventCount} now={now} />
-          <Rejections rejections={detail.rejections} now={now} />
-        </>
-      )}
+      <EventLog events={detail.events} eventCount={detail.eventCount} now={now} audience={audience} />
+      {/* The machinery's refusals are staff's. */}
+      {audience === "staff" && <Rejections rejections={detail.rejections} now={now} />}
     </div>
   );
 }
