@@ -12,13 +12,12 @@ import type { JobsResponse } from "@/lib/client/wire";
 import { firstView } from "@/lib/frame/first-view";
 import { loadJobs } from "./load";
 import { typesSeenBy } from "@/lib/jobs/job-types";
+import type { SearchParamsProps } from "@/lib/frame/page";
 
 export const metadata: Metadata = { title: "Jobs" };
 export const dynamic = "force-dynamic";
 
-type Props = { searchParams: Promise<Record<string, string | string[] | undefined>> };
-
-export default async function JobsPage({ searchParams }: Props) {
+export default async function JobsPage({ searchParams }: SearchParamsProps) {
   const viewer = await requirePage("jobs:read", "/jobs");
   const read = readJobFilters(await searchParams);
   const filters = confineTenant(viewer, read.filters);

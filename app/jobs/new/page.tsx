@@ -6,14 +6,13 @@ import { JOB_TYPES, maySubmit } from "@/lib/jobs/job-types";
 import { paramFieldsOf } from "@/lib/jobs/param-fields";
 import { PageHeader } from "@/components/page-header";
 import { SubmitJobForm, type SubmitType } from "./submit-job-form";
+import type { SearchParamsProps } from "@/lib/frame/page";
 
 export const metadata: Metadata = { title: "Submit a job" };
 export const dynamic = "force-dynamic";
 
-type Props = { searchParams: Promise<Record<string, string | string[] | undefined>> };
-
 /** An operator submits a job for a tenant: the form is the job type's schema (lib/jobs/param-fields.ts). */
-export default async function SubmitJobPage({ searchParams }: Props) {
+export default async function SubmitJobPage({ searchParams }: SearchParamsProps) {
   const viewer = await requirePage("jobs:operate", "/jobs/new");
   const tenants = await withViewerRead(viewer, (tx) => listTenantOptions(tx, { activeOnly: true }));
   const types: SubmitType[] = Object.entries(JOB_TYPES)
