@@ -119,6 +119,18 @@ export function DataTable<T>({
   );
 }
 
+/**
+ * The rows of a list of things an operator pauses (queues, schedules): each named `<noun> <name>`,
+ * with ": paused" and an amber tint while it is paused, and a test id `<noun>-row`.
+ */
+export function pausableRows<T extends { name: string; paused: boolean }>(noun: string): Pick<Props<T>, "rowLabel" | "rowTestId" | "rowClassName"> {
+  return {
+    rowLabel: (r) => `${noun} ${r.name}${r.paused ? ": paused" : ""}`,
+    rowTestId: `${noun}-row`,
+    rowClassName: (r) => (r.paused ? "bg-amber-50/60" : undefined),
+  };
+}
+
 /** The last column of buttons (replay, rename, revoke): right-aligned, its header for screen readers only. */
 export function actionsColumn<T>(cell: (row: T) => ReactNode): Column<T> {
   return { header: "Actions", hideHeader: true, align: "right", cell };

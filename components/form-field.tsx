@@ -31,6 +31,11 @@ export function TextField({
   );
 }
 
+/** A labelled whole number: a number input that steps by one and offers a phone's numeric keypad. */
+export function IntegerField(props: ComponentProps<typeof TextField>) {
+  return <TextField type="number" inputMode="numeric" step={1} {...props} />;
+}
+
 /** A labelled select of `options`, a filter's: its first choice, `any`, is the empty value (no filter). */
 export function FilterSelect({
   id,

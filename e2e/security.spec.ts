@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { request } from "node:http";
-import type { APIRequestContext } from "@playwright/test";
+import type { APIRequestContext, Page } from "@playwright/test";
+import type { EnqueueInput } from "../lib/jobs/enqueue";
 import type { JobRow } from "../lib/jobs/types";
 import { createUser } from "../lib/auth/users";
 import { DEMO_USERS, type DemoUser } from "../lib/demo/users";
@@ -86,15 +87,19 @@ const unchanged = async (db: Parameters<typeof jobRow>[0], before: JobRow) => {
   expect({ state: now.state, stateVersion: now.stateVersion }).toEqual({ state: before.state, stateVersion: before.stateVersion });
 };
 
-async function signedIn(page: import("@playwright/test").Page, who: DemoUser) {
+async function signedIn(page: Page, who: DemoUser) {
   await signInAs(page, who);
   return page.request;
 }
 
+/** An acme report on the held queue (it stays queued while the spec acts on it), and a request signed in as `who`. */
+async function heldJobAs(who: DemoUser, { page, submit }: { page: Page; submit: (input: EnqueueInput) => Promise<JobRow> }) {
+  return { job: await submit({ tenantId: "acme", ...REPORT }), request: await signedIn(page, who) };
+}
+
 test.describe("server actions called directly", () => {
   test("support may not cancel, bulk-act or replay: denied, audited, nothing changes", async ({ page, db, submit }) => {
-    const job = await submit({ tenantId: "acme", ...REPORT });
-    const request = await signedIn(page, "support");
+    const { job, request } = await heldJobAs("support", { page, submit });
     const cancel = await cancelQueued(request, job.id);
     expect(cancel.body).toContain('"forbidden"');
     expect((await bulk(request, job.id)).body).toContain('"forbidden"');
@@ -119,8 +124,7 @@ test.describe("server actions called directly", () => {
   });
 
   test("IDOR: another tenant's job is 404 on every page and endpoint, and a crafted cancel changes nothing", async ({ page, db, submit }) => {
-    const job = await submit({ tenantId: "acme", ...REPORT });
-    const request = await signedIn(page, "globex");
+    const { job, request } = await heldJobAs("globex", { page, submit });
     expect((await page.goto(`/jobs/${job.id}`))?.status()).toBe(404);
     const api = await request.get(`/api/jobs/${job.id}`);
     expect(api.status()).toBe(404);
@@ -141,8 +145,7 @@ test.describe("server actions called directly", () => {
   });
 
   test("a tenant cancels its own job through the same action, audited in the same transaction", async ({ page, db, submit }) => {
-    const job = await submit({ tenantId: "acme", ...REPORT });
-    const request = await signedIn(page, "acme");
+    const { job, request } = await heldJobAs("acme", { page, submit });
     const cancel = await cancelQueued(request, job.id);
     expect(cancel.body).toContain('"ok":true');
     expect((await jobRow(db, job.id)).state).toBe("cancelled");
@@ -155,8 +158,7 @@ test.describe("server actions called directly", () => {
   });
 
   test("mass assignment: extra fields such as state or tenantId are rejected, nothing changes", async ({ page, db, submit }) => {
-    const job = await submit({ tenantId: "acme", ...REPORT });
-    const request = await signedIn(page, "operator");
+    const { job, request } = await heldJobAs("operator", { page, submit });
     for (const extra of [{ state: "succeeded" }, { tenantId: "globex" }, { stateVersion: 9 }]) {
       const r = await cancelQueued(request, job.id, extra);
       expect(r.body).toContain('"invalid_input"');
@@ -171,8 +173,7 @@ test.describe("server actions called directly", () => {
     db,
     submit,
   }) => {
-    const job = await submit({ tenantId: "acme", ...REPORT });
-    const request = await signedIn(page, "operator");
+    const { job, request } = await heldJobAs("operator", { page, submit });
     const since = await lastAuditId(db);
     const r = await cancelQueued(
       request,
@@ -193,8 +194,7 @@ test.describe("server actions called directly", () => {
   });
 
   test("X-Forwarded-Host from a client that is not a configured proxy is ignored by the origin check", async ({ page, db, submit }) => {
-    const job = await submit({ tenantId: "acme", ...REPORT });
-    const request = await signedIn(page, "operator");
+    const { job, request } = await heldJobAs("operator", { page, submit });
     // Next.js compares the Origin with X-Forwarded-Host when present: a forged one made a foreign origin look like home.
     const r = await cancelQueued(
       request,

@@ -1,17 +1,8 @@
 "use client";
 
-import { INPUT, PRIMARY, SECONDARY } from "@/components/fields";
+import { INPUT, PRIMARY } from "@/components/fields";
 import { ResultNote, type Changes } from "@/components/use-action";
 import type { Result } from "@/lib/result";
-
-/** The button that opens a row's editor under it (change role, rename), and closes it again. */
-export function EditToggle({ isOpen, label, name, onToggle }: { isOpen: boolean; label: string; name: string; onToggle: () => void }) {
-  return (
-    <button type="button" className={SECONDARY} aria-expanded={isOpen} aria-label={name} onClick={onToggle}>
-      {label}
-    </button>
-  );
-}
 
 /** A create form's last line: what the last try answered, and the button. */
 export function CreateFooter({ result, pending, label }: { result: Result<unknown> | null; pending: boolean; label: string }) {

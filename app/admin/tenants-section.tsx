@@ -1,65 +1,50 @@
 "use client";
 
-import { useState, type FormEvent } from "react";
-import { LocalDay } from "@/components/time-zone";
-import { actionsColumn, DataTable } from "@/components/data-table";
-import { Field, INPUT, SECONDARY } from "@/components/fields";
-import { SubmitButton } from "@/components/submit-button";
+import type { FormEvent } from "react";
+import type { Column } from "@/components/data-table";
+import { Field, INPUT } from "@/components/fields";
 import { createTenantAction, renameTenantAction } from "./actions";
 import { TenantAccess } from "./offboarding";
-import { CreateFooter, EditToggle, REFRESH } from "./admin-fields";
+import { CreateFooter, REFRESH } from "./admin-fields";
+import { CloseOrSave, createdColumn, EditorTable, OffBadge, type RowEditor } from "./editor-table";
 import { ResultNote, useAction } from "@/components/use-action";
 
 export type TenantItem = { id: string; name: string; users: number; createdAt: string; suspended: boolean };
 
 /** Tenant names are anyone's text: rendered as text nodes only, never as markup. */
 export function TenantsTable({ tenants }: { tenants: TenantItem[] }) {
-  const [editing, setEditing] = useState<string | null>(null);
-  return (
-    <DataTable
-      framed
-      caption="Tenants"
-      rows={tenants}
-      rowKey={(t) => t.id}
-      detail={(t) =>
-        editing === t.id && (
-          <div className="space-y-3">
-            <RenameForm tenant={t} onClose={() => setEditing(null)} />
-            <TenantAccess tenant={t} />
-          </div>
-        )
-      }
-      columns={[
-        {
-          header: "Id",
-          isRowHeader: true,
-          className: "font-mono text-xs font-medium",
-          cell: (t) => (
-            <>
-              {t.id}
-              {t.suspended && (
-                <span className="ml-1.5 rounded-full bg-red-50 px-2 py-0.5 font-sans text-xs font-medium text-red-800 ring-1 ring-red-600/20">
-                  suspended
-                </span>
-              )}
-            </>
-          ),
-        },
-        { header: "Name", className: "max-w-md break-words", cell: (t) => <span data-testid={`tenant-name-${t.id}`}>{t.name}</span> },
-        { header: "Users", align: "right", className: "tabular-nums", cell: (t) => t.users },
-        { header: "Created", className: "whitespace-nowrap text-neutral-600", cell: (t) => <LocalDay at={new Date(t.createdAt)} /> },
-        actionsColumn((t: TenantItem) => (
-          <EditToggle
-            isOpen={editing === t.id}
-            label="Edit"
-            name={`Rename or suspend tenant ${t.id}`}
-            onToggle={() => setEditing(editing === t.id ? null : t.id)}
-          />
-        )),
-      ]}
-    />
-  );
+  return <EditorTable caption="Tenants" rows={tenants} rowKey={(t) => t.id} editors={EDITORS} columns={COLUMNS} />;
 }
+
+const EDITORS: RowEditor<TenantItem>[] = [
+  {
+    label: "Edit",
+    name: (t) => `Rename or suspend tenant ${t.id}`,
+    panel: (t, close) => (
+      <>
+        <RenameForm tenant={t} onClose={close} />
+        <TenantAccess tenant={t} />
+      </>
+    ),
+  },
+];
+
+const COLUMNS: Column<TenantItem>[] = [
+  {
+    header: "Id",
+    isRowHeader: true,
+    className: "font-mono text-xs font-medium",
+    cell: (t) => (
+      <>
+        {t.id}
+        {t.suspended && <OffBadge>suspended</OffBadge>}
+      </>
+    ),
+  },
+  { header: "Name", className: "max-w-md break-words", cell: (t) => <span data-testid={`tenant-name-${t.id}`}>{t.name}</span> },
+  { header: "Users", align: "right", className: "tabular-nums", cell: (t) => t.users },
+  createdColumn(),
+];
 
 function RenameForm({ tenant, onClose }: { tenant: TenantItem; onClose: () => void }) {
   const { result, pending, run } = useAction(renameTenantAction, REFRESH);
@@ -77,12 +62,7 @@ function RenameForm({ tenant, onClose }: { tenant: TenantItem; onClose: () => vo
           </label>
           <input id={id} name="name" required maxLength={200} defaultValue={tenant.name} className={INPUT} />
         </div>
-        <button type="button" onClick={onClose} className={SECONDARY}>
-          Close
-        </button>
-        <SubmitButton pending={pending} busy="Saving…">
-          Save name
-        </SubmitButton>
+        <CloseOrSave pending={pending} save="Save name" onClose={onClose} />
       </div>
       <ResultNote result={result} />
     </form>

@@ -1,16 +1,16 @@
 "use client";
 
 import { useState, type FormEvent } from "react";
-import { LocalDay } from "@/components/time-zone";
 import { None } from "@/components/cells";
+import type { Column } from "@/components/data-table";
+import type { TenantOption } from "@/lib/jobs/tenant-pick";
 import { Options } from "@/components/options";
-import { SubmitButton } from "@/components/submit-button";
-import { actionsColumn, DataTable } from "@/components/data-table";
-import { INPUT, SECONDARY } from "@/components/fields";
+import { INPUT } from "@/components/fields";
 import { ROLE_LABELS, ROLES, type Role } from "@/lib/auth/permissions";
 import { setUserRoleAction } from "./actions";
 import { UserAccess } from "./offboarding";
-import { EditToggle, TenantSelect, REFRESH } from "./admin-fields";
+import { TenantSelect, REFRESH } from "./admin-fields";
+import { CloseOrSave, createdColumn, EditorTable, OffBadge, type RowEditor } from "./editor-table";
 import { ResultNote, useAction } from "@/components/use-action";
 
 export type UserItem = {
@@ -24,79 +24,52 @@ export type UserItem = {
   deactivated: boolean;
 };
 
-export function UsersTable({ users, tenants, viewerId }: { users: UserItem[]; tenants: { id: string; name: string }[]; viewerId: string }) {
-  // Which row's panel is open: its role editor or its access (deactivate, password).
-  const [editing, setEditing] = useState<string | null>(null);
-  const [access, setAccess] = useState<string | null>(null);
-  return (
-    <DataTable
-      framed
-      caption="Users"
-      rows={users}
-      rowKey={(u) => u.id}
-      detail={(u) =>
-        (access === u.id || editing === u.id) && (
-          <div className="space-y-3">
-            {access === u.id && <UserAccess user={u} isSelf={u.id === viewerId} onClose={() => setAccess(null)} />}
-            {editing === u.id && <RoleEditor user={u} tenants={tenants} isSelf={u.id === viewerId} onClose={() => setEditing(null)} />}
-          </div>
-        )
-      }
-      columns={[
-        {
-          header: "Email",
-          isRowHeader: true,
-          className: "max-w-64 truncate font-medium",
-          cell: (u) => (
-            <span title={u.email}>
-              {u.email}
-              {u.id === viewerId && <span className="ml-1.5 text-xs font-normal text-neutral-600">(you)</span>}
-              {u.deactivated && (
-                <span className="ml-1.5 rounded-full bg-red-50 px-2 py-0.5 text-xs font-medium text-red-800 ring-1 ring-red-600/20">deactivated</span>
-              )}
-            </span>
-          ),
-        },
-        { header: "Name", className: "max-w-48 truncate", cell: (u) => <span title={u.name}>{u.name}</span> },
-        {
-          header: "Role",
-          cell: (u) => <span className="rounded-full bg-neutral-100 px-2 py-0.5 text-xs font-medium text-neutral-700">{ROLE_LABELS[u.role]}</span>,
-        },
-        { header: "Tenant", cell: (u) => u.tenantId ?? <None /> },
-        { header: "Tenant owner", cell: (u) => (u.tenantOwner ? "Yes" : <None text="no" />) },
-        { header: "Created", className: "whitespace-nowrap text-neutral-600", cell: (u) => <LocalDay at={new Date(u.createdAt)} /> },
-        actionsColumn((u: UserItem) => (
-          <span className="space-x-2 whitespace-nowrap">
-            <EditToggle
-              isOpen={access === u.id}
-              label="Access"
-              name={`Access of ${u.email}`}
-              onToggle={() => setAccess(access === u.id ? null : u.id)}
-            />
-            <EditToggle
-              isOpen={editing === u.id}
-              label="Change role"
-              name={`Change role of ${u.email}`}
-              onToggle={() => setEditing(editing === u.id ? null : u.id)}
-            />
-          </span>
-        )),
-      ]}
-    />
-  );
+export function UsersTable({ users, tenants, viewerId }: { users: UserItem[]; tenants: TenantOption[]; viewerId: string }) {
+  return <EditorTable caption="Users" rows={users} rowKey={(u) => u.id} editors={editors(tenants, viewerId)} columns={columns(viewerId)} />;
 }
 
-function RoleEditor({
-  user,
-  tenants,
-  isSelf,
-  onClose,
-}: {
-  user: UserItem;
-  tenants: { id: string; name: string }[];
-  isSelf: boolean;
-  onClose: () => void;
-}) {
+/** A user's access (deactivate, password) and their role. */
+function editors(tenants: TenantOption[], viewerId: string): RowEditor<UserItem>[] {
+  return [
+    {
+      label: "Access",
+      name: (u) => `Access of ${u.email}`,
+      panel: (u, close) => <UserAccess user={u} isSelf={u.id === viewerId} onClose={close} />,
+    },
+    {
+      label: "Change role",
+      name: (u) => `Change role of ${u.email}`,
+      panel: (u, close) => <RoleEditor user={u} tenants={tenants} isSelf={u.id === viewerId} onClose={close} />,
+    },
+  ];
+}
+
+function columns(viewerId: string): Column<UserItem>[] {
+  return [
+    {
+      header: "Email",
+      isRowHeader: true,
+      className: "max-w-64 truncate font-medium",
+      cell: (u) => (
+        <span title={u.email}>
+          {u.email}
+          {u.id === viewerId && <span className="ml-1.5 text-xs font-normal text-neutral-600">(you)</span>}
+          {u.deactivated && <OffBadge>deactivated</OffBadge>}
+        </span>
+      ),
+    },
+    { header: "Name", className: "max-w-48 truncate", cell: (u) => <span title={u.name}>{u.name}</span> },
+    {
+      header: "Role",
+      cell: (u) => <span className="rounded-full bg-neutral-100 px-2 py-0.5 text-xs font-medium text-neutral-700">{ROLE_LABELS[u.role]}</span>,
+    },
+    { header: "Tenant", cell: (u) => u.tenantId ?? <None /> },
+    { header: "Tenant owner", cell: (u) => (u.tenantOwner ? "Yes" : <None text="no" />) },
+    createdColumn(),
+  ];
+}
+
+function RoleEditor({ user, tenants, isSelf, onClose }: { user: UserItem; tenants: TenantOption[]; isSelf: boolean; onClose: () => void }) {
   const [role, setRole] = useState<Role>(user.role);
   const { result, pending, run } = useAction(setUserRoleAction, REFRESH);
   const isTenant = role === "tenant";
@@ -141,12 +114,7 @@ function RoleEditor({
           Tenant owner
         </label>
         <div className="ml-auto flex gap-2">
-          <button type="button" onClick={onClose} className={SECONDARY}>
-            Close
-          </button>
-          <SubmitButton pending={pending} busy="Saving…">
-            Save role
-          </SubmitButton>
+          <CloseOrSave pending={pending} save="Save role" onClose={onClose} />
         </div>
       </div>
       <p className="text-xs text-neutral-600">

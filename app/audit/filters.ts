@@ -1,10 +1,10 @@
 import type { AuditFilters, AuditOutcome } from "@/lib/audit/audit";
 import { AUDIT_OUTCOMES } from "@/lib/db/schema-identity";
+import type { SearchParams } from "@/lib/frame/page";
 
 /** The outcomes the audit log's CHECK constraint allows, in its order: the one list. */
 export const OUTCOMES: readonly AuditOutcome[] = AUDIT_OUTCOMES;
 
-type Search = Record<string, string | string[] | undefined>;
 const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v)?.trim() || undefined;
 
 /** A time from the URL: `2026-11-29T10:00` (UTC, as the form's datetime inputs send it) or a full ISO time. */
@@ -15,7 +15,7 @@ function parseTime(v: string | undefined): Date | null | undefined {
 }
 
 /** The page's filters from the URL. Values that cannot be used are dropped and named in `ignored`. */
-export function parseAuditSearch(sp: Search): { filters: AuditFilters; ignored: string[] } {
+export function parseAuditSearch(sp: SearchParams): { filters: AuditFilters; ignored: string[] } {
   const ignored: string[] = [];
   const outcome = one(sp.outcome);
   const since = parseTime(one(sp.from));

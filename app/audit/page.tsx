@@ -16,11 +16,10 @@ import { listUsers } from "@/lib/auth/users";
 import { requirePage, withViewerRead, type Viewer } from "@/lib/auth/viewer";
 import { pool } from "@/lib/db/client";
 import { auditHref, OUTCOMES, parseAuditSearch, toMinute } from "./filters";
+import type { SearchParamsProps } from "@/lib/frame/page";
 
 export const metadata: Metadata = { title: "Audit" };
 export const dynamic = "force-dynamic";
-
-type Props = { searchParams: Promise<Record<string, string | string[] | undefined>> };
 
 const OUTCOME_STYLE: Record<AuditOutcome, string> = {
   applied: "bg-emerald-50 text-emerald-800 ring-emerald-600/20",
@@ -144,7 +143,7 @@ async function load(viewer: Viewer, f: AuditFilters) {
 }
 
 /** Every console and API action, newest first: who, what, on which jobs, and how it ended. */
-export default async function AuditPage({ searchParams }: Props) {
+export default async function AuditPage({ searchParams }: SearchParamsProps) {
   const viewer = await requirePage("audit:read", "/audit");
   const { filters: f, ignored } = parseAuditSearch(await searchParams);
   // Who may see it is decided before anything streams (a 404 keeps its status); the log streams in.

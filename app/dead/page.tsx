@@ -9,15 +9,14 @@ import { DeadJobsView } from "./dead-jobs-view";
 import type { DeadGroupsResponse } from "@/lib/client/wire";
 import { toGroupDto } from "./groups";
 import { parseDeadScope, resolveScope, type DeadScopeParams } from "./scope";
+import type { SearchParamsProps } from "@/lib/frame/page";
 
 export const metadata: Metadata = { title: "Dead jobs" };
 // Live data: rendered per request, never at build time.
 export const dynamic = "force-dynamic";
 
-type Props = { searchParams: Promise<Record<string, string | string[] | undefined>> };
-
 /** The first view is rendered here; the browser then polls GET /api/dead. */
-export default async function DeadJobsPage({ searchParams }: Props) {
+export default async function DeadJobsPage({ searchParams }: SearchParamsProps) {
   const viewer = await requirePage("insight:read", "/dead");
   const scope = parseDeadScope(await searchParams);
   // Who may see it is decided before anything streams (a 404 keeps its status); the groups stream in.

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { SearchParams } from "@/lib/frame/page";
 import type { DeadScope } from "@/lib/jobs/dead";
 
 /** How far back the page looks, as it travels in the URL (`?window=24h`). */
@@ -19,7 +20,7 @@ export const DeadScopeParams = z.object({
 });
 export type DeadScopeParams = z.output<typeof DeadScopeParams>;
 
-export function parseDeadScope(params: URLSearchParams | Record<string, string | string[] | undefined>): DeadScopeParams {
+export function parseDeadScope(params: URLSearchParams | SearchParams): DeadScopeParams {
   const get = (k: string) => {
     const v = params instanceof URLSearchParams ? params.get(k) : params[k];
     const one = Array.isArray(v) ? v[0] : v;

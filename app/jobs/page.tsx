@@ -4,23 +4,20 @@ import { Suspense } from "react";
 import { PageLoading } from "@/components/page-loading";
 import { actorOf, confineTenant, requirePage, withViewerRead, type Viewer } from "@/lib/auth/viewer";
 import { can, tenantScopeOf } from "@/lib/auth/permissions";
+import { listTenantOptions } from "@/lib/auth/tenants";
 import { paramsProblem, readJobFilters, type FilterProblem, type JobFilters } from "@/lib/jobs/filters";
-import type { TenantOption } from "@/lib/jobs/tenant-pick";
 import { JobsView } from "./_components/jobs-view";
 import { searchOf } from "./_components/url";
 import type { JobsResponse } from "@/lib/client/wire";
 import { firstView } from "@/lib/frame/first-view";
 import { loadJobs } from "./load";
 import { typesSeenBy } from "@/lib/jobs/job-types";
-import { sql } from "drizzle-orm";
-import { execute } from "../../lib/db/drizzle";
+import type { SearchParamsProps } from "@/lib/frame/page";
 
 export const metadata: Metadata = { title: "Jobs" };
 export const dynamic = "force-dynamic";
 
-type Props = { searchParams: Promise<Record<string, string | string[] | undefined>> };
-
-export default async function JobsPage({ searchParams }: Props) {
+export default async function JobsPage({ searchParams }: SearchParamsProps) {
   const viewer = await requirePage("jobs:read", "/jobs");
   const read = readJobFilters(await searchParams);
   const filters = confineTenant(viewer, read.filters);
@@ -42,7 +39,7 @@ async function JobsWithData({ viewer, filters, problems }: { viewer: Viewer; fil
       : firstView<JobsResponse>(viewer, "/jobs", (tx) => loadJobs(tx, filters, tenantScopeOf(viewer) !== null)),
     // The tenant picker's choices (staff only): ids and names, so "Acme" or "acm" finds acme.
     isStaff
-      ? withViewerRead(viewer, (tx) => execute<TenantOption>(tx, sql`SELECT id, name FROM tenants ORDER BY id LIMIT 1000`)).catch((err: unknown) => {
+      ? withViewerRead(viewer, (tx) => listTenantOptions(tx)).catch((err: unknown) => {
           console.error("/jobs: could not list tenants:", err);
           return [];
         })

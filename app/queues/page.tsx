@@ -8,14 +8,13 @@ import type { QueuesResponse } from "@/lib/client/wire";
 import { listQueues, queuePageOf, type QueuePageRequest } from "@/lib/jobs/queue-stats";
 import { AppError } from "@/lib/result";
 import { QueuesView } from "./queues-view";
+import type { SearchParamsProps } from "@/lib/frame/page";
 
 export const metadata: Metadata = { title: "Queues" };
 export const dynamic = "force-dynamic";
 
-type Props = { searchParams: Promise<Record<string, string | string[] | undefined>> };
-
 /** Staff see every queue, a page at a time, and search them by name; operators also change them. The browser then polls GET /api/queues. */
-export default async function QueuesPage({ searchParams }: Props) {
+export default async function QueuesPage({ searchParams }: SearchParamsProps) {
   const viewer = await requirePage("insight:read", "/queues");
   let request: QueuePageRequest = {};
   let problem: string | null = null;

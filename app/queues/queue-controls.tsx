@@ -1,7 +1,8 @@
 "use client";
 
 import { useId, useState, type FormEvent } from "react";
-import { Field, INPUT, PRIMARY, SECONDARY } from "@/components/fields";
+import { INPUT, PRIMARY, SECONDARY } from "@/components/fields";
+import { IntegerField } from "@/components/form-field";
 import { ActorCell } from "@/components/cells";
 import { numbers } from "@/components/numbers";
 import { TimeAgo } from "@/components/time-zone";
@@ -173,19 +174,16 @@ function SettingsForm({ queue }: { queue: QueueWire }) {
 
   return (
     <form onSubmit={save} aria-label={`Settings of queue ${queue.name}`} className="space-y-3">
-      <Field id={`${id}-limit`} label="Concurrency limit" hint="(empty: none; across every worker)">
-        <input
-          id={`${id}-limit`}
-          type="number"
-          inputMode="numeric"
-          min={1}
-          max={100_000}
-          step={1}
-          value={limit}
-          onChange={(e) => setLimit(e.currentTarget.value)}
-          className={`${INPUT} max-w-40`}
-        />
-      </Field>
+      <IntegerField
+        id={`${id}-limit`}
+        label="Concurrency limit"
+        hint="(empty: none; across every worker)"
+        min={1}
+        max={100_000}
+        value={limit}
+        onChange={(e) => setLimit(e.currentTarget.value)}
+        className={`${INPUT} max-w-40`}
+      />
       <LimitNow queue={queue} limit={wanted !== null && Number.isInteger(wanted) && wanted >= 1 ? wanted : null} />
       <label className="flex items-center gap-2 text-sm">
         <input type="checkbox" checked={fair} onChange={(e) => setFair(e.currentTarget.checked)} className="size-4" />

@@ -3,12 +3,12 @@
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
-import { Empty } from "@/components/charts/card";
 import { PRIMARY, SECONDARY } from "@/components/fields";
-import { DataTable, actionsColumn, type Column } from "@/components/data-table";
+import { actionsColumn, pausableRows, type Column } from "@/components/data-table";
 import { liveStatus, QueryLoadError } from "@/components/live-query";
 import { numbers, plural } from "@/components/numbers";
 import { PageHeader, useLive } from "@/components/page-header";
+import { PageTable } from "@/components/page-table";
 import { useNow } from "@/components/use-now";
 import { queuesQuery } from "@/lib/client/queries";
 import type { QueuesResponse } from "@/lib/client/wire";
@@ -200,24 +200,19 @@ export function QueuesView({ initial, renderedAt, canOperate, request, problem }
         </p>
       )}
       <QueryLoadError query={query} refreshing="Could not refresh the queues; showing the last list received." loading="Could not load the queues." />
-      {data && data.queues.length === 0 && (
-        <Empty>
-          {searching
-            ? `No queue's name contains "${request.search}".`
-            : request.after
-              ? "No more queues."
-              : "No queue has jobs, settings or a worker yet."}
-        </Empty>
-      )}
-      {data && data.queues.length > 0 && (
-        <DataTable
-          framed
+      {data && (
+        <PageTable
           caption="Queues"
           rows={data.queues}
+          empty={
+            searching
+              ? `No queue's name contains "${request.search}".`
+              : request.after
+                ? "No more queues."
+                : "No queue has jobs, settings or a worker yet."
+          }
           rowKey={(q) => q.name}
-          rowLabel={(q) => `queue ${q.name}${q.paused ? ": paused" : ""}`}
-          rowTestId="queue-row"
-          rowClassName={(q) => (q.paused ? "bg-amber-50/60" : undefined)}
+          {...pausableRows<QueueWire>("queue")}
           columns={columns(now, canOperate, open, (name) => setOpen((o) => (o === name ? null : name)))}
           detail={(q) => (open === q.name ? <QueueDetail queue={q} now={now} canOperate={canOperate} /> : null)}
           detailId={(q) => `queue-${q.name}-settings`}

@@ -11,16 +11,15 @@ import { TimeAgo } from "@/components/time-zone";
 import { requirePage, type Viewer, withViewerRead } from "@/lib/auth/viewer";
 import { EVENTS, REJECTION_KINDS, type JobEvent, type RejectionKind } from "@/lib/fsm/table";
 import { listRejections, type RejectionFilters, type RejectionPage } from "@/lib/insight/queries";
+import type { SearchParams, SearchParamsProps } from "@/lib/frame/page";
 
 export const metadata: Metadata = { title: "Rejections" };
 export const dynamic = "force-dynamic";
 
-type Props = { searchParams: Promise<Record<string, string | string[] | undefined>> };
-
 const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v)?.trim() || undefined;
 
 /** URL filters; unknown values are dropped rather than failing the page. */
-function parseFilters(sp: Record<string, string | string[] | undefined>): RejectionFilters {
+function parseFilters(sp: SearchParams): RejectionFilters {
   const kind = one(sp.kind);
   const event = one(sp.event);
   return {
@@ -84,7 +83,7 @@ async function load(viewer: Viewer, f: RejectionFilters): Promise<{ page: Reject
   return { page: await withViewerRead(viewer, (tx) => listRejections(tx, f)), now: Date.now() };
 }
 
-export default async function RejectionsPage({ searchParams }: Props) {
+export default async function RejectionsPage({ searchParams }: SearchParamsProps) {
   const viewer = await requirePage("insight:read", "/rejections");
   const f = parseFilters(await searchParams);
   // Who may see it is decided before anything streams (a 404 keeps its status); the rejections stream in.

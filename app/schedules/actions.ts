@@ -30,10 +30,17 @@ const ScheduleRef = z.strictObject(Seen);
 
 const OPERATE = { permission: "jobs:operate", forbidden: "Only an operator may change schedules." } as const;
 
-/** The schedule's own refusals (lib/schedules) name a field; here they are the person's answer, prefixed with what did not happen. */
-function refusal(e: unknown, nothing: string): never {
-  if (e instanceof ScheduleError) throw new AppError(e.code === "invalid_input" ? "invalid_input" : "refused", `${nothing} ${e.message}.`);
-  throw e;
+/**
+ * `change`, whose refusals (lib/schedules' ScheduleError, naming a field) become the person's answer,
+ * prefixed with what did not happen.
+ */
+async function refusing<T>(nothing: string, change: () => Promise<T>): Promise<T> {
+  try {
+    return await change();
+  } catch (e) {
+    if (e instanceof ScheduleError) throw new AppError(e.code === "invalid_input" ? "invalid_input" : "refused", `${nothing} ${e.message}.`);
+    throw e;
+  }
 }
 
 /** The person reads a time in their zone; the audit log keeps the ISO instant. */
@@ -47,16 +54,12 @@ export const createScheduleAction = consoleAction({
   audit: "schedule.create",
   input: NewSchedule,
   change: async ({ tx, input, viewer }) => {
-    try {
-      const s = await createSchedule(tx, { ...input, queue: input.queue.trim() || undefined }, viewer.email);
-      return {
-        ok: true,
-        ...(await said((due) => `Created schedule ${s.name} (${s.cron}, ${s.timeZone}): its first job is due at ${due}.`, s.nextRunAt)),
-        data: { id: s.id },
-      };
-    } catch (e) {
-      return refusal(e, "Nothing was created.");
-    }
+    const s = await refusing("Nothing was created.", () => createSchedule(tx, { ...input, queue: input.queue.trim() || undefined }, viewer.email));
+    return {
+      ok: true,
+      ...(await said((due) => `Created schedule ${s.name} (${s.cron}, ${s.timeZone}): its first job is due at ${due}.`, s.nextRunAt)),
+      data: { id: s.id },
+    };
   },
 });
 
@@ -66,19 +69,14 @@ export const updateScheduleAction = consoleAction({
   audit: "schedule.update",
   input: EditSchedule,
   change: async ({ tx, input: { id, seen, ...fields }, viewer }) => {
-    try {
-      const s = await updateSchedule(tx, id, seen, { ...fields, queue: fields.queue.trim() || undefined }, viewer.email);
-      return {
-        ok: true,
-        ...(await said(
-          (due) => `Saved schedule ${s.name} (${s.cron}, ${s.timeZone}, ${s.type} for ${s.tenantId}): next job at ${due}.`,
-          s.nextRunAt,
-        )),
-        data: { id: s.id },
-      };
-    } catch (e) {
-      return refusal(e, "Nothing was changed.");
-    }
+    const s = await refusing("Nothing was changed.", () =>
+      updateSchedule(tx, id, seen, { ...fields, queue: fields.queue.trim() || undefined }, viewer.email),
+    );
+    return {
+      ok: true,
+      ...(await said((due) => `Saved schedule ${s.name} (${s.cron}, ${s.timeZone}, ${s.type} for ${s.tenantId}): next job at ${due}.`, s.nextRunAt)),
+      data: { id: s.id },
+    };
   },
 });
 
@@ -88,16 +86,12 @@ export const deleteScheduleAction = consoleAction({
   audit: "schedule.delete",
   input: ScheduleRef,
   change: async ({ tx, input: { id, seen } }) => {
-    try {
-      const s = await deleteSchedule(tx, id, seen);
-      return {
-        ok: true,
-        message: `Deleted schedule ${s.name} (${s.cron}, ${s.timeZone}, ${s.type} for ${s.tenantId}); the jobs it submitted stay.`,
-        data: { id },
-      };
-    } catch (e) {
-      return refusal(e, "Nothing was deleted.");
-    }
+    const s = await refusing("Nothing was deleted.", () => deleteSchedule(tx, id, seen));
+    return {
+      ok: true,
+      message: `Deleted schedule ${s.name} (${s.cron}, ${s.timeZone}, ${s.type} for ${s.tenantId}); the jobs it submitted stay.`,
+      data: { id },
+    };
   },
 });
 
@@ -107,12 +101,8 @@ export const runScheduleNowAction = consoleAction({
   audit: "schedule.run_now",
   input: z.strictObject({ id: z.uuid() }),
   change: async ({ tx, input: { id }, viewer, actor }) => {
-    try {
-      const { schedule: s, jobId } = await runScheduleNow(tx, id, actor(), `console:${viewer.email}`);
-      return { ok: true, message: `Ran schedule ${s.name} now: job ${jobId} is queued; its next tick is unchanged.`, data: { jobId } };
-    } catch (e) {
-      return refusal(e, "Nothing was submitted.");
-    }
+    const { schedule: s, jobId } = await refusing("Nothing was submitted.", () => runScheduleNow(tx, id, actor(), `console:${viewer.email}`));
+    return { ok: true, message: `Ran schedule ${s.name} now: job ${jobId} is queued; its next tick is unchanged.`, data: { jobId } };
   },
 });
 

@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import { Suspense } from "react";
 import { PageLoading } from "@/components/page-loading";
 import { can } from "@/lib/auth/permissions";
+import { listTenantOptions } from "@/lib/auth/tenants";
 import { requirePage, type Viewer, withViewerRead } from "@/lib/auth/viewer";
 import { firstView } from "@/lib/frame/first-view";
 import type { SchedulesResponse } from "@/lib/client/wire";
@@ -9,8 +10,6 @@ import { JOB_TYPES, maySubmit } from "@/lib/jobs/job-types";
 import { listSchedules } from "@/lib/schedules/list";
 import { paramFieldsOf } from "@/lib/jobs/param-fields";
 import { SchedulesView } from "./schedules-view";
-import { sql } from "drizzle-orm";
-import { execute } from "../../lib/db/drizzle";
 
 export const metadata: Metadata = { title: "Schedules" };
 export const dynamic = "force-dynamic";
@@ -41,9 +40,7 @@ async function SchedulesWithData({ viewer }: { viewer: Viewer }) {
 /** The tenants a new schedule may submit for; none when the read failed (the form then says so). */
 async function listTenants(viewer: Viewer): Promise<{ id: string; name: string }[]> {
   try {
-    return [
-      ...(await withViewerRead(viewer, (tx) => execute<{ id: string; name: string }>(tx, sql`SELECT id, name FROM tenants ORDER BY id LIMIT 1000`))),
-    ];
+    return await withViewerRead(viewer, (tx) => listTenantOptions(tx));
   } catch (err) {
     console.error("/schedules: could not list tenants:", err);
     return [];

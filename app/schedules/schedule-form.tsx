@@ -3,6 +3,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { useEffect, useState, type FormEvent } from "react";
 import { Field, INPUT, SECONDARY } from "@/components/fields";
+import { IntegerField, TextField } from "@/components/form-field";
 import { Options } from "@/components/options";
 import { ParamsFields, readParams } from "@/components/params-fields";
 import type { InputIssue } from "@/lib/result";
@@ -88,23 +89,19 @@ export function ScheduleForm({
         </h2>
       )}
       <div className="grid gap-3 sm:grid-cols-2 lg:grid-cols-4">
-        {!editing && (
-          <Field id={`${prefix}-name`} label="Name" hint="(a-z 0-9 _ . -)">
-            <input id={`${prefix}-name`} name="name" required className={INPUT} placeholder="nightly-usage-report" />
-          </Field>
-        )}
-        <Field id={`${prefix}-cron`} label="Cron expression" hint="(min hour day month weekday)">
-          <input
-            id={`${prefix}-cron`}
-            name="cron"
-            required
-            value={cron}
-            onChange={(e) => setCron(e.currentTarget.value)}
-            aria-describedby={`${prefix}-cron-reading`}
-            className={`${INPUT} font-mono`}
-            placeholder="0 2 * * *"
-          />
-        </Field>
+        {!editing && <TextField id={`${prefix}-name`} label="Name" hint="(a-z 0-9 _ . -)" name="name" required placeholder="nightly-usage-report" />}
+        <TextField
+          id={`${prefix}-cron`}
+          label="Cron expression"
+          hint="(min hour day month weekday)"
+          name="cron"
+          required
+          value={cron}
+          onChange={(e) => setCron(e.currentTarget.value)}
+          aria-describedby={`${prefix}-cron-reading`}
+          className={`${INPUT} font-mono`}
+          placeholder="0 2 * * *"
+        />
         <Field id={`${prefix}-zone`} label="Time zone">
           <select id={`${prefix}-zone`} name="timeZone" value={timeZone} onChange={(e) => setTimeZone(e.currentTarget.value)} className={INPUT}>
             <Options of={zones} />
@@ -129,27 +126,24 @@ export function ScheduleForm({
             <Options of={types} value={(t) => t.type} />
           </select>
         </Field>
-        <Field id={`${prefix}-queue`} label="Queue" hint="(empty: the type's)">
-          <input
-            id={`${prefix}-queue`}
-            name="queue"
-            defaultValue={editing && editing.queue !== option?.queue ? editing.queue : ""}
-            className={`${INPUT} font-mono`}
-            placeholder={option?.queue ?? ""}
-          />
-        </Field>
-        <Field id={`${prefix}-priority`} label="Priority" hint="(0 first … 9)">
-          <input
-            id={`${prefix}-priority`}
-            name="priority"
-            type="number"
-            min={0}
-            max={9}
-            step={1}
-            defaultValue={editing?.priority ?? 0}
-            className={INPUT}
-          />
-        </Field>
+        <TextField
+          id={`${prefix}-queue`}
+          label="Queue"
+          hint="(empty: the type's)"
+          name="queue"
+          defaultValue={editing && editing.queue !== option?.queue ? editing.queue : ""}
+          className={`${INPUT} font-mono`}
+          placeholder={option?.queue ?? ""}
+        />
+        <IntegerField
+          id={`${prefix}-priority`}
+          label="Priority"
+          hint="(0 first … 9)"
+          name="priority"
+          min={0}
+          max={9}
+          defaultValue={editing?.priority ?? 0}
+        />
       </div>
       <CronReading id={`${prefix}-cron-reading`} cron={cron} timeZone={timeZone} />
       <fieldset className="space-y-2">

@@ -5,11 +5,11 @@ import Link from "next/link";
 import { useState } from "react";
 import { SECONDARY } from "@/components/fields";
 import { JobLink } from "@/components/cells";
-import { Empty } from "@/components/charts/card";
-import { DataTable, actionsColumn, type Column } from "@/components/data-table";
+import { actionsColumn, pausableRows, type Column } from "@/components/data-table";
 import { liveStatus, QueryLoadError } from "@/components/live-query";
 import { plural } from "@/components/numbers";
 import { PageHeader, useLive } from "@/components/page-header";
+import { PageTable } from "@/components/page-table";
 import { formatDateTime, formatRelative } from "@/lib/time-format";
 import { LocalTime, useTimeZone } from "@/components/time-zone";
 import { StateBadge } from "@/components/state-badge";
@@ -236,16 +236,13 @@ export function SchedulesView({ initial, renderedAt, canOperate, tenants, types 
         refreshing="Could not refresh the schedules; showing the last list received."
         loading="Could not load the schedules."
       />
-      {data && data.schedules.length === 0 && <Empty>No schedule yet. Declare one beside a worker&apos;s handlers, or create one here.</Empty>}
-      {data && data.schedules.length > 0 && (
-        <DataTable
-          framed
+      {data && (
+        <PageTable
           caption="Schedules"
           rows={data.schedules}
+          empty="No schedule yet. Declare one beside a worker's handlers, or create one here."
           rowKey={(s) => s.id}
-          rowLabel={(s) => `schedule ${s.name}${s.paused ? ": paused" : ""}`}
-          rowTestId="schedule-row"
-          rowClassName={(s) => (s.paused ? "bg-amber-50/60" : undefined)}
+          {...pausableRows<ScheduleWire>("schedule")}
           columns={columns(now, canOperate, (s) => {
             setIsCreating(false);
             setEditing(s);

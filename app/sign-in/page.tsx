@@ -3,13 +3,12 @@ import { redirect } from "next/navigation";
 import { getViewer } from "@/lib/auth/viewer";
 import { safeNext } from "@/lib/auth/next-path";
 import { SignInForm } from "./sign-in-form";
+import type { SearchParamsProps } from "@/lib/frame/page";
 
 export const metadata: Metadata = { title: "Sign in" };
 export const dynamic = "force-dynamic";
 
-type Props = { searchParams: Promise<Record<string, string | string[] | undefined>> };
-
-export default async function SignInPage({ searchParams }: Props) {
+export default async function SignInPage({ searchParams }: SearchParamsProps) {
   const raw = (await searchParams).next;
   const next = safeNext(typeof raw === "string" ? raw : null);
   if (await getViewer()) redirect(next);

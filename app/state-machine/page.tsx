@@ -10,11 +10,10 @@ import { TRANSITIONS, type RunEffect, type Transition } from "@/lib/fsm/table";
 import { transitionCounts, type TransitionCount } from "@/lib/insight/queries";
 import { parseWindow, WINDOWS, type WindowKey } from "@/lib/insight/windows";
 import { StateDiagram } from "./state-diagram";
+import type { SearchParamsProps } from "@/lib/frame/page";
 
 export const metadata: Metadata = { title: "State machine" };
 export const dynamic = "force-dynamic";
-
-type Props = { searchParams: Promise<Record<string, string | string[] | undefined>> };
 
 const STATE_MACHINE_WINDOWS: WindowKey[] = ["1h", "6h"];
 
@@ -33,7 +32,7 @@ function also(t: Transition): string {
 }
 
 /** The transition table the engine uses (lib/fsm/table.ts), drawn and listed, with how often each move happened. */
-export default async function StateMachinePage({ searchParams }: Props) {
+export default async function StateMachinePage({ searchParams }: SearchParamsProps) {
   const viewer = await requirePage("insight:read", "/state-machine");
   const sp = await searchParams;
   const asked = parseWindow(Array.isArray(sp.window) ? sp.window[0] : sp.window, "1h");

@@ -10,6 +10,7 @@ import { JOB_TYPES } from "@/lib/jobs/job-types";
 import { formatDuration } from "@/lib/time-format";
 import { HISTORY_RANGES, MIN_SAMPLE, parseHistoryRange, type HistoryRange, type TypeSummary } from "@/lib/metrics/history";
 import { typeSummaries } from "@/lib/metrics/type-history";
+import type { SearchParamsProps } from "@/lib/frame/page";
 import { RangeLinks } from "./range-links";
 
 export const metadata: Metadata = { title: "Job types" };
@@ -19,7 +20,7 @@ const ms = (v: number | null) => (v === null ? "—" : formatDuration(v));
 const pct = (v: number | null) => (v === null ? "—" : `${(v * 100).toFixed(v < 0.1 ? 1 : 0)}%`);
 
 /** Every job type with its attempts, failure rate and run time over a range; each opens its history charts. */
-export default async function TypesPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+export default async function TypesPage({ searchParams }: SearchParamsProps) {
   const viewer = await requirePage("insight:read", "/types");
   const raw = (await searchParams).range;
   const range = parseHistoryRange(typeof raw === "string" ? raw : null);

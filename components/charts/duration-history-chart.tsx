@@ -1,11 +1,12 @@
 "use client";
 
-import { CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
+import { CartesianGrid, Legend, Line, LineChart, Tooltip, XAxis, YAxis } from "recharts";
 import { useTimeZone } from "@/components/time-zone";
 import { INK } from "@/components/timeline/tones";
 import type { TypeHistoryPoint } from "@/lib/metrics/history";
 import { duration } from "./format";
-import { AXIS_TICK, CLIP, TOOLTIP } from "./ink";
+import { ChartBox } from "./chart-box";
+import { AXIS_TICK, TOOLTIP } from "./ink";
 
 /** The log axis' ticks: round durations, 1 ms to a day. */
 const LADDER = [1, 10, 100, 1_000, 10_000, 60_000, 600_000, 3_600_000, 36_000_000, 86_400_000];
@@ -38,7 +39,7 @@ export function DurationHistoryChart({
   const tz = useTimeZone();
   const ticks = ticksFor(points.flatMap((p) => [p.runP50Ms, p.runP95Ms]).filter((v): v is number => v !== null && v > 0));
   return (
-    <ResponsiveContainer width="100%" height={240} initialDimension={{ width: 1100, height: 240 }} className={CLIP}>
+    <ChartBox width={1100} height={240}>
       <LineChart data={points} margin={{ top: 8, right: 8, bottom: 0, left: 8 }}>
         <CartesianGrid stroke={INK.grid} vertical={false} />
         <XAxis dataKey="t" tickFormatter={(t) => tick(String(t), tz)} tick={AXIS_TICK} minTickGap={24} />
@@ -56,6 +57,6 @@ export function DurationHistoryChart({
         <Line dataKey="runP50Ms" name="p50" stroke="var(--color-violet-400)" strokeWidth={1.5} dot={{ r: 1.5 }} isAnimationActive={false} />
         <Line dataKey="runP95Ms" name="p95" stroke="var(--color-violet-700)" strokeWidth={1.5} dot={{ r: 1.5 }} isAnimationActive={false} />
       </LineChart>
-    </ResponsiveContainer>
+    </ChartBox>
   );
 }

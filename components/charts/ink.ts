@@ -4,9 +4,3 @@ import { INK } from "@/components/timeline/tones";
 export const AXIS_TICK = { fontSize: 11, fill: INK.muted };
 export const CATEGORY_TICK = { fontSize: 11, fill: INK.text };
 export const TOOLTIP = { fontSize: 12, background: INK.surface, borderColor: INK.grid, color: INK.strong };
-
-/**
- * A chart is drawn on the server at a fixed width (`initialDimension`) before the browser measures
- * its box; clipped, that first drawing cannot make a phone's page wider than the screen.
- */
-export const CLIP = "overflow-hidden";

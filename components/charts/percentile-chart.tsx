@@ -1,9 +1,10 @@
 "use client";
 
-import { Bar, BarChart, CartesianGrid, LabelList, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
+import { Bar, BarChart, CartesianGrid, LabelList, Legend, Tooltip, XAxis, YAxis } from "recharts";
 import { INK } from "@/components/timeline/tones";
 import { duration } from "./format";
-import { AXIS_TICK, CATEGORY_TICK, CLIP, TOOLTIP } from "./ink";
+import { ChartBox } from "./chart-box";
+import { AXIS_TICK, CATEGORY_TICK, TOOLTIP } from "./ink";
 
 type Row = { label: string; p50: number | null; p95: number | null };
 
@@ -14,12 +15,7 @@ type Row = { label: string; p50: number | null; p95: number | null };
  */
 export function PercentileChart({ rows, color, light }: { rows: Row[]; color: string; light: string }) {
   return (
-    <ResponsiveContainer
-      className={CLIP}
-      width="100%"
-      height={Math.max(120, 44 * rows.length + 40)}
-      initialDimension={{ width: 520, height: Math.max(120, 44 * rows.length + 40) }}
-    >
+    <ChartBox width={520} height={Math.max(120, 44 * rows.length + 40)}>
       <BarChart data={rows} layout="vertical" margin={{ top: 4, right: 56, bottom: 0, left: 0 }} barGap={1}>
         <CartesianGrid stroke={INK.grid} horizontal={false} />
         <XAxis type="number" tickFormatter={duration} tick={AXIS_TICK} />
@@ -33,6 +29,6 @@ export function PercentileChart({ rows, color, light }: { rows: Row[]; color: st
           <LabelList dataKey="p95" position="right" formatter={duration} fontSize={10} fill={INK.muted} />
         </Bar>
       </BarChart>
-    </ResponsiveContainer>
+    </ChartBox>
   );
 }

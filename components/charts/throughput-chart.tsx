@@ -1,12 +1,13 @@
 "use client";
 
-import { Bar, CartesianGrid, ComposedChart, Legend, Line, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
+import { Bar, CartesianGrid, ComposedChart, Legend, Line, Tooltip, XAxis, YAxis } from "recharts";
 import type { ThroughputPoint } from "@/lib/insight/queries";
 import { MIN_SAMPLE } from "@/lib/metrics/history";
 import { INK, TONES } from "@/components/timeline/tones";
 import { useTimeZone } from "@/components/time-zone";
 import { hhmm, hhmmZone, percent } from "./format";
-import { AXIS_TICK, CLIP, TOOLTIP } from "./ink";
+import { ChartBox } from "./chart-box";
+import { AXIS_TICK, TOOLTIP } from "./ink";
 
 /**
  * Ended attempts per step, stacked by outcome, with the failure rate as a line on its own axis.
@@ -29,7 +30,7 @@ export function ThroughputChart({
   const tz = useTimeZone();
   const data = points.map((p) => (p.succeeded + p.failed + p.leaseExpired + p.other < MIN_SAMPLE ? { ...p, failureRate: null } : p));
   return (
-    <ResponsiveContainer width="100%" height={260} initialDimension={{ width, height: 260 }} className={CLIP}>
+    <ChartBox width={width} height={260}>
       <ComposedChart data={data} margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
         <CartesianGrid stroke={INK.grid} vertical={false} />
         <XAxis dataKey="t" tickFormatter={(t) => (tick ?? hhmm)(String(t), tz)} tick={AXIS_TICK} minTickGap={24} />
@@ -55,6 +56,6 @@ export function ThroughputChart({
           isAnimationActive={false}
         />
       </ComposedChart>
-    </ResponsiveContainer>
+    </ChartBox>
   );
 }

@@ -1,25 +1,21 @@
 import type { SegmentKind } from "@/lib/jobs/timeline";
 import { INK, TONES, type Tone } from "./tones";
 
-/** How each kind of segment is drawn, so kinds stay apart within one outcome colour. */
-export const KINDS: Record<SegmentKind, { label: string; pattern: "solid" | "faded" | "hatch" | "dots" | "bars" | "stripes" | "outline" }> = {
-  queue_wait: { label: "queue wait", pattern: "hatch" },
-  claimed: { label: "claimed", pattern: "faded" },
+type Pattern = "solid" | "faded" | "hatch" | "dots" | "bars" | "stripes" | "outline";
+
+/** How each kind of segment is named (`tenant`: in a tenant's words, where they differ) and drawn, so kinds stay apart within one outcome colour. */
+export const KINDS: Record<SegmentKind, { label: string; tenant?: string; pattern: Pattern }> = {
+  queue_wait: { label: "queue wait", tenant: "waiting its turn", pattern: "hatch" },
+  claimed: { label: "claimed", tenant: "starting", pattern: "faded" },
   running: { label: "running", pattern: "solid" },
   paused: { label: "paused", pattern: "bars" },
   cancelling: { label: "cancelling", pattern: "stripes" },
-  retry_wait: { label: "retry wait", pattern: "dots" },
-  dead: { label: "dead until replayed", pattern: "outline" },
+  retry_wait: { label: "retry wait", tenant: "waiting to retry", pattern: "dots" },
+  dead: { label: "dead until replayed", tenant: "stopped until restarted", pattern: "outline" },
 };
 
-/** A segment kind in a tenant's words. */
-const TENANT_KIND_LABELS: Partial<Record<SegmentKind, string>> = {
-  queue_wait: "waiting its turn",
-  claimed: "starting",
-  retry_wait: "waiting to retry",
-  dead: "stopped until restarted",
-};
-export const kindLabel = (kind: SegmentKind, tenant = false) => (tenant ? (TENANT_KIND_LABELS[kind] ?? KINDS[kind].label) : KINDS[kind].label);
+/** A segment kind's label for staff, or a tenant. */
+export const kindLabel = (kind: SegmentKind, tenant = false) => (tenant && KINDS[kind].tenant) || KINDS[kind].label;
 
 /** A fill for a segment of `kind` in `tone`: a colour or one of the patterns in <Patterns>. */
 export function fillFor(uid: string, kind: SegmentKind, tone: Tone) {

@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { ZodError } from "zod";
 import { setupTestDb } from "../db/test-db";
 import { AppError } from "../result";
-import { createTenant, listTenants, renameTenant } from "./tenants";
+import { createTenant, listTenantOptions, listTenants, renameTenant } from "./tenants";
+import { suspendTenant } from "./offboarding";
 import { createUser } from "./users";
 import { sql } from "drizzle-orm";
 import { execute } from "../db/drizzle";
@@ -19,6 +20,18 @@ describe("tenants", () => {
     const renamed = await renameTenant(db.pool, { id: "initech", name: "Initech Corp" });
     expect(renamed).toMatchObject({ id: "initech", name: "Initech Corp", users: 1 });
     expect(await renameTenant(db.pool, { id: "nobody", name: "X" })).toBeNull();
+  });
+
+  it("offers every tenant to a picker by id, and only those not suspended when asked", async () => {
+    await createTenant(db.pool, { id: "opt-b", name: "Bravo" });
+    await createTenant(db.pool, { id: "opt-a", name: "Alpha" });
+    await db.pool.transaction((tx) => suspendTenant(tx, "opt-b"));
+    const ours = (options: { id: string }[]) => options.filter((t) => t.id.startsWith("opt-"));
+    expect(ours(await listTenantOptions(db.pool))).toEqual([
+      { id: "opt-a", name: "Alpha" },
+      { id: "opt-b", name: "Bravo" },
+    ]);
+    expect(ours(await listTenantOptions(db.pool, { activeOnly: true }))).toEqual([{ id: "opt-a", name: "Alpha" }]);
   });
 
   it("keeps a name with markup verbatim (the console renders it as text)", async () => {

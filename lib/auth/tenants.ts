@@ -1,8 +1,10 @@
 import { z } from "zod";
 import type { Db } from "../db/client";
 import { AppError } from "../result";
-import { sql } from "drizzle-orm";
-import { execute } from "../db/drizzle";
+import { isNull, sql } from "drizzle-orm";
+import { execute, run } from "../db/drizzle";
+import { tenants } from "../db/schema";
+import type { TenantOption } from "../jobs/tenant-pick";
 
 /** A tenant id is a slug: it appears in URLs, filters, API keys and every job row. */
 export const TenantId = z
@@ -45,6 +47,21 @@ export async function listTenants(db: Db): Promise<TenantRow[]> {
     sql`
     SELECT t.id, t.name, t.created_at, (SELECT count(*)::int FROM users u WHERE u.tenant_id = t.id) AS users, t.suspended_at
     FROM tenants t ORDER BY t.id LIMIT 1000`,
+  );
+}
+
+/**
+ * The tenants a console picker offers, by id (the first 1,000): every one, or with `activeOnly` those
+ * not suspended (a job can be submitted only for them).
+ */
+export async function listTenantOptions(db: Db, { activeOnly = false } = {}): Promise<TenantOption[]> {
+  return run(
+    db
+      .select({ id: tenants.id, name: tenants.name })
+      .from(tenants)
+      .where(activeOnly ? isNull(tenants.suspendedAt) : undefined)
+      .orderBy(tenants.id)
+      .limit(1000),
   );
 }
 

@@ -2,51 +2,68 @@
 
 import { ActorCell, ExpectedVsCurrent, None } from "@/components/cells";
 import { RejectionKindBadge } from "@/components/charts/rejection-kind";
-import { DataTable } from "@/components/data-table";
+import { DataTable, type Column } from "@/components/data-table";
 import { formatRelative } from "@/lib/time-format";
 import { LocalTime } from "@/components/time-zone";
 import { StateBadge } from "@/components/state-badge";
+import type { Audience } from "@/lib/insight/claims";
 import type { EventRecord, RejectionRecord } from "@/lib/jobs/queries";
 import { tenantEventWords, tenantWho } from "@/lib/insight/render";
 import { ExpandableText } from "./expandable-text";
 import { ShortTime } from "./run-records";
 import { Card } from "@/components/charts/card";
 
-/** Every applied transition, oldest first: the log the job's row is replayed from. */
-export function EventLog({ events, eventCount, now }: { events: EventRecord[]; eventCount: number; now: number }) {
-  const hidden = eventCount - events.length;
+/**
+ * The job's event log as its audience reads it. Staff: every applied transition, oldest first, the log
+ * the job's row is replayed from. A tenant: what happened, who did it and when, in their words.
+ */
+const EVENT_LOGS: Record<Audience, { title: string; noun: string; caption: string; columns: (now: number) => Column<EventRecord>[] }> = {
+  staff: {
+    title: "Event log",
+    noun: "event",
+    caption: "Transitions applied to this job, oldest first; times in your time zone",
+    columns: (now) => [
+      { header: "Version", isRowHeader: true, className: "font-semibold tabular-nums", cell: (e) => e.stateVersion },
+      {
+        header: "Transition",
+        className: "whitespace-nowrap",
+        cell: (e) => (
+          <>
+            {e.fromState ? <StateBadge state={e.fromState} /> : <span className="text-neutral-600">new</span>}
+            <span aria-label="to" className="px-1.5 text-neutral-600">
+              →
+            </span>
+            <StateBadge state={e.toState} />
+          </>
+        ),
+      },
+      { header: "Event", className: "font-mono", cell: (e) => e.event },
+      { header: "Actor", cell: (e) => <ActorCell kind={e.actorKind} id={e.actorId} /> },
+      { header: "Attempt", className: "tabular-nums", cell: (e) => e.attempt },
+      { header: "Time", cell: (e) => <When at={e.at} now={now} /> },
+      { header: "Details", className: "min-w-56", cell: (e) => <Payload payload={e.payload} version={e.stateVersion} /> },
+    ],
+  },
+  tenant: {
+    title: "History",
+    noun: "step",
+    caption: "What happened to this job, oldest first; times in your time zone",
+    columns: (now) => [
+      { header: "What happened", isRowHeader: true, cell: (e) => tenantEventWords(e) },
+      { header: "Who", cell: (e) => tenantWho(e.actorKind, e.actorId) },
+      { header: "Try", className: "tabular-nums", cell: (e) => (e.attempt > 0 ? e.attempt : <None />) },
+      { header: "Time", cell: (e) => <When at={e.at} now={now} /> },
+    ],
+  },
+};
+
+/** The job's events in a card as `audience` reads them: those the page received (the newest, when the job has more), and how many there are. */
+export function EventLog({ events, eventCount, now, audience }: { events: EventRecord[]; eventCount: number; now: number; audience: Audience }) {
+  const { title, noun, caption, columns } = EVENT_LOGS[audience];
+  const counted = `${eventCount} ${eventCount === 1 ? noun : `${noun}s`}`;
   return (
-    <Card
-      title="Event log"
-      id="events"
-      aside={hidden > 0 ? `the newest ${events.length} of ${eventCount} events` : `${eventCount} ${eventCount === 1 ? "event" : "events"}`}
-    >
-      <DataTable
-        caption="Transitions applied to this job, oldest first; times in your time zone"
-        rows={events}
-        rowKey={(e) => e.id}
-        columns={[
-          { header: "Version", isRowHeader: true, className: "font-semibold tabular-nums", cell: (e) => e.stateVersion },
-          {
-            header: "Transition",
-            className: "whitespace-nowrap",
-            cell: (e) => (
-              <>
-                {e.fromState ? <StateBadge state={e.fromState} /> : <span className="text-neutral-600">new</span>}
-                <span aria-label="to" className="px-1.5 text-neutral-600">
-                  →
-                </span>
-                <StateBadge state={e.toState} />
-              </>
-            ),
-          },
-          { header: "Event", className: "font-mono", cell: (e) => e.event },
-          { header: "Actor", cell: (e) => <ActorCell kind={e.actorKind} id={e.actorId} /> },
-          { header: "Attempt", className: "tabular-nums", cell: (e) => e.attempt },
-          { header: "Time", cell: (e) => <When at={e.at} now={now} /> },
-          { header: "Details", className: "min-w-56", cell: (e) => <Payload payload={e.payload} version={e.stateVersion} /> },
-        ]}
-      />
+    <Card title={title} id="events" aside={events.length < eventCount ? `the newest ${events.length} of ${counted}` : counted}>
+      <DataTable caption={caption} rows={events} rowKey={(e) => e.id} columns={columns(now)} />
     </Card>
   );
 }
@@ -110,30 +127,6 @@ export function Rejections({ rejections, now }: { rejections: RejectionRecord[];
           ]}
         />
       )}
-    </Card>
-  );
-}
-
-/** The job's history as its tenant reads it: what happened, who did it and when, in their words. */
-export function TenantHistory({ events, eventCount, now }: { events: EventRecord[]; eventCount: number; now: number }) {
-  const hidden = eventCount - events.length;
-  return (
-    <Card
-      title="History"
-      id="events"
-      aside={hidden > 0 ? `the newest ${events.length} of ${eventCount} steps` : `${eventCount} ${eventCount === 1 ? "step" : "steps"}`}
-    >
-      <DataTable
-        caption="What happened to this job, oldest first; times in your time zone"
-        rows={events}
-        rowKey={(e) => e.id}
-        columns={[
-          { header: "What happened", isRowHeader: true, cell: (e) => tenantEventWords(e) },
-          { header: "Who", cell: (e) => tenantWho(e.actorKind, e.actorId) },
-          { header: "Try", className: "tabular-nums", cell: (e) => (e.attempt > 0 ? e.attempt : <None />) },
-          { header: "Time", cell: (e) => <When at={e.at} now={now} /> },
-        ]}
-      />
     </Card>
   );
 }

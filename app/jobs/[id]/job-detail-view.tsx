@@ -1,7 +1,7 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
-import Link from "next/link";
+import { Breadcrumb } from "@/components/breadcrumb";
 import { Freshness, PauseButton } from "@/components/freshness";
 import { JsonViewer } from "@/components/json-viewer";
 import { isFailingOf, useLive } from "@/components/page-header";
@@ -12,7 +12,7 @@ import type { ActorKind } from "@/lib/fsm/table";
 import type { Audience } from "@/lib/insight/claims";
 import type { ExplainContext } from "@/lib/insight/explain";
 import type { JobDetail } from "@/lib/jobs/queries";
-import { EventLog, Rejections, TenantHistory } from "./event-log";
+import { EventLog, Rejections } from "./event-log";
 import { ParamsCard } from "./params-card";
 import { JobActions } from "./job-actions";
 import { JobHeader } from "./job-header";
@@ -53,15 +53,9 @@ export function JobDetailView({ id, initial, renderedAt, actorKind, audience, in
 
   return (
     <div className="space-y-6">
-      <nav aria-label="Breadcrumb" className="text-sm text-neutral-600">
-        <Link href="/jobs" className="hover:text-neutral-900 hover:underline">
-          Jobs
-        </Link>
-        <span aria-hidden="true" className="px-2">
-          /
-        </span>
+      <Breadcrumb href="/jobs" label="Jobs">
         <span className="font-mono text-neutral-700">{job.id}</span>
-      </nav>
+      </Breadcrumb>
 
       <JobHeader
         job={job}
@@ -105,15 +99,9 @@ export function JobDetailView({ id, initial, renderedAt, actorKind, audience, in
       </div>
 
       <RunRecords runs={detail.runs} maxAttempts={job.maxAttempts} now={now} tenant={audience === "tenant"} />
-      {/* A tenant reads the job's history in its words; the machinery's refusals are staff's. */}
-      {audience === "tenant" ? (
-        <TenantHistory events={detail.events} eventCount={detail.eventCount} now={now} />
-      ) : (
-        <>
-          <EventLog events={detail.events} eventCount={detail.eventCount} now={now} />
-          <Rejections rejections={detail.rejections} now={now} />
-        </>
-      )}
+      <EventLog events={detail.events} eventCount={detail.eventCount} now={now} audience={audience} />
+      {/* The machinery's refusals are staff's. */}
+      {audience === "staff" && <Rejections rejections={detail.rejections} now={now} />}
     </div>
   );
 }

@@ -2,7 +2,8 @@
 
 import { useState } from "react";
 import { ConfirmDialog } from "@/components/confirm-dialog";
-import { Field, INPUT } from "@/components/fields";
+import { INPUT } from "@/components/fields";
+import { IntegerField } from "@/components/form-field";
 import type { JobFilters } from "@/lib/jobs/filters";
 import { OperationDialog } from "@/app/_operation/operation-dialog";
 import { searchOf } from "./url";
@@ -43,17 +44,15 @@ export function CleanUpDialog({ filters, onClose, onDeleted }: { filters: JobFil
       }}
       onClose={onClose}
     >
-      <Field id="clean-days" label="Finished more than" hint="days ago">
-        <input
-          id="clean-days"
-          type="number"
-          min={1}
-          step={1}
-          value={days}
-          onChange={(e) => setDays(e.currentTarget.value)}
-          className={`${INPUT} w-32`}
-        />
-      </Field>
+      <IntegerField
+        id="clean-days"
+        label="Finished more than"
+        hint="days ago"
+        min={1}
+        value={days}
+        onChange={(e) => setDays(e.currentTarget.value)}
+        className={`${INPUT} w-32`}
+      />
     </ConfirmDialog>
   );
 }

@@ -166,40 +166,18 @@ export function FilterForm({
               defaultValue={filters[name] ? toWallInput(filters[name], tz) : ""}
             />
           ))}
-          <Field id="f-longerThan" label="Took longer than" hint="e.g. 30m, 2h">
-            <input
-              id="f-longerThan"
-              name="longerThan"
-              defaultValue={filters.longerThan ?? ""}
-              placeholder="30m"
-              maxLength={20}
-              pattern="\s*(\d+[dhmsDHMS]\s*)+"
-              title="A duration such as 90s, 30m, 2h or 1h30m"
-              className={INPUT}
-            />
-          </Field>
-          <div className="col-span-2 md:col-span-3">
-            <Field id="f-params" label="Params" hint='e.g. customer_id = 42, or {"customer_id": 42}'>
-              <input
-                id="f-params"
-                name="params"
-                defaultValue={filters.params ?? ""}
-                placeholder="params.customer_id = 42"
-                maxLength={PARAMS_FILTER_MAX}
-                spellCheck={false}
-                autoComplete="off"
-                aria-invalid={paramsError ? true : undefined}
-                aria-describedby={paramsError ? "f-params-error" : undefined}
-                onChange={() => setParamsError(null)}
-                className={`${INPUT} font-mono ${paramsError ? "border-red-600" : ""}`}
-              />
-            </Field>
-            {paramsError && (
-              <p id="f-params-error" role="alert" className="mt-1 text-xs text-red-800">
-                {paramsError}
-              </p>
-            )}
-          </div>
+          <TextField
+            id="f-longerThan"
+            label="Took longer than"
+            hint="e.g. 30m, 2h"
+            name="longerThan"
+            defaultValue={filters.longerThan ?? ""}
+            placeholder="30m"
+            maxLength={20}
+            pattern="\s*(\d+[dhmsDHMS]\s*)+"
+            title="A duration such as 90s, 30m, 2h or 1h30m"
+          />
+          <ParamsSearch defaultValue={filters.params ?? ""} problem={paramsError} onEdit={() => setParamsError(null)} />
           <Field id="f-sort" label="Sort by">
             <select id="f-sort" name="sort" defaultValue={filters.sort} className={INPUT}>
               <option value="created">Newest first</option>
@@ -238,5 +216,33 @@ export function FilterForm({
         </div>
       </form>
     </details>
+  );
+}
+
+/** The params search (lib/jobs/params-filter.ts), and what is wrong with what was typed until it is edited. */
+function ParamsSearch({ defaultValue, problem, onEdit }: { defaultValue: string; problem: string | null; onEdit: () => void }) {
+  return (
+    <div className="col-span-2 md:col-span-3">
+      <TextField
+        id="f-params"
+        label="Params"
+        hint='e.g. customer_id = 42, or {"customer_id": 42}'
+        name="params"
+        defaultValue={defaultValue}
+        placeholder="params.customer_id = 42"
+        maxLength={PARAMS_FILTER_MAX}
+        spellCheck={false}
+        autoComplete="off"
+        aria-invalid={problem ? true : undefined}
+        aria-describedby={problem ? "f-params-error" : undefined}
+        onChange={onEdit}
+        className={`${INPUT} font-mono ${problem ? "border-red-600" : ""}`}
+      />
+      {problem && (
+        <p id="f-params-error" role="alert" className="mt-1 text-xs text-red-800">
+          {problem}
+        </p>
+      )}
+    </div>
   );
 }

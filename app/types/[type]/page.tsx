@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { requirePage } from "@/lib/auth/viewer";
 import { firstView } from "@/lib/frame/first-view";
+import type { SearchParamsProps } from "@/lib/frame/page";
 import type { TypeHistoryResponse } from "@/lib/client/wire";
 import { isJobType } from "@/lib/jobs/job-types";
 import { parseHistoryRange } from "@/lib/metrics/history";
@@ -9,7 +10,7 @@ import { typeHistory } from "@/lib/metrics/type-history";
 import { TYPE_NAME } from "../name";
 import { TypeHistoryView } from "./type-history-view";
 
-type Props = { params: Promise<{ type: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> };
+type Props = SearchParamsProps & { params: Promise<{ type: string }> };
 
 export async function generateMetadata({ params }: Props): Promise<Metadata> {
   return { title: (await params).type };

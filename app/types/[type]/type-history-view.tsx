@@ -12,6 +12,7 @@ import { PageHeader, useLive } from "@/components/page-header";
 import { typeHistoryQuery } from "@/lib/client/queries";
 import type { TypeHistoryResponse } from "@/lib/client/wire";
 import { HISTORY_RANGES, MIN_SAMPLE, type HistoryRange } from "@/lib/metrics/history";
+import { Breadcrumb } from "@/components/breadcrumb";
 import { RangeLinks } from "../range-links";
 
 /** The roll-up adds a pass every 15 s: a minute is fresh enough for charts over days. */
@@ -42,15 +43,9 @@ export function TypeHistoryView({
   const { tick, label } = TICKS[range];
   return (
     <div className="space-y-6">
-      <nav aria-label="Breadcrumb" className="text-sm text-neutral-600">
-        <Link href={`/types?range=${range}`} className="hover:text-neutral-900 hover:underline">
-          Job types
-        </Link>
-        <span aria-hidden="true" className="px-2">
-          /
-        </span>
+      <Breadcrumb href={`/types?range=${range}`} label="Job types">
         <span className="font-mono text-neutral-700">{type}</span>
-      </nav>
+      </Breadcrumb>
       <PageHeader
         title={type}
         description={
