@@ -17,7 +17,7 @@ import { createUser, NewUser, RoleChange, setUserRole } from "@/lib/auth/users";
 import { consoleAction, type Done } from "@/lib/frame/action";
 import { AppError, appErrorOf, describeInvalid } from "@/lib/result";
 import { sql } from "drizzle-orm";
-import { execute } from "../../lib/db/drizzle";
+import { execute } from "@/lib/db/drizzle";
 
 // Every action here is a public POST endpoint, built with the one frame (lib/frame/action.ts): it
 // checks the caller is an admin, parses its input with a strict schema (unknown fields are

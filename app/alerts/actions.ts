@@ -7,7 +7,7 @@ import type { Viewer } from "@/lib/auth/viewer";
 import { consoleAction } from "@/lib/frame/action";
 import { AppError } from "@/lib/result";
 import { sql } from "drizzle-orm";
-import { execute } from "../../lib/db/drizzle";
+import { execute } from "@/lib/db/drizzle";
 
 /** The create form's fields as the browser sends them; lib/alerts/rules.ts checks them again, strictly, per kind. */
 const NewRule = z.strictObject({

@@ -12,7 +12,7 @@ import { redactForTenant } from "@/lib/jobs/redact";
 import { JobDetailView } from "./job-detail-view";
 import { shortId } from "@/lib/jobs/short-id";
 import { sql } from "drizzle-orm";
-import { execute } from "../../../lib/db/drizzle";
+import { execute } from "@/lib/db/drizzle";
 
 type Props = { params: Promise<{ id: string }> };
 

@@ -1,7 +1,7 @@
 import { pool } from "@/lib/db/client";
 import { NO_STORE } from "@/lib/api/http";
 import { sql } from "drizzle-orm";
-import { execute } from "../../../../lib/db/drizzle";
+import { execute } from "@/lib/db/drizzle";
 
 // Polled by the console's database banner (components/db-status-banner.tsx): never cached.
 export const dynamic = "force-dynamic";
