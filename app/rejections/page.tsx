@@ -9,7 +9,7 @@ import { Options } from "@/components/options";
 import { ActorCell, ExpectedVsCurrent, JobLink } from "@/components/cells";
 import { TimeAgo } from "@/components/time-zone";
 import { requirePage, type Viewer, withViewerRead } from "@/lib/auth/viewer";
-import { EVENTS, REJECTION_KINDS, type JobEvent, type RejectionKind } from "@/lib/fsm/table";
+import { EVENTS, isJobEvent, REJECTION_KINDS, type RejectionKind } from "@/lib/fsm/table";
 import { listRejections, type RejectionFilters, type RejectionPage } from "@/lib/insight/queries";
 import type { SearchParams, SearchParamsProps } from "@/lib/frame/page";
 
@@ -24,7 +24,7 @@ function parseFilters(sp: SearchParams): RejectionFilters {
   const event = one(sp.event);
   return {
     kind: (REJECTION_KINDS as readonly string[]).includes(kind ?? "") ? (kind as RejectionKind) : undefined,
-    event: (EVENTS as readonly string[]).includes(event ?? "") ? (event as JobEvent) : undefined,
+    event: isJobEvent(event) ? event : undefined,
     actor: one(sp.actor)?.slice(0, 200),
     job: one(sp.job)?.slice(0, 100),
     after: one(sp.after),

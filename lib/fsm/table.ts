@@ -48,6 +48,9 @@ export const EVENTS = [
 ] as const;
 export type JobEvent = (typeof EVENTS)[number];
 
+/** Whether a string from outside (a URL, a request) names an event of the table. */
+export const isJobEvent = (s: unknown): s is JobEvent => (EVENTS as readonly unknown[]).includes(s);
+
 export const ACTOR_KINDS = ["api", "tenant", "operator", "worker", "supervisor"] as const;
 export type ActorKind = (typeof ACTOR_KINDS)[number];
 

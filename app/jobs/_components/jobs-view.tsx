@@ -7,6 +7,7 @@ import { plural } from "@/components/numbers";
 import { isFailingOf, PageHeader, useLive } from "@/components/page-header";
 import { jobsQuery } from "@/lib/client/queries";
 import type { JobsResponse } from "@/lib/client/wire";
+import { isTerminal } from "@/lib/fsm/machine";
 import { STATES, TERMINAL_STATES, type ActorKind, type JobState } from "@/lib/fsm/table";
 import { SECONDARY } from "@/components/fields";
 import Link from "next/link";
@@ -84,7 +85,7 @@ export function JobsView({ search, initial, renderedAt, actorKind, isStaff = fal
   // Finished jobs in the selection (or the filter's counts): an operator may delete them.
   const canDelete = current.everything
     ? TERMINAL_STATES.some((s) => filterStates.includes(s) && (counts?.[s].n ?? 0) > 0)
-    : jobs.some((j) => current.ids.has(j.id) && (TERMINAL_STATES as readonly JobState[]).includes(j.state));
+    : jobs.some((j) => current.ids.has(j.id) && isTerminal(j.state));
   const [cleaning, setCleaning] = useState(0);
   const allOnPage = jobs.length > 0 && jobs.every((j) => current.ids.has(j.id));
   // A lookup by a piece of an id: each row says which part of its id matched.

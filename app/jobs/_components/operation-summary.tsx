@@ -6,6 +6,7 @@ import { TimeAgo } from "@/components/time-zone";
 import { STATE_STYLES } from "@/components/state-badge";
 import { useNow } from "@/components/use-now";
 import type { JobsResponse } from "@/lib/client/wire";
+import { isLeased, isTerminal } from "@/lib/fsm/machine";
 import { LEASED_STATES, STATES, TERMINAL_STATES, type JobState } from "@/lib/fsm/table";
 import type { JobFilters } from "@/lib/jobs/filters";
 import { jobsHref } from "./url";
@@ -22,7 +23,7 @@ const GROUPS: { label: (event: string | null) => string; states: readonly JobSta
   { label: () => "still running", states: LEASED_STATES },
   {
     label: () => "waiting (queued or retrying)",
-    states: STATES.filter((s) => !(TERMINAL_STATES as readonly JobState[]).includes(s) && !(LEASED_STATES as readonly JobState[]).includes(s)),
+    states: STATES.filter((s) => !isTerminal(s) && !isLeased(s)),
   },
 ];
 
