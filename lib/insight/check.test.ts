@@ -70,6 +70,12 @@ describe("the claim checker catches false claims", () => {
     expect(
       kinds(await checkExplanation(t.pool, h.id, { ...explanation, cause: "queue_paused", costs: { ...explanation.costs, queue_paused: 1 } })),
     ).toContain("lead");
+    // Nor may a cause too small a part of the total lead, even as the only one; a larger cost that
+    // small is no reason for another lead.
+    const leadOf = async (cause: Explanation["cause"], costs: Explanation["costs"]) =>
+      kinds(await checkExplanation(t.pool, h.id, { ...explanation, cause, costs }));
+    expect(await leadOf("queue_paused", { queue_paused: 500 })).toContain("lead");
+    expect(await leadOf("slow_run", { slow_run: 200, jobs_ahead: 300 })).not.toContain("lead");
   });
 });
 

@@ -3,7 +3,8 @@ import { isRescheduling } from "../fsm/machine";
 import { TERMINAL_STATES, type ActorKind, type JobEvent, type JobState, type RunOutcome } from "../fsm/table";
 import { sizeParamOf } from "../jobs/job-types";
 import { CRASH_WINDOW_MS, outranks, POISON_CRASHES, POISON_ERROR_CLASS, REPEAT_CRASHES, WORKER_LOST_CLASS } from "../jobs/poison";
-import { PHASES, type Claim, type ClaimOf, type Explanation, type Phase } from "./claims";
+import { PHASES, type CauseKind, type Claim, type ClaimOf, type Explanation, type Phase } from "./claims";
+import { mayLead } from "./explain";
 import { AHEAD_SCAN, BASELINE_SAMPLE, BASELINE_SCAN } from "./context";
 import { sql } from "drizzle-orm";
 import { execute } from "../db/drizzle";
@@ -415,10 +416,12 @@ function checkLead(ex: Explanation, f: Facts, state: JobState, evs: readonly Ev[
     if (f.log.some((e) => e.event === "cancel") && ex.cause !== "cancelled") bad("lead", `a cancelled job leads with ${ex.cause}`);
     return;
   }
-  const costs = Object.entries(ex.costs) as [string, number][];
+  const costs = Object.entries(ex.costs) as [CauseKind, number][];
   const leadCost = ex.costs[ex.cause];
   if (leadCost !== undefined) {
-    const bigger = costs.find(([k, ms]) => k !== ex.cause && ms > leadCost + 1);
+    if (!mayLead(ex.cause, leadCost, ex.totalMs)) bad("lead", `it leads with ${ex.cause} (${leadCost} ms), too small a part of its ${ex.totalMs} ms`);
+    // A larger cost that may not lead (too small a part of the total) is no contradiction.
+    const bigger = costs.find(([k, ms]) => k !== ex.cause && ms > leadCost + 1 && mayLead(k, ms, ex.totalMs));
     if (bigger) bad("lead", `it leads with ${ex.cause} (${leadCost} ms) though ${bigger[0]} cost more (${bigger[1]} ms)`);
   }
 }

@@ -71,6 +71,13 @@ export const MIN_BASELINE_JOBS = 20;
 export const NAMED_FLOOR_MS = 1_000;
 /** A cause that cost less than this share of the job's total is not why it was slow. */
 export const MINOR_SHARE = 0.2;
+/**
+ * Whether a cause that cost `ms` of a job's `totalMs` may lead its explanation: one too small to be
+ * named beside a lead cannot be the lead (2 ms in the queue is not why a 39 s job was slow, its run
+ * is); a slow run always may, being measured against its type rather than the total.
+ */
+export const mayLead = (kind: CauseKind, ms: number, totalMs: number): boolean =>
+  kind === "slow_run" || ms >= Math.max(NAMED_FLOOR_MS, MINOR_SHARE * totalMs);
 /** The crashes blamed on a job from which they lead its explanation, whatever else it cost. */
 const CRASHES_LEAD = 2;
 /** Who makes a decision the explanation names: people, and tenants' API keys. */
@@ -357,9 +364,7 @@ export function explain(job: ExplainJob, runs: readonly ExplainRun[], events: re
   } else {
     const ranked = (Object.entries(costs) as [CauseKind, number][]).sort((a, b) => b[1] - a[1]);
     const waste = ranked.reduce((s, [k, ms]) => s + (k === "slow_run" ? 0 : ms), 0);
-    // A wait too small to be named beside the lead cannot be the lead: 2 ms in the queue is not why
-    // a 39 s job was slow, its run is. A slow run is measured against its type, not the total.
-    const [top] = ranked.find(([k, ms]) => k === "slow_run" || ms >= Math.max(NAMED_FLOOR_MS, MINOR_SHARE * totalMs)) ?? [null];
+    const [top] = ranked.find(([k, ms]) => mayLead(k, ms, totalMs)) ?? [null];
     // Usual: within its type's p95 in total, its run and its wait, and nothing happened to it that a person would want named.
     const typical = totalCompare !== null && claimsOf(claims, "compare").every((c) => !c.above);
     const stalled = (costs.queue_paused ?? 0) + (costs.queue_limit ?? 0) + (costs.no_worker ?? 0);
