@@ -62,18 +62,24 @@ export function pgCpuUs(): number | null {
       const st = readFileSync(`/proc/${pid}/stat`, "utf8");
       return st.slice(st.lastIndexOf(")") + 2).split(" ");
     };
-    const m = fields(master);
-    let ticks = Number(m[11]) + Number(m[12]) + Number(m[13]) + Number(m[14]);
-    for (const p of readdirSync("/proc")) {
-      if (!/^\d+$/.test(p) || p === master) continue;
-      try {
-        const f = fields(p);
-        if (f[1] === master) ticks += Number(f[11]) + Number(f[12]);
-      } catch {
-        // exited meanwhile: counted in the postmaster's cutime/cstime
+    // A backend that exits during the scan is reaped into the postmaster's cutime/cstime: read the
+    // postmaster before and after the children, and scan again if a child was reaped in between
+    // (else its CPU is in neither reading, and the next burn's window gets all of it).
+    for (let tries = 0; ; tries++) {
+      const m = fields(master);
+      let ticks = Number(m[11]) + Number(m[12]) + Number(m[13]) + Number(m[14]);
+      for (const p of readdirSync("/proc")) {
+        if (!/^\d+$/.test(p) || p === master) continue;
+        try {
+          const f = fields(p);
+          if (f[1] === master) ticks += Number(f[11]) + Number(f[12]);
+        } catch {
+          // exited and reaped meanwhile: the postmaster's second reading tells
+        }
       }
+      const m2 = fields(master);
+      if ((m2[13] === m[13] && m2[14] === m[14]) || tries >= 20) return ticks * TICK_US;
     }
-    return ticks * TICK_US;
   } catch {
     return null;
   }

@@ -1,6 +1,6 @@
 import type { Db } from "../db/client";
-import { workerRound } from "./round";
-import type { Move, Moved } from "./write";
+import { workerRound, type Applied } from "./round";
+import type { Move } from "./write";
 
 /**
  * One worker report in a batch: what `transition()` would get from a worker (event, attempt,
@@ -15,6 +15,6 @@ export type BatchItem = Move & { attempt: number };
  * after the move, or `null` for a move that lost its guard or that the table refuses. The caller
  * sends each loser through `transition()`, which reads the row, classifies and records the refusal.
  */
-export async function applyWorkerBatch(db: Db, workerId: string, items: readonly BatchItem[]): Promise<(Moved | null)[]> {
+export async function applyWorkerBatch(db: Db, workerId: string, items: readonly BatchItem[]): Promise<(Applied | null)[]> {
   return (await workerRound(db, workerId, items, null)).reports;
 }

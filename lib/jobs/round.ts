@@ -1,20 +1,30 @@
 import { sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { prepared } from "../db/drizzle";
-import { claimCtes, claimValues, type ClaimOptions } from "./claim";
+import { CLAIMED_COLUMNS, claimCtes, claimValues, type ClaimOptions } from "./claim";
 import type { BatchItem } from "./complete";
 import type { ClaimedJob } from "./types";
 import { guardedWriteCtes, markCte, moveValues, notifyQueued, partsKey, partsOf, plan, type Moved } from "./write";
 
-export type RoundResult = { reports: (Moved | null)[]; claimed: ClaimedJob[] };
+/** A report the round applied: the job's state and version after it. */
+export type Applied = Pick<Moved, "state" | "stateVersion">;
 
-type Row = { k: "m" | "c" } & Partial<ClaimedJob> & Partial<Moved> & { id: string };
+export type RoundResult = { reports: (Applied | null)[]; claimed: ClaimedJob[] };
+
+/** A claimed job as the round's answer carries it: the claim's columns in `CLAIMED_COLUMNS` order. */
+type ClaimedTuple = [string, string, string, string, number, ClaimedJob["state"], number, number, number, unknown, string];
 
 /**
  * One worker round in ONE autocommit statement: the guarded write of the reports it carries
  * (finishes, failures… of jobs it ran) and the claim of its next jobs. The two touch different
  * rows (running jobs and queued ones), and one round trip does both: the worker sends a round
  * whenever one of its pipelines is free, so reports and claims wait for nothing but each other.
+ *
+ * Its answer is one row: the claimed jobs as one JSON array, the ids of the reports that did not
+ * apply (none, as a rule) and the NOTIFY's count. A report that applied moved its job to its
+ * shape's state, one version on from the one it expected: the guard says so, and nothing of it
+ * needs to come back. (One row per job, a dozen columns each, was the largest share of the
+ * worker's CPU: docs/decisions.md, "The round's answer is one row".)
  */
 export async function workerRound(client: Db, workerId: string, reports: readonly BatchItem[], claim: ClaimOptions | null): Promise<RoundResult> {
   const mine = reports.map((r) => (r.actor.kind === "worker" && r.actor.id === workerId ? r : null));
@@ -25,39 +35,32 @@ export async function workerRound(client: Db, workerId: string, reports: readonl
   if (planned.length === 0 && !wantClaim) return out;
   const writes = partsOf(planned);
   const key = `jobscope_round_${wantClaim ? "c" : ""}${planned.length > 0 ? `m${partsKey(writes)}` : ""}`;
-  const statement = prepared<Row>(client, key, () => {
+  const statement = prepared<{ claimed: ClaimedTuple[] | null; lost: string[] | null; notified: number }>(client, key, () => {
     const ctes = [markCte];
-    const parts = [];
     if (planned.length > 0) {
       // With a claim in the same statement, the claim's `took` also counts the leases the reports give back.
       ctes.push(guardedWriteCtes(writes, { countsSlots: !wantClaim }));
-      parts.push(sql`SELECT 'm' AS k, id, state, state_version, NULL::text AS tenant_id, NULL::text AS type, NULL::text AS queue, NULL::int AS priority,
-                            attempt, NULL::int AS max_attempts, NULL::jsonb AS params, NULL::timestamptz AS created_at, ${notifyQueued} AS notified
-                       FROM moved`);
     }
-    if (wantClaim) {
-      ctes.push(claimCtes({ withReports: planned.length > 0 }));
-      parts.push(sql`SELECT 'c' AS k, id, state, state_version, tenant_id, type, queue, priority, attempt, max_attempts, params, created_at, 0 AS notified
-                       FROM claimed`);
-    }
-    // The claim first: PostgreSQL runs a UNION ALL's branches in order, so the claim reads the claim
+    if (wantClaim) ctes.push(claimCtes({ withReports: planned.length > 0 }));
+    // The claim first: PostgreSQL evaluates the select list in order, so the claim reads the claim
     // index right after the statement's snapshot is taken, before the reports' writes. Another
     // pipeline's claim that commits in between is the only one whose jobs this claim can still see
     // as queued (FOR UPDATE SKIP LOCKED then follows each to its new version, fails the recheck,
     // skips it and keeps its row lock to the end of the statement, and that job's report, a round
     // later, waits for it). Claiming after the reports widened that window to the reports' whole
     // write: two claims in flight convoyed (docs/decisions.md, "Claims in flight").
-    return sql`WITH ${sql.join(ctes, sql`, `)} ${sql.join(parts.reverse(), sql` UNION ALL `)}`;
+    const claimed = wantClaim ? sql`(SELECT json_agg(json_build_array(${CLAIMED_COLUMNS})) FROM claimed)` : sql`NULL::json`;
+    const lost = planned.length > 0 ? sql`(SELECT array_agg(id) FROM i WHERE NOT EXISTS (SELECT FROM moved m WHERE m.id = i.id))` : sql`NULL::uuid[]`;
+    const notified = planned.length > 0 ? notifyQueued : sql`0`;
+    return sql`WITH ${sql.join(ctes, sql`, `)} SELECT ${claimed} AS claimed, ${lost} AS lost, ${notified} AS notified`;
   });
-  const rows = await statement({ ...(planned.length > 0 ? moveValues(planned) : {}), ...(wantClaim ? claimValues(claim) : {}) });
-  const moved = new Map<string, Moved>();
-  for (const r of rows) {
-    if (r.k === "c") out.claimed.push(r as unknown as ClaimedJob);
-    else moved.set(r.id, r as unknown as Moved);
-  }
+  const [row] = await statement({ ...(planned.length > 0 ? moveValues(planned) : {}), ...(wantClaim ? claimValues(claim) : {}) });
+  for (const [id, tenantId, type, queue, priority, state, attempt, maxAttempts, stateVersion, params, createdAt] of row?.claimed ?? [])
+    out.claimed.push({ id, tenantId, type, queue, priority, state, attempt, maxAttempts, stateVersion, params, createdAt: new Date(createdAt) });
+  const lost = new Set(row?.lost ?? []);
   // plan() sorted the moves by id; each answer goes back to its input slot.
-  const answers: (Moved | null)[] = items.map(() => null);
-  for (const x of planned) answers[x.i] = moved.get(x.move.jobId) ?? null;
+  const answers: (Applied | null)[] = items.map(() => null);
+  for (const x of planned) answers[x.i] = lost.has(x.move.jobId) ? null : { state: x.shape.to, stateVersion: x.move.expected.version + 1 };
   let m = 0;
   out.reports = mine.map((x) => (x ? answers[m++]! : null));
   return out;

@@ -4,7 +4,7 @@ import type { JobEvent, JobState } from "../fsm/table";
 import { applyWorkerBatch, type BatchItem } from "../jobs/complete";
 import { transition } from "../jobs/transition";
 import type { Rejection, TransitionInput } from "../jobs/types";
-import type { Moved } from "../jobs/write";
+import type { Applied } from "../jobs/round";
 import { retryAt, type BackoffOptions } from "./backoff";
 import { CHECKPOINT_FRESHNESS_MS } from "./context";
 import { withDbRetry } from "./db-retry";
@@ -35,7 +35,7 @@ export function chooseEvent(o: HandlerOutcome, job: JobSnapshot): JobEvent | nul
 }
 
 /** Where a worker's reports go: its rounds (lib/worker/rounds.ts), many jobs per statement. */
-export type Reporter = { add(item: BatchItem): Promise<Moved | null> };
+export type Reporter = { add(item: BatchItem): Promise<Applied | null> };
 
 export type ReportDeps = {
   db: Db;
@@ -46,7 +46,7 @@ export type ReportDeps = {
   batch?: Reporter;
 };
 
-export type SendResult = { ok: true; job: Pick<Moved, "state" | "stateVersion"> } | Rejection;
+export type SendResult = { ok: true; job: Applied } | Rejection;
 
 /**
  * Send one of the worker's own transitions (start, finish, fail, ...): through the worker's

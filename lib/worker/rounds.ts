@@ -2,12 +2,11 @@ import { performance } from "node:perf_hooks";
 import type { Db } from "../db/client";
 import type { ClaimOptions } from "../jobs/claim";
 import type { BatchItem } from "../jobs/complete";
-import { workerRound } from "../jobs/round";
+import { workerRound, type Applied } from "../jobs/round";
 import type { ClaimedJob } from "../jobs/types";
-import type { Moved } from "../jobs/write";
 import type { Reporter } from "./report";
 
-type Pending = { item: BatchItem; resolve: (m: Moved | null) => void; reject: (e: unknown) => void };
+type Pending = { item: BatchItem; resolve: (m: Applied | null) => void; reject: (e: unknown) => void };
 
 export type RoundsOptions = {
   db: Db;
@@ -51,7 +50,7 @@ export class Rounds implements Reporter {
 
   constructor(private readonly o: RoundsOptions) {}
 
-  add(item: BatchItem): Promise<Moved | null> {
+  add(item: BatchItem): Promise<Applied | null> {
     return new Promise((resolve, reject) => {
       this.outbox.push({ item, resolve, reject });
       this.soon();
