@@ -38,15 +38,16 @@ export type Shape = {
   notifies: boolean;
 };
 
-const shapes = new Map<string, Shape | null>();
+const shapes = new Map<JobState, Map<JobEvent, Map<ActorKind, Shape | null>>>();
 
-/** The shape of `event` from `from` by `actor`, or null when the table has no such move for that actor. */
+/** The shape of `event` from `from` by `actor`, or null when the table has no such move for that actor (one object per move). */
 export function shapeOf(from: JobState, event: JobEvent, actor: ActorKind): Shape | null {
-  const key = `${from}:${event}:${actor}`;
-  let s = shapes.get(key);
-  if (s !== undefined) return s;
-  s = resolve(from, event, actor);
-  shapes.set(key, s);
+  let byEvent = shapes.get(from);
+  if (!byEvent) shapes.set(from, (byEvent = new Map()));
+  let byActor = byEvent.get(event);
+  if (!byActor) byEvent.set(event, (byActor = new Map()));
+  let s = byActor.get(actor);
+  if (s === undefined) byActor.set(actor, (s = resolve(from, event, actor)));
   return s;
 }
 

@@ -94,14 +94,36 @@ const json = (v: unknown) => (v === undefined ? null : JSON.stringify(v));
  * list, which is written into the statement's text from lib/fsm/table.ts.
  */
 const SHAPES: Shape[] = MOVES.map((m) => shapeOf(m.from, m.event, m.actor)!).filter((x) => !x.opensRun);
-const shapeKey = new Map(SHAPES.map((x, k) => [`${x.from}:${x.event}:${x.actor}`, k]));
+// shapeOf() resolves each shape once: a shape is its own key.
+const shapeKey = new Map(SHAPES.map((x, k) => [x, k]));
+const keyOf = (s: Shape) => shapeKey.get(s)!;
 const lit = (v: string | number | boolean | null, type?: string) =>
   v === null ? `NULL${type ? `::${type}` : ""}` : typeof v === "string" ? `'${v}'${type ? `::${type}` : ""}` : String(v);
+/** A shape's columns of the guarded write, as SQL literals. */
+const SHAPE_COLUMNS = (x: Shape): [string, string][] => [
+  ["exp_state", lit(x.from, "job_state")],
+  ["event", lit(x.event, "job_event")],
+  ["actor_kind", lit(x.actor, "actor_kind")],
+  ["to_state", lit(x.to, "job_state")],
+  ["from_done", String(x.fromDone)],
+  ["to_done", String(x.toDone)],
+  ["max_rule", String(x.maxRule)],
+  ["needs_left", String(x.needsAttemptsLeft)],
+  ["leased", String(x.leasedAfter)],
+  ["starts", String(x.startsRun)],
+  ["outcome", lit(x.closes, "run_outcome")],
+  ["resets_hb", String(x.resetsHeartbeat)],
+  ["nb_rule", String(x.notBeforeRule)],
+  ["on_attempt", String(x.onAttempt)],
+  ["slot_delta", String(x.slotDelta)],
+];
+const SHAPE_NAMES = SHAPE_COLUMNS(SHAPES[0]!).map(([name]) => name);
 const SHAPES_SQL = sql.raw(
-  `shapes(k, exp_state, event, actor_kind, to_state, from_done, to_done, max_rule, needs_left, leased, starts, outcome, resets_hb, nb_rule, on_attempt, slot_delta) AS (VALUES ${SHAPES.map(
+  `shapes(k, ${SHAPE_NAMES.join(", ")}) AS (VALUES ${SHAPES.map(
     (x, k) =>
-      `(${k}, ${lit(x.from, "job_state")}, ${lit(x.event, "job_event")}, ${lit(x.actor, "actor_kind")}, ${lit(x.to, "job_state")}, ${x.fromDone}, ${x.toDone}, ` +
-      `${x.maxRule}, ${x.needsAttemptsLeft}, ${x.leasedAfter}, ${x.startsRun}, ${lit(x.closes, "run_outcome")}, ${x.resetsHeartbeat}, ${x.notBeforeRule}, ${x.onAttempt}, ${x.slotDelta})`,
+      `(${k}, ${SHAPE_COLUMNS(x)
+        .map(([, v]) => v)
+        .join(", ")})`,
   ).join(", ")})`,
 );
 
@@ -117,7 +139,7 @@ export function moveValues(planned: readonly Planned[], parts: WriteParts = part
   planned.forEach(({ move: m, shape: s }, n) => {
     const closes = s.closes !== null;
     v.ids![n] = m.jobId;
-    v.shape![n] = shapeKey.get(`${s.from}:${s.event}:${s.actor}`)!;
+    v.shape![n] = keyOf(s);
     v.expVersion![n] = m.expected.version;
     v.actorId![n] = m.actor.id;
     v.fence![n] = s.onAttempt ? m.attempt! : null;
@@ -132,6 +154,8 @@ export function moveValues(planned: readonly Planned[], parts: WriteParts = part
   });
   // A column no move of the batch fills is not sent: the statement reads NULL in its place.
   for (const k of OPTIONAL_COLUMNS) if (!parts.cols.includes(k)) delete v[k];
+  // One shape for the whole batch: the statement has its columns as constants.
+  if (parts.shape !== null) delete v.shape;
   // Each of the three writes looks up only its own rows by primary key.
   const ids = (f: (x: Planned) => boolean) => planned.filter(f).map((x) => x.move.jobId);
   if (parts.upd) v.updIds = ids((x) => !x.shape.fromDone && !x.shape.toDone);
@@ -185,7 +209,7 @@ const COLUMN_SQL: Record<(typeof MOVE_COLUMNS)[number], { name: string; type: st
  * of a plan on each execution, and a one-job finish paid for the replay's reads of job_log's
  * partitions it never ran (docs/decisions.md, "The guarded write is built for its batch").
  */
-export type WriteParts = { upd: boolean; del: boolean; rep: boolean; att: boolean; log: boolean; cols: OptionalColumn[] };
+export type WriteParts = { upd: boolean; del: boolean; rep: boolean; att: boolean; log: boolean; cols: OptionalColumn[]; shape: number | null };
 
 export function partsOf(planned: readonly Planned[]): WriteParts {
   const some = (f: (s: Shape) => boolean) => planned.some((x) => f(x.shape));
@@ -196,6 +220,9 @@ export function partsOf(planned: readonly Planned[]): WriteParts {
     att: some((s) => s.closes !== null),
     log: some((s) => !s.onAttempt),
     cols: OPTIONAL_COLUMNS.filter((k) => planned.some((x) => fills(x, k))),
+    // Every move of the batch the same transition (a round of finishes, one job's report): its shape
+    // is written into the statement instead of joined from the list of every shape.
+    shape: planned.length > 0 && planned.every((x) => x.shape === planned[0]!.shape) ? keyOf(planned[0]!.shape) : null,
   };
 }
 
@@ -228,7 +255,9 @@ export const partsKey = (p: WriteParts): string =>
   (["upd", "del", "rep", "att", "log"] as const)
     .filter((k) => p[k])
     .map((k) => k[0])
-    .join("") + (p.cols.length ? `_${OPTIONAL_COLUMNS.reduce((bits, k, i) => bits | (p.cols.includes(k) ? 1 << i : 0), 0).toString(36)}` : "");
+    .join("") +
+  (p.cols.length ? `_${OPTIONAL_COLUMNS.reduce((bits, k, i) => bits | (p.cols.includes(k) ? 1 << i : 0), 0).toString(36)}` : "") +
+  (p.shape !== null ? `_s${p.shape}` : "");
 
 /**
  * The CTEs of the guarded write (named shapes, i, and of upd, del, rep, att, log those in `parts`, and
@@ -236,7 +265,10 @@ export const partsKey = (p: WriteParts): string =>
  * `moved` holds every applied move.
  */
 export function guardedWriteCtes(parts: WriteParts, opts: { countsSlots?: boolean } = {}): SQL {
-  const sent = MOVE_COLUMNS.filter((k) => !(OPTIONAL_COLUMNS as readonly string[]).includes(k) || parts.cols.includes(k as OptionalColumn));
+  const sent = MOVE_COLUMNS.filter(
+    (k) =>
+      (k !== "shape" || parts.shape === null) && (!(OPTIONAL_COLUMNS as readonly string[]).includes(k) || parts.cols.includes(k as OptionalColumn)),
+  );
   // An optional column the batch does not send reads as a typed NULL, named as the column.
   const col = (k: OptionalColumn, named = true) => {
     const { name, type } = COLUMN_SQL[k];
@@ -244,17 +276,25 @@ export function guardedWriteCtes(parts: WriteParts, opts: { countsSlots?: boolea
     if (parts.cols.includes(k)) return sql.raw(`x.${name}${named && name !== out ? ` AS ${out}` : ""}`);
     return sql.raw(`NULL::${type}${named ? ` AS ${out}` : ""}`);
   };
+  const one = parts.shape === null ? null : SHAPES[parts.shape]!;
+  const shapeColumns = sql.raw(
+    one
+      ? SHAPE_COLUMNS(one)
+          .map(([name, v]) => `${v} AS ${name}`)
+          .join(", ")
+      : SHAPE_NAMES.map((name) => `s.${name}`).join(", "),
+  );
   const writes = [parts.upd && sql`SELECT * FROM upd`, parts.del && sql`SELECT * FROM del`, parts.rep && repMoved].filter((x): x is SQL => !!x);
-  return sql`${SHAPES_SQL},
+  return sql`${one ? sql`` : sql`${SHAPES_SQL},`}
   i AS MATERIALIZED (
-    SELECT x.id, s.exp_state, x.exp_version, s.event, s.actor_kind, x.actor_id, ${col("fence")}, ${col("stale")}, s.to_state, s.from_done, s.to_done,
-           s.max_rule, s.needs_left, s.leased, s.starts, s.outcome, s.resets_hb, s.nb_rule, ${col("retryAt")}, s.on_attempt, s.slot_delta,
-           ${col("errorClass")}, ${col("errorMessage")}, ${col("errorStack")}, ${col("result")}, ${col("payload")}, coalesce(${col("at", false)}, now()) AS at
+    SELECT x.id, x.exp_version, x.actor_id, ${col("fence")}, ${col("stale")}, ${col("retryAt")},
+           ${col("errorClass")}, ${col("errorMessage")}, ${col("errorStack")}, ${col("result")}, ${col("payload")}, coalesce(${col("at", false)}, now()) AS at,
+           ${shapeColumns}
       FROM mark, unnest(${sql.join(
         sent.map((k) => sql`${ph(k)}::${sql.raw(COLUMN_SQL[k].type)}[]`),
         sql`, `,
       )}) AS x(${sql.raw(sent.map((k) => COLUMN_SQL[k].name).join(", "))})
-      JOIN shapes s ON s.k = x.shape
+      ${one ? sql`` : sql`JOIN shapes s ON s.k = x.shape`}
      WHERE mark.on = 'on'),
 ${sql.join(
   [
