@@ -47,6 +47,27 @@ export function prepared<T>(db: Db, key: string, build: () => SQL): Statement<T>
   return st;
 }
 
+/**
+ * An array parameter of a prepared statement as PostgreSQL's array literal (`{1,"a\\"b",NULL}`),
+ * built here in one pass: postgres.js passes a string through as written, where it would serialize
+ * an array element by element (a call and two regular expressions each), which on a worker round's
+ * hundreds of moves was about a tenth of the worker's CPU. Strings are quoted and escaped as
+ * `array_in` reads them; numbers must be finite.
+ */
+export function arrayLiteral(xs: readonly (string | number | null)[]): string {
+  let out = "{";
+  for (let i = 0; i < xs.length; i++) {
+    const x = xs[i];
+    if (i > 0) out += ",";
+    if (x === null || x === undefined) out += "NULL";
+    else if (typeof x === "number") {
+      if (!Number.isFinite(x)) throw new RangeError(`arrayLiteral: ${x} is not a finite number`);
+      out += x;
+    } else out += `"${x.includes("\\") || x.includes('"') ? x.replace(/[\\"]/g, "\\$&") : x}"`;
+  }
+  return out + "}";
+}
+
 /** A query builder's statement (`db.select()…`), run with PostgreSQL's own error when it fails. */
 export async function run<T>(query: PromiseLike<T>): Promise<T> {
   try {

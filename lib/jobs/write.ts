@@ -1,7 +1,7 @@
 import { sql, type SQL } from "drizzle-orm";
 import { PgTransaction } from "drizzle-orm/pg-core";
 import type { Db } from "../db/client";
-import { prepared, execute } from "../db/drizzle";
+import { arrayLiteral, prepared, execute } from "../db/drizzle";
 import { MOVES } from "../fsm/machine";
 import type { JobEvent, JobState } from "../fsm/table";
 import { shapeOf, type Shape } from "./shape";
@@ -129,12 +129,11 @@ const SHAPES_SQL = sql.raw(
 
 /**
  * The values of the guarded write's placeholders for `planned`: one array per column that varies
- * by move (the rest come from its shape). postgres.js types an array parameter by its first
- * element (a Date first made it send the element's type for the array), so times go in as ISO
- * strings and JSON as text, each cast in SQL.
+ * by move (the rest come from its shape), each as an array literal (`arrayLiteral`): times go in as
+ * ISO text and JSON as text, each cast in SQL.
  */
-export function moveValues(planned: readonly Planned[], parts: WriteParts = partsOf(planned)): Record<string, unknown[]> {
-  const v: Record<string, unknown[]> = {};
+export function moveValues(planned: readonly Planned[], parts: WriteParts = partsOf(planned)): Record<string, string> {
+  const v: Record<string, (string | number | null)[]> = {};
   for (const k of MOVE_COLUMNS) v[k] = new Array(planned.length);
   planned.forEach(({ move: m, shape: s }, n) => {
     const closes = s.closes !== null;
@@ -161,7 +160,9 @@ export function moveValues(planned: readonly Planned[], parts: WriteParts = part
   if (parts.upd) v.updIds = ids((x) => !x.shape.fromDone && !x.shape.toDone);
   if (parts.del) v.delIds = ids((x) => !x.shape.fromDone && x.shape.toDone);
   if (parts.rep) v.repIds = ids((x) => x.shape.fromDone);
-  return v;
+  const out: Record<string, string> = {};
+  for (const k in v) out[k] = arrayLiteral(v[k]!);
+  return out;
 }
 
 const MOVE_COLUMNS = [
