@@ -301,6 +301,27 @@ describe("the ten kinds of wrong sentence seen on live histories", () => {
     );
   });
 
+  it("several lost tries are told in the order they happened", () => {
+    const h = new H({ maxAttempts: 5 })
+      .run(SEC, "w-1")
+      .reclaim(10 * SEC)
+      .run(SEC, "w-2")
+      .reclaim(12 * SEC)
+      .run(SEC, "w-3")
+      .reclaim(14 * SEC)
+      .run(SEC, "w-4")
+      .finish(SEC);
+    const { ex, summary } = h.words({}, "tenant");
+    expect(ex.cause).toBe("lost_attempt");
+    const first = summary.indexOf("Its first try");
+    const second = summary.indexOf("Its second try");
+    const third = summary.indexOf("Its third try");
+    expect([first, second, third].every((i) => i > 0)).toBe(true);
+    expect(first < second && second < third).toBe(true);
+    // Each told once.
+    expect(summary.split("Its third try").length).toBe(2);
+  });
+
   it("a bystander of another job's crash says whose crash it was and that its attempt was refunded", () => {
     const h = new H({ maxAttempts: 1 })
       .run(SEC, "w-3")

@@ -128,7 +128,11 @@ function leadSentence(ex: Explanation, lead: Claim | null, job: RenderJob, w: Wo
           : w.tenant
             ? `Slow because ${lost.length} tries were interrupted and had to start again: ${d(wasted)} of its ${of}.`
             : `Slow because ${lost.length} attempts were lost with workers that went silent: ${d(wasted)} of its ${of}.`;
-      return `${head} ${lostWords(c, w)}`;
+      // Every loss in the order it happened (the first three; the rest counted), not the lead first.
+      const inOrder = [...lost].sort((a, b) => a.attempt - b.attempt);
+      const told = inOrder.slice(0, 3).map((l) => lostWords(l, w));
+      if (inOrder.length > 3) told.push(`${inOrder.length - 3} more ${w.tenant ? "tries were" : "attempts were"} lost the same way.`);
+      return `${head} ${(lost.length === 1 ? [lostWords(c, w)] : told).join(" ")}`;
     }
     case "slow_run": {
       const c = lead as ClaimOf<"compare">;
@@ -205,9 +209,10 @@ function supporting(ex: Explanation, c: Claim, lead: Claim | null, w: Words): st
       if (ex.cause === "failed" || ex.cause === "gave_up" || ex.cause === "retry_backoff" || c.failed === 0) return null;
       return `${capital(failuresWords(c, w))}.`;
     case "lost_attempt": {
-      // A crash blamed on the job says it all in the lead; otherwise the first three losses are told, the rest counted.
-      if (lead === c || ex.cause === "poison" || ex.cause === "crashed_workers") return null;
-      const lost = claimsOf(ex.claims, "lost_attempt").filter((l) => l !== lead);
+      // A crash blamed on the job says it all in the lead, and a lost attempt as the lead tells every loss;
+      // otherwise the first three losses are told, the rest counted.
+      if (lead?.kind === "lost_attempt" || ex.cause === "poison" || ex.cause === "crashed_workers") return null;
+      const lost = claimsOf(ex.claims, "lost_attempt");
       const i = lost.indexOf(c);
       if (i < 3) return lostWords(c, w);
       return i === 3 ? `${lost.length - 3} more ${w.tenant ? "tries were" : "attempts were"} lost the same way.` : null;
