@@ -88,7 +88,7 @@ export function claimCtes(opts: { withReports?: boolean } = {}): SQL {
 const took = sql`took AS (
     UPDATE queues s SET leased = s.leased + n.taken
       FROM (SELECT queue, count(*)::int AS taken FROM picked GROUP BY queue) n
-     WHERE s.name = n.queue AND s.name IN (SELECT name FROM capped))`;
+     WHERE s.name = n.queue AND s.name IN (SELECT name FROM capped) AND EXISTS (SELECT FROM capped))`;
 
 /**
  * A worker round that reports and claims in one statement (lib/jobs/round.ts) changes a capped
@@ -103,7 +103,10 @@ const tookWithReports = sql`took AS (
               UNION ALL
               SELECT queue, slot_delta FROM moved WHERE slot_delta <> 0) x
              GROUP BY queue) n
-     WHERE s.name = n.queue AND s.concurrency_limit IS NOT NULL AND n.delta <> 0)`;
+     WHERE s.name = n.queue AND s.concurrency_limit IS NOT NULL AND n.delta <> 0
+       -- Implied by the line above, but a condition on nothing of the row: PostgreSQL checks it once,
+       -- and with no capped queue skips the count of a round's picks and reports altogether.
+       AND EXISTS (SELECT FROM queues c WHERE c.concurrency_limit IS NOT NULL))`;
 
 /** The values of the claim's placeholders. */
 export function claimValues(opts: ClaimOptions): Record<string, unknown> {
