@@ -24,12 +24,14 @@ afterAll(() => {
 });
 
 /** The sessions of the worker process (its connections' application_name), or those of them waiting on a lock. */
-async function workerSessions(waitingOnLock = false) {
+/** The worker's sessions; with `blockedBy`, only those waiting on that session's locks (not, say, a relation extension under load). */
+async function workerSessions(blockedBy: number | null = null) {
   const [r] = await execute<{ n: number }>(
     t.pool,
     sql`
     SELECT count(*)::int AS n FROM pg_stat_activity
-     WHERE datname = current_database() AND application_name = 'jobscope-worker' AND (NOT ${waitingOnLock} OR wait_event_type = 'Lock')`,
+     WHERE datname = current_database() AND application_name = 'jobscope-worker'
+       AND (${blockedBy}::int IS NULL OR ${blockedBy}::int = ANY(pg_blocking_pids(pid)))`,
   );
   return r?.n ?? 0;
 }
@@ -73,6 +75,7 @@ describe("a bulk operation on the engine", () => {
     const lock = t.connect({ max: 1 });
     await execute(lock, sql`BEGIN`);
     await execute(lock, sql`SELECT 1 FROM jobs_live WHERE id = ${held.id} FOR UPDATE`);
+    const lockPid = (await execute<{ pid: number }>(lock, sql`SELECT pg_backend_pid() AS pid`))[0]!.pid;
 
     // As the web process does it, with the console's role.
     const { operationId, jobId } = await startBulk(webSql, {
@@ -88,7 +91,7 @@ describe("a bulk operation on the engine", () => {
     });
     children.push(a);
     const aExited = new Promise((r) => a.once("exit", r));
-    await waitFor("the worker to block on the held row", async () => (await workerSessions(true)) > 0, 60_000);
+    await waitFor("the worker to block on the held row", async () => (await workerSessions(lockPid)) > 0, 60_000);
     // The process dies (and, as the kernel would, its connections close); then the row is free again.
     a.kill("SIGKILL");
     await aExited;
