@@ -269,6 +269,8 @@ describe("alerts", () => {
       // Two lost leases: the supervisor reclaims the job twice.
       const s = createSupervisor({ db: t.pool, staleAfterMs: 10_000, metricsEveryMs: 0, alertsEveryMs: 0 });
       for (const w of ["w-a", "w-b"]) {
+        // The crash backoff of the first reclaim has passed.
+        await execute(t.pool, sql`UPDATE jobs_live SET not_before = least(not_before, now()) WHERE id = ${job.id}`);
         await runJob(t.pool, await getJob(t.pool, job.id), w);
         await execute(t.pool, sql`UPDATE jobs_live SET heartbeat_at = now() - interval '1 minute' WHERE id = ${job.id}`);
         await s.tick();

@@ -104,7 +104,7 @@ describe("the transition table", () => {
   });
 
   it("derives which events set not_before again: a retry's backoff, a retry, a replay and the hand-backs", () => {
-    expect(EVENTS.filter(isRescheduling).sort()).toEqual(["fail", "release", "replay", "rescue", "retry"]);
+    expect(EVENTS.filter(isRescheduling).sort()).toEqual(["fail", "reclaim", "release", "replay", "rescue", "retry"]);
   });
 
   it("extends the attempt budget on replay", () => {

@@ -110,11 +110,41 @@ export type Transition = {
    */
   refundsAttempt?: true;
   run?: RunEffect;
-  /** Sets `not_before`: to now (claimable at once) or to the retry time the worker chose. */
+  /** Sets `not_before`: to now (claimable at once) or to the retry time its actor chose (a worker's backoff, the supervisor's crash backoff). */
   schedules?: "now" | "retry_at";
   /** Plain words for the console and the diagram. */
   note: string;
 };
+
+/**
+ * A stale lease of a worker job, with attempts left: the supervisor hands it back. The job blamed for
+ * the worker's death (`reclaim`) spends its attempt and waits its crash backoff; a bystander of
+ * another job's crash (`rescue`) goes back at once, ahead of it, refunded (lib/jobs/poison.ts).
+ */
+function leaseLost<F extends "claimed" | "running">(from: F) {
+  return [
+    {
+      from,
+      event: "reclaim",
+      to: "queued",
+      actors: ["supervisor"],
+      needsAttemptsLeft: true,
+      run: "lease_expired",
+      schedules: "retry_at",
+      note: "heartbeat stale, attempts remain; handed out again after the crash backoff",
+    },
+    {
+      from,
+      event: "rescue",
+      to: "queued",
+      actors: ["supervisor"],
+      refundsAttempt: true,
+      run: "lease_expired",
+      schedules: "now",
+      note: "its worker died and another job is blamed for the crash; the attempt is refunded",
+    },
+  ] as const satisfies readonly Transition[];
+}
 
 const ROWS = [
   {
@@ -145,17 +175,7 @@ const ROWS = [
     schedules: "now",
     note: "a draining worker hands back a job it never started; the attempt is refunded",
   },
-  { from: "claimed", event: "reclaim", to: "queued", actors: ["supervisor"], needsAttemptsLeft: true, run: "lease_expired", note: "heartbeat stale" },
-  {
-    from: "claimed",
-    event: "rescue",
-    to: "queued",
-    actors: ["supervisor"],
-    refundsAttempt: true,
-    run: "lease_expired",
-    schedules: "now",
-    note: "its worker died and another job is blamed for the crash; the attempt is refunded",
-  },
+  ...leaseLost("claimed"),
   { from: "claimed", event: "cancel", to: "cancelled", actors: ["tenant", "operator"], run: "cancelled", note: "" },
   { from: "claimed", event: "abandon", to: "dead", actors: ["supervisor"], run: "lease_expired", note: "stale on the last attempt" },
   { from: "running", event: "finish", to: "succeeded", actors: ["worker"], run: "succeeded", note: "result stored" },
@@ -178,25 +198,7 @@ const ROWS = [
     note: "permanent error, or the last attempt failed or went stale",
   },
   { from: "running", event: "pause", to: "paused", actors: ["operator"], note: "" },
-  {
-    from: "running",
-    event: "reclaim",
-    to: "queued",
-    actors: ["supervisor"],
-    needsAttemptsLeft: true,
-    run: "lease_expired",
-    note: "heartbeat stale, attempts remain",
-  },
-  {
-    from: "running",
-    event: "rescue",
-    to: "queued",
-    actors: ["supervisor"],
-    refundsAttempt: true,
-    run: "lease_expired",
-    schedules: "now",
-    note: "its worker died and another job is blamed for the crash; the attempt is refunded",
-  },
+  ...leaseLost("running"),
   { from: "running", event: "cancel", to: "cancelling", actors: ["tenant", "operator"], note: "the worker stops at its next checkpoint" },
   { from: "paused", event: "resume", to: "running", actors: ["operator"], note: "heartbeat_at = now(): a worker that is gone is reclaimed later" },
   { from: "paused", event: "abandon", to: "dead", actors: ["operator"], run: "abandoned", note: "" },

@@ -49,6 +49,8 @@ describe("the claim checker catches false claims", () => {
     expect(await mutate((c) => (c.kind === "failures" ? { ...c, failed: 2 } : null))).toContain("failures");
     expect(await mutate((c) => (c.kind === "lost_attempt" ? { ...c, worker: "w-other" } : null))).toContain("lost_attempt");
     expect(await mutate((c) => (c.kind === "lost_attempt" ? { ...c, refunded: true } : null))).toContain("lost_attempt");
+    // A crash backoff it was never held for.
+    expect(await mutate((c) => (c.kind === "lost_attempt" ? { ...c, heldMs: 5_000 } : null))).toContain("lost_attempt");
     // A pause that had ended, written as if it were still going on.
     expect(await mutate((c) => (c.kind === "queue_paused" ? { ...c, to: null } : null))).toContain("queue_paused");
     // Invented: no worker while the job's own queue had a claim; a limit the queue never had; a beyond-p95 that is not.

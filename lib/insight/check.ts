@@ -4,7 +4,7 @@ import { TERMINAL_STATES, type ActorKind, type JobEvent, type JobState, type Run
 import { sizeParamOf } from "../jobs/job-types";
 import { CRASH_WINDOW_MS, outranks, POISON_CRASHES, POISON_ERROR_CLASS, REPEAT_CRASHES, WORKER_LOST_CLASS } from "../jobs/poison";
 import { PHASES, type CauseKind, type Claim, type ClaimOf, type Explanation, type Phase } from "./claims";
-import { mayLead } from "./explain";
+import { heldMs, mayLead } from "./explain";
 import { AHEAD_SCAN, BASELINE_SAMPLE, BASELINE_SCAN } from "./context";
 import { sql } from "drizzle-orm";
 import { execute } from "../db/drizzle";
@@ -60,6 +60,7 @@ type Attempt = {
   errorClass: string | null;
   errorMessage: string | null;
   maxAttempts: number;
+  retryAt: Date | null;
 };
 type Logged = {
   event: JobEvent;
@@ -97,7 +98,7 @@ export async function readFacts(db: Db, jobId: string): Promise<Facts | null> {
       db,
       sql`
       SELECT attempt, worker_id, claimed_at, claim_version, started_at, finished_at, outcome, end_event, end_from, end_to, end_version,
-             error_class, error_message, max_attempts
+             error_class, error_message, max_attempts, retry_at
         FROM job_attempts WHERE job_id = ${jobId} ORDER BY attempt`,
     ),
     execute<Logged>(
@@ -268,6 +269,9 @@ export async function checkExplanation(db: Db, jobId: string, ex: Explanation, f
         const after = waits.find((w) => w.attempt === c.attempt && (w.startEvent === "reclaim" || w.startEvent === "rescue"));
         if (c.requeueMs > (after ? after.to - after.from : 0) + SLACK)
           bad(c.kind, `the wait after attempt ${c.attempt} was shorter than ${c.requeueMs} ms`);
+        // The crash backoff: from the loss to the retry time its attempt row keeps, within the wait.
+        const held = heldMs(a.retryAt?.getTime() ?? null, a.finishedAt, c.requeueMs);
+        if (Math.abs(held - c.heldMs) > SLACK) bad(c.kind, `attempt ${c.attempt} was held back ${held} ms after its loss, not ${c.heldMs}`);
         if (c.silentAt !== null) {
           const [w] = await execute<{ lastSeenAt: Date }>(db, sql`SELECT last_seen_at FROM workers WHERE id = ${c.worker}`);
           if (
@@ -599,7 +603,11 @@ export async function checkPoison(db: Db, threshold = POISON_CRASHES): Promise<V
         sql`
         SELECT o.job_id, coalesce(o.started_at, o.claimed_at) AS began, o.finished_at FROM job_attempts o
          WHERE o.worker_id = ${death.workerId} AND o.job_id <> ${jobId} AND o.outcome = 'lease_expired'
-           AND o.finished_at BETWEEN ${new Date(death.finishedAt.getTime() - CRASH_WINDOW_MS)} AND ${new Date(death.finishedAt.getTime() + CRASH_WINDOW_MS)}`,
+           AND o.finished_at BETWEEN ${new Date(death.finishedAt.getTime() - CRASH_WINDOW_MS)} AND ${new Date(death.finishedAt.getTime() + CRASH_WINDOW_MS)}
+           -- Not a suspect of this death: a job paused then (its handler held at a checkpoint, its
+           -- lease not watched: HEARTBEAT_STATES), lost only once a resume let its lease expire.
+           AND (SELECT e.to_state FROM job_log e WHERE e.job_id = o.job_id AND e.attempt = o.attempt AND e.at <= ${death.finishedAt}
+                 ORDER BY e.state_version DESC LIMIT 1) IS DISTINCT FROM 'paused'`,
       );
       // The death began with its first recovery: what each victim had been through before it decides.
       const start = new Date(Math.min(death.finishedAt.getTime(), ...others.map((o) => o.finishedAt.getTime())));

@@ -86,6 +86,8 @@ export type Claim =
       lostMs: number;
       /** The wait to be handed out again after it (the part not explained by a pause, a limit or no worker). */
       requeueMs: number;
+      /** Of `requeueMs`: the crash backoff the supervisor held it for, as the job blamed for its worker's death (lib/jobs/poison.ts). */
+      heldMs: number;
       /** The worker's last heartbeat, when it fell inside the attempt. */
       silentAt: number | null;
       neverStarted: boolean;

@@ -280,7 +280,7 @@ describe("the ten kinds of wrong sentence seen on live histories", () => {
     expect(summary).toMatch(/^Slow because it was paused by ops@jobscope\.dev \(operator\) at 08:01 UTC: 1h 30m of its 1h 32m\./);
   });
 
-  it("when a worker went silent and the job ran again from the start, the lead is the lost work, not the final run", () => {
+  it("when a worker went silent and the job ran again from the start, the lead is the lost work, not the final run, and its crash backoff is named", () => {
     const h = new H()
       .run(SEC, "w-14")
       .reclaim(25 * MIN)
@@ -288,11 +288,12 @@ describe("the ten kinds of wrong sentence seen on live histories", () => {
       .finish(8 * MIN);
     const { ex, summary } = h.words({
       baselines: [baseline({ total: [5 * MIN, 9 * MIN], run: [5 * MIN, 7 * MIN] })],
-      crashes: { 1: { silentAt: T0 + 20 * MIN, blamedOn: null, refunded: false } },
+      // Blamed for the crash (it was alone on the worker), it was held back 90 s before it could be claimed again.
+      crashes: { 1: { silentAt: T0 + 20 * MIN, blamedOn: null, refunded: false, heldUntil: T0 + SEC + 25 * MIN + 90 * SEC } },
     });
     expect(ex.cause).toBe("lost_attempt");
     expect(summary).toMatch(
-      /^Slow because work was lost with a worker that went silent: 27m of its 35m 01s\. Attempt 1 was lost when worker w-14 went silent at 08:20 UTC \(its last heartbeat\); its 25m of work were thrown away\. It then waited 2m to be handed out again\./,
+      /^Slow because work was lost with a worker that went silent: 27m of its 35m 01s\. Attempt 1 was lost when worker w-14 went silent at 08:20 UTC \(its last heartbeat\); its 25m of work were thrown away\. It then waited 2m to be handed out again, 1m 30s of it the backoff after a crash blamed on it\./,
     );
     assertHonest(ex.claims);
     // Its own run (8m) is beyond the p95 (7m), and is said as such, beside the lead.
@@ -329,7 +330,9 @@ describe("the ten kinds of wrong sentence seen on live histories", () => {
       .run(SEC, "w-4")
       .finish(20 * SEC);
     const ctx = {
-      crashes: { 1: { silentAt: null, blamedOn: { jobId: "0199aaaa-0000-7000-8000-0000000000ff", type: "poison.crash" }, refunded: true } },
+      crashes: {
+        1: { silentAt: null, blamedOn: { jobId: "0199aaaa-0000-7000-8000-0000000000ff", type: "poison.crash" }, refunded: true, heldUntil: null },
+      },
     };
     const staff = h.words(ctx);
     expect(staff.summary).toMatch(

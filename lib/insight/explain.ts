@@ -45,7 +45,16 @@ export type ExplainContext = {
   /** When no job of its queue was claimed and no worker serving it was alive, during its waits; null: unknown. */
   noWorker: Interval[] | null;
   /** Per attempt whose lease expired: when its worker went silent, and who was blamed for its death. */
-  crashes: Record<number, { silentAt: number | null; blamedOn: { jobId: string; type: string } | null; refunded: boolean }>;
+  crashes: Record<
+    number,
+    {
+      silentAt: number | null;
+      blamedOn: { jobId: string; type: string } | null;
+      refunded: boolean;
+      /** Until when the supervisor held it back after the loss (its crash backoff; the loss's own time when none). */
+      heldUntil: number | null;
+    }
+  >;
   /** Worker deaths blamed on this job, and the other jobs they took down (null for a tenant: other customers' jobs). */
   crashedWorkers: { crashes: number; tookDown: number | null } | null;
   /** Its size-like parameter's value, when its type has one. */
@@ -98,6 +107,10 @@ export function queueWaits(job: ExplainJob, runs: readonly ExplainRun[], events:
     return s.durationMs > scheduled ? [{ from: s.start + scheduled, to: s.end, before: s.attempt + 1, requeue: REQUEUES.has(s.startEvent) }] : [];
   });
 }
+
+/** The crash backoff in the wait after a lost attempt: from the loss to the backoff's end, at most the wait itself. */
+export const heldMs = (heldUntil: number | null, lostAt: Date | null, requeueMs: number) =>
+  heldUntil === null || lostAt === null ? 0 : clamp(heldUntil - lostAt.getTime(), 0, requeueMs);
 
 export function explain(job: ExplainJob, runs: readonly ExplainRun[], events: readonly ExplainEvent[], ctx: ExplainContext): Explanation {
   const asOf = ctx.asOf;
@@ -239,6 +252,7 @@ export function explain(job: ExplainJob, runs: readonly ExplainRun[], events: re
         worker: r.workerId,
         lostMs: a.lostMs,
         requeueMs: requeueOf.get(r.attempt) ?? 0,
+        heldMs: heldMs(crash?.heldUntil ?? null, r.finishedAt, requeueOf.get(r.attempt) ?? 0),
         // A heartbeat only counts inside the attempt: a worker seen again later says nothing about this one.
         silentAt: silent !== null && silent >= r.claimedAt.getTime() && r.finishedAt && silent <= r.finishedAt.getTime() ? silent : null,
         neverStarted: a.neverStarted,

@@ -289,7 +289,12 @@ function byClass(f: ClaimOf<"failures">, w: Words): string {
 
 function lostWords(c: ClaimOf<"lost_attempt">, w: Words): string {
   const silent = c.silentAt !== null ? ` at ${w.clock(c.silentAt)}` : "";
-  const again = c.requeueMs >= NAMED_FLOOR_MS ? ` It then waited ${d(c.requeueMs)} to be ${w.tenant ? "picked up again" : "handed out again"}.` : "";
+  const held =
+    c.heldMs >= NAMED_FLOOR_MS
+      ? `, ${d(c.heldMs)} of it ${w.tenant ? "a deliberate pause before trying again" : "the backoff after a crash blamed on it"}`
+      : "";
+  const again =
+    c.requeueMs >= NAMED_FLOOR_MS ? ` It then waited ${d(c.requeueMs)} to be ${w.tenant ? "picked up again" : "handed out again"}${held}.` : "";
   const refund = c.refunded
     ? w.tenant
       ? " This did not count against its tries."

@@ -10,7 +10,8 @@
  *   was a bystander of, blamed on a job that has crashed REPEAT_CRASHES workers or more); on a tie,
  *   the one that started last (the process was healthy until it started), then the lowest id. Its
  *   lost attempt counts as a crash (error class `LeaseExpired`), and the crash that makes
- *   POISON_CRASHES stops it: `dead` as `PoisonJob`, not handed out again.
+ *   POISON_CRASHES stops it: `dead` as `PoisonJob`, not handed out again. Before that it is handed
+ *   out again after a backoff (crashBackoffMs), behind its bystanders.
  * - the bystanders: handed back with their attempt refunded (the `rescue` transition, error class
  *   `WorkerLost`, the blamed job named in its event's payload).
  * Deaths count before start times so that a job that kills its worker slowly (a leak, a big input),
@@ -27,6 +28,20 @@ function crashesFromEnv(): number {
   const v = Number(process.env.JOBSCOPE_POISON_CRASHES ?? process.env.JOBSCOPE_POISON_LEASE_LOSSES ?? 3);
   return Number.isInteger(v) && v >= 1 ? v : 3;
 }
+
+/**
+ * How long the job blamed for a crash waits before it is handed out again: `baseMs` (the supervisor's
+ * stale threshold by default), doubling with each crash blamed on it. Its bystanders go back at once,
+ * ahead of it, so the next worker it lands on is not the bystanders' again: when all of them started
+ * at the same instant (one claim) the blame is a guess, and a crasher that came back with the same
+ * company would have the same deaths as each of them — with the blame already taken by a bystander
+ * deciding the next tie too, until that bystander was the poison job. Apart, the crasher's next
+ * crash is its own: one more death than anything it meets. No jitter: the model (lib/model) mirrors it.
+ */
+export function crashBackoffMs(crashes: number, baseMs: number): number {
+  return Math.min(CRASH_BACKOFF_CAP_MS, baseMs * 2 ** Math.min(Math.max(0, crashes - 1), 20));
+}
+const CRASH_BACKOFF_CAP_MS = 10 * 60_000;
 
 /** A job blamed for this many worker crashes is a repeat offender: it explains the deaths it was blamed for. */
 export const REPEAT_CRASHES = 2;

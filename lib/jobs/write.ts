@@ -143,7 +143,8 @@ export function moveValues(planned: readonly Planned[], parts: WriteParts = part
     v.actorId![n] = m.actor.id;
     v.fence![n] = s.onAttempt ? m.attempt! : null;
     v.stale![n] = m.staleBefore?.toISOString() ?? null;
-    v.retryAt![n] = s.notBeforeRule === 2 ? (m.retryAt ?? new Date()).toISOString() : null;
+    // Without one, the move's own time (the database's now): claimable at once.
+    v.retryAt![n] = s.notBeforeRule === 2 ? (m.retryAt?.toISOString() ?? null) : null;
     v.errorClass![n] = closes && m.error ? m.error.class.slice(0, MAX_ERROR_CLASS) : null;
     v.errorMessage![n] = closes && m.error ? m.error.message.slice(0, MAX_ERROR_MESSAGE) : null;
     v.errorStack![n] = closes && m.error?.stack ? m.error.stack.slice(0, MAX_ERROR_STACK) : null;
@@ -307,7 +308,7 @@ ${sql.join(
       max_attempts = CASE i.max_rule WHEN 2 THEN l.max_attempts + 1 ELSE l.max_attempts END,
       lease_owner = CASE WHEN i.leased THEN l.lease_owner END,
       heartbeat_at = CASE WHEN i.resets_hb THEN i.at ELSE l.heartbeat_at END,
-      not_before = CASE i.nb_rule WHEN 1 THEN i.at WHEN 2 THEN i.retry_at ELSE l.not_before END,
+      not_before = CASE i.nb_rule WHEN 1 THEN i.at WHEN 2 THEN coalesce(i.retry_at, i.at) ELSE l.not_before END,
       run_started_at = CASE WHEN i.starts THEN i.at ELSE l.run_started_at END,
       updated_at = i.at
       FROM i
@@ -367,7 +368,7 @@ ${sql.join(
     SELECT id, attempt, tenant_id, run_worker, run_claimed_at, run_version, run_started_at, at, outcome, max_attempts,
            CASE WHEN on_attempt THEN event END, CASE WHEN on_attempt THEN exp_state END,
            CASE WHEN on_attempt THEN state END, CASE WHEN on_attempt THEN state_version END,
-           CASE WHEN on_attempt AND nb_rule = 2 THEN retry_at END, error_class, error_message, error_stack, result::jsonb
+           CASE WHEN on_attempt AND nb_rule = 2 THEN coalesce(retry_at, at) END, error_class, error_message, error_stack, result::jsonb
       FROM moved WHERE outcome IS NOT NULL)`,
     parts.log &&
       sql`

@@ -39,6 +39,8 @@ describe("GET /metrics", () => {
     await execute(t.pool, sql`UPDATE jobs_live SET heartbeat_at = now() - interval '1 minute' WHERE id = ${stale.id}`);
     await createSupervisor({ db: t.pool, staleAfterMs: 10_000 }).tick();
     expect((await getJob(t.pool, stale.id)).state).toBe("queued");
+    // Its crash backoff (the stale threshold) passes: it is due, and has waited since.
+    await execute(t.pool, sql`UPDATE jobs_live SET not_before = now() - interval '1 minute' WHERE id = ${stale.id}`);
     // A refused move: finishing a job that is not running any more.
     expect((await transition(t.pool, { jobId: cancelled.id, event: "cancel", actor: operator, expected: { state: "queued", version: 0 } })).ok).toBe(
       false,

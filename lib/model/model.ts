@@ -5,7 +5,7 @@
 // the SQL in lib/jobs and lib/supervisor, which is what the tests compare against.
 import { canApply, isLeased, step } from "../fsm/machine";
 import { HEARTBEAT_STATES, type ActorKind, type JobEvent, type JobState, type RunOutcome } from "../fsm/table";
-import { outranks, POISON_CRASHES, REPEAT_CRASHES } from "../jobs/poison";
+import { crashBackoffMs, outranks, POISON_CRASHES, REPEAT_CRASHES } from "../jobs/poison";
 
 export type ModelRun = { attempt: number; started: boolean; outcome: RunOutcome | null };
 /** What the model keeps of a run beside what the database is compared with: its worker, when it began, whether its loss was a bystander's. */
@@ -172,7 +172,8 @@ export class Model {
       if (!event) continue;
       const attempt = j.attempt;
       const culprit = blamed.get(j.leaseOwner!) ?? null;
-      this.apply(j, event, "supervisor");
+      // The job blamed waits its crash backoff (the supervisor's default base: the stale threshold).
+      this.apply(j, event, "supervisor", { retryInMs: crashBackoffMs(crashes, this.staleAfterMs) });
       if (bystander) Object.assign(note(j, attempt), { bystander: true, blamedJob: culprit });
       if (event === "abandon") r.abandoned++;
       else if (event === "rescue") r.rescued++;

@@ -9,6 +9,7 @@ import { poisonSuspects } from "../insight/queries";
 import { parseJobFilters } from "../jobs/filters";
 import { listJobs } from "../jobs/queries";
 import { createSupervisor } from "./supervisor";
+import { claim } from "../jobs/claim";
 import { heartbeat } from "../jobs/heartbeat";
 import { sql } from "drizzle-orm";
 import { execute } from "../db/drizzle";
@@ -23,8 +24,13 @@ const lone = () => `w-${Math.random().toString(36).slice(2, 9)}`;
 const ageHeartbeat = (id: string, ms: number) =>
   execute(t.pool, sql`UPDATE jobs_live SET heartbeat_at = now() - ${ms} * interval '1 millisecond' WHERE id = ${id}`);
 
+/** Time passes until every one of `ids` that waits out a crash backoff is due. */
+const backoffPasses = (ids: string[]) =>
+  execute(t.pool, sql`UPDATE jobs_live SET not_before = least(not_before, now()) WHERE id = ANY(${sql.param(ids)}::uuid[])`);
+
 /** Worker `w` (one of its own unless named) takes `jobs` in this order and dies holding them; then `sup` ticks. */
 async function crash(sup: ReturnType<typeof createSupervisor>, jobs: { id: string }[], w = lone()) {
+  await backoffPasses(jobs.map((j) => j.id));
   for (const j of jobs) await runJob(t.pool, await getJob(t.pool, j.id), w);
   for (const j of jobs) await ageHeartbeat(j.id, 60_000);
   return sup.tick();
@@ -153,7 +159,9 @@ describe("supervisor", () => {
     const crasher = await newJob(t.pool, { maxAttempts: 5 });
     const sup = createSupervisor({ db: t.pool, id: "sup-batch", staleAfterMs: 10_000, poisonCrashes: 3 });
     await crash(sup, [bystander, crasher]);
-    // One claim hands both to the next worker: the same claim and start times.
+    // Its backoff passed while both waited (no worker was free), and one claim hands both to the next
+    // worker: the same claim and start times.
+    await backoffPasses([crasher.id]);
     const second = lone();
     await runJob(t.pool, await getJob(t.pool, bystander.id), second);
     await runJob(t.pool, await getJob(t.pool, crasher.id), second);
@@ -169,6 +177,41 @@ describe("supervisor", () => {
       [crasher.id]: ["LeaseExpired", "LeaseExpired"],
       [bystander.id]: ["WorkerLost", "WorkerLost"],
     });
+  });
+
+  it("hands the job blamed for a crash out again after a backoff, behind its bystanders: claimed together and started at one instant, the bystander blamed first is still not the poison job", async () => {
+    // One queue; the bystander is made first, so it has the lower id and takes the blame of the first tie.
+    const queue = `q-apart-${lone()}`;
+    const bystander = await newJob(t.pool, { queue, maxAttempts: 5 });
+    const crasher = await newJob(t.pool, { queue, maxAttempts: 10 });
+    const ids = [bystander.id, crasher.id];
+    const sup = createSupervisor({ db: t.pool, id: "sup-apart", staleAfterMs: 10_000, poisonCrashes: 3, crashBackoffMs: 60_000 });
+    const events: string[] = [];
+    for (let round = 0; round < 10 && (await getJob(t.pool, crasher.id)).state !== "dead"; round++) {
+      // Time passes until the first of them is due (only the claim's clock: not_before moves back).
+      await execute(
+        t.pool,
+        sql`UPDATE jobs_live SET not_before = not_before - greatest((SELECT min(not_before) FROM jobs_live WHERE id = ANY(${sql.param(ids)}::uuid[]) AND state = 'queued') - now(), interval '0')
+             WHERE id = ANY(${sql.param(ids)}::uuid[]) AND state = 'queued'`,
+      );
+      // A new worker takes, in one claim, whatever of the two is due: started at the same instant.
+      const w = lone();
+      const claimed = await claim(t.pool, { workerId: w, queues: [queue], limit: 4, startNow: 4, onlyJobIds: ids });
+      events.push(claimed.map((j) => (j.id === crasher.id ? "crasher" : "bystander")).join("+"));
+      if (claimed.some((j) => j.id === crasher.id)) {
+        for (const j of claimed) await ageHeartbeat(j.id, 60_000);
+        await sup.tick();
+      } else {
+        for (const j of claimed) await transition(t.pool, { jobId: j.id, event: "finish", actor: worker(w), attempt: j.attempt, result: {} });
+      }
+    }
+    // The first crash is a guess and fell on the bystander; apart, every later crash is the crasher's.
+    expect(events[0]).toBe("bystander+crasher");
+    expect(await getJob(t.pool, crasher.id)).toMatchObject({ state: "dead" });
+    expect((await errorClassesOf(crasher))[crasher.id]!.at(-1)).toBe("PoisonJob");
+    expect(await getJob(t.pool, bystander.id)).toMatchObject({ state: "succeeded" });
+    expect((await errorClassesOf(bystander))[bystander.id]).not.toContain("PoisonJob");
+    for (const id of ids) expect(await checkJobIntegrity(t.pool, id)).toEqual([]);
   });
 
   it("recovers nothing of a worker while the job it would blame is not stale yet: a stopped worker that comes back loses nothing", async () => {

@@ -2,7 +2,7 @@ import { canApply, findTransition, mayApply } from "../fsm/machine";
 import { HEARTBEAT_STATES, type JobEvent, type JobState } from "../fsm/table";
 import type { Db } from "../db/client";
 import { ensureEventPartitions } from "../db/partitions";
-import { blameOf, bystanderError, crashError, POISON_CRASHES, WORKER_LOST_CLASS as WORKER_LOST, type Victim } from "../jobs/poison";
+import { blameOf, bystanderError, crashBackoffMs, crashError, POISON_CRASHES, WORKER_LOST_CLASS as WORKER_LOST, type Victim } from "../jobs/poison";
 import { crashHistory, earlierVictims } from "./crashes";
 import { reconcileQueueCounts } from "../jobs/queues";
 import { rollUpMetrics } from "../metrics/rollup";
@@ -32,6 +32,8 @@ export type SupervisorOptions = {
   batch?: number;
   /** The crash blamed on a job that makes this many is not reclaimed but abandoned as a poison job (lib/jobs/poison.ts). */
   poisonCrashes?: number;
+  /** The job blamed for a crash is handed out again after this, doubling with each crash blamed on it (default: staleAfterMs). */
+  crashBackoffMs?: number;
   /** How often the running loop rolls the history up into GET /metrics' counters (lib/metrics/rollup.ts; default 15 s; 0: never). */
   metricsEveryMs?: number;
   /** How often the running loop evaluates the alert rules (lib/alerts/evaluate.ts; default 5 s; 0: never). */
@@ -65,6 +67,7 @@ export function createSupervisor(opts: SupervisorOptions) {
   const staleAfterMs = opts.staleAfterMs ?? 10_000;
   const batch = opts.batch ?? 200;
   const poisonAt = opts.poisonCrashes ?? POISON_CRASHES;
+  const crashBackoffBaseMs = opts.crashBackoffMs ?? staleAfterMs;
   const log = opts.log ?? (() => {});
   let timer: NodeJS.Timeout | null = null;
   let running: Promise<unknown> = Promise.resolve();
@@ -156,6 +159,8 @@ export function createSupervisor(opts: SupervisorOptions) {
         expected: { state: job.state, version: job.stateVersion },
         staleBefore: cutoff,
         error,
+        // On the database's clock, as the claim reads it: the cutoff is its now() less the threshold.
+        ...(event === "reclaim" && { retryAt: new Date(cutoff.getTime() + staleAfterMs + crashBackoffMs(crashes, crashBackoffBaseMs)) }),
         // Who the crash is blamed on, for the job's explanation and the overview's suspects.
         payload: {
           crash: {
