@@ -2,7 +2,7 @@
 // DATABASE_URL — an owner role, which sees every tenant) as staff and as its tenant, check every
 // claim against the data (lib/insight/check.ts), and print what was found. Exits 1 on a false claim,
 // a tenant's sentence that names what a tenant must not read, or a poison job that was a bystander.
-//   --samples N   also print N explanations of different kinds, staff and tenant words
+//   --samples N   also print N explanations, a different lead cause each first, staff and tenant words
 //   --limit N     only the newest N jobs
 import { parseArgs } from "node:util";
 import { closeDb, connect, databaseUrl } from "../lib/db/client";
@@ -44,16 +44,25 @@ console.log(
 
 const samples = Number(args.samples);
 if (samples > 0) {
-  const seen = new Map<string, string>();
-  for (const id of ids ?? (await execute<{ id: string }>(db, sql`SELECT id FROM job_catalog ORDER BY created_at DESC LIMIT 2000`)).map((r) => r.id)) {
-    const staff = await explainJob(db, id, { audience: "staff" });
-    if (!staff || seen.has(staff.explanation.cause)) continue;
-    seen.set(staff.explanation.cause, id);
-    const tenant = await explainJob(db, id, { audience: "tenant" });
-    console.log(`\n# ${staff.explanation.cause} — ${staff.detail.job.type}, ${staff.detail.job.state}, job ${id}`);
-    console.log(`staff:  [${staff.words.chip}] ${staff.words.summary}${staff.words.next ? ` What next: ${staff.words.next}` : ""}`);
-    console.log(`tenant: [${tenant!.words.chip}] ${tenant!.words.summary}${tenant!.words.next ? ` What next: ${tenant!.words.next}` : ""}`);
-    if (seen.size >= samples) break;
+  // One per lead cause first, then one per cause, type and state, until there are `samples`.
+  const pool = ids ?? (await execute<{ id: string }>(db, sql`SELECT id FROM job_catalog ORDER BY created_at DESC LIMIT 2000`)).map((r) => r.id);
+  const seen = new Set<string>();
+  const printed = new Set<string>();
+  for (const keyOf of [(c: string) => c, (c: string, type: string, state: string) => `${c}/${type}/${state}`]) {
+    for (const id of pool) {
+      if (printed.size >= samples) break;
+      if (printed.has(id)) continue;
+      const staff = await explainJob(db, id, { audience: "staff" });
+      if (!staff) continue;
+      const key = keyOf(staff.explanation.cause, staff.detail.job.type, staff.detail.job.state);
+      if (seen.has(key)) continue;
+      seen.add(key);
+      printed.add(id);
+      const tenant = await explainJob(db, id, { audience: "tenant" });
+      console.log(`\n# ${staff.explanation.cause} — ${staff.detail.job.type}, ${staff.detail.job.state}, job ${id}`);
+      console.log(`staff:  [${staff.words.chip}] ${staff.words.summary}${staff.words.next ? ` What next: ${staff.words.next}` : ""}`);
+      console.log(`tenant: [${tenant!.words.chip}] ${tenant!.words.summary}${tenant!.words.next ? ` What next: ${tenant!.words.next}` : ""}`);
+    }
   }
 }
 await closeDb(db);
