@@ -111,5 +111,13 @@ describe("the claim checker on live histories", () => {
     expect(poisoned.map((p) => p.type).filter((type) => type !== "poison.crash")).toEqual([]);
     const [rescued] = await execute<{ n: number }>(t.pool, sql`SELECT count(*)::int AS n FROM job_log WHERE event = 'rescue'`);
     expect(rescued!.n).toBeGreaterThan(0);
+    // A job blamed for a crash waited its crash backoff, and its explanation says how much of its wait that was.
+    const [held] = await execute<{ id: string }>(
+      t.pool,
+      sql`SELECT job_id AS id FROM job_log WHERE event = 'reclaim' AND payload->'crash'->>'heldUntil' IS NOT NULL ORDER BY at LIMIT 1`,
+    );
+    expect(held).toBeDefined();
+    const { explanation } = await staffOf(held!.id);
+    expect(explanation.claims.some((c) => c.kind === "lost_attempt" && c.heldMs > 0)).toBe(true);
   }, 240_000);
 });

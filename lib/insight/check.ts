@@ -60,7 +60,6 @@ type Attempt = {
   errorClass: string | null;
   errorMessage: string | null;
   maxAttempts: number;
-  retryAt: Date | null;
 };
 type Logged = {
   event: JobEvent;
@@ -98,7 +97,7 @@ export async function readFacts(db: Db, jobId: string): Promise<Facts | null> {
       db,
       sql`
       SELECT attempt, worker_id, claimed_at, claim_version, started_at, finished_at, outcome, end_event, end_from, end_to, end_version,
-             error_class, error_message, max_attempts, retry_at
+             error_class, error_message, max_attempts
         FROM job_attempts WHERE job_id = ${jobId} ORDER BY attempt`,
     ),
     execute<Logged>(
@@ -269,9 +268,6 @@ export async function checkExplanation(db: Db, jobId: string, ex: Explanation, f
         const after = waits.find((w) => w.attempt === c.attempt && (w.startEvent === "reclaim" || w.startEvent === "rescue"));
         if (c.requeueMs > (after ? after.to - after.from : 0) + SLACK)
           bad(c.kind, `the wait after attempt ${c.attempt} was shorter than ${c.requeueMs} ms`);
-        // The crash backoff: from the loss to the retry time its attempt row keeps, within the wait.
-        const held = heldMs(a.retryAt?.getTime() ?? null, a.finishedAt, c.requeueMs);
-        if (Math.abs(held - c.heldMs) > SLACK) bad(c.kind, `attempt ${c.attempt} was held back ${held} ms after its loss, not ${c.heldMs}`);
         if (c.silentAt !== null) {
           const [w] = await execute<{ lastSeenAt: Date }>(db, sql`SELECT last_seen_at FROM workers WHERE id = ${c.worker}`);
           if (
@@ -286,6 +282,13 @@ export async function checkExplanation(db: Db, jobId: string, ex: Explanation, f
         const recovery = [...f.log]
           .reverse()
           .find((e) => e.attempt === c.attempt && e.actorKind === "supervisor" && e.at.getTime() === a.finishedAt.getTime());
+        // The crash backoff the recovery recorded, within the wait; and no claim came before it ended.
+        const heldUntil = (recovery?.payload?.crash as { heldUntil?: string } | undefined)?.heldUntil;
+        const held = heldMs(heldUntil ? Date.parse(heldUntil) : null, a.finishedAt, c.requeueMs);
+        if (Math.abs(held - c.heldMs) > SLACK) bad(c.kind, `attempt ${c.attempt} was held back ${held} ms after its loss, not ${c.heldMs}`);
+        const next = f.attempts.find((x) => x.attempt === c.attempt + 1);
+        if (heldUntil && next && next.claimedAt.getTime() < Date.parse(heldUntil) - SLACK)
+          bad(c.kind, `attempt ${c.attempt + 1} was claimed before the backoff of attempt ${c.attempt} ended`);
         if (c.refunded !== (recovery?.event === "rescue"))
           bad(c.kind, `attempt ${c.attempt} was ${recovery?.event === "rescue" ? "" : "not "}refunded`);
         if (c.blamedOn) {

@@ -396,12 +396,11 @@ async function lostAttempts(db: Db, job: Subject): Promise<ExplainContext["crash
     attempt: number;
     silentAt: Date | null;
     event: string | null;
-    payload: { crash?: { blamed?: { jobId: string; type: string } | null } } | null;
-    retryAt: Date | null;
+    payload: { crash?: { blamed?: { jobId: string; type: string } | null; heldUntil?: string } } | null;
   }>(
     db,
     sql`
-    SELECT a.attempt, w.last_seen_at AS silent_at, e.event, e.payload, a.retry_at
+    SELECT a.attempt, w.last_seen_at AS silent_at, e.event, e.payload
       FROM job_attempts a
       LEFT JOIN workers w ON w.id = a.worker_id AND w.last_seen_at BETWEEN a.claimed_at AND a.finished_at
       LEFT JOIN LATERAL (SELECT e.event, e.payload FROM job_log e
@@ -416,7 +415,7 @@ async function lostAttempts(db: Db, job: Subject): Promise<ExplainContext["crash
         silentAt: r.silentAt?.getTime() ?? null,
         blamedOn: r.payload?.crash?.blamed ?? null,
         refunded: r.event === "rescue",
-        heldUntil: r.retryAt?.getTime() ?? null,
+        heldUntil: r.payload?.crash?.heldUntil ? Date.parse(r.payload.crash.heldUntil) : null,
       },
     ]),
   );

@@ -152,6 +152,9 @@ export function createSupervisor(opts: SupervisorOptions) {
       const event = poison ? "abandon" : (bystander ? BYSTANDER_RECOVERY : RECOVERY).find((e) => canApply(job, e, actor.kind));
       if (!event) continue;
       const error = bystander ? bystanderError(job.leaseOwner, culprit, event === "rescue") : crashError(crashes, staleAfterMs, poison);
+      // The job blamed is handed out again after its crash backoff, on the database's clock as the
+      // claim reads it (the cutoff is its now() less the threshold).
+      const heldUntil = event === "reclaim" ? new Date(cutoff.getTime() + staleAfterMs + crashBackoffMs(crashes, crashBackoffBaseMs)) : null;
       const r = await transition(db, {
         jobId: job.id,
         event,
@@ -159,14 +162,14 @@ export function createSupervisor(opts: SupervisorOptions) {
         expected: { state: job.state, version: job.stateVersion },
         staleBefore: cutoff,
         error,
-        // On the database's clock, as the claim reads it: the cutoff is its now() less the threshold.
-        ...(event === "reclaim" && { retryAt: new Date(cutoff.getTime() + staleAfterMs + crashBackoffMs(crashes, crashBackoffBaseMs)) }),
-        // Who the crash is blamed on, for the job's explanation and the overview's suspects.
+        ...(heldUntil && { retryAt: heldUntil }),
+        // Who the crash is blamed on, and how long the job blamed is held back, for the job's explanation and the overview's suspects.
         payload: {
           crash: {
             worker: job.leaseOwner,
             blamed: bystander ? { jobId: culprit.jobId, type: culprit.type } : null,
             crashes: bystander ? null : crashes,
+            ...(heldUntil && { heldUntil: heldUntil.toISOString() }),
           },
         },
       });
