@@ -4,7 +4,7 @@ import { TERMINAL_STATES, type ActorKind, type JobEvent, type JobState, type Run
 import { sizeParamOf } from "../jobs/job-types";
 import { CRASH_WINDOW_MS, outranks, POISON_CRASHES, POISON_ERROR_CLASS, REPEAT_CRASHES, WORKER_LOST_CLASS } from "../jobs/poison";
 import { PHASES, type CauseKind, type Claim, type ClaimOf, type Explanation, type Phase } from "./claims";
-import { heldMs, mayLead } from "./explain";
+import { heldUntilOf, mayLead } from "./explain";
 import { AHEAD_SCAN, BASELINE_SAMPLE, BASELINE_SCAN } from "./context";
 import { sql } from "drizzle-orm";
 import { execute } from "../db/drizzle";
@@ -141,21 +141,31 @@ function segmentsOf(evs: readonly Ev[], asOf: number): Seg[] {
   return out;
 }
 
-function phasesOf(f: Facts, segs: readonly Seg[], evs: readonly Ev[]): { phases: Record<Phase, number>; lostOf: Map<number, number>; waits: Seg[] } {
+function phasesOf(
+  f: Facts,
+  segs: readonly Seg[],
+  evs: readonly Ev[],
+): { phases: Record<Phase, number>; lostOf: Map<number, number>; waits: Seg[]; heldAfter: Map<number, number> } {
   const outcome = new Map(f.attempts.map((a) => [a.attempt, a.outcome]));
   const phases = Object.fromEntries(PHASES.map((p) => [p, 0])) as Record<Phase, number>;
   const lostOf = new Map<number, number>();
   const rescheduled = evs.some((e) => isRescheduling(e.event));
   const waits: Seg[] = [];
+  // A reclaimed job's crash backoff: until its reclaim's recorded heldUntil, a backoff, not a wait for a worker.
+  const heldAfter = new Map<number, number>();
   for (const s of segs) {
     const ms = s.to - s.from;
     const lost = outcome.get(s.attempt) === "lease_expired";
     switch (s.state) {
       case "queued": {
         const scheduled = s.startEvent === "submit" && !rescheduled ? Math.min(ms, Math.max(0, f.catalog.notBefore.getTime() - s.from)) : 0;
+        const until = s.startEvent === "reclaim" ? heldUntilOf(f.log.find((e) => e.event === "reclaim" && e.attempt === s.attempt)?.payload) : null;
+        const held = until === null ? 0 : Math.min(ms, Math.max(0, until - s.from));
+        if (held > 0) heldAfter.set(s.attempt, held);
         phases.scheduled += scheduled;
-        phases.queue_wait += ms - scheduled;
-        if (ms > scheduled) waits.push({ ...s, from: s.from + scheduled });
+        phases.retry_backoff += held;
+        phases.queue_wait += ms - scheduled - held;
+        if (ms > scheduled + held) waits.push({ ...s, from: s.from + scheduled + held });
         break;
       }
       case "claimed":
@@ -179,7 +189,7 @@ function phasesOf(f: Facts, segs: readonly Seg[], evs: readonly Ev[]): { phases:
         break;
     }
   }
-  return { phases, lostOf, waits };
+  return { phases, lostOf, waits, heldAfter };
 }
 
 export async function checkExplanation(db: Db, jobId: string, ex: Explanation, facts?: Facts | null): Promise<Violation[]> {
@@ -189,7 +199,7 @@ export async function checkExplanation(db: Db, jobId: string, ex: Explanation, f
   const bad = (claim: Violation["claim"], why: string) => out.push({ jobId, claim, why });
   const evs = eventsOf(f);
   const segs = segmentsOf(evs, ex.asOf);
-  const { phases, lostOf, waits } = phasesOf(f, segs, evs);
+  const { phases, lostOf, waits, heldAfter } = phasesOf(f, segs, evs);
   const state: JobState = f.live?.state ?? evs.at(-1)!.to;
   const waitSpans = waits.map((w) => ({ from: w.from, to: w.to }));
 
@@ -282,12 +292,13 @@ export async function checkExplanation(db: Db, jobId: string, ex: Explanation, f
         const recovery = [...f.log]
           .reverse()
           .find((e) => e.attempt === c.attempt && e.actorKind === "supervisor" && e.at.getTime() === a.finishedAt.getTime());
-        // The crash backoff the recovery recorded, within the wait; and no claim came before it ended.
-        const heldUntil = (recovery?.payload?.crash as { heldUntil?: string } | undefined)?.heldUntil;
-        const held = heldMs(heldUntil ? Date.parse(heldUntil) : null, a.finishedAt, c.requeueMs);
-        if (Math.abs(held - c.heldMs) > SLACK) bad(c.kind, `attempt ${c.attempt} was held back ${held} ms after its loss, not ${c.heldMs}`);
+        // The crash backoff its reclaim recorded, within the wait after it; and no claim came before it ended.
+        const held = heldAfter.get(c.attempt) ?? 0;
+        if (!ex.isTruncated && Math.abs(held - c.heldMs) > SLACK)
+          bad(c.kind, `attempt ${c.attempt} was held back ${held} ms after its loss, not ${c.heldMs}`);
+        const heldUntil = heldUntilOf(recovery?.payload);
         const next = f.attempts.find((x) => x.attempt === c.attempt + 1);
-        if (heldUntil && next && next.claimedAt.getTime() < Date.parse(heldUntil) - SLACK)
+        if (heldUntil !== null && next && next.claimedAt.getTime() < heldUntil - SLACK)
           bad(c.kind, `attempt ${c.attempt + 1} was claimed before the backoff of attempt ${c.attempt} ended`);
         if (c.refunded !== (recovery?.event === "rescue"))
           bad(c.kind, `attempt ${c.attempt} was ${recovery?.event === "rescue" ? "" : "not "}refunded`);

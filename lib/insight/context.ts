@@ -396,7 +396,7 @@ async function lostAttempts(db: Db, job: Subject): Promise<ExplainContext["crash
     attempt: number;
     silentAt: Date | null;
     event: string | null;
-    payload: { crash?: { blamed?: { jobId: string; type: string } | null; heldUntil?: string } } | null;
+    payload: { crash?: { blamed?: { jobId: string; type: string } | null } } | null;
   }>(
     db,
     sql`
@@ -411,12 +411,7 @@ async function lostAttempts(db: Db, job: Subject): Promise<ExplainContext["crash
   return Object.fromEntries(
     rows.map((r) => [
       r.attempt,
-      {
-        silentAt: r.silentAt?.getTime() ?? null,
-        blamedOn: r.payload?.crash?.blamed ?? null,
-        refunded: r.event === "rescue",
-        heldUntil: r.payload?.crash?.heldUntil ? Date.parse(r.payload.crash.heldUntil) : null,
-      },
+      { silentAt: r.silentAt?.getTime() ?? null, blamedOn: r.payload?.crash?.blamed ?? null, refunded: r.event === "rescue" },
     ]),
   );
 }

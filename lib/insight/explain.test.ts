@@ -75,8 +75,11 @@ class H {
   retry(after: number) {
     return this.at(after).push("retry", "queued", "supervisor", "sup-1");
   }
-  reclaim(after: number) {
-    return this.at(after).close("lease_expired", "LeaseExpired").push("reclaim", "queued", "supervisor", "sup-1");
+  /** The supervisor reclaims it, holding it back `heldMs` (its crash backoff), as its payload records. */
+  reclaim(after: number, heldMs = 0) {
+    this.at(after).close("lease_expired", "LeaseExpired");
+    const heldUntil = new Date(this.t + heldMs).toISOString();
+    return this.push("reclaim", "queued", "supervisor", "sup-1", { crash: { worker: this.worker, blamed: null, crashes: 1, heldUntil } });
   }
   rescue(after: number, blamed: string) {
     this.max++;
@@ -283,17 +286,17 @@ describe("the ten kinds of wrong sentence seen on live histories", () => {
   it("when a worker went silent and the job ran again from the start, the lead is the lost work, not the final run, and its crash backoff is named", () => {
     const h = new H()
       .run(SEC, "w-14")
-      .reclaim(25 * MIN)
+      // Blamed for the crash (it was alone on the worker), it was held back 90 s before it could be claimed again.
+      .reclaim(25 * MIN, 90 * SEC)
       .run(2 * MIN, "w-2")
       .finish(8 * MIN);
     const { ex, summary } = h.words({
       baselines: [baseline({ total: [5 * MIN, 9 * MIN], run: [5 * MIN, 7 * MIN] })],
-      // Blamed for the crash (it was alone on the worker), it was held back 90 s before it could be claimed again.
-      crashes: { 1: { silentAt: T0 + 20 * MIN, blamedOn: null, refunded: false, heldUntil: T0 + SEC + 25 * MIN + 90 * SEC } },
+      crashes: { 1: { silentAt: T0 + 20 * MIN, blamedOn: null, refunded: false } },
     });
     expect(ex.cause).toBe("lost_attempt");
     expect(summary).toMatch(
-      /^Slow because work was lost with a worker that went silent: 27m of its 35m 01s\. Attempt 1 was lost when worker w-14 went silent at 08:20 UTC \(its last heartbeat\); its 25m of work were thrown away\. It then waited 2m to be handed out again, 1m 30s of it the backoff after a crash blamed on it\./,
+      /^Slow because work was lost with a worker that went silent: 27m of its 35m 01s\. Attempt 1 was lost when worker w-14 went silent at 08:20 UTC \(its last heartbeat\); its 25m of work were thrown away\. It was then held back 1m 30s: the backoff of a job blamed for its worker's crash\. It then waited 30s to be handed out again\./,
     );
     assertHonest(ex.claims);
     // Its own run (8m) is beyond the p95 (7m), and is said as such, beside the lead.
@@ -331,7 +334,7 @@ describe("the ten kinds of wrong sentence seen on live histories", () => {
       .finish(20 * SEC);
     const ctx = {
       crashes: {
-        1: { silentAt: null, blamedOn: { jobId: "0199aaaa-0000-7000-8000-0000000000ff", type: "poison.crash" }, refunded: true, heldUntil: null },
+        1: { silentAt: null, blamedOn: { jobId: "0199aaaa-0000-7000-8000-0000000000ff", type: "poison.crash" }, refunded: true },
       },
     };
     const staff = h.words(ctx);

@@ -45,16 +45,7 @@ export type ExplainContext = {
   /** When no job of its queue was claimed and no worker serving it was alive, during its waits; null: unknown. */
   noWorker: Interval[] | null;
   /** Per attempt whose lease expired: when its worker went silent, and who was blamed for its death. */
-  crashes: Record<
-    number,
-    {
-      silentAt: number | null;
-      blamedOn: { jobId: string; type: string } | null;
-      refunded: boolean;
-      /** Until when the supervisor held it back after the loss (its crash backoff; the loss's own time when none). */
-      heldUntil: number | null;
-    }
-  >;
+  crashes: Record<number, { silentAt: number | null; blamedOn: { jobId: string; type: string } | null; refunded: boolean }>;
   /** Worker deaths blamed on this job, and the other jobs they took down (null for a tenant: other customers' jobs). */
   crashedWorkers: { crashes: number; tookDown: number | null } | null;
   /** Its size-like parameter's value, when its type has one. */
@@ -104,13 +95,26 @@ export function queueWaits(job: ExplainJob, runs: readonly ExplainRun[], events:
   return buildTimeline(job, runs, events, asOf).segments.flatMap((s) => {
     if (s.kind !== "queue_wait") return [];
     const scheduled = s.attempt === 0 && s.startEvent === "submit" && scheduledUntil !== null ? clamp(scheduledUntil - s.start, 0, s.durationMs) : 0;
-    return s.durationMs > scheduled ? [{ from: s.start + scheduled, to: s.end, before: s.attempt + 1, requeue: REQUEUES.has(s.startEvent) }] : [];
+    const skip = scheduled + heldOf(events, s);
+    return s.durationMs > skip ? [{ from: s.start + skip, to: s.end, before: s.attempt + 1, requeue: REQUEUES.has(s.startEvent) }] : [];
   });
 }
 
-/** The crash backoff in the wait after a lost attempt: from the loss to the backoff's end, at most the wait itself. */
-export const heldMs = (heldUntil: number | null, lostAt: Date | null, requeueMs: number) =>
-  heldUntil === null || lostAt === null ? 0 : clamp(heldUntil - lostAt.getTime(), 0, requeueMs);
+/** Until when the supervisor held back the job blamed for a crash, from its `reclaim`'s payload (lib/supervisor), epoch ms. */
+export function heldUntilOf(payload: Record<string, unknown> | null | undefined): number | null {
+  const v = (payload?.crash as { heldUntil?: unknown } | undefined)?.heldUntil;
+  return typeof v === "string" ? Date.parse(v) : null;
+}
+
+/**
+ * Of a wait in the queue that a `reclaim` began, the part its crash backoff held it back: a backoff,
+ * like a failed attempt's retry wait, not a wait for a worker (lib/jobs/poison.ts).
+ */
+function heldOf(events: readonly ExplainEvent[], s: { startEvent: JobEvent | null; attempt: number; start: number; durationMs: number }): number {
+  if (s.startEvent !== "reclaim") return 0;
+  const until = heldUntilOf(events.find((e) => e.event === "reclaim" && e.attempt === s.attempt)?.payload);
+  return until === null ? 0 : clamp(until - s.start, 0, s.durationMs);
+}
 
 export function explain(job: ExplainJob, runs: readonly ExplainRun[], events: readonly ExplainEvent[], ctx: ExplainContext): Explanation {
   const asOf = ctx.asOf;
@@ -144,6 +148,8 @@ export function explain(job: ExplainJob, runs: readonly ExplainRun[], events: re
 
   const scheduledUntil = events.some((e) => isRescheduling(e.event)) ? null : job.notBefore.getTime();
   const waits: Wait[] = [];
+  /** Per lost attempt, the crash backoff of the wait after it. */
+  const heldAfter = new Map<number, number>();
   for (const s of timeline.segments) {
     const lost = s.outcome === "lease_expired" && (s.kind === "claimed" || s.kind === "running" || s.kind === "cancelling");
     const own = row(s.attempt);
@@ -151,13 +157,20 @@ export function explain(job: ExplainJob, runs: readonly ExplainRun[], events: re
       case "queue_wait": {
         const scheduled =
           s.attempt === 0 && s.startEvent === "submit" && scheduledUntil !== null ? clamp(scheduledUntil - s.start, 0, s.durationMs) : 0;
+        // The crash backoff of a job blamed for its worker's death is a backoff, told with the loss.
+        const held = heldOf(events, s);
         phases.scheduled += scheduled;
-        phases.queue_wait += s.durationMs - scheduled;
-        if (s.durationMs > scheduled)
-          waits.push({ from: s.start + scheduled, to: s.end, before: s.attempt + 1, requeue: REQUEUES.has(s.startEvent) });
+        phases.retry_backoff += held;
+        phases.queue_wait += s.durationMs - scheduled - held;
+        if (held > 0) {
+          heldAfter.set(s.attempt, held);
+          if (own) own.backoffMs += held;
+        }
+        if (s.durationMs > scheduled + held)
+          waits.push({ from: s.start + scheduled + held, to: s.end, before: s.attempt + 1, requeue: REQUEUES.has(s.startEvent) });
         // A wait belongs to the attempt that ends it: the next claim.
         const next = row(s.attempt + 1);
-        if (next) next.queueWaitMs += s.durationMs - scheduled;
+        if (next) next.queueWaitMs += s.durationMs - scheduled - held;
         break;
       }
       case "claimed":
@@ -252,7 +265,7 @@ export function explain(job: ExplainJob, runs: readonly ExplainRun[], events: re
         worker: r.workerId,
         lostMs: a.lostMs,
         requeueMs: requeueOf.get(r.attempt) ?? 0,
-        heldMs: heldMs(crash?.heldUntil ?? null, r.finishedAt, requeueOf.get(r.attempt) ?? 0),
+        heldMs: heldAfter.get(r.attempt) ?? 0,
         // A heartbeat only counts inside the attempt: a worker seen again later says nothing about this one.
         silentAt: silent !== null && silent >= r.claimedAt.getTime() && r.finishedAt && silent <= r.finishedAt.getTime() ? silent : null,
         neverStarted: a.neverStarted,
@@ -335,9 +348,10 @@ export function explain(job: ExplainJob, runs: readonly ExplainRun[], events: re
   const blamedLoss = lost.filter((l) => l.blamedOn === null);
   cost(
     "lost_attempt",
-    lost.reduce((s, l) => s + l.lostMs + l.requeueMs, 0),
+    lost.reduce((s, l) => s + lossCost(l), 0),
   );
-  cost("retry_backoff", phases.retry_backoff);
+  // A crash backoff is the loss's cost, not a retry's.
+  cost("retry_backoff", phases.retry_backoff - lost.reduce((s, l) => s + l.heldMs, 0));
   cost("paused", phases.paused);
   cost("dead", phases.dead);
   cost("claimed", phases.claimed);
@@ -414,6 +428,9 @@ export function explain(job: ExplainJob, runs: readonly ExplainRun[], events: re
   };
 }
 
+/** What a lost attempt cost: the work thrown away, its crash backoff, and the wait to be handed out again. */
+export const lossCost = (l: ClaimOf<"lost_attempt">) => l.lostMs + l.heldMs + l.requeueMs;
+
 function leadClaim(
   cause: CauseKind,
   claims: Claim[],
@@ -429,7 +446,7 @@ function leadClaim(
       .reduce<Claim | undefined>((a, b) => (!a || ("waitedMs" in a && b.waitedMs > a.waitedMs) ? b : a), undefined);
   switch (cause) {
     case "lost_attempt":
-      return [...(blamedLoss.length ? blamedLoss : lost)].sort((a, b) => b.lostMs + b.requeueMs - (a.lostMs + a.requeueMs))[0];
+      return [...(blamedLoss.length ? blamedLoss : lost)].sort((a, b) => lossCost(b) - lossCost(a))[0];
     case "slow_run":
       return slowRun ?? undefined;
     case "queue_paused":

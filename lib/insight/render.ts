@@ -1,7 +1,7 @@
 import type { ActorKind, JobEvent, JobState } from "../fsm/table";
 import { formatClock, formatDuration, zoneLabel } from "../time-format";
 import type { Audience, BaselineScope, CauseKind, Claim, ClaimOf, Explanation, Phase, Who } from "./claims";
-import { claimsOf, MINOR_SHARE, NAMED_FLOOR_MS } from "./explain";
+import { claimsOf, lossCost, MINOR_SHARE, NAMED_FLOOR_MS } from "./explain";
 
 /**
  * The words of an explanation (lib/insight/explain.ts), for staff or for a tenant, from the same
@@ -119,7 +119,7 @@ function leadSentence(ex: Explanation, lead: Claim | null, job: RenderJob, w: Wo
     case "lost_attempt": {
       const lost = claimsOf(ex.claims, "lost_attempt");
       const c = lead as ClaimOf<"lost_attempt">;
-      const wasted = lost.reduce((s, l) => s + l.lostMs + l.requeueMs, 0);
+      const wasted = lost.reduce((s, l) => s + lossCost(l), 0);
       const head =
         lost.length === 1
           ? w.tenant
@@ -291,10 +291,12 @@ function lostWords(c: ClaimOf<"lost_attempt">, w: Words): string {
   const silent = c.silentAt !== null ? ` at ${w.clock(c.silentAt)}` : "";
   const held =
     c.heldMs >= NAMED_FLOOR_MS
-      ? `, ${d(c.heldMs)} of it ${w.tenant ? "a deliberate pause before trying again" : "the backoff after a crash blamed on it"}`
+      ? w.tenant
+        ? ` It was then held back ${d(c.heldMs)} before trying again.`
+        : ` It was then held back ${d(c.heldMs)}: the backoff of a job blamed for its worker's crash.`
       : "";
   const again =
-    c.requeueMs >= NAMED_FLOOR_MS ? ` It then waited ${d(c.requeueMs)} to be ${w.tenant ? "picked up again" : "handed out again"}${held}.` : "";
+    held + (c.requeueMs >= NAMED_FLOOR_MS ? ` It then waited ${d(c.requeueMs)} to be ${w.tenant ? "picked up again" : "handed out again"}.` : "");
   const refund = c.refunded
     ? w.tenant
       ? " This did not count against its tries."
