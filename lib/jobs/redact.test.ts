@@ -12,7 +12,13 @@ const detail = {
   events: [
     { event: "submit", actorKind: "tenant", actorId: "dana@acme.example", payload: { maxAttempts: 3 }, at },
     { event: "claim", actorKind: "worker", actorId: "w-14", payload: null, at },
-    { event: "reclaim", actorKind: "supervisor", actorId: "sup-1", payload: { error: "LeaseExpired" }, at },
+    {
+      event: "reclaim",
+      actorKind: "supervisor",
+      actorId: "sup-1",
+      payload: { error: "LeaseExpired", crash: { worker: "w-14", blamed: null, crashes: 1, heldUntil: "2026-12-01T08:00:10.000Z" } },
+      at,
+    },
     { event: "pause", actorKind: "operator", actorId: "ops@jobscope.dev", payload: null, at },
   ],
   rejections: [{ actorKind: "operator", actorId: "ops@jobscope.dev" }],
@@ -30,5 +36,7 @@ describe("a tenant's copy of a job's detail leaves the machinery's names out", (
     expect(r.runs[1]).toMatchObject({ errorClass: "UpstreamTimeout", errorMessage: "timed out" });
     expect(r.job.leaseOwner).toBeNull();
     expect(r.rejections).toEqual([]);
+    // Of the supervisor's payload, only how long the crash held the job back: what its wait was.
+    expect(r.events[2]!.payload).toEqual({ crash: { heldUntil: "2026-12-01T08:00:10.000Z" } });
   });
 });

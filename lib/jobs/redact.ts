@@ -21,11 +21,21 @@ export function redactForTenant(d: JobDetail): JobDetail {
         ? { ...r, workerId: "", errorClass: "Interrupted", errorMessage: "the machine running it stopped responding" }
         : { ...r, workerId: "" };
     }),
-    // The supervisor's payloads carry its lease errors; a tenant reads the run's own words instead.
-    events: d.events.map((e) => ({ ...e, actorId: who(e.actorKind, e.actorId), payload: e.actorKind === "supervisor" ? null : e.payload })),
+    // The supervisor's payloads carry its lease errors and the jobs a crash is blamed on; a tenant reads
+    // the run's own words instead, and keeps only how long a crash held the job back (its wait's cause).
+    events: d.events.map((e) => ({
+      ...e,
+      actorId: who(e.actorKind, e.actorId),
+      payload: e.actorKind === "supervisor" ? heldOnly(e.payload) : e.payload,
+    })),
     // Refused transitions are the machinery's record (conflicts between its own writers): staff's, not a tenant's.
     rejections: [],
   };
+}
+
+function heldOnly(payload: Record<string, unknown> | null): Record<string, unknown> | null {
+  const heldUntil = (payload?.crash as { heldUntil?: unknown } | undefined)?.heldUntil;
+  return typeof heldUntil === "string" ? { crash: { heldUntil } } : null;
 }
 
 /** A row of the jobs list as a tenant member may read it: no last worker; a lost lease reads as an interruption. */
