@@ -1,6 +1,7 @@
 import { findTransition, isRescheduling } from "../fsm/machine";
 import type { ActorKind, JobEvent, JobState } from "../fsm/table";
 import type { RunRecord } from "../jobs/queries";
+import { heldUntilOf } from "../jobs/poison";
 import { buildTimeline, type Segment, type TimelineEvent } from "../jobs/timeline";
 import { PHASES, type AttemptRow, type Baseline, type CauseKind, type Claim, type ClaimOf, type Explanation, type Phase, type Who } from "./claims";
 
@@ -98,12 +99,6 @@ export function queueWaits(job: ExplainJob, runs: readonly ExplainRun[], events:
     const skip = scheduled + heldOf(events, s);
     return s.durationMs > skip ? [{ from: s.start + skip, to: s.end, before: s.attempt + 1, requeue: REQUEUES.has(s.startEvent) }] : [];
   });
-}
-
-/** Until when the supervisor held back the job blamed for a crash, from its `reclaim`'s payload (lib/supervisor), epoch ms. */
-export function heldUntilOf(payload: Record<string, unknown> | null | undefined): number | null {
-  const v = (payload?.crash as { heldUntil?: unknown } | undefined)?.heldUntil;
-  return typeof v === "string" ? Date.parse(v) : null;
 }
 
 /**

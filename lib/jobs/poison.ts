@@ -43,6 +43,12 @@ export function crashBackoffMs(crashes: number, baseMs: number): number {
 }
 const CRASH_BACKOFF_CAP_MS = 10 * 60_000;
 
+/** Until when the supervisor held back the job blamed for a crash, from its `reclaim`'s payload (`crash.heldUntil`), epoch ms. */
+export function heldUntilOf(payload: Record<string, unknown> | null | undefined): number | null {
+  const v = (payload?.crash as { heldUntil?: unknown } | undefined)?.heldUntil;
+  return typeof v === "string" ? Date.parse(v) : null;
+}
+
 /** A job blamed for this many worker crashes is a repeat offender: it explains the deaths it was blamed for. */
 export const REPEAT_CRASHES = 2;
 

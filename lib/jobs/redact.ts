@@ -1,4 +1,5 @@
 import type { ActorKind } from "../fsm/table";
+import { heldUntilOf } from "./poison";
 import type { JobDetail, JobListRow } from "./queries";
 
 /**
@@ -34,8 +35,8 @@ export function redactForTenant(d: JobDetail): JobDetail {
 }
 
 function heldOnly(payload: Record<string, unknown> | null): Record<string, unknown> | null {
-  const heldUntil = (payload?.crash as { heldUntil?: unknown } | undefined)?.heldUntil;
-  return typeof heldUntil === "string" ? { crash: { heldUntil } } : null;
+  const heldUntil = heldUntilOf(payload);
+  return heldUntil === null ? null : { crash: { heldUntil: new Date(heldUntil).toISOString() } };
 }
 
 /** A row of the jobs list as a tenant member may read it: no last worker; a lost lease reads as an interruption. */
