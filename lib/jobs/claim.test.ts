@@ -64,14 +64,4 @@ describe("claim and start in one statement", () => {
     expect((await claim(t.pool, { workerId: "w-1", queues: [queue], limit: 1, startNow: 5 })).map((j) => j.state)).toEqual(["running"]);
     expect((await getJob(t.pool, ids[1]!)).stateVersion).toBe(2);
   });
-
-  it("claims across queues in priority order under one limit; one queue's claim takes up to its limit", async () => {
-    // Priorities 0 and 1 in one queue, 0, 1 and 2 in the other: the first two in claim order are both queues' 0.
-    const b = await queueOf(2);
-    const a = await queueOf(3);
-    const both = await claim(t.pool, { workerId: "w-1", queues: [b.queue, a.queue], limit: 2, startNow: 2 });
-    expect(new Set(both.map((j) => j.id))).toEqual(new Set([a.ids[0], b.ids[0]]));
-    const one = await claim(t.pool, { workerId: "w-1", queues: [a.queue], limit: 1, startNow: 1 });
-    expect(one.map((j) => [j.id, j.state])).toEqual([[a.ids[1], "running"]]);
-  });
 });

@@ -29,22 +29,6 @@ export type ClaimOptions = {
 /** The columns a claim hands to the worker (what a handler's context shows). */
 export const CLAIMED_COLUMNS = sql`id, tenant_id, type, queue, priority, state, attempt, max_attempts, state_version, params, created_at`;
 
-/** What a claim's statement must handle beyond the common case; one prepared statement per combination. */
-export type ClaimShape = {
-  /** More than one queue: the picks of each are merged in claim order under one limit. */
-  queues: boolean;
-  /** Some jobs stay `claimed` (`startNow` < `limit`): the picks are numbered in claim order. */
-  partStart: boolean;
-};
-
-/** The shape of a claim with these options (a worker's, of one queue: neither). */
-export function claimShape(opts: ClaimOptions): ClaimShape {
-  return { queues: opts.queues.length > 1, partStart: startNowOf(opts) < opts.limit };
-}
-
-/** A claim shape as part of a prepared statement's name. */
-export const claimKey = (s: ClaimShape) => `${s.queues ? "q" : ""}${s.partStart ? "p" : ""}`;
-
 /**
  * The claim's CTEs (`picked`, `claimed`), placed after `markCte` in a WITH list.
  *
@@ -57,18 +41,10 @@ export const claimKey = (s: ClaimShape) => `${s.queues ? "q" : ""}${s.partStart 
  * picked id for each picked row: 55 of a 70 ms round at 500 jobs. A custom plan may still hash-join
  * over a small table, by cost.) It increments the attempt in the same UPDATE (the fencing token),
  * takes the lease and opens the attempt on the row.
- *
- * A worker's claim is of one queue and starts all it claims: its statement leaves out the merge
- * of several queues' picks (a sort) and their numbering (a window), each set up by PostgreSQL on
- * every execution (`ClaimShape`).
  */
-export function claimCtes(opts: { withReports?: boolean; shape?: ClaimShape } = {}): SQL {
-  const shape = opts.shape ?? { queues: true, partStart: true };
+export function claimCtes(opts: { withReports?: boolean } = {}): SQL {
   const ph = (name: string) => sql.placeholder(name);
   const at = sql`coalesce(${ph("claimAt")}::timestamptz, now())`;
-  const order = sql`p.priority, p.fair_tag, p.not_before, p.id`;
-  const starts = shape.partStart ? sql`row_number() OVER (ORDER BY ${order}) <= ${ph("startNow")}::int` : sql`true`;
-  const merge = shape.queues ? sql`ORDER BY ${order} LIMIT ${ph("limit")}::int` : sql`LIMIT ${ph("limit")}::int`;
   return sql`
   -- The settings of the claimed queues. A capped queue's row is locked, and its count of slots
   -- taken read after the lock (FOR UPDATE returns the row's latest version): two workers
@@ -84,16 +60,16 @@ export function claimCtes(opts: { withReports?: boolean; shape?: ClaimShape } = 
       LEFT JOIN capped c ON c.name = q.name
      WHERE mark.on = 'on' AND NOT EXISTS (SELECT 1 FROM queues s WHERE s.name = q.name AND s.paused)),
   picked AS MATERIALIZED (
-    SELECT p.id, p.queue, ${starts} AS starts
+    SELECT p.id, p.queue, row_number() OVER (ORDER BY p.priority, p.fair_tag, p.not_before, p.id) <= ${ph("startNow")}::int AS starts
       FROM open_queues q, LATERAL (
         SELECT id, queue, priority, fair_tag, not_before FROM jobs_live
          WHERE state = 'queued' AND queue = q.name AND not_before <= ${at} AND attempt < max_attempts
-           -- (Also what keeps the generic plan's estimate of the picks small: lib/jobs/plans.test.ts.)
            AND (${ph("only")}::uuid[] IS NULL OR id = ANY(${ph("only")}::uuid[]))
          ORDER BY priority, fair_tag, not_before, id
          LIMIT q.room
          FOR UPDATE SKIP LOCKED) p
-     ${merge}),
+     ORDER BY p.priority, p.fair_tag, p.not_before, p.id
+     LIMIT ${ph("limit")}::int),
   claimed AS (
     UPDATE jobs_live l SET
       state = CASE WHEN p.starts THEN '${sql.raw(START!.to)}'::job_state ELSE '${sql.raw(CLAIM!.to)}'::job_state END,
@@ -132,12 +108,10 @@ const tookWithReports = sql`took AS (
        -- and with no capped queue skips the count of a round's picks and reports altogether.
        AND EXISTS (SELECT FROM queues c WHERE c.concurrency_limit IS NOT NULL))`;
 
-const startNowOf = (opts: ClaimOptions) => Math.max(0, Math.min(opts.limit, Math.floor(opts.startNow ?? 0)));
-
 /** The values of the claim's placeholders. */
 export function claimValues(opts: ClaimOptions): Record<string, unknown> {
   return {
-    startNow: startNowOf(opts),
+    startNow: Math.max(0, Math.min(opts.limit, Math.floor(opts.startNow ?? 0))),
     queues: opts.queues,
     claimAt: opts.at ?? null,
     only: opts.onlyJobIds ?? null,
@@ -152,11 +126,10 @@ export function claimValues(opts: ClaimOptions): Record<string, unknown> {
  */
 export async function claim(client: Db, opts: ClaimOptions): Promise<ClaimedJob[]> {
   if (opts.limit < 1 || opts.queues.length === 0) return [];
-  const shape = claimShape(opts);
   const statement = prepared<ClaimedJob>(
     client,
-    `jobscope_claim_${claimKey(shape)}`,
-    () => sql`WITH ${markCte}, ${claimCtes({ shape })} SELECT ${CLAIMED_COLUMNS} FROM claimed ORDER BY priority, id`,
+    "jobscope_claim",
+    () => sql`WITH ${markCte}, ${claimCtes()} SELECT ${CLAIMED_COLUMNS} FROM claimed ORDER BY priority, id`,
   );
   return statement(claimValues(opts));
 }

@@ -3,7 +3,7 @@ import { PgDialect } from "drizzle-orm/pg-core";
 import { fillPlaceholders } from "drizzle-orm/sql";
 import { beforeAll, describe, expect, it } from "vitest";
 import { setupTestDb } from "../db/test-db";
-import { claim, claimCtes, claimShape, claimValues } from "./claim";
+import { claim, claimCtes, claimValues } from "./claim";
 import { guardedWriteCtes, markCte, moveValues, partsOf, plan } from "./write";
 import { insertQueuedJobs } from "./direct-write";
 import { execute } from "../db/drizzle";
@@ -91,12 +91,13 @@ async function roundPlan(batch: number, generic: boolean) {
     expected: { state: j.state, version: j.stateVersion },
     attempt: j.attempt,
   }));
-  // The worker's claim: one queue, every job started (its statement's shape: claimShape).
-  const claiming = { workerId: "w", queues: [queue], limit: batch, startNow: batch };
   const q = dialect.sqlToQuery(
-    sql`WITH ${markCte}, ${guardedWriteCtes(partsOf(plan(moves)))}, ${claimCtes({ shape: claimShape(claiming) })} SELECT (SELECT count(*) FROM moved) + (SELECT count(*) FROM claimed)`,
+    sql`WITH ${markCte}, ${guardedWriteCtes(partsOf(plan(moves)))}, ${claimCtes()} SELECT (SELECT count(*) FROM moved) + (SELECT count(*) FROM claimed)`,
   );
-  const params = fillPlaceholders(q.params, { ...moveValues(plan(moves)), ...claimValues(claiming) });
+  const params = fillPlaceholders(q.params, {
+    ...moveValues(plan(moves)),
+    ...claimValues({ workerId: "w", queues: [queue], limit: batch, startNow: batch }),
+  });
   const rows = await t.pool.transaction(async (tx) => {
     if (generic) await execute(tx, sql`SET LOCAL plan_cache_mode = force_generic_plan`);
     await execute(tx, sql.raw(`PREPARE round_plan AS ${q.sql}`));

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { prepared } from "../db/drizzle";
-import { CLAIMED_COLUMNS, claimCtes, claimKey, claimShape, claimValues, type ClaimOptions } from "./claim";
+import { CLAIMED_COLUMNS, claimCtes, claimValues, type ClaimOptions } from "./claim";
 import type { BatchItem } from "./complete";
 import type { ClaimedJob } from "./types";
 import { guardedWriteCtes, markCte, moveValues, notifyQueued, partsKey, partsOf, plan, type Moved } from "./write";
@@ -30,19 +30,18 @@ export async function workerRound(client: Db, workerId: string, reports: readonl
   const mine = reports.map((r) => (r.actor.kind === "worker" && r.actor.id === workerId ? r : null));
   const items = mine.filter((x): x is BatchItem => x !== null);
   const planned = plan(items);
-  const toClaim = claim !== null && claim.limit > 0 && claim.queues.length > 0 ? claim : null;
+  const wantClaim = claim !== null && claim.limit > 0 && claim.queues.length > 0;
   const out: RoundResult = { reports: reports.map(() => null), claimed: [] };
-  if (planned.length === 0 && !toClaim) return out;
+  if (planned.length === 0 && !wantClaim) return out;
   const writes = partsOf(planned);
-  const claimAs = toClaim ? claimShape(toClaim) : null;
-  const key = `jobscope_round_${claimAs ? `c${claimKey(claimAs)}` : ""}${planned.length > 0 ? `m${partsKey(writes)}` : ""}`;
+  const key = `jobscope_round_${wantClaim ? "c" : ""}${planned.length > 0 ? `m${partsKey(writes)}` : ""}`;
   const statement = prepared<{ claimed: ClaimedTuple[] | null; lost: string[] | null; notified: number }>(client, key, () => {
     const ctes = [markCte];
     if (planned.length > 0) {
       // With a claim in the same statement, the claim's `took` also counts the leases the reports give back.
-      ctes.push(guardedWriteCtes(writes, { countsSlots: !toClaim }));
+      ctes.push(guardedWriteCtes(writes, { countsSlots: !wantClaim }));
     }
-    if (claimAs) ctes.push(claimCtes({ withReports: planned.length > 0, shape: claimAs }));
+    if (wantClaim) ctes.push(claimCtes({ withReports: planned.length > 0 }));
     // The claim first: PostgreSQL evaluates the select list in order, so the claim reads the claim
     // index right after the statement's snapshot is taken, before the reports' writes. Another
     // pipeline's claim that commits in between is the only one whose jobs this claim can still see
@@ -50,12 +49,12 @@ export async function workerRound(client: Db, workerId: string, reports: readonl
     // skips it and keeps its row lock to the end of the statement, and that job's report, a round
     // later, waits for it). Claiming after the reports widened that window to the reports' whole
     // write: two claims in flight convoyed (docs/decisions.md, "Claims in flight").
-    const claimed = toClaim ? sql`(SELECT json_agg(json_build_array(${CLAIMED_COLUMNS})) FROM claimed)` : sql`NULL::json`;
+    const claimed = wantClaim ? sql`(SELECT json_agg(json_build_array(${CLAIMED_COLUMNS})) FROM claimed)` : sql`NULL::json`;
     const lost = planned.length > 0 ? sql`(SELECT array_agg(id) FROM i WHERE NOT EXISTS (SELECT FROM moved m WHERE m.id = i.id))` : sql`NULL::uuid[]`;
     const notified = planned.length > 0 ? notifyQueued : sql`0`;
     return sql`WITH ${sql.join(ctes, sql`, `)} SELECT ${claimed} AS claimed, ${lost} AS lost, ${notified} AS notified`;
   });
-  const [row] = await statement({ ...(planned.length > 0 ? moveValues(planned) : {}), ...(toClaim ? claimValues(toClaim) : {}) });
+  const [row] = await statement({ ...(planned.length > 0 ? moveValues(planned) : {}), ...(wantClaim ? claimValues(claim) : {}) });
   for (const [id, tenantId, type, queue, priority, state, attempt, maxAttempts, stateVersion, params, createdAt] of row?.claimed ?? [])
     out.claimed.push({ id, tenantId, type, queue, priority, state, attempt, maxAttempts, stateVersion, params, createdAt: new Date(createdAt) });
   const lost = new Set(row?.lost ?? []);
