@@ -180,10 +180,24 @@ export async function runBench(profile: Profile, only?: Set<string>): Promise<Re
         const m = p.singleJobs;
         const single = [jobscopeBurn(false, "Jobscope, one job per statement")];
         if (profile !== "smoke") single.push(graphileBurn(false, "graphile-worker 0.17.3, defaults (unbatched)"));
-        const s = await pairs(single, m, p.pairs, burn, log, single.length - 1);
+        if (p.pairs > 1) {
+          // The same tables' ceiling one job at a time: one statement per job on as many connections as the runtime's slots.
+          const label = `skeleton: the tables alone, one job per statement on ${CONCURRENCY} connections`;
+          single.push({
+            label,
+            run: async (jobs) => {
+              const url = await fresh(true);
+              await prefillJobscope(url, burnJobs(jobs).all);
+              return burnSkeleton(url, jobs, label, { perStatement: 1, pipelines: CONCURRENCY });
+            },
+          });
+        }
+        const s = await pairs(single, m, p.pairs, burn, log, single.length > 1 ? 1 : 0);
         r.throughput.push(...s.medians);
         const unbatched = s.ratio(0);
         if (unbatched) r.ratios["one-at-a-time: Jobscope / graphile-worker"] = unbatched;
+        const floor = s.ratio(2);
+        if (floor) r.ratios["one-at-a-time: skeleton (the tables alone) / graphile-worker"] = floor;
         if (profile === "smoke") return r;
       }
     }

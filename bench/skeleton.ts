@@ -3,14 +3,15 @@
 // next to graphile-worker's, in the same run, bounds what any runtime or statement builder could
 // reach with this data model here. Not product code: it skips the direct-write guard and the tenant
 // check (`session_replication_role = replica` turns the tables' triggers off), runs no handlers and
-// keeps no handler slots, and finishes every job it claims.
+// keeps no handler slots, and finishes every job it claims. One at a time (`perStatement: 1`), one
+// such statement per job on each of as many connections as the runtime's slots: the tables' ceiling
+// for the unbatched path.
 import { closeDb, connect } from "../lib/db/client";
 import { shapeOf } from "../lib/jobs/shape";
 import { BENCH_QUEUE, burnJobs, measure, type Burn } from "./engines";
 import { sql } from "drizzle-orm";
-import { execute } from "../lib/db/drizzle";
+import { arrayLiteral, prepared } from "../lib/db/drizzle";
 
-const ROUND = 500;
 // The moves it applies, from the transition table (lib/fsm/table.ts) like the worker's own: claim
 // and start in one write, then the finish that closes the attempt and ends the job.
 const CLAIM = shapeOf("queued", "claim", "worker");
@@ -20,22 +21,30 @@ if (!CLAIM || !START || !FINISH?.closes || !FINISH.toDone)
   throw new Error("the transition table has no worker claim → start → finish that ends the job");
 const [QUEUED, RUNNING, DONE, OUTCOME, FINISHED] = [CLAIM.from, START.to, FINISH.to, FINISH.closes, FINISH.event];
 
-export async function burnSkeleton(url: string, n: number, label: string): Promise<Burn> {
+export async function burnSkeleton(
+  url: string,
+  n: number,
+  label: string,
+  opts: { perStatement: number; pipelines: number } = { perStatement: 500, pipelines: 2 },
+): Promise<Burn> {
+  const { perStatement, pipelines } = opts;
   // Triggers off for every session of the pool: the setting as a startup parameter (a URL
   // parameter the driver does not know is sent as one).
   const replica = new URL(url);
   replica.searchParams.set("session_replication_role", "replica");
-  const db = connect(replica.toString(), { max: 3, appName: "bench-skeleton" });
+  const db = connect(replica.toString(), { max: pipelines + 1, appName: "bench-skeleton" });
   const { all } = burnJobs(n);
   // The finish (DELETE of the live row, INSERT of its attempt row with the same columns the write
   // path fills) and the next claim (the claim index read with SKIP LOCKED, the live row's UPDATE:
-  // claim and start in one write), in one autocommit statement per round.
-  const round = (ids: string[], attempts: number[], versions: number[], limit: number) =>
-    execute<{ id: string | null; attempt: number; v: number | null }>(
+  // claim and start in one write), in one autocommit statement per round, prepared once per
+  // connection like the runtime's (a round's size is in its text, so each plan is made for it).
+  const round = (ids: string[], attempts: number[], versions: number[]) =>
+    prepared<{ id: string | null; attempt: number; v: number | null }>(
       db,
-      sql`
+      `skeleton_round_${perStatement}`,
+      () => sql`
     WITH f AS (
-      DELETE FROM jobs_live l USING unnest(${sql.param(ids)}::uuid[], ${sql.param(attempts)}::int[], ${sql.param(versions)}::int[]) AS i(id, attempt, v)
+      DELETE FROM jobs_live l USING unnest(${sql.placeholder("ids")}::uuid[], ${sql.placeholder("attempts")}::int[], ${sql.placeholder("versions")}::int[]) AS i(id, attempt, v)
        WHERE l.id = i.id AND l.attempt = i.attempt AND l.state_version = i.v AND l.state = ${RUNNING}::job_state AND l.lease_owner = 'skeleton'
       RETURNING l.*
     ), a AS (
@@ -46,7 +55,7 @@ export async function burnSkeleton(url: string, n: number, label: string): Promi
     ), p AS (
       SELECT id FROM jobs_live
        WHERE state = ${QUEUED}::job_state AND queue = ${BENCH_QUEUE} AND not_before <= now() AND attempt < max_attempts
-       ORDER BY priority, fair_tag, not_before, id LIMIT ${limit} FOR UPDATE SKIP LOCKED
+       ORDER BY priority, fair_tag, not_before, id LIMIT ${sql.raw(String(perStatement))} FOR UPDATE SKIP LOCKED
     ), c AS (
       UPDATE jobs_live l SET state = ${RUNNING}::job_state, attempt = l.attempt + 1, state_version = l.state_version + 2, lease_owner = 'skeleton',
              heartbeat_at = now(), run_worker = 'skeleton', run_claimed_at = now(), run_started_at = now(), run_version = l.state_version + 1,
@@ -57,19 +66,18 @@ export async function burnSkeleton(url: string, n: number, label: string): Promi
     )
     SELECT id, attempt, state_version AS v FROM c
     UNION ALL SELECT NULL, (SELECT count(*)::int FROM f), NULL`,
-    );
+    )({ ids: arrayLiteral(ids), attempts: arrayLiteral(attempts), versions: arrayLiteral(versions) });
   let done = 0;
   const leased: { id: string; attempt: number; v: number }[] = [];
-  // Two statements in flight, each reporting what waits and claiming a round's worth: as many
-  // claims in flight as the runtime keeps, so that this reads the tables' ceiling.
+  // `pipelines` statements in flight, each reporting what waits and claiming a round's worth: as
+  // many claims in flight as the runtime keeps, so that this reads the tables' ceiling.
   const pipeline = async () => {
     while (done < all) {
-      const reports = leased.splice(0, ROUND);
+      const reports = leased.splice(0, perStatement);
       const rows = await round(
         reports.map((r) => r.id),
         reports.map((r) => r.attempt),
         reports.map((r) => r.v),
-        ROUND,
       );
       for (const r of rows) {
         if (r.id === null) done += r.attempt;
@@ -84,7 +92,7 @@ export async function burnSkeleton(url: string, n: number, label: string): Promi
     label,
     n,
     {
-      start: async () => void (running = Promise.all([pipeline(), pipeline()])),
+      start: async () => void (running = Promise.all(Array.from({ length: pipelines }, pipeline))),
       finished: async () => done,
       async stop() {
         await running;
