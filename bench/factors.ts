@@ -45,6 +45,7 @@ export const VARIANTS: Variant[] = [
     what: "two statements in flight, but only one of them claims (the others carry reports): the runtime before the claim moved ahead of the reports",
     worker: { claimPipelines: 1 },
   },
+  { name: "four pipelines", what: "four statements in flight instead of two, all claiming", worker: { pipelines: 4 } },
   { name: "batches of 100", what: "at most 100 reports and 100 claims per statement instead of 500", worker: { maxBatch: 100 } },
   {
     name: "console indexes on the live row",
@@ -78,6 +79,11 @@ export const VARIANTS: Variant[] = [
       "CREATE TRIGGER g2 BEFORE UPDATE OF state, state_version, attempt, max_attempts, lease_owner ON jobs_live FOR EACH ROW EXECUTE FUNCTION bench_guard()",
       "CREATE TRIGGER g3 BEFORE INSERT ON job_attempts FOR EACH ROW EXECUTE FUNCTION bench_guard()",
     ],
+  },
+  {
+    name: "no tenant check",
+    what: "not adoptable (a history row's tenant must be its job's: docs/decisions.md): what the check of a round's attempt rows costs",
+    ddl: ["DROP TRIGGER job_attempts_tenant_check ON job_attempts"],
   },
   { name: "random ids", what: "UUID version 4 ids instead of time-ordered ones (version 7)", randomIds: true },
   {
