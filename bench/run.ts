@@ -152,18 +152,17 @@ export async function runBench(profile: Profile, only?: Set<string>): Promise<Re
         label,
         run: async (jobs) => burnGraphile(await fresh(false), jobs, { concurrency: CONCURRENCY, batch, label }),
       });
+      const skeletonBurn = (label: string, opts?: { perStatement: number; pipelines: number }): Contender => ({
+        label,
+        run: async (jobs) => {
+          const url = await fresh(true);
+          await prefillJobscope(url, burnJobs(jobs).all);
+          return burnSkeleton(url, jobs, label, opts);
+        },
+      });
       const n = p.batchedJobs;
       const batched = [jobscopeBurn(true, "Jobscope, batched"), graphileBurn(true, "graphile-worker 0.17.3, local queue + batched completion")];
-      if (p.pairs > 1) {
-        batched.push({
-          label: "skeleton: the tables alone, two claims in flight",
-          run: async (jobs) => {
-            const url = await fresh(true);
-            await prefillJobscope(url, burnJobs(jobs).all);
-            return burnSkeleton(url, jobs, "skeleton: the tables alone, two claims in flight");
-          },
-        });
-      }
+      if (p.pairs > 1) batched.push(skeletonBurn("skeleton: the tables alone, two claims in flight"));
       const b = await pairs(batched, n, p.pairs, burn, log);
       r.throughput.push(...b.medians);
       r.ratios["batched: Jobscope / graphile-worker"] = b.ratio(0)!;
@@ -180,18 +179,14 @@ export async function runBench(profile: Profile, only?: Set<string>): Promise<Re
         const m = p.singleJobs;
         const single = [jobscopeBurn(false, "Jobscope, one job per statement")];
         if (profile !== "smoke") single.push(graphileBurn(false, "graphile-worker 0.17.3, defaults (unbatched)"));
-        if (p.pairs > 1) {
-          // The same tables' ceiling one job at a time: one statement per job on as many connections as the runtime's slots.
-          const label = `skeleton: the tables alone, one job per statement on ${CONCURRENCY} connections`;
-          single.push({
-            label,
-            run: async (jobs) => {
-              const url = await fresh(true);
-              await prefillJobscope(url, burnJobs(jobs).all);
-              return burnSkeleton(url, jobs, label, { perStatement: 1, pipelines: CONCURRENCY });
-            },
-          });
-        }
+        // The same tables' ceiling one job at a time: one statement per job on as many connections as the runtime's slots.
+        if (p.pairs > 1)
+          single.push(
+            skeletonBurn(`skeleton: the tables alone, one job per statement on ${CONCURRENCY} connections`, {
+              perStatement: 1,
+              pipelines: CONCURRENCY,
+            }),
+          );
         const s = await pairs(single, m, p.pairs, burn, log, single.length > 1 ? 1 : 0);
         r.throughput.push(...s.medians);
         const unbatched = s.ratio(0);
