@@ -4,7 +4,7 @@
 // `jobscope_app` role, as in production.
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { loadJobs } from "../app/jobs/load";
@@ -62,15 +62,14 @@ export async function buildConsole(log: (s: string) => void, databaseUrl: string
   if (code !== 0) throw new Error("next build failed");
 }
 
-/** The id of a server action, from the build's manifest. */
-function actionId(exportName: string, file: string): string | null {
+/** The id of a server action, from the build's manifest; a build without it fails the measurement rather than skip a row. */
+function actionId(exportName: string, file: string): string {
   const manifest = path.join(DIST_DIR, "server", "server-reference-manifest.json");
-  if (!existsSync(manifest)) return null;
   const m = JSON.parse(readFileSync(manifest, "utf8")) as { node: Record<string, { exportedName?: string; filename?: string }> };
   for (const [id, entry] of Object.entries(m.node)) {
     if (entry.exportedName === exportName && (!entry.filename || entry.filename.includes(file))) return id;
   }
-  return null;
+  throw new Error(`the console build has no server action ${exportName} in ${file}`);
 }
 
 export async function startConsole(ownerUrl: string, log: (s: string) => void): Promise<{ base: string; stop: () => Promise<void> }> {
@@ -213,18 +212,26 @@ export async function measureConsole(
     );
   out.push(await timed("counts (GET /api/counts)", () => fetch(`${base}/api/counts`, { headers })));
   if (many) out.push(await timed("job detail, 20 attempts (GET /api/jobs/:id)", () => fetch(`${base}/api/jobs/${many.id}`, { headers })));
-  const replayId = actionId("applyJobEventAction", "app/jobs/[id]/actions");
-  if (!tenant && replayId && dead.length > WARMUP) {
+  if (!tenant) {
+    // The console's replay of one dead job: the confirm of its dry run, as the job's page sends it.
+    const replayId = actionId("applyOperationAction", "app/_operation/actions");
+    if (dead.length <= WARMUP) throw new Error(`only ${dead.length} dead jobs to replay`);
     out.push(
       await timed(
-        "replay a dead job (server action applyJobEventAction)",
-        (i) => {
+        "replay a dead job (server action applyOperationAction)",
+        async (i) => {
           const job = dead[i % dead.length]!;
-          return fetch(`${base}/jobs/${job.id}`, {
+          const res = await fetch(`${base}/jobs/${job.id}`, {
             method: "POST",
             headers: { ...headers, "Next-Action": replayId, "Content-Type": "text/plain;charset=UTF-8", Accept: "text/x-component" },
-            body: JSON.stringify([{ jobId: job.id, event: "replay", expectedState: "dead", expectedVersion: job.stateVersion }]),
+            body: JSON.stringify([
+              { operation: "replay", selection: { kind: "ids", ids: [job.id] }, jobs: [[job.id, "dead", job.stateVersion]] },
+            ]),
           });
+          // A 200 carries the action's answer: a refusal is a failed measurement, not a fast one.
+          const body = await res.text();
+          if (!body.includes('"applied":1')) throw new Error(`the replay of ${job.id} was not applied: ${body.slice(0, 300)}`);
+          return new Response(body, { status: res.status });
         },
         Math.min(samples, dead.length - WARMUP),
       ),
