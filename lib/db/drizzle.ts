@@ -8,8 +8,9 @@ import type { Db } from "./client";
  * - the query builder (`db.select()…`, `db.insert()…`) for ordinary reads and writes of a table,
  *   wrapped in `run()`;
  * - `execute(db, sql\`…\`)` where the statement is the point (a guarded write, a claim, a report,
- *   DDL), parsed and planned on each call;
- * - `prepared(db, key, build)` for the hot path's statements, planned once per connection.
+ *   a console read, DDL), prepared per connection by its text, as postgres.js prepares its own
+ *   tagged templates;
+ * - `prepared(db, key, build)` for the hot path's statements, built once and planned once per connection.
  * Each answers with PostgreSQL's own error when a statement fails (`pgError`).
  */
 export type Rows<T> = postgres.RowList<T[]>;
@@ -17,11 +18,22 @@ export type Rows<T> = postgres.RowList<T[]>;
 const dialect = new PgDialect();
 
 /**
- * A statement built with drizzle's `sql` template and run once (unnamed): its rows typed `T`, with
- * camelCase keys, and `count` (the rows an UPDATE or DELETE touched).
+ * A statement built with drizzle's `sql` template: its rows typed `T`, with camelCase keys, and
+ * `count` (the rows an UPDATE or DELETE touched). It runs as a named statement of the connection,
+ * kept by its text (postgres.js's cache), so a statement run again — a console read on every poll,
+ * a transition — is parsed once per connection and can keep a plan, with or without parameters.
+ * drizzle's own `db.execute` sends it unnamed, and one without parameters as a simple query:
+ * planned on every call (the console's tab counts: about 11 ms of planning at 100,000 jobs).
+ * A script of several statements (a test's DDL) has no parameters and a semicolon: it goes as a
+ * simple query, unprepared, since a named statement cannot hold several.
  */
 export async function execute<T extends object = Record<string, unknown>>(db: Db, statement: SQL): Promise<Rows<T>> {
-  return (await db.execute(statement).catch(unwrap)) as unknown as Rows<T>;
+  const { sql: text, params } = dialect.sqlToQuery(statement);
+  // The pool's client, or the connection a transaction holds (drizzle's session keeps it).
+  const client = (db._.session as unknown as { client: postgres.Sql }).client;
+  const script = params.length === 0 && text.includes(";");
+  const options = { prepare: !script, simple: script } as postgres.UnsafeQueryOptions;
+  return (await client.unsafe<T[]>(text, params as postgres.ParameterOrJSON<never>[], options).catch(unwrap)) as Rows<T>;
 }
 
 /** A statement built once (with `sql.placeholder(name)` for its values) and run many times. */
