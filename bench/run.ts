@@ -6,6 +6,7 @@
 // full run without --only also rewrites the results block of docs/benchmarks.md.
 import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
+import { format, resolveConfig } from "prettier";
 import { cpus, loadavg } from "node:os";
 import { performance } from "node:perf_hooks";
 import { parseArgs } from "node:util";
@@ -385,7 +386,8 @@ async function supervisorScan(db: ReturnType<typeof connect>) {
   return { rows: n, tickP50: pct(times.slice(10), 50), tickP95: pct(times.slice(10), 95), plan };
 }
 
-export function renderMarkdown(r: Results): string {
+/** The run's report; `withPlans: false` leaves out the supervisor's plans (docs/benchmarks.md keeps the tables only). */
+export function renderMarkdown(r: Results, withPlans = true): string {
   const ratio = (k: string) => (r.ratios[k] === undefined ? "n/a" : formatRatio(r.ratios[k]));
   const lines: string[] = [];
   lines.push(
@@ -416,7 +418,7 @@ export function renderMarkdown(r: Results): string {
     )
     .join("\n");
   const sup = r.supervisor.map((s) => `| ${fmt(s.rows)} | ${fmt(s.tickP50, 2)} | ${fmt(s.tickP95, 2)} |`).join("\n");
-  const plans = r.supervisor.map((s) => `At ${fmt(s.rows)} jobs:\n\n\`\`\`\n${s.plan.join("\n\n")}\n\`\`\``).join("\n\n");
+  const plans = withPlans ? r.supervisor.map((s) => `At ${fmt(s.rows)} jobs:\n\n\`\`\`\n${s.plan.join("\n\n")}\n\`\`\``).join("\n\n") : "";
   const sz = r.sizes.map((s) => `| ${s.table} | ${fmt(s.rows)} | ${mb(s.tableBytes)} | ${mb(s.indexBytes)} | ${mb(s.perMillion)} |`).join("\n");
   const idle = new Map(r.consoleIdle.map((c) => [c.name, c]));
   const con = r.console
@@ -522,7 +524,9 @@ async function main() {
     const doc = readFileSync(DOC, "utf8");
     const [a, b] = [doc.indexOf(BEGIN), doc.indexOf(END)];
     if (a >= 0 && b > a) {
-      writeFileSync(DOC, `${doc.slice(0, a + BEGIN.length)}\n${md}\n${doc.slice(b)}`);
+      // Formatted as the lint checks it (prettier), so that a run's commit is the run's figures alone.
+      const updated = `${doc.slice(0, a + BEGIN.length)}\n${renderMarkdown(r, false)}\n${doc.slice(b)}`;
+      writeFileSync(DOC, await format(updated, { ...(await resolveConfig(DOC)), filepath: DOC }));
       log(`updated ${DOC}`);
     }
   }
