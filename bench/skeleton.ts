@@ -4,8 +4,9 @@
 // reach with this data model here. Not product code: it skips the direct-write guard and the tenant
 // check (`session_replication_role = replica` turns the tables' triggers off), runs no handlers and
 // keeps no handler slots, and finishes every job it claims. One at a time (`perStatement: 1`), one
-// such statement per job on each of as many connections as the runtime's slots: the tables' ceiling
-// for the unbatched path.
+// such statement per job on each of as many connections as the runtime's slots: not yet the
+// tables' ceiling for the unbatched path, since its statement is planned afresh on every call
+// (0.65–0.9 ms of its ~1.4 ms per job; with generic plans it deadlocked: docs/benchmarks.md).
 import { closeDb, connect } from "../lib/db/client";
 import { shapeOf } from "../lib/jobs/shape";
 import { BENCH_QUEUE, burnJobs, measure, type Burn } from "./engines";
