@@ -224,9 +224,7 @@ export async function measureConsole(
           const res = await fetch(`${base}/jobs/${job.id}`, {
             method: "POST",
             headers: { ...headers, "Next-Action": replayId, "Content-Type": "text/plain;charset=UTF-8", Accept: "text/x-component" },
-            body: JSON.stringify([
-              { operation: "replay", selection: { kind: "ids", ids: [job.id] }, jobs: [[job.id, "dead", job.stateVersion]] },
-            ]),
+            body: JSON.stringify([{ operation: "replay", selection: { kind: "ids", ids: [job.id] }, jobs: [[job.id, "dead", job.stateVersion]] }]),
           });
           // A 200 carries the action's answer: a refusal is a failed measurement, not a fast one.
           const body = await res.text();
