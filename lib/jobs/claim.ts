@@ -30,7 +30,8 @@ export type ClaimOptions = {
 export const CLAIMED_COLUMNS = sql`id, tenant_id, type, queue, priority, state, attempt, max_attempts, state_version, params, created_at`;
 
 /**
- * The claim's CTEs (`picked`, `claimed`), placed after `markCte` in a WITH list.
+ * The claim's CTEs (`picked`, `claimed`), placed after `markCte` in a WITH list. `startsAll`: every
+ * claimed job is started (`startNow` ≥ `limit`, the worker's rounds), so no job's rank is computed.
  *
  * `picked` locks due queued jobs with SKIP LOCKED, reading the claim index one queue at a time
  * (queue = q, then priority, fairness tag and due time straight from the index), in its own CTE
@@ -42,7 +43,7 @@ export const CLAIMED_COLUMNS = sql`id, tenant_id, type, queue, priority, state, 
  * over a small table, by cost.) It increments the attempt in the same UPDATE (the fencing token),
  * takes the lease and opens the attempt on the row.
  */
-export function claimCtes(opts: { withReports?: boolean } = {}): SQL {
+export function claimCtes(opts: { withReports?: boolean; startsAll?: boolean } = {}): SQL {
   const ph = (name: string) => sql.placeholder(name);
   const at = sql`coalesce(${ph("claimAt")}::timestamptz, now())`;
   return sql`
@@ -60,7 +61,7 @@ export function claimCtes(opts: { withReports?: boolean } = {}): SQL {
       LEFT JOIN capped c ON c.name = q.name
      WHERE mark.on = 'on' AND NOT EXISTS (SELECT 1 FROM queues s WHERE s.name = q.name AND s.paused)),
   picked AS MATERIALIZED (
-    SELECT p.id, p.queue, row_number() OVER (ORDER BY p.priority, p.fair_tag, p.not_before, p.id) <= ${ph("startNow")}::int AS starts
+    SELECT p.id, p.queue, ${opts.startsAll ? sql`true` : sql`row_number() OVER (ORDER BY p.priority, p.fair_tag, p.not_before, p.id) <= ${ph("startNow")}::int`} AS starts
       FROM open_queues q, LATERAL (
         SELECT id, queue, priority, fair_tag, not_before FROM jobs_live
          WHERE state = 'queued' AND queue = q.name AND not_before <= ${at} AND attempt < max_attempts

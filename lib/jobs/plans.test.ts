@@ -80,7 +80,7 @@ function quadratic(root: PlanNode): string[] {
     .map((n) => `${label(n.Plans![0]!)} × ${label(n.Plans![1]!)}`);
 }
 
-async function roundPlan(batch: number, generic: boolean) {
+async function roundPlan(batch: number, generic: boolean, worker = false) {
   const queue = `plans-${batch}-${generic ? "g" : "c"}`;
   await insertQueuedJobs(t.pool, { n: batch * 2, queue });
   const held = await claim(t.pool, { workerId: "w", queues: [queue], limit: batch, startNow: batch });
@@ -91,11 +91,14 @@ async function roundPlan(batch: number, generic: boolean) {
     expected: { state: j.state, version: j.stateVersion },
     attempt: j.attempt,
   }));
+  // `worker`: one job per statement, as an unbatched worker sends it (scalars); else a batch's arrays.
+  const parts = partsOf(plan(moves), worker);
   const q = dialect.sqlToQuery(
-    sql`WITH ${markCte}, ${guardedWriteCtes(partsOf(plan(moves)))}, ${claimCtes()} SELECT (SELECT count(*) FROM moved) + (SELECT count(*) FROM claimed)`,
+    // `worker`: as the worker's round builds it (lib/jobs/round.ts), starting every job it claims.
+    sql`WITH ${markCte}, ${guardedWriteCtes(parts, { countsSlots: !worker })}, ${claimCtes({ withReports: worker, startsAll: worker })} SELECT (SELECT count(*) FROM moved) + (SELECT count(*) FROM claimed)`,
   );
   const params = fillPlaceholders(q.params, {
-    ...moveValues(plan(moves)),
+    ...moveValues(plan(moves), parts),
     ...claimValues({ workerId: "w", queues: [queue], limit: batch, startNow: batch }),
   });
   const rows = await t.pool.transaction(async (tx) => {
@@ -136,5 +139,27 @@ describe("the worker's round statement", () => {
     }
     expect(shapes[1]).toEqual(shapes[0]);
     expect(shapes[2]).toEqual(shapes[0]);
+  });
+
+  // One job per statement (an unbatched worker's round): the job's values go in as scalars and its
+  // row is found by `id = $n`, with no array unnested and no rank computed.
+  it("finds one job's row by its id, unnests no report array and ranks no claim, as an unbatched worker sends it (generic plan)", async () => {
+    const p = await roundPlan(1, true, true);
+    const all = nodes(p);
+    const byId = all.filter((n) => n["Index Name"] === "jobs_live_pkey").map((n) => n["Index Cond"]);
+    expect(
+      byId.some((c) => /^\(id = \$\d+\)$/.test(c ?? "")),
+      JSON.stringify(byId),
+    ).toBe(true);
+    expect(byId.filter((c) => /ANY/.test(c ?? ""))).toEqual([]);
+    // The only function scanned is the claim's list of queues.
+    expect(all.filter((n) => n["Node Type"] === "Function Scan").map((n) => n["Function Name"])).toEqual(["unnest"]);
+    expect(all.filter((n) => n["Node Type"] === "WindowAgg")).toEqual([]);
+    // A batch keeps its arrays (a batched worker's lone report too) and a claim without `startsAll` ranks its picks.
+    const lone = nodes(await roundPlan(1, true));
+    expect(lone.filter((n) => n["Node Type"] === "Function Scan").length).toBe(2);
+    const batch = nodes(await roundPlan(100, true));
+    expect(batch.filter((n) => n["Node Type"] === "Function Scan").length).toBe(2);
+    expect(batch.filter((n) => n["Node Type"] === "WindowAgg").length).toBe(1);
   });
 });

@@ -26,22 +26,31 @@ type ClaimedTuple = [string, string, string, string, number, ClaimedJob["state"]
  * needs to come back. (One row per job, a dozen columns each, was the largest share of the
  * worker's CPU: docs/decisions.md, "The round's answer is one row".)
  */
-export async function workerRound(client: Db, workerId: string, reports: readonly BatchItem[], claim: ClaimOptions | null): Promise<RoundResult> {
+export async function workerRound(
+  client: Db,
+  workerId: string,
+  reports: readonly BatchItem[],
+  claim: ClaimOptions | null,
+  /** The worker sends one job per statement: a lone report goes in as scalars (WriteParts `one`). */
+  oneAtATime = false,
+): Promise<RoundResult> {
   const mine = reports.map((r) => (r.actor.kind === "worker" && r.actor.id === workerId ? r : null));
   const items = mine.filter((x): x is BatchItem => x !== null);
   const planned = plan(items);
   const wantClaim = claim !== null && claim.limit > 0 && claim.queues.length > 0;
   const out: RoundResult = { reports: reports.map(() => null), claimed: [] };
   if (planned.length === 0 && !wantClaim) return out;
-  const writes = partsOf(planned);
-  const key = `jobscope_round_${wantClaim ? "c" : ""}${planned.length > 0 ? `m${partsKey(writes)}` : ""}`;
+  const writes = partsOf(planned, oneAtATime);
+  // The worker starts every job it claims: its claim then ranks none of them (claimCtes, `startsAll`).
+  const startsAll = wantClaim && (claim.startNow ?? 0) >= claim.limit;
+  const key = `jobscope_round_${wantClaim ? (startsAll ? "C" : "c") : ""}${planned.length > 0 ? `m${partsKey(writes)}` : ""}`;
   const statement = prepared<{ claimed: ClaimedTuple[] | null; lost: string[] | null; notified: number }>(client, key, () => {
     const ctes = [markCte];
     if (planned.length > 0) {
       // With a claim in the same statement, the claim's `took` also counts the leases the reports give back.
       ctes.push(guardedWriteCtes(writes, { countsSlots: !wantClaim }));
     }
-    if (wantClaim) ctes.push(claimCtes({ withReports: planned.length > 0 }));
+    if (wantClaim) ctes.push(claimCtes({ withReports: planned.length > 0, startsAll }));
     // The claim first: PostgreSQL evaluates the select list in order, so the claim reads the claim
     // index right after the statement's snapshot is taken, before the reports' writes. Another
     // pipeline's claim that commits in between is the only one whose jobs this claim can still see
@@ -51,10 +60,10 @@ export async function workerRound(client: Db, workerId: string, reports: readonl
     // write: two claims in flight convoyed (docs/decisions.md, "Claims in flight").
     const claimed = wantClaim ? sql`(SELECT json_agg(json_build_array(${CLAIMED_COLUMNS})) FROM claimed)` : sql`NULL::json`;
     const lost = planned.length > 0 ? sql`(SELECT array_agg(id) FROM i WHERE NOT EXISTS (SELECT FROM moved m WHERE m.id = i.id))` : sql`NULL::uuid[]`;
-    const notified = planned.length > 0 ? notifyQueued : sql`0`;
+    const notified = planned.length > 0 ? notifyQueued(writes) : sql`0`;
     return sql`WITH ${sql.join(ctes, sql`, `)} SELECT ${claimed} AS claimed, ${lost} AS lost, ${notified} AS notified`;
   });
-  const [row] = await statement({ ...(planned.length > 0 ? moveValues(planned) : {}), ...(wantClaim ? claimValues(claim) : {}) });
+  const [row] = await statement({ ...(planned.length > 0 ? moveValues(planned, writes) : {}), ...(wantClaim ? claimValues(claim) : {}) });
   for (const [id, tenantId, type, queue, priority, state, attempt, maxAttempts, stateVersion, params, createdAt] of row?.claimed ?? [])
     out.claimed.push({ id, tenantId, type, queue, priority, state, attempt, maxAttempts, stateVersion, params, createdAt: new Date(createdAt) });
   const lost = new Set(row?.lost ?? []);

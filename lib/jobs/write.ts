@@ -130,9 +130,9 @@ const SHAPES_SQL = sql.raw(
 /**
  * The values of the guarded write's placeholders for `planned`: one array per column that varies
  * by move (the rest come from its shape), each as an array literal (`arrayLiteral`): times go in as
- * ISO text and JSON as text, each cast in SQL.
+ * ISO text and JSON as text, each cast in SQL. A single move's go in as scalars (`WriteParts.one`).
  */
-export function moveValues(planned: readonly Planned[], parts: WriteParts = partsOf(planned)): Record<string, string> {
+export function moveValues(planned: readonly Planned[], parts: WriteParts = partsOf(planned)): Record<string, string | number | null> {
   const v: Record<string, (string | number | null)[]> = {};
   for (const k of MOVE_COLUMNS) v[k] = new Array(planned.length);
   planned.forEach(({ move: m, shape: s }, n) => {
@@ -156,6 +156,8 @@ export function moveValues(planned: readonly Planned[], parts: WriteParts = part
   for (const k of OPTIONAL_COLUMNS) if (!parts.cols.includes(k)) delete v[k];
   // One shape for the whole batch: the statement has its columns as constants.
   if (parts.shape !== null) delete v.shape;
+  // One move: its values as they are (the statement's write looks its job up by `ids`).
+  if (parts.one) return Object.fromEntries(Object.entries(v).map(([k, xs]) => [k, xs[0]!]));
   // Each of the three writes looks up only its own rows by primary key.
   const ids = (f: (x: Planned) => boolean) => planned.filter(f).map((x) => x.move.jobId);
   if (parts.upd) v.updIds = ids((x) => !x.shape.fromDone && !x.shape.toDone);
@@ -211,9 +213,27 @@ const COLUMN_SQL: Record<(typeof MOVE_COLUMNS)[number], { name: string; type: st
  * of a plan on each execution, and a one-job finish paid for the replay's reads of job_log's
  * partitions it never ran (docs/decisions.md, "The guarded write is built for its batch").
  */
-export type WriteParts = { upd: boolean; del: boolean; rep: boolean; att: boolean; log: boolean; cols: OptionalColumn[]; shape: number | null };
+export type WriteParts = {
+  upd: boolean;
+  del: boolean;
+  rep: boolean;
+  att: boolean;
+  log: boolean;
+  cols: OptionalColumn[];
+  shape: number | null;
+  /** Some move makes its job claimable (a NOTIFY goes out: `notifyQueued`). */
+  queues: boolean;
+  /**
+   * One move (an operator's action, a report of a worker that runs one job per statement): its
+   * values go in as scalars and its write finds the job by `id = $1`, not through arrays unnested
+   * and looked up by `id = ANY(...)` (docs/decisions.md, "One job per statement"). A batched
+   * worker's round that happens to carry one report keeps its arrays (`partsOf(planned, false)`):
+   * another statement would be one more plan to make on each of its connections.
+   */
+  one: boolean;
+};
 
-export function partsOf(planned: readonly Planned[]): WriteParts {
+export function partsOf(planned: readonly Planned[], scalar = planned.length === 1): WriteParts {
   const some = (f: (s: Shape) => boolean) => planned.some((x) => f(x.shape));
   return {
     upd: some((s) => !s.fromDone && !s.toDone),
@@ -222,9 +242,11 @@ export function partsOf(planned: readonly Planned[]): WriteParts {
     att: some((s) => s.closes !== null),
     log: some((s) => !s.onAttempt),
     cols: OPTIONAL_COLUMNS.filter((k) => planned.some((x) => fills(x, k))),
+    queues: some((s) => s.to === "queued"),
     // Every move of the batch the same transition (a round of finishes, one job's report): its shape
     // is written into the statement instead of joined from the list of every shape.
     shape: planned.length > 0 && planned.every((x) => x.shape === planned[0]!.shape) ? keyOf(planned[0]!.shape) : null,
+    one: scalar && planned.length === 1,
   };
 }
 
@@ -254,12 +276,13 @@ function fills({ move: m, shape: s }: Planned, k: OptionalColumn): boolean {
 
 /** The parts as a short key for the prepared statement's name ("da": delete and close attempts). */
 export const partsKey = (p: WriteParts): string =>
-  (["upd", "del", "rep", "att", "log"] as const)
+  (["upd", "del", "rep", "att", "log", "queues"] as const)
     .filter((k) => p[k])
     .map((k) => k[0])
     .join("") +
   (p.cols.length ? `_${OPTIONAL_COLUMNS.reduce((bits, k, i) => bits | (p.cols.includes(k) ? 1 << i : 0), 0).toString(36)}` : "") +
-  (p.shape !== null ? `_s${p.shape}` : "");
+  (p.shape !== null ? `_s${p.shape}` : "") +
+  (p.one ? "_1" : "");
 
 /**
  * The CTEs of the guarded write (named shapes, i, and of upd, del, rep, att, log those in `parts`, and
@@ -286,14 +309,17 @@ export function guardedWriteCtes(parts: WriteParts, opts: { countsSlots?: boolea
           .join(", ")
       : SHAPE_NAMES.map((name) => `s.${name}`).join(", "),
   );
+  // The rows a write may touch, by primary key: the one move's job, or the batch's of that write.
+  const byId = (column: string, ids: string) =>
+    parts.one ? sql`${sql.raw(column)} = ${ph("ids")}::uuid` : sql`${sql.raw(column)} = ANY(${ph(ids)}::uuid[])`;
   const writes = [parts.upd && sql`SELECT * FROM upd`, parts.del && sql`SELECT * FROM del`, parts.rep && repMoved].filter((x): x is SQL => !!x);
   return sql`${one ? sql`` : sql`${SHAPES_SQL},`}
   i AS MATERIALIZED (
     SELECT x.id, x.exp_version, x.actor_id, ${col("fence")}, ${col("stale")}, ${col("retryAt")},
            ${col("errorClass")}, ${col("errorMessage")}, ${col("errorStack")}, ${col("result")}, ${col("payload")}, coalesce(${col("at", false)}, now()) AS at,
            ${shapeColumns}
-      FROM mark, unnest(${sql.join(
-        sent.map((k) => sql`${ph(k)}::${sql.raw(COLUMN_SQL[k].type)}[]`),
+      FROM mark, ${parts.one ? sql`(SELECT ` : sql`unnest(`}${sql.join(
+        sent.map((k) => sql`${ph(k)}::${sql.raw(COLUMN_SQL[k].type)}${sql.raw(parts.one ? "" : "[]")}`),
         sql`, `,
       )}) AS x(${sql.raw(sent.map((k) => COLUMN_SQL[k].name).join(", "))})
       ${one ? sql`` : sql`JOIN shapes s ON s.k = x.shape`}
@@ -312,7 +338,7 @@ ${sql.join(
       run_started_at = CASE WHEN i.starts THEN i.at ELSE l.run_started_at END,
       updated_at = i.at
       FROM i
-     WHERE l.id = ANY(${ph("updIds")}::uuid[]) AND l.id = i.id AND NOT i.from_done AND NOT i.to_done
+     WHERE ${byId("l.id", "updIds")} AND l.id = i.id AND NOT i.from_done AND NOT i.to_done
        AND l.state = i.exp_state AND l.state_version = i.exp_version
        AND (i.fence IS NULL OR (l.attempt = i.fence AND l.lease_owner = i.actor_id))
        AND (i.stale IS NULL OR l.heartbeat_at < i.stale)
@@ -324,7 +350,7 @@ ${sql.join(
       sql`
   del AS (
     DELETE FROM jobs_live l USING i
-     WHERE l.id = ANY(${ph("delIds")}::uuid[]) AND l.id = i.id AND NOT i.from_done AND i.to_done
+     WHERE ${byId("l.id", "delIds")} AND l.id = i.id AND NOT i.from_done AND i.to_done
        AND l.state = i.exp_state AND l.state_version = i.exp_version
        AND (i.fence IS NULL OR (l.attempt = i.fence AND l.lease_owner = i.actor_id))
        AND (i.stale IS NULL OR l.heartbeat_at < i.stale)
@@ -344,7 +370,7 @@ ${sql.join(
            -- A replay with edited params runs with them (the payload job_log keeps); job_catalog stays as submitted.
            f.state_version + 1, i.at, coalesce(i.payload::jsonb -> 'params', c.params), c.created_at, i.at
       FROM i JOIN job_catalog c ON c.id = i.id CROSS JOIN LATERAL job_last_transition(c.id, c.created_at) f
-     WHERE c.id = ANY(${ph("repIds")}::uuid[]) AND i.from_done
+     WHERE ${byId("c.id", "repIds")} AND i.from_done
        AND f.state = i.exp_state AND f.state_version = i.exp_version
        AND (NOT i.needs_left OR f.attempt < f.max_attempts)
     ON CONFLICT (id) DO NOTHING
@@ -401,8 +427,12 @@ function logPayload(m: Move): string | null {
   return Object.keys(payload).length ? JSON.stringify(payload) : null;
 }
 
-/** The NOTIFY for jobs that became claimable (one per queue and transaction: PostgreSQL folds duplicates). */
-export const notifyQueued = sql`(SELECT count(pg_notify('jobscope_queued', queue)) FROM moved WHERE state = 'queued')`;
+/**
+ * The NOTIFY for jobs that became claimable (one per queue and transaction: PostgreSQL folds
+ * duplicates); none when no move of the batch makes its job claimable (a round of finishes).
+ */
+export const notifyQueued = (parts: WriteParts) =>
+  parts.queues ? sql`(SELECT count(pg_notify('jobscope_queued', queue)) FROM moved WHERE state = 'queued')` : sql`0`;
 
 /**
  * Apply `moves` in one statement. Returns, per move in input order, the job's row after it (as the
@@ -422,10 +452,10 @@ export async function applyMoves(client: Db, moves: readonly Move[]): Promise<(J
     () => sql`WITH ${markCte}, ${guardedWriteCtes(parts)}
       SELECT m.id, c.tenant_id, c.type, c.queue, c.priority, m.state, m.attempt, m.max_attempts, m.state_version, m.lease_owner,
              m.heartbeat_at, coalesce(m.not_before, c.not_before) AS not_before, c.params, c.idempotency_key, c.created_at, m.updated_at,
-             m.finished_at, ${notifyQueued} AS notified
+             m.finished_at, ${notifyQueued(parts)} AS notified
         FROM moved m JOIN job_catalog c ON c.id = m.id`,
   );
-  const rows = await statement(moveValues(planned));
+  const rows = await statement(moveValues(planned, parts));
   const byId = new Map(rows.map((r) => [r.id, r]));
   for (const { i, move } of planned) {
     const r = byId.get(move.jobId);

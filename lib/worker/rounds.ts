@@ -121,6 +121,7 @@ export class Rounds implements Reporter {
       this.o.workerId,
       reports.map((p) => p.item),
       claim,
+      this.o.maxBatch === 1,
     )
       .then(
         (r) => {
