@@ -4,9 +4,8 @@
 // reach with this data model here. Not product code: it skips the direct-write guard and the tenant
 // check (`session_replication_role = replica` turns the tables' triggers off), runs no handlers and
 // keeps no handler slots, and finishes every job it claims. One at a time (`perStatement: 1`), one
-// such statement per job on each of as many connections as the runtime's slots: not yet the
-// tables' ceiling for the unbatched path, since its statement is planned afresh on every call
-// (0.65–0.9 ms of its ~1.4 ms per job; its generic plan is slower still: docs/benchmarks.md).
+// such statement per job on each of as many connections as the runtime's slots, its values as
+// scalars and its plan made once per connection (generic), as the worker's one-job statement.
 import { closeDb, connect } from "../lib/db/client";
 import { shapeOf } from "../lib/jobs/shape";
 import { BENCH_QUEUE, burnJobs, measure, type Burn } from "./engines";
@@ -20,7 +19,9 @@ const START = CLAIM && shapeOf(CLAIM.to, "start", "worker");
 const FINISH = START && shapeOf(START.to, "finish", "worker");
 if (!CLAIM || !START || !FINISH?.closes || !FINISH.toDone)
   throw new Error("the transition table has no worker claim → start → finish that ends the job");
-const [QUEUED, RUNNING, DONE, OUTCOME, FINISHED] = [CLAIM.from, START.to, FINISH.to, FINISH.closes, FINISH.event];
+// As literals in the statement's text, not parameters: a generic plan (one job per statement)
+// reads the claim index, whose predicate is `state = 'queued'`, only for a literal state.
+const [QUEUED, RUNNING, DONE, OUTCOME, FINISHED] = [CLAIM.from, START.to, FINISH.to, FINISH.closes, FINISH.event].map((x) => sql.raw(`'${x}'`));
 
 export async function burnSkeleton(
   url: string,
@@ -33,20 +34,31 @@ export async function burnSkeleton(
   // parameter the driver does not know is sent as one).
   const replica = new URL(url);
   replica.searchParams.set("session_replication_role", "replica");
-  const db = connect(replica.toString(), { max: pipelines + 1, appName: "bench-skeleton" });
+  const one = perStatement === 1;
+  // One job per statement: planned once per connection, as the worker's statements are. (Planned
+  // on each call, as PostgreSQL's default plan choice did here, a plan cost 0.65–0.9 ms of ~1.4 ms per job.)
+  const db = connect(replica.toString(), { max: pipelines + 1, appName: "bench-skeleton", genericPlans: one });
   const { all } = burnJobs(n);
   // The finish (DELETE of the live row, INSERT of its attempt row with the same columns the write
   // path fills) and the next claim (the claim index read with SKIP LOCKED, the live row's UPDATE:
   // claim and start in one write), in one autocommit statement per round, prepared once per
   // connection like the runtime's (a round's size is in its text, so each plan is made for it).
+  // One job per statement: its report as scalars, the finished job found by `id = $1` and guarded
+  // by a one-row CTE's values, as the worker's. (A generic plan of the arrays' join hashed every
+  // leased row; with the guard's values as the DELETE's own conditions, it read every leased row
+  // through the lease index, whose predicate they imply.)
+  const finished = one
+    ? sql`DELETE FROM jobs_live l USING i1 i
+       WHERE l.id = ${sql.placeholder("ids")}::uuid AND l.id = i.id AND l.attempt = i.attempt AND l.state_version = i.v AND l.state = i.state AND l.lease_owner = i.owner`
+    : sql`DELETE FROM jobs_live l USING unnest(${sql.placeholder("ids")}::uuid[], ${sql.placeholder("attempts")}::int[], ${sql.placeholder("versions")}::int[]) AS i(id, attempt, v)
+       WHERE l.id = i.id AND l.attempt = i.attempt AND l.state_version = i.v AND l.state = ${RUNNING}::job_state AND l.lease_owner = 'skeleton'`;
   const round = (ids: string[], attempts: number[], versions: number[]) =>
     prepared<{ id: string | null; attempt: number; v: number | null }>(
       db,
       `skeleton_round_${perStatement}`,
       () => sql`
-    WITH f AS (
-      DELETE FROM jobs_live l USING unnest(${sql.placeholder("ids")}::uuid[], ${sql.placeholder("attempts")}::int[], ${sql.placeholder("versions")}::int[]) AS i(id, attempt, v)
-       WHERE l.id = i.id AND l.attempt = i.attempt AND l.state_version = i.v AND l.state = ${RUNNING}::job_state AND l.lease_owner = 'skeleton'
+    WITH ${one ? sql`i1 AS MATERIALIZED (SELECT ${sql.placeholder("ids")}::uuid AS id, ${sql.placeholder("attempts")}::int AS attempt, ${sql.placeholder("versions")}::int AS v, ${RUNNING}::job_state AS state, 'skeleton' AS owner), ` : sql``}f AS (
+      ${finished}
       RETURNING l.*
     ), a AS (
       INSERT INTO job_attempts (job_id, attempt, tenant_id, worker_id, claimed_at, claim_version, started_at, finished_at, outcome,
@@ -67,15 +79,23 @@ export async function burnSkeleton(
     )
     SELECT id, attempt, state_version AS v FROM c
     UNION ALL SELECT NULL, (SELECT count(*)::int FROM f), NULL`,
-    )({ ids: arrayLiteral(ids), attempts: arrayLiteral(attempts), versions: arrayLiteral(versions) });
+    )(
+      one
+        ? { ids: ids[0] ?? null, attempts: attempts[0] ?? null, versions: versions[0] ?? null }
+        : { ids: arrayLiteral(ids), attempts: arrayLiteral(attempts), versions: arrayLiteral(versions) },
+    );
   let done = 0;
   const leased: { id: string; attempt: number; v: number }[] = [];
   // `pipelines` statements in flight, each reporting what waits and claiming a round's worth: as
   // many claims in flight as the runtime keeps, so that this reads the tables' ceiling.
   let deadlocks = 0;
   const pipeline = async () => {
+    // One job per statement: each connection reports the job its last statement claimed, as a
+    // worker's slot does.
+    const own: typeof leased = [];
+    const pool = one ? own : leased;
     while (done < all) {
-      const reports = leased.splice(0, perStatement);
+      const reports = pool.splice(0, perStatement);
       let rows;
       try {
         rows = await round(
@@ -89,12 +109,12 @@ export async function burnSkeleton(
         // reports are sent again, as a runtime would; the count is printed with the burn.
         if ((e as { code?: string }).code !== "40P01") throw e;
         deadlocks++;
-        leased.push(...reports);
+        pool.push(...reports);
         continue;
       }
       for (const r of rows) {
         if (r.id === null) done += r.attempt;
-        else leased.push({ id: r.id, attempt: r.attempt, v: r.v! });
+        else pool.push({ id: r.id, attempt: r.attempt, v: r.v! });
       }
       if (reports.length === 0 && rows.length === 1) await new Promise((r) => setTimeout(r, 1));
     }
