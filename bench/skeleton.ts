@@ -35,9 +35,12 @@ export async function burnSkeleton(
   const replica = new URL(url);
   replica.searchParams.set("session_replication_role", "replica");
   const one = perStatement === 1;
-  // One job per statement: planned once per connection, as the worker's statements are. (Planned
-  // on each call, as PostgreSQL's default plan choice did here, a plan cost 0.65–0.9 ms of ~1.4 ms per job.)
-  const db = connect(replica.toString(), { max: pipelines + 1, appName: "bench-skeleton", genericPlans: one });
+  // One job per statement: planned once per connection, as the worker's statements are (planned on
+  // each call, a plan cost 0.65–0.9 ms of ~1.4 ms per job). A batch: planned for its arrays on each
+  // call (a generic plan of the unnest join hashes every leased row; PostgreSQL's own choice
+  // switched to it once the states were literals, and the batched skeleton read half its rate).
+  replica.searchParams.set("plan_cache_mode", one ? "force_generic_plan" : "force_custom_plan");
+  const db = connect(replica.toString(), { max: pipelines + 1, appName: "bench-skeleton" });
   const { all } = burnJobs(n);
   // The finish (DELETE of the live row, INSERT of its attempt row with the same columns the write
   // path fills) and the next claim (the claim index read with SKIP LOCKED, the live row's UPDATE:
