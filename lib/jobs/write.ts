@@ -27,7 +27,8 @@ import type { Actor, JobRow } from "./types";
  * simply absent from the answer; the caller classifies it (lib/jobs/transition.ts).
  *
  * Built with drizzle's `sql` template and run as a prepared statement on the one pool
- * (lib/db/drizzle.ts): arrays in, a few columns out, so the text never changes with the batch.
+ * (lib/db/drizzle.ts): arrays in, a few columns out, so the text never changes with the batch;
+ * one move alone goes in as scalars (`WriteParts.one`).
  */
 export type Move = {
   jobId: string;
