@@ -21,6 +21,13 @@ export type ClaimOptions = {
    * `claimed` until a `start`.
    */
   startNow?: number;
+  /**
+   * Claim only from the queues that have no cap, and count no slots: one read of the queues' settings
+   * and no UPDATE of them in the statement. A worker's rounds claim this way while none of their
+   * queues is capped, and the answer says when one is (`capped`): a capped queue's jobs then wait for
+   * the next round, a full one (docs/decisions.md, "A claim counts slots only where a queue is capped").
+   */
+  lean?: boolean;
   /** Claim only these jobs (the demo seeder and tests); otherwise the next due jobs in claim order. */
   onlyJobIds?: readonly string[];
   at?: Date;
@@ -43,10 +50,18 @@ export const CLAIMED_COLUMNS = sql`id, tenant_id, type, queue, priority, state, 
  * over a small table, by cost.) It increments the attempt in the same UPDATE (the fencing token),
  * takes the lease and opens the attempt on the row.
  */
-export function claimCtes(opts: { withReports?: boolean; startsAll?: boolean } = {}): SQL {
+export function claimCtes(opts: { withReports?: boolean; startsAll?: boolean; lean?: boolean } = {}): SQL {
   const ph = (name: string) => sql.placeholder(name);
   const at = sql`coalesce(${ph("claimAt")}::timestamptz, now())`;
-  return sql`
+  const queues = opts.lean
+    ? sql`
+  -- Lean: one read of the settings; a capped queue gives nothing here, and the answer says so (CAPPED).
+  open_queues AS MATERIALIZED (
+    SELECT q.name, CASE WHEN s.concurrency_limit IS NULL THEN ${ph("limit")}::int ELSE 0 END AS room, s.concurrency_limit IS NOT NULL AS capped
+      FROM mark, unnest(${ph("queues")}::text[]) AS q(name)
+      LEFT JOIN queues s ON s.name = q.name
+     WHERE mark.on = 'on' AND s.paused IS NOT TRUE),`
+    : sql`
   -- The settings of the claimed queues. A capped queue's row is locked, and its count of slots
   -- taken read after the lock (FOR UPDATE returns the row's latest version): two workers
   -- cannot both take its last slot. Other queues' rows are only read.
@@ -59,7 +74,8 @@ export function claimCtes(opts: { withReports?: boolean; startsAll?: boolean } =
     SELECT q.name, least(${ph("limit")}::int, greatest(coalesce(c.free, ${ph("limit")}::int), 0)) AS room
       FROM mark, unnest(${ph("queues")}::text[]) AS q(name)
       LEFT JOIN capped c ON c.name = q.name
-     WHERE mark.on = 'on' AND NOT EXISTS (SELECT 1 FROM queues s WHERE s.name = q.name AND s.paused)),
+     WHERE mark.on = 'on' AND NOT EXISTS (SELECT 1 FROM queues s WHERE s.name = q.name AND s.paused)),`;
+  return sql`${queues}
   picked AS MATERIALIZED (
     SELECT p.id, p.queue, ${opts.startsAll ? sql`true` : sql`row_number() OVER (ORDER BY p.priority, p.fair_tag, p.not_before, p.id) <= ${ph("startNow")}::int`} AS starts
       FROM open_queues q, LATERAL (
@@ -81,10 +97,17 @@ export function claimCtes(opts: { withReports?: boolean; startsAll?: boolean } =
       run_version = l.state_version + 1, updated_at = ${at}
       FROM picked p
      WHERE l.id = p.id AND l.state = '${sql.raw(CLAIM!.from)}'::job_state
-    RETURNING l.id, l.tenant_id, l.type, l.queue, l.priority, l.state, l.attempt, l.max_attempts, l.state_version, l.params, l.created_at),
+    RETURNING l.id, l.tenant_id, l.type, l.queue, l.priority, l.state, l.attempt, l.max_attempts, l.state_version, l.params, l.created_at)${
+      opts.lean
+        ? sql``
+        : sql`,
   -- A capped queue counts the slots it gave out (the write path counts what comes back).
-  ${opts.withReports ? tookWithReports : took}`;
+  ${opts.withReports ? tookWithReports : took}`
+    }`;
 }
+
+/** Whether a queue the claim read is capped: a lean claim gave it nothing, a full one counted its slots. */
+export const CAPPED = (lean: boolean) => (lean ? sql`EXISTS (SELECT FROM open_queues WHERE capped)` : sql`EXISTS (SELECT FROM capped)`);
 
 const took = sql`took AS (
     UPDATE queues s SET leased = s.leased + n.taken

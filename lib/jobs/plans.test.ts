@@ -34,6 +34,7 @@ type PlanNode = {
   Plans?: PlanNode[];
   "Parent Relationship"?: string;
   "Index Cond"?: string;
+  Operation?: string;
 };
 
 function nodes(n: PlanNode, out: PlanNode[] = []): PlanNode[] {
@@ -80,7 +81,7 @@ function quadratic(root: PlanNode): string[] {
     .map((n) => `${label(n.Plans![0]!)} × ${label(n.Plans![1]!)}`);
 }
 
-async function roundPlan(batch: number, generic: boolean, worker = false) {
+async function roundPlan(batch: number, generic: boolean, worker = false, lean = worker) {
   const queue = `plans-${batch}-${generic ? "g" : "c"}`;
   await insertQueuedJobs(t.pool, { n: batch * 2, queue });
   const held = await claim(t.pool, { workerId: "w", queues: [queue], limit: batch, startNow: batch });
@@ -94,8 +95,9 @@ async function roundPlan(batch: number, generic: boolean, worker = false) {
   // `worker`: one job per statement, as an unbatched worker sends it (scalars); else a batch's arrays.
   const parts = partsOf(plan(moves), worker);
   const q = dialect.sqlToQuery(
-    // `worker`: as the worker's round builds it (lib/jobs/round.ts), starting every job it claims.
-    sql`WITH ${markCte}, ${guardedWriteCtes(parts, { countsSlots: !worker })}, ${claimCtes({ withReports: worker, startsAll: worker })} SELECT (SELECT count(*) FROM moved) + (SELECT count(*) FROM claimed)`,
+    // `worker`: as the worker's round builds it (lib/jobs/round.ts), starting every job it claims
+    // (`lean` while none of its queues is capped).
+    sql`WITH ${markCte}, ${guardedWriteCtes(parts, { countsSlots: !worker })}, ${claimCtes({ withReports: worker, startsAll: worker, lean })} SELECT (SELECT count(*) FROM moved) + (SELECT count(*) FROM claimed)`,
   );
   const params = fillPlaceholders(q.params, {
     ...moveValues(plan(moves), parts),
@@ -161,5 +163,16 @@ describe("the worker's round statement", () => {
     const batch = nodes(await roundPlan(100, true));
     expect(batch.filter((n) => n["Node Type"] === "Function Scan").length).toBe(2);
     expect(batch.filter((n) => n["Node Type"] === "WindowAgg").length).toBe(1);
+  });
+
+  // While none of a worker's queues is capped, its claim reads their settings once and writes none
+  // of them: no lock on a queue's row, no count of slots (ClaimOptions `lean`).
+  it("reads the queues' settings once and updates none of them while no queue is capped (lean), and counts slots otherwise", async () => {
+    const onQueues = (p: PlanNode) => nodes(p).filter((n) => n["Relation Name"] === "queues");
+    const lean = onQueues(await roundPlan(1, true, true));
+    expect(lean.filter((n) => n["Node Type"] === "ModifyTable")).toEqual([]);
+    expect(lean.filter((n) => n["Node Type"] !== "ModifyTable")).toHaveLength(1);
+    const full = onQueues(await roundPlan(1, true, true, false));
+    expect(full.filter((n) => n["Node Type"] === "ModifyTable").map((n) => n["Operation"])).toEqual(["Update"]);
   });
 });

@@ -40,6 +40,11 @@ export class Rounds implements Reporter {
   private inFlight = 0;
   private claimsInFlight = 0;
   private claimRounds = 0;
+  /**
+   * A queue of the worker's has a cap, as its last claim read: claims count slots then; otherwise
+   * they are lean (ClaimOptions `lean`) until a claim says otherwise.
+   */
+  private capped = false;
   /** The queue may have due jobs: set by a NOTIFY or the poll, cleared by a claim that came back short. */
   private mayHaveWork = true;
   private wakeEpoch = 0;
@@ -115,7 +120,8 @@ export class Rounds implements Reporter {
     if (want > 0) this.claimRounds++;
     const epoch = this.wakeEpoch;
     const t0 = performance.now();
-    const claim: ClaimOptions | null = want > 0 ? { workerId: this.o.workerId, queues: this.o.queues, limit: want, startNow: want } : null;
+    const lean = !this.capped;
+    const claim: ClaimOptions | null = want > 0 ? { workerId: this.o.workerId, queues: this.o.queues, limit: want, startNow: want, lean } : null;
     workerRound(
       this.o.db,
       this.o.workerId,
@@ -127,8 +133,12 @@ export class Rounds implements Reporter {
         (r) => {
           for (let i = 0; i < reports.length; i++) reports[i]!.resolve(r.reports[i] ?? null);
           if (want > 0) {
-            // A short claim: the queue is (for now) empty, unless a NOTIFY came in the meantime.
-            if (r.claimed.length < want && epoch === this.wakeEpoch) this.mayHaveWork = false;
+            // A lean claim sent before a full one may come back after it: only a full claim says "no cap".
+            if (r.capped) this.capped = true;
+            else if (!lean) this.capped = false;
+            // A short claim: the queue is (for now) empty, unless a NOTIFY came in the meantime or a
+            // lean claim passed over a capped queue (the next claim, a full one, reads it).
+            if (r.claimed.length < want && epoch === this.wakeEpoch && !(lean && r.capped)) this.mayHaveWork = false;
             this.stats.claimed += r.claimed.length;
             if (r.claimed.length > 0) this.o.onClaimed(r.claimed, performance.now() - t0);
           }

@@ -55,7 +55,7 @@ function prepare<T extends JobType>(type: T, handlers: Handlers, raw: unknown): 
  * One attempt of one claimed job: start it (unless the claim did), run the handler, report how it
  * ended. The common case — claimed as running, a handler that returns — is one promise chain with
  * no async frames: a busy worker runs thousands of these a second, and each async function kept a
- * frame of its locals alive across its awaits (docs/decisions.md, "One promise chain per attempt").
+ * frame of its locals alive across its awaits (docs/decisions.md, "The worker's node CPU").
  */
 export function runJob(lease: Lease, deps: RunDeps): Promise<JobOutcome> {
   if (lease.job.state === "running") return handle(lease, deps);
