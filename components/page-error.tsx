@@ -1,11 +1,20 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
-import { useEffect, useRef } from "react";
+import { useEffect } from "react";
 import { healthQuery } from "@/lib/client/queries";
 
 /** While a page failed, how often it asks whether the database answers again. */
 const CHECK_MS = 3_000;
+/** After the database was seen down, how long and how many times a failed page is rendered again by itself. */
+const RECOVERY_MS = 60_000;
+const RECOVERY_TRIES = 5;
+/**
+ * Kept across mounts: a retry that fails again (a connection still refused as the database comes
+ * back) renders a new PageError, which must still know the database was just down, and must not
+ * retry forever a page that fails for another reason.
+ */
+const recovery = { downAt: 0, tries: 0 };
 
 /**
  * A page that failed to render (app/error.tsx). It asks the health check why: when the database is
@@ -16,17 +25,28 @@ const CHECK_MS = 3_000;
 export function PageError({ digest, retry }: { digest?: string; retry: () => void }) {
   const health = useQuery({ ...healthQuery(), refetchInterval: CHECK_MS });
   const status = health.data?.status;
-  const wasDown = useRef(false);
-  useEffect(() => {
-    if (status === "database" || status === "unreachable") wasDown.current = true;
-    else if (status === "up" && wasDown.current) {
-      wasDown.current = false;
-      retry();
-    }
-  }, [status, retry]);
-
   const down = status === "database";
   const away = status === "unreachable";
+  // "Up" as of a check made soon after the database was seen down (dataUpdatedAt: when that check answered).
+  const recovering = status === "up" && health.dataUpdatedAt - recovery.downAt < RECOVERY_MS && recovery.tries < RECOVERY_TRIES;
+  useEffect(() => {
+    if (!down && !away) return;
+    recovery.downAt = health.dataUpdatedAt;
+    recovery.tries = 0;
+  }, [down, away, health.dataUpdatedAt]);
+  useEffect(() => {
+    if (!recovering) return;
+    // The first retry at once; one that failed again waits for the next check's interval.
+    const timer = setTimeout(
+      () => {
+        recovery.tries++;
+        retry();
+      },
+      recovery.tries === 0 ? 0 : CHECK_MS,
+    );
+    return () => clearTimeout(timer);
+  }, [recovering, retry]);
+
   return (
     <section
       role="alert"
@@ -49,7 +69,11 @@ export function PageError({ digest, retry }: { digest?: string; retry: () => voi
         {away && <p>Check your connection, or whether the console is running. This page reloads itself once the server answers.</p>}
         {!down && !away && (
           <p>
-            {status === "up" ? "The database answers, but the server failed to build this page. " : "Checking whether the database answers… "}
+            {recovering
+              ? "The database answers again: loading this page… "
+              : status === "up"
+                ? "The database answers, but the server failed to build this page. "
+                : "Checking whether the database answers… "}
             Details are in the server log{digest ? ` (reference ${digest})` : ""}.
           </p>
         )}
