@@ -15,7 +15,12 @@ beforeEach(async () => {
 
 const DAY = 86_400_000;
 const MIN = 60_000;
-const ago = (days: number) => new Date(Date.now() - days * DAY);
+/** Midday (UTC) of the day `days` ago: a history's few minutes of steps stay in that day's partition whatever the hour the test runs. */
+const ago = (days: number) => {
+  const d = new Date(Date.now() - days * DAY);
+  d.setUTCHours(12, 0, 0, 0);
+  return d;
+};
 let n = 0;
 const submit = (at: Date) =>
   new History(t.pool, at.getTime()).submit(
