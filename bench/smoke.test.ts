@@ -11,10 +11,17 @@ describe("benchmark smoke profile", () => {
     const single = r.throughput.find((b) => b.system === "Jobscope, one job per statement");
     expect(batched?.kept).toMatch(/run records/);
     // Regression guards, below the measured figures (docs/benchmarks.md): a smoke run is small and
-    // shares CI's two cores with other test files, which hits either system's burn. Smoke runs read
-    // 0.93–0.98× alone and 0.77–3.7× in CI runs; a runtime that claimed only its free slots read 0.07–0.09×.
-    expect(r.ratios["batched: Jobscope / graphile-worker"]?.median).toBeGreaterThan(0.4);
+    // shares CI's two cores with other test files, which hits either system's burn. Its one pair read
+    // 0.66–1.05× alone (2026-12-04) and 0.29–3.7× in CI runs; a runtime that claimed only its free
+    // slots read 0.07–0.09×.
+    expect(r.ratios["batched: Jobscope / graphile-worker"]?.median).toBeGreaterThan(0.2);
     expect(batched!.jobsPerSec / single!.jobsPerSec).toBeGreaterThan(1.5);
+    // The CPU each system spends per job (its own PostgreSQL's processes and its node process) does
+    // not depend on who else shares the cores: graphile-worker's over Jobscope's read 0.54–0.66 alone
+    // (2026-12-04); a statement or runtime that doubled Jobscope's cost per job would fall under this.
+    const graphile = r.throughput.find((b) => b.system.startsWith("graphile-worker") && b.system.includes("batched"));
+    const cpu = (b: typeof batched) => b!.pgCpuUsPerJob! + b!.nodeCpuUsPerJob;
+    expect(cpu(graphile) / cpu(batched)).toBeGreaterThan(0.3);
     // The narrow hot path (docs/decisions.md): per finished job the claim's UPDATE of the live row, its
     // DELETE and the attempt's INSERT: 3 heap rows, 5 btree entries, under 2 kB of WAL, with full history.
     // The smoke run's own embedded PostgreSQL has pg_walinspect, which counts them: never null here.
