@@ -41,6 +41,29 @@ describe("queues with real workers", () => {
     for (const j of waiting) expect((await jobIn(t.pool, j.id, "succeeded", "dead", "retry_wait")).state).toBe("succeeded");
   });
 
+  // An unbatched worker claims lean until a claim says its queue is capped, then counts its slots.
+  it("an unbatched worker whose queue is capped keeps within the limit, and uses it", async () => {
+    const queue = freshQueue();
+    const limit = 2;
+    await changeQueue(t.pool, queue, { kind: "limit", limit }, OPERATOR);
+    await startWorker(queue, { "report.generate": () => new Promise((r) => setTimeout(() => r(null), 30)) }, { concurrency: 6, batch: false });
+    const jobs = [];
+    for (let i = 0; i < 12; i++) jobs.push(await submit(t.pool, queue));
+    let most = 0;
+    await waitFor(
+      "every job to succeed",
+      async () => {
+        most = Math.max(most, await leasedIn(queue));
+        const [left] = await execute<{ n: number }>(t.pool, sql`SELECT count(*)::int AS n FROM jobs_live WHERE queue = ${queue}`);
+        return left!.n === 0;
+      },
+      30_000,
+    );
+    expect(most).toBeLessThanOrEqual(limit);
+    expect(most).toBe(limit);
+    for (const j of jobs) expect((await getJob(t.pool, j.id)).state).toBe("succeeded");
+  });
+
   it("a concurrency limit holds across worker processes: leased jobs never exceed it, and it is used", async () => {
     const queue = freshQueue();
     const limit = 3;
