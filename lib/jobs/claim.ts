@@ -23,8 +23,8 @@ export type ClaimOptions = {
   startNow?: number;
   /**
    * Claim only from the queues that have no cap, and count no slots: one read of the queues' settings
-   * and no UPDATE of them in the statement. A worker's rounds claim this way while none of their
-   * queues is capped, and the answer says when one is (`capped`): a capped queue's jobs then wait for
+   * and no UPDATE of them in the statement. An unbatched worker's rounds claim this way while none of
+   * its queues is capped, and the answer says when one is (`capped`): a capped queue's jobs then wait for
    * the next round, a full one (docs/decisions.md, "A claim counts slots only where a queue is capped").
    */
   lean?: boolean;

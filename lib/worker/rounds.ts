@@ -46,7 +46,7 @@ export class Rounds implements Reporter {
    * worker's are always full: with lean ones, two worker processes after a heavy load read 0.70–0.74×
    * of one against 0.99× (docs/decisions.md, "A claim counts slots only where a queue is capped").
    */
-  private capped: boolean;
+  private capped = false;
   /** The queue may have due jobs: set by a NOTIFY or the poll, cleared by a claim that came back short. */
   private mayHaveWork = true;
   private wakeEpoch = 0;
@@ -55,9 +55,7 @@ export class Rounds implements Reporter {
   /** Counters for the worker's metrics: statements sent, reports carried, jobs claimed. */
   readonly stats = { rounds: 0, reports: 0, claimed: 0 };
 
-  constructor(private readonly o: RoundsOptions) {
-    this.capped = o.maxBatch > 1;
-  }
+  constructor(private readonly o: RoundsOptions) {}
 
   add(item: BatchItem): Promise<Applied | null> {
     return new Promise((resolve, reject) => {
@@ -124,7 +122,7 @@ export class Rounds implements Reporter {
     if (want > 0) this.claimRounds++;
     const epoch = this.wakeEpoch;
     const t0 = performance.now();
-    const lean = !this.capped;
+    const lean = this.o.maxBatch === 1 && !this.capped;
     const claim: ClaimOptions | null = want > 0 ? { workerId: this.o.workerId, queues: this.o.queues, limit: want, startNow: want, lean } : null;
     workerRound(
       this.o.db,
@@ -138,7 +136,7 @@ export class Rounds implements Reporter {
           for (let i = 0; i < reports.length; i++) reports[i]!.resolve(r.reports[i] ?? null);
           if (want > 0) {
             // A lean claim sent before a full one may come back after it: only a full claim says "no cap".
-            if (r.capped || this.o.maxBatch > 1) this.capped = true;
+            if (r.capped) this.capped = true;
             else if (!lean) this.capped = false;
             // A short claim: the queue is (for now) empty, unless a NOTIFY came in the meantime or a
             // lean claim passed over a capped queue (the next claim, a full one, reads it).
