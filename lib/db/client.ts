@@ -63,6 +63,14 @@ export function connect(url: string, opts: ConnectOptions = {}): Pool {
     // snake_case columns arrive as camelCase keys.
     ...(!opts.snakeCase && { transform: { column: { from: postgres.toCamel } } }),
   });
+  return drizzleOver(client);
+}
+
+/**
+ * drizzle over a postgres.js client (a pool, or a connection reserved from one: it shares the pool's
+ * codecs), with the client's parsers and serializers put back as `connect` describes.
+ */
+export function drizzleOver(client: postgres.Sql): Pool {
   const options = (client as unknown as { options: Codecs }).options;
   const saved = { parsers: { ...options.parsers }, serializers: { ...options.serializers } };
   const db = drizzle(client);

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { setupTestDb } from "./test-db";
 import { sql } from "drizzle-orm";
 import { execute } from "./drizzle";
+import { waitFor } from "./test-wait";
 
 /**
  * postgres.js 3.4.9 could kill a process from outside any query when a backend was terminated
@@ -68,4 +69,26 @@ describe("postgres.js under pg_terminate_backend", () => {
     expect(report.ok).toBeGreaterThan(0);
     expect(report.after).toBe(1);
   }, 120_000);
+
+  // The FATAL a terminated backend sends while a query runs was kept by the connection and handed
+  // to the first query after it reconnected (a spurious 57P01 on a healthy connection).
+  it("a connection terminated mid-query answers the next query once it reconnects", async () => {
+    const one = t.connect({ max: 1, appName: "jobscope-terminate-once" });
+    const pid = (await execute<{ pid: number }>(one, sql`SELECT pg_backend_pid() AS pid`))[0]!.pid;
+    const long = execute(one, sql`SELECT pg_sleep(10)`).then(
+      () => null,
+      (e: { code?: string }) => e.code ?? "no code",
+    );
+    await waitFor("the long query to run", async () => {
+      const [r] = await execute<{ n: number }>(
+        t.pool,
+        sql`SELECT count(*)::int AS n FROM pg_stat_activity WHERE pid = ${pid}::int AND state = 'active'`,
+      );
+      return r!.n === 1;
+    });
+    await execute(t.pool, sql`SELECT pg_terminate_backend(${pid}::int)`);
+    expect(await long).not.toBeNull();
+    const [after] = await execute<{ n: number }>(one, sql`SELECT 1 AS n`);
+    expect(after!.n).toBe(1);
+  });
 });
