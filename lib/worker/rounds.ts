@@ -1,5 +1,6 @@
 import { performance } from "node:perf_hooks";
 import type { Db } from "../db/client";
+import type { Lanes } from "../db/lanes";
 import type { ClaimOptions } from "../jobs/claim";
 import type { BatchItem } from "../jobs/complete";
 import { workerRound, type Applied } from "../jobs/round";
@@ -10,6 +11,8 @@ type Pending = { item: BatchItem; resolve: (m: Applied | null) => void; reject: 
 
 export type RoundsOptions = {
   db: Db;
+  /** Send the rounds on these pipelined connections rather than one pool connection each (an unbatched worker's). */
+  lanes?: Lanes;
   workerId: string;
   queues: readonly string[];
   /** Statements in flight at once. */
@@ -124,8 +127,9 @@ export class Rounds implements Reporter {
     const t0 = performance.now();
     const lean = this.o.maxBatch === 1 && !this.capped;
     const claim: ClaimOptions | null = want > 0 ? { workerId: this.o.workerId, queues: this.o.queues, limit: want, startNow: want, lean } : null;
+    const lane = this.o.lanes?.pick();
     workerRound(
-      this.o.db,
+      lane?.db ?? this.o.db,
       this.o.workerId,
       reports.map((p) => p.item),
       claim,
@@ -133,6 +137,7 @@ export class Rounds implements Reporter {
     )
       .then(
         (r) => {
+          lane?.done();
           for (let i = 0; i < reports.length; i++) reports[i]!.resolve(r.reports[i] ?? null);
           if (want > 0) {
             // A lean claim sent before a full one may come back after it: only a full claim says "no cap".
@@ -146,6 +151,7 @@ export class Rounds implements Reporter {
           }
         },
         (e: unknown) => {
+          lane?.done(e);
           for (const p of reports) p.reject(e);
           if (want > 0) this.o.onClaimError(e);
         },

@@ -103,6 +103,12 @@ export type WorkerOptions = {
    * next in one statement, like a worker without a local queue).
    */
   batch?: boolean;
+  /**
+   * Unbatched: the connections the slots' statements are pipelined on, reserved from `db` (default:
+   * one per four slots; 0: the pool's own, one statement per connection). docs/decisions.md,
+   * "One-job rounds on a few pipelined connections".
+   */
+  connections?: number;
   /** Statements in flight at once (default 2). */
   pipelines?: number;
   /** Of those, how many may carry a claim at once (default: every one; 1 is the runtime before claims ran side by side, kept for the benchmark's factors). */

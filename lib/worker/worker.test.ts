@@ -350,6 +350,44 @@ describe("the worker", () => {
     expect(peak).toBe(2);
   });
 
+  // One job per statement from eight slots, on two pipelined connections (lib/db/lanes.ts): every
+  // round statement runs on one of those two backends, and the worker goes on after both are killed.
+  it("an unbatched worker sends its slots' rounds on a few connections, and replaces them when they are lost", async () => {
+    const queue = freshQueue();
+    const own = t.connect({ max: 12, appName: "unbatched-worker" });
+    const roundBackends = async () =>
+      (
+        await execute<{ pid: number }>(
+          t.pool,
+          sql`SELECT pid FROM pg_stat_activity
+               WHERE application_name = 'unbatched-worker' AND datname = current_database() AND query LIKE 'WITH mark AS MATERIALIZED%'`,
+        )
+      ).map((r) => r.pid);
+    const batch = async (n: number) => {
+      const jobs = [];
+      for (let i = 0; i < n; i++) jobs.push(await submit(t.pool, queue));
+      return jobs;
+    };
+    const first = await batch(24);
+    const { worker } = await startWorker(
+      queue,
+      { "report.generate": () => sleep(5).then(() => null) },
+      { db: own, concurrency: 8, batch: false, connections: 2 },
+    );
+    for (const j of first) expect((await jobIn(t.pool, j.id, "succeeded", "dead", "retry_wait")).state).toBe("succeeded");
+    const lanes = await roundBackends();
+    // Eight slots' statements, one job each, went out on two backends only.
+    expect(lanes.length).toBe(2);
+    expect(worker.stats().rounds).toBeGreaterThanOrEqual(24);
+
+    // Both killed while idle: the next rounds fail on them (their reports go again on the pool), the
+    // worker reserves two more connections and goes on claiming.
+    await execute(t.pool, sql`SELECT pg_terminate_backend(pid) FROM unnest(${`{${lanes.join(",")}}`}::int[]) AS x(pid)`);
+    const second = await batch(24);
+    for (const j of second) expect((await jobIn(t.pool, j.id, "succeeded", "dead", "retry_wait")).state).toBe("succeeded");
+    expect((await roundBackends()).length).toBeGreaterThan(0);
+  });
+
   it("fails a job whose handler throws a value that is not even a string, and frees its slot for the next", async () => {
     const queue = freshQueue();
     const bad = await submit(t.pool, queue, { maxAttempts: 1, params: { report: "audit_trail", period: "2026-11" } });

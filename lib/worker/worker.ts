@@ -16,6 +16,7 @@ import { createWorkerMetrics } from "../metrics/worker-metrics";
 import { extractTraceContext, SpanKind, SpanStatusCode, tracingActive, withSpan, type TraceCarrier } from "../tracing/tracing";
 import { trace } from "@opentelemetry/api";
 import { Fifo } from "./fifo";
+import { Lanes } from "../db/lanes";
 import { sql } from "drizzle-orm";
 import { execute } from "../db/drizzle";
 
@@ -48,6 +49,8 @@ export function createWorker(opts: WorkerOptions): Worker {
   // Unbatched: one job per statement (each slot's statement reports its last job and claims its next).
   const pipelines = batching ? Math.max(1, opts.pipelines ?? 2) : concurrency;
   const maxBatch = batching ? Math.max(1, opts.maxBatch ?? 500) : 1;
+  // Unbatched: the slots' one-job statements pipelined on a few connections (lib/db/lanes.ts).
+  const lanes = batching ? null : new Lanes(db, Math.max(0, Math.floor(opts.connections ?? Math.ceil(concurrency / 4))));
 
   // Every lease the worker holds (a handler that lost its lease may still be running when this
   // same worker claims the job's next attempt: two leases of one job, two entries).
@@ -79,6 +82,7 @@ export function createWorker(opts: WorkerOptions): Worker {
 
   const rounds = new Rounds({
     db,
+    ...(lanes && { lanes }),
     workerId: id,
     queues,
     pipelines,
@@ -328,6 +332,7 @@ export function createWorker(opts: WorkerOptions): Worker {
       grace.abort();
     }
     await bounded("the last reports", rounds.settled());
+    lanes?.close();
     phase = "stopped";
     await bounded("the last heartbeat", beats?.stop() ?? Promise.resolve());
     await bounded(
@@ -365,6 +370,7 @@ export function createWorker(opts: WorkerOptions): Worker {
         metricsServer = await metrics.serve(opts.metricsPort!, opts.metricsHost);
         log.info("worker metrics served", { url: `http://${opts.metricsHost ?? "127.0.0.1"}:${metricsServer.port}/metrics` });
       }
+      await lanes?.open();
       phase = "running";
       await listen();
       beats = everyInterval(heartbeatIntervalMs, beatOnce);
