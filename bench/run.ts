@@ -153,7 +153,7 @@ export async function runBench(profile: Profile, only?: Set<string>): Promise<Re
         label,
         run: async (jobs) => burnGraphile(await fresh(false), jobs, { concurrency: CONCURRENCY, batch, label }),
       });
-      const skeletonBurn = (label: string, opts?: { perStatement: number; pipelines: number }): Contender => ({
+      const skeletonBurn = (label: string, opts?: { perStatement: number; pipelines: number; connections?: number }): Contender => ({
         label,
         run: async (jobs) => {
           const url = await fresh(true);
@@ -180,12 +180,15 @@ export async function runBench(profile: Profile, only?: Set<string>): Promise<Re
         const m = p.singleJobs;
         const single = [jobscopeBurn(false, "Jobscope, one job per statement")];
         if (profile !== "smoke") single.push(graphileBurn(false, "graphile-worker 0.17.3, defaults (unbatched)"));
-        // The same tables' ceiling one job at a time: one statement per job on as many connections as the runtime's slots.
+        // The same tables' ceiling one job at a time: one statement per job from as many pipelines as the
+        // runtime's slots, pipelined on as many connections as an unbatched worker's (lib/db/lanes.ts).
+        const lanes = Math.ceil(CONCURRENCY / 4);
         if (p.pairs > 1)
           single.push(
-            skeletonBurn(`skeleton: the tables alone, one job per statement on ${CONCURRENCY} connections`, {
+            skeletonBurn(`skeleton: the tables alone, one job per statement, ${CONCURRENCY} in flight on ${lanes} connections`, {
               perStatement: 1,
               pipelines: CONCURRENCY,
+              connections: lanes,
             }),
           );
         const s = await pairs(single, m, p.pairs, burn, log, single.length > 1 ? 1 : 0);

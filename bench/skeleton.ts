@@ -4,8 +4,9 @@
 // reach with this data model here. Not product code: it skips the direct-write guard and the tenant
 // check (`session_replication_role = replica` turns the tables' triggers off), runs no handlers and
 // keeps no handler slots, and finishes every job it claims. One at a time (`perStatement: 1`), one
-// such statement per job on each of as many connections as the runtime's slots, its values as
-// scalars and its plan made once per connection (generic), as the worker's one-job statement.
+// such statement per job from as many pipelines as the runtime's slots, pipelined on as many
+// connections as an unbatched worker's (lib/db/lanes.ts), its values as scalars and its plan made
+// once per connection (generic), as the worker's one-job statement.
 import { closeDb, connect } from "../lib/db/client";
 import { shapeOf } from "../lib/jobs/shape";
 import { BENCH_QUEUE, burnJobs, measure, type Burn } from "./engines";
@@ -27,7 +28,8 @@ export async function burnSkeleton(
   url: string,
   n: number,
   label: string,
-  opts: { perStatement: number; pipelines: number } = { perStatement: 500, pipelines: 2 },
+  /** `connections`: the pool's size (default one per pipeline); fewer, and postgres.js pipelines the statements on them. */
+  opts: { perStatement: number; pipelines: number; connections?: number } = { perStatement: 500, pipelines: 2 },
 ): Promise<Burn> {
   const { perStatement, pipelines } = opts;
   // Triggers off for every session of the pool: the setting as a startup parameter (a URL
@@ -40,7 +42,7 @@ export async function burnSkeleton(
   // call (a generic plan of the unnest join hashes every leased row; PostgreSQL's own choice
   // switched to it once the states were literals, and the batched skeleton read half its rate).
   replica.searchParams.set("plan_cache_mode", one ? "force_generic_plan" : "force_custom_plan");
-  const db = connect(replica.toString(), { max: pipelines + 1, appName: "bench-skeleton" });
+  const db = connect(replica.toString(), { max: opts.connections ?? pipelines + 1, appName: "bench-skeleton" });
   const { all } = burnJobs(n);
   // The finish (DELETE of the live row, INSERT of its attempt row with the same columns the write
   // path fills) and the next claim (the claim index read with SKIP LOCKED, the live row's UPDATE:
