@@ -18,6 +18,7 @@ import { burnGraphile, burnJobs, burnJobscope, burnPgBoss, pickupGraphile, picku
 import { drizzleOverhead, runFactors, type Factor } from "./factors";
 import { checkSample, generate, prefillJobscope } from "./generate";
 import { benchServer, fmt, freshDb, mb, pct, sizes, sleep, waitUntil } from "./lib";
+import { lanesFor } from "../lib/db/lanes";
 import { fairnessRun, type FairnessRun } from "./fairness";
 import { burnSkeleton } from "./skeleton";
 import { formatRatio, pairs, type Contender, type Ratio } from "./pairs";
@@ -182,7 +183,7 @@ export async function runBench(profile: Profile, only?: Set<string>): Promise<Re
         if (profile !== "smoke") single.push(graphileBurn(false, "graphile-worker 0.17.3, defaults (unbatched)"));
         // The same tables' ceiling one job at a time: one statement per job from as many pipelines as the
         // runtime's slots, pipelined on as many connections as an unbatched worker's (lib/db/lanes.ts).
-        const lanes = Math.ceil(CONCURRENCY / 4);
+        const lanes = lanesFor(CONCURRENCY);
         if (p.pairs > 1)
           single.push(
             skeletonBurn(`skeleton: the tables alone, one job per statement, ${CONCURRENCY} in flight on ${lanes} connections`, {

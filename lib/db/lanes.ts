@@ -11,8 +11,8 @@ export type Picked = { db: Db; done: (error?: unknown) => void };
  * pipelines the statements sent on one connection: the server runs them back to back, with no
  * round trip between them). An unbatched worker sends one statement per job from each of its slots;
  * on one connection per slot, 24 backends contend on two cores for the same few rows and index pages,
- * and PostgreSQL spent 1.4–1.7 ms of CPU per job where the same statements on six pipelined
- * connections spent 0.7–1.0 ms (docs/decisions.md, "One-job rounds on a few pipelined connections").
+ * and PostgreSQL spent about half as much CPU per job again as on six pipelined connections
+ * (docs/decisions.md, "One-job rounds on a few pipelined connections").
  *
  * `pick` is synchronous: while a lane is being reserved (at the start, after a lost connection) the
  * statement goes on the pool itself. A lane whose connection was lost is dropped (its connection
@@ -77,6 +77,9 @@ export class Lanes {
     );
   }
 }
+
+/** How many lanes an unbatched worker of `concurrency` slots keeps by default: one per four slots. */
+export const lanesFor = (concurrency: number) => Math.ceil(concurrency / 4);
 
 /**
  * The error says the connection is gone: postgres.js's own (CONNECTION_CLOSED…), the socket's

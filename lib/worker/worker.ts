@@ -16,7 +16,7 @@ import { createWorkerMetrics } from "../metrics/worker-metrics";
 import { extractTraceContext, SpanKind, SpanStatusCode, tracingActive, withSpan, type TraceCarrier } from "../tracing/tracing";
 import { trace } from "@opentelemetry/api";
 import { Fifo } from "./fifo";
-import { Lanes } from "../db/lanes";
+import { Lanes, lanesFor } from "../db/lanes";
 import { sql } from "drizzle-orm";
 import { execute } from "../db/drizzle";
 
@@ -50,7 +50,7 @@ export function createWorker(opts: WorkerOptions): Worker {
   const pipelines = batching ? Math.max(1, opts.pipelines ?? 2) : concurrency;
   const maxBatch = batching ? Math.max(1, opts.maxBatch ?? 500) : 1;
   // Unbatched: the slots' one-job statements pipelined on a few connections (lib/db/lanes.ts).
-  const lanes = batching ? null : new Lanes(db, Math.max(0, Math.floor(opts.connections ?? Math.ceil(concurrency / 4))));
+  const lanes = batching ? null : new Lanes(db, Math.max(0, Math.floor(opts.connections ?? lanesFor(concurrency))));
 
   // Every lease the worker holds (a handler that lost its lease may still be running when this
   // same worker claims the job's next attempt: two leases of one job, two entries).
