@@ -91,4 +91,21 @@ describe("postgres.js under pg_terminate_backend", () => {
     const [after] = await execute<{ n: number }>(one, sql`SELECT 1 AS n`);
     expect(after!.n).toBe(1);
   });
+
+  // The patch keeps each connection's prepared statements by text and parameter types: the same
+  // text with a parameter of another type is a statement of its own (kept by text alone, the second
+  // call would run the first's, whose parameter is a boolean), and the first is found again after.
+  it("the same statement text with parameters of other types is prepared for each", async () => {
+    const one = t.connect({ max: 1, appName: "jobscope-signatures" });
+    const typeOf = async (v: unknown) =>
+      ((await one.$client.unsafe("SELECT pg_typeof($1)::text AS t", [v as never], { prepare: true })) as unknown as { t: string }[])[0]!.t;
+    expect(await typeOf(true)).toBe("boolean");
+    expect(await typeOf(new Date(0))).toBe("timestamp with time zone");
+    expect(await typeOf(false)).toBe("boolean");
+    const [n] = await execute<{ n: number }>(
+      one,
+      sql`SELECT count(*)::int AS n FROM pg_prepared_statements WHERE statement = 'SELECT pg_typeof($1)::text AS t'`,
+    );
+    expect(n!.n).toBe(2);
+  });
 });
