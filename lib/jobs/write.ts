@@ -134,39 +134,56 @@ const SHAPES_SQL = sql.raw(
  * ISO text and JSON as text, each cast in SQL. A single move's go in as scalars (`WriteParts.one`).
  */
 export function moveValues(planned: readonly Planned[], parts: WriteParts = partsOf(planned)): Record<string, string | number | null> {
-  const v: Record<string, (string | number | null)[]> = {};
-  for (const k of MOVE_COLUMNS) v[k] = new Array(planned.length);
-  planned.forEach(({ move: m, shape: s }, n) => {
-    const closes = s.closes !== null;
-    v.ids![n] = m.jobId;
-    v.shape![n] = keyOf(s);
-    v.expVersion![n] = m.expected.version;
-    v.actorId![n] = m.actor.id;
-    v.fence![n] = s.onAttempt ? m.attempt! : null;
-    v.stale![n] = m.staleBefore?.toISOString() ?? null;
-    // Without one, the move's own time (the database's now): claimable at once.
-    v.retryAt![n] = s.notBeforeRule === 2 ? (m.retryAt?.toISOString() ?? null) : null;
-    v.errorClass![n] = closes && m.error ? m.error.class.slice(0, MAX_ERROR_CLASS) : null;
-    v.errorMessage![n] = closes && m.error ? m.error.message.slice(0, MAX_ERROR_MESSAGE) : null;
-    v.errorStack![n] = closes && m.error?.stack ? m.error.stack.slice(0, MAX_ERROR_STACK) : null;
-    v.result![n] = closes ? json(m.result) : null;
-    v.payload![n] = s.onAttempt ? null : logPayload(m);
-    v.at![n] = m.at?.toISOString() ?? null;
-  });
-  // A column no move of the batch fills is not sent: the statement reads NULL in its place.
-  for (const k of OPTIONAL_COLUMNS) if (!parts.cols.includes(k)) delete v[k];
-  // One shape for the whole batch: the statement has its columns as constants.
-  if (parts.shape !== null) delete v.shape;
-  // One move: its values as they are (the statement's write looks its job up by `ids`).
-  if (parts.one) return Object.fromEntries(Object.entries(v).map(([k, xs]) => [k, xs[0]!]));
+  // A column no move of the batch fills is not sent: the statement reads NULL in its place. With one
+  // shape for the whole batch, the statement has its columns as constants.
+  const out: Record<string, string | number | null> = {};
+  for (const k of MOVE_COLUMNS) {
+    if (k === "shape" ? parts.shape !== null : isOptional(k) && !parts.cols.includes(k)) continue;
+    // One move: its values as they are (the statement's write looks its job up by `ids`).
+    if (parts.one) out[k] = valueOf(planned[0]!, k);
+    else out[k] = arrayLiteral(planned.map((x) => valueOf(x, k)));
+  }
+  if (parts.one) return out;
   // Each of the three writes looks up only its own rows by primary key.
-  const ids = (f: (x: Planned) => boolean) => planned.filter(f).map((x) => x.move.jobId);
-  if (parts.upd) v.updIds = ids((x) => !x.shape.fromDone && !x.shape.toDone);
-  if (parts.del) v.delIds = ids((x) => !x.shape.fromDone && x.shape.toDone);
-  if (parts.rep) v.repIds = ids((x) => x.shape.fromDone);
-  const out: Record<string, string> = {};
-  for (const k in v) out[k] = arrayLiteral(v[k]!);
+  const ids = (f: (x: Planned) => boolean) => arrayLiteral(planned.filter(f).map((x) => x.move.jobId));
+  if (parts.upd) out.updIds = ids((x) => !x.shape.fromDone && !x.shape.toDone);
+  if (parts.del) out.delIds = ids((x) => !x.shape.fromDone && x.shape.toDone);
+  if (parts.rep) out.repIds = ids((x) => x.shape.fromDone);
   return out;
+}
+
+/** A move's value of one column of the guarded write (`fills` says which optional ones it fills). */
+function valueOf({ move: m, shape: s }: Planned, k: MoveColumn): string | number | null {
+  const closes = s.closes !== null;
+  switch (k) {
+    case "ids":
+      return m.jobId;
+    case "shape":
+      return keyOf(s);
+    case "expVersion":
+      return m.expected.version;
+    case "actorId":
+      return m.actor.id;
+    case "fence":
+      return s.onAttempt ? m.attempt! : null;
+    case "stale":
+      return m.staleBefore?.toISOString() ?? null;
+    case "retryAt":
+      // Without one, the move's own time (the database's now): claimable at once.
+      return s.notBeforeRule === 2 ? (m.retryAt?.toISOString() ?? null) : null;
+    case "errorClass":
+      return closes && m.error ? m.error.class.slice(0, MAX_ERROR_CLASS) : null;
+    case "errorMessage":
+      return closes && m.error ? m.error.message.slice(0, MAX_ERROR_MESSAGE) : null;
+    case "errorStack":
+      return closes && m.error?.stack ? m.error.stack.slice(0, MAX_ERROR_STACK) : null;
+    case "result":
+      return closes ? json(m.result) : null;
+    case "payload":
+      return s.onAttempt ? null : logPayload(m);
+    case "at":
+      return m.at?.toISOString() ?? null;
+  }
 }
 
 const MOVE_COLUMNS = [
@@ -191,6 +208,8 @@ const MOVE_COLUMNS = [
  */
 const OPTIONAL_COLUMNS = ["fence", "stale", "retryAt", "errorClass", "errorMessage", "errorStack", "result", "payload", "at"] as const;
 type OptionalColumn = (typeof OPTIONAL_COLUMNS)[number];
+type MoveColumn = (typeof MOVE_COLUMNS)[number];
+const isOptional = (k: MoveColumn): k is OptionalColumn => (OPTIONAL_COLUMNS as readonly string[]).includes(k);
 const COLUMN_SQL: Record<(typeof MOVE_COLUMNS)[number], { name: string; type: string }> = {
   ids: { name: "id", type: "uuid" },
   shape: { name: "shape", type: "int" },
