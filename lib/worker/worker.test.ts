@@ -350,6 +350,21 @@ describe("the worker", () => {
     expect(peak).toBe(2);
   });
 
+  // A batched round's claim hands its jobs to the handlers; their reports go out together in the next
+  // round once they have ended in the same turn, not a few in one round and the rest in the next.
+  it("a batched worker reports the jobs of one claim in one round", async () => {
+    const queue = freshQueue();
+    const jobs = [];
+    for (let i = 0; i < 400; i++) jobs.push(await submit(t.pool, queue));
+    const { worker } = await startWorker(queue, { "report.generate": async () => null }, { concurrency: 8, maxBatch: 100, prefetch: 92 });
+    for (const j of jobs) expect((await jobIn(t.pool, j.id, "succeeded", "dead", "retry_wait")).state).toBe("succeeded");
+    // Four claims of 100 and their four rounds of reports (the last claim comes back empty): six
+    // statements. Sent when the first handlers had ended, the rounds alternated 16 and 84 reports: 13–15.
+    const { rounds, reports } = worker.stats();
+    expect(reports).toBe(400);
+    expect(rounds).toBeLessThanOrEqual(8);
+  });
+
   // One job per statement from eight slots, on two pipelined connections (lib/db/lanes.ts): every
   // round statement runs on one of those two backends, and the worker goes on after both are killed.
   it("an unbatched worker sends its slots' rounds on a few connections, and replaces them when they are lost", async () => {
