@@ -135,10 +135,9 @@ const SHAPES_SQL = sql.raw(
  */
 export function moveValues(planned: readonly Planned[], parts: WriteParts = partsOf(planned)): Record<string, string | number | null> {
   // A column no move of the batch fills is not sent: the statement reads NULL in its place. With one
-  // shape for the whole batch, the statement has its columns as constants.
+  // shape for the whole batch, the statement has its columns as constants (`sentColumns`).
   const out: Record<string, string | number | null> = {};
-  for (const k of MOVE_COLUMNS) {
-    if (k === "shape" ? parts.shape !== null : isOptional(k) && !parts.cols.includes(k)) continue;
+  for (const k of sentColumns(parts)) {
     // One move: its values as they are (the statement's write looks its job up by `ids`).
     if (parts.one) out[k] = valueOf(planned[0]!, k);
     else out[k] = arrayLiteral(planned.map((x) => valueOf(x, k)));
@@ -210,6 +209,9 @@ const OPTIONAL_COLUMNS = ["fence", "stale", "retryAt", "errorClass", "errorMessa
 type OptionalColumn = (typeof OPTIONAL_COLUMNS)[number];
 type MoveColumn = (typeof MOVE_COLUMNS)[number];
 const isOptional = (k: MoveColumn): k is OptionalColumn => (OPTIONAL_COLUMNS as readonly string[]).includes(k);
+/** The columns a batch sends: the optional ones a move of it fills, and the shape unless it is one for all. */
+const sentColumns = (parts: WriteParts) =>
+  MOVE_COLUMNS.filter((k) => (k === "shape" ? parts.shape === null : !isOptional(k) || parts.cols.includes(k)));
 const COLUMN_SQL: Record<(typeof MOVE_COLUMNS)[number], { name: string; type: string }> = {
   ids: { name: "id", type: "uuid" },
   shape: { name: "shape", type: "int" },
@@ -310,10 +312,7 @@ export const partsKey = (p: WriteParts): string =>
  * `moved` holds every applied move.
  */
 export function guardedWriteCtes(parts: WriteParts, opts: { countsSlots?: boolean } = {}): SQL {
-  const sent = MOVE_COLUMNS.filter(
-    (k) =>
-      (k !== "shape" || parts.shape === null) && (!(OPTIONAL_COLUMNS as readonly string[]).includes(k) || parts.cols.includes(k as OptionalColumn)),
-  );
+  const sent = sentColumns(parts);
   // An optional column the batch does not send reads as a typed NULL, named as the column.
   const col = (k: OptionalColumn, named = true) => {
     const { name, type } = COLUMN_SQL[k];
@@ -333,6 +332,10 @@ export function guardedWriteCtes(parts: WriteParts, opts: { countsSlots?: boolea
   const byId = (column: string, ids: string) =>
     parts.one ? sql`${sql.raw(column)} = ${ph("ids")}::uuid` : sql`${sql.raw(column)} = ANY(${ph(ids)}::uuid[])`;
   const writes = [parts.upd && sql`SELECT * FROM upd`, parts.del && sql`SELECT * FROM del`, parts.rep && repMoved].filter((x): x is SQL => !!x);
+  // An update or a delete alone is `moved` itself: its RETURNING has moved's columns, and a CTE over
+  // it copied every row once more (a one-job round, a round of finishes).
+  const direct = writes.length === 1 && !parts.rep;
+  const named = (name: string) => sql.raw(direct ? "moved" : name);
   return sql`${one ? sql`` : sql`${SHAPES_SQL},`}
   i AS MATERIALIZED (
     SELECT x.id, x.exp_version, x.actor_id, ${col("fence")}, ${col("stale")}, ${col("retryAt")},
@@ -348,7 +351,7 @@ ${sql.join(
   [
     parts.upd &&
       sql`
-  upd AS (
+  ${named("upd")} AS (
     UPDATE jobs_live l SET
       state = i.to_state, state_version = l.state_version + 1,
       max_attempts = CASE i.max_rule WHEN 2 THEN l.max_attempts + 1 ELSE l.max_attempts END,
@@ -368,7 +371,7 @@ ${sql.join(
               i.event, i.exp_state, i.actor_kind, i.actor_id, i.outcome, i.on_attempt, i.nb_rule, i.retry_at, i.error_class, i.error_message, i.error_stack, i.result, i.payload, i.at, i.slot_delta)`,
     parts.del &&
       sql`
-  del AS (
+  ${named("del")} AS (
     DELETE FROM jobs_live l USING i
      WHERE ${byId("l.id", "delIds")} AND l.id = i.id AND NOT i.from_done AND i.to_done
        AND l.state = i.exp_state AND l.state_version = i.exp_version
@@ -397,7 +400,8 @@ ${sql.join(
     RETURNING id, tenant_id, queue, state, attempt, max_attempts, state_version, NULL::text AS lease_owner, NULL::timestamptz AS heartbeat_at,
               not_before, updated_at, NULL::timestamptz AS finished_at, NULL::text AS run_worker, NULL::timestamptz AS run_claimed_at,
               NULL::timestamptz AS run_started_at, NULL::int AS run_version)`,
-    sql`
+    !direct &&
+      sql`
   -- Each applied move with the columns of its input (carried by RETURNING: no join back to i).
   moved AS (
     ${sql.join(
