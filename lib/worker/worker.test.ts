@@ -431,9 +431,27 @@ describe("the worker", () => {
   });
 
   it("drains in-flight work on stop() and claims nothing more", async () => {
-    // No poll: a claim already in flight when stop() is called still lands, by design, and a poll's
-    // claim (every 200 ms here) could then take the late job (it did, once, in a loaded CI run).
-    const { queue, worker, job, release } = await heldRunning(() => ({ drained: true }), { pollIntervalMs: 600_000 });
+    // A claim already in flight when stop() is called still lands, by design, and could take the late
+    // job; none is here. No poll (it claims every 200 ms here), and the job is queued before the worker
+    // starts, so its NOTIFY cannot arrive while the first claim is in flight and call for another
+    // (each took the late job once in a loaded CI run).
+    const queue = freshQueue();
+    const gate = deferred();
+    const entered = deferred();
+    const job = await submit(t.pool, queue);
+    const { worker } = await startWorker(
+      queue,
+      {
+        "report.generate": async () => {
+          entered.resolve();
+          await gate.promise;
+          return { drained: true };
+        },
+      },
+      { pollIntervalMs: 600_000 },
+    );
+    await entered.promise;
+    const release = () => gate.resolve();
     let stopped = false;
     const stopping = worker.stop().then(() => (stopped = true));
     const late = await submit(t.pool, queue);
