@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { closeDb, connect } from "../db/client";
 import { setupTestDb } from "../db/test-db";
-import { waitFor } from "../db/test-wait";
+import { waitFor, waitForLockWaiters } from "../db/test-wait";
 import { checkJobIntegrity, getJob, newJob, rejectionsOf, runJob, worker } from "../jobs/test-helpers";
 import { transition } from "../jobs/transition";
 import { withDirectWrites } from "../jobs/direct-write";
@@ -239,6 +239,33 @@ describe("supervisor", () => {
     await sup.tick();
     expect((await getJob(t.pool, fresh.id)).state).toBe("queued");
     expect(await errorClassesOf(stale, fresh)).toEqual({ [stale.id]: ["WorkerLost"], [fresh.id]: ["LeaseExpired"] });
+  });
+
+  it("a worker that beats again while its crash is being recovered loses nothing it still holds, and no recovery names a job that did not die", async () => {
+    const sup = createSupervisor({ db: t.pool, id: "sup-woke", staleAfterMs: 10_000 });
+    const w = lone();
+    const bystander = await runJob(t.pool, await newJob(t.pool, { maxAttempts: 3 }), w);
+    // Started last: the crash of `w` would be blamed on it.
+    const blamed = await runJob(t.pool, await newJob(t.pool, { maxAttempts: 3 }), w);
+    await ageHeartbeat(bystander.id, 60_000);
+    await ageHeartbeat(blamed.id, 60_000);
+    // The worker comes back (it was only stopped) after the supervisor read both leases as stale and
+    // before it wrote the one it blames: the test holds that row until the supervisor waits on it.
+    let ticked: Promise<unknown> = Promise.resolve();
+    await other.transaction(async (tx) => {
+      await execute(tx, sql`SELECT id FROM jobs_live WHERE id = ${blamed.id} FOR UPDATE`);
+      ticked = sup.tick();
+      await waitForLockWaiters(t.pool, 1);
+      await execute(tx, sql`UPDATE jobs_live SET heartbeat_at = now() WHERE lease_owner = ${w} AND state = 'running'`);
+    });
+    await ticked;
+    const recoveries = await execute<{ jobId: string; payload: { crash?: { blamed?: { jobId: string } | null } } }>(
+      t.pool,
+      sql`SELECT job_id, payload FROM job_events WHERE job_id = ANY(${sql.param([bystander.id, blamed.id])}::uuid[]) AND actor_kind = 'supervisor'`,
+    );
+    // Had the bystander been handed back first, its recovery would blame a job that kept running.
+    expect(recoveries).toEqual([]);
+    for (const j of [bystander, blamed]) expect((await getJob(t.pool, j.id)).state).toBe("running");
   });
 
   it("a long job that was a bystander of a repeat offender is not blamed for the first kill of the next crasher", async () => {

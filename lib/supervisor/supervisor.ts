@@ -138,7 +138,13 @@ export function createSupervisor(opts: SupervisorOptions) {
       blamed.set(owner, blameOf(victims));
     }
     const notStaleYet = new Set(fresher.map((j) => j.id));
-    for (const job of stale) {
+    // The job blamed is recovered before its bystanders, whose recoveries name it: a worker that was
+    // only stopped may beat its leases again between two of these writes, and then the job blamed is
+    // refused (it did not die), and nothing else of that worker is recovered this tick.
+    const isCulprit = (j: Stale) => blamed.get(j.leaseOwner)?.jobId === j.id;
+    const unsettled = new Set<string>();
+    for (const job of [...stale.filter(isCulprit), ...stale.filter((j) => !isCulprit(j))]) {
+      if (unsettled.has(job.leaseOwner)) continue;
       const culprit = blamed.get(job.leaseOwner) ?? null;
       // The blame fell on a lease of this worker that is not stale yet: nothing of this worker is
       // recovered until it is. A dead worker's lease goes stale within a tick or two, and the crash is
@@ -173,8 +179,10 @@ export function createSupervisor(opts: SupervisorOptions) {
           },
         },
       });
-      if (!r.ok) report.refused++;
-      else if (event === "rescue") report.rescued++;
+      if (!r.ok) {
+        report.refused++;
+        if (!bystander) unsettled.add(job.leaseOwner);
+      } else if (event === "rescue") report.rescued++;
       else if (event === "reclaim") report.reclaimed++;
       else report.abandoned++;
       if (r.ok && poison) report.poisoned++;
