@@ -46,12 +46,14 @@ async function heartbeatTicks(workerId: string, n: number) {
 
 /**
  * A job on a queue of its own, running in its handler on a worker until `release()`; the handler
- * then ends with `end()` (returns its result, or throws).
+ * then ends with `end()` (returns its result, or throws). The job is queued before the worker
+ * starts, so the worker's first claim takes it and no NOTIFY of it calls for a second.
  */
 async function heldRunning(end: () => unknown, over: Partial<WorkerOptions> = {}) {
   const queue = freshQueue();
   const gate = deferred();
   const entered = deferred();
+  const job = await submit(t.pool, queue);
   const { worker } = await startWorker(
     queue,
     {
@@ -63,7 +65,6 @@ async function heldRunning(end: () => unknown, over: Partial<WorkerOptions> = {}
     },
     over,
   );
-  const job = await submit(t.pool, queue);
   await entered.promise;
   await jobIn(t.pool, job.id, "running");
   return { queue, worker, job, release: () => gate.resolve() };
@@ -432,26 +433,9 @@ describe("the worker", () => {
 
   it("drains in-flight work on stop() and claims nothing more", async () => {
     // A claim already in flight when stop() is called still lands, by design, and could take the late
-    // job; none is here. No poll (it claims every 200 ms here), and the job is queued before the worker
-    // starts, so its NOTIFY cannot arrive while the first claim is in flight and call for another
-    // (each took the late job once in a loaded CI run).
-    const queue = freshQueue();
-    const gate = deferred();
-    const entered = deferred();
-    const job = await submit(t.pool, queue);
-    const { worker } = await startWorker(
-      queue,
-      {
-        "report.generate": async () => {
-          entered.resolve();
-          await gate.promise;
-          return { drained: true };
-        },
-      },
-      { pollIntervalMs: 600_000 },
-    );
-    await entered.promise;
-    const release = () => gate.resolve();
+    // job; none is here. No poll (it claims every 200 ms here), and the held job was queued before the
+    // worker started (each took the late job once in a loaded CI run).
+    const { queue, worker, job, release } = await heldRunning(() => ({ drained: true }), { pollIntervalMs: 600_000 });
     let stopped = false;
     const stopping = worker.stop().then(() => (stopped = true));
     const late = await submit(t.pool, queue);
