@@ -129,9 +129,10 @@ test.describe("insight", () => {
   test("a drift raises the alarm on every page, and the rejections page lists it", async ({ page, db, submit }) => {
     const job = await submit({ tenantId: "acme", type: "report.generate", params: { report: "daily_usage", period: "2026-11" }, queue: HELD_QUEUE });
     // Someone "fixes" the row by hand as a superuser, around the write path: the state moves, the version does not.
+    // Its retry is an hour away, so the supervisor does not promote it (a new version) before the cancel below.
     await db.transaction(async (tx) => {
       await execute(tx, sql`SET LOCAL session_replication_role = replica`);
-      await execute(tx, sql`UPDATE jobs_live SET state = 'retry_wait' WHERE id = ${job.id}`);
+      await execute(tx, sql`UPDATE jobs_live SET state = 'retry_wait', not_before = now() + interval '1 hour' WHERE id = ${job.id}`);
     });
     // The next transition that expected the row as it was is refused as drift.
     const r = await transition(db, { jobId: job.id, event: "cancel", actor: OPERATOR, expected: { state: "queued", version: 0 } });
