@@ -17,9 +17,22 @@ export class History {
   private worker = "";
 
   constructor(
-    private readonly db: Db,
+    private db: Db,
     private t: number,
   ) {}
+
+  /** Steps that commit together: a live supervisor acts on a back-dated row (a retry due long ago) between two that do not. */
+  private async together<T>(steps: () => Promise<T>): Promise<T> {
+    const db = this.db;
+    try {
+      return await db.transaction(async (tx) => {
+        this.db = tx;
+        return steps();
+      });
+    } finally {
+      this.db = db;
+    }
+  }
 
   get id() {
     return this.job.id;
@@ -79,8 +92,9 @@ export class History {
 
   /** The attempt fails; unless `wait`, the supervisor promotes the retry once the backoff has passed. */
   async fail(afterMs: number, error: { class: string; message: string }, backoffMs: number, wait = false) {
-    await this.step("fail", afterMs, undefined, { error, retryAt: new Date(this.t + afterMs + backoffMs) });
-    return wait ? this : this.step("retry", backoffMs + 400, SUPERVISOR);
+    const fail = () => this.step("fail", afterMs, undefined, { error, retryAt: new Date(this.t + afterMs + backoffMs) });
+    if (wait) return fail();
+    return this.together(async () => (await fail()).step("retry", backoffMs + 400, SUPERVISOR));
   }
 
   /** The worker stops heart-beating; the supervisor notices after `staleMs`. */
