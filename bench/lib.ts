@@ -45,6 +45,17 @@ export async function freshDb(adminUrl: string, name: string, opts: { jobscope?:
   return url;
 }
 
+/**
+ * `url` with every table trigger off for each session of a pool made from it (the direct-write
+ * guard, the tenant check): the setting as a startup parameter, which the driver sends for a URL
+ * parameter it does not know. Not a product setting: the bench's way to price what the triggers cost.
+ */
+export function triggersOff(url: string): string {
+  const u = new URL(url);
+  u.searchParams.set("session_replication_role", "replica");
+  return u.toString();
+}
+
 export type Snapshot = { lsn: string; pgCpuUs: number | null };
 
 const TICK_US = 10_000; // /proc times are in clock ticks: 100 per second on Linux.

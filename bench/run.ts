@@ -17,7 +17,7 @@ import { measureConsole, measureConsoleLib, signIn, startConsole, WARMUP, type T
 import { burnGraphile, burnJobs, burnJobscope, burnPgBoss, pickupGraphile, pickupJobscope, pickupPgBoss, type Burn } from "./engines";
 import { drizzleOverhead, runFactors, type Factor } from "./factors";
 import { checkSample, generate, prefillJobscope } from "./generate";
-import { benchServer, fmt, freshDb, mb, pct, sizes, sleep, waitUntil } from "./lib";
+import { benchServer, fmt, freshDb, mb, pct, sizes, sleep, triggersOff, waitUntil } from "./lib";
 import { lanesFor } from "../lib/db/lanes";
 import { fairnessRun, type FairnessRun } from "./fairness";
 import { burnSkeleton } from "./skeleton";
@@ -146,9 +146,12 @@ export async function runBench(profile: Profile, only?: Set<string>): Promise<Re
       let db = 0;
       const fresh = (jobscope: boolean) => freshDb(server.adminUrl, `bench_burn_${db++}`, { jobscope });
       // Each burn on a fresh database of its own.
-      const jobscopeBurn = (batch: boolean, label: string): Contender => ({
+      const jobscopeBurn = (batch: boolean, label: string, opts: { triggersOff?: boolean } = {}): Contender => ({
         label,
-        run: async (jobs) => burnJobscope(await fresh(true), jobs, { concurrency: CONCURRENCY, batch, label }),
+        run: async (jobs) => {
+          const url = await fresh(true);
+          return burnJobscope(opts.triggersOff ? triggersOff(url) : url, jobs, { concurrency: CONCURRENCY, batch, label });
+        },
       });
       const graphileBurn = (batch: boolean, label: string): Contender => ({
         label,
@@ -192,12 +195,17 @@ export async function runBench(profile: Profile, only?: Set<string>): Promise<Re
               connections: lanes,
             }),
           );
+        // The product's own statements with the table triggers off (the direct-write guard, the
+        // tenant check): not a product, but what those cost one at a time, on the same run's scale.
+        if (p.pairs > 1) single.push(jobscopeBurn(false, "Jobscope, one job per statement, triggers off (not a product)", { triggersOff: true }));
         const s = await pairs(single, m, p.pairs, burn, log, single.length > 1 ? 1 : 0);
         r.throughput.push(...s.medians);
         const unbatched = s.ratio(0);
         if (unbatched) r.ratios["one-at-a-time: Jobscope / graphile-worker"] = unbatched;
         const floor = s.ratio(2);
         if (floor) r.ratios["one-at-a-time: skeleton (the tables alone) / graphile-worker"] = floor;
+        const bare = s.ratio(3);
+        if (bare) r.ratios["one-at-a-time: Jobscope with its triggers off / graphile-worker"] = bare;
         if (profile === "smoke") return r;
       }
     }

@@ -12,6 +12,7 @@ import { shapeOf } from "../lib/jobs/shape";
 import { BENCH_QUEUE, burnJobs, measure, type Burn } from "./engines";
 import { sql } from "drizzle-orm";
 import { arrayLiteral, prepared } from "../lib/db/drizzle";
+import { triggersOff } from "./lib";
 
 // The moves it applies, from the transition table (lib/fsm/table.ts) like the worker's own: claim
 // and start in one write, then the finish that closes the attempt and ends the job.
@@ -32,10 +33,7 @@ export async function burnSkeleton(
   opts: { perStatement: number; pipelines: number; connections?: number } = { perStatement: 500, pipelines: 2 },
 ): Promise<Burn> {
   const { perStatement, pipelines } = opts;
-  // Triggers off for every session of the pool: the setting as a startup parameter (a URL
-  // parameter the driver does not know is sent as one).
-  const replica = new URL(url);
-  replica.searchParams.set("session_replication_role", "replica");
+  const replica = new URL(triggersOff(url));
   const one = perStatement === 1;
   // One job per statement: planned once per connection, as the worker's statements are (planned on
   // each call, a plan cost 0.65–0.9 ms of ~1.4 ms per job). A batch: planned for its arrays on each
