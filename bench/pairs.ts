@@ -16,11 +16,20 @@ export const formatRatio = (x: Ratio) =>
   x.n > 1 ? `${fmt(x.median, 2)}× (${fmt(x.min, 2)}–${fmt(x.max, 2)}, median of ${x.n} pairs)` : `${fmt(x.median, 2)}×`;
 
 /**
+ * A counted burn lasts at least about this long: sized from the fastest warm-up burn's rate. A burn
+ * of a fixed count finishes in a quarter of a second on a fast machine, and then its rate is mostly
+ * the systems' start (connections, plans, the first rounds) rather than their steady state
+ * (docs/benchmarks.md, "How each figure is measured").
+ */
+export const MIN_BURN_SECONDS = 1;
+
+/**
  * Burn every contender `rounds` times, alternating who goes first, after one warm-up burn of each
  * that is not counted (a cold server, cold caches and an unplanned statement read slower, and the
- * first system measured paid for all of them). Each contender's figure is its median burn; each
- * ratio to the peer (`contenders[peer]`) is the median of the ratios within a round, so a round
- * the shared machine slowed down slows both sides of its ratio.
+ * first system measured paid for all of them). Each counted burn has `jobs` jobs, or more where the
+ * fastest warm-up would finish them in under `MIN_BURN_SECONDS`. Each contender's figure is its
+ * median burn; each ratio to the peer (`contenders[peer]`) is the median of the ratios within a
+ * round, so a round the shared machine slowed down slows both sides of its ratio.
  */
 export async function pairs(
   contenders: readonly Contender[],
@@ -32,7 +41,16 @@ export async function pairs(
 ): Promise<{ medians: Burn[]; ratio: (i: number) => Ratio | null }> {
   if (rounds > 1) {
     log(`warm-up: one burn of each, not counted`);
-    for (const c of contenders) await burn(`${c.label} (warm-up)`, () => c.run(Math.max(2000, Math.round(jobs / 4))));
+    let fastest = 0;
+    for (const c of contenders) {
+      const w = await burn(`${c.label} (warm-up)`, () => c.run(Math.max(2000, Math.round(jobs / 4))));
+      fastest = Math.max(fastest, w.jobsPerSec);
+    }
+    const sized = Math.ceil((fastest * MIN_BURN_SECONDS) / 1000) * 1000;
+    if (sized > jobs) {
+      log(`  ${fmt(sized)} jobs a burn rather than ${fmt(jobs)}: the fastest warm-up ran ${fmt(fastest)} jobs/s`);
+      jobs = sized;
+    }
   }
   const burns: Burn[][] = contenders.map(() => []);
   for (let k = 0; k < rounds; k++) {
