@@ -30,11 +30,22 @@ export async function benchServer(dataDir = ".data/bench-pg", log = (s: string) 
   };
 }
 
-/** A fresh database on the server; `jobscope` ones are migrated. */
-export async function freshDb(adminUrl: string, name: string, opts: { jobscope?: boolean } = {}): Promise<string> {
+/** A checkpoint now (the server's superuser, or a role with pg_checkpoint). */
+export async function checkpoint(adminUrl: string) {
+  const admin = connect(adminUrl, { max: 1 });
+  await execute(admin, sql`CHECKPOINT`);
+  await closeDb(admin);
+}
+
+export async function dropDb(adminUrl: string, name: string) {
   const admin = connect(adminUrl, { max: 1 });
   await execute(admin, sql.raw(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
   await closeDb(admin);
+}
+
+/** A fresh database on the server; `jobscope` ones are migrated. */
+export async function freshDb(adminUrl: string, name: string, opts: { jobscope?: boolean } = {}): Promise<string> {
+  await dropDb(adminUrl, name);
   const url = await ensureDatabase(adminUrl, name);
   if (opts.jobscope) {
     await migrateDatabase(url);

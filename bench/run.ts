@@ -17,7 +17,7 @@ import { measureConsole, measureConsoleLib, signIn, startConsole, WARMUP, type T
 import { burnGraphile, burnJobs, burnJobscope, burnPgBoss, pickupGraphile, pickupJobscope, pickupPgBoss, type Burn } from "./engines";
 import { drizzleOverhead, runFactors, type Factor } from "./factors";
 import { checkSample, generate, prefillJobscope } from "./generate";
-import { benchServer, fmt, freshDb, mb, pct, sizes, sleep, triggersOff, waitUntil } from "./lib";
+import { benchServer, checkpoint, dropDb, fmt, freshDb, mb, pct, sizes, sleep, triggersOff, waitUntil } from "./lib";
 import { lanesFor } from "../lib/db/lanes";
 import { fairnessRun, type FairnessRun } from "./fairness";
 import { burnSkeleton } from "./skeleton";
@@ -144,8 +144,17 @@ export async function runBench(profile: Profile, only?: Set<string>): Promise<Re
         return b;
       };
       let db = 0;
-      const fresh = (jobscope: boolean) => freshDb(server.adminUrl, `bench_burn_${db++}`, { jobscope });
-      // Each burn on a fresh database of its own.
+      // Each burn on a fresh database of its own, the last burn's dropped (autovacuum would work
+      // through it during this one, and its WAL is counted server-wide), then a checkpoint: this
+      // burn's pages are written after the redo point, and its WAL (well under max_wal_size) starts
+      // no other, so no burn pays the full-page writes of a checkpoint another burn set off
+      // (docs/benchmarks.md, "How each figure is measured").
+      const fresh = async (jobscope: boolean) => {
+        if (db > 0) await dropDb(server.adminUrl, `bench_burn_${db - 1}`);
+        const url = await freshDb(server.adminUrl, `bench_burn_${db++}`, { jobscope });
+        await checkpoint(server.adminUrl);
+        return url;
+      };
       const jobscopeBurn = (batch: boolean, label: string, opts: { triggersOff?: boolean } = {}): Contender => ({
         label,
         run: async (jobs) => {
