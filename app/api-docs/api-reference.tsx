@@ -1,7 +1,7 @@
 "use client";
 
 import dynamic from "next/dynamic";
-import { createElement, useEffect, useRef, type ComponentType } from "react";
+import { createElement, useEffect, useRef, useState, type ComponentType } from "react";
 import "swagger-ui-react/swagger-ui.css";
 import "./api-reference.css";
 
@@ -52,16 +52,23 @@ function levelHeadings(root: HTMLElement) {
  */
 export function ApiReference({ url }: { url: string }) {
   const ref = useRef<HTMLDivElement>(null);
+  // Busy until Swagger UI shows the document's operations (or its errors): its own spinner says
+  // nothing to assistive technology, and a page read before then has no reference in it yet.
+  const [shown, setShown] = useState(false);
   useEffect(() => {
     const root = ref.current;
     if (!root) return;
-    levelHeadings(root);
-    const observer = new MutationObserver(() => levelHeadings(root));
+    const update = () => {
+      levelHeadings(root);
+      if (root.querySelector(".opblock-tag, .errors-wrapper")) setShown(true);
+    };
+    update();
+    const observer = new MutationObserver(update);
     observer.observe(root, { childList: true, subtree: true });
     return () => observer.disconnect();
   }, []);
   return (
-    <div ref={ref} className="api-reference rounded-lg border border-neutral-200 bg-white py-2 shadow-xs [color-scheme:light]">
+    <div ref={ref} aria-busy={!shown} className="api-reference rounded-lg border border-neutral-200 bg-white py-2 shadow-xs [color-scheme:light]">
       <SwaggerUI
         url={url}
         plugins={[referenceLayout]}
