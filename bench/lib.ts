@@ -37,6 +37,7 @@ export async function checkpoint(adminUrl: string) {
   await closeDb(admin);
 }
 
+/** Drop a database if it exists, closing its connections. */
 export async function dropDb(adminUrl: string, name: string) {
   const admin = connect(adminUrl, { max: 1 });
   await execute(admin, sql.raw(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
