@@ -26,8 +26,8 @@ export const MIN_BURN_SECONDS = 1;
 /**
  * Burn every contender `rounds` times, alternating who goes first, after one warm-up burn of each
  * that is not counted (a cold server, cold caches and an unplanned statement read slower, and the
- * first system measured paid for all of them). Each counted burn has `jobs` jobs, or more where the
- * fastest warm-up would finish them in under `MIN_BURN_SECONDS`. Each contender's figure is its
+ * first system measured paid for all of them). Each counted burn has `jobs` jobs, or, over several
+ * rounds, more where the fastest warm-up would finish them in under `MIN_BURN_SECONDS`. Each contender's figure is its
  * median burn; each ratio to the peer (`contenders[peer]`) is the median of the ratios within a
  * round, so a round the shared machine slowed down slows both sides of its ratio.
  */
@@ -39,18 +39,17 @@ export async function pairs(
   log: (s: string) => void,
   peer = 1,
 ): Promise<{ medians: Burn[]; ratio: (i: number) => Ratio | null }> {
-  if (rounds > 1) {
-    log(`warm-up: one burn of each, not counted`);
-    let fastest = 0;
-    for (const c of contenders) {
-      const w = await burn(`${c.label} (warm-up)`, () => c.run(Math.max(2000, Math.round(jobs / 4))));
-      fastest = Math.max(fastest, w.jobsPerSec);
-    }
-    const sized = Math.ceil((fastest * MIN_BURN_SECONDS) / 1000) * 1000;
-    if (sized > jobs) {
-      log(`  ${fmt(sized)} jobs a burn rather than ${fmt(jobs)}: the fastest warm-up ran ${fmt(fastest)} jobs/s`);
-      jobs = sized;
-    }
+  log(`warm-up: one burn of each, not counted`);
+  let fastest = 0;
+  for (const c of contenders) {
+    const w = await burn(`${c.label} (warm-up)`, () => c.run(Math.max(2000, Math.round(jobs / 4))));
+    fastest = Math.max(fastest, w.jobsPerSec);
+  }
+  // A single round (the smoke profile) is a check that the systems run, kept small.
+  const sized = Math.ceil((fastest * MIN_BURN_SECONDS) / 1000) * 1000;
+  if (rounds > 1 && sized > jobs) {
+    log(`  ${fmt(sized)} jobs a burn rather than ${fmt(jobs)}: the fastest warm-up ran ${fmt(fastest)} jobs/s`);
+    jobs = sized;
   }
   const burns: Burn[][] = contenders.map(() => []);
   for (let k = 0; k < rounds; k++) {
