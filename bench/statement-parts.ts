@@ -42,15 +42,15 @@ const VARIANTS: Variant[] = [
     name: "no lost-report answer",
     edit: cut(/\(SELECT array_agg\(id\) FROM i WHERE NOT EXISTS \(SELECT FROM moved m WHERE m\.id = i\.id\)\)/, "NULL::uuid[]"),
   },
-  { name: "no cap flag", edit: cut("EXISTS (SELECT FROM open_queues WHERE capped)", "false") },
+  // A part's parameter stays, typed (and the answer the same): the statement's values are the worker's.
+  {
+    name: "no cap flag",
+    edit: cut(/EXISTS \(SELECT FROM queues WHERE name = \((\$\d+)::text\[\]\)\[1\] AND concurrency_limit IS NOT NULL\)/, "$1::text[] IS NULL"),
+  },
   {
     name: "no queue settings read",
-    edit: cut(
-      /open_queues AS MATERIALIZED \([\s\S]*?IS NOT TRUE\),/,
-      "open_queues AS MATERIALIZED (SELECT q.name, $6::int AS room, false AS capped FROM mark, unnest($7::text[]) AS q(name) WHERE mark.on = 'on'),",
-    ),
+    edit: cut(/AND NOT EXISTS \(SELECT FROM queues s WHERE s\.name = \((\$\d+)::text\[\]\)\[1\][^\n]*\n/, "AND $1::text[] IS NOT NULL\n"),
   },
-  { name: "no merge of queues", edit: cut(/ORDER BY p\.priority, p\.fair_tag, p\.not_before, p\.id\s+LIMIT/, "LIMIT") },
 ];
 
 const { values: args } = parseArgs({ options: { block: { type: "string", default: "1000" }, reps: { type: "string", default: "4" } } });

@@ -81,7 +81,7 @@ function quadratic(root: PlanNode): string[] {
     .map((n) => `${label(n.Plans![0]!)} × ${label(n.Plans![1]!)}`);
 }
 
-async function roundPlan(batch: number, generic: boolean, worker = false, lean = worker) {
+async function roundPlan(batch: number, generic: boolean, worker = false, lean = worker, oneQueue = lean) {
   const queue = `plans-${batch}-${generic ? "g" : "c"}`;
   await insertQueuedJobs(t.pool, { n: batch * 2, queue });
   const held = await claim(t.pool, { workerId: "w", queues: [queue], limit: batch, startNow: batch });
@@ -97,7 +97,7 @@ async function roundPlan(batch: number, generic: boolean, worker = false, lean =
   const q = dialect.sqlToQuery(
     // `worker`: as the worker's round builds it (lib/jobs/round.ts), starting every job it claims
     // (`lean` while none of its queues is capped).
-    sql`WITH ${markCte}, ${guardedWriteCtes(parts, { countsSlots: !worker })}, ${claimCtes({ withReports: worker, startsAll: worker, lean })} SELECT (SELECT count(*) FROM moved) + (SELECT count(*) FROM claimed)`,
+    sql`WITH ${markCte}, ${guardedWriteCtes(parts, { countsSlots: !worker })}, ${claimCtes({ withReports: worker, startsAll: worker, lean, oneQueue })} SELECT (SELECT count(*) FROM moved) + (SELECT count(*) FROM claimed)`,
   );
   const params = fillPlaceholders(q.params, {
     ...moveValues(plan(moves), parts),
@@ -154,9 +154,13 @@ describe("the worker's round statement", () => {
       JSON.stringify(byId),
     ).toBe(true);
     expect(byId.filter((c) => /ANY/.test(c ?? ""))).toEqual([]);
-    // The only function scanned is the claim's list of queues.
-    expect(all.filter((n) => n["Node Type"] === "Function Scan").map((n) => n["Function Name"])).toEqual(["unnest"]);
-    expect(all.filter((n) => n["Node Type"] === "WindowAgg")).toEqual([]);
+    // Its one queue read straight from the claim index: no list of queues unnested, nothing merged or ranked.
+    expect(all.filter((n) => n["Node Type"] === "Function Scan").map((n) => n["Function Name"])).toEqual([]);
+    expect(all.filter((n) => n["Node Type"] === "WindowAgg" || n["Node Type"] === "Sort")).toEqual([]);
+    expect(all.filter((n) => n["Index Name"] === "jobs_live_claim_idx")).toHaveLength(1);
+    // Several queues: their list is unnested and each read in turn.
+    const several = nodes(await roundPlan(1, true, true, true, false));
+    expect(several.filter((n) => n["Node Type"] === "Function Scan").map((n) => n["Function Name"])).toEqual(["unnest"]);
     // A batch keeps its arrays (a batched worker's lone report too) and a claim without `startsAll` ranks its picks.
     const lone = nodes(await roundPlan(1, true));
     expect(lone.filter((n) => n["Node Type"] === "Function Scan").length).toBe(2);

@@ -59,6 +59,22 @@ describe("a capped queue's count of slots taken", () => {
     expect(freed.claimed).toHaveLength(1);
   });
 
+  // An unbatched worker of one queue claims it directly (claimCtes `oneQueue`): the same answers.
+  it("a lean claim of one queue takes nothing from it while it is paused or capped, and says when it is capped", async () => {
+    const queue = `one-lean-${Math.random().toString(36).slice(2, 7)}`;
+    for (let i = 0; i < 3; i++) await submit(queue);
+    const lean = { workerId: "w-4", queues: [queue], limit: 1, startNow: 1, lean: true };
+    await changeQueue(t.pool, queue, { kind: "pause" }, operator);
+    expect(await workerRound(t.pool, "w-4", [], lean, true)).toMatchObject({ capped: false, claimed: [] });
+    await changeQueue(t.pool, queue, { kind: "resume" }, operator);
+    await changeQueue(t.pool, queue, { kind: "limit", limit: 2 }, operator);
+    expect(await workerRound(t.pool, "w-4", [], lean, true)).toMatchObject({ capped: true, claimed: [] });
+    expect(await counts(queue)).toEqual({ leased: 0, actual: 0 });
+    await changeQueue(t.pool, queue, { kind: "limit", limit: null }, operator);
+    const open = await workerRound(t.pool, "w-4", [], lean, true);
+    expect(open).toMatchObject({ capped: false, claimed: [expect.objectContaining({ queue, state: "running" })] });
+  });
+
   it("a worker whose queue gets a cap while it runs keeps within it", async () => {
     const queue = `cap-worker-${Math.random().toString(36).slice(2, 7)}`;
     for (let i = 0; i < 8; i++) await submit(queue);

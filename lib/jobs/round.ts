@@ -49,7 +49,9 @@ export async function workerRound(
   // The worker starts every job it claims: its claim then ranks none of them (claimCtes, `startsAll`).
   const startsAll = wantClaim && (claim.startNow ?? 0) >= claim.limit;
   const lean = wantClaim && claim.lean === true;
-  const key = `jobscope_round_${wantClaim ? `${lean ? "l" : ""}${startsAll ? "C" : "c"}` : ""}${planned.length > 0 ? `m${partsKey(writes)}` : ""}`;
+  // A lean claim of one queue reads it directly (claimCtes `oneQueue`).
+  const oneQueue = lean && startsAll && claim.queues.length === 1;
+  const key = `jobscope_round_${wantClaim ? `${lean ? "l" : ""}${oneQueue ? "1" : ""}${startsAll ? "C" : "c"}` : ""}${planned.length > 0 ? `m${partsKey(writes)}` : ""}`;
   const statement = prepared<{ claimed: ClaimedTuple[] | null; lost: string[] | null; notified: number; capped: boolean | null }>(client, key, () => {
     const ctes = [markCte];
     if (planned.length > 0) {
@@ -58,7 +60,7 @@ export async function workerRound(
       // a report of a job whose queue was capped since is counted by the supervisor's re-count.
       ctes.push(guardedWriteCtes(writes, { countsSlots: !wantClaim }));
     }
-    if (wantClaim) ctes.push(claimCtes({ withReports: planned.length > 0, startsAll, lean }));
+    if (wantClaim) ctes.push(claimCtes({ withReports: planned.length > 0, startsAll, lean, oneQueue }));
     // The claim first: PostgreSQL evaluates the select list in order, so the claim reads the claim
     // index right after the statement's snapshot is taken, before the reports' writes. Another
     // pipeline's claim that commits in between is the only one whose jobs this claim can still see
@@ -69,7 +71,7 @@ export async function workerRound(
     const claimed = wantClaim ? sql`(SELECT json_agg(json_build_array(${CLAIMED_COLUMNS})) FROM claimed)` : sql`NULL::json`;
     const lost = planned.length > 0 ? sql`(SELECT array_agg(id) FROM i WHERE NOT EXISTS (SELECT FROM moved m WHERE m.id = i.id))` : sql`NULL::uuid[]`;
     const notified = planned.length > 0 ? notifyQueued(writes) : sql`0`;
-    const capped = wantClaim ? CAPPED(lean) : sql`NULL::boolean`;
+    const capped = wantClaim ? CAPPED(lean, oneQueue) : sql`NULL::boolean`;
     return sql`WITH ${sql.join(ctes, sql`, `)} SELECT ${claimed} AS claimed, ${lost} AS lost, ${notified} AS notified, ${capped} AS capped`;
   });
   // Object.assign, not a spread into a literal: V8 copied the two objects key by key, about 9 µs a
