@@ -1,25 +1,29 @@
-// `npx tsx bench/statement-parts.ts [--block 1000] [--reps 4]`
+// `npx tsx bench/statement-parts.ts [--block 1000] [--reps 4] [--inflight 1] [--connections N]`
 //
-// Prices the parts of a one-job worker round (report a finish, claim and start the next job) on
-// ONE connection, where the noise of 24 backends on two cores does not hide a 20 µs part. The
+// Prices the parts of a one-job worker round (report a finish, claim and start the next job). The
 // statement is the worker's own (captured from lib/jobs/round.ts as it prepares it); each variant
 // is a copy with one part removed or changed, run as its own prepared statement (generic plan, as
 // the worker's). The variants run in alternating blocks of `--block` jobs after a warm-up block;
-// the figure is the backend's CPU per job from /proc (10 ms ticks: 10 µs per job at 1,000 jobs),
-// the median over `--reps` blocks, with every block printed. Not product code: a removed part is
-// one the product needs; the point is what each costs. Embedded PostgreSQL only (it reads /proc).
+// the figure is the median over `--reps` blocks of the CPU per job, with every block printed.
+// - `--inflight 1` (the default): on ONE connection, where the noise of 24 backends on two cores
+//   does not hide a 20 µs part; the backend's CPU from /proc (10 ms ticks: 10 µs a job at 1,000).
+// - `--inflight 24`: as an unbatched worker sends them, that many rounds in flight pipelined on
+//   `--connections` (default one per four, lib/db/lanes.ts); the whole server's CPU, which counts
+//   what contention adds and what a part costs other backends.
+// Not product code: a removed part is one the product needs; the point is what each costs.
+// Embedded PostgreSQL only (it reads /proc).
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { sql, type Query } from "drizzle-orm";
 import { closeDb, connect, type Pool } from "../lib/db/client";
-import { execute } from "../lib/db/drizzle";
+import { execute, pgError } from "../lib/db/drizzle";
 import { claimValues, type ClaimOptions } from "../lib/jobs/claim";
 import { workerRound } from "../lib/jobs/round";
 import type { ClaimedJob } from "../lib/jobs/types";
 import { moveValues, partsOf, plan } from "../lib/jobs/write";
 import { prefillJobscope } from "./generate";
 import { BENCH_QUEUE } from "./engines";
-import { benchServer, freshDb } from "./lib";
+import { benchServer, freshDb, pgCpuUs } from "./lib";
 
 type Variant = { name: string; edit?: (text: string) => string; before?: string; after?: string };
 
@@ -31,13 +35,18 @@ const cut = (from: string | RegExp, to: string) => (text: string) => {
 
 const VARIANTS: Variant[] = [
   { name: "the worker's statement" },
-  { name: "triggers off", before: "SET session_replication_role = replica", after: "SET session_replication_role = origin" },
+  {
+    // For every connection (a SET would reach one of a pool's): the statement's two tables' triggers.
+    name: "triggers off",
+    before: "ALTER TABLE jobs_live DISABLE TRIGGER USER; ALTER TABLE job_attempts DISABLE TRIGGER USER",
+    after: "ALTER TABLE jobs_live ENABLE TRIGGER USER; ALTER TABLE job_attempts ENABLE TRIGGER USER",
+  },
   {
     name: "no tenant check",
     before: "ALTER TABLE job_attempts DISABLE TRIGGER job_attempts_tenant_check",
     after: "ALTER TABLE job_attempts ENABLE TRIGGER job_attempts_tenant_check",
   },
-  { name: "no attempt row", edit: cut(/att AS \([\s\S]*?WHERE outcome IS NOT NULL\),/, "") },
+  { name: "no attempt row", edit: cut(/att AS \([\s\S]*?FROM moved WHERE [^\n]*IS NOT NULL\),/, "") },
   {
     name: "no lost-report answer",
     edit: cut(/\(SELECT array_agg\(id\) FROM i WHERE NOT EXISTS \(SELECT FROM moved m WHERE m\.id = i\.id\)\)/, "NULL::uuid[]"),
@@ -53,15 +62,24 @@ const VARIANTS: Variant[] = [
   },
 ];
 
-const { values: args } = parseArgs({ options: { block: { type: "string", default: "1000" }, reps: { type: "string", default: "4" } } });
+const { values: args } = parseArgs({
+  options: {
+    block: { type: "string", default: "1000" },
+    reps: { type: "string", default: "4" },
+    inflight: { type: "string", default: "1" },
+    connections: { type: "string" },
+  },
+});
 const BLOCK = Number(args.block);
 const REPS = Number(args.reps);
+const INFLIGHT = Math.max(1, Number(args.inflight));
+const CONNECTIONS = Math.max(1, Number(args.connections ?? Math.ceil(INFLIGHT / 4)));
 const WORKER = "w-parts";
 
 const server = await benchServer(".data/bench-parts-pg", () => {});
 try {
   const url = await freshDb(server.adminUrl, "bench_parts", { jobscope: true });
-  await prefillJobscope(url, BLOCK * (REPS + 1) * VARIANTS.length + 10);
+  await prefillJobscope(url, BLOCK * (REPS + 1) * VARIANTS.length + INFLIGHT + 10);
   const db: Pool = connect(url, { max: 1, genericPlans: true });
   // The worker's round statement, as lib/db/drizzle.ts `prepared()` hands it to the driver.
   const session = (db as unknown as { _: { session: { prepareQuery: (...a: unknown[]) => { execute: (v: unknown) => Promise<unknown> } } } })._
@@ -80,12 +98,49 @@ try {
   let held = (await workerRound(db, WORKER, [], claim, true)).claimed[0]!;
   held = (await workerRound(db, WORKER, [report(held)], claim, true)).claimed[0]!;
   const [key, query] = [...seen].find(([k]) => k.startsWith("jobscope_round_") && k.includes("m"))!;
-  const statements = VARIANTS.map((v, i) => prepare({ ...query, sql: v.edit ? v.edit(query.sql) : query.sql }, undefined, `parts_${i}`, false));
+  // The rounds run on `db` itself (one connection) or on a pool of CONNECTIONS, each variant
+  // prepared on it as its own statement.
+  const runner: Pool = INFLIGHT === 1 ? db : connect(url, { max: CONNECTIONS, genericPlans: true });
+  const onRunner =
+    INFLIGHT === 1 ? prepare : (runner as unknown as typeof db)._.session.prepareQuery.bind((runner as unknown as typeof db)._.session);
+  const statements = VARIANTS.map((v, i) => onRunner({ ...query, sql: v.edit ? v.edit(query.sql) : query.sql }, undefined, `parts_${i}`, false));
+  // One job held per round in flight, as a worker's slot holds the job its last round claimed.
+  const holds = [held];
+  while (holds.length < INFLIGHT) holds.push((await workerRound(db, WORKER, [], claim, true)).claimed[0]!);
   const { pid } = (await execute<{ pid: number }>(db, sql`SELECT pg_backend_pid() AS pid`))[0]!;
-  // utime + stime of the backend, in µs.
+  // CPU so far, in µs: the one backend's (utime + stime), or with rounds in flight the whole server's.
   const cpu = () => {
+    if (INFLIGHT > 1) return pgCpuUs()!;
     const f = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
     return (Number(f[11]) + Number(f[12])) * 10_000;
+  };
+  let deadlocks = 0;
+  const block = async (i: number) => {
+    let left = BLOCK;
+    const slot = async (h: number) => {
+      while (left > 0) {
+        left--;
+        const planned = plan([report(holds[h]!)]);
+        let rows;
+        try {
+          rows = (await statements[i]!.execute({ ...moveValues(planned, partsOf(planned, true)), ...claimValues(claim) })) as {
+            claimed: [string, string, string, string, number, ClaimedJob["state"], number, number, number][] | null;
+            lost: string[] | null;
+          }[];
+        } catch (e) {
+          // Rounds in flight side by side deadlock now and then (docs/benchmarks.md): PostgreSQL rolls
+          // one back, and it is sent again, as the worker's report path does.
+          if (pgError(e)?.code !== "40P01") throw e;
+          deadlocks++;
+          left++;
+          continue;
+        }
+        const c = rows[0]?.claimed?.[0];
+        if (!c || rows[0]!.lost?.length) throw new Error(`${VARIANTS[i]!.name}: the round did not apply its report or claimed nothing`);
+        holds[h] = { ...holds[h]!, id: c[0], state: c[5], attempt: c[6], stateVersion: c[8] };
+      }
+    };
+    await Promise.all(holds.map((_, h) => slot(h)));
   };
   const perJob = VARIANTS.map(() => [] as number[]);
   for (let rep = 0; rep <= REPS; rep++) {
@@ -96,26 +151,20 @@ try {
       await execute(db, sql`VACUUM jobs_live`);
       if (v.before) await execute(db, sql.raw(v.before));
       const c0 = cpu();
-      for (let k = 0; k < BLOCK; k++) {
-        const planned = plan([report(held)]);
-        const rows = (await statements[i]!.execute({ ...moveValues(planned, partsOf(planned, true)), ...claimValues(claim) })) as {
-          claimed: [string, string, string, string, number, ClaimedJob["state"], number, number, number][] | null;
-          lost: string[] | null;
-        }[];
-        const c = rows[0]?.claimed?.[0];
-        if (!c || rows[0]!.lost?.length) throw new Error(`${v.name}: the round did not apply its report or claimed nothing`);
-        held = { ...held, id: c[0], state: c[5], attempt: c[6], stateVersion: c[8] };
-      }
+      await block(i);
       const used = cpu() - c0;
       if (v.after) await execute(db, sql.raw(v.after));
       if (rep > 0) perJob[i]!.push(used / BLOCK);
     }
   }
+  if (runner !== db) await closeDb(runner);
+  if (deadlocks > 0) console.log(`${deadlocks} rounds sent again after a deadlock\n`);
   await closeDb(db);
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
   const base = median(perJob[0]!);
-  console.log(`## The one-job round's parts (\`${key}\`), one connection, ${BLOCK} jobs a block, ${REPS} blocks each after a warm-up\n`);
-  console.log("| variant | backend CPU µs / job (median) | vs the worker's | each block |");
+  const where = INFLIGHT === 1 ? "one connection" : `${INFLIGHT} in flight on ${CONNECTIONS} connections`;
+  console.log(`## The one-job round's parts (\`${key}\`), ${where}, ${BLOCK} jobs a block, ${REPS} blocks each after a warm-up\n`);
+  console.log(`| variant | ${INFLIGHT === 1 ? "backend" : "server"} CPU µs / job (median) | vs the worker's | each block |`);
   console.log("| --- | ---: | ---: | --- |");
   for (let i = 0; i < VARIANTS.length; i++) {
     const m = median(perJob[i]!);
