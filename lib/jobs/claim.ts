@@ -50,21 +50,26 @@ export const CLAIMED_COLUMNS = sql`id, tenant_id, type, queue, priority, state, 
  * over a small table, by cost.) It increments the attempt in the same UPDATE (the fencing token),
  * takes the lease and opens the attempt on the row.
  */
-export function claimCtes(opts: { withReports?: boolean; startsAll?: boolean; lean?: boolean; oneQueue?: boolean } = {}): SQL {
+export function claimCtes(opts: { withReports?: boolean; startsAll?: boolean; form?: ClaimForm } = {}): SQL {
   const ph = (name: string) => sql.placeholder(name);
   const at = sql`coalesce(${ph("claimAt")}::timestamptz, now())`;
-  if (opts.lean && opts.oneQueue && opts.startsAll)
+  const form = opts.form ?? "full";
+  if (form === "oneQueue") {
+    // Its picks are all started: it ranks none (a window function cannot sit beside FOR UPDATE).
+    if (!opts.startsAll) throw new Error("claimCtes: a one-queue claim starts all it claims");
     return sql`${leanOneQueue(ph, at)},
   ${claimedCte(ph, at)}`;
-  const queues = opts.lean
-    ? sql`
+  }
+  const queues =
+    form === "lean"
+      ? sql`
   -- Lean: one read of the settings; a capped queue gives nothing here, and the answer says so (CAPPED).
   open_queues AS MATERIALIZED (
     SELECT q.name, CASE WHEN s.concurrency_limit IS NULL THEN ${ph("limit")}::int ELSE 0 END AS room, s.concurrency_limit IS NOT NULL AS capped
       FROM mark, unnest(${ph("queues")}::text[]) AS q(name)
       LEFT JOIN queues s ON s.name = q.name
      WHERE mark.on = 'on' AND s.paused IS NOT TRUE),`
-    : sql`
+      : sql`
   -- The settings of the claimed queues. A capped queue's row is locked, and its count of slots
   -- taken read after the lock (FOR UPDATE returns the row's latest version): two workers
   -- cannot both take its last slot. Other queues' rows are only read.
@@ -91,7 +96,7 @@ export function claimCtes(opts: { withReports?: boolean; startsAll?: boolean; le
      ORDER BY p.priority, p.fair_tag, p.not_before, p.id
      LIMIT ${ph("limit")}::int),
   ${claimedCte(ph, at)}${
-    opts.lean
+    form === "lean"
       ? sql``
       : sql`,
   -- A capped queue counts the slots it gave out (the write path counts what comes back).
@@ -138,11 +143,23 @@ function claimedCte(ph: Ph, at: SQL): SQL {
     RETURNING l.id, l.tenant_id, l.type, l.queue, l.priority, l.state, l.attempt, l.max_attempts, l.state_version, l.params, l.created_at)`;
 }
 
+/**
+ * How a claim reads its queues' settings: `full` locks a capped queue's row and counts the slots it
+ * gives out; `lean` reads every queue's settings once and gives a capped queue nothing (ClaimOptions
+ * `lean`); `oneQueue` is a lean claim of a single queue that starts all it claims (`leanOneQueue`).
+ */
+export type ClaimForm = "full" | "lean" | "oneQueue";
+
+export function claimForm(opts: ClaimOptions, startsAll: boolean): ClaimForm {
+  if (opts.lean !== true) return "full";
+  return startsAll && opts.queues.length === 1 ? "oneQueue" : "lean";
+}
+
 /** Whether a queue the claim read is capped: a lean claim gave it nothing, a full one counted its slots. */
-export const CAPPED = (lean: boolean, oneQueue = false) =>
-  oneQueue && lean
+export const CAPPED = (form: ClaimForm) =>
+  form === "oneQueue"
     ? sql`EXISTS (SELECT FROM queues WHERE name = (${sql.placeholder("queues")}::text[])[1] AND concurrency_limit IS NOT NULL)`
-    : lean
+    : form === "lean"
       ? sql`EXISTS (SELECT FROM open_queues WHERE capped)`
       : sql`EXISTS (SELECT FROM capped)`;
 

@@ -3,7 +3,7 @@ import { PgDialect } from "drizzle-orm/pg-core";
 import { fillPlaceholders } from "drizzle-orm/sql";
 import { beforeAll, describe, expect, it } from "vitest";
 import { setupTestDb } from "../db/test-db";
-import { claim, claimCtes, claimValues } from "./claim";
+import { claim, claimCtes, claimValues, type ClaimForm } from "./claim";
 import { guardedWriteCtes, markCte, moveValues, partsOf, plan } from "./write";
 import { insertQueuedJobs } from "./direct-write";
 import { execute } from "../db/drizzle";
@@ -81,7 +81,7 @@ function quadratic(root: PlanNode): string[] {
     .map((n) => `${label(n.Plans![0]!)} × ${label(n.Plans![1]!)}`);
 }
 
-async function roundPlan(batch: number, generic: boolean, worker = false, lean = worker, oneQueue = lean) {
+async function roundPlan(batch: number, generic: boolean, worker = false, form: ClaimForm = worker ? "oneQueue" : "full") {
   const queue = `plans-${batch}-${generic ? "g" : "c"}`;
   await insertQueuedJobs(t.pool, { n: batch * 2, queue });
   const held = await claim(t.pool, { workerId: "w", queues: [queue], limit: batch, startNow: batch });
@@ -96,8 +96,8 @@ async function roundPlan(batch: number, generic: boolean, worker = false, lean =
   const parts = partsOf(plan(moves), worker);
   const q = dialect.sqlToQuery(
     // `worker`: as the worker's round builds it (lib/jobs/round.ts), starting every job it claims
-    // (`lean` while none of its queues is capped).
-    sql`WITH ${markCte}, ${guardedWriteCtes(parts, { countsSlots: !worker })}, ${claimCtes({ withReports: worker, startsAll: worker, lean, oneQueue })} SELECT (SELECT count(*) FROM moved) + (SELECT count(*) FROM claimed)`,
+    // (`form`: lean while none of its queues is capped, of one queue here).
+    sql`WITH ${markCte}, ${guardedWriteCtes(parts, { countsSlots: !worker })}, ${claimCtes({ withReports: worker, startsAll: worker, form })} SELECT (SELECT count(*) FROM moved) + (SELECT count(*) FROM claimed)`,
   );
   const params = fillPlaceholders(q.params, {
     ...moveValues(plan(moves), parts),
@@ -159,7 +159,7 @@ describe("the worker's round statement", () => {
     expect(all.filter((n) => n["Node Type"] === "WindowAgg" || n["Node Type"] === "Sort")).toEqual([]);
     expect(all.filter((n) => n["Index Name"] === "jobs_live_claim_idx")).toHaveLength(1);
     // Several queues: their list is unnested and each read in turn.
-    const several = nodes(await roundPlan(1, true, true, true, false));
+    const several = nodes(await roundPlan(1, true, true, "lean"));
     expect(several.filter((n) => n["Node Type"] === "Function Scan").map((n) => n["Function Name"])).toEqual(["unnest"]);
     // A batch keeps its arrays (a batched worker's lone report too) and a claim without `startsAll` ranks its picks.
     const lone = nodes(await roundPlan(1, true));
@@ -173,10 +173,18 @@ describe("the worker's round statement", () => {
   // of them: no lock on a queue's row, no count of slots (ClaimOptions `lean`).
   it("reads the queues' settings once and updates none of them while no queue is capped (lean), and counts slots otherwise", async () => {
     const onQueues = (p: PlanNode) => nodes(p).filter((n) => n["Relation Name"] === "queues");
-    const lean = onQueues(await roundPlan(1, true, true));
-    expect(lean.filter((n) => n["Node Type"] === "ModifyTable")).toEqual([]);
-    expect(lean.filter((n) => n["Node Type"] !== "ModifyTable")).toHaveLength(1);
-    const full = onQueues(await roundPlan(1, true, true, false));
+    for (const form of ["oneQueue", "lean"] as const) {
+      const lean = onQueues(await roundPlan(1, true, true, form));
+      expect(
+        lean.filter((n) => n["Node Type"] === "ModifyTable"),
+        form,
+      ).toEqual([]);
+      expect(
+        lean.filter((n) => n["Node Type"] !== "ModifyTable"),
+        form,
+      ).toHaveLength(1);
+    }
+    const full = onQueues(await roundPlan(1, true, true, "full"));
     expect(full.filter((n) => n["Node Type"] === "ModifyTable").map((n) => n["Operation"])).toEqual(["Update"]);
   });
 });

@@ -59,7 +59,7 @@ describe("a capped queue's count of slots taken", () => {
     expect(freed.claimed).toHaveLength(1);
   });
 
-  // An unbatched worker of one queue claims it directly (claimCtes `oneQueue`): the same answers.
+  // An unbatched worker of one queue claims it directly (ClaimForm `oneQueue`): the same answers.
   it("a lean claim of one queue takes nothing from it while it is paused or capped, and says when it is capped", async () => {
     const queue = `one-lean-${Math.random().toString(36).slice(2, 7)}`;
     for (let i = 0; i < 3; i++) await submit(queue);

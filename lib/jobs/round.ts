@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { prepared } from "../db/drizzle";
-import { CAPPED, CLAIMED_COLUMNS, claimCtes, claimValues, type ClaimOptions } from "./claim";
+import { CAPPED, CLAIMED_COLUMNS, claimCtes, claimForm, claimValues, type ClaimForm, type ClaimOptions } from "./claim";
 import type { BatchItem } from "./complete";
 import type { ClaimedJob } from "./types";
 import { guardedWriteCtes, markCte, moveValues, notifyQueued, partsKey, partsOf, plan, type Moved } from "./write";
@@ -15,6 +15,9 @@ export type RoundResult = {
   /** A queue the claim read has a cap (a lean claim gave it nothing: ClaimOptions `lean`). */
   capped: boolean;
 };
+
+/** A claim form's part of the round statement's name. */
+const FORM_KEY: Record<ClaimForm, string> = { full: "", lean: "l", oneQueue: "l1" };
 
 /** A claimed job as the round's answer carries it: the claim's columns in `CLAIMED_COLUMNS` order. */
 type ClaimedTuple = [string, string, string, string, number, ClaimedJob["state"], number, number, number, unknown, string];
@@ -48,10 +51,8 @@ export async function workerRound(
   const writes = partsOf(planned, oneAtATime);
   // The worker starts every job it claims: its claim then ranks none of them (claimCtes, `startsAll`).
   const startsAll = wantClaim && (claim.startNow ?? 0) >= claim.limit;
-  const lean = wantClaim && claim.lean === true;
-  // A lean claim of one queue reads it directly (claimCtes `oneQueue`).
-  const oneQueue = lean && startsAll && claim.queues.length === 1;
-  const key = `jobscope_round_${wantClaim ? `${lean ? "l" : ""}${oneQueue ? "1" : ""}${startsAll ? "C" : "c"}` : ""}${planned.length > 0 ? `m${partsKey(writes)}` : ""}`;
+  const form = wantClaim ? claimForm(claim, startsAll) : "full";
+  const key = `jobscope_round_${wantClaim ? `${FORM_KEY[form]}${startsAll ? "C" : "c"}` : ""}${planned.length > 0 ? `m${partsKey(writes)}` : ""}`;
   const statement = prepared<{ claimed: ClaimedTuple[] | null; lost: string[] | null; notified: number; capped: boolean | null }>(client, key, () => {
     const ctes = [markCte];
     if (planned.length > 0) {
@@ -60,7 +61,7 @@ export async function workerRound(
       // a report of a job whose queue was capped since is counted by the supervisor's re-count.
       ctes.push(guardedWriteCtes(writes, { countsSlots: !wantClaim }));
     }
-    if (wantClaim) ctes.push(claimCtes({ withReports: planned.length > 0, startsAll, lean, oneQueue }));
+    if (wantClaim) ctes.push(claimCtes({ withReports: planned.length > 0, startsAll, form }));
     // The claim first: PostgreSQL evaluates the select list in order, so the claim reads the claim
     // index right after the statement's snapshot is taken, before the reports' writes. Another
     // pipeline's claim that commits in between is the only one whose jobs this claim can still see
@@ -71,7 +72,7 @@ export async function workerRound(
     const claimed = wantClaim ? sql`(SELECT json_agg(json_build_array(${CLAIMED_COLUMNS})) FROM claimed)` : sql`NULL::json`;
     const lost = planned.length > 0 ? sql`(SELECT array_agg(id) FROM i WHERE NOT EXISTS (SELECT FROM moved m WHERE m.id = i.id))` : sql`NULL::uuid[]`;
     const notified = planned.length > 0 ? notifyQueued(writes) : sql`0`;
-    const capped = wantClaim ? CAPPED(lean, oneQueue) : sql`NULL::boolean`;
+    const capped = wantClaim ? CAPPED(form) : sql`NULL::boolean`;
     return sql`WITH ${sql.join(ctes, sql`, `)} SELECT ${claimed} AS claimed, ${lost} AS lost, ${notified} AS notified, ${capped} AS capped`;
   });
   // Object.assign, not a spread into a literal: V8 copied the two objects key by key, about 9 µs a
