@@ -9,7 +9,7 @@ export type Picked = { db: Db; done: (error?: unknown) => void };
 /**
  * A few connections reserved from a pool, each carrying several statements at once (postgres.js
  * pipelines the statements sent on one connection: the server runs them back to back, with no
- * round trip between them). An unbatched worker sends one statement per job from each of its slots;
+ * round trip between them; on a reserved connection only as patched, patches/README.md). An unbatched worker sends one statement per job from each of its slots;
  * on one connection per slot, 24 backends contend on two cores for the same few rows and index pages,
  * and PostgreSQL spent about half as much CPU per job again as on six pipelined connections
  * (docs/decisions.md, "One-job rounds on a few pipelined connections").
