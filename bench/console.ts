@@ -4,7 +4,7 @@
 // `jobscope_app` role, as in production.
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { loadJobs } from "../app/jobs/load";
@@ -54,11 +54,19 @@ async function timeRuns(n: number, run: (i: number) => Promise<void>): Promise<{
 export async function buildConsole(log: (s: string) => void, databaseUrl: string) {
   if (!buildNeeded(DIST_DIR)) return;
   log(`building the console into ${DIST_DIR} (next build)…`);
-  // Awaited, not spawnSync: the bench's embedded server logs through this process (lib/run-child.ts).
-  const code = await runChild(process.execPath, ["node_modules/next/dist/bin/next", "build"], {
-    // The layout reads the database while pages prerender: the build needs one.
-    env: { ...process.env, NODE_ENV: "production", JOBSCOPE_DIST_DIR: DIST_DIR, DATABASE_URL: databaseUrl },
-  });
+  // `next build` adds its dist dir's generated types to tsconfig.json's `include`: the bench's
+  // build leaves the checkout's tsconfig as it found it.
+  const tsconfig = readFileSync("tsconfig.json", "utf8");
+  let code;
+  try {
+    // Awaited, not spawnSync: the bench's embedded server logs through this process (lib/run-child.ts).
+    code = await runChild(process.execPath, ["node_modules/next/dist/bin/next", "build"], {
+      // The layout reads the database while pages prerender: the build needs one.
+      env: { ...process.env, NODE_ENV: "production", JOBSCOPE_DIST_DIR: DIST_DIR, DATABASE_URL: databaseUrl },
+    });
+  } finally {
+    writeFileSync("tsconfig.json", tsconfig);
+  }
   if (code !== 0) throw new Error("next build failed");
 }
 
