@@ -92,7 +92,9 @@ describe("the integrity check", () => {
   it("is incremental: each stored check starts where the last one ended and reads the jobs submitted, moved or with an attempt ended since", async () => {
     const first = await runIncrementalCheck(t.pool, { actor: "test", lagMs: 0 });
     expect(first.jobsChecked).toBeGreaterThan(0);
-    const check = () => runIncrementalCheck(t.pool, { actor: "test", lagMs: 0 });
+    // A window ends at the database's now() as a JavaScript Date, to the millisecond; a write in the
+    // same millisecond (microseconds later than the end) would fall in the next window. 5 ms first.
+    const check = () => new Promise((r) => setTimeout(r, 5)).then(() => runIncrementalCheck(t.pool, { actor: "test", lagMs: 0 }));
     // Submitted: found by its catalog row.
     const fresh = await newJob(t.pool);
     const second = await check();
