@@ -41,7 +41,11 @@ export const PROFILES = {
     supervisor: false,
   },
   quick: {
-    batchedJobs: 10_000,
+    // Batched burns of 100,000 jobs in every run, not sized from a warm-up: below about 100,000 rows
+    // PostgreSQL plans graphile-worker's claim with a sequential scan of its jobs table (a hash join;
+    // 18–20 µs of PostgreSQL CPU per job against 11–12 through its primary key), so a run's count
+    // chose its regime (docs/benchmarks.md). At 100,000 it takes the primary key: its faster one.
+    batchedJobs: 100_000,
     singleJobs: 3000,
     pairs: 5,
     pgboss: true,
@@ -54,7 +58,7 @@ export const PROFILES = {
     supervisor: true,
   },
   full: {
-    batchedJobs: 20_000,
+    batchedJobs: 100_000,
     singleJobs: 4000,
     pairs: 5,
     pgboss: true,
