@@ -41,7 +41,8 @@ export const PROFILES = {
     supervisor: false,
   },
   quick: {
-    // Batched burns of 100,000 jobs in every run, not sized from a warm-up: below about 100,000 rows
+    // Batched burns of 100,000 jobs in every run on this machine (more only where a warm-up would
+    // finish that in under MIN_BURN_SECONDS), rather than sized from a warm-up: below about 100,000 rows
     // PostgreSQL plans graphile-worker's claim with a sequential scan of its jobs table (a hash join;
     // 18–20 µs of PostgreSQL CPU per job against 11–12 through its primary key), so a run's count
     // chose its regime (docs/benchmarks.md). At 100,000 it takes the primary key: its faster one.
