@@ -6,6 +6,8 @@ import { Logger, makeWorkerUtils, run as runGraphile, runMigrations } from "grap
 import PgBoss from "pg-boss";
 import { closeDb, connect } from "../lib/db/client";
 import { enqueue } from "../lib/jobs/enqueue";
+import { workerRound } from "../lib/jobs/round";
+import type { ClaimedJob } from "../lib/jobs/types";
 import { silentLogger } from "../lib/worker/log";
 import { createWorker } from "../lib/worker/worker";
 import { prefillJobscope } from "./generate";
@@ -130,6 +132,55 @@ export async function burnJobscope(
       finished: async () => done,
       async stop() {
         await worker.stop();
+        await closeDb(db);
+      },
+    },
+    () => keptJobscope(url),
+  );
+}
+
+/**
+ * Jobscope's worker round (lib/jobs/round.ts), every guard and trigger on, sent by a bare loop: each
+ * of `pipelines` statements reports the finish of up to `maxBatch` jobs claimed earlier and claims
+ * as many, as a batched worker's rounds do, with no handlers, leases, slots or timers. Not a
+ * product: next to Jobscope's burn in the same run it shows what the worker's runtime costs, next
+ * to the skeleton's what the guards and the round's answer cost (docs/benchmarks.md).
+ */
+export async function burnRoundsAlone(url: string, n: number, label: string, opts = { pipelines: 2, maxBatch: 500 }): Promise<Burn> {
+  const db = connect(url, { max: opts.pipelines + 1, appName: "bench-rounds", genericPlans: true });
+  const workerId = "bench-rounds";
+  const actor = { kind: "worker", id: workerId } as const;
+  const { all } = burnJobs(n);
+  let done = 0;
+  const held: ClaimedJob[] = [];
+  const pipeline = async () => {
+    while (done < all) {
+      const reports = held.splice(0, opts.maxBatch).map((j) => ({
+        jobId: j.id,
+        event: "finish" as const,
+        actor,
+        attempt: j.attempt,
+        expected: { state: j.state, version: j.stateVersion },
+      }));
+      const want = Math.max(0, Math.min(opts.maxBatch, 2 * opts.maxBatch - held.length));
+      const r = await workerRound(db, workerId, reports, want > 0 ? { workerId, queues: [BENCH_QUEUE], limit: want, startNow: want } : null);
+      // Nothing else moves these jobs: a finish that did not apply is a bug, not a retry.
+      if (r.reports.some((x) => x === null)) throw new Error("a finish of the bare rounds did not apply");
+      done += reports.length;
+      held.push(...r.claimed);
+      if (reports.length === 0 && r.claimed.length === 0) await sleep(1);
+    }
+  };
+  let running: Promise<unknown> = Promise.resolve();
+  return measure(
+    url,
+    label,
+    n,
+    {
+      start: async () => void (running = Promise.all(Array.from({ length: opts.pipelines }, pipeline))),
+      finished: async () => done,
+      async stop() {
+        await running;
         await closeDb(db);
       },
     },

@@ -14,7 +14,17 @@ import { closeDb, connect } from "../lib/db/client";
 import { HEARTBEAT_STATES } from "../lib/fsm/table";
 import { createSupervisor } from "../lib/supervisor/supervisor";
 import { measureConsole, measureConsoleLib, signIn, startConsole, WARMUP, type Timing } from "./console";
-import { burnGraphile, burnJobs, burnJobscope, burnPgBoss, pickupGraphile, pickupJobscope, pickupPgBoss, type Burn } from "./engines";
+import {
+  burnGraphile,
+  burnJobs,
+  burnJobscope,
+  burnPgBoss,
+  burnRoundsAlone,
+  pickupGraphile,
+  pickupJobscope,
+  pickupPgBoss,
+  type Burn,
+} from "./engines";
 import { drizzleOverhead, runFactors, type Factor } from "./factors";
 import { checkSample, generate, prefillJobscope } from "./generate";
 import { benchServer, checkpoint, dropDb, fmt, freshDb, mb, pct, sizes, sleep, triggersOff, waitUntil } from "./lib";
@@ -181,12 +191,26 @@ export async function runBench(profile: Profile, only?: Set<string>): Promise<Re
       });
       const n = p.batchedJobs;
       const batched = [jobscopeBurn(true, "Jobscope, batched"), graphileBurn(true, "graphile-worker 0.17.3, local queue + batched completion")];
-      if (p.pairs > 1) batched.push(skeletonBurn("skeleton: the tables alone, two claims in flight"));
+      if (p.pairs > 1) {
+        batched.push(skeletonBurn("skeleton: the tables alone, two claims in flight"));
+        // The product's statement without its runtime: between the skeleton and the product, it says
+        // which side of the runtime the gap to the skeleton is on.
+        batched.push({
+          label: "Jobscope's rounds alone: every guard, no handlers (not a product)",
+          run: async (jobs) => {
+            const url = await fresh(true);
+            await prefillJobscope(url, burnJobs(jobs).all);
+            return burnRoundsAlone(url, jobs, "Jobscope's rounds alone");
+          },
+        });
+      }
       const b = await pairs(batched, n, p.pairs, burn, log);
       r.throughput.push(...b.medians);
       r.ratios["batched: Jobscope / graphile-worker"] = b.ratio(0)!;
       const skeleton = b.ratio(2);
       if (skeleton) r.ratios["batched: skeleton (the tables alone) / graphile-worker"] = skeleton;
+      const alone = b.ratio(3);
+      if (alone) r.ratios["batched: Jobscope's rounds alone (no runtime) / graphile-worker"] = alone;
       if (p.pgboss) {
         const pb = await burn("pg-boss", async () =>
           burnPgBoss(await fresh(false), n, { concurrency: CONCURRENCY, batchSize: 20, label: "pg-boss 10.4.2, batchSize 20 × 24 workers" }),
