@@ -81,6 +81,34 @@ describe("the claim checker catches false claims", () => {
   });
 });
 
+describe("the claim checker on a replay", () => {
+  it("names the operator who gave a job up before its replay, and reports the claim that leaves them out or names another", async () => {
+    const h = await new History(t.pool, Date.now() - 4 * 60 * MIN).submit(
+      { tenantId: "acme", type: "report.generate", params: { report: "daily_usage", period: "2026-11" } },
+      api,
+    );
+    await h.run("w-chk-r", 2 * SEC);
+    await h.fail(5 * SEC, { class: "UpstreamTimeout", message: "timed out" }, 60 * MIN, true);
+    await h.step("abandon", 30 * MIN, OPERATOR);
+    await h.step("replay", 3 * 60 * MIN, { kind: "operator", id: "operator@jobscope.local" });
+    const { explanation, words } = await staffOf(h.id);
+    expect(words.summary).toMatch(
+      /It had been given up by ops@jobscope\.dev \(operator\) at \d\d:\d\d UTC while it was waiting to retry, after attempt 1 failed/,
+    );
+    expect(await checkExplanation(t.pool, h.id, explanation)).toEqual([]);
+    const replay = (c: Claim) => c.kind === "decision" && c.event === "replay";
+    const mutate = async (f: (c: Claim & { kind: "decision" }) => Claim) =>
+      kinds(
+        await checkExplanation(t.pool, h.id, {
+          ...explanation,
+          claims: explanation.claims.map((c) => (replay(c) ? f(c as Claim & { kind: "decision" }) : c)),
+        }),
+      );
+    expect(await mutate((c) => ({ ...c, endedBy: null }))).toContain("decision");
+    expect(await mutate((c) => ({ ...c, endedBy: { ...c.endedBy!, by: { kind: "tenant", id: "dana@acme.example" } } }))).toContain("decision");
+  });
+});
+
 describe("the claim checker on live histories", () => {
   it("finds no false claim in any job of a live demo with its faults (poison crashes, timeouts, pauses, a limit, people acting) nor in the seeded histories, and no tenant reads what is not theirs", async () => {
     await seedDemo(t.pool, { jobs: 150 });

@@ -4,7 +4,7 @@ import { TERMINAL_STATES, type ActorKind, type JobEvent, type JobState, type Run
 import { sizeParamOf } from "../jobs/job-types";
 import { CRASH_WINDOW_MS, heldUntilOf, outranks, POISON_CRASHES, POISON_ERROR_CLASS, REPEAT_CRASHES, WORKER_LOST_CLASS } from "../jobs/poison";
 import { PHASES, type CauseKind, type Claim, type ClaimOf, type Explanation, type Phase } from "./claims";
-import { mayLead } from "./explain";
+import { mayLead, PEOPLE } from "./explain";
 import { AHEAD_SCAN, BASELINE_SAMPLE, BASELINE_SCAN } from "./context";
 import { sql } from "drizzle-orm";
 import { execute } from "../db/drizzle";
@@ -249,6 +249,19 @@ export async function checkExplanation(db: Db, jobId: string, ex: Explanation, f
           const a = f.attempts.find((x) => x.attempt === c.ended!.attempt);
           if (!a || a.outcome !== c.ended.outcome || a.errorClass !== c.ended.errorClass)
             bad(c.kind, `attempt ${c.ended.attempt} did not end ${c.ended.outcome} (${c.ended.errorClass})`);
+        }
+        if (c.event === "replay") {
+          // What ended the job: the move just before the replay, when a person's, named as it is logged.
+          const k = f.log.find((x) => x.stateVersion === e.stateVersion - 1 && PEOPLE.has(x.actorKind));
+          const by = c.endedBy ?? null;
+          if (!k !== !by)
+            bad(c.kind, k ? `it leaves out the ${k.event} by ${k.actorKind} ${k.actorId} that ended the job` : "no person ended the job before it");
+          else if (
+            k &&
+            by &&
+            (k.event !== by.event || k.actorKind !== by.by.kind || k.actorId !== by.by.id || k.at.getTime() !== by.at || k.fromState !== by.from)
+          )
+            bad(c.kind, `the move before it was a ${k.event} by ${k.actorKind} ${k.actorId}, not a ${by.event} by ${by.by.kind} ${by.by.id}`);
         }
         break;
       }

@@ -72,8 +72,10 @@ export type Claim =
       from: JobState;
       attempt: number;
       maxAttempts: number;
-      /** A replay: how the attempt before it had ended (what killed the job). */
+      /** A replay: how the attempt before it had ended. */
       ended?: { attempt: number; outcome: RunOutcome; errorClass: string | null; errorMessage: string | null } | null;
+      /** A replay: the person's move that ended the job, when one did (given up during its backoff), rather than an attempt's end. */
+      endedBy?: { event: JobEvent; by: Who; at: number; from: JobState } | null;
     }
   /** Worker deaths blamed on this job (lib/jobs/poison.ts), and the other jobs they took down. */
   | { kind: "crashed_workers"; crashes: number; tookDown: number | null; poison: boolean }

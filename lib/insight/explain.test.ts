@@ -272,6 +272,23 @@ describe("the ten kinds of wrong sentence seen on live histories", () => {
     expect(summary).not.toMatch(/none|0ms/);
   });
 
+  it("a job an operator gave up during its backoff, then replayed, says who gave it up, not that its attempt killed it", () => {
+    const h = new H({ maxAttempts: 3 })
+      .run(SEC, "w-1")
+      .fail(5 * SEC)
+      .operator(30 * MIN, "abandon", "dead")
+      .operator(3 * 60 * MIN, "replay", "queued", "operator@jobscope.local");
+    const { ex, summary } = h.words();
+    expect(ex.cause).toBe("dead");
+    expect(summary).toMatch(
+      /^Slow because it stayed dead for 3h of its 3h 30m so far, until operator@jobscope\.local \(operator\) replayed it at 11:30 UTC\. It had been given up by ops@jobscope\.dev \(operator\) at 08:30 UTC while it was waiting to retry, after attempt 1 failed with UpstreamTimeout: POST \/sync timed out\./,
+    );
+    expect(summary).not.toMatch(/It had died/);
+    expect(h.words({}, "tenant").summary).toMatch(
+      /It had been stopped by an operator at 08:30 UTC while it was waiting to retry, after its first try failed/,
+    );
+  });
+
   it("says who paused the job itself", () => {
     const h = new H()
       .run(SEC, "w-1")

@@ -81,8 +81,8 @@ export const mayLead = (kind: CauseKind, ms: number, totalMs: number): boolean =
   kind === "slow_run" || ms >= Math.max(NAMED_FLOOR_MS, MINOR_SHARE * totalMs);
 /** The crashes blamed on a job from which they lead its explanation, whatever else it cost. */
 const CRASHES_LEAD = 2;
-/** Who makes a decision the explanation names: people, and tenants' API keys. */
-const PEOPLE = new Set<ActorKind>(["operator", "tenant", "api"]);
+/** Who makes a decision the explanation names: people, and tenants' API keys (lib/insight/check.ts reads it too). */
+export const PEOPLE: ReadonlySet<ActorKind> = new Set<ActorKind>(["operator", "tenant", "api"]);
 const DECISIONS = new Set<JobEvent>(["abandon", "cancel", "replay", "pause", "resume", "retry"]);
 /** Waits that follow a lost attempt: the time to be handed out again is part of what the loss cost. */
 const REQUEUES = new Set<JobEvent>(["reclaim", "rescue"]);
@@ -276,6 +276,7 @@ export function explain(job: ExplainJob, runs: readonly ExplainRun[], events: re
   let max = submittedMax(events) ?? job.maxAttempts;
   const decisions: ClaimOf<"decision">[] = [];
   let from: JobState | null = null;
+  let last: { e: ExplainEvent; from: JobState | null } | null = null;
   for (const e of [...events].sort((a, b) => a.stateVersion - b.stateVersion)) {
     const t = from ? findTransition(from, e.event) : undefined;
     if (e.event === "replay") max = Math.max(max, e.attempt + 1);
@@ -285,6 +286,12 @@ export function explain(job: ExplainJob, runs: readonly ExplainRun[], events: re
       const ended = before?.outcome
         ? { attempt: before.attempt, outcome: before.outcome, errorClass: before.errorClass, errorMessage: before.errorMessage ?? null }
         : null;
+      // What put the job where the replay found it: a person's move (given up during its backoff)
+      // when the move just before the replay was one, else its last attempt's end.
+      const endedBy =
+        e.event === "replay" && last?.from && PEOPLE.has(last.e.actorKind)
+          ? { event: last.e.event, by: { kind: last.e.actorKind, id: last.e.actorId }, at: last.e.at.getTime(), from: last.from }
+          : null;
       decisions.push(
         add({
           kind: "decision",
@@ -294,10 +301,11 @@ export function explain(job: ExplainJob, runs: readonly ExplainRun[], events: re
           from,
           attempt: e.attempt,
           maxAttempts: max,
-          ...(e.event === "replay" ? { ended } : {}),
+          ...(e.event === "replay" ? { ended, endedBy } : {}),
         }),
       );
     }
+    last = { e, from };
     from = e.toState;
   }
 

@@ -167,7 +167,7 @@ function leadSentence(ex: Explanation, lead: Claim | null, job: RenderJob, w: Wo
     }
     case "dead": {
       const replay = lead?.kind === "decision" ? lead : null;
-      const died = replay?.ended ? ` It had ${w.tenant ? "stopped" : "died"} ${endedWords(replay.ended, w)}.` : "";
+      const died = replay ? diedWords(replay, w) : "";
       return replay
         ? `Slow because it stayed ${w.tenant ? "stopped" : "dead"} for ${d(ex.phases.dead)} of its ${of}, until ${w.who(replay.by)} ${w.tenant ? "restarted" : "replayed"} it at ${w.clock(replay.at)}.${died}`
         : `Slow because it stayed ${w.tenant ? "stopped" : "dead"} for ${d(ex.phases.dead)} of its ${of}.`;
@@ -358,6 +358,17 @@ function turnWords(ex: Explanation, w: Words): string | null {
     parts.push(`${n} submitted after it ${skipped.n === 1 ? "was" : "were"} started first${why.length ? ` (${why.join(", ")})` : ""}`);
   }
   return parts.length ? parts.join("; ") : null;
+}
+
+/** How a replayed job had ended: a person's give-up or cancel (and the attempt before it), else its last attempt's end. */
+function diedWords(c: ClaimOf<"decision">, w: Words): string {
+  const after = c.ended ? endedWords(c.ended, w) : null;
+  const by = c.endedBy;
+  if (by && (by.event === "abandon" || by.event === "cancel")) {
+    const how = by.event === "cancel" ? "cancelled" : w.tenant ? "stopped" : "given up";
+    return ` It had been ${how} by ${w.who(by.by)} at ${w.clock(by.at)} while it was ${w.stateWords(by.from)}${after ? `, ${after}` : ""}.`;
+  }
+  return after ? ` It had ${w.tenant ? "stopped" : "died"} ${after}.` : "";
 }
 
 /** How the attempt before a replay ended. */
