@@ -181,28 +181,28 @@ export async function runBench(profile: Profile, only?: Set<string>): Promise<Re
         label,
         run: async (jobs) => burnGraphile(await fresh(false), jobs, { concurrency: CONCURRENCY, batch, label }),
       });
-      const skeletonBurn = (label: string, opts?: { perStatement: number; pipelines: number; connections?: number }): Contender => ({
+      // A contender whose burn starts from a queue prefilled with Jobscope's jobs.
+      const prefilled = (label: string, burnOn: (url: string, jobs: number) => Promise<Burn>): Contender => ({
         label,
         run: async (jobs) => {
           const url = await fresh(true);
           await prefillJobscope(url, burnJobs(jobs).all);
-          return burnSkeleton(url, jobs, label, opts);
+          return burnOn(url, jobs);
         },
       });
+      const skeletonBurn = (label: string, opts?: { perStatement: number; pipelines: number; connections?: number }) =>
+        prefilled(label, (url, jobs) => burnSkeleton(url, jobs, label, opts));
       const n = p.batchedJobs;
       const batched = [jobscopeBurn(true, "Jobscope, batched"), graphileBurn(true, "graphile-worker 0.17.3, local queue + batched completion")];
       if (p.pairs > 1) {
         batched.push(skeletonBurn("skeleton: the tables alone, two claims in flight"));
-        // The product's statement without its runtime: between the skeleton and the product, it says
-        // which side of the runtime the gap to the skeleton is on.
-        batched.push({
-          label: "Jobscope's rounds alone: every guard, no handlers (not a product)",
-          run: async (jobs) => {
-            const url = await fresh(true);
-            await prefillJobscope(url, burnJobs(jobs).all);
-            return burnRoundsAlone(url, jobs, "Jobscope's rounds alone");
-          },
-        });
+        // The product's round statement without its runtime: its gap to the skeleton is what the guards
+        // and the answer cost, its gap to the product what the runtime costs.
+        batched.push(
+          prefilled("Jobscope's rounds alone: every guard, no handlers (not a product)", (url, jobs) =>
+            burnRoundsAlone(url, jobs, "Jobscope's rounds alone"),
+          ),
+        );
       }
       const b = await pairs(batched, n, p.pairs, burn, log);
       r.throughput.push(...b.medians);
