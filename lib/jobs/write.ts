@@ -306,12 +306,40 @@ export const partsKey = (p: WriteParts): string =>
   (p.shape !== null ? `_s${p.shape}` : "") +
   (p.one ? "_1" : "");
 
+/** The shape's columns `moved` carries when a batch has several shapes (att and log read them). */
+const CARRIED_SHAPE_COLUMNS = ["event", "exp_state", "actor_kind", "outcome", "on_attempt", "nb_rule"] as const;
+/** The optional columns att and log read from `moved` (when the batch sends them). */
+const CARRIED_OPTIONAL = ["retryAt", "errorClass", "errorMessage", "errorStack", "result", "payload"] as const;
+
+/**
+ * `moved`'s columns of the job after its move, as the update, the delete and the replay's insert
+ * return them (TO_STATE: the shape's state after the move). `full`: read only by applyMoves's answer.
+ */
+const MOVED_ROW: { name: string; upd: string; del: string; rep: string; full?: true }[] = [
+  { name: "id", upd: "l.id", del: "l.id", rep: "id" },
+  { name: "tenant_id", upd: "l.tenant_id", del: "l.tenant_id", rep: "tenant_id" },
+  { name: "queue", upd: "l.queue", del: "l.queue", rep: "queue" },
+  { name: "state", upd: "l.state", del: "TO_STATE", rep: "state" },
+  { name: "attempt", upd: "l.attempt", del: "l.attempt", rep: "attempt" },
+  { name: "max_attempts", upd: "l.max_attempts", del: "l.max_attempts", rep: "max_attempts" },
+  { name: "state_version", upd: "l.state_version", del: "l.state_version + 1", rep: "state_version" },
+  { name: "lease_owner", upd: "l.lease_owner", del: "NULL::text", rep: "NULL::text", full: true },
+  { name: "heartbeat_at", upd: "l.heartbeat_at", del: "NULL::timestamptz", rep: "NULL::timestamptz", full: true },
+  { name: "not_before", upd: "l.not_before", del: "NULL::timestamptz", rep: "not_before", full: true },
+  { name: "updated_at", upd: "l.updated_at", del: "i.at", rep: "updated_at", full: true },
+  { name: "finished_at", upd: "NULL::timestamptz", del: "i.at", rep: "NULL::timestamptz", full: true },
+  { name: "run_worker", upd: "l.run_worker", del: "l.run_worker", rep: "NULL::text" },
+  { name: "run_claimed_at", upd: "l.run_claimed_at", del: "l.run_claimed_at", rep: "NULL::timestamptz" },
+  { name: "run_started_at", upd: "l.run_started_at", del: "l.run_started_at", rep: "NULL::timestamptz" },
+  { name: "run_version", upd: "l.run_version", del: "l.run_version", rep: "NULL::int" },
+];
+
 /**
  * The CTEs of the guarded write (named shapes, i, and of upd, del, rep, att, log those in `parts`, and
  * moved), to be placed after `markCte` in a WITH list; their values are `moveValues(planned)`.
  * `moved` holds every applied move.
  */
-export function guardedWriteCtes(parts: WriteParts, opts: { countsSlots?: boolean } = {}): SQL {
+export function guardedWriteCtes(parts: WriteParts, opts: { countsSlots?: boolean; answersRows?: boolean } = {}): SQL {
   const sent = sentColumns(parts);
   const one = parts.shape === null ? null : SHAPES[parts.shape]!;
   // A shape's column, as `from` reads it: with one shape for the whole batch, its value written as a
@@ -319,17 +347,38 @@ export function guardedWriteCtes(parts: WriteParts, opts: { countsSlots?: boolea
   // attempts-left branches, its attempt row the CASEs); with several, joined into i from the shapes'
   // list. A one-job round spent 8–26 µs less PostgreSQL CPU (docs/decisions.md, "One job per statement").
   const shapeValues = one ? new Map(SHAPE_COLUMNS(one)) : null;
-  const sv = (name: string, from = "i.") => sql.raw(shapeValues ? shapeValues.get(name)! : `${from}${name}`);
+  const shapeText = (name: string, from = "i.") => (shapeValues ? shapeValues.get(name)! : `${from}${name}`);
+  const sv = (name: string, from = "i.") => sql.raw(shapeText(name, from));
   // An optional column, as `from` reads it: one the batch does not send is a typed NULL (folded too).
   const ov = (k: Exclude<OptionalColumn, "at">, from = "i.") => {
     const { name, type } = COLUMN_SQL[k];
     return sql.raw(parts.cols.includes(k) ? `${from}${name}` : `NULL::${type}`);
   };
-  // What a write's RETURNING carries of its move to `moved` (att, log, freed and the callers read it).
-  const carried = sql`${sv("event")} AS event, ${sv("exp_state")} AS exp_state, ${sv("actor_kind")} AS actor_kind, i.actor_id,
-              ${sv("outcome")} AS outcome, ${sv("on_attempt")} AS on_attempt, ${sv("nb_rule")} AS nb_rule, ${ov("retryAt")} AS retry_at,
-              ${ov("errorClass")} AS error_class, ${ov("errorMessage")} AS error_message, ${ov("errorStack")} AS error_stack,
-              ${ov("result")} AS result, ${ov("payload")} AS payload, i.at, ${sv("slot_delta")} AS slot_delta`;
+  // What a write's RETURNING carries of its move to `moved`, for att and log: the shape's columns
+  // when the batch has several (with one, they read its constants) and the optional columns the
+  // batch sends (they read a typed NULL for the rest); slot_delta always (freed and the claim's
+  // `took` read it). A column of RETURNING costs each execution its share of the projection's
+  // set-up: a one-job round spent 13 µs less PostgreSQL CPU without the unread ones (2026-12-05).
+  const carried = sql.raw(
+    [
+      ...(shapeValues ? [] : CARRIED_SHAPE_COLUMNS.map((name) => `${shapeText(name)} AS ${name}`)),
+      "i.actor_id",
+      ...CARRIED_OPTIONAL.filter((k) => parts.cols.includes(k)).map((k) => `i.${COLUMN_SQL[k].name}`),
+      "i.at",
+      `${shapeText("slot_delta")} AS slot_delta`,
+    ].join(", "),
+  );
+  // The job's row after the move, as each write returns it; only a caller that answers with the
+  // whole row (applyMoves) has the columns the `jobs` view adds.
+  const row = (w: "upd" | "del" | "rep") =>
+    sql.raw(
+      MOVED_ROW.filter((c) => opts.answersRows || !c.full)
+        .map((c) => {
+          const e = c[w] === "TO_STATE" ? shapeText("to_state") : c[w];
+          return e === c.name || e === `l.${c.name}` ? e : `${e} AS ${c.name}`;
+        })
+        .join(", "),
+    );
   const optional = OPTIONAL_COLUMNS.filter((k) => k !== "at" && parts.cols.includes(k)).map((k) => `x.${COLUMN_SQL[k].name}`);
   // The rows a write may touch, by primary key: the one move's job, or the batch's of that write.
   const byId = (column: string, ids: string) =>
@@ -377,17 +426,14 @@ ${sql.join(
       FROM i
      WHERE ${byId("l.id", "updIds")} AND l.id = i.id AND NOT ${sv("from_done")} AND NOT ${sv("to_done")} AND ${guard("l")}
        AND (NOT ${sv("needs_left")} OR l.attempt < l.max_attempts)
-    RETURNING l.id, l.tenant_id, l.queue, l.state, l.attempt, l.max_attempts, l.state_version, l.lease_owner, l.heartbeat_at, l.not_before,
-              l.updated_at, NULL::timestamptz AS finished_at, l.run_worker, l.run_claimed_at, l.run_started_at, l.run_version, ${carried})`,
+    RETURNING ${row("upd")}, ${carried})`,
     parts.del &&
       sql`
   ${named("del")} AS (
     DELETE FROM jobs_live l USING i
      WHERE ${byId("l.id", "delIds")} AND l.id = i.id AND NOT ${sv("from_done")} AND ${sv("to_done")} AND ${guard("l")}
        AND (NOT ${sv("needs_left")} OR l.attempt < l.max_attempts)
-    RETURNING l.id, l.tenant_id, l.queue, ${sv("to_state")} AS state, l.attempt, l.max_attempts, l.state_version + 1 AS state_version,
-              NULL::text AS lease_owner, NULL::timestamptz AS heartbeat_at, NULL::timestamptz AS not_before, i.at AS updated_at,
-              i.at AS finished_at, l.run_worker, l.run_claimed_at, l.run_started_at, l.run_version, ${carried})`,
+    RETURNING ${row("del")}, ${carried})`,
     parts.rep &&
       sql`
   -- A replay: the job comes back from its last transition (a finished one, as the move expected);
@@ -403,9 +449,7 @@ ${sql.join(
        AND f.state = ${sv("exp_state")} AND f.state_version = i.exp_version
        AND (NOT ${sv("needs_left")} OR f.attempt < f.max_attempts)
     ON CONFLICT (id) DO NOTHING
-    RETURNING id, tenant_id, queue, state, attempt, max_attempts, state_version, NULL::text AS lease_owner, NULL::timestamptz AS heartbeat_at,
-              not_before, updated_at, NULL::timestamptz AS finished_at, NULL::text AS run_worker, NULL::timestamptz AS run_claimed_at,
-              NULL::timestamptz AS run_started_at, NULL::int AS run_version)`,
+    RETURNING ${row("rep")})`,
     !direct &&
       sql`
   -- Each applied move with the columns of its input (carried by RETURNING: no join back to i).
@@ -478,7 +522,7 @@ export async function applyMoves(client: Db, moves: readonly Move[]): Promise<(J
   const statement = prepared<JobRow & { notified: number }>(
     client,
     `jobscope_moves_${partsKey(parts)}`,
-    () => sql`WITH ${markCte}, ${guardedWriteCtes(parts)}
+    () => sql`WITH ${markCte}, ${guardedWriteCtes(parts, { answersRows: true })}
       SELECT m.id, c.tenant_id, c.type, c.queue, c.priority, m.state, m.attempt, m.max_attempts, m.state_version, m.lease_owner,
              m.heartbeat_at, coalesce(m.not_before, c.not_before) AS not_before, c.params, c.idempotency_key, c.created_at, m.updated_at,
              m.finished_at, ${notifyQueued(parts)} AS notified
