@@ -20,13 +20,12 @@ export type ContextDeps = {
 };
 
 /**
- * What a handler gets. A class, made once per job: its signal, log and `checkpoint` are made on
- * first use (most handlers use none of them), and `checkpoint` stays callable when destructured.
+ * What a handler gets. A class, made once per job: its signal, log, worker and `checkpoint` are
+ * made on first use (most handlers use none of them), and `checkpoint` stays callable when destructured.
  */
 class Context<P> implements JobContext<P> {
   readonly job: JobContext<P>["job"];
   readonly attempt: number;
-  readonly worker: JobContext<P>["worker"];
   private cp: (() => Promise<void>) | null = null;
   private pr: ((done: number, total?: number) => void) | null = null;
 
@@ -49,7 +48,10 @@ class Context<P> implements JobContext<P> {
       params,
     };
     this.attempt = job.attempt;
-    this.worker = { id: deps.workerId, allowProcessKill: deps.allowProcessKill };
+  }
+
+  get worker(): JobContext<P>["worker"] {
+    return { id: this.deps.workerId, allowProcessKill: this.deps.allowProcessKill };
   }
 
   get signal() {

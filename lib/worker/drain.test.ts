@@ -6,7 +6,7 @@ import { claim } from "../jobs/claim";
 import { checkJobIntegrity } from "../jobs/test-helpers";
 import { Lease } from "./lease";
 import { silentLogger } from "./log";
-import { runJob } from "./run-job";
+import { runJobAsync } from "./run-job";
 import { requestDrain } from "./registry";
 import { deferred, eventsOf, freshQueue, getJob, jobIn, runsOf, submit, waitFor } from "./test-support";
 import type { Worker } from "./types";
@@ -38,7 +38,7 @@ describe("draining (SIGTERM)", () => {
     const job = await submit(t.pool, queue, { maxAttempts: 1 });
     const [claimed] = await claim(t.pool, { workerId: "w-drain", queues: [queue], limit: 1 });
     const ran: string[] = [];
-    const outcome = await runJob(new Lease(claimed!), deps(true, ran));
+    const outcome = await runJobAsync(new Lease(claimed!), deps(true, ran));
     expect(outcome).toMatchObject({ status: "released", event: "release", state: "queued" });
     expect(ran).toEqual([]);
     // The attempt number never goes back (fencing token, run key); the budget grows by one instead.
@@ -48,7 +48,7 @@ describe("draining (SIGTERM)", () => {
     // The next worker gets a full attempt: on a 1-attempt job it still runs, as attempt 2 of 2.
     const [again] = await claim(t.pool, { workerId: "w-next", queues: [queue], limit: 1 });
     expect(again).toMatchObject({ attempt: 2, maxAttempts: 2 });
-    const next = await runJob(new Lease(again!), { ...deps(false, ran), workerId: "w-next" });
+    const next = await runJobAsync(new Lease(again!), { ...deps(false, ran), workerId: "w-next" });
     expect(next).toMatchObject({ status: "reported", state: "succeeded" });
     expect((await eventsOf(t.pool, job.id)).map((e) => e.event)).toEqual(["submit", "claim", "release", "claim", "start", "finish"]);
     expect(await checkJobIntegrity(t.pool, job.id)).toEqual([]);
@@ -62,7 +62,7 @@ describe("draining (SIGTERM)", () => {
     expect(other).toBeUndefined();
     // Someone else's claim of the same job after a reclaim: simulate with a stale lease of attempt 0.
     const stale = new Lease({ ...claimed!, attempt: 0 });
-    const outcome = await runJob(stale, deps(true, []));
+    const outcome = await runJobAsync(stale, deps(true, []));
     expect(outcome).toMatchObject({ status: "refused", event: "release" });
     expect(await getJob(t.pool, job.id)).toMatchObject({ state: "claimed", attempt: 1, maxAttempts: 3 });
   });

@@ -35,7 +35,11 @@ export function chooseEvent(o: HandlerOutcome, job: JobSnapshot): JobEvent | nul
 }
 
 /** Where a worker's reports go: its rounds (lib/worker/rounds.ts), many jobs per statement. */
-export type Reporter = { add(item: BatchItem): Promise<Applied | null> };
+export type Reporter = {
+  add(item: BatchItem): Promise<Applied | null>;
+  /** The same without a promise: `done` hears the job it moved, null, or (`failed`) the round's error. */
+  push(item: BatchItem, done: (moved: Applied | null, failed?: { error: unknown }) => void): void;
+};
 
 export type ReportDeps = {
   db: Db;

@@ -7,7 +7,8 @@ import { workerRound, type Applied } from "../jobs/round";
 import type { ClaimedJob } from "../jobs/types";
 import type { Reporter } from "./report";
 
-type Pending = { item: BatchItem; resolve: (m: Applied | null) => void; reject: (e: unknown) => void };
+/** A report waiting for its round, and who hears how it went: the job it moved, null (it did not apply), or the round's error. */
+type Pending = { item: BatchItem; done: (moved: Applied | null, failed?: { error: unknown }) => void };
 
 export type RoundsOptions = {
   db: Db;
@@ -61,10 +62,13 @@ export class Rounds implements Reporter {
   constructor(private readonly o: RoundsOptions) {}
 
   add(item: BatchItem): Promise<Applied | null> {
-    return new Promise((resolve, reject) => {
-      this.outbox.push({ item, resolve, reject });
-      this.soon();
-    });
+    return new Promise((resolve, reject) => this.push(item, (moved, failed) => (failed ? reject(failed.error) : resolve(moved))));
+  }
+
+  /** `add` without a promise: `done` is called once the round that carried the report is answered. */
+  push(item: BatchItem, done: Pending["done"]) {
+    this.outbox.push({ item, done });
+    this.soon();
   }
 
   /** A NOTIFY, the poll or a freed slot: claim again. */
@@ -138,7 +142,7 @@ export class Rounds implements Reporter {
       .then(
         (r) => {
           lane?.done();
-          for (let i = 0; i < reports.length; i++) reports[i]!.resolve(r.reports[i] ?? null);
+          for (let i = 0; i < reports.length; i++) reports[i]!.done(r.reports[i] ?? null);
           if (want > 0) {
             // A lean claim sent before a full one may come back after it: only a full claim says "no cap".
             if (r.capped) this.capped = true;
@@ -152,7 +156,7 @@ export class Rounds implements Reporter {
         },
         (e: unknown) => {
           lane?.done(e);
-          for (const p of reports) p.reject(e);
+          for (const p of reports) p.done(null, { error: e });
           if (want > 0) this.o.onClaimError(e);
         },
       )

@@ -52,17 +52,37 @@ function prepare<T extends JobType>(type: T, handlers: Handlers, raw: unknown): 
 }
 
 /**
- * One attempt of one claimed job: start it (unless the claim did), run the handler, report how it
- * ended. The common case — claimed as running, a handler that returns — is one promise chain with
- * no async frames: a busy worker runs thousands of these a second, and each async function kept a
- * frame of its locals alive across its awaits (docs/decisions.md, "The worker's node CPU").
+ * How the worker hears that an attempt is over, once per job: its outcome, or null and the error
+ * when the runner itself threw (a bug in the worker). One function per worker, not per job.
  */
-export function runJob(lease: Lease, deps: RunDeps): Promise<JobOutcome> {
-  if (lease.job.state === "running") return handle(lease, deps);
-  return startThenHandle(lease, deps).finally(() => {
-    // Once per job in every case (conclude() calls it as soon as the handler is done).
-    if (!lease.handlerReleased) handlerDone(lease, deps);
-  });
+export type Done = (lease: Lease, outcome: JobOutcome | null, bug?: unknown) => void;
+
+/**
+ * One attempt of one claimed job: start it (unless the claim did), run the handler, report how it
+ * ended, and call `done`. The common case — claimed as running, a handler that returns, a report
+ * that applies — is the handler's promise and one callback from the round: a busy worker runs
+ * tens of thousands of these a second, and each promise chained per job, each async frame kept
+ * alive across an await, was CPU taken from the database on the same cores (docs/decisions.md,
+ * "The worker's node CPU").
+ */
+export function runJob(lease: Lease, deps: RunDeps, done: Done): void {
+  if (lease.job.state === "running") return handle(lease, deps, done);
+  startThen(lease, deps).then(
+    (early) => {
+      if (!early) return handle(lease, deps, done);
+      if (!lease.handlerReleased) handlerDone(lease, deps);
+      done(lease, early);
+    },
+    (e: unknown) => {
+      if (!lease.handlerReleased) handlerDone(lease, deps);
+      done(lease, null, e);
+    },
+  );
+}
+
+/** `runJob` as a promise: for a caller that awaits one attempt (a traced one, a test). */
+export function runJobAsync(lease: Lease, deps: RunDeps): Promise<JobOutcome> {
+  return new Promise((resolve, reject) => runJob(lease, deps, (_, o, bug) => (o ? resolve(o) : reject(bug))));
 }
 
 function handlerDone(lease: Lease, deps: RunDeps) {
@@ -73,8 +93,11 @@ function handlerDone(lease: Lease, deps: RunDeps) {
 const elapsed = (lease: Lease) => Date.now() - lease.startedAt;
 const baseOf = (lease: Lease) => ({ jobId: lease.id, type: lease.job.type, attempt: lease.attempt });
 
-/** A job claimed without `startNow`: `start` it (or, while draining, release it), then run it. */
-async function startThenHandle(lease: Lease, deps: RunDeps): Promise<JobOutcome> {
+/**
+ * A job claimed without `startNow`: `start` it (or, while draining, release it). Null once it is
+ * started and its handler may run; otherwise the outcome of an attempt that never ran.
+ */
+async function startThen(lease: Lease, deps: RunDeps): Promise<JobOutcome | null> {
   const base = baseOf(lease);
   const start = leaseMove(lease, deps, "start");
   if (deps.draining?.()) return release(lease, deps, base);
@@ -90,11 +113,11 @@ async function startThenHandle(lease: Lease, deps: RunDeps): Promise<JobOutcome>
     return { ...base, status: "refused", event: "start", state: started.current?.state, reason: started.reason, durationMs: elapsed(lease) };
   }
   lease.learn(started.job.state, started.job.stateVersion);
-  return handle(lease, deps);
+  return null;
 }
 
 /** Run the handler of a started job, then conclude. The handler's slot is freed however this ends. */
-function handle(lease: Lease, deps: RunDeps): Promise<JobOutcome> {
+function handle(lease: Lease, deps: RunDeps, done: Done): void {
   const type = lease.job.type;
   let prepared: Prepared | null = null;
   let t0 = 0;
@@ -109,15 +132,23 @@ function handle(lease: Lease, deps: RunDeps): Promise<JobOutcome> {
   } catch (e) {
     ran = Promise.reject(e);
   }
-  return ran.then(
+  void ran.then(
     (result) => {
       lease.handlerMs = performance.now() - t0;
-      return conclude(lease, { kind: "success", result }, deps);
+      try {
+        conclude(lease, { kind: "success", result }, deps, done);
+      } catch (bug) {
+        done(lease, null, bug);
+      }
     },
     (e: unknown) => {
       // Before describing the error: a thrown Error's own getters may throw too.
       if (!lease.handlerReleased) handlerDone(lease, deps);
-      return conclude(lease, failure(e, prepared, deps), deps);
+      try {
+        conclude(lease, failure(e, prepared, deps), deps, done);
+      } catch (bug) {
+        done(lease, null, bug);
+      }
     },
   );
 }
@@ -131,16 +162,23 @@ function failure(e: unknown, prepared: Prepared | null, deps: RunDeps): HandlerO
 }
 
 /** The handler is done: free its slot, then report its outcome (unless the lease went meanwhile). */
-function conclude(lease: Lease, outcome: HandlerOutcome, deps: RunDeps): Promise<JobOutcome> {
+function conclude(lease: Lease, outcome: HandlerOutcome, deps: RunDeps, done: Done): void {
   if (!lease.handlerReleased) handlerDone(lease, deps);
   if (lease.lost) {
     // Whatever the handler did after the lease went, the next attempt owns the job now.
     const status = lease.lossReason instanceof DrainTimeout ? "drained" : "lease_lost";
-    return Promise.resolve({ ...baseOf(lease), status, durationMs: elapsed(lease) });
+    return done(lease, { ...baseOf(lease), status, durationMs: elapsed(lease) });
   }
   // The common case in one step: a handler that succeeded on a job still running under our lease.
-  if (outcome.kind === "success" && lease.state === "running" && deps.batch) return finishFast(lease, outcome, deps);
-  return report(lease, outcome, deps);
+  if (outcome.kind === "success" && lease.state === "running" && deps.batch) return finishFast(lease, outcome, deps, done);
+  reportThen(lease, outcome, deps, done);
+}
+
+function reportThen(lease: Lease, outcome: HandlerOutcome, deps: RunDeps, done: Done) {
+  report(lease, outcome, deps).then(
+    (o) => done(lease, o),
+    (e: unknown) => done(lease, null, e),
+  );
 }
 
 /** `start` or `release` of a claimed job by this worker, on the state and version its lease last saw. */
@@ -176,7 +214,7 @@ async function release(lease: Lease, deps: RunDeps, base: { jobId: string; type:
  * apply (or the round failed), the general path (`report`) decides, retries and classifies as for
  * any report.
  */
-function finishFast(lease: Lease, outcome: HandlerOutcome & { kind: "success" }, deps: RunDeps): Promise<JobOutcome> {
+function finishFast(lease: Lease, outcome: HandlerOutcome & { kind: "success" }, deps: RunDeps, done: Done): void {
   const item: BatchItem = {
     jobId: lease.id,
     event: "finish",
@@ -185,11 +223,12 @@ function finishFast(lease: Lease, outcome: HandlerOutcome & { kind: "success" },
     expected: { state: "running", version: lease.stateVersion },
   };
   if (outcome.result !== undefined) item.result = outcome.result;
-  return deps.batch!.add(item).then(
-    (moved): JobOutcome | Promise<JobOutcome> => {
-      if (!moved) return report(lease, outcome, deps);
+  // Called from the round's answer, with the rest of its reports: it must not throw.
+  deps.batch!.push(item, (moved) => {
+    if (!moved) return reportThen(lease, outcome, deps, done);
+    try {
       lease.learn(moved.state, moved.stateVersion);
-      return {
+      done(lease, {
         jobId: lease.id,
         type: lease.job.type,
         attempt: lease.attempt,
@@ -197,8 +236,9 @@ function finishFast(lease: Lease, outcome: HandlerOutcome & { kind: "success" },
         event: "finish",
         state: moved.state,
         durationMs: elapsed(lease),
-      };
-    },
-    () => report(lease, outcome, deps),
-  );
+      });
+    } catch (bug) {
+      done(lease, null, bug);
+    }
+  });
 }

@@ -9,7 +9,7 @@ import { consoleLogger, errorFields, withFields } from "./log";
 import { declareSchedules } from "../schedules/schedules";
 import { defaultWorkerId, markWorkerStopped, registerWorker, touchWorker } from "./registry";
 import { Rounds } from "./rounds";
-import { runJob, type RunDeps } from "./run-job";
+import { runJob, runJobAsync, type RunDeps } from "./run-job";
 import type { JobOutcome, Logger, Worker, WorkerOptions } from "./types";
 import { sleep } from "./wakeup";
 import { createWorkerMetrics } from "../metrics/worker-metrics";
@@ -179,17 +179,20 @@ export function createWorker(opts: WorkerOptions): Worker {
     active++;
     reporting++;
     const traced = traceContexts.get(lease);
-    (traced ? runTraced(lease, traced) : runJob(lease, deps)).then(
-      (outcome) => {
-        if (lease.handlerMs >= 0) ahead.handled(lease.handlerMs);
-        settle(lease, outcome);
-      },
-      // runJob reports refusals and database failures as outcomes; this is a bug in the worker itself.
-      (e: unknown) => {
-        log.error("job runner threw", { jobId: lease.id, ...errorFields(e) });
-        settle(lease, null);
-      },
-    );
+    if (traced)
+      void runTraced(lease, traced).then(
+        (o) => finished(lease, o),
+        (e: unknown) => finished(lease, null, e),
+      );
+    else runJob(lease, deps, finished);
+  }
+
+  /** An attempt is over (lib/worker/run-job.ts `Done`). */
+  function finished(lease: Lease, outcome: JobOutcome | null, bug?: unknown) {
+    // runJob reports refusals and database failures as outcomes; this is a bug in the worker itself.
+    if (!outcome) log.error("job runner threw", { jobId: lease.id, ...errorFields(bug) });
+    else if (lease.handlerMs >= 0) ahead.handled(lease.handlerMs);
+    settle(lease, outcome);
   }
 
   /** One attempt in a consumer span: from the claim to the worker being done with it, in its job's trace. */
@@ -210,7 +213,7 @@ export function createWorker(opts: WorkerOptions): Worker {
       `jobscope.attempt ${job.type}`,
       attributes,
       async (span) => {
-        const outcome = await runJob(lease, deps);
+        const outcome = await runJobAsync(lease, deps);
         span.setAttributes({
           "jobscope.attempt.outcome": outcome.status === "reported" ? (outcome.event ?? "reported") : outcome.status,
           ...(outcome.state && { "jobscope.job.state": outcome.state }),
