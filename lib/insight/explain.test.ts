@@ -267,7 +267,7 @@ describe("the ten kinds of wrong sentence seen on live histories", () => {
     const { ex, summary } = h.words({ baselines: [baseline({ total: [30 * SEC, 90 * SEC] })] });
     expect(ex.cause).toBe("dead");
     expect(summary).toMatch(
-      /^Slow because it stayed dead for 1h 17m of its 1h 17m, until ops@jobscope\.dev \(operator\) replayed it at 09:17 UTC\. It had died after attempt 1 failed with PermanentError: POST \/sync timed out\./,
+      /^Slow because it stayed dead for all but 9\.0s of its 1h 17m, until ops@jobscope\.dev \(operator\) replayed it at 09:17 UTC\. It had died after attempt 1 failed with PermanentError: POST \/sync timed out\./,
     );
     expect(summary).not.toMatch(/none|0ms/);
   });
@@ -408,7 +408,8 @@ describe("comparisons", () => {
     const { ex, summary } = h.words({ baselines: [baseline({ total: [10 * SEC, 20 * SEC] })] });
     expect(ex.costs.jobs_ahead).toBe(2);
     expect(ex.cause).toBe("running");
-    expect(summary).toMatch(/^Most of its 39s was running: 39s\. Longer than usual/);
+    // 2 ms short of the whole, which "39s of its 39s" would not say.
+    expect(summary).toMatch(/^All but 2ms of its 39s was running\. Longer than usual/);
     // Once the same wait is a real share of the total, it leads.
     const waited = new H()
       .run(30 * SEC, "w-1")
@@ -416,6 +417,27 @@ describe("comparisons", () => {
       .words({ baselines: [baseline({ total: [10 * SEC, 20 * SEC] })] });
     expect(waited.ex.cause).toBe("jobs_ahead");
     expect(waited.summary).toMatch(/^Slow because it waited its turn in the queue for 30s of its 39s/);
+  });
+
+  it("a part that reads as the whole once rounded is said by what it leaves out, and a part that is the whole as it is", () => {
+    // 10h 30m 10s in the queue of 10h 30m 40s: both read "10h 30m".
+    const long = new H()
+      .run((10 * 60 + 30) * MIN + 10 * SEC, "w-1")
+      .finish(30 * SEC)
+      .words({ ahead: { n: 15, capped: false, own: null } });
+    expect(long.ex.cause).toBe("jobs_ahead");
+    expect(long.summary).toMatch(/^Slow because it waited its turn in the queue for all but 30s of its 10h 30m: 15 jobs were waiting ahead/);
+    const tenant = new H()
+      .run((10 * 60 + 30) * MIN + 10 * SEC, "w-1")
+      .finish(30 * SEC)
+      .words({ ahead: { n: 15, capped: false, own: null } }, "tenant");
+    expect(tenant.summary).toMatch(/^Slow because it waited its turn for all but 30s of its 10h 30m:/);
+    // Where the rounded part differs from the rounded whole, it is said as it is.
+    const short = new H()
+      .run(10 * 60 * MIN, "w-1")
+      .finish(2 * MIN)
+      .words({ ahead: { n: 15, capped: false, own: null } });
+    expect(short.summary).toMatch(/^Slow because it waited its turn in the queue for 10h of its 10h 02m:/);
   });
 
   it("a typical job is 'nothing unusual'; a thin sample is not used", () => {

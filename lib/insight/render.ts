@@ -90,6 +90,8 @@ export function render(ex: Explanation, job: RenderJob, opts: { audience: Audien
 
 function leadSentence(ex: Explanation, lead: Claim | null, job: RenderJob, w: Words): string {
   const of = `${d(ex.totalMs)}${ex.isOngoing ? " so far" : ""}`;
+  // A part that rounds to the whole is said by what it leaves out: "all but 36s of its 10h 30m".
+  const part = (ms: number) => (roundsToWhole(ms, ex.totalMs) ? `all but ${d(ex.totalMs - ms)}` : d(ms));
   switch (ex.cause) {
     case "failed":
       return failedLead(claimsOf(ex.claims, "failures")[0] ?? null, ex, w);
@@ -123,11 +125,11 @@ function leadSentence(ex: Explanation, lead: Claim | null, job: RenderJob, w: Wo
       const head =
         lost.length === 1
           ? w.tenant
-            ? `Slow because a try was interrupted and had to start again: ${d(wasted)} of its ${of}.`
-            : `Slow because work was lost with a worker that went silent: ${d(wasted)} of its ${of}.`
+            ? `Slow because a try was interrupted and had to start again: ${part(wasted)} of its ${of}.`
+            : `Slow because work was lost with a worker that went silent: ${part(wasted)} of its ${of}.`
           : w.tenant
-            ? `Slow because ${lost.length} tries were interrupted and had to start again: ${d(wasted)} of its ${of}.`
-            : `Slow because ${lost.length} attempts were lost with workers that went silent: ${d(wasted)} of its ${of}.`;
+            ? `Slow because ${lost.length} tries were interrupted and had to start again: ${part(wasted)} of its ${of}.`
+            : `Slow because ${lost.length} attempts were lost with workers that went silent: ${part(wasted)} of its ${of}.`;
       // Every loss in the order it happened (the first three; the rest counted), not the lead first.
       const inOrder = [...lost].sort((a, b) => a.attempt - b.attempt);
       const told = inOrder.slice(0, 3).map((l) => lostWords(l, w));
@@ -142,42 +144,46 @@ function leadSentence(ex: Explanation, lead: Claim | null, job: RenderJob, w: Wo
         : `Slow because its ${current ? "current run has taken" : "run took"} ${d(c.value)}${current ? " so far" : ""}, more than the p95 of ${w.scope(c.scope)} (${d(c.p95)}; median ${d(c.p50)}).`;
     }
     case "queue_paused":
-      return `Slow because ${pausedWords(lead as ClaimOf<"queue_paused">, w)} while it waited: ${d((lead as ClaimOf<"queue_paused">).waitedMs)} of its ${of}.`;
+      return `Slow because ${pausedWords(lead as ClaimOf<"queue_paused">, w)} while it waited: ${part((lead as ClaimOf<"queue_paused">).waitedMs)} of its ${of}.`;
     case "queue_limit":
-      return `Slow because ${limitWords(lead as ClaimOf<"queue_limit">, w)} while it waited: ${d((lead as ClaimOf<"queue_limit">).waitedMs)} of its ${of}.`;
+      return `Slow because ${limitWords(lead as ClaimOf<"queue_limit">, w)} while it waited: ${part((lead as ClaimOf<"queue_limit">).waitedMs)} of its ${of}.`;
     case "no_worker":
-      return `Slow because ${noWorkerWords(lead as ClaimOf<"no_worker">, w)} while it waited: ${d((lead as ClaimOf<"no_worker">).waitedMs)} of its ${of}.`;
+      return `Slow because ${noWorkerWords(lead as ClaimOf<"no_worker">, w)} while it waited: ${part((lead as ClaimOf<"no_worker">).waitedMs)} of its ${of}.`;
     case "jobs_ahead": {
       const busy = lead as ClaimOf<"busy">;
       const why = turnWords(ex, w);
-      return `Slow because it waited ${w.tenant ? "its turn" : "its turn in the queue"} for ${d(busy.ms)} of its ${of}${why ? `: ${why}` : ""}.`;
+      return `Slow because it waited ${w.tenant ? "its turn" : "its turn in the queue"} for ${part(busy.ms)} of its ${of}${why ? `: ${why}` : ""}.`;
     }
     case "retry_backoff": {
       const f = claimsOf(ex.claims, "failures")[0];
-      return `Slow because of ${w.tenant ? "waiting to retry" : "retry backoff"}${f && f.failed > 0 ? ` after ${failuresWords(f, w, true)}` : ""}: ${d(ex.phases.retry_backoff)} of its ${of}.`;
+      return `Slow because of ${w.tenant ? "waiting to retry" : "retry backoff"}${f && f.failed > 0 ? ` after ${failuresWords(f, w, true)}` : ""}: ${part(ex.phases.retry_backoff)} of its ${of}.`;
     }
     case "scheduled": {
       const c = lead as ClaimOf<"scheduled">;
-      return `Most of its ${of} was the delay it was scheduled with: ${d(c.ms)}, until ${w.clock(c.until)}.`;
+      return roundsToWhole(c.ms, ex.totalMs)
+        ? `All but ${d(ex.totalMs - c.ms)} of its ${of} was the delay it was scheduled with, until ${w.clock(c.until)}.`
+        : `Most of its ${of} was the delay it was scheduled with: ${d(c.ms)}, until ${w.clock(c.until)}.`;
     }
     case "paused": {
       const pause = lead?.kind === "decision" ? lead : null;
       const by = pause ? ` by ${w.who(pause.by)} at ${w.clock(pause.at)}` : "";
-      return `Slow because it was paused${by}: ${d(ex.phases.paused)} of its ${of}.`;
+      return `Slow because it was paused${by}: ${part(ex.phases.paused)} of its ${of}.`;
     }
     case "dead": {
       const replay = lead?.kind === "decision" ? lead : null;
       const died = replay ? diedWords(replay, w) : "";
       return replay
-        ? `Slow because it stayed ${w.tenant ? "stopped" : "dead"} for ${d(ex.phases.dead)} of its ${of}, until ${w.who(replay.by)} ${w.tenant ? "restarted" : "replayed"} it at ${w.clock(replay.at)}.${died}`
-        : `Slow because it stayed ${w.tenant ? "stopped" : "dead"} for ${d(ex.phases.dead)} of its ${of}.`;
+        ? `Slow because it stayed ${w.tenant ? "stopped" : "dead"} for ${part(ex.phases.dead)} of its ${of}, until ${w.who(replay.by)} ${w.tenant ? "restarted" : "replayed"} it at ${w.clock(replay.at)}.${died}`
+        : `Slow because it stayed ${w.tenant ? "stopped" : "dead"} for ${part(ex.phases.dead)} of its ${of}.`;
     }
     case "claimed":
       return w.tenant
-        ? `Slow because it took ${d(ex.phases.claimed)} to start once it was picked up, of its ${of}.`
-        : `Slow because it was claimed by a worker that did not start it for ${d(ex.phases.claimed)}, of its ${of}.`;
+        ? `Slow because it took ${part(ex.phases.claimed)} of its ${of} to start once it was picked up.`
+        : `Slow because it was claimed by a worker that did not start it for ${part(ex.phases.claimed)} of its ${of}.`;
     case "running":
-      return `Most of its ${of} was ${w.tenant ? "the work itself" : "running"}: ${d(ex.phases.running)}.`;
+      return roundsToWhole(ex.phases.running, ex.totalMs)
+        ? `All but ${d(ex.totalMs - ex.phases.running)} of its ${of} was ${w.tenant ? "the work itself" : "running"}.`
+        : `Most of its ${of} was ${w.tenant ? "the work itself" : "running"}: ${d(ex.phases.running)}.`;
     case "nothing_unusual": {
       const c = lead?.kind === "compare" ? lead : null;
       const usual = c
@@ -492,6 +498,8 @@ class Words {
 }
 
 const d = formatDuration;
+/** A part of a total that is not all of it but reads as all of it once both are rounded ("39s of its 39s"). */
+const roundsToWhole = (ms: number, totalMs: number) => totalMs - ms >= 1 && d(ms) === d(totalMs);
 const capital = (s: string) => (s ? s[0]!.toUpperCase() + s.slice(1) : s);
 const times = (n: number) => (n === 1 ? "once" : n === 2 ? "twice" : `${n} times`);
 function ordinal(n: number): string {
