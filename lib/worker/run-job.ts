@@ -53,7 +53,8 @@ function prepare<T extends JobType>(type: T, handlers: Handlers, raw: unknown): 
 
 /**
  * How the worker hears that an attempt is over, once per job: its outcome, or null and the error
- * when the runner itself threw (a bug in the worker). One function per worker, not per job.
+ * when the runner itself threw (a bug in the worker). One function per worker, not per job; it must
+ * not throw, as it is called from a round's answer beside the other reports' callbacks.
  */
 export type Done = (lease: Lease, outcome: JobOutcome | null, bug?: unknown) => void;
 
