@@ -97,7 +97,6 @@ try {
   const merged = tables.map((rel) => {
     const conditions = checks.filter((c) => c.rel === rel).map((c) => c.def.replace(/^CHECK /, ""));
     return {
-      rel,
       add: `ALTER TABLE ${rel} ADD CONSTRAINT ${rel}_merged CHECK (${conditions.join(" AND ")})`,
       drop: `ALTER TABLE ${rel} DROP CONSTRAINT ${rel}_merged`,
     };
