@@ -74,6 +74,7 @@ export const VARIANTS: Variant[] = [
          RETURN CASE WHEN TG_OP = 'DELETE' THEN OLD ELSE NEW END; END $$`,
       "DROP TRIGGER jobs_live_write_path ON jobs_live",
       "DROP TRIGGER jobs_live_write_path_update ON jobs_live",
+      "DROP TRIGGER jobs_live_write_path_delete ON jobs_live",
       "DROP TRIGGER job_attempts_write_path ON job_attempts",
       "CREATE TRIGGER g1 BEFORE INSERT OR DELETE ON jobs_live FOR EACH ROW EXECUTE FUNCTION bench_guard()",
       "CREATE TRIGGER g2 BEFORE UPDATE OF state, state_version, attempt, max_attempts, lease_owner ON jobs_live FOR EACH ROW EXECUTE FUNCTION bench_guard()",

@@ -78,7 +78,9 @@ describe("one write path", () => {
     it("refuses a state change, a version change, an insert and a delete from outside the write path", async () => {
       const job = await newJob(t.pool);
       const refused = /only through the write path/;
-      await expect(execute(t.pool, sql`UPDATE jobs_live SET state = 'paused', state_version = 1 WHERE id = ${job.id}`)).rejects.toThrow(refused);
+      // A row that also breaks a CHECK constraint is refused by the constraint first (the guard of an
+      // update or a delete fires after the row's checks): this one passes them.
+      await expect(execute(t.pool, sql`UPDATE jobs_live SET state = 'retry_wait', state_version = 1 WHERE id = ${job.id}`)).rejects.toThrow(refused);
       await expect(execute(t.pool, sql`UPDATE jobs_live SET state_version = 5 WHERE id = ${job.id}`)).rejects.toThrow(refused);
       await expect(execute(t.pool, sql`DELETE FROM jobs_live WHERE id = ${job.id}`)).rejects.toThrow(refused);
       await expect(
@@ -98,6 +100,39 @@ describe("one write path", () => {
       // The read model is views: nothing writes through them.
       await expect(execute(t.pool, sql`UPDATE jobs SET state = 'paused' WHERE id = ${job.id}`)).rejects.toThrow(/cannot update view/);
       expect(await getJob(t.pool, job.id)).toMatchObject({ state: "queued", stateVersion: 0 });
+    });
+
+    // A BEFORE row trigger on UPDATE or DELETE locks the row before the write (a WAL record of its
+    // own per row, whatever its WHEN clause says): the guards are AFTER triggers (drizzle/0030).
+    it("takes no row lock of its own for a move, a finish or a heartbeat", async () => {
+      const { db, rel } = (
+        await execute<{ db: string; rel: string }>(
+          t.pool,
+          sql`SELECT (SELECT oid FROM pg_database WHERE datname = current_database())::text AS db, pg_relation_filenode('jobs_live')::text AS rel`,
+        )
+      )[0]!;
+      await execute(t.pool, sql`CREATE EXTENSION IF NOT EXISTS pg_walinspect`);
+      const locks = async (write: () => Promise<unknown>) => {
+        const lsn = async () => (await execute<{ l: string }>(t.pool, sql`SELECT pg_current_wal_flush_lsn()::text AS l`))[0]!.l;
+        const from = await lsn();
+        await write();
+        const rows = await execute<{ n: number }>(
+          t.pool,
+          sql`SELECT count(*)::int AS n FROM pg_get_wal_records_info(${from}::pg_lsn, ${await lsn()}::pg_lsn)
+               WHERE resource_manager = 'Heap' AND record_type LIKE 'LOCK%' AND block_ref LIKE ${`%/${db}/${rel} %`}`,
+        );
+        return rows[0]!.n;
+      };
+      const queued = await newJob(t.pool);
+      // Each write applied (a delete of the live row, a heartbeat, an update), and none locked a row.
+      expect(await locks(() => transition(t.pool, { jobId: queued.id, event: "cancel", actor: operator }))).toBe(0);
+      expect(await getJob(t.pool, queued.id)).toMatchObject({ state: "cancelled", stateVersion: 1 });
+      const running = await runJob(t.pool, await newJob(t.pool));
+      let beat = 0;
+      expect(await locks(async () => (beat = (await heartbeat(t.pool, { workerId: "w-1", jobs: [{ id: running.id, attempt: 1 }] })).size))).toBe(0);
+      expect(beat).toBe(1);
+      expect(await locks(() => transition(t.pool, { jobId: running.id, event: "cancel", actor: operator }))).toBe(0);
+      expect(await getJob(t.pool, running.id)).toMatchObject({ state: "cancelling", stateVersion: running.stateVersion + 1 });
     });
 
     it("a write that sets the mark itself and skips a version is caught by the integrity check", async () => {
