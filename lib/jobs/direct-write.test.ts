@@ -3,7 +3,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { setupTestDb } from "../db/test-db";
 import { heartbeat } from "./heartbeat";
-import { checkJobIntegrity, getJob, newJob, operator, runJob } from "./test-helpers";
+import { checkJobIntegrity, getJob, newJob, operator, rowLocksDuring, runJob } from "./test-helpers";
 import { transition } from "./transition";
 import { sql } from "drizzle-orm";
 import { execute } from "../db/drizzle";
@@ -105,24 +105,7 @@ describe("one write path", () => {
     // A BEFORE row trigger on UPDATE or DELETE locks the row before the write (a WAL record of its
     // own per row, whatever its WHEN clause says): the guards are AFTER triggers (drizzle/0030).
     it("takes no row lock of its own for a move, a finish or a heartbeat", async () => {
-      const { db, rel } = (
-        await execute<{ db: string; rel: string }>(
-          t.pool,
-          sql`SELECT (SELECT oid FROM pg_database WHERE datname = current_database())::text AS db, pg_relation_filenode('jobs_live')::text AS rel`,
-        )
-      )[0]!;
-      await execute(t.pool, sql`CREATE EXTENSION IF NOT EXISTS pg_walinspect`);
-      const locks = async (write: () => Promise<unknown>) => {
-        const lsn = async () => (await execute<{ l: string }>(t.pool, sql`SELECT pg_current_wal_flush_lsn()::text AS l`))[0]!.l;
-        const from = await lsn();
-        await write();
-        const rows = await execute<{ n: number }>(
-          t.pool,
-          sql`SELECT count(*)::int AS n FROM pg_get_wal_records_info(${from}::pg_lsn, ${await lsn()}::pg_lsn)
-               WHERE resource_manager = 'Heap' AND record_type LIKE 'LOCK%' AND block_ref LIKE ${`%/${db}/${rel} %`}`,
-        );
-        return rows[0]!.n;
-      };
+      const locks = (write: () => Promise<unknown>) => rowLocksDuring(t.pool, "jobs_live", write);
       const queued = await newJob(t.pool);
       // Each write applied (a delete of the live row, a heartbeat, an update), and none locked a row.
       expect(await locks(() => transition(t.pool, { jobId: queued.id, event: "cancel", actor: operator }))).toBe(0);

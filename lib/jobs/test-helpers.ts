@@ -98,3 +98,25 @@ export async function checkJobIntegrity(db: Db, id: string): Promise<string[]> {
   const { mismatches } = await checkJobs(db, [id]);
   return mismatches.map((m) => `${id}: ${m.problem}`);
 }
+
+/**
+ * The heap LOCK records the server wrote on `table` (on each of its partitions) while `write` ran:
+ * a row lock of its own taken before a write, as PostgreSQL takes for a BEFORE row trigger on an
+ * UPDATE or DELETE (drizzle/0030). Server-wide WAL, filtered to this database's relations. `db` is
+ * the owner's pool (pg_walinspect).
+ */
+export async function rowLocksDuring(db: Db, table: string, write: () => Promise<unknown>): Promise<number> {
+  await execute(db, sql`CREATE EXTENSION IF NOT EXISTS pg_walinspect`);
+  const lsn = async () => (await execute<{ l: string }>(db, sql`SELECT pg_current_wal_flush_lsn()::text AS l`))[0]!.l;
+  const from = await lsn();
+  await write();
+  const rows = await execute<{ n: number }>(
+    db,
+    sql`WITH rels AS (
+          SELECT '%/' || (SELECT oid FROM pg_database WHERE datname = current_database()) || '/' || pg_relation_filenode(relid) || ' %' AS ref
+            FROM pg_partition_tree(${table}::regclass) WHERE isleaf)
+        SELECT count(*)::int AS n FROM pg_get_wal_records_info(${from}::pg_lsn, ${await lsn()}::pg_lsn) w
+         WHERE w.resource_manager = 'Heap' AND w.record_type LIKE 'LOCK%' AND EXISTS (SELECT FROM rels WHERE w.block_ref LIKE rels.ref)`,
+  );
+  return rows[0]!.n;
+}
