@@ -49,9 +49,13 @@ test.describe("the console's craft", () => {
     await page.goto(`/jobs?queue=${queue}`);
     await expect(rows(page)).toHaveCount(2);
 
+    // The key's listener comes with hydration, which a loaded machine can finish after the rows
+    // render: press again until the page has it (a "/" before then lands on the body, typed nowhere).
     await page.locator("body").click({ position: { x: 5, y: 300 } });
-    await page.keyboard.press("/");
-    await expect(page.getByLabel("Job link, id, key or phrase")).toBeFocused();
+    await expect(async () => {
+      await page.keyboard.press("/");
+      await expect(page.getByLabel("Job link, id, key or phrase")).toBeFocused({ timeout: 1_000 });
+    }).toPass({ timeout: 20_000 });
 
     await page.goto(`/jobs?queue=${queue}`);
     await expect(rows(page)).toHaveCount(2);
@@ -74,9 +78,12 @@ test.describe("the console's craft", () => {
 
     await page.goto(`/jobs?queue=${queue}`);
     const newest = page.getByRole("checkbox", { name: `Select job ${jobs[1]!.id}` });
-    await newest.focus();
-    await page.keyboard.press("ArrowDown");
-    await expect(page.getByRole("checkbox", { name: `Select job ${jobs[0]!.id}` })).toBeFocused();
+    // The arrows' listener comes with hydration too.
+    await expect(async () => {
+      await newest.focus();
+      await page.keyboard.press("ArrowDown");
+      await expect(page.getByRole("checkbox", { name: `Select job ${jobs[0]!.id}` })).toBeFocused({ timeout: 1_000 });
+    }).toPass({ timeout: 20_000 });
     await page.keyboard.press("Home");
     await expect(newest).toBeFocused();
   });
