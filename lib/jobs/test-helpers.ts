@@ -100,23 +100,23 @@ export async function checkJobIntegrity(db: Db, id: string): Promise<string[]> {
 }
 
 /**
- * The heap LOCK records the server wrote on `table` (on each of its partitions) while `write` ran:
- * a row lock of its own taken before a write, as PostgreSQL takes for a BEFORE row trigger on an
- * UPDATE or DELETE (drizzle/0030). Server-wide WAL, filtered to this database's relations. `db` is
- * the owner's pool (pg_walinspect).
+ * Runs `write` and counts the heap LOCK records the server wrote meanwhile on `table` or on its
+ * partitions (pg_partition_tree lists none for a plain table): a row lock of its own taken before
+ * a write, as PostgreSQL takes for a BEFORE row trigger on an UPDATE or DELETE (drizzle/0030).
+ * Server-wide WAL, filtered to this database's relations. `db` is the owner's pool (pg_walinspect).
  */
-export async function rowLocksDuring(db: Db, table: string, write: () => Promise<unknown>): Promise<number> {
+export async function rowLocksDuring<T>(db: Db, table: string, write: () => Promise<T>): Promise<{ locks: number; result: T }> {
   await execute(db, sql`CREATE EXTENSION IF NOT EXISTS pg_walinspect`);
   const lsn = async () => (await execute<{ l: string }>(db, sql`SELECT pg_current_wal_flush_lsn()::text AS l`))[0]!.l;
   const from = await lsn();
-  await write();
+  const result = await write();
   const rows = await execute<{ n: number }>(
     db,
     sql`WITH rels AS (
           SELECT '%/' || (SELECT oid FROM pg_database WHERE datname = current_database()) || '/' || pg_relation_filenode(relid) || ' %' AS ref
-            FROM pg_partition_tree(${table}::regclass) WHERE isleaf)
+            FROM (SELECT ${table}::regclass AS relid UNION SELECT relid FROM pg_partition_tree(${table}::regclass) WHERE isleaf) r)
         SELECT count(*)::int AS n FROM pg_get_wal_records_info(${from}::pg_lsn, ${await lsn()}::pg_lsn) w
          WHERE w.resource_manager = 'Heap' AND w.record_type LIKE 'LOCK%' AND EXISTS (SELECT FROM rels WHERE w.block_ref LIKE rels.ref)`,
   );
-  return rows[0]!.n;
+  return { locks: rows[0]!.n, result };
 }

@@ -112,8 +112,7 @@ describe("retention with job_log's day partitions", () => {
 
   it("deletes row by row everywhere when told not to drop partitions", async () => {
     const id = await finishedJob(55);
-    let r;
-    const locks = await rowLocksDuring(t.pool, "job_log", async () => (r = await runRetention(t.pool, { olderThanDays: 30, dropPartitions: false })));
+    const { locks, result: r } = await rowLocksDuring(t.pool, "job_log", () => runRetention(t.pool, { olderThanDays: 30, dropPartitions: false }));
     // Its deletes of history take no row lock first (the guard is an AFTER trigger: drizzle/0030).
     expect(locks).toBe(0);
     expect(r).toMatchObject({ jobs: 1, events: 1, partitionsDropped: 0, partitions: [] });
