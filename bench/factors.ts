@@ -1,6 +1,8 @@
 // The A/B study of the hot path: the burn-down of the final design against the same with
-// ONE factor changed back (or forward), each next to a graphile-worker burn in the same run, so the
-// table shows what each factor multiplies throughput by on this machine today.
+// ONE factor changed back (or forward), in alternating pairs (final, changed; then changed, final…)
+// after one warm-up burn, so the table shows what each factor multiplies throughput by on this
+// machine today as the median of the pairs' ratios, with their range. (With one burn each, the
+// table once read 1.36× without the finished tabs' indexes, where pairs read 1.04–1.09×.)
 // `npm run bench -- --only factors [--profile quick|full]`.
 import { sql } from "drizzle-orm";
 import { closeDb, connect } from "../lib/db/client";
@@ -10,12 +12,17 @@ import { markCte } from "../lib/jobs/write";
 import { insertQueuedJobs } from "../lib/jobs/direct-write";
 import { PgDialect } from "drizzle-orm/pg-core";
 import { fillPlaceholders } from "drizzle-orm/sql";
-import { burnGraphile, burnJobs, burnJobscope, type Burn } from "./engines";
+import { burnJobs, burnJobscope, type Burn } from "./engines";
 import { prefillJobscope } from "./generate";
 import { burnSkeleton } from "./skeleton";
-import { fmt, freshDb } from "./lib";
+import { checkpoint, fmt, freshDb } from "./lib";
+import { pairs, type Ratio } from "./pairs";
 
-export type Factor = { name: string; what: string; jobscope: Burn; graphile: Burn; ratio: number; vsFinal: number };
+/** A factor's median burn, the final design's median burn in the same pairs, and their ratio. */
+export type Factor = { name: string; what: string; burn: Burn; final: Burn; vsFinal: Ratio };
+
+/** Pairs per factor: a median needs three. */
+const ROUNDS = 3;
 
 type Variant = {
   name: string;
@@ -120,40 +127,41 @@ async function prefillRandomIds(url: string, n: number) {
   }
 }
 
+/** One burn of a variant on a fresh, prefilled database, after a checkpoint. */
+async function burnVariant(adminUrl: string, v: Variant, n: number): Promise<Burn> {
+  const name = "bench_f_js";
+  const url = await freshDb(adminUrl, name, { jobscope: true });
+  // The burn-down's warm-up jobs, the timed ones and its tail.
+  const total = burnJobs(n).all;
+  if (v.randomIds) await prefillRandomIds(url, total);
+  else await prefillJobscope(url, total);
+  if (v.ddl) {
+    const admin = connect(url, { max: 1 });
+    for (const d of v.ddl) await execute(admin, sql.raw(d.replace("{db}", `"${name}"`)));
+    await execute(admin, sql`ANALYZE`);
+    await closeDb(admin);
+  }
+  await checkpoint(adminUrl);
+  return v.skeleton
+    ? await burnSkeleton(url, n, v.name)
+    : await burnJobscope(url, n, { concurrency: 24, batch: true, label: v.name, prefilled: true, worker: v.worker });
+}
+
 export async function runFactors(adminUrl: string, n: number, log: (s: string) => void): Promise<Factor[]> {
+  const [final, ...changed] = VARIANTS;
+  log(`factors: one burn of the final design to warm up, not counted`);
+  await burnVariant(adminUrl, final!, n);
+  const burn = async (label: string, f: () => Promise<Burn>) => {
+    const b = await f();
+    log(`  ${label}: ${fmt(b.jobsPerSec)} jobs/s`);
+    return b;
+  };
   const out: Factor[] = [];
-  let final = 0;
-  for (const v of VARIANTS) {
+  for (const v of changed) {
     log(`factor: ${v.name}…`);
-    const graphile = await burnGraphile(await freshDb(adminUrl, "bench_f_gw"), n, { concurrency: 24, batch: true, label: "graphile-worker batched" });
-    const name = "bench_f_js";
-    const url = await freshDb(adminUrl, name, { jobscope: true });
-    // The burn-down's warm-up jobs, the timed ones and its tail.
-    const total = burnJobs(n).all;
-    if (v.randomIds) await prefillRandomIds(url, total);
-    else await prefillJobscope(url, total);
-    if (v.ddl) {
-      const admin = connect(url, { max: 1 });
-      for (const d of v.ddl) await execute(admin, sql.raw(d.replace("{db}", `"${name}"`)));
-      await execute(admin, sql`ANALYZE`);
-      await closeDb(admin);
-    }
-    const jobscope = v.skeleton
-      ? await burnSkeleton(url, n, v.name)
-      : await burnJobscope(url, n, { concurrency: 24, batch: true, label: v.name, prefilled: true, worker: v.worker });
-    if (v.name === "final") final = jobscope.jobsPerSec;
-    const f = {
-      name: v.name,
-      what: v.what,
-      jobscope,
-      graphile,
-      ratio: jobscope.jobsPerSec / graphile.jobsPerSec,
-      vsFinal: final ? jobscope.jobsPerSec / final : 1,
-    };
-    log(
-      `  ${fmt(jobscope.jobsPerSec)} jobs/s vs graphile-worker ${fmt(graphile.jobsPerSec)}: ${fmt(f.ratio, 2)}×; ${fmt(f.vsFinal, 2)}× the final design`,
-    );
-    out.push(f);
+    const contenders = [final!, v].map((x) => ({ label: x.name, run: (jobs: number) => burnVariant(adminUrl, x, jobs) }));
+    const { medians, ratio } = await pairs(contenders, n, ROUNDS, burn, log, 0, false);
+    out.push({ name: v.name, what: v.what, burn: medians[1]!, final: medians[0]!, vsFinal: ratio(1)! });
   }
   return out;
 }

@@ -49,4 +49,15 @@ describe("pairs", () => {
     await pairs([once.c], 10_000, 1, quiet.burn, quiet.log, 0);
     expect(once.asked).toEqual([2500, 10_000]);
   });
+
+  it("without a warm-up (the factor table), burns only the counted pairs, at the caller's count, alternating who goes first", async () => {
+    const order: string[] = [];
+    const record = (label: string, f: () => Promise<Burn>) => (order.push(label), f());
+    const fast = contender("final", 90_000);
+    const slow = contender("changed", 45_000);
+    const r = await pairs([fast.c, slow.c], 10_000, 3, record, quiet.log, 0, false);
+    expect(fast.asked).toEqual([10_000, 10_000, 10_000]);
+    expect(order.map((l) => l.split(" ")[0])).toEqual(["final", "changed", "changed", "final", "final", "changed"]);
+    expect(r.ratio(1)).toMatchObject({ median: 0.5, min: 0.5, max: 0.5, n: 3 });
+  });
 });

@@ -38,18 +38,22 @@ export async function pairs(
   burn: (label: string, f: () => Promise<Burn>) => Promise<Burn>,
   log: (s: string) => void,
   peer = 1,
+  /** false: the caller warmed the server and the systems up, and sized `jobs` (the factor table). */
+  warmUp = true,
 ): Promise<{ medians: Burn[]; ratio: (i: number) => Ratio | null }> {
-  log(`warm-up: one burn of each, not counted`);
-  let fastest = 0;
-  for (const c of contenders) {
-    const w = await burn(`${c.label} (warm-up)`, () => c.run(Math.max(2000, Math.round(jobs / 4))));
-    fastest = Math.max(fastest, w.jobsPerSec);
-  }
-  // A single round (the smoke profile) is a check that the systems run, kept small.
-  const sized = Math.ceil((fastest * MIN_BURN_SECONDS) / 1000) * 1000;
-  if (rounds > 1 && sized > jobs) {
-    log(`  ${fmt(sized)} jobs a burn rather than ${fmt(jobs)}: the fastest warm-up ran ${fmt(fastest)} jobs/s`);
-    jobs = sized;
+  if (warmUp) {
+    log(`warm-up: one burn of each, not counted`);
+    let fastest = 0;
+    for (const c of contenders) {
+      const w = await burn(`${c.label} (warm-up)`, () => c.run(Math.max(2000, Math.round(jobs / 4))));
+      fastest = Math.max(fastest, w.jobsPerSec);
+    }
+    // A single round (the smoke profile) is a check that the systems run, kept small.
+    const sized = Math.ceil((fastest * MIN_BURN_SECONDS) / 1000) * 1000;
+    if (rounds > 1 && sized > jobs) {
+      log(`  ${fmt(sized)} jobs a burn rather than ${fmt(jobs)}: the fastest warm-up ran ${fmt(fastest)} jobs/s`);
+      jobs = sized;
+    }
   }
   const burns: Burn[][] = contenders.map(() => []);
   for (let k = 0; k < rounds; k++) {

@@ -40,6 +40,7 @@ export const PROFILES = {
   smoke: {
     batchedJobs: 2000,
     singleJobs: 600,
+    factorJobs: 2000,
     pairs: 1,
     pgboss: false,
     pickups: 0,
@@ -58,6 +59,8 @@ export const PROFILES = {
     // chose its regime (docs/benchmarks.md). At 100,000 it takes the primary key: its faster one.
     batchedJobs: 100_000,
     singleJobs: 3000,
+    // Each factor is six burns (three pairs with the final design): smaller ones, no peer's plan to mind.
+    factorJobs: 20_000,
     pairs: 5,
     pgboss: true,
     pickups: 50,
@@ -71,6 +74,7 @@ export const PROFILES = {
   full: {
     batchedJobs: 100_000,
     singleJobs: 4000,
+    factorJobs: 40_000,
     pairs: 5,
     pgboss: true,
     pickups: 300,
@@ -248,9 +252,9 @@ export async function runBench(profile: Profile, only?: Set<string>): Promise<Re
       }
     }
 
-    // One factor at a time against the final design, each next to graphile-worker (full profile, or --only factors).
+    // One factor at a time against the final design, in alternating pairs (full profile, or --only factors).
     if ((profile === "full" && !only) || only?.has("factors")) {
-      r.factors = await runFactors(server.adminUrl, p.batchedJobs, log);
+      r.factors = await runFactors(server.adminUrl, p.factorJobs, log);
       r.drizzle = await drizzleOverhead(server.adminUrl, 2000);
       log(
         `drizzle on the hot path: ${fmt(r.drizzle.drizzleUs, 1)} µs of node CPU per claim statement through drizzle, ${fmt(r.drizzle.directUs, 1)} µs through postgres.js directly`,
@@ -501,11 +505,12 @@ ${ratios}
 
 ${
   r.factors.length
-    ? `### One factor at a time (the A/B table; each Jobscope burn next to a graphile-worker burn in the same run)
+    ? `### One factor at a time (the A/B table: each factor burnt in ${r.factors[0]!.vsFinal.n} alternating pairs with the final design, after a warm-up burn)
 
-| factor | what changes | Jobscope jobs/s | graphile-worker jobs/s | ratio | vs the final design | heap rows / btree entries per job | PostgreSQL + node CPU µs / job |
-|---|---|---:|---:|---:|---:|---:|---:|
-${r.factors.map((f) => `| ${f.name} | ${f.what} | ${fmt(f.jobscope.jobsPerSec)} | ${fmt(f.graphile.jobsPerSec)} | ${fmt(f.ratio, 2)}× | ${fmt(f.vsFinal, 2)}× | ${f.jobscope.heapRowsPerJob === null ? "n/a" : fmt(f.jobscope.heapRowsPerJob, 1)} / ${f.jobscope.btreeEntriesPerJob === null ? "n/a" : fmt(f.jobscope.btreeEntriesPerJob, 1)} | ${f.jobscope.pgCpuUsPerJob === null ? "n/a" : fmt(f.jobscope.pgCpuUsPerJob)} + ${fmt(f.jobscope.nodeCpuUsPerJob)} |`).join("\n")}
+| factor | what changes | jobs/s | the final design's jobs/s | vs the final design (median of the pairs, range) | heap rows / btree entries per job | PostgreSQL + node CPU µs / job |
+|---|---|---:|---:|---:|---:|---:|
+${r.factors.map((f) => `| ${f.name} | ${f.what} | ${fmt(f.burn.jobsPerSec)} | ${fmt(f.final.jobsPerSec)} | ${formatRatio(f.vsFinal)} | ${f.burn.heapRowsPerJob === null ? "n/a" : fmt(f.burn.heapRowsPerJob, 1)} / ${f.burn.btreeEntriesPerJob === null ? "n/a" : fmt(f.burn.btreeEntriesPerJob, 1)} | ${f.burn.pgCpuUsPerJob === null ? "n/a" : fmt(f.burn.pgCpuUsPerJob)} + ${fmt(f.burn.nodeCpuUsPerJob)} |`).join("\n")}
+
 `
     : ""
 }${
