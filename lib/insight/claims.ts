@@ -152,6 +152,9 @@ export type AttemptRow = {
   outcome: RunOutcome | null;
   errorClass: string | null;
   queueWaitMs: number;
+  /** Claimed, its handler not started yet (the phase bar's "claimed, not started"). */
+  claimedMs: number;
+  /** Running (cancelling included): its run record's "ran for", from start to end. */
   runningMs: number;
   pausedMs: number;
   lostMs: number;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ActorKind, JobEvent, JobState } from "../fsm/table";
-import type { Baseline, Claim } from "./claims";
+import type { AttemptRow, Baseline, Claim } from "./claims";
 import { claimsOf, emptyContext, explain, type ExplainContext, type ExplainEvent, type ExplainJob, type ExplainRun } from "./explain";
 import { humanizeError, render } from "./render";
 
@@ -472,6 +472,36 @@ describe("the per-attempt table", () => {
     paused.t += 20 * 60 * MIN;
     expect(paused.explain().attempts.map((a) => a.status)).toEqual(["paused"]);
     expect(new H().explain({ asOf: T0 + MIN }).attempts.map((a) => [a.attempt, a.status, a.queueWaitMs])).toEqual([[1, "waiting", MIN]]);
+  });
+
+  it("an attempt ran from its start to its end, as its run record says; the wait after its claim is its own", () => {
+    const ex = new H()
+      .claim(2 * SEC, "w-1")
+      .start(300)
+      .fail(4 * SEC)
+      .retry(MIN)
+      .claim(SEC, "w-2")
+      .start(20 * SEC)
+      .finish(SEC)
+      .explain();
+    const times = (a: AttemptRow) => [a.queueWaitMs, a.claimedMs, a.runningMs, a.backoffMs];
+    expect(ex.attempts.map(times)).toEqual([
+      [2 * SEC, 300, 4 * SEC, MIN],
+      [SEC, 20 * SEC, SEC, 0],
+    ]);
+    // Each attempt's running time is its run record's start to end; all of them, the phase bar's "running".
+    const ranFor = (r: ExplainRun) => r.finishedAt!.getTime() - r.startedAt!.getTime();
+    const runs = new H()
+      .claim(2 * SEC, "w-1")
+      .start(300)
+      .fail(4 * SEC)
+      .retry(MIN)
+      .claim(SEC, "w-2")
+      .start(20 * SEC)
+      .finish(SEC).runs;
+    expect(ex.attempts.map((a) => a.runningMs)).toEqual(runs.map(ranFor));
+    expect(claimsOf(ex.claims, "phase").find((c) => c.phase === "running")?.ms).toBe(5 * SEC);
+    expect(claimsOf(ex.claims, "phase").find((c) => c.phase === "claimed")?.ms).toBe(20 * SEC + 300);
   });
 });
 

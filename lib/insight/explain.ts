@@ -129,6 +129,7 @@ export function explain(job: ExplainJob, runs: readonly ExplainRun[], events: re
         outcome: run?.outcome ?? null,
         errorClass: run?.errorClass ?? null,
         queueWaitMs: 0,
+        claimedMs: 0,
         runningMs: 0,
         pausedMs: 0,
         lostMs: 0,
@@ -175,6 +176,7 @@ export function explain(job: ExplainJob, runs: readonly ExplainRun[], events: re
         else phases[s.kind === "claimed" ? "claimed" : "running"] += s.durationMs;
         if (own) {
           if (lost) own.lostMs += s.durationMs;
+          else if (s.kind === "claimed") own.claimedMs += s.durationMs;
           else own.runningMs += s.durationMs;
         }
         break;

@@ -136,6 +136,9 @@ function Attempts({ ex, audience }: { ex: Explanation; audience: Audience }) {
       .map((l) => l.attempt),
   );
   const right = { align: "right" as const, className: "tabular-nums" };
+  // Claimed and not started yet: a column only where some attempt waited a second or more there
+  // (a worker that claimed ahead of its free slots); under that, the phase bar shows it.
+  const notStarted = ex.attempts.some((a) => a.claimedMs >= 1_000);
   return (
     <div>
       <h3 className="mb-2 text-xs font-medium text-neutral-600">{tenant ? "Per try" : "Per attempt"}</h3>
@@ -148,6 +151,7 @@ function Attempts({ ex, audience }: { ex: Explanation; audience: Audience }) {
           // A tenant is not shown worker ids.
           ...(tenant ? [] : [{ header: "Worker", className: "font-mono text-xs", cell: (a: AttemptRow) => a.worker ?? "—" }]),
           { header: "Queued", ...right, cell: (a) => d(a.queueWaitMs) },
+          ...(notStarted ? [{ header: "Not started", ...right, cell: (a: AttemptRow) => d(a.claimedMs) }] : []),
           { header: "Ran", ...right, cell: (a) => d(a.runningMs) },
           { header: tenant ? "Interrupted" : "Lost", align: "right", className: "tabular-nums text-orange-800", cell: (a) => d(a.lostMs) },
           { header: "Backoff", ...right, cell: (a) => d(a.backoffMs) },
