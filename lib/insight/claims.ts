@@ -154,7 +154,7 @@ export type AttemptRow = {
   queueWaitMs: number;
   /** Claimed, its handler not started yet (the phase bar's "claimed, not started"). */
   claimedMs: number;
-  /** Running (cancelling included): its run record's "ran for", from start to end. */
+  /** Running (cancelling included): its run record's "ran for", from start to end, less `pausedMs`. */
   runningMs: number;
   pausedMs: number;
   lostMs: number;

@@ -502,6 +502,14 @@ describe("the per-attempt table", () => {
     expect(ex.attempts.map((a) => a.runningMs)).toEqual(runs.map(ranFor));
     expect(claimsOf(ex.claims, "phase").find((c) => c.phase === "running")?.ms).toBe(5 * SEC);
     expect(claimsOf(ex.claims, "phase").find((c) => c.phase === "claimed")?.ms).toBe(20 * SEC + 300);
+    // Paused by an operator in the middle of its run: that time is its own too.
+    const paused = new H()
+      .run(SEC, "w-1")
+      .operator(MIN, "pause", "paused")
+      .operator(2 * MIN, "resume", "running")
+      .finish(SEC)
+      .explain();
+    expect(paused.attempts.map((a) => [a.runningMs, a.pausedMs])).toEqual([[MIN + SEC, 2 * MIN]]);
   });
 });
 

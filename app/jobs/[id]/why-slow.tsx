@@ -136,11 +136,14 @@ function Attempts({ ex, audience }: { ex: Explanation; audience: Audience }) {
       .map((l) => l.attempt),
   );
   const right = { align: "right" as const, className: "tabular-nums" };
-  // Claimed and not started yet: a column only where some attempt waited a second or more there
-  // (a worker that claimed ahead of its free slots); under that, the phase bar shows it.
+  // Claimed and not started yet, and paused: a column each only where some attempt spent a second or
+  // more so (a worker that claimed ahead of its free slots, an operator's pause); under that, the
+  // phase bar shows it.
   const notStarted = ex.attempts.some((a) => a.claimedMs >= 1_000);
+  const paused = ex.attempts.some((a) => a.pausedMs >= 1_000);
   return (
-    <div>
+    // With a column more, the table takes the panel's width, the comparison below it.
+    <div className={notStarted || paused ? "min-w-0 lg:col-span-2" : "min-w-0"}>
       <h3 className="mb-2 text-xs font-medium text-neutral-600">{tenant ? "Per try" : "Per attempt"}</h3>
       <DataTable
         caption={tenant ? "Where each try's time went" : "Where each attempt's time went"}
@@ -153,6 +156,7 @@ function Attempts({ ex, audience }: { ex: Explanation; audience: Audience }) {
           { header: "Queued", ...right, cell: (a) => d(a.queueWaitMs) },
           ...(notStarted ? [{ header: "Not started", ...right, cell: (a: AttemptRow) => d(a.claimedMs) }] : []),
           { header: "Ran", ...right, cell: (a) => d(a.runningMs) },
+          ...(paused ? [{ header: "Paused", ...right, cell: (a: AttemptRow) => d(a.pausedMs) }] : []),
           { header: tenant ? "Interrupted" : "Lost", align: "right", className: "tabular-nums text-orange-800", cell: (a) => d(a.lostMs) },
           { header: "Backoff", ...right, cell: (a) => d(a.backoffMs) },
           {
