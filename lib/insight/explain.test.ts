@@ -475,15 +475,15 @@ describe("the per-attempt table", () => {
   });
 
   it("an attempt ran from its start to its end, as its run record says; the wait after its claim is its own", () => {
-    const ex = new H()
+    const h = new H()
       .claim(2 * SEC, "w-1")
       .start(300)
       .fail(4 * SEC)
       .retry(MIN)
       .claim(SEC, "w-2")
       .start(20 * SEC)
-      .finish(SEC)
-      .explain();
+      .finish(SEC);
+    const ex = h.explain();
     const times = (a: AttemptRow) => [a.queueWaitMs, a.claimedMs, a.runningMs, a.backoffMs];
     expect(ex.attempts.map(times)).toEqual([
       [2 * SEC, 300, 4 * SEC, MIN],
@@ -491,15 +491,7 @@ describe("the per-attempt table", () => {
     ]);
     // Each attempt's running time is its run record's start to end; all of them, the phase bar's "running".
     const ranFor = (r: ExplainRun) => r.finishedAt!.getTime() - r.startedAt!.getTime();
-    const runs = new H()
-      .claim(2 * SEC, "w-1")
-      .start(300)
-      .fail(4 * SEC)
-      .retry(MIN)
-      .claim(SEC, "w-2")
-      .start(20 * SEC)
-      .finish(SEC).runs;
-    expect(ex.attempts.map((a) => a.runningMs)).toEqual(runs.map(ranFor));
+    expect(ex.attempts.map((a) => a.runningMs)).toEqual(h.runs.map(ranFor));
     expect(claimsOf(ex.claims, "phase").find((c) => c.phase === "running")?.ms).toBe(5 * SEC);
     expect(claimsOf(ex.claims, "phase").find((c) => c.phase === "claimed")?.ms).toBe(20 * SEC + 300);
     // Paused by an operator in the middle of its run: that time is its own too.
