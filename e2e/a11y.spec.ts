@@ -6,7 +6,7 @@ import type { DemoUser } from "../lib/demo/users";
 import { SIGNED_OUT, signInAs } from "./auth";
 import { CONSOLE_PAGES, deadJobs, expect, HELD_QUEUE, test } from "./fixtures";
 
-// Every page and dialog, for each kind of role, checked with axe-core: any violation of WCAG 2.1
+// Every page and dialog, for each kind of role, checked with axe-core: a violation of WCAG 2.1
 // A/AA (and axe's best practices) fails the spec. Dark is the same markup in other colours: only
 // contrast can differ there, and the admin's pages hold every staff control the operator's and
 // support's do, so dark is checked as the admin and as a tenant, on the same visit as light.
